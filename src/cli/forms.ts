@@ -1,0 +1,133 @@
+import { Command } from "commander";
+import { AppError } from "../lib/errors";
+import { FORM_TYPES, toFormJson, type Form } from "../modules/forms/model";
+import type { FormInput } from "../modules/forms/service";
+import { withServices } from "./context";
+import { emit, fields, table } from "./output";
+
+interface FormFlags {
+  name?: string;
+  type?: string;
+  description?: string;
+  emailNotifications?: boolean;
+  developerNotifications?: boolean;
+  usersJoined?: boolean;
+  json?: boolean;
+}
+
+const toInput = (o: FormFlags): FormInput => ({
+  name: o.name,
+  formType: o.type,
+  description: o.description,
+  emailEnabled: o.emailNotifications,
+  developerNotifications: o.developerNotifications,
+  usersJoinedEnabled: o.usersJoined,
+});
+
+function describe(form: Form): string {
+  const f = toFormJson(form);
+  return fields([
+    ["id", f.id],
+    ["name", f.name],
+    ["description", f.description],
+    ["type", f.formType],
+    ["submissions", f.submissionCount],
+    ["email notifications", f.emailSettings.enabled ? "on" : "off"],
+    ["developer notifications", f.emailSettings.developerNotificationsEnabled ? "on" : "off"],
+    ...(f.usersJoinedSettings ? ([["users joined", f.usersJoinedSettings.enabled ? f.usersJoinedSettings.count : "counter off"]] as [string, unknown][]) : []),
+    ["created", f.createdAt],
+    ["updated", f.updatedAt],
+  ]);
+}
+
+const settingFlags = (cmd: Command, withNegations: boolean) => {
+  cmd
+    .option("--description <text>", "shown to no one but you")
+    .option("--email-notifications", "master switch for email on this form")
+    .option("--developer-notifications", "email the owner on every submission (needs --email-notifications)")
+    .option("--users-joined", "count distinct joiners (waitlist forms)");
+  if (withNegations) cmd.option("--no-email-notifications").option("--no-developer-notifications").option("--no-users-joined");
+  return cmd.option("--json", "print only JSON");
+};
+
+export function formsCommand(): Command {
+  const forms = new Command("forms").description("create, list, show, update and delete forms");
+
+  settingFlags(
+    forms
+      .command("create")
+      .description("create a form for an owner (the owner is created if new)")
+      .requiredOption("--owner <email>", "owner's email address; receives notifications")
+      .requiredOption("--name <name>", "form name")
+      .option("--type <type>", `one of ${FORM_TYPES.join(", ")}`, "custom"),
+    false,
+  )
+    .addHelpText("after", "\nExample:\n  formsvc forms create --owner you@example.com --name \"Launch waitlist\" --type waitlist --users-joined\n")
+    .action((opts: FormFlags & { owner: string; name: string }, cmd: Command) =>
+      withServices(cmd, (s) => {
+        const form = s.forms.createForm({ ...toInput(opts), owner: opts.owner, name: opts.name });
+        emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
+      }),
+    );
+
+  forms
+    .command("list")
+    .description("list forms, newest first")
+    .option("--owner <email>", "only this owner's forms")
+    .option("--json", "print only JSON")
+    .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
+      withServices(cmd, (s) => {
+        const list = s.forms.listAllForms({ owner: opts.owner });
+        emit(!!opts.json, list.map((f) => ({ ...toFormJson(f), owner: f.ownerEmail })), () =>
+          list.length === 0
+            ? "No forms yet. Create one: formsvc forms create --owner you@example.com --name Contact --type contact"
+            : table(["ID", "NAME", "TYPE", "OWNER", "SUBMISSIONS", "CREATED"], list.map((f) => [f.id, f.name, f.formType, f.ownerEmail, f.submissionCount, f.createdAt])),
+        );
+      }),
+    );
+
+  forms
+    .command("show")
+    .description("show one form, as GET /api/v1/forms/{formId} does")
+    .argument("<id>", "form id")
+    .option("--json", "print only JSON")
+    .action((id: string, opts: { json?: boolean }, cmd: Command) =>
+      withServices(cmd, (s) => {
+        const form = s.forms.requireForm(id);
+        emit(!!opts.json, toFormJson(form), () => describe(form));
+      }),
+    );
+
+  settingFlags(
+    forms
+      .command("update")
+      .description("change a form; only the flags given change (--no-… turns a switch off)")
+      .argument("<id>", "form id")
+      .option("--name <name>", "form name")
+      .option("--type <type>", `one of ${FORM_TYPES.join(", ")}`),
+    true,
+  )
+    .addHelpText("after", "\nExample:\n  formsvc forms update frm_… --email-notifications --developer-notifications\n")
+    .action((id: string, opts: FormFlags, cmd: Command) =>
+      withServices(cmd, (s) => {
+        const form = s.forms.updateForm(id, toInput(opts));
+        emit(!!opts.json, toFormJson(form), () => `Updated form ${form.id}\n\n${describe(form)}`);
+      }),
+    );
+
+  forms
+    .command("delete")
+    .description("delete a form and all its submissions")
+    .argument("<id>", "form id")
+    .option("--yes", "confirm: this cannot be undone")
+    .option("--json", "print only JSON")
+    .action((id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) =>
+      withServices(cmd, (s) => {
+        if (!opts.yes) throw new AppError("INVALID_PARAMETER", `this deletes form ${id} and all its submissions; add --yes to confirm`);
+        const form = s.forms.deleteForm(id);
+        emit(!!opts.json, { id: form.id, deleted: true }, () => `Deleted form ${form.id} ("${form.name}") and its ${form.submissionCount} submission(s).`);
+      }),
+    );
+
+  return forms;
+}

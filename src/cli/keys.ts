@@ -1,0 +1,56 @@
+import { Command } from "commander";
+import { withServices } from "./context";
+import { emit, table } from "./output";
+
+export function keysCommand(): Command {
+  const keys = new Command("keys").description("create, list and revoke API keys");
+
+  keys
+    .command("create")
+    .description("create an API key for an owner (the owner is created if new); the key is shown only once")
+    .requiredOption("--owner <email>", "owner's email address")
+    .option("--name <name>", "a label to recognise the key by", "default")
+    .option("--json", "print only JSON")
+    .addHelpText("after", "\nExample:\n  formsvc keys create --owner you@example.com --name website\n")
+    .action((opts: { owner: string; name: string; json?: boolean }, cmd: Command) =>
+      withServices(cmd, (s) => {
+        const key = s.keys.createKey({ owner: opts.owner, name: opts.name });
+        emit(!!opts.json, key, () =>
+          [`Created API key "${key.name}" (${key.id}) for ${key.owner}:`, "", `  ${key.key}`, "", "Store it now: it is shown only this once."].join("\n"),
+        );
+      }),
+    );
+
+  keys
+    .command("list")
+    .description("list API keys (never their secrets)")
+    .option("--owner <email>", "only this owner's keys")
+    .option("--json", "print only JSON")
+    .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
+      withServices(cmd, (s) => {
+        const list = s.keys.listKeys({ owner: opts.owner }).map((k) => ({
+          id: k.id, name: k.name, owner: k.ownerEmail, prefix: k.prefix, active: k.active,
+          createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt,
+        }));
+        emit(!!opts.json, list, () =>
+          list.length === 0
+            ? "No API keys yet. Create one: formsvc keys create --owner you@example.com"
+            : table(["ID", "NAME", "OWNER", "PREFIX", "ACTIVE", "CREATED", "LAST USED"], list.map((k) => [k.id, k.name, k.owner, `${k.prefix}…`, k.active ? "yes" : "revoked", k.createdAt, k.lastUsedAt])),
+        );
+      }),
+    );
+
+  keys
+    .command("revoke")
+    .description("revoke an API key; a running server refuses it from the next request on")
+    .argument("<id>", "key id, as `keys list` shows it")
+    .option("--json", "print only JSON")
+    .action((id: string, opts: { json?: boolean }, cmd: Command) =>
+      withServices(cmd, (s) => {
+        const key = s.keys.revokeKey(id);
+        emit(!!opts.json, { id: key.id, active: key.active, revokedAt: key.revokedAt }, () => `Revoked API key ${key.id} ("${key.name}", ${key.ownerEmail}).`);
+      }),
+    );
+
+  return keys;
+}

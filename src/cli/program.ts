@@ -1,0 +1,35 @@
+import { Command } from "commander";
+import { VERSION } from "../version";
+import { formsCommand } from "./forms";
+import { keysCommand } from "./keys";
+import { serveCommand } from "./serve";
+
+/** The `formsvc` command line: one noun per file, each calling the same services as the HTTP API. */
+export function buildProgram(): Command {
+  const program = new Command("formsvc")
+    .description("Self-hosted form backend: one executable with its database inside.")
+    .version(VERSION, "-v, --version", "print the version")
+    .option("--db <path>", "SQLite database file (FORMSVC_DB, default ./data/formsvc.db)")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride()
+    .addHelpText(
+      "after",
+      `
+Getting started:
+  formsvc keys create --owner you@example.com          # prints an API key, once
+  formsvc forms create --owner you@example.com --name Contact --type contact
+  formsvc serve                                        # http://127.0.0.1:3000
+  curl -X POST http://127.0.0.1:3000/api/v1/forms/submit \\
+    -H "X-API-Key: fsk_…" -H "Content-Type: application/json" \\
+    -d '{"formId":"frm_…","data":{"email":"ada@example.com","message":"Hello"}}'
+
+Every setting can also come from the environment (FORMSVC_*).`,
+    );
+
+  for (const cmd of [serveCommand(), keysCommand(), formsCommand()]) program.addCommand(cmd);
+  program.commands.forEach(function exitOverrideAll(c: Command) {
+    c.exitOverride();
+    c.commands.forEach(exitOverrideAll);
+  });
+  return program;
+}

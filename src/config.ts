@@ -1,0 +1,129 @@
+/** Every setting formsvc reads: its environment variable, default, parser, and whether it is a secret. */
+const settings = {
+  db: { env: "FORMSVC_DB", default: "./data/formsvc.db", parse: text, doc: "SQLite database file (folders are created)" },
+  host: { env: "FORMSVC_HOST", default: "127.0.0.1", parse: text, doc: "address `serve` listens on" },
+  port: { env: "FORMSVC_PORT", default: "3000", parse: int(0, 65535), doc: "port `serve` listens on (0 picks a free one)" },
+  rateLimit: { env: "FORMSVC_RATE_LIMIT", default: "120", parse: int(1, 1_000_000), doc: "requests per window, per API key (per client IP without a valid key)" },
+  rateWindow: { env: "FORMSVC_RATE_WINDOW", default: "60", parse: int(1, 86_400), doc: "seconds over which the rate limit refills" },
+  maxBodyBytes: { env: "FORMSVC_MAX_BODY_BYTES", default: "102400", parse: int(1024, 50 * 1024 * 1024), doc: "largest accepted request body; larger is 413" },
+  trustProxy: { env: "FORMSVC_TRUST_PROXY", default: "false", parse: bool, doc: "take the client IP from X-Forwarded-For / CF-Connecting-IP (only behind a proxy you run)" },
+  smtpUrl: { env: "FORMSVC_SMTP_URL", default: "", parse: optionalUrl(["smtp:", "smtps:"]), secret: true, doc: "SMTP server for owner notifications, e.g. smtp://user:pass@host:587" },
+  mailFrom: { env: "FORMSVC_MAIL_FROM", default: "formsvc <formsvc@localhost>", parse: text, doc: "sender of notification emails" },
+  mailRetryBaseSeconds: { env: "FORMSVC_MAIL_RETRY_BASE_SECONDS", default: "30", parse: num(0.01, 30), doc: "first retry delay of a failed email; doubles each attempt" },
+  metricsToken: { env: "FORMSVC_METRICS_TOKEN", default: "", parse: text, secret: true, doc: "when set, GET /metrics needs Authorization: Bearer <token>" },
+  logLevel: { env: "FORMSVC_LOG_LEVEL", default: "info", parse: oneOf(["debug", "info", "warn", "error", "silent"] as const), doc: "lowest level written to stdout" },
+} satisfies Record<string, Setting<unknown>>;
+
+interface Setting<T> {
+  env: string;
+  default: string;
+  parse: (raw: string) => T;
+  secret?: boolean;
+  doc: string;
+}
+
+type Settings = typeof settings;
+export type Config = { [K in keyof Settings]: ReturnType<Settings[K]["parse"]> };
+export type ConfigOverrides = Partial<Record<keyof Config, string | number | boolean | undefined>>;
+
+/** All problems found while reading the configuration, reported together. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Defaults < FORMSVC_* environment < flags; validates everything and throws once with every problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, flags: ConfigOverrides = {}): Config {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(settings) as [keyof Config, Setting<unknown>][]) {
+    const flag = flags[key];
+    const [raw, source] = flag !== undefined ? [String(flag), `--${kebab(key)}`] : env[s.env] !== undefined ? [env[s.env]!, s.env] : [s.default, "default"];
+    try {
+      out[key] = s.parse(raw);
+    } catch (e) {
+      problems.push(`${source}: ${(e as Error).message}`);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return out as Config;
+}
+
+/** The effective settings, secrets redacted, for `formsvc config`. */
+export function describeConfig(config: Config): { key: string; env: string; value: unknown; doc: string }[] {
+  return (Object.entries(settings) as [keyof Config, Setting<unknown>][]).map(([key, s]) => ({
+    key,
+    env: s.env,
+    value: s.secret ? redact(config[key]) : config[key],
+    doc: s.doc,
+  }));
+}
+
+/** Every setting with its default, for documentation. */
+export const settingDocs = Object.entries(settings).map(([key, s]) => ({ key, env: s.env, default: s.default, doc: s.doc }));
+
+function redact(value: unknown): unknown {
+  if (value === "" || value === null) return value;
+  if (value instanceof URL) {
+    const u = new URL(value);
+    if (u.password) u.password = "***";
+    return u.toString();
+  }
+  return "***";
+}
+
+function kebab(key: string) {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+function text(raw: string): string {
+  return raw.trim();
+}
+
+function int(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`"${raw}" is not a whole number`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new Error(`${n} is outside ${min}..${max}`);
+    return n;
+  };
+}
+
+function num(min: number, max: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(n)) throw new Error(`"${raw}" is not a number`);
+    if (n < min || n > max) throw new Error(`${n} is outside ${min}..${max}`);
+    return n;
+  };
+}
+
+function bool(raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (["true", "1", "yes", "on"].includes(v)) return true;
+  if (["false", "0", "no", "off", ""].includes(v)) return false;
+  throw new Error(`"${raw}" is not true or false`);
+}
+
+function oneOf<T extends string>(values: readonly T[]) {
+  return (raw: string): T => {
+    if (!(values as readonly string[]).includes(raw.trim())) throw new Error(`"${raw}" is not one of ${values.join(", ")}`);
+    return raw.trim() as T;
+  };
+}
+
+function optionalUrl(protocols: string[]) {
+  return (raw: string): URL | null => {
+    if (raw.trim() === "") return null;
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      throw new Error("is not a URL");
+    }
+    if (!protocols.includes(url.protocol)) throw new Error(`must start with ${protocols.map((p) => `${p}//`).join(" or ")}`);
+    return url;
+  };
+}

@@ -1,0 +1,30 @@
+import type { Database } from "bun:sqlite";
+import { migrations as all, type Migration } from "./migrations";
+
+const ensureTable = (db: Database) =>
+  db.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+
+/** Migrations this database has not applied yet. */
+export function pendingMigrations(db: Database, migrations: Migration[] = all): Migration[] {
+  ensureTable(db);
+  const row = db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get();
+  const current = row?.v ?? 0;
+  return migrations.filter((m) => m.version > current);
+}
+
+/**
+ * Applies pending migrations, all in one IMMEDIATE transaction: a second process starting
+ * at the same moment waits, then finds nothing left to do. Returns what was applied.
+ */
+export function migrate(db: Database, migrations: Migration[] = all): Migration[] {
+  ensureTable(db);
+  if (pendingMigrations(db, migrations).length === 0) return [];
+  return db.transaction(() => {
+    const pending = pendingMigrations(db, migrations);
+    for (const m of pending) {
+      m.up(db);
+      db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [m.version, m.name, new Date().toISOString()]);
+    }
+    return pending;
+  }).immediate();
+}

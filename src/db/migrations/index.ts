@@ -1,0 +1,13 @@
+import type { Database } from "bun:sqlite";
+import * as core from "./001-core";
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database): void;
+}
+
+/** Every migration, in order. Forward only: a shipped migration is never edited, only followed. */
+export const migrations: Migration[] = [
+  { version: 1, name: "core", up: core.up },
+];

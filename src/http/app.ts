@@ -1,0 +1,83 @@
+import { Elysia } from "elysia";
+import type { Config } from "../config";
+import { clientOrigin } from "../lib/client-ip";
+import { AppError } from "../lib/errors";
+import type { Logger } from "../lib/log";
+import { TokenBuckets } from "../lib/token-bucket";
+import { formsRoutes } from "../modules/forms/routes";
+import type { Services } from "../services";
+import { readApiKey } from "./api-key";
+import { toErrorResponse } from "./errors";
+import { methodsFor } from "./methods";
+import { requestState } from "./request-state";
+
+export interface AppDeps {
+  services: Services;
+  config: Config;
+  log: Logger;
+}
+
+// API answers are per-caller and must not be framed, sniffed into another type, or cached.
+const SECURITY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "content-security-policy": "frame-ancestors 'none'",
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+};
+
+/** The whole HTTP application over the given services; `listen` it or call `handle` in tests. */
+export function createApp({ services, config, log }: AppDeps) {
+  // Rate limits run on wall time even when the services' clock is pinned (tests, benchmarks).
+  const buckets = new TokenBuckets(config.rateLimit, config.rateWindow, Date.now);
+  let allowed: ReturnType<typeof methodsFor> | undefined;
+
+  const app = new Elysia()
+    .onRequest(({ request, set, server }) => {
+      const origin = clientOrigin(request.headers, server?.requestIP(request)?.address ?? null, config.trustProxy);
+      const secret = readApiKey(request);
+      const principal = secret === null ? null : services.keys.authenticate(secret);
+      const id = `req_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+      requestState.set(request, { id, startedAt: performance.now(), origin, principal, keyGiven: secret !== null });
+
+      const rate = buckets.take(principal ? `key:${principal.keyId}` : `ip:${origin.ip}`);
+      Object.assign(set.headers, SECURITY_HEADERS, {
+        "x-request-id": id,
+        "x-ratelimit-limit": String(rate.limit),
+        "x-ratelimit-remaining": String(rate.remaining),
+        "x-ratelimit-reset": String(rate.reset),
+      });
+      if (!rate.allowed) {
+        throw new AppError("RATE_LIMITED", `rate limit exceeded; retry in ${rate.retryAfter} s (at X-RateLimit-Reset)`, {
+          "retry-after": String(rate.retryAfter),
+        });
+      }
+    })
+    .onError(({ error, code, set, request, path }) => {
+      const requestId = requestState.get(request)?.id;
+      if (code === "NOT_FOUND" && !(error instanceof AppError)) {
+        allowed ??= methodsFor(app.routes);
+        const methods = allowed(path);
+        if (methods.length) error = new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${methods.join(", ")}`, { allow: methods.join(", ") });
+      }
+      const res = toErrorResponse(error, code, log, requestId);
+      set.status = res.status;
+      if (res.headers) Object.assign(set.headers, res.headers);
+      return res.body;
+    })
+    .onAfterResponse(({ request, set, route, path }) => {
+      const state = requestState.get(request);
+      log.info("request", {
+        requestId: state?.id,
+        method: request.method,
+        route: route || path,
+        status: typeof set.status === "number" ? set.status : 200,
+        ms: state ? Math.round((performance.now() - state.startedAt) * 100) / 100 : undefined,
+      });
+    })
+    .use(new Elysia({ prefix: "/api/v1" }).use(formsRoutes(services.forms)));
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

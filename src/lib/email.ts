@@ -1,0 +1,30 @@
+// Pragmatic address check (RFC 5322 "dot-atom" local part, a dotted domain): what mail servers accept in practice.
+const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+
+/** The address trimmed and lower-cased when it is a valid email address, else null. */
+export function normalizeEmail(value: string): string | null {
+  const v = value.trim().toLowerCase();
+  if (v.length > 254 || !EMAIL.test(v)) return null;
+  const local = v.slice(0, v.indexOf("@"));
+  if (local.length > 64 || local.startsWith(".") || local.endsWith(".") || local.includes("..")) return null;
+  return v;
+}
+
+/**
+ * The submitter's address: the first valid string under a key named `email` (any case),
+ * else under a key containing `email`; trimmed and lower-cased.
+ */
+export function extractEmail(data: Record<string, unknown>): string | null {
+  const keys = Object.keys(data);
+  for (const exact of [true, false]) {
+    for (const key of keys) {
+      const k = key.toLowerCase();
+      if (exact ? k !== "email" : !k.includes("email")) continue;
+      const value = data[key];
+      if (typeof value !== "string") continue;
+      const email = normalizeEmail(value);
+      if (email) return email;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,37 @@
+/** The closed list of error codes; the one place each maps to an HTTP status. */
+export const ERROR_STATUS = {
+  INVALID_PARAMETER: 400,
+  INVALID_CURSOR: 400,
+  INVALID_BODY: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  FORM_NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An error a caller can act on: it carries its code, and through it its HTTP status. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "AppError";
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const badRequest = (message: string) => new AppError("INVALID_PARAMETER", message);
+export const notFound = (message: string) => new AppError("NOT_FOUND", message);

@@ -1,0 +1,25 @@
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+export type LogFields = Record<string, unknown>;
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+}
+
+/**
+ * One JSON object per line. Callers pass only what is safe to print: keys and their
+ * query parameters are never handed to the logger, so they cannot leak through it.
+ */
+export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+  const min = rank[level];
+  const at = (lvl: Exclude<LogLevel, "silent">) => (msg: string, fields?: LogFields) => {
+    if (rank[lvl] < min) return;
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
+  };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+export const silentLogger = createLogger("silent");

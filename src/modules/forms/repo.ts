@@ -1,0 +1,98 @@
+import type { Database } from "bun:sqlite";
+import type { Position } from "../../lib/cursor";
+import type { Form, FormType } from "./model";
+
+interface FormRow {
+  id: string;
+  owner_id: string;
+  name: string;
+  description: string;
+  form_type: string;
+  email_enabled: number;
+  developer_notifications: number;
+  users_joined_enabled: number;
+  submission_count: number;
+  users_joined_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const toForm = (r: FormRow): Form => ({
+  id: r.id,
+  ownerId: r.owner_id,
+  name: r.name,
+  description: r.description,
+  formType: r.form_type as FormType,
+  emailEnabled: r.email_enabled === 1,
+  developerNotifications: r.developer_notifications === 1,
+  usersJoinedEnabled: r.users_joined_enabled === 1,
+  submissionCount: r.submission_count,
+  usersJoinedCount: r.users_joined_count,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const bind = (f: Form) => ({
+  id: f.id,
+  owner_id: f.ownerId,
+  name: f.name,
+  description: f.description,
+  form_type: f.formType,
+  email_enabled: Number(f.emailEnabled),
+  developer_notifications: Number(f.developerNotifications),
+  users_joined_enabled: Number(f.usersJoinedEnabled),
+  created_at: f.createdAt,
+  updated_at: f.updatedAt,
+});
+
+export function createFormsRepo(db: Database) {
+  return {
+    insertForm(f: Form): void {
+      db.query(
+        `INSERT INTO forms (id, owner_id, name, description, form_type, email_enabled, developer_notifications, users_joined_enabled, created_at, updated_at)
+         VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled, $created_at, $updated_at)`,
+      ).run(bind(f));
+    },
+    /** Writes the editable fields; counters belong to the submissions that maintain them. */
+    updateForm(f: Form): void {
+      const { owner_id: _, created_at: __, ...fields } = bind(f);
+      db.query(
+        `UPDATE forms SET name = $name, description = $description, form_type = $form_type, email_enabled = $email_enabled,
+           developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled, updated_at = $updated_at
+         WHERE id = $id`,
+      ).run(fields);
+    },
+    deleteForm(id: string): void {
+      db.query("DELETE FROM forms WHERE id = ?").run(id);
+    },
+    findFormById(id: string): Form | null {
+      const row = db.query<FormRow, [string]>("SELECT * FROM forms WHERE id = ?").get(id);
+      return row ? toForm(row) : null;
+    },
+    /** One page of an owner's forms, newest first, strictly after `after`. */
+    listFormsByOwner(ownerId: string, after: Position | null, limit: number): Form[] {
+      const rows = after
+        ? db
+            .query<FormRow, [string, string, string, number]>(
+              "SELECT * FROM forms WHERE owner_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?",
+            )
+            .all(ownerId, after.createdAt, after.id, limit)
+        : db
+            .query<FormRow, [string, number]>("SELECT * FROM forms WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ?")
+            .all(ownerId, limit);
+      return rows.map(toForm);
+    },
+    /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
+    listAllForms(ownerId: string | null): (Form & { ownerEmail: string })[] {
+      return db
+        .query<FormRow & { owner_email: string }, [string | null]>(
+          `SELECT f.*, o.email AS owner_email FROM forms f JOIN owners o ON o.id = f.owner_id
+           WHERE ?1 IS NULL OR f.owner_id = ?1 ORDER BY f.created_at DESC, f.id DESC`,
+        )
+        .all(ownerId)
+        .map((r) => ({ ...toForm(r), ownerEmail: r.owner_email }));
+    },
+  };
+}
+
+export type FormsRepo = ReturnType<typeof createFormsRepo>;

@@ -1,0 +1,27 @@
+import { Elysia, t } from "elysia";
+import { requireKey } from "../../http/auth";
+import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
+import { FormListSchema, FormSchema, toFormJson, toFormListItem } from "./model";
+import type { FormsService } from "./service";
+
+export function formsRoutes(forms: FormsService) {
+  return new Elysia({ name: "forms-routes" })
+    .use(requireKey)
+    .get(
+      "/forms/list",
+      ({ query, principal }) => {
+        const page = forms.listForms(principal.ownerId, { limit: pageLimit(query.limit), cursor: query.cursor });
+        return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
+      },
+      {
+        query: t.Object({ limit: LimitParam, cursor: CursorParam }),
+        response: { 200: FormListSchema },
+        detail: { summary: "List forms", description: "The key owner's forms, newest first (createdAt, then id, descending).", tags: ["Forms"] },
+      },
+    )
+    .get("/forms/:formId", ({ params, principal }) => toFormJson(forms.formForOwner(params.formId, principal.ownerId)), {
+      params: FormIdParams,
+      response: { 200: FormSchema },
+      detail: { summary: "Get a form", tags: ["Forms"] },
+    });
+}

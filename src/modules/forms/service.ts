@@ -1,0 +1,99 @@
+import type { Clock } from "../../lib/clock";
+import { isoTime } from "../../lib/clock";
+import type { CursorCodec } from "../../lib/cursor";
+import { AppError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { keysetPage, type Page } from "../../lib/page";
+import type { OwnersService } from "../owners/service";
+import { FORM_TYPES, type Form, type FormType } from "./model";
+import type { FormsRepo } from "./repo";
+
+/** What an operator may set on a form. */
+export interface FormInput {
+  name?: string;
+  description?: string;
+  formType?: string;
+  emailEnabled?: boolean;
+  developerNotifications?: boolean;
+  usersJoinedEnabled?: boolean;
+}
+
+function checked(input: FormInput): FormInput & { formType?: FormType } {
+  const problems: string[] = [];
+  if (input.name !== undefined && (input.name.trim() === "" || input.name.length > 200)) problems.push("name must be 1 to 200 characters");
+  if (input.description !== undefined && input.description.length > 2000) problems.push("description must be at most 2000 characters");
+  if (input.formType !== undefined && !(FORM_TYPES as readonly string[]).includes(input.formType)) {
+    problems.push(`type must be one of ${FORM_TYPES.join(", ")}`);
+  }
+  if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
+  return { ...input, name: input.name?.trim() } as FormInput & { formType?: FormType };
+}
+
+export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock) {
+  const requireForm = (id: string): Form => {
+    const form = repo.findFormById(id);
+    if (!form) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
+    return form;
+  };
+
+  return {
+    createForm(input: FormInput & { owner: string; name: string }): Form {
+      const valid = checked(input);
+      const owner = owners.ensureOwner(input.owner);
+      const now = isoTime(clock.now());
+      const form: Form = {
+        id: newId("frm"),
+        ownerId: owner.id,
+        name: valid.name!,
+        description: valid.description ?? "",
+        formType: valid.formType ?? "custom",
+        emailEnabled: valid.emailEnabled ?? false,
+        developerNotifications: valid.developerNotifications ?? false,
+        usersJoinedEnabled: valid.usersJoinedEnabled ?? false,
+        submissionCount: 0,
+        usersJoinedCount: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      repo.insertForm(form);
+      return form;
+    },
+
+    /** Changes only the fields given. */
+    updateForm(id: string, patch: FormInput): Form {
+      const valid = checked(patch);
+      const form = requireForm(id);
+      const defined = Object.fromEntries(Object.entries(valid).filter(([, v]) => v !== undefined));
+      const updated: Form = { ...form, ...defined, updatedAt: isoTime(clock.now()) };
+      repo.updateForm(updated);
+      return updated;
+    },
+
+    /** Removes the form with its submissions and everything derived from them. */
+    deleteForm(id: string): Form {
+      const form = requireForm(id);
+      repo.deleteForm(id);
+      return form;
+    },
+
+    requireForm,
+
+    /** The form if this owner may see it: 404 when it does not exist, 403 when it is another owner's. */
+    formForOwner(id: string, ownerId: string): Form {
+      const form = requireForm(id);
+      if (form.ownerId !== ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
+      return form;
+    },
+
+    /** One page of the owner's forms, newest first. */
+    listForms(ownerId: string, query: { limit: number; cursor?: string }): Page<Form> {
+      return keysetPage(cursors, `forms:${ownerId}`, query, (after, limit) => repo.listFormsByOwner(ownerId, after, limit));
+    },
+
+    listAllForms(filter: { owner?: string } = {}) {
+      return repo.listAllForms(filter.owner ? owners.requireOwner(filter.owner).id : null);
+    },
+  };
+}
+
+export type FormsService = ReturnType<typeof createFormsService>;

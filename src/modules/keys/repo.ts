@@ -1,0 +1,72 @@
+import type { Database } from "bun:sqlite";
+
+export interface ApiKey {
+  id: string;
+  ownerId: string;
+  ownerEmail: string;
+  name: string;
+  prefix: string;
+  active: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+interface KeyRow {
+  id: string;
+  owner_id: string;
+  owner_email: string;
+  name: string;
+  prefix: string;
+  active: number;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+const SELECT = `SELECT k.id, k.owner_id, o.email AS owner_email, k.name, k.prefix, k.active, k.created_at, k.last_used_at, k.revoked_at
+  FROM api_keys k JOIN owners o ON o.id = k.owner_id`;
+
+const toKey = (r: KeyRow): ApiKey => ({
+  id: r.id,
+  ownerId: r.owner_id,
+  ownerEmail: r.owner_email,
+  name: r.name,
+  prefix: r.prefix,
+  active: r.active === 1,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+export function createKeysRepo(db: Database) {
+  return {
+    insertKey(k: { id: string; ownerId: string; name: string; prefix: string; hash: string; createdAt: string }): void {
+      db.query("INSERT INTO api_keys (id, owner_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
+        k.id, k.ownerId, k.name, k.prefix, k.hash, k.createdAt,
+      );
+    },
+    findKeyByHash(hash: string): ApiKey | null {
+      const row = db.query<KeyRow, [string]>(`${SELECT} WHERE k.hash = ?`).get(hash);
+      return row ? toKey(row) : null;
+    },
+    findKeyById(id: string): ApiKey | null {
+      const row = db.query<KeyRow, [string]>(`${SELECT} WHERE k.id = ?`).get(id);
+      return row ? toKey(row) : null;
+    },
+    listKeys(ownerId: string | null): ApiKey[] {
+      return db
+        .query<KeyRow, [string | null]>(`${SELECT} WHERE ?1 IS NULL OR k.owner_id = ?1 ORDER BY k.created_at, k.id`)
+        .all(ownerId)
+        .map(toKey);
+    },
+    revokeKey(id: string, at: string): void {
+      db.query("UPDATE api_keys SET active = 0, revoked_at = ? WHERE id = ? AND active = 1").run(at, id);
+    },
+    touchKey(id: string, at: string): void {
+      db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, id);
+    },
+  };
+}
+
+export type KeysRepo = ReturnType<typeof createKeysRepo>;

@@ -1,0 +1,93 @@
+import type { Database } from "bun:sqlite";
+import { createHash, randomBytes } from "node:crypto";
+import type { Clock } from "../../lib/clock";
+import { isoTime } from "../../lib/clock";
+import { AppError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import type { OwnersService } from "../owners/service";
+import type { ApiKey, KeysRepo } from "./repo";
+
+/** Who is calling: the key and the owner whose forms it sees. */
+export interface Principal {
+  keyId: string;
+  ownerId: string;
+}
+
+export interface CreatedKey {
+  id: string;
+  name: string;
+  owner: string;
+  key: string;
+  createdAt: string;
+}
+
+const SECRET_PREFIX = "fsk_";
+const CACHE_LIMIT = 10_000;
+// Writing last_used_at on every request would cost a commit each; a minute's precision is plenty.
+const TOUCH_INTERVAL_MS = 60_000;
+
+const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
+
+export function createKeysService(db: Database, repo: KeysRepo, owners: OwnersService, clock: Clock) {
+  // Key lookups are cached; `PRAGMA data_version` changes whenever another connection
+  // (e.g. `formsvc keys revoke` in another process) commits, and then the cache is dropped.
+  const cache = new Map<string, ApiKey | null>();
+  const lastTouched = new Map<string, number>();
+  const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
+  let seenVersion = -1;
+
+  const lookup = (hash: string): ApiKey | null => {
+    const version = dataVersion.get()!.data_version;
+    if (version !== seenVersion || cache.size >= CACHE_LIMIT) {
+      cache.clear();
+      seenVersion = version;
+    }
+    let key = cache.get(hash);
+    if (key === undefined) {
+      key = repo.findKeyByHash(hash);
+      cache.set(hash, key);
+    }
+    return key;
+  };
+
+  return {
+    /** A new key for the owner (created if new). The secret is returned here and never again. */
+    createKey(input: { owner: string; name?: string }): CreatedKey {
+      const owner = owners.ensureOwner(input.owner);
+      const name = (input.name ?? "default").trim();
+      if (!name || name.length > 200) throw new AppError("INVALID_PARAMETER", "key name must be 1 to 200 characters");
+      const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
+      const key = { id: newId("key"), ownerId: owner.id, name, prefix: secret.slice(0, 12), hash: hashSecret(secret), createdAt: isoTime(clock.now()) };
+      repo.insertKey(key);
+      return { id: key.id, name, owner: owner.email, key: secret, createdAt: key.createdAt };
+    },
+
+    listKeys(filter: { owner?: string } = {}): ApiKey[] {
+      return repo.listKeys(filter.owner ? owners.requireOwner(filter.owner).id : null);
+    },
+
+    /** Deactivates the key; every later request with it is a 401, in this process and others. */
+    revokeKey(id: string): ApiKey {
+      const key = repo.findKeyById(id);
+      if (!key) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
+      repo.revokeKey(id, isoTime(clock.now()));
+      cache.clear();
+      return repo.findKeyById(id)!;
+    },
+
+    /** The caller behind a secret, or null for an unknown or revoked key. */
+    authenticate(secret: string): Principal | null {
+      const key = lookup(hashSecret(secret));
+      if (!key || !key.active) return null;
+      const now = clock.now();
+      if (now - (lastTouched.get(key.id) ?? 0) >= TOUCH_INTERVAL_MS) {
+        if (lastTouched.size >= CACHE_LIMIT) lastTouched.clear();
+        lastTouched.set(key.id, now);
+        repo.touchKey(key.id, isoTime(now));
+      }
+      return { keyId: key.id, ownerId: key.ownerId };
+    },
+  };
+}
+
+export type KeysService = ReturnType<typeof createKeysService>;

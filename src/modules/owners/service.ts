@@ -1,0 +1,35 @@
+import type { Clock } from "../../lib/clock";
+import { isoTime } from "../../lib/clock";
+import { normalizeEmail } from "../../lib/email";
+import { AppError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import type { Owner, OwnersRepo } from "./repo";
+
+export function createOwnersService(repo: OwnersRepo, clock: Clock) {
+  const valid = (email: string) => {
+    const normalized = normalizeEmail(email);
+    if (!normalized) throw new AppError("INVALID_PARAMETER", `"${email}" is not a valid email address`);
+    return normalized;
+  };
+
+  return {
+    /** The owner with this email, created the first time it is named. */
+    ensureOwner(email: string): Owner {
+      const normalized = valid(email);
+      const existing = repo.findOwnerByEmail(normalized);
+      if (existing) return existing;
+      const owner = { id: newId("own"), email: normalized, createdAt: isoTime(clock.now()) };
+      repo.insertOwner(owner);
+      return owner;
+    },
+    /** The owner with this email; a 404 when there is none. */
+    requireOwner(email: string): Owner {
+      const owner = repo.findOwnerByEmail(valid(email));
+      if (!owner) throw new AppError("NOT_FOUND", `no owner with email ${email}`);
+      return owner;
+    },
+    findOwnerById: repo.findOwnerById,
+  };
+}
+
+export type OwnersService = ReturnType<typeof createOwnersService>;

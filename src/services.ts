@@ -1,0 +1,31 @@
+import type { Database } from "bun:sqlite";
+import type { Config } from "./config";
+import type { Clock } from "./lib/clock";
+import { createCursorCodec } from "./lib/cursor";
+import type { Logger } from "./lib/log";
+import { createFormsRepo } from "./modules/forms/repo";
+import { createFormsService } from "./modules/forms/service";
+import { createKeysRepo } from "./modules/keys/repo";
+import { createKeysService } from "./modules/keys/service";
+import { createOwnersRepo } from "./modules/owners/repo";
+import { createOwnersService } from "./modules/owners/service";
+
+export interface Deps {
+  db: Database;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+}
+
+/** The composition root: every service, built once over one database. The CLI and the HTTP API share them. */
+export function createServices(deps: Deps) {
+  const { db, clock } = deps;
+  const secret = db.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'cursor_secret'").get()!.value;
+  const cursors = createCursorCodec(secret);
+  const owners = createOwnersService(createOwnersRepo(db), clock);
+  const keys = createKeysService(db, createKeysRepo(db), owners, clock);
+  const forms = createFormsService(createFormsRepo(db), owners, cursors, clock);
+  return { owners, keys, forms };
+}
+
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,96 @@
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, type ConfigOverrides } from "../../src/config";
+import type { Clock } from "../../src/lib/clock";
+import { startServer, type RunningServer } from "../../src/server";
+
+const MAIN = join(import.meta.dir, "../../src/main.ts");
+
+/** A fresh temporary folder, removed by `cleanup`. */
+export function tempDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "formsvc-test-"));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface TestServer extends RunningServer {
+  dbPath: string;
+  dir: string;
+  /** fetch against the server; `key` goes in X-API-Key. */
+  request(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
+  /** request() and the parsed JSON body. */
+  json<T = any>(path: string, init?: RequestInit & { key?: string }): Promise<{ status: number; body: T; headers: Headers }>;
+  /** A second, read-only look at the database file, as another process would see it. */
+  query<T = any>(sql: string, ...params: (string | number | null)[]): T[];
+  close(): Promise<void>;
+}
+
+/** Starts the real server on a loopback port over a real SQLite file in a temp folder. */
+export async function startTestServer(opts: { config?: ConfigOverrides; clock?: Clock; dir?: string } = {}): Promise<TestServer> {
+  const own = opts.dir ? null : tempDir();
+  const dir = opts.dir ?? own!.dir;
+  const dbPath = join(dir, "formsvc.db");
+  const config = loadConfig({}, { db: dbPath, port: 0, logLevel: "silent", ...opts.config });
+  const server = await startServer(config, { clock: opts.clock });
+  const request = (path: string, init: RequestInit & { key?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.key) headers.set("x-api-key", init.key);
+    return fetch(server.url + path, { ...init, headers });
+  };
+  let reader: Database | undefined;
+  return {
+    ...server,
+    dbPath,
+    dir,
+    request,
+    async json(path, init) {
+      const res = await request(path, init);
+      const text = await res.text();
+      let body: any;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new Error(`expected JSON from ${path}, got ${res.status}: ${text.slice(0, 200)}`);
+      }
+      return { status: res.status, body, headers: res.headers };
+    },
+    query(sql, ...params) {
+      reader ??= new Database(dbPath, { readonly: true });
+      return reader.query(sql).all(...params) as any[];
+    },
+    async close() {
+      reader?.close();
+      await server.stop();
+      own?.cleanup();
+    },
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `formsvc` as a subprocess, as an operator would. */
+export function runCli(args: string[], opts: { db?: string; env?: Record<string, string>; cwd?: string } = {}): CliResult {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), FORMSVC_LOG_LEVEL: "silent", ...opts.env };
+  if (opts.db) env.FORMSVC_DB = opts.db;
+  const res = Bun.spawnSync([process.execPath, MAIN, ...args], { env, cwd: opts.cwd, stdout: "pipe", stderr: "pipe" });
+  return { code: res.exitCode ?? -1, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
+}
+
+/** runCli with --json, parsed; fails loudly when the command did. */
+export function cliJson<T = any>(args: string[], opts: Parameters<typeof runCli>[1] = {}): T {
+  const res = runCli([...args, "--json"], opts);
+  if (res.code !== 0) throw new Error(`formsvc ${args.join(" ")} exited ${res.code}: ${res.stderr}`);
+  return JSON.parse(res.stdout) as T;
+}
+
+/** Owner, key and form made through the services, for tests that are about something else. */
+export function seedOwner(server: RunningServer, email = "owner@example.com", form: { name?: string; formType?: string } & Record<string, unknown> = {}) {
+  const key = server.services.keys.createKey({ owner: email });
+  const created = server.services.forms.createForm({ owner: email, name: "Contact", ...form });
+  return { key: key.key, keyId: key.id, formId: created.id, ownerEmail: email };
+}

@@ -1,0 +1,23 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+
+let server: TestServer;
+let owner: ReturnType<typeof seedOwner>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = seedOwner(server, "owner@example.com", { name: "Contact", formType: "contact" });
+});
+afterAll(() => server.close());
+
+describe("GET /api/v1/forms/{formId}", () => {
+  test("returns every field of the form", async () => {
+    const { status, body } = await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key });
+    expect(status).toBe(200);
+    expect(Object.keys(body).sort()).toEqual(
+      ["createdAt", "description", "emailSettings", "formType", "id", "name", "submissionCount", "updatedAt", "usersJoinedSettings"].sort(),
+    );
+    expect(body).toMatchObject({ id: owner.formId, name: "Contact", description: "", formType: "contact", submissionCount: 0, usersJoinedSettings: null });
+    expect(body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+});
