@@ -40,6 +40,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
     stop: () =>
       (stopped ??= (async () => {
         await server.stop(false);
+        await services.submissions.flush();
         db.run("PRAGMA wal_checkpoint(TRUNCATE)");
         db.close();
       })()),

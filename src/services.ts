@@ -9,6 +9,9 @@ import { createKeysRepo } from "./modules/keys/repo";
 import { createKeysService } from "./modules/keys/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
+import { createSubmissionsRepo } from "./modules/submissions/repo";
+import { createSubmissionsService } from "./modules/submissions/service";
+import { countryLookup } from "./lib/geo";
 
 export interface Deps {
   db: Database;
@@ -25,7 +28,16 @@ export function createServices(deps: Deps) {
   const owners = createOwnersService(createOwnersRepo(db), clock);
   const keys = createKeysService(db, createKeysRepo(db), owners, clock);
   const forms = createFormsService(createFormsRepo(db), owners, cursors, clock);
-  return { owners, keys, forms };
+  const submissions = createSubmissionsService({
+    db,
+    repo: createSubmissionsRepo(db),
+    forms,
+    cursors,
+    clock,
+    countryOf: countryLookup(),
+    hooks: [],
+  });
+  return { owners, keys, forms, submissions };
 }
 
 export type Services = ReturnType<typeof createServices>;

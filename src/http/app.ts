@@ -5,6 +5,7 @@ import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import { TokenBuckets } from "../lib/token-bucket";
 import { formsRoutes } from "../modules/forms/routes";
+import { submissionsRoutes } from "../modules/submissions/routes";
 import type { Services } from "../services";
 import { readApiKey } from "./api-key";
 import { toErrorResponse } from "./errors";
@@ -75,7 +76,11 @@ export function createApp({ services, config, log }: AppDeps) {
         ms: state ? Math.round((performance.now() - state.startedAt) * 100) / 100 : undefined,
       });
     })
-    .use(new Elysia({ prefix: "/api/v1" }).use(formsRoutes(services.forms)));
+    .use(
+      new Elysia({ prefix: "/api/v1" })
+        .use(formsRoutes(services.forms))
+        .use(submissionsRoutes(services.submissions, config.maxBodyBytes)),
+    );
 
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import * as core from "./001-core";
+import * as submissions from "./002-submissions";
 
 export interface Migration {
   version: number;
@@ -10,4 +11,5 @@ export interface Migration {
 /** Every migration, in order. Forward only: a shipped migration is never edited, only followed. */
 export const migrations: Migration[] = [
   { version: 1, name: "core", up: core.up },
+  { version: 2, name: "submissions", up: submissions.up },
 ];

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { requireKey } from "../../http/auth";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
-import { FormListSchema, FormSchema, toFormJson, toFormListItem } from "./model";
+import { FormListSchema, FormSchema, UsersJoinedSchema, toFormJson, toFormListItem } from "./model";
 import type { FormsService } from "./service";
 
 export function formsRoutes(forms: FormsService) {
@@ -23,5 +23,14 @@ export function formsRoutes(forms: FormsService) {
       params: FormIdParams,
       response: { 200: FormSchema },
       detail: { summary: "Get a form", tags: ["Forms"] },
+    })
+    .get("/forms/:formId/users-joined", ({ params, principal }) => ({ usersJoined: forms.usersJoined(params.formId, principal.ownerId) }), {
+      params: FormIdParams,
+      response: { 200: UsersJoinedSchema },
+      detail: {
+        summary: "Count waitlist joiners",
+        description: "Distinct joiners by email (case-insensitive); submissions without an email count once each. 0 while the counter is off; 404 for forms that are not waitlists.",
+        tags: ["Forms"],
+      },
     });
 }

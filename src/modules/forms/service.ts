@@ -5,7 +5,7 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { keysetPage, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
-import { FORM_TYPES, type Form, type FormType } from "./model";
+import { FORM_TYPES, usersJoined, type Form, type FormType } from "./model";
 import type { FormsRepo } from "./repo";
 
 /** What an operator may set on a form. */
@@ -33,6 +33,13 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
   const requireForm = (id: string): Form => {
     const form = repo.findFormById(id);
     if (!form) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
+    return form;
+  };
+
+  /** The form if this owner may see it: 404 when it does not exist, 403 when it is another owner's. */
+  const formForOwner = (id: string, ownerId: string): Form => {
+    const form = requireForm(id);
+    if (form.ownerId !== ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
     return form;
   };
 
@@ -78,11 +85,13 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
 
     requireForm,
 
-    /** The form if this owner may see it: 404 when it does not exist, 403 when it is another owner's. */
-    formForOwner(id: string, ownerId: string): Form {
-      const form = requireForm(id);
-      if (form.ownerId !== ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
-      return form;
+    formForOwner,
+
+    /** Distinct joiners of a waitlist form (0 while its counter is off); 404 for other form types. */
+    usersJoined(id: string, ownerId: string): number {
+      const form = formForOwner(id, ownerId);
+      if (form.formType !== "waitlist") throw new AppError("NOT_FOUND", `form ${id} is not a waitlist form`);
+      return usersJoined(form);
     },
 
     /** One page of the owner's forms, newest first. */

@@ -1,0 +1,115 @@
+import { AppError } from "../../lib/errors";
+import type { SubmitBody } from "./model";
+
+const MAX_DEPTH = 32;
+const MAX_ID_LENGTH = 200;
+const MAX_URL_LENGTH = 2048;
+
+export interface ReadBody {
+  body: SubmitBody;
+  /** A browser form post (urlencoded or multipart): answered with 303 when it names a redirectUrl. */
+  isFormPost: boolean;
+}
+
+const invalid = (message: string) => new AppError("INVALID_BODY", message);
+
+/** Reads at most `maxBytes`; a longer body is a 413 however it is framed. */
+async function readCapped(request: Request, maxBytes: number): Promise<Buffer> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
+  if (declared > maxBytes) throw tooLarge();
+  if (!request.body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function depthWithin(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== "object") return true;
+  if (limit === 0) return false;
+  for (const v of Object.values(value)) if (!depthWithin(v, limit - 1)) return false;
+  return true;
+}
+
+function checkRedirect(value: unknown): string {
+  if (typeof value !== "string" || value.length > MAX_URL_LENGTH) throw invalid(`redirectUrl must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid("redirectUrl must be an absolute http(s) URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("redirectUrl must start with http:// or https://");
+  return value;
+}
+
+/** Checks the three fields; anything else about them is a 400 that says which field is wrong. */
+function checkBody(raw: Record<string, unknown>): SubmitBody {
+  const { formId, data, redirectUrl } = raw;
+  if (typeof formId !== "string" || formId.length === 0 || formId.length > MAX_ID_LENGTH) {
+    throw invalid("formId is required and must be a non-empty string");
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalid("data is required and must be a JSON object");
+  if (!depthWithin(data, MAX_DEPTH)) throw invalid(`data is nested deeper than ${MAX_DEPTH} levels`);
+  return { formId, data: data as Record<string, unknown>, ...(redirectUrl === undefined ? {} : { redirectUrl: checkRedirect(redirectUrl) }) };
+}
+
+function parseJson(bytes: Uint8Array): SubmitBody {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw invalid("request body is not valid JSON");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw invalid("request body must be a JSON object with formId and data");
+  return checkBody(parsed as Record<string, unknown>);
+}
+
+async function parseForm(bytes: Buffer, contentType: string): Promise<SubmitBody> {
+  let form: FormData;
+  try {
+    form = await new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), { headers: { "content-type": contentType } }).formData();
+  } catch {
+    throw invalid("form body could not be parsed");
+  }
+  const fields: Record<string, unknown> = {};
+  const data: Record<string, unknown> = {};
+  for (const [name, value] of form.entries()) {
+    if (typeof value !== "string") throw invalid(`field "${name}" is a file; file uploads are not accepted`);
+    if (name === "formId" || name === "redirectUrl") {
+      // An empty hidden redirect field means "no redirect", as a browser would send it.
+      if (!(name === "redirectUrl" && value === "")) fields[name] = value;
+      continue;
+    }
+    const previous = data[name];
+    // Repeated names (checkboxes, multi-selects) keep every value.
+    data[name] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+  }
+  return checkBody({ ...fields, data });
+}
+
+/** The submit body from JSON, urlencoded or multipart; 415 for any other type, 413 over the limit, 400 when malformed. */
+export async function readSubmitBody(request: Request, maxBytes: number): Promise<ReadBody> {
+  const contentType = request.headers.get("content-type") ?? "";
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  const kind = type === "application/json" ? "json" : type === "application/x-www-form-urlencoded" || type === "multipart/form-data" ? "form" : null;
+  if (!kind) {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data");
+  }
+  const bytes = await readCapped(request, maxBytes);
+  return kind === "json" ? { body: parseJson(bytes), isFormPost: false } : { body: await parseForm(bytes, contentType), isFormPost: true };
+}
+
+/** The Idempotency-Key header, if any: 1 to 255 printable ASCII characters. */
+export function readIdempotencyKey(headers: Headers): string | null {
+  const value = headers.get("idempotency-key");
+  if (value === null) return null;
+  const key = value.trim();
+  if (!/^[\x20-\x7e]{1,255}$/.test(key)) throw new AppError("INVALID_PARAMETER", "Idempotency-Key must be 1 to 255 printable ASCII characters");
+  return key;
+}

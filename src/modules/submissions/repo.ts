@@ -1,0 +1,73 @@
+import type { Database } from "bun:sqlite";
+import type { Position } from "../../lib/cursor";
+import type { NewSubmission, StoredSubmission } from "./model";
+
+interface Row {
+  seq: number;
+  id: string;
+  form_id: string;
+  data: string;
+  email: string | null;
+  created_at: string;
+}
+
+const toStored = (r: Row): StoredSubmission => ({ seq: r.seq, id: r.id, formId: r.form_id, data: r.data, email: r.email, createdAt: r.created_at });
+
+export function createSubmissionsRepo(db: Database) {
+  const insert = db.prepare("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES (?, ?, ?, ?, ?)");
+  const emailSeen = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM submissions WHERE form_id = ? AND email = ? LIMIT 1");
+  const bumpCounters = db.prepare("UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?");
+  const saveIdempotency = db.prepare("INSERT OR IGNORE INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?)");
+
+  return {
+    /** Stores a batch and keeps the forms' counters in step; runs inside the caller's transaction. */
+    insertSubmissions(batch: NewSubmission[]): void {
+      const counts = new Map<string, { submissions: number; joiners: number }>();
+      for (const s of batch) {
+        // Checked before the insert, so a repeat within the same batch is seen too.
+        const newJoiner = s.email === null || emailSeen.get(s.form.id, s.email) === null;
+        insert.run(s.id, s.form.id, s.json, s.email, s.createdAt);
+        if (s.idempotency) saveIdempotency.run(s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt);
+        const c = counts.get(s.form.id) ?? { submissions: 0, joiners: 0 };
+        c.submissions += 1;
+        if (newJoiner) c.joiners += 1;
+        counts.set(s.form.id, c);
+      }
+      for (const [formId, c] of counts) bumpCounters.run(c.submissions, c.joiners, formId);
+    },
+
+    findIdempotentResponse(formId: string, key: string): string | null {
+      return db.query<{ response: string }, [string, string]>("SELECT response FROM idempotency_keys WHERE form_id = ? AND key = ?").get(formId, key)?.response ?? null;
+    },
+
+    deleteIdempotencyKeysBefore(createdAt: string): number {
+      return db.query("DELETE FROM idempotency_keys WHERE created_at < ?").run(createdAt).changes;
+    },
+
+    /** One page of a form's submissions, newest first, strictly after `after`. */
+    listSubmissionsByForm(formId: string, after: Position | null, limit: number): StoredSubmission[] {
+      const rows = after
+        ? db
+            .query<Row, [string, string, string, number]>(
+              "SELECT * FROM submissions WHERE form_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?",
+            )
+            .all(formId, after.createdAt, after.id, limit)
+        : db.query<Row, [string, number]>("SELECT * FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT ?").all(formId, limit);
+      return rows.map(toStored);
+    },
+
+    /** One page of a form's submissions, oldest first, strictly after `after`; for exports. */
+    listSubmissionsOldestFirst(formId: string, after: Position | null, limit: number): StoredSubmission[] {
+      const rows = after
+        ? db
+            .query<Row, [string, string, string, number]>(
+              "SELECT * FROM submissions WHERE form_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?",
+            )
+            .all(formId, after.createdAt, after.id, limit)
+        : db.query<Row, [string, number]>("SELECT * FROM submissions WHERE form_id = ? ORDER BY created_at, id LIMIT ?").all(formId, limit);
+      return rows.map(toStored);
+    },
+  };
+}
+
+export type SubmissionsRepo = ReturnType<typeof createSubmissionsRepo>;

@@ -1,0 +1,80 @@
+import { Elysia, t } from "elysia";
+import { requireKey } from "../../http/auth";
+import { requestState } from "../../http/request-state";
+import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
+import type { SubmitterInfo } from "./meta";
+import { SubmissionListSchema, SubmitBodySchema, SubmitResultSchema, type StoredSubmission } from "./model";
+import { readIdempotencyKey, readSubmitBody } from "./read-body";
+import type { SubmissionsService } from "./service";
+
+function submitterInfo(request: Request): SubmitterInfo {
+  const origin = requestState.get(request)!.origin;
+  return {
+    userAgent: request.headers.get("user-agent"),
+    acceptLanguage: request.headers.get("accept-language"),
+    referer: request.headers.get("referer"),
+    ip: origin.ip,
+    proxyCountry: origin.proxyCountry,
+  };
+}
+
+// `data` is stored as JSON text: splice it in rather than parse and re-serialise every row.
+const itemJson = (s: StoredSubmission) =>
+  `{"id":${JSON.stringify(s.id)},"formId":${JSON.stringify(s.formId)},"data":${s.data},"createdAt":${JSON.stringify(s.createdAt)}}`;
+
+export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes: number) {
+  return new Elysia({ name: "submissions-routes" })
+    .use(requireKey)
+    .post(
+      "/forms/submit",
+      async ({ request, principal, set }) => {
+        const { body, isFormPost } = await readSubmitBody(request, maxBodyBytes);
+        const result = await submissions.submit(principal.ownerId, body, submitterInfo(request), readIdempotencyKey(request.headers));
+        if (isFormPost && result.redirect) {
+          set.status = 303;
+          set.headers.location = result.redirect;
+        }
+        return result;
+      },
+      {
+        // We read the body ourselves: the size cap, the content types and the check order are ours.
+        parse: "none",
+        detail: {
+          summary: "Submit to a form",
+          description:
+            "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe.",
+          tags: ["Submissions"],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: SubmitBodySchema },
+              "application/x-www-form-urlencoded": { schema: t.Object({ formId: t.String(), redirectUrl: t.Optional(t.String()) }, { additionalProperties: true }) },
+              "multipart/form-data": { schema: t.Object({ formId: t.String(), redirectUrl: t.Optional(t.String()) }, { additionalProperties: true }) },
+            },
+          },
+          responses: {
+            200: { description: "stored", content: { "application/json": { schema: SubmitResultSchema } } },
+            303: { description: "stored; browser form post redirected to redirectUrl" },
+          },
+        } as never,
+      },
+    )
+    .get(
+      "/forms/:formId/submissions",
+      ({ params, query, principal, set }) => {
+        const page = submissions.listSubmissions(params.formId, principal.ownerId, { limit: pageLimit(query.limit), cursor: query.cursor });
+        set.headers["content-type"] = "application/json;charset=utf-8";
+        return `{"submissions":[${page.items.map(itemJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
+      },
+      {
+        params: FormIdParams,
+        query: t.Object({ limit: LimitParam, cursor: CursorParam }),
+        detail: {
+          summary: "List submissions",
+          description: "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive.",
+          tags: ["Submissions"],
+          responses: { 200: { description: "a page of submissions", content: { "application/json": { schema: SubmissionListSchema } } } },
+        } as never,
+      },
+    );
+}

@@ -1,0 +1,111 @@
+import type { Database } from "bun:sqlite";
+import { groupCommit } from "../../db/group-commit";
+import { isoTime, type Clock } from "../../lib/clock";
+import type { CursorCodec } from "../../lib/cursor";
+import { extractEmail } from "../../lib/email";
+import { AppError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { keysetPage, type Page } from "../../lib/page";
+import type { Form } from "../forms/model";
+import type { FormsService } from "../forms/service";
+import { buildMeta, type SubmitterInfo } from "./meta";
+import type { NewSubmission, StoredSubmission, SubmitBody, SubmitResult } from "./model";
+import type { SubmissionsRepo } from "./repo";
+
+/** Work that must commit in the same transaction as a batch of submissions (rollups, notifications). */
+export type BatchHook = (batch: NewSubmission[]) => void;
+
+export interface SubmissionsDeps {
+  db: Database;
+  repo: SubmissionsRepo;
+  forms: FormsService;
+  cursors: CursorCodec;
+  clock: Clock;
+  countryOf: (ip: string) => string | null;
+  hooks: BatchHook[];
+}
+
+const isForeignKeyError = (e: unknown) => e instanceof Error && /FOREIGN KEY/i.test(e.message);
+
+export function createSubmissionsService({ db, repo, forms, cursors, clock, countryOf, hooks }: SubmissionsDeps) {
+  const writer = groupCommit<NewSubmission>(db, (batch) => {
+    repo.insertSubmissions(batch);
+    for (const hook of hooks) hook(batch);
+  });
+  // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
+  const inflight = new Map<string, Promise<SubmitResult>>();
+
+  async function store(form: Form, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null): Promise<SubmitResult> {
+    const { _meta: _dropped, ...fields } = body.data;
+    const meta = buildMeta(info, countryOf);
+    const id = newId("sub");
+    const result: SubmitResult = { success: true, submissionId: id, ...(body.redirectUrl ? { redirect: body.redirectUrl } : {}) };
+    const submission: NewSubmission = {
+      id,
+      form,
+      json: JSON.stringify({ ...fields, _meta: meta }),
+      meta,
+      email: extractEmail(fields),
+      createdAt: isoTime(clock.now()),
+      idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
+    };
+    try {
+      await writer.write(submission);
+    } catch (e) {
+      // The form was deleted between our check and the commit.
+      if (isForeignKeyError(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
+      throw e;
+    }
+    return result;
+  }
+
+  return {
+    /**
+     * Stores a submission for a form the owner owns. Resolves only after the submission is
+     * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
+     */
+    submit(ownerId: string, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
+      const form = forms.formForOwner(body.formId, ownerId);
+      if (!idempotencyKey) return store(form, body, info, null);
+      const slot = `${form.id}\n${idempotencyKey}`;
+      const running = inflight.get(slot);
+      if (running) return running;
+      const stored = repo.findIdempotentResponse(form.id, idempotencyKey);
+      if (stored) return Promise.resolve(JSON.parse(stored) as SubmitResult);
+      const attempt = store(form, body, info, idempotencyKey).finally(() => inflight.delete(slot));
+      inflight.set(slot, attempt);
+      return attempt;
+    },
+
+    /** One page of a form's submissions, newest first; the cursor is bound to this form. */
+    listSubmissions(formId: string, ownerId: string, query: { limit: number; cursor?: string }): Page<StoredSubmission> {
+      const form = forms.formForOwner(formId, ownerId);
+      return keysetPage(cursors, `submissions:${form.id}`, query, (after, limit) => repo.listSubmissionsByForm(form.id, after, limit));
+    },
+
+    /** Every submission of a form, oldest first, a page at a time; for exports that must not load a million rows at once. */
+    *allSubmissions(formId: string, pageSize = 1000): Generator<StoredSubmission[]> {
+      const form = forms.requireForm(formId);
+      let after: StoredSubmission | null = null;
+      for (;;) {
+        const page = repo.listSubmissionsOldestFirst(form.id, after, pageSize);
+        if (page.length) yield page;
+        if (page.length < pageSize) return;
+        after = page[page.length - 1]!;
+      }
+    },
+
+    /** Forgets idempotency keys older than `maxAgeMs` (at least a day, per our promise to clients). */
+    expireIdempotencyKeys(maxAgeMs: number): number {
+      return repo.deleteIdempotencyKeysBefore(isoTime(clock.now() - maxAgeMs));
+    },
+
+    /** Waits until every acknowledged-to-be submission is committed (shutdown). */
+    flush: () => writer.drain(),
+    get pendingWrites() {
+      return writer.pending;
+    },
+  };
+}
+
+export type SubmissionsService = ReturnType<typeof createSubmissionsService>;
