@@ -4,6 +4,8 @@ import { openStore } from "./db/store";
 import { createApp, type App } from "./http/app";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
+import { createJobs } from "./jobs";
+import { startJobs, type Scheduler } from "./jobs/scheduler";
 import { createServices, type Services } from "./services";
 
 export interface RunningServer {
@@ -12,6 +14,7 @@ export interface RunningServer {
   app: App;
   db: Database;
   services: Services;
+  jobs: Scheduler;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -21,7 +24,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
   const log = opts.log ?? createLogger(config.logLevel);
   const db = openStore(config.db);
   const services = createServices({ db, clock: opts.clock ?? systemClock, config, log });
-  const app = createApp({ services, config, log });
+  const app = createApp({ db, services, config, log });
   app.listen({
     hostname: config.host,
     port: config.port,
@@ -29,6 +32,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
     maxRequestBodySize: config.maxBodyBytes * 2 + 64 * 1024,
   });
   const server = app.server!;
+  const jobs = startJobs(createJobs(services), log);
   let stopped: Promise<void> | undefined;
 
   return {
@@ -37,10 +41,12 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
     app,
     db,
     services,
+    jobs,
     stop: () =>
       (stopped ??= (async () => {
         await server.stop(false);
         await services.submissions.flush();
+        await jobs.stop();
         db.run("PRAGMA wal_checkpoint(TRUNCATE)");
         db.close();
       })()),

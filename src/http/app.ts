@@ -1,3 +1,4 @@
+import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { Config } from "../config";
 import { clientOrigin } from "../lib/client-ip";
@@ -8,11 +9,15 @@ import { formsRoutes } from "../modules/forms/routes";
 import { submissionsRoutes } from "../modules/submissions/routes";
 import type { Services } from "../services";
 import { readApiKey } from "./api-key";
+import { docs } from "./docs";
 import { toErrorResponse } from "./errors";
+import { HttpMetrics } from "./metrics";
 import { methodsFor } from "./methods";
+import { opsRoutes } from "./ops-routes";
 import { requestState } from "./request-state";
 
 export interface AppDeps {
+  db: Database;
   services: Services;
   config: Config;
   log: Logger;
@@ -28,7 +33,8 @@ const SECURITY_HEADERS = {
 };
 
 /** The whole HTTP application over the given services; `listen` it or call `handle` in tests. */
-export function createApp({ services, config, log }: AppDeps) {
+export function createApp({ db, services, config, log }: AppDeps) {
+  const metrics = new HttpMetrics();
   // Rate limits run on wall time even when the services' clock is pinned (tests, benchmarks).
   const buckets = new TokenBuckets(config.rateLimit, config.rateWindow, Date.now);
   let allowed: ReturnType<typeof methodsFor> | undefined;
@@ -49,6 +55,7 @@ export function createApp({ services, config, log }: AppDeps) {
         "x-ratelimit-reset": String(rate.reset),
       });
       if (!rate.allowed) {
+        metrics.rateLimited += 1;
         throw new AppError("RATE_LIMITED", `rate limit exceeded; retry in ${rate.retryAfter} s (at X-RateLimit-Reset)`, {
           "retry-after": String(rate.retryAfter),
         });
@@ -66,16 +73,17 @@ export function createApp({ services, config, log }: AppDeps) {
       if (res.headers) Object.assign(set.headers, res.headers);
       return res.body;
     })
-    .onAfterResponse(({ request, set, route, path }) => {
+    .onAfterResponse(({ request, set, route }) => {
       const state = requestState.get(request);
-      log.info("request", {
-        requestId: state?.id,
-        method: request.method,
-        route: route || path,
-        status: typeof set.status === "number" ? set.status : 200,
-        ms: state ? Math.round((performance.now() - state.startedAt) * 100) / 100 : undefined,
-      });
+      const status = typeof set.status === "number" ? set.status : 200;
+      const ms = state ? performance.now() - state.startedAt : 0;
+      // The route pattern, never the raw path: bounded label sets, and nothing a caller typed.
+      const pattern = route || "unmatched";
+      metrics.observe(request.method, pattern, status, ms / 1000);
+      log.info("request", { requestId: state?.id, method: request.method, route: pattern, status, ms: Math.round(ms * 100) / 100 });
     })
+    .use(docs)
+    .use(opsRoutes(db, services, metrics, config))
     .use(
       new Elysia({ prefix: "/api/v1" })
         .use(formsRoutes(services.forms))

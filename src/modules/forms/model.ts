@@ -18,6 +18,8 @@ export interface Form {
   updatedAt: string;
 }
 
+/** A plain JSON Schema integer (Elysia's t.Integer also accepts numeric strings, which no response carries). */
+export const Count = () => t.Unsafe<number>({ type: "integer", minimum: 0 });
 const timestamp = t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" });
 
 /** A form as `GET /forms/{formId}` (and `formsvc forms show --json`) shows it. */
@@ -25,12 +27,12 @@ export const FormSchema = t.Object({
   id: t.String(),
   name: t.String(),
   description: t.String(),
-  formType: t.UnionEnum([...FORM_TYPES]),
-  submissionCount: t.Integer({ minimum: 0 }),
+  formType: t.Unsafe<FormType>({ type: "string", enum: [...FORM_TYPES] }),
+  submissionCount: Count(),
   createdAt: timestamp,
   updatedAt: timestamp,
   emailSettings: t.Object({ enabled: t.Boolean(), developerNotificationsEnabled: t.Boolean() }),
-  usersJoinedSettings: t.Nullable(t.Object({ enabled: t.Boolean(), count: t.Integer({ minimum: 0 }) }), {
+  usersJoinedSettings: t.Nullable(t.Object({ enabled: t.Boolean(), count: Count() }), {
     description: "waitlist forms only; null for other types",
   }),
 });
@@ -41,7 +43,7 @@ export const FormListItemSchema = t.Object({
   id: t.String(),
   name: t.String(),
   description: t.String(),
-  submissionCount: t.Integer({ minimum: 0 }),
+  submissionCount: Count(),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -50,7 +52,7 @@ export type FormListItemJson = Static<typeof FormListItemSchema>;
 export const FormListSchema = t.Object({ forms: t.Array(FormListItemSchema), nextCursor: t.Nullable(t.String()) });
 export type FormListJson = Static<typeof FormListSchema>;
 
-export const UsersJoinedSchema = t.Object({ usersJoined: t.Integer({ minimum: 0 }) });
+export const UsersJoinedSchema = t.Object({ usersJoined: Count() });
 export type UsersJoinedJson = Static<typeof UsersJoinedSchema>;
 
 /** What a waitlist answers: distinct joiners, or 0 while its counter is off. */

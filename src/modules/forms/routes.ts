@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { requireKey } from "../../http/auth";
+import { responses } from "../../http/docs";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import { FormListSchema, FormSchema, UsersJoinedSchema, toFormJson, toFormListItem } from "./model";
 import type { FormsService } from "./service";
@@ -15,22 +16,25 @@ export function formsRoutes(forms: FormsService) {
       },
       {
         query: t.Object({ limit: LimitParam, cursor: CursorParam }),
-        response: { 200: FormListSchema },
-        detail: { summary: "List forms", description: "The key owner's forms, newest first (createdAt, then id, descending).", tags: ["Forms"] },
+        detail: {
+          summary: "List forms",
+          description: "The key owner's forms, newest first (createdAt, then id, descending).",
+          tags: ["Forms"],
+          responses: responses({ schema: FormListSchema, description: "a page of forms" }, 400, 401, 429),
+        },
       },
     )
     .get("/forms/:formId", ({ params, principal }) => toFormJson(forms.formForOwner(params.formId, principal.ownerId)), {
       params: FormIdParams,
-      response: { 200: FormSchema },
-      detail: { summary: "Get a form", tags: ["Forms"] },
+      detail: { summary: "Get a form", tags: ["Forms"], responses: responses({ schema: FormSchema, description: "the form" }, 400, 401, 403, 404, 429) },
     })
     .get("/forms/:formId/users-joined", ({ params, principal }) => ({ usersJoined: forms.usersJoined(params.formId, principal.ownerId) }), {
       params: FormIdParams,
-      response: { 200: UsersJoinedSchema },
       detail: {
         summary: "Count waitlist joiners",
         description: "Distinct joiners by email (case-insensitive); submissions without an email count once each. 0 while the counter is off; 404 for forms that are not waitlists.",
         tags: ["Forms"],
+        responses: responses({ schema: UsersJoinedSchema, description: "distinct joiners" }, 400, 401, 403, 404, 429),
       },
     });
 }

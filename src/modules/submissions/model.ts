@@ -1,6 +1,6 @@
 import { t, type Static } from "elysia";
 import type { Form } from "../forms/model";
-import type { SubmissionMeta } from "./meta";
+import type { Device, SubmissionMeta } from "./meta";
 
 const MetaSchema = t.Object(
   {
@@ -8,7 +8,7 @@ const MetaSchema = t.Object(
     browserVersion: t.Nullable(t.String()),
     os: t.Nullable(t.String()),
     osVersion: t.Nullable(t.String()),
-    device: t.UnionEnum(["desktop", "mobile", "tablet", "smarttv", "wearable", "console", "bot", "unknown"]),
+    device: t.Unsafe<Device>({ type: "string", enum: ["desktop", "mobile", "tablet", "smarttv", "wearable", "console", "bot", "unknown"] }),
     country: t.String({ description: "ISO 3166-1 alpha-2; ZZ when unknown" }),
     language: t.Nullable(t.String({ description: "primary tag of Accept-Language" })),
     referrer: t.Nullable(t.String({ description: "origin of Referer" })),

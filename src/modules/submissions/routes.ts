@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { requireKey } from "../../http/auth";
+import { responses } from "../../http/docs";
 import { requestState } from "../../http/request-state";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import type { SubmitterInfo } from "./meta";
@@ -44,6 +45,15 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
           description:
             "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe.",
           tags: ["Submissions"],
+          parameters: [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description: "a retry with the same key for the same form returns the first answer and stores nothing new (kept 24 h)",
+              schema: { type: "string", maxLength: 255 },
+            },
+          ],
           requestBody: {
             required: true,
             content: {
@@ -53,10 +63,10 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
             },
           },
           responses: {
-            200: { description: "stored", content: { "application/json": { schema: SubmitResultSchema } } },
-            303: { description: "stored; browser form post redirected to redirectUrl" },
+            ...responses({ schema: SubmitResultSchema, description: "stored (committed to disk)" }, 400, 401, 403, 404, 413, 415, 429),
+            303: { description: "stored; a browser form post is redirected to its redirectUrl" },
           },
-        } as never,
+        },
       },
     )
     .get(
@@ -73,8 +83,8 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
           summary: "List submissions",
           description: "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive.",
           tags: ["Submissions"],
-          responses: { 200: { description: "a page of submissions", content: { "application/json": { schema: SubmissionListSchema } } } },
-        } as never,
+          responses: responses({ schema: SubmissionListSchema, description: "a page of submissions" }, 400, 401, 403, 404, 429),
+        },
       },
     );
 }

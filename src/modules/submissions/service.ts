@@ -34,6 +34,7 @@ export function createSubmissionsService({ db, repo, forms, cursors, clock, coun
   });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
+  let storedCount = 0;
 
   async function store(form: Form, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null): Promise<SubmitResult> {
     const { _meta: _dropped, ...fields } = body.data;
@@ -51,6 +52,7 @@ export function createSubmissionsService({ db, repo, forms, cursors, clock, coun
     };
     try {
       await writer.write(submission);
+      storedCount += 1;
     } catch (e) {
       // The form was deleted between our check and the commit.
       if (isForeignKeyError(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
@@ -104,6 +106,10 @@ export function createSubmissionsService({ db, repo, forms, cursors, clock, coun
     flush: () => writer.drain(),
     get pendingWrites() {
       return writer.pending;
+    },
+    /** Submissions committed by this process since it started. */
+    get storedCount() {
+      return storedCount;
     },
   };
 }

@@ -1,0 +1,16 @@
+import type { Services } from "../services";
+import type { Job } from "./scheduler";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Every background job `serve` runs. */
+export function createJobs(services: Services): Job[] {
+  return [
+    {
+      name: "expire-idempotency-keys",
+      schedule: "0 */10 * * * *",
+      // Clients may retry for a day; after that a key is forgotten.
+      run: () => void services.submissions.expireIdempotencyKeys(DAY_MS),
+    },
+  ];
+}
