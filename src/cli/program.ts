@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { VERSION } from "../version";
 import { formsCommand } from "./forms";
+import { initCommand } from "./init";
 import { keysCommand } from "./keys";
 import { serveCommand } from "./serve";
 
@@ -16,7 +17,8 @@ export function buildProgram(): Command {
       "after",
       `
 Getting started:
-  formsvc keys create --owner you@example.com          # prints an API key, once
+  formsvc init --owner you@example.com                 # an API key and a sample form, with curl examples
+  formsvc keys create --owner you@example.com          # or: an API key (printed once)
   formsvc forms create --owner you@example.com --name Contact --type contact
   formsvc serve                                        # http://127.0.0.1:3000
   curl -X POST http://127.0.0.1:3000/api/v1/forms/submit \\
@@ -26,7 +28,7 @@ Getting started:
 Every setting can also come from the environment (FORMSVC_*).`,
     );
 
-  for (const cmd of [serveCommand(), keysCommand(), formsCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { startServer } from "../server";
 import { configFor } from "./context";
+import { firstRunSteps } from "./hints";
 
 // systemd's default stop timeout is 90 s; we promise to be gone well within it.
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -15,6 +16,7 @@ export function serveCommand(): Command {
       const config = configFor(cmd, { host: opts.host, port: opts.port });
       const running = await startServer(config);
       process.stdout.write(`formsvc listening on ${running.url}\n`);
+      if (running.services.keys.listKeys().length === 0) process.stdout.write(firstRunSteps(running.url));
 
       await new Promise<void>((resolve) => {
         const shutdown = (signal: string) => {

@@ -4,11 +4,15 @@ import { migrations as all, type Migration } from "./migrations";
 const ensureTable = (db: Database) =>
   db.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
 
+/** The newest migration this database has applied; 0 for a new database. */
+export function currentVersion(db: Database): number {
+  ensureTable(db);
+  return db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0;
+}
+
 /** Migrations this database has not applied yet. */
 export function pendingMigrations(db: Database, migrations: Migration[] = all): Migration[] {
-  ensureTable(db);
-  const row = db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get();
-  const current = row?.v ?? 0;
+  const current = currentVersion(db);
   return migrations.filter((m) => m.version > current);
 }
 
