@@ -3,7 +3,7 @@ const settings = {
   db: { env: "FORMSVC_DB", default: "./data/formsvc.db", parse: text, doc: "SQLite database file (folders are created)" },
   host: { env: "FORMSVC_HOST", default: "127.0.0.1", parse: text, doc: "address `serve` listens on" },
   port: { env: "FORMSVC_PORT", default: "3000", parse: int(0, 65535), doc: "port `serve` listens on (0 picks a free one)" },
-  rateLimit: { env: "FORMSVC_RATE_LIMIT", default: "120", parse: int(1, 1_000_000), doc: "requests per window, per API key (per client IP without a valid key)" },
+  rateLimit: { env: "FORMSVC_RATE_LIMIT", default: "120", parse: int(1, 1_000_000_000), doc: "requests per window, per API key (per client IP without a valid key)" },
   rateWindow: { env: "FORMSVC_RATE_WINDOW", default: "60", parse: int(1, 86_400), doc: "seconds over which the rate limit refills" },
   maxBodyBytes: { env: "FORMSVC_MAX_BODY_BYTES", default: "102400", parse: int(1024, 50 * 1024 * 1024), doc: "largest accepted request body; larger is 413" },
   trustProxy: { env: "FORMSVC_TRUST_PROXY", default: "false", parse: bool, doc: "take the client IP from X-Forwarded-For / CF-Connecting-IP (only behind a proxy you run)" },

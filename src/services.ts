@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
+import { watchExternalChanges } from "./db/external-changes";
 import type { Clock } from "./lib/clock";
 import { createCursorCodec } from "./lib/cursor";
 import type { Logger } from "./lib/log";
@@ -26,8 +27,9 @@ export function createServices(deps: Deps) {
   const secret = db.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'cursor_secret'").get()!.value;
   const cursors = createCursorCodec(secret);
   const owners = createOwnersService(createOwnersRepo(db), clock);
-  const keys = createKeysService(db, createKeysRepo(db), owners, clock);
-  const forms = createFormsService(createFormsRepo(db), owners, cursors, clock);
+  const changes = watchExternalChanges(db);
+  const keys = createKeysService(createKeysRepo(db), owners, clock, changes);
+  const forms = createFormsService(createFormsRepo(db), owners, cursors, clock, changes);
   const submissions = createSubmissionsService({
     db,
     repo: createSubmissionsRepo(db),

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { Config } from "../config";
-import { clientOrigin } from "../lib/client-ip";
+import { clientOrigin, type ClientOrigin } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import { TokenBuckets } from "../lib/token-bucket";
@@ -23,15 +23,6 @@ export interface AppDeps {
   log: Logger;
 }
 
-// API answers are per-caller and must not be framed, sniffed into another type, or cached.
-const SECURITY_HEADERS = {
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "content-security-policy": "frame-ancestors 'none'",
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-};
-
 /** The whole HTTP application over the given services; `listen` it or call `handle` in tests. */
 export function createApp({ db, services, config, log }: AppDeps) {
   const metrics = new HttpMetrics();
@@ -41,19 +32,23 @@ export function createApp({ db, services, config, log }: AppDeps) {
 
   const app = new Elysia()
     .onRequest(({ request, set, server }) => {
-      const origin = clientOrigin(request.headers, server?.requestIP(request)?.address ?? null, config.trustProxy);
+      let origin: ClientOrigin | undefined;
+      const originOf = () => (origin ??= clientOrigin(request.headers, server?.requestIP(request)?.address ?? null, config.trustProxy));
       const secret = readApiKey(request);
       const principal = secret === null ? null : services.keys.authenticate(secret);
       const id = `req_${Bun.randomUUIDv7().replaceAll("-", "")}`;
-      requestState.set(request, { id, startedAt: performance.now(), origin, principal, keyGiven: secret !== null });
+      requestState.set(request, { id, startedAt: performance.now(), origin: originOf, principal, keyGiven: secret !== null });
 
-      const rate = buckets.take(principal ? `key:${principal.keyId}` : `ip:${origin.ip}`);
-      Object.assign(set.headers, SECURITY_HEADERS, {
-        "x-request-id": id,
-        "x-ratelimit-limit": String(rate.limit),
-        "x-ratelimit-remaining": String(rate.remaining),
-        "x-ratelimit-reset": String(rate.reset),
-      });
+      const rate = buckets.take(principal ? `key:${principal.keyId}` : `ip:${originOf().ip}`);
+      const headers = set.headers;
+      // API answers are per caller: never sniffed into another type, framed, or cached.
+      headers["x-content-type-options"] = "nosniff";
+      headers["x-frame-options"] = "DENY";
+      headers["cache-control"] = "no-store";
+      headers["x-request-id"] = id;
+      headers["x-ratelimit-limit"] = String(rate.limit);
+      headers["x-ratelimit-remaining"] = String(rate.remaining);
+      headers["x-ratelimit-reset"] = String(rate.reset);
       if (!rate.allowed) {
         metrics.rateLimited += 1;
         throw new AppError("RATE_LIMITED", `rate limit exceeded; retry in ${rate.retryAfter} s (at X-RateLimit-Reset)`, {

@@ -5,7 +5,8 @@ import type { Principal } from "../modules/keys/service";
 export interface RequestState {
   id: string;
   startedAt: number;
-  origin: ClientOrigin;
+  /** Computed on first use: most requests with a valid key never need it. */
+  origin: () => ClientOrigin;
   /** The key's owner, or null: `keyGiven` tells a missing key from a wrong one. */
   principal: Principal | null;
   keyGiven: boolean;

@@ -1,5 +1,6 @@
 import type { Clock } from "../../lib/clock";
 import { isoTime } from "../../lib/clock";
+import type { ExternalChanges } from "../../db/external-changes";
 import type { CursorCodec } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -29,16 +30,37 @@ function checked(input: FormInput): FormInput & { formType?: FormType } {
   return { ...input, name: input.name?.trim() } as FormInput & { formType?: FormType };
 }
 
-export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock) {
+const CACHE_LIMIT = 10_000;
+
+export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock, changes: ExternalChanges) {
+  const notFound = (id: string) => new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
   const requireForm = (id: string): Form => {
     const form = repo.findFormById(id);
-    if (!form) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
+    if (!form) throw notFound(id);
     return form;
   };
+
+  // Owner and settings of forms on the submit path, cached: their counters are not read from
+  // here, and edits by this process or (via data_version) another one drop the entry.
+  const settings = new Map<string, Form>();
+  changes.onChange(() => settings.clear());
 
   /** The form if this owner may see it: 404 when it does not exist, 403 when it is another owner's. */
   const formForOwner = (id: string, ownerId: string): Form => {
     const form = requireForm(id);
+    if (form.ownerId !== ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
+    return form;
+  };
+
+  /** formForOwner for the submit path: the form's owner and settings, possibly with stale counters. */
+  const formSettingsForOwner = (id: string, ownerId: string): Form => {
+    changes.sync();
+    let form = settings.get(id);
+    if (!form) {
+      form = requireForm(id);
+      if (settings.size >= CACHE_LIMIT) settings.clear();
+      settings.set(id, form);
+    }
     if (form.ownerId !== ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
     return form;
   };
@@ -73,6 +95,7 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
       const defined = Object.fromEntries(Object.entries(valid).filter(([, v]) => v !== undefined));
       const updated: Form = { ...form, ...defined, updatedAt: isoTime(clock.now()) };
       repo.updateForm(updated);
+      settings.delete(id);
       return updated;
     },
 
@@ -80,12 +103,14 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
     deleteForm(id: string): Form {
       const form = requireForm(id);
       repo.deleteForm(id);
+      settings.delete(id);
       return form;
     },
 
     requireForm,
 
     formForOwner,
+    formSettingsForOwner,
 
     /** Distinct joiners of a waitlist form (0 while its counter is off); 404 for other form types. */
     usersJoined(id: string, ownerId: string): number {

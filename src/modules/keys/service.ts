@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import type { ExternalChanges } from "../../db/external-changes";
 import type { Clock } from "../../lib/clock";
 import { isoTime } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
@@ -26,22 +26,18 @@ const CACHE_LIMIT = 10_000;
 // Writing last_used_at on every request would cost a commit each; a minute's precision is plenty.
 const TOUCH_INTERVAL_MS = 60_000;
 
-const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
+const hashSecret = (secret: string) => Bun.SHA256.hash(secret, "hex");
 
-export function createKeysService(db: Database, repo: KeysRepo, owners: OwnersService, clock: Clock) {
-  // Key lookups are cached; `PRAGMA data_version` changes whenever another connection
-  // (e.g. `formsvc keys revoke` in another process) commits, and then the cache is dropped.
+export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: Clock, changes: ExternalChanges) {
+  // Key lookups are cached, and the cache is dropped whenever another process commits
+  // (a revocation by the CLI is seen from the next request on).
   const cache = new Map<string, ApiKey | null>();
   const lastTouched = new Map<string, number>();
-  const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
-  let seenVersion = -1;
+  changes.onChange(() => cache.clear());
 
   const lookup = (hash: string): ApiKey | null => {
-    const version = dataVersion.get()!.data_version;
-    if (version !== seenVersion || cache.size >= CACHE_LIMIT) {
-      cache.clear();
-      seenVersion = version;
-    }
+    changes.sync();
+    if (cache.size >= CACHE_LIMIT) cache.clear();
     let key = cache.get(hash);
     if (key === undefined) {
       key = repo.findKeyByHash(hash);

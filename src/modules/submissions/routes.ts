@@ -9,7 +9,7 @@ import { readIdempotencyKey, readSubmitBody } from "./read-body";
 import type { SubmissionsService } from "./service";
 
 function submitterInfo(request: Request): SubmitterInfo {
-  const origin = requestState.get(request)!.origin;
+  const origin = requestState.get(request)!.origin();
   return {
     userAgent: request.headers.get("user-agent"),
     acceptLanguage: request.headers.get("accept-language"),
