@@ -14,24 +14,22 @@ export function serveCommand(): Command {
     .addHelpText("after", "\nExamples:\n  formsvc serve\n  formsvc --db /var/lib/formsvc/formsvc.db serve --host 0.0.0.0 --port 8080\n")
     .action(async (opts: { host?: string; port?: string }, cmd: Command) => {
       const config = configFor(cmd, { host: opts.host, port: opts.port });
+      // Listen for signals before anything starts, so a stop during start-up is clean too.
+      const signal = new Promise<string>((resolve) => {
+        process.once("SIGTERM", () => resolve("SIGTERM"));
+        process.once("SIGINT", () => resolve("SIGINT"));
+      });
       const running = await startServer(config);
       process.stdout.write(`formsvc listening on ${running.url}\n`);
       if (running.services.keys.listKeys().length === 0) process.stdout.write(firstRunSteps(running.url));
 
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          process.stdout.write(`${signal} received: finishing in-flight requests\n`);
-          const deadline = setTimeout(() => {
-            process.stderr.write("shutdown took too long; exiting\n");
-            resolve();
-          }, SHUTDOWN_DEADLINE_MS);
-          running.stop().then(() => {
-            clearTimeout(deadline);
-            resolve();
-          });
-        };
-        process.once("SIGTERM", () => shutdown("SIGTERM"));
-        process.once("SIGINT", () => shutdown("SIGINT"));
-      });
+      process.stdout.write(`${await signal} received: finishing in-flight requests\n`);
+      const deadline = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          process.stderr.write("shutdown took too long; exiting\n");
+          resolve();
+        }, SHUTDOWN_DEADLINE_MS).unref(),
+      );
+      await Promise.race([running.stop(), deadline]);
     });
 }

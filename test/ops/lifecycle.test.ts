@@ -1,0 +1,125 @@
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { migrate } from "../../src/db/migrate";
+import { migrations } from "../../src/db/migrations";
+import { openDatabase } from "../../src/db/open";
+import { cliJson, runCli, tempDir } from "../helpers/harness";
+
+const MAIN = join(import.meta.dir, "../../src/main.ts");
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+function scratch() {
+  const t = tempDir();
+  cleanups.push(t.cleanup);
+  return { dir: t.dir, db: join(t.dir, "formsvc.db") };
+}
+
+/** Starts `formsvc serve` as a subprocess on a free port and waits for its "listening" line. */
+async function serve(db: string) {
+  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0"], {
+    env: { ...process.env, FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  cleanups.push(() => proc.kill("SIGKILL"));
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!/listening on (http:\/\/\S+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`serve exited early: ${out}${await new Response(proc.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+  const url = out.match(/listening on (http:\/\/\S+)/)![1]!;
+  return { proc, url, output: () => out, reader };
+}
+
+describe("first run", () => {
+  test("init creates an owner, a working key and a sample form, and prints curl examples", async () => {
+    const { db } = scratch();
+    const created = cliJson(["init", "--owner", "Me@Example.com"], { db });
+    expect(created.owner).toBe("me@example.com");
+    expect(created.key.key).toStartWith("fsk_");
+    expect(created.form.formType).toBe("contact");
+    expect(created.examples.join("\n")).toContain(`"formId":"${created.form.id}"`);
+
+    const server = await serve(db);
+    const res = await fetch(`${server.url}/api/v1/forms/${created.form.id}`, { headers: { "x-api-key": created.key.key } });
+    expect(res.status).toBe(200);
+    server.proc.kill("SIGTERM");
+    expect(await server.proc.exited).toBe(0);
+  });
+
+  test("serve on an empty database prints the next steps", async () => {
+    const { db } = scratch();
+    const server = await serve(db);
+    let out = server.output();
+    while (!out.includes("docs")) {
+      const { value, done } = await server.reader.read();
+      if (done) break;
+      out += new TextDecoder().decode(value);
+    }
+    expect(out).toContain("init --owner");
+    expect(out).toContain("keys create --owner");
+    expect(out).toContain("curl -X POST");
+    server.proc.kill("SIGTERM");
+    expect(await server.proc.exited).toBe(0);
+  });
+});
+
+describe("shutdown", () => {
+  test("SIGTERM while submissions are in flight exits 0 and keeps every acknowledged one", async () => {
+    const { db } = scratch();
+    const created = cliJson(["init", "--owner", "me@example.com"], { db });
+    const server = await serve(db);
+    const acknowledged: string[] = [];
+    const submit = async () => {
+      const res = await fetch(`${server.url}/api/v1/forms/submit`, {
+        method: "POST",
+        headers: { "x-api-key": created.key.key, "content-type": "application/json" },
+        body: JSON.stringify({ formId: created.form.id, data: { message: "hello" } }),
+      }).catch(() => null);
+      if (res?.status === 200) acknowledged.push((await res.json()).submissionId);
+    };
+    const load = Promise.all(Array.from({ length: 8 }, async () => {
+      for (let i = 0; i < 25; i++) await submit();
+    }));
+    await Bun.sleep(50);
+    server.proc.kill("SIGTERM");
+    await load;
+    expect(await server.proc.exited).toBe(0);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    const check = new Database(db, { readonly: true });
+    const stored = new Set(check.query<{ id: string }, []>("SELECT id FROM submissions").all().map((r) => r.id));
+    check.close();
+    for (const id of acknowledged) expect(stored.has(id)).toBe(true);
+  });
+});
+
+describe("upgrades", () => {
+  test("a database with pending migrations is snapshotted to backups/ before it is migrated", () => {
+    const { dir, db } = scratch();
+    const old = openDatabase(db);
+    migrate(old, migrations.slice(0, 1));
+    old.run("INSERT INTO owners (id, email, created_at) VALUES ('own_old', 'old@example.com', '2026-01-01T00:00:00.000Z')");
+    old.close();
+
+    const res = runCli(["keys", "list", "--json"], { db });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain("snapshot written to");
+    const backups = readdirSync(join(dir, "backups"));
+    expect(backups.length).toBe(1);
+    const snapshot = new Database(join(dir, "backups", backups[0]!), { readonly: true });
+    expect(snapshot.query("SELECT email FROM owners").all()).toEqual([{ email: "old@example.com" }]);
+    expect(snapshot.query<{ v: number }, []>("SELECT max(version) AS v FROM schema_migrations").get()!.v).toBe(1);
+    snapshot.close();
+  });
+
+  test("a new database is created without a snapshot", () => {
+    const { dir, db } = scratch();
+    expect(runCli(["keys", "list"], { db }).code).toBe(0);
+    expect(existsSync(join(dir, "backups"))).toBe(false);
+  });
+});
