@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../version";
+import { configCommand } from "./config";
 import { formsCommand } from "./forms";
 import { initCommand } from "./init";
 import { keysCommand } from "./keys";
@@ -28,7 +29,7 @@ Getting started:
 Every setting can also come from the environment (FORMSVC_*).`,
     );
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);

@@ -1,0 +1,57 @@
+// `npm run build`: the single binary dist/formsvc (and, later, the client library under dist/client/).
+import { $ } from "bun";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import pkg from "./package.json" with { type: "json" };
+
+const ROOT = import.meta.dir;
+const DIST = join(ROOT, "dist");
+
+/** package.json's version, with the short commit as semver build metadata when git knows it ("0.1.0+3ccc766"). */
+async function buildVersion(): Promise<string> {
+  const commit = (await $`git rev-parse --short HEAD`.cwd(ROOT).quiet().nothrow()).stdout.toString().trim();
+  if (!commit) return pkg.version;
+  const dirty = (await $`git status --porcelain --untracked-files=no`.cwd(ROOT).quiet().nothrow()).stdout.toString().trim() !== "";
+  return `${pkg.version}+${commit}${dirty ? ".dirty" : ""}`;
+}
+
+/** dist/formsvc: the whole server, its migrations and the geoip country data in one executable. */
+async function buildBinary(version: string): Promise<string> {
+  const outfile = join(DIST, "formsvc");
+  const result = await Bun.build({
+    entrypoints: [join(ROOT, "src/main.ts")],
+    compile: {
+      outfile,
+      // The binary's behaviour comes from FORMSVC_* and flags alone: a stray .env or bunfig.toml in the
+      // folder it happens to run from must not change it (or, for bunfig, preload code into it).
+      autoloadDotenv: false,
+      autoloadBunfig: false,
+      autoloadTsconfig: false,
+      autoloadPackageJson: false,
+    },
+    minify: true,
+    // Embedded (zstd-compressed) in the binary: stack traces point at src/ lines.
+    sourcemap: "linked",
+    define: { FORMSVC_BUILD_VERSION: JSON.stringify(version) },
+  });
+  if (!result.success) throw new AggregateError(result.logs, "building dist/formsvc failed");
+  return outfile;
+}
+
+// Later: buildClient() — the ESM bundle of src/client/index.ts into dist/client/ (package export
+// "formsvc/client"), target "browser", no server imports. Add it beside buildBinary and to `steps` below.
+
+async function main() {
+  rmSync(DIST, { recursive: true, force: true });
+  const version = await buildVersion();
+  const steps: [string, () => Promise<string>][] = [["binary", () => buildBinary(version)]];
+  for (const [name, step] of steps) {
+    const started = performance.now();
+    const out = await step();
+    const size = Bun.file(out).size;
+    console.log(`built ${name}: ${out.slice(ROOT.length + 1)} (${(size / 1048576).toFixed(1)} MB, ${Math.round(performance.now() - started)} ms)`);
+  }
+  console.log(`version ${version}`);
+}
+
+await main();

@@ -1,0 +1,5 @@
+// geoip-lite's data files, imported `with { type: "file" }`: the import yields a path (see src/lib/geo.ts).
+declare module "geoip-lite/data/*.dat" {
+  const path: string;
+  export default path;
+}

@@ -1,0 +1,63 @@
+import { describe, expect, test } from "bun:test";
+import { runCli } from "../helpers/harness";
+
+type Entry = { key: string; env: string; value: unknown; source: string; doc: string };
+
+/** `formsvc config --json` under the given environment, as a map from setting to entry. */
+function effective(args: string[] = [], env: Record<string, string> = {}): Record<string, Entry> {
+  const res = runCli([...args, "config", "--json"], { env });
+  if (res.code !== 0) throw new Error(`formsvc config exited ${res.code}: ${res.stderr}`);
+  return Object.fromEntries((JSON.parse(res.stdout) as Entry[]).map((e) => [e.key, e]));
+}
+
+describe("formsvc config", () => {
+  test("prints every setting with its default when nothing is set", () => {
+    const c = effective();
+    expect(c.port).toMatchObject({ env: "FORMSVC_PORT", value: 3000, source: "default" });
+    expect(c.host).toMatchObject({ value: "127.0.0.1", source: "default" });
+    expect(c.trustProxy).toMatchObject({ value: false, source: "default" });
+    expect(c.smtpUrl!.value).toBeNull();
+    expect(c.metricsToken!.value).toBe("");
+  });
+
+  test("takes a FORMSVC_* variable over the default", () => {
+    const c = effective([], { FORMSVC_PORT: "8080", FORMSVC_TRUST_PROXY: "true" });
+    expect(c.port).toMatchObject({ value: 8080, source: "env" });
+    expect(c.trustProxy).toMatchObject({ value: true, source: "env" });
+  });
+
+  test("takes the --db flag over FORMSVC_DB", () => {
+    const c = effective(["--db", "/srv/flag.db"], { FORMSVC_DB: "/srv/env.db" });
+    expect(c.db).toMatchObject({ value: "/srv/flag.db", source: "flag" });
+    expect(effective([], { FORMSVC_DB: "/srv/env.db" }).db).toMatchObject({ value: "/srv/env.db", source: "env" });
+  });
+
+  test("never prints the SMTP password or the metrics token", () => {
+    const env = { FORMSVC_SMTP_URL: "smtp://u:secretpw@h:587", FORMSVC_METRICS_TOKEN: "metrics-token-1234" };
+    for (const args of [["config"], ["config", "--json"]]) {
+      const res = runCli(args, { env });
+      expect(res.code).toBe(0);
+      expect(res.stdout + res.stderr).not.toContain("secretpw");
+      expect(res.stdout + res.stderr).not.toContain("metrics-token-1234");
+    }
+    const c = effective([], env);
+    expect(c.smtpUrl!.value).toBe("smtp://u:***@h:587");
+    expect(c.metricsToken!.value).toBe("***");
+  });
+
+  test("reports every invalid setting at once on stderr and exits non-zero", () => {
+    const res = runCli(["config"], { env: { FORMSVC_PORT: "abc", FORMSVC_RATE_LIMIT: "0", FORMSVC_TRUST_PROXY: "maybe" } });
+    expect(res.code).not.toBe(0);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toContain("FORMSVC_PORT");
+    expect(res.stderr).toContain("FORMSVC_RATE_LIMIT");
+    expect(res.stderr).toContain("FORMSVC_TRUST_PROXY");
+  });
+
+  test("does not echo a malformed SMTP URL, which may hold a password", () => {
+    const res = runCli(["config"], { env: { FORMSVC_SMTP_URL: "http://u:secretpw@h" } });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain("FORMSVC_SMTP_URL");
+    expect(res.stderr).not.toContain("secretpw");
+  });
+});
