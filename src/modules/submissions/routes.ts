@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { requireKey } from "../../http/auth";
+import { AppError } from "../../lib/errors";
 import { responses } from "../../http/docs";
 import { requestState } from "../../http/request-state";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
@@ -68,6 +69,15 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
           },
         },
       },
+    )
+    // Without this, GET /forms/submit would be read as a form named "submit" and answer 404.
+    .get(
+      "/forms/submit",
+      ({ set }) => {
+        set.headers.allow = "POST";
+        throw new AppError("METHOD_NOT_ALLOWED", "GET is not allowed here; use POST");
+      },
+      { detail: { hide: true } },
     )
     .get(
       "/forms/:formId/submissions",
