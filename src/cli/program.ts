@@ -5,6 +5,8 @@ import { formsCommand } from "./forms";
 import { initCommand } from "./init";
 import { keysCommand } from "./keys";
 import { serveCommand } from "./serve";
+import { submissionsCommand } from "./submissions";
+import { backupCommand } from "./backup";
 
 /** The `formsvc` command line: one noun per file, each calling the same services as the HTTP API. */
 export function buildProgram(): Command {
@@ -29,7 +31,7 @@ Getting started:
 Every setting can also come from the environment (FORMSVC_*).`,
     );
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand(), submissionsCommand(), backupCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);

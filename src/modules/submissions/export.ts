@@ -1,0 +1,58 @@
+import type { StoredSubmission } from "./model";
+
+const META_KEYS = ["browser", "browserVersion", "os", "osVersion", "device", "country", "language", "referrer"] as const;
+
+/** Pages of stored submissions, oldest first; read again for each pass. */
+export type Pages = () => Iterable<StoredSubmission[]>;
+
+const parse = (s: StoredSubmission) => JSON.parse(s.data) as Record<string, unknown> & { _meta?: Record<string, unknown> };
+
+/** Told how many rows have been written so far, after each page. */
+export type Progress = (rowsWritten: number) => void;
+
+/** The API's item shape, one JSON array, written a page at a time. */
+export function* exportJson(pages: Pages, progress: Progress = () => {}): Generator<string> {
+  let first = true;
+  let rows = 0;
+  yield "[";
+  for (const page of pages()) {
+    for (const s of page) {
+      yield `${first ? "\n" : ",\n"}{"id":${JSON.stringify(s.id)},"formId":${JSON.stringify(s.formId)},"data":${s.data},"createdAt":${JSON.stringify(s.createdAt)}}`;
+      first = false;
+    }
+    progress((rows += page.length));
+  }
+  yield first ? "]\n" : "\n]\n";
+}
+
+// A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One CSV cell: formulas neutralised with a leading quote, quoted when it holds separators (RFC 4180). */
+export function csvCell(value: unknown): string {
+  let text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * CSV: id, createdAt, every data field seen (first-seen order), then `_meta.*`. A first pass
+ * collects the field names, a second writes rows; both a page at a time, so memory stays flat.
+ */
+export function* exportCsv(pages: Pages, progress: Progress = () => {}): Generator<string> {
+  const fields = new Set<string>();
+  for (const page of pages()) for (const s of page) for (const key of Object.keys(parse(s))) if (key !== "_meta") fields.add(key);
+  const columns = [...fields];
+  const line = (cells: unknown[]) => `${cells.map(csvCell).join(",")}\r\n`;
+  yield line(["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`)]);
+  let rows = 0;
+  for (const page of pages()) {
+    let chunk = "";
+    for (const s of page) {
+      const data = parse(s);
+      chunk += line([s.id, s.createdAt, ...columns.map((c) => data[c]), ...META_KEYS.map((k) => data._meta?.[k])]);
+    }
+    yield chunk;
+    progress((rows += page.length));
+  }
+}

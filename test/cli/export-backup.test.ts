@@ -1,0 +1,115 @@
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+
+let server: TestServer;
+let owner: ReturnType<typeof seedOwner>;
+
+const submit = (data: Record<string, unknown>) =>
+  server.request("/api/v1/forms/submit", {
+    method: "POST",
+    key: owner.key,
+    headers: { "content-type": "application/json", "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36" },
+    body: JSON.stringify({ formId: owner.formId, data }),
+  });
+
+/** A minimal RFC 4180 reader, enough to check what we write. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") row.push(cell), (cell = "");
+    else if (c === "\r" && text[i + 1] === "\n") row.push(cell), rows.push(row), (row = []), (cell = ""), i++;
+    else cell += c;
+  }
+  return rows;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = seedOwner(server);
+  for (const data of [
+    { name: "Ada", email: "ada@example.com", message: 'says "hi", then\nleaves' },
+    { name: "=1+1", extra: { nested: [1, 2] } },
+    { name: "+cmd", email: "-x" },
+    { name: "@SUM(A1)", note: "\tTabbed" },
+  ]) {
+    expect((await submit(data)).status).toBe(200);
+  }
+});
+afterAll(() => server.close());
+
+describe("formsvc submissions export", () => {
+  test("writes JSON items shaped exactly like the API, oldest first", async () => {
+    const res = runCli(["submissions", "export", owner.formId, "--format", "json"], { db: server.dbPath });
+    expect(res.code).toBe(0);
+    const items = JSON.parse(res.stdout);
+    const api = (await server.json(`/api/v1/forms/${owner.formId}/submissions`, { key: owner.key })).body.submissions;
+    expect(items).toEqual([...api].reverse());
+  });
+
+  test("writes CSV with the union of field names and flattened _meta columns", () => {
+    const out = join(server.dir, "export.csv");
+    const res = runCli(["submissions", "export", owner.formId, "--out", out], { db: server.dbPath });
+    expect(res.code).toBe(0);
+    const rows = parseCsv(readFileSync(out, "utf8"));
+    expect(rows[0]).toEqual(["id", "createdAt", "name", "email", "message", "extra", "note", "_meta.browser", "_meta.browserVersion", "_meta.os", "_meta.osVersion", "_meta.device", "_meta.country", "_meta.language", "_meta.referrer"]);
+    expect(rows.length).toBe(5);
+    expect(rows[1]![4]).toBe('says "hi", then\nleaves');
+    expect(rows[1]![7]).toBe("Chrome");
+    expect(rows[2]![5]).toBe('{"nested":[1,2]}');
+  });
+
+  test("neutralises cells a spreadsheet would run as formulas", () => {
+    const rows = parseCsv(runCli(["submissions", "export", owner.formId], { db: server.dbPath }).stdout);
+    expect(rows[2]![2]).toBe("'=1+1");
+    expect(rows[3]![2]).toBe("'+cmd");
+    expect(rows[3]![3]).toBe("'-x");
+    expect(rows[4]![2]).toBe("'@SUM(A1)");
+    expect(rows[4]![6]).toBe("'\tTabbed");
+  });
+
+  test("refuses an unknown form and a wrong format", () => {
+    const unknown = runCli(["submissions", "export", "frm_nope"], { db: server.dbPath });
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain("does not exist");
+    expect(runCli(["submissions", "export", owner.formId, "--format", "xml"], { db: server.dbPath }).code).not.toBe(0);
+  });
+});
+
+describe("formsvc backup", () => {
+  test("copies the live database while the server is writing, and the copy passes integrity_check", async () => {
+    const before = server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c;
+    const writes = Promise.all(Array.from({ length: 40 }, (_, i) => submit({ i })));
+    const file = join(server.dir, "backup.db");
+    const res = runCli(["backup", file, "--json"], { db: server.dbPath });
+    await writes;
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ file, integrity: "ok" });
+    const copy = new Database(file, { readonly: true });
+    expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    expect(copy.query<{ c: number }, []>("SELECT count(*) AS c FROM submissions").get()!.c).toBeGreaterThanOrEqual(before);
+    copy.close();
+  });
+
+  test("refuses to overwrite an existing file unless --force", () => {
+    const file = join(server.dir, "existing.db");
+    writeFileSync(file, "keep me");
+    const refused = runCli(["backup", file], { db: server.dbPath });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("--force");
+    expect(readFileSync(file, "utf8")).toBe("keep me");
+    expect(runCli(["backup", file, "--force"], { db: server.dbPath }).code).toBe(0);
+    expect(readFileSync(file).subarray(0, 15).toString()).toBe("SQLite format 3");
+  });
+});
