@@ -10,6 +10,7 @@ const settings = {
   smtpUrl: { env: "FORMSVC_SMTP_URL", default: "", parse: optionalUrl(["smtp:", "smtps:"]), secret: true, doc: "SMTP server for owner notifications, e.g. smtp://user:pass@host:587" },
   mailFrom: { env: "FORMSVC_MAIL_FROM", default: "formsvc <formsvc@localhost>", parse: text, doc: "sender of notification emails" },
   mailRetryBaseSeconds: { env: "FORMSVC_MAIL_RETRY_BASE_SECONDS", default: "30", parse: num(0.01, 30), doc: "first retry delay of a failed email; doubles each attempt" },
+  mailRetryHours: { env: "FORMSVC_MAIL_RETRY_HOURS", default: "24", parse: num(0.0001, 720), doc: "how long a failing email is retried before it is marked failed" },
   metricsToken: { env: "FORMSVC_METRICS_TOKEN", default: "", parse: text, secret: true, doc: "when set, GET /metrics needs Authorization: Bearer <token>" },
   logLevel: { env: "FORMSVC_LOG_LEVEL", default: "info", parse: oneOf(["debug", "info", "warn", "error", "silent"] as const), doc: "lowest level written to stdout" },
 } satisfies Record<string, Setting<unknown>>;

@@ -36,6 +36,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
   });
   const server = app.server!;
   const jobs = startJobs(createJobs(services), log);
+  services.notifications.start();
   let stopped: Promise<void> | undefined;
 
   return {
@@ -49,6 +50,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
       (stopped ??= (async () => {
         await server.stop(false);
         await services.submissions.flush();
+        await services.notifications.stop();
         await jobs.stop();
         db.run("PRAGMA wal_checkpoint(TRUNCATE)");
         db.close();

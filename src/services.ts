@@ -10,6 +10,9 @@ import { createKeysRepo } from "./modules/keys/repo";
 import { createKeysService } from "./modules/keys/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
+import { createSmtpMailer } from "./modules/notifications/mailer";
+import { createOutboxRepo } from "./modules/notifications/repo";
+import { createNotificationsService } from "./modules/notifications/service";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
 import { countryLookup } from "./lib/geo";
@@ -30,6 +33,14 @@ export function createServices(deps: Deps) {
   const changes = watchExternalChanges(db);
   const keys = createKeysService(createKeysRepo(db), owners, clock, changes);
   const forms = createFormsService(createFormsRepo(db), owners, cursors, clock, changes);
+  const notifications = createNotificationsService({
+    repo: createOutboxRepo(db),
+    mailer: deps.config.smtpUrl ? createSmtpMailer(deps.config.smtpUrl, deps.config.mailFrom) : null,
+    clock,
+    log: deps.log,
+    retryBaseSeconds: deps.config.mailRetryBaseSeconds,
+    retryHours: deps.config.mailRetryHours,
+  });
   const submissions = createSubmissionsService({
     db,
     repo: createSubmissionsRepo(db),
@@ -37,9 +48,10 @@ export function createServices(deps: Deps) {
     cursors,
     clock,
     countryOf: countryLookup(),
-    hooks: [],
+    hooks: [notifications.queueNotifications],
+    afterCommit: [notifications.afterCommit],
   });
-  return { owners, keys, forms, submissions };
+  return { owners, keys, forms, submissions, notifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -5,6 +5,8 @@ import { formsCommand } from "./forms";
 import { initCommand } from "./init";
 import { keysCommand } from "./keys";
 import { serveCommand } from "./serve";
+import { outboxCommand } from "./outbox";
+import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
 import { backupCommand } from "./backup";
 
@@ -31,7 +33,7 @@ Getting started:
 Every setting can also come from the environment (FORMSVC_*).`,
     );
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand(), submissionsCommand(), backupCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand(), submissionsCommand(), backupCommand(), outboxCommand(), mailCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);

@@ -10,10 +10,11 @@ export function currentVersion(db: Database): number {
   return db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0;
 }
 
-/** Migrations this database has not applied yet. */
+/** Migrations this database has not applied yet, by version (not by "newer than the newest"). */
 export function pendingMigrations(db: Database, migrations: Migration[] = all): Migration[] {
-  const current = currentVersion(db);
-  return migrations.filter((m) => m.version > current);
+  ensureTable(db);
+  const applied = new Set(db.query<{ version: number }, []>("SELECT version FROM schema_migrations").all().map((r) => r.version));
+  return migrations.filter((m) => !applied.has(m.version));
 }
 
 /**

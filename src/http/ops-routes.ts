@@ -10,7 +10,10 @@ const sameSecret = (a: string, b: string) => a.length === b.length && timingSafe
 
 /** Operational gauges read at scrape time, so they are never stale. */
 function gauges(services: Services): Gauge[] {
+  const outbox = services.notifications.counts();
   return [
+    { name: "formsvc_outbox_pending", help: "Notification emails waiting to be sent (or being sent).", value: outbox.pending + outbox.sending },
+    { name: "formsvc_outbox_failed", help: "Notification emails that failed for good.", value: outbox.failed },
     { name: "formsvc_submissions_stored_total", help: "Submissions committed since start.", type: "counter", value: services.submissions.storedCount },
     { name: "formsvc_submission_writes_pending", help: "Submissions waiting for the next group commit.", value: services.submissions.pendingWrites },
   ];
@@ -27,7 +30,8 @@ export function opsRoutes(db: Database, services: Services, metrics: HttpMetrics
         set.status = 503;
         return { status: "unavailable", database: "unreachable" };
       }
-      return { status: "ok", database: "ok" };
+      const outbox = services.notifications.counts();
+      return { status: "ok", database: "ok", outbox: { pending: outbox.pending + outbox.sending, failed: outbox.failed } };
     })
     .get("/metrics", ({ request, set }) => {
       if (config.metricsToken) {

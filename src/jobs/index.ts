@@ -12,5 +12,11 @@ export function createJobs(services: Services): Job[] {
       // Clients may retry for a day; after that a key is forgotten.
       run: () => void services.submissions.expireIdempotencyKeys(DAY_MS),
     },
+    {
+      name: "send-notifications",
+      // A safety net: commits trigger a drain at once; this picks up retries that fall due.
+      schedule: "*/5 * * * * *",
+      run: () => services.notifications.drain(),
+    },
   ];
 }

@@ -81,6 +81,15 @@ export function runCli(args: string[], opts: { db?: string; env?: Record<string,
   return { code: res.exitCode ?? -1, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
 }
 
+/** runCli without blocking this process: needed when the command talks to a server running in this test process. */
+export async function runCliAsync(args: string[], opts: { db?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), FORMSVC_LOG_LEVEL: "silent", ...opts.env };
+  if (opts.db) env.FORMSVC_DB = opts.db;
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], { env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
 /** runCli with --json, parsed; fails loudly when the command did. */
 export function cliJson<T = any>(args: string[], opts: Parameters<typeof runCli>[1] = {}): T {
   const res = runCli([...args, "--json"], opts);

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import * as core from "./001-core";
 import * as submissions from "./002-submissions";
+import * as outbox from "./004-outbox";
 
 export interface Migration {
   version: number;
@@ -12,4 +13,5 @@ export interface Migration {
 export const migrations: Migration[] = [
   { version: 1, name: "core", up: core.up },
   { version: 2, name: "submissions", up: submissions.up },
+  { version: 4, name: "outbox", up: outbox.up },
 ];

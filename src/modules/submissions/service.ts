@@ -23,15 +23,23 @@ export interface SubmissionsDeps {
   clock: Clock;
   countryOf: (ip: string) => string | null;
   hooks: BatchHook[];
+  /** Told after a batch is committed (e.g. to mail out what it queued). */
+  afterCommit?: BatchHook[];
 }
 
 const isForeignKeyError = (e: unknown) => e instanceof Error && /FOREIGN KEY/i.test(e.message);
 
-export function createSubmissionsService({ db, repo, forms, cursors, clock, countryOf, hooks }: SubmissionsDeps) {
-  const writer = groupCommit<NewSubmission>(db, (batch) => {
-    repo.insertSubmissions(batch);
-    for (const hook of hooks) hook(batch);
-  });
+export function createSubmissionsService({ db, repo, forms, cursors, clock, countryOf, hooks, afterCommit = [] }: SubmissionsDeps) {
+  const writer = groupCommit<NewSubmission>(
+    db,
+    (batch) => {
+      repo.insertSubmissions(batch);
+      for (const hook of hooks) hook(batch);
+    },
+    (batch) => {
+      for (const hook of afterCommit) hook(batch);
+    },
+  );
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
   let storedCount = 0;

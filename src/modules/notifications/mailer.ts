@@ -1,0 +1,51 @@
+import nodemailer from "nodemailer";
+import type { MailMessage } from "./message";
+
+/** Sends mail; the one seam between the outbox and the outside world. */
+export interface Mailer {
+  send(message: MailMessage): Promise<{ response: string }>;
+  close(): void;
+}
+
+/** SMTP through nodemailer with a small connection pool (smtp://user:pass@host:587, smtps:// for TLS from the start). */
+export function createSmtpMailer(url: URL, from: string): Mailer {
+  const transport = nodemailer.createTransport({
+    pool: true,
+    maxConnections: 2,
+    host: url.hostname,
+    port: Number(url.port) || (url.protocol === "smtps:" ? 465 : 587),
+    secure: url.protocol === "smtps:",
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  return {
+    async send(m) {
+      const info = await transport.sendMail({ from, to: m.to, replyTo: m.replyTo, subject: m.subject, text: m.text, html: m.html });
+      return { response: String(info.response ?? "") };
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** A sentence for an SMTP failure: wrong host, refused connection, authentication, TLS. */
+export function describeMailError(e: unknown): string {
+  const err = e as { code?: string; responseCode?: number; response?: string; message?: string };
+  const base = err.response ?? err.message ?? String(e);
+  switch (err.code) {
+    case "EDNS":
+      return `SMTP host not found: ${base}`;
+    case "ESOCKET":
+    case "ECONNECTION":
+      return `could not connect to the SMTP server: ${base}`;
+    case "ETIMEDOUT":
+      return `the SMTP server did not answer in time: ${base}`;
+    case "EAUTH":
+      return `the SMTP server refused the login: ${base}`;
+    case "ETLS":
+      return `TLS with the SMTP server failed: ${base}`;
+    default:
+      return err.responseCode ? `the SMTP server answered ${err.responseCode}: ${base}` : base;
+  }
+}

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { freePort, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+import { runCli, runCliAsync, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function sink(port?: number): Promise<SmtpSink> {
+  const s = await startSmtpSink(port);
+  cleanups.push(() => s.close());
+  return s;
+}
+
+async function server(config: Record<string, string | number>, dir?: string): Promise<TestServer> {
+  const s = await startTestServer({ config, dir });
+  cleanups.push(() => s.close());
+  return s;
+}
+
+function notifyingForm(s: TestServer, emailEnabled = true, developerNotifications = true) {
+  return seedOwner(s, "owner@example.com", { name: "Contact <us>", formType: "contact", emailEnabled, developerNotifications });
+}
+
+const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) =>
+  s.request("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data }) });
+
+/** Polls the outbox table until `predicate` holds (bounded). */
+async function outboxUntil(s: TestServer, predicate: (rows: any[]) => boolean, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = s.query("SELECT * FROM outbox ORDER BY id");
+    if (predicate(rows)) return rows;
+    if (Date.now() > until) throw new Error(`outbox never reached the expected state: ${JSON.stringify(rows)}`);
+    await Bun.sleep(20);
+  }
+}
+
+describe("owner notifications", () => {
+  test("mail the owner one message per submission with both parts, escaped HTML and Reply-To", async () => {
+    const smtp = await sink();
+    const s = await server({ smtpUrl: smtp.url, mailFrom: "formsvc <noreply@example.com>" });
+    const o = notifyingForm(s);
+    const res = await submit(s, o, { email: " Ada@Example.com ", message: "<script>alert(1)</script>", details: { plan: "pro" } });
+    expect(res.status).toBe(200);
+    const [mail] = await smtp.waitFor(1);
+    expect(mail!.subject).toBe("New submission: Contact <us>");
+    expect(mail!.to && "text" in mail!.to ? mail!.to.text : "").toBe("owner@example.com");
+    expect(mail!.replyTo?.value[0]?.address).toBe("ada@example.com");
+    expect(mail!.text).toContain("message: <script>alert(1)</script>");
+    expect(mail!.text).toContain('details: {"plan":"pro"}');
+    expect(mail!.html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(mail!.html).not.toContain("<script>");
+    await outboxUntil(s, (rows) => rows[0]?.status === "sent");
+  });
+
+  test("send nothing for forms with developer notifications or the email master switch off", async () => {
+    const smtp = await sink();
+    const s = await server({ smtpUrl: smtp.url });
+    const off = seedOwner(s, "owner@example.com", { name: "Quiet", emailEnabled: true, developerNotifications: false });
+    const masterOff = seedOwner(s, "owner@example.com", { name: "Muted", emailEnabled: false, developerNotifications: true });
+    const on = notifyingForm(s);
+    expect((await submit(s, off, { a: 1 })).status).toBe(200);
+    expect((await submit(s, masterOff, { a: 2 })).status).toBe(200);
+    expect((await submit(s, on, { a: 3 })).status).toBe(200);
+    await smtp.waitFor(1);
+    await Bun.sleep(200);
+    expect(smtp.messages.length).toBe(1);
+    expect(s.query("SELECT form_id FROM outbox")).toEqual([{ form_id: on.formId }]);
+  });
+
+  test("deliver once after the SMTP server was down when the submission arrived", async () => {
+    const port = await freePort();
+    const s = await server({ smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 0.05 });
+    const o = notifyingForm(s);
+    expect((await submit(s, o, { message: "while down" })).status).toBe(200);
+    const failed = await outboxUntil(s, (rows) => rows[0]?.attempts >= 1 && rows[0]?.status === "pending");
+    expect(failed[0].last_error).toContain("connect");
+    const smtp = await sink(port);
+    await smtp.waitFor(1);
+    await outboxUntil(s, (rows) => rows[0]?.status === "sent");
+    await Bun.sleep(300);
+    expect(smtp.messages.length).toBe(1);
+  });
+
+  test("send notifications left pending by a stopped server after the next start, once", async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const port = await freePort();
+    const first = await startTestServer({ dir, config: { smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 30 } });
+    const o = notifyingForm(first);
+    expect((await submit(first, o, { message: "queued" })).status).toBe(200);
+    await outboxUntil(first, (rows) => rows[0]?.attempts >= 1);
+    await first.close();
+
+    const smtp = await sink();
+    // Its next retry is 30 s away; a start-up tries the queue at once.
+    expect(runCli(["outbox", "list", "--status", "pending", "--json"], { db: `${dir}/formsvc.db` }).stdout).toContain('"status": "pending"');
+    const second = await server({ smtpUrl: smtp.url }, dir);
+    await smtp.waitFor(1);
+    await Bun.sleep(200);
+    expect(smtp.messages.length).toBe(1);
+    expect(second.query("SELECT status FROM outbox")).toEqual([{ status: "sent" }]);
+  });
+
+  test("mark a notification failed after its retry horizon, and send it after outbox retry", async () => {
+    const smtp = await sink();
+    smtp.refuse = true;
+    const s = await server({ smtpUrl: smtp.url, mailRetryBaseSeconds: 0.05, mailRetryHours: 0.0001 });
+    const o = notifyingForm(s);
+    expect((await submit(s, o, { message: "bounce" })).status).toBe(200);
+    const rows = await outboxUntil(s, (r) => r[0]?.status === "failed");
+    expect(rows[0].last_error).toContain("550");
+    expect(smtp.messages.length).toBe(0);
+
+    smtp.refuse = false;
+    const retry = runCli(["outbox", "retry", "--all-failed", "--json"], { db: s.dbPath });
+    expect(retry.code).toBe(0);
+    expect(JSON.parse(retry.stdout)).toEqual({ requeued: 1 });
+    await smtp.waitFor(1);
+    expect((await outboxUntil(s, (r) => r[0]?.status === "sent"))[0].attempts).toBeGreaterThanOrEqual(1);
+  });
+
+  test("report the queue on /healthz and /metrics", async () => {
+    const port = await freePort();
+    const s = await server({ smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 30 });
+    const o = notifyingForm(s);
+    expect((await submit(s, o, { message: "waiting" })).status).toBe(200);
+    await outboxUntil(s, (rows) => rows[0]?.attempts >= 1);
+    expect((await s.json("/healthz")).body.outbox).toEqual({ pending: 1, failed: 0 });
+    expect(await (await s.request("/metrics")).text()).toContain("formsvc_outbox_pending 1");
+  });
+});
+
+describe("formsvc mail test", () => {
+  test("sends one message and prints the server's answer", async () => {
+    const smtp = await sink();
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const res = await runCliAsync(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: smtp.url } });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("answered");
+    expect((await smtp.waitFor(1))[0]!.subject).toBe("formsvc test message");
+  });
+
+  test("fails with a clear error when nothing listens", async () => {
+    const port = await freePort();
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const res = runCli(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain("could not connect to the SMTP server");
+  });
+
+  test("says so when SMTP is not configured", () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const res = runCli(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: "" } });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain("FORMSVC_SMTP_URL is not set");
+  });
+});
