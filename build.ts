@@ -1,4 +1,4 @@
-// `npm run build`: the single binary dist/formsvc (and, later, the client library under dist/client/).
+// `npm run build`: the single binary dist/formsvc and the client library under dist/client/.
 import { $ } from "bun";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -38,13 +38,26 @@ async function buildBinary(version: string): Promise<string> {
   return outfile;
 }
 
-// Later: buildClient() — the ESM bundle of src/client/index.ts into dist/client/ (package export
-// "formsvc/client"), target "browser", no server imports. Add it beside buildBinary and to `steps` below.
+/** dist/client: the client library as plain ESM (browsers, Node 18+, Deno, Bun) with standalone .d.ts files. */
+async function buildClient(): Promise<string> {
+  const result = await Bun.build({
+    entrypoints: [join(ROOT, "src/client/index.ts")],
+    outdir: join(DIST, "client"),
+    target: "browser",
+    format: "esm",
+  });
+  if (!result.success) throw new AggregateError(result.logs, "building dist/client failed");
+  await $`${join(ROOT, "node_modules/.bin/tsc")} -p ${join(ROOT, "tsconfig.client.json")}`.cwd(ROOT);
+  return join(DIST, "client/index.js");
+}
 
 async function main() {
   rmSync(DIST, { recursive: true, force: true });
   const version = await buildVersion();
-  const steps: [string, () => Promise<string>][] = [["binary", () => buildBinary(version)]];
+  const steps: [string, () => Promise<string>][] = [
+    ["binary", () => buildBinary(version)],
+    ["client", buildClient],
+  ];
   for (const [name, step] of steps) {
     const started = performance.now();
     const out = await step();

@@ -1,0 +1,251 @@
+/**
+ * The formsvc client: every endpoint, pagination as async iterators, 429s waited out,
+ * safe retries. No dependencies; runs wherever `fetch` does (Bun, Node 18+, Deno, browsers).
+ */
+import type { Analytics, AnalyticsQuery, Form, FormList, FormListItem, PageQuery, RateLimit, Submission, SubmissionList, SubmitRequest, SubmitResult } from "./types";
+
+export type * from "./types";
+
+/** The part of `fetch` the client uses; pass your own for tests, proxies or instrumentation. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface FormsvcClientOptions {
+  /** e.g. "https://forms.example.com/api/v1" */
+  baseUrl: string;
+  apiKey: string;
+  fetch?: FetchLike;
+  /** Retries after a 429, a network error or a 5xx (default 2). */
+  maxRetries?: number;
+  /** Per-attempt timeout in milliseconds (default 30 s). */
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface SubmitOptions extends CallOptions {
+  /** Makes retries safe: the server stores a keyed submission once. `true` generates a key. */
+  idempotencyKey?: string | true;
+}
+
+/** Every failure: an HTTP error (status, the server's message, code, requestId) or a network one (status 0). */
+export class FormsvcError extends Error {
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly requestId: string | undefined;
+  /** Seconds to wait before trying again, on 429s. */
+  readonly retryAfter: number | undefined;
+
+  constructor(init: { status: number; message: string; code?: string; requestId?: string; retryAfter?: number }) {
+    super(init.message);
+    this.name = "FormsvcError";
+    this.status = init.status;
+    this.code = init.code;
+    this.requestId = init.requestId;
+    this.retryAfter = init.retryAfter;
+  }
+}
+
+interface Call {
+  method: "GET" | "POST";
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Whether a network error or a 5xx may be retried (GETs, and keyed submits). */
+  idempotent: boolean;
+}
+
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 8_000;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+
+const jittered = (attempt: number) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt) * (0.5 + Math.random());
+
+const numberHeader = (headers: Headers, name: string) => {
+  const v = headers.get(name);
+  return v === null || v === "" || !Number.isFinite(Number(v)) ? undefined : Number(v);
+};
+
+const newIdempotencyKey = () =>
+  globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+
+export class FormsvcClient {
+  /** The rate-limit headers of the last response, or null before the first. */
+  rateLimit: RateLimit | null = null;
+
+  private readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly fetchImpl: FetchLike;
+  private readonly maxRetries: number;
+  private readonly timeoutMs: number;
+
+  constructor(options: FormsvcClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.apiKey = options.apiKey;
+    this.fetchImpl = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    this.maxRetries = options.maxRetries ?? 2;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** One page of the key owner's forms, newest first. */
+  listForms(query: PageQuery = {}, options?: CallOptions): Promise<FormList> {
+    return this.request({ method: "GET", path: "/forms/list", query: { ...query }, idempotent: true }, options);
+  }
+
+  /** Every form, following nextCursor with the same limit. */
+  allForms(query: Omit<PageQuery, "cursor"> = {}, options?: CallOptions): AsyncGenerator<FormListItem> {
+    return this.walk((cursor) => this.listForms({ ...query, cursor }, options).then((p) => ({ items: p.forms, nextCursor: p.nextCursor })));
+  }
+
+  getForm(formId: string, options?: CallOptions): Promise<Form> {
+    return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}`, idempotent: true }, options);
+  }
+
+  /** Distinct waitlist joiners (0 while the form's counter is off). */
+  async getUsersJoined(formId: string, options?: CallOptions): Promise<number> {
+    const body = await this.request<{ usersJoined: number }>({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/users-joined`, idempotent: true }, options);
+    return body.usersJoined;
+  }
+
+  /** Stores a submission; retried after network errors and 5xx only when it carries an idempotency key. */
+  submit(submission: SubmitRequest, options: SubmitOptions = {}): Promise<SubmitResult> {
+    const key = options.idempotencyKey === true ? newIdempotencyKey() : options.idempotencyKey;
+    return this.request(
+      { method: "POST", path: "/forms/submit", body: submission, headers: key ? { "idempotency-key": key } : {}, idempotent: key !== undefined },
+      options,
+    );
+  }
+
+  /** One page of a form's submissions, newest first. */
+  listSubmissions(formId: string, query: PageQuery = {}, options?: CallOptions): Promise<SubmissionList> {
+    return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/submissions`, query: { ...query }, idempotent: true }, options);
+  }
+
+  /** Every submission of a form, newest first, following nextCursor with the same limit. */
+  allSubmissions(formId: string, query: Omit<PageQuery, "cursor"> = {}, options?: CallOptions): AsyncGenerator<Submission> {
+    return this.walk((cursor) => this.listSubmissions(formId, { ...query, cursor }, options).then((p) => ({ items: p.submissions, nextCursor: p.nextCursor })));
+  }
+
+  getAnalytics(formId: string, query: AnalyticsQuery = {}, options?: CallOptions): Promise<Analytics> {
+    return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/analytics`, query: { ...query }, idempotent: true }, options);
+  }
+
+  private async *walk<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>): AsyncGenerator<T> {
+    let cursor: string | undefined;
+    do {
+      const p = await page(cursor);
+      yield* p.items;
+      cursor = p.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  private url(call: Call): string {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) params.set(k, String(v));
+    const qs = params.toString();
+    return `${this.baseUrl}${call.path}${qs ? `?${qs}` : ""}`;
+  }
+
+  private async request<T>(call: Call, options: CallOptions = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json", "x-api-key": this.apiKey, ...call.headers };
+    if (call.body !== undefined) headers["content-type"] = "application/json";
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+
+    for (let attempt = 0; ; attempt++) {
+      const retriesLeft = attempt < this.maxRetries;
+      let res: Response;
+      try {
+        res = await this.attempt(this.url(call), { method: call.method, headers, body }, options);
+      } catch (e) {
+        if (options.signal?.aborted) throw e;
+        const timedOut = e instanceof FormsvcError;
+        if (call.idempotent && retriesLeft) {
+          await sleep(jittered(attempt), options.signal);
+          continue;
+        }
+        if (timedOut) throw e;
+        throw new FormsvcError({ status: 0, code: "NETWORK_ERROR", message: `could not reach formsvc: ${e instanceof Error ? e.message : String(e)}` });
+      }
+
+      this.rememberRateLimit(res.headers);
+      if (res.ok) return (await res.json()) as T;
+
+      const error = await this.toError(res);
+      // A 429 was refused before anything happened, so any request may wait it out and try again.
+      if (res.status === 429 && retriesLeft) {
+        await sleep(this.waitForReset(error), options.signal);
+        continue;
+      }
+      if (res.status >= 500 && call.idempotent && retriesLeft) {
+        await sleep(jittered(attempt), options.signal);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** One fetch, aborted by the caller's signal or this attempt's timeout. */
+  private async attempt(url: string, init: RequestInit, options: CallOptions): Promise<Response> {
+    const controller = new AbortController();
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const onAbort = () => controller.abort(options.signal!.reason);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await this.fetchImpl(url, { ...init, signal: controller.signal });
+    } catch (e) {
+      if (timedOut) throw new FormsvcError({ status: 0, code: "TIMEOUT", message: `formsvc did not answer within ${timeoutMs} ms` });
+      throw e;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private rememberRateLimit(headers: Headers): void {
+    const limit = numberHeader(headers, "x-ratelimit-limit");
+    const remaining = numberHeader(headers, "x-ratelimit-remaining");
+    const reset = numberHeader(headers, "x-ratelimit-reset");
+    if (limit !== undefined && remaining !== undefined && reset !== undefined) this.rateLimit = { limit, remaining, reset };
+  }
+
+  /** Until X-RateLimit-Reset (or Retry-After), at least a moment. */
+  private waitForReset(error: FormsvcError): number {
+    const untilReset = this.rateLimit ? this.rateLimit.reset * 1000 - Date.now() : 0;
+    return Math.max(100, untilReset, (error.retryAfter ?? 0) * 1000);
+  }
+
+  private async toError(res: Response): Promise<FormsvcError> {
+    let body: { error?: unknown; code?: unknown; requestId?: unknown } = {};
+    try {
+      body = (await res.json()) as typeof body;
+    } catch {}
+    return new FormsvcError({
+      status: res.status,
+      message: typeof body.error === "string" ? body.error : `HTTP ${res.status}`,
+      code: typeof body.code === "string" ? body.code : undefined,
+      requestId: typeof body.requestId === "string" ? body.requestId : (res.headers.get("x-request-id") ?? undefined),
+      retryAfter: numberHeader(res.headers, "retry-after"),
+    });
+  }
+}

@@ -1,0 +1,95 @@
+// The client's view of the API, as plain types so the published .d.ts stands alone.
+// test/client/types-match.ts makes tsc fail if any of these drifts from the server's schemas.
+
+export type FormType = "feedback" | "contact" | "waitlist" | "custom" | "survey" | "application" | "order" | "analytics_opt_in" | "rsvp";
+
+export interface Form {
+  id: string;
+  name: string;
+  description: string;
+  formType: FormType;
+  submissionCount: number;
+  createdAt: string;
+  updatedAt: string;
+  emailSettings: { enabled: boolean; developerNotificationsEnabled: boolean };
+  usersJoinedSettings: { enabled: boolean; count: number } | null;
+}
+
+export interface FormListItem {
+  id: string;
+  name: string;
+  description: string;
+  submissionCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FormList {
+  forms: FormListItem[];
+  nextCursor: string | null;
+}
+
+export interface SubmissionMeta {
+  browser: string | null;
+  browserVersion: string | null;
+  os: string | null;
+  osVersion: string | null;
+  device: "desktop" | "mobile" | "tablet" | "smarttv" | "wearable" | "console" | "bot" | "unknown";
+  country: string;
+  language: string | null;
+  referrer: string | null;
+}
+
+export interface Submission {
+  id: string;
+  formId: string;
+  data: Record<string, unknown> & { _meta: SubmissionMeta };
+  createdAt: string;
+}
+
+export interface SubmissionList {
+  submissions: Submission[];
+  nextCursor: string | null;
+}
+
+export interface SubmitRequest {
+  formId: string;
+  data: Record<string, unknown>;
+  redirectUrl?: string;
+}
+
+export interface SubmitResult {
+  success: true;
+  submissionId: string;
+  redirect?: string;
+}
+
+export type AnalyticsPeriod = "day" | "week" | "month" | "year";
+
+export interface AnalyticsQuery {
+  period?: AnalyticsPeriod;
+  startDate?: string;
+  endDate?: string;
+}
+
+export interface Analytics {
+  period: AnalyticsPeriod | "custom";
+  totalSubmissions: number;
+  submissionsOverTime: { date: string; count: number }[];
+  topCountries: { country: string; count: number }[];
+  topBrowsers: { browser: string; count: number }[];
+  topDevices: { device: string; count: number }[];
+}
+
+export interface PageQuery {
+  /** 1 to 100; the server's default is 50. */
+  limit?: number;
+  cursor?: string;
+}
+
+export interface RateLimit {
+  limit: number;
+  remaining: number;
+  /** Unix seconds at which the bucket is full again. */
+  reset: number;
+}

@@ -1,0 +1,22 @@
+// Compile-time proof that the client's published types and the server's schemas agree:
+// `npm run typecheck` (run by CI) fails as soon as either side changes alone.
+import type * as Client from "../../src/client/types";
+import type { FormJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
+import type { SubmissionJson, SubmissionListJson, SubmitBody, SubmitResult } from "../../src/modules/submissions/model";
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Assert<T extends true> = T;
+
+export type Checks = [
+  Assert<Equal<Client.Form, FormJson>>,
+  Assert<Equal<Client.FormList, FormListJson>>,
+  Assert<Equal<Client.Submission, SubmissionJson>>,
+  Assert<Equal<Client.SubmissionList, SubmissionListJson>>,
+  Assert<Equal<Client.SubmitResult, SubmitResult>>,
+  Assert<Equal<Client.SubmitRequest, SubmitBody>>,
+  Assert<Equal<{ usersJoined: number }, UsersJoinedJson>>,
+];
+
+// A response that breaks the contract does not type-check.
+// @ts-expect-error usersJoinedSettings must be an object or null, never a number
+export const brokenForm: Client.Form = { id: "f", name: "n", description: "", formType: "contact", submissionCount: 0, createdAt: "", updatedAt: "", emailSettings: { enabled: false, developerNotificationsEnabled: false }, usersJoinedSettings: 3 };
