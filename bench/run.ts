@@ -1,0 +1,262 @@
+// `npm run bench` (or `npm run bench -- --quick`): formsvc against baselines measured in the same run.
+// Server on core 0, wrk on core 1, 127.0.0.1 only, every run bounded in time; kills what it started.
+import { spawnSync, type Subprocess } from "bun";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../src/config";
+import { openStore } from "../src/db/store";
+import { createCursorCodec } from "../src/lib/cursor";
+import { silentLogger } from "../src/lib/log";
+import { systemClock } from "../src/lib/clock";
+import { createServices } from "../src/services";
+import { seedSubmissions } from "./seed";
+
+const QUICK = process.argv.includes("--quick");
+const DURATION_S = QUICK ? 3 : 8;
+const REPS = QUICK ? 1 : 3;
+const CONNECTIONS = 64;
+const PAGED_ROWS = QUICK ? 100_000 : 1_000_000;
+const ROOT = join(import.meta.dir, "..");
+const WORK = join(import.meta.dir, ".work");
+const BUN = process.execPath;
+const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
+const started: Subprocess[] = [];
+const killAll = () => started.forEach((p) => p.kill("SIGKILL"));
+process.on("exit", killAll);
+process.on("SIGINT", () => process.exit(130));
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pinned = (core: number, cmd: string[]) => (Bun.which("taskset") ? ["taskset", "-c", String(core), ...cmd] : cmd);
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+function ensureWrk(): void {
+  if (Bun.which("wrk")) return;
+  log("wrk is missing: installing the Debian package (apt-get install -y wrk)");
+  spawnSync(["apt-get", "update", "-qq"], { stdout: "ignore", stderr: "inherit" });
+  const res = spawnSync(["apt-get", "install", "-y", "-qq", "wrk"], { stdout: "ignore", stderr: "inherit" });
+  if (res.exitCode !== 0 || !Bun.which("wrk")) throw new Error("could not install wrk");
+}
+
+/** Builds the bench-only fastify + better-sqlite3 baseline in bench/.work (never part of npm install). */
+function ensureFastify(): boolean {
+  const dir = join(WORK, "node");
+  if (existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"))) return true;
+  log("installing fastify + better-sqlite3 for baseline (c) into bench/.work/node");
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, "package.json"))) writeFileSync(join(dir, "package.json"), '{"private":true,"type":"module"}\n');
+  const install = spawnSync(["npm", "install", "--no-audit", "--no-fund", "fastify@5", "better-sqlite3@12"], { cwd: dir, stdout: "ignore", stderr: "inherit" });
+  const rebuild = spawnSync(["npm", "rebuild", "better-sqlite3"], { cwd: dir, stdout: "ignore", stderr: "inherit" });
+  const ok = install.exitCode === 0 && rebuild.exitCode === 0 && existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"));
+  if (!ok) log("baseline (c) could not be built; it is left out of this run");
+  return ok;
+}
+
+async function waitForPort(port: number, proc: Subprocess, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return;
+    } catch {}
+    if (proc.exitCode !== null) throw new Error(`a server exited early (${proc.exitCode})`);
+    if (Date.now() > until) throw new Error(`nothing listened on ${port}`);
+    await Bun.sleep(20);
+  }
+}
+
+async function startServer(cmd: string[], port: number, env: Record<string, string> = {}): Promise<Subprocess> {
+  const proc = Bun.spawn(pinned(0, cmd), { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+  started.push(proc);
+  await waitForPort(port, proc);
+  return proc;
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  maxRss?: number;
+}
+
+const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
+
+/** One bounded wrk run against 127.0.0.1, sampling the server's RSS meanwhile. */
+async function wrk(url: string, opts: { script?: string; headers?: string[]; pid?: number } = {}): Promise<WrkResult> {
+  if (!url.startsWith("http://127.0.0.1:")) throw new Error("benchmarks target 127.0.0.1 only");
+  const args = ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${DURATION_S}s`, "--timeout", "5s", "--latency"];
+  for (const h of opts.headers ?? []) args.push("-H", h);
+  if (opts.script) args.push("-s", opts.script);
+  const proc = Bun.spawn(pinned(1, [...args, url]), { stdout: "pipe", stderr: "inherit" });
+  let maxRss = 0;
+  const sampler = opts.pid ? setInterval(() => (maxRss = Math.max(maxRss, rssMb(opts.pid!))), 200) : undefined;
+  const out = await new Response(proc.stdout).text();
+  clearInterval(sampler);
+  await proc.exited;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const pct = (p: string) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    return m ? toMs(m[1]!, m[2]!) : NaN;
+  };
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  if (non2xx) log(`  warning: ${non2xx[1]} non-2xx answers from ${url}`);
+  return { rps, p50: pct("50"), p99: pct("99"), ...(opts.pid ? { maxRss } : {}) };
+}
+
+function postScript(name: string, path: string, body: unknown, headers: Record<string, string>): string {
+  const file = join(WORK, `${name}.lua`);
+  const lines = [`wrk.method = "POST"`, `wrk.path = ${JSON.stringify(path)}`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`, `wrk.headers["Content-Type"] = "application/json"`];
+  for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
+}
+
+/** A database with a key, a form to submit to, and a form holding PAGED_ROWS submissions (cached between runs). */
+function prepareDatabase(): { db: string; key: string; formId: string; pagedFormId: string; page1: string; page9000: string } {
+  const db = join(WORK, `formsvc-${PAGED_ROWS}.db`);
+  const meta = `${db}.json`;
+  if (!existsSync(meta)) {
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
+    const config = loadConfig({}, { db, logLevel: "silent" });
+    const store = openStore(db);
+    const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
+    const key = services.keys.createKey({ owner: "bench@example.com", name: "bench" }).key;
+    const formId = services.forms.createForm({ owner: "bench@example.com", name: "Submit target", formType: "contact" }).id;
+    const paged = services.forms.createForm({ owner: "bench@example.com", name: "Paged", formType: "feedback" });
+    seedSubmissions(store, paged, PAGED_ROWS, { label: `seeding ${PAGED_ROWS} submissions` });
+    store.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    store.close();
+    writeFileSync(meta, JSON.stringify({ key, formId, pagedFormId: paged.id }));
+  }
+  const { key, formId, pagedFormId } = JSON.parse(readFileSync(meta, "utf8"));
+  // Page 9,000 at limit 100 (or the last page of a smaller quick form): its cursor, made as the server makes it.
+  const store = openStore(db);
+  const secret = store.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'cursor_secret'").get()!.value;
+  const pageNo = Math.min(9000, PAGED_ROWS / 100 - 1);
+  const at = store
+    .query<{ created_at: string; id: string }, [string, number]>("SELECT created_at, id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?")
+    .get(pagedFormId, (pageNo - 1) * 100 - 1)!;
+  store.close();
+  const cursor = createCursorCodec(secret).encode(`submissions:${pagedFormId}`, { createdAt: at.created_at, id: at.id });
+  const base = `/api/v1/forms/${pagedFormId}/submissions?limit=100`;
+  return { db, key, formId, pagedFormId, page1: base, page9000: `${base}&cursor=${encodeURIComponent(cursor)}` };
+}
+
+async function startupMs(db: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < (QUICK ? 3 : 5); i++) {
+    const port = await freePort();
+    const t0 = performance.now();
+    const proc = Bun.spawn([BUN, "src/main.ts", "serve", "--port", String(port)], { cwd: ROOT, env: { ...process.env, FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" }, stdout: "ignore", stderr: "ignore" });
+    started.push(proc);
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (performance.now() - t0 > 10_000) throw new Error("serve did not answer within 10 s");
+      await Bun.sleep(2);
+    }
+    times.push(performance.now() - t0);
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+  return median(times);
+}
+
+async function main() {
+  mkdirSync(WORK, { recursive: true });
+  ensureWrk();
+  const withFastify = ensureFastify();
+  const setup = prepareDatabase();
+  const env = { FORMSVC_DB: setup.db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "info" };
+  const ports = { formsvc: await freePort(), post: await freePort(), get: await freePort(), fastify: await freePort() };
+
+  const formsvc = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.formsvc)], ports.formsvc, env);
+  await Bun.sleep(500);
+  const idleRss = rssMb(formsvc.pid);
+  await startServer([BUN, "bench/baselines/bun-post.ts", String(ports.post)], ports.post);
+  await startServer([BUN, "bench/baselines/bun-get.ts", String(ports.get)], ports.get);
+  if (withFastify) {
+    rmSync(join(WORK, "fastify.db"), { force: true });
+    // ESM resolves packages from the script's folder: run a copy beside its node_modules.
+    const script = join(WORK, "node/fastify-sqlite.mjs");
+    writeFileSync(script, readFileSync(join(import.meta.dir, "baselines/fastify-sqlite.mjs")));
+    await startServer(["node", script, String(ports.fastify), join(WORK, "fastify.db")], ports.fastify);
+  }
+
+  const body = { formId: setup.formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 } };
+  const submitScript = postScript("submit", "/api/v1/forms/submit", body, { "X-API-Key": setup.key, "User-Agent": UA });
+  const plainScript = postScript("plain", "/submit", body, {});
+  const key = [`X-API-Key: ${setup.key}`];
+  const url = (port: number, path = "/") => `http://127.0.0.1:${port}${path}`;
+
+  const runs: Record<string, WrkResult[]> = {};
+  const record = (name: string, r: WrkResult) => (runs[name] ??= []).push(r);
+  for (let rep = 1; rep <= REPS; rep++) {
+    log(`repetition ${rep}/${REPS}`);
+    record("submit", await wrk(url(ports.formsvc), { script: submitScript, pid: formsvc.pid }));
+    record("(a) bare POST", await wrk(url(ports.post), { script: plainScript }));
+    if (withFastify) record("(c) fastify+sqlite", await wrk(url(ports.fastify), { script: plainScript }));
+    record("GET form", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key }));
+    record("(b) bare GET", await wrk(url(ports.get)));
+    record("submissions page 1", await wrk(url(ports.formsvc, setup.page1), { headers: key }));
+    record("submissions page 9000", await wrk(url(ports.formsvc, setup.page9000), { headers: key }));
+  }
+  formsvc.kill("SIGTERM");
+  await formsvc.exited;
+  const startMs = await startupMs(setup.db);
+
+  const m = (name: string, f: keyof WrkResult) => (runs[name] ? median(runs[name]!.map((r) => r[f] ?? NaN)) : NaN);
+  const rps = (n: string) => m(n, "rps");
+  const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) ? a / b : NaN);
+  const check = (ok: boolean | null) => (ok === null ? "n/a" : ok ? "pass" : "MISS");
+  const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+
+  const submitRatioA = ratio(rps("submit"), rps("(a) bare POST"));
+  const submitRatioC = ratio(rps("submit"), rps("(c) fastify+sqlite"));
+  const getRatio = ratio(rps("GET form"), rps("(b) bare GET"));
+  const pageRatio = ratio(rps("submissions page 1"), rps("(b) bare GET"));
+  const deepRatio = ratio(m("submissions page 9000", "p50"), m("submissions page 1", "p50"));
+  const loadRss = m("submit", "maxRss");
+
+  const lines = [
+    `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ${new Date().toISOString().slice(0, 10)}; ${QUICK ? "quick" : "full"} run, ${REPS} repetition(s) of ${DURATION_S} s, ${CONNECTIONS} connections, server on core 0, wrk on core 1; paged form ${PAGED_ROWS} rows.`,
+    "",
+    "| scenario | req/s | p50 ms | p99 ms |",
+    "|---|---|---|---|",
+    ...Object.keys(runs).map((n) => `| ${n} | ${f(rps(n), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} |`),
+    "",
+    "| target | measured | goal | |",
+    "|---|---|---|---|",
+    `| submit vs (a) bare POST | ${f(submitRatioA)} | ≥ 0.40 | ${check(submitRatioA >= 0.4)} |`,
+    `| submit vs (c) fastify+sqlite | ${f(submitRatioC)} | ≥ 2.5 | ${check(Number.isFinite(submitRatioC) ? submitRatioC >= 2.5 : null)} |`,
+    `| submit p99 | ${f(m("submit", "p99"))} ms | ≤ 10 ms | ${check(m("submit", "p99") <= 10)} |`,
+    `| GET form vs (b) bare GET | ${f(getRatio)} | ≥ 0.5 | ${check(getRatio >= 0.5)} |`,
+    `| submissions page 1 vs (b) | ${f(pageRatio)} | ≥ 0.5 | ${check(pageRatio >= 0.5)} |`,
+    `| page 9000 / page 1 (p50 latency) | ${f(deepRatio)} | ≤ 1.2 | ${check(deepRatio <= 1.2)} |`,
+    `| idle RSS | ${f(idleRss, 1)} MB | ≤ 64 MB | ${check(idleRss <= 64)} |`,
+    `| RSS under submit load | ${f(loadRss, 1)} MB | ≤ 128 MB | ${check(loadRss <= 128)} |`,
+    `| start to first answer | ${f(startMs, 0)} ms | ≤ 200 ms | ${check(startMs <= 200)} |`,
+  ];
+  console.log(lines.join("\n"));
+}
+
+try {
+  await main();
+} finally {
+  killAll();
+}
