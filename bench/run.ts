@@ -157,12 +157,12 @@ function prepareDatabase(): { db: string; key: string; formId: string; pagedForm
   return { db, key, formId, pagedFormId, page1: base, page9000: `${base}&cursor=${encodeURIComponent(cursor)}` };
 }
 
-async function startupMs(db: string): Promise<number> {
+async function startupMs(db: string, command: string[]): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < (QUICK ? 3 : 5); i++) {
     const port = await freePort();
     const t0 = performance.now();
-    const proc = Bun.spawn([BUN, "src/main.ts", "serve", "--port", String(port)], { cwd: ROOT, env: { ...process.env, FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" }, stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([...command, "serve", "--port", String(port)], { cwd: ROOT, env: { ...process.env, FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" }, stdout: "ignore", stderr: "ignore" });
     started.push(proc);
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
@@ -218,7 +218,9 @@ async function main() {
   }
   formsvc.kill("SIGTERM");
   await formsvc.exited;
-  const startMs = await startupMs(setup.db);
+  const startMs = await startupMs(setup.db, [BUN, "src/main.ts"]);
+  const binary = join(ROOT, "dist/formsvc");
+  const binaryStartMs = existsSync(binary) ? await startupMs(setup.db, [binary]) : NaN;
 
   const m = (name: string, f: keyof WrkResult) => (runs[name] ? median(runs[name]!.map((r) => r[f] ?? NaN)) : NaN);
   const rps = (n: string) => m(n, "rps");
@@ -250,7 +252,8 @@ async function main() {
     `| page 9000 / page 1 (p50 latency) | ${f(deepRatio)} | ≤ 1.2 | ${check(deepRatio <= 1.2)} |`,
     `| idle RSS | ${f(idleRss, 1)} MB | ≤ 64 MB | ${check(idleRss <= 64)} |`,
     `| RSS under submit load | ${f(loadRss, 1)} MB | ≤ 128 MB | ${check(loadRss <= 128)} |`,
-    `| start to first answer | ${f(startMs, 0)} ms | ≤ 200 ms | ${check(startMs <= 200)} |`,
+    `| start to first answer (from source) | ${f(startMs, 0)} ms | ≤ 200 ms | ${check(startMs <= 200)} |`,
+    `| start to first answer (dist/formsvc) | ${f(binaryStartMs, 0)} ms | ≤ 200 ms | ${check(Number.isFinite(binaryStartMs) ? binaryStartMs <= 200 : null)} |`,
   ];
   console.log(lines.join("\n"));
 }

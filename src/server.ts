@@ -3,7 +3,6 @@ import type { Config } from "./config";
 import { openStore } from "./db/store";
 import { createApp, type App } from "./http/app";
 import { systemClock, type Clock } from "./lib/clock";
-import { countryLookup } from "./lib/geo";
 import { createLogger, type Logger } from "./lib/log";
 import { createJobs } from "./jobs";
 import { startJobs, type Scheduler } from "./jobs/scheduler";
@@ -24,8 +23,6 @@ export interface RunningServer {
 export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger } = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const db = openStore(config.db);
-  // Load the geo data now rather than on the first submission (a one-off ~15 ms).
-  countryLookup()("127.0.0.1");
   const services = createServices({ db, clock: opts.clock ?? systemClock, config, log });
   const app = createApp({ db, services, config, log });
   app.listen({
