@@ -4,6 +4,8 @@ import { watchExternalChanges } from "./db/external-changes";
 import type { Clock } from "./lib/clock";
 import { createCursorCodec } from "./lib/cursor";
 import type { Logger } from "./lib/log";
+import { createAnalyticsRepo } from "./modules/analytics/repo";
+import { createAnalyticsService } from "./modules/analytics/service";
 import { createFormsRepo } from "./modules/forms/repo";
 import { createFormsService } from "./modules/forms/service";
 import { createKeysRepo } from "./modules/keys/repo";
@@ -41,6 +43,7 @@ export function createServices(deps: Deps) {
     retryBaseSeconds: deps.config.mailRetryBaseSeconds,
     retryHours: deps.config.mailRetryHours,
   });
+  const analytics = createAnalyticsService(createAnalyticsRepo(db), forms, clock);
   const submissions = createSubmissionsService({
     db,
     repo: createSubmissionsRepo(db),
@@ -48,10 +51,10 @@ export function createServices(deps: Deps) {
     cursors,
     clock,
     countryOf: countryLookup(),
-    hooks: [notifications.queueNotifications],
+    hooks: [analytics.recordRollups, notifications.queueNotifications],
     afterCommit: [notifications.afterCommit],
   });
-  return { owners, keys, forms, submissions, notifications };
+  return { owners, keys, forms, submissions, analytics, notifications };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -5,6 +5,7 @@ import { clientOrigin, type ClientOrigin } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import { TokenBuckets } from "../lib/token-bucket";
+import { analyticsRoutes } from "../modules/analytics/routes";
 import { formsRoutes } from "../modules/forms/routes";
 import { submissionsRoutes } from "../modules/submissions/routes";
 import type { Services } from "../services";
@@ -82,7 +83,8 @@ export function createApp({ db, services, config, log }: AppDeps) {
     .use(
       new Elysia({ prefix: "/api/v1" })
         .use(formsRoutes(services.forms))
-        .use(submissionsRoutes(services.submissions, config.maxBodyBytes)),
+        .use(submissionsRoutes(services.submissions, config.maxBodyBytes))
+        .use(analyticsRoutes(services.analytics)),
     );
 
   return app;

@@ -1,6 +1,7 @@
 // Compile-time proof that the client's published types and the server's schemas agree:
 // `npm run typecheck` (run by CI) fails as soon as either side changes alone.
 import type * as Client from "../../src/client/types";
+import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { FormJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
 import type { SubmissionJson, SubmissionListJson, SubmitBody, SubmitResult } from "../../src/modules/submissions/model";
 
@@ -15,6 +16,7 @@ export type Checks = [
   Assert<Equal<Client.SubmitResult, SubmitResult>>,
   Assert<Equal<Client.SubmitRequest, SubmitBody>>,
   Assert<Equal<{ usersJoined: number }, UsersJoinedJson>>,
+  Assert<Equal<Client.Analytics, AnalyticsJson>>,
 ];
 
 // A response that breaks the contract does not type-check.

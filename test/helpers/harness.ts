@@ -101,5 +101,5 @@ export function cliJson<T = any>(args: string[], opts: Parameters<typeof runCli>
 export function seedOwner(server: RunningServer, email = "owner@example.com", form: { name?: string; formType?: string } & Record<string, unknown> = {}) {
   const key = server.services.keys.createKey({ owner: email });
   const created = server.services.forms.createForm({ owner: email, name: "Contact", ...form });
-  return { key: key.key, keyId: key.id, formId: created.id, ownerEmail: email };
+  return { key: key.key, keyId: key.id, formId: created.id, ownerEmail: email, ownerId: created.ownerId };
 }

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import * as core from "./001-core";
 import * as submissions from "./002-submissions";
+import * as rollups from "./003-rollups";
 import * as outbox from "./004-outbox";
 
 export interface Migration {
@@ -13,5 +14,6 @@ export interface Migration {
 export const migrations: Migration[] = [
   { version: 1, name: "core", up: core.up },
   { version: 2, name: "submissions", up: submissions.up },
+  { version: 3, name: "rollups", up: rollups.up },
   { version: 4, name: "outbox", up: outbox.up },
 ];

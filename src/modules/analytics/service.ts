@@ -1,0 +1,78 @@
+import { utcDay, type Clock } from "../../lib/clock";
+import { AppError } from "../../lib/errors";
+import type { FormsService } from "../forms/service";
+import { MAX_RANGE_DAYS, PERIODS, type AnalyticsJson, type Period } from "./model";
+import type { AnalyticsRepo } from "./repo";
+
+const DAY_MS = 86_400_000;
+
+export interface AnalyticsQuery {
+  period?: string;
+  startDate?: string;
+  endDate?: string;
+}
+
+/** A real calendar date (2026-02-29 is not), as UTC midnight in ms. */
+function parseDate(name: string, value: string): number {
+  const ms = Date.parse(`${value}T00:00:00.000Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(ms) || utcDay(ms) !== value) {
+    throw new AppError("INVALID_PARAMETER", `${name} must be a real calendar date YYYY-MM-DD`);
+  }
+  return ms;
+}
+
+/**
+ * The inclusive UTC day range a query asks for. `period` counts days ending today; a date
+ * makes the range custom: both dates as given, only a start up to today, only an end the
+ * period's length ending there.
+ */
+export function resolveRange(query: AnalyticsQuery, today: number): { period: Period | "custom"; from: number; to: number } {
+  if (query.period !== undefined && !(query.period in PERIODS)) throw new AppError("INVALID_PARAMETER", "period must be one of day, week, month, year");
+  const period = (query.period ?? "month") as Period;
+  const length = PERIODS[period];
+  const start = query.startDate === undefined ? undefined : parseDate("startDate", query.startDate);
+  const end = query.endDate === undefined ? undefined : parseDate("endDate", query.endDate);
+  if (start === undefined && end === undefined) return { period, from: today - (length - 1) * DAY_MS, to: today };
+  const to = end ?? today;
+  const from = start ?? to - (length - 1) * DAY_MS;
+  if (from > to) throw new AppError("INVALID_PARAMETER", "startDate must not be after endDate");
+  if ((to - from) / DAY_MS + 1 > MAX_RANGE_DAYS) throw new AppError("INVALID_PARAMETER", `a range may cover at most ${MAX_RANGE_DAYS} days`);
+  return { period: "custom", from, to };
+}
+
+export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService, clock: Clock) {
+  return {
+    recordRollups: repo.recordRollups,
+
+    /** Daily counts and top values for a form the owner owns; reads rollups only. */
+    analytics(formId: string, ownerId: string, query: AnalyticsQuery): AnalyticsJson {
+      const today = Date.parse(`${utcDay(clock.now())}T00:00:00.000Z`);
+      const range = resolveRange(query, today);
+      const form = forms.formForOwner(formId, ownerId);
+      const [from, to] = [utcDay(range.from), utcDay(range.to)];
+
+      const perDay = new Map(repo.countsPerDay(form.id, from, to).map((r) => [r.day, r.count]));
+      const submissionsOverTime: { date: string; count: number }[] = [];
+      let totalSubmissions = 0;
+      for (let d = range.from; d <= range.to; d += DAY_MS) {
+        const date = utcDay(d);
+        const count = perDay.get(date) ?? 0;
+        totalSubmissions += count;
+        submissionsOverTime.push({ date, count });
+      }
+      const top = <K extends string>(dimension: "country" | "browser" | "device", key: K) =>
+        repo.topValues(form.id, dimension, from, to).map((r) => ({ [key]: r.value, count: r.count }) as Record<K, string> & { count: number });
+
+      return {
+        period: range.period,
+        totalSubmissions,
+        submissionsOverTime,
+        topCountries: top("country", "country"),
+        topBrowsers: top("browser", "browser"),
+        topDevices: top("device", "device"),
+      };
+    },
+  };
+}
+
+export type AnalyticsService = ReturnType<typeof createAnalyticsService>;

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { fixedClock } from "../../src/lib/clock";
+import type { SubmitterInfo } from "../../src/modules/submissions/meta";
+import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+
+const clock = fixedClock("2026-11-22T12:00:00.000Z");
+let server: TestServer;
+let owner: ReturnType<typeof seedOwner>;
+
+const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
+
+/** Stores a submission at `at` through the same service the submit endpoint uses. */
+async function submitAt(formId: string, at: string, who: Partial<SubmitterInfo> = {}) {
+  clock.set(at);
+  await server.services.submissions.submit(owner.ownerId, { formId, data: { at } }, { userAgent: CHROME, acceptLanguage: null, referer: null, ip: "127.0.0.1", proxyCountry: "GB", ...who });
+}
+
+const analytics = (formId: string, query = "", key = owner.key) => server.json(`/api/v1/forms/${formId}/analytics${query}`, { key });
+
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+  owner = seedOwner(server, "owner@example.com");
+});
+afterAll(() => server.close());
+
+function newForm(name: string) {
+  return server.services.forms.createForm({ owner: "owner@example.com", name }).id;
+}
+
+describe("periods", () => {
+  test("each period covers the last 1, 7, 30 or 365 UTC days ending today, month by default", async () => {
+    const formId = newForm("periods");
+    clock.set("2026-11-22T12:00:00.000Z");
+    for (const [period, days, first] of [["day", 1, "2026-11-22"], ["week", 7, "2026-11-16"], ["month", 30, "2026-10-24"], ["year", 365, "2025-11-23"]] as const) {
+      const { status, body } = await analytics(formId, `?period=${period}`);
+      expect(status).toBe(200);
+      expect(body.period).toBe(period);
+      expect(body.submissionsOverTime.length).toBe(days);
+      expect(body.submissionsOverTime[0].date).toBe(first);
+      expect(body.submissionsOverTime.at(-1).date).toBe("2026-11-22");
+    }
+    const { body } = await analytics(formId);
+    expect(body.period).toBe("month");
+    expect(body.submissionsOverTime.length).toBe(30);
+  });
+
+  test("a submission at 23:59:59.999Z and one at 00:00:00.000Z land on consecutive days", async () => {
+    const formId = newForm("boundaries");
+    await submitAt(formId, "2026-11-20T23:59:59.999Z");
+    await submitAt(formId, "2026-11-21T00:00:00.000Z");
+    await submitAt(formId, "2026-11-21T00:00:00.000Z");
+    clock.set("2026-11-22T08:00:00.000Z");
+    const { body } = await analytics(formId, "?period=week");
+    const byDay = Object.fromEntries(body.submissionsOverTime.map((d: any) => [d.date, d.count]));
+    expect(byDay["2026-11-20"]).toBe(1);
+    expect(byDay["2026-11-21"]).toBe(2);
+    expect(byDay["2026-11-22"]).toBe(0);
+    expect(body.totalSubmissions).toBe(3);
+  });
+});
+
+describe("custom ranges", () => {
+  let formId: string;
+  beforeAll(async () => {
+    formId = newForm("custom");
+    for (const at of ["2023-12-31T23:00:00.000Z", "2024-01-01T01:00:00.000Z", "2024-02-29T10:00:00.000Z", "2024-03-01T10:00:00.000Z", "2026-11-01T10:00:00.000Z"]) await submitAt(formId, at);
+    clock.set("2026-11-22T12:00:00.000Z");
+  });
+
+  test("both dates give that inclusive range across a year boundary, zero-filled", async () => {
+    const { status, body } = await analytics(formId, "?startDate=2023-12-30&endDate=2024-01-02");
+    expect(status).toBe(200);
+    expect(body.period).toBe("custom");
+    expect(body.submissionsOverTime).toEqual([
+      { date: "2023-12-30", count: 0 },
+      { date: "2023-12-31", count: 1 },
+      { date: "2024-01-01", count: 1 },
+      { date: "2024-01-02", count: 0 },
+    ]);
+    expect(body.totalSubmissions).toBe(2);
+  });
+
+  test("a leap day is a real date and counts across the month boundary", async () => {
+    const { body } = await analytics(formId, "?startDate=2024-02-28&endDate=2024-03-01");
+    expect(body.submissionsOverTime.map((d: any) => [d.date, d.count])).toEqual([["2024-02-28", 0], ["2024-02-29", 1], ["2024-03-01", 1]]);
+  });
+
+  test("only a start date runs to today", async () => {
+    const { body } = await analytics(formId, "?startDate=2026-11-01");
+    expect(body.period).toBe("custom");
+    expect(body.submissionsOverTime.length).toBe(22);
+    expect(body.submissionsOverTime.at(-1).date).toBe("2026-11-22");
+    expect(body.totalSubmissions).toBe(1);
+  });
+
+  test("only an end date takes the period's length ending there", async () => {
+    const week = await analytics(formId, "?endDate=2024-03-01&period=week");
+    expect(week.body.period).toBe("custom");
+    expect(week.body.submissionsOverTime.map((d: any) => d.date)).toEqual(["2024-02-24", "2024-02-25", "2024-02-26", "2024-02-27", "2024-02-28", "2024-02-29", "2024-03-01"]);
+    const month = await analytics(formId, "?endDate=2024-03-01");
+    expect(month.body.submissionsOverTime.length).toBe(30);
+    expect(month.body.submissionsOverTime[0].date).toBe("2024-02-01");
+  });
+
+  test("rejects malformed and impossible input with a 400", async () => {
+    for (const q of ["?period=decade", "?period=", "?startDate=2026-02-29", "?startDate=2026-13-01", "?startDate=2026-1-01", "?endDate=20260101", "?startDate=2026-11-10&endDate=2026-11-01", "?startDate=2020-01-01&endDate=2026-01-01", "?startDate=abc"]) {
+      const { status, body } = await analytics(formId, q);
+      expect([q, status]).toEqual([q, 400]);
+      expect(typeof body.error).toBe("string");
+    }
+    expect((await analytics(formId, "?startDate=2021-06-01&endDate=2026-06-04")).status).toBe(200);
+  });
+});
+
+describe("top lists", () => {
+  test("hold at most 10 entries, count descending then name ascending, unknowns grouped", async () => {
+    const formId = newForm("tops");
+    const countries = ["AA", "BB", "CC", "DD", "EE", "FF", "GG", "HH", "II", "JJ", "KK", "LL"];
+    let at = Date.parse("2026-11-10T00:00:00.000Z");
+    const next = () => new Date((at += 60_000)).toISOString();
+    // LL three times, KK twice, the rest once: ties broken by name.
+    for (const c of [...countries, "LL", "LL", "KK"]) await submitAt(formId, next(), { proxyCountry: c });
+    await submitAt(formId, next(), { proxyCountry: null, ip: "10.0.0.1", userAgent: null });
+    await submitAt(formId, next(), { proxyCountry: null, ip: "10.0.0.1", userAgent: IPHONE });
+    clock.set("2026-11-22T12:00:00.000Z");
+    const { body } = await analytics(formId);
+    expect(body.topCountries.length).toBe(10);
+    expect(body.topCountries.slice(0, 4)).toEqual([{ country: "LL", count: 3 }, { country: "KK", count: 2 }, { country: "ZZ", count: 2 }, { country: "AA", count: 1 }]);
+    expect(body.topBrowsers).toEqual([{ browser: "Chrome", count: 15 }, { browser: "Mobile Safari", count: 1 }, { browser: "unknown", count: 1 }]);
+    expect(body.topDevices).toEqual([{ device: "desktop", count: 15 }, { device: "mobile", count: 1 }, { device: "unknown", count: 1 }]);
+    expect(body.totalSubmissions).toBe(17);
+  });
+});
+
+describe("rollups", () => {
+  test("agree with a recount of the raw submissions after a random mixed load", async () => {
+    const formId = newForm("random");
+    let seed = 42;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const start = Date.parse("2026-01-01T00:00:00.000Z");
+    const batch: Promise<unknown>[] = [];
+    for (let i = 0; i < 300; i++) {
+      clock.set(start + Math.floor(rand() * 320 * 86_400_000));
+      const who = { proxyCountry: ["US", "GB", "DE", null][Math.floor(rand() * 4)]!, ip: "10.1.1.1", userAgent: [CHROME, IPHONE, null][Math.floor(rand() * 3)]! };
+      batch.push(server.services.submissions.submit(owner.ownerId, { formId, data: { i } }, { acceptLanguage: null, referer: null, ...who }));
+      if (batch.length === 25) await Promise.all(batch.splice(0));
+    }
+    await Promise.all(batch);
+    const rollup = server.query<{ dimension: string; day: string; value: string; count: number }>(
+      "SELECT dimension, day, value, count FROM form_daily_counts WHERE form_id = ? ORDER BY dimension, day, value", formId);
+    const recount = server.query<{ dimension: string; day: string; value: string; count: number }>(
+      `SELECT dimension, day, value, count(*) AS count FROM (
+         SELECT 'total' AS dimension, substr(created_at, 1, 10) AS day, '' AS value FROM submissions WHERE form_id = ?1
+         UNION ALL SELECT 'country', substr(created_at, 1, 10), json_extract(data, '$._meta.country') FROM submissions WHERE form_id = ?1
+         UNION ALL SELECT 'browser', substr(created_at, 1, 10), coalesce(json_extract(data, '$._meta.browser'), 'unknown') FROM submissions WHERE form_id = ?1
+         UNION ALL SELECT 'device', substr(created_at, 1, 10), json_extract(data, '$._meta.device') FROM submissions WHERE form_id = ?1)
+       GROUP BY dimension, day, value ORDER BY dimension, day, value`, formId);
+    expect(rollup).toEqual(recount);
+
+    clock.set("2026-11-22T12:00:00.000Z");
+    const { body } = await analytics(formId, "?startDate=2026-01-01&endDate=2026-11-22");
+    expect(body.totalSubmissions).toBe(300);
+    expect(body.submissionsOverTime.reduce((n: number, d: any) => n + d.count, 0)).toBe(300);
+  });
+
+  test("disappear with their form", async () => {
+    const formId = newForm("doomed");
+    await submitAt(formId, "2026-11-20T10:00:00.000Z");
+    expect(server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId)[0].n).toBe(4);
+    server.services.forms.deleteForm(formId);
+    expect(server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId)[0].n).toBe(0);
+  });
+});
+
+describe("access", () => {
+  test("answers 404 for an unknown form and 403 for another owner's, after 401 and 400", async () => {
+    const other = server.services.keys.createKey({ owner: "other@example.com" }).key;
+    expect((await analytics("frm_missing")).status).toBe(404);
+    expect((await analytics(owner.formId, "", other)).status).toBe(403);
+    expect((await analytics(owner.formId, "?period=bad", other)).status).toBe(400);
+    expect((await server.json(`/api/v1/forms/${owner.formId}/analytics?period=bad`)).status).toBe(401);
+  });
+});
