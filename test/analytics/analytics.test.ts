@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
+import { splitRange } from "../../src/modules/analytics/service";
 import type { SubmitterInfo } from "../../src/modules/submissions/meta";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
@@ -158,10 +159,23 @@ describe("rollups", () => {
        GROUP BY dimension, day, value ORDER BY dimension, day, value`, formId);
     expect(rollup).toEqual(recount);
 
+    const monthly = server.query("SELECT dimension, month, value, count FROM form_monthly_counts WHERE form_id = ? ORDER BY dimension, month, value", formId);
+    const monthlyRecount = server.query(
+      `SELECT dimension, substr(day, 1, 7) AS month, value, sum(count) AS count FROM form_daily_counts WHERE form_id = ?
+       GROUP BY dimension, month, value ORDER BY dimension, month, value`, formId);
+    expect(monthly).toEqual(monthlyRecount);
+
     clock.set("2026-11-22T12:00:00.000Z");
-    const { body } = await analytics(formId, "?startDate=2026-01-01&endDate=2026-11-22");
-    expect(body.totalSubmissions).toBe(300);
-    expect(body.submissionsOverTime.reduce((n: number, d: any) => n + d.count, 0)).toBe(300);
+    // A range with ragged edges: days at both ends, whole months between.
+    const { body } = await analytics(formId, "?startDate=2026-01-17&endDate=2026-10-09");
+    const inRange = "form_id = ?1 AND substr(created_at, 1, 10) BETWEEN '2026-01-17' AND '2026-10-09'";
+    const expected = server.query<{ n: number }>(`SELECT count(*) AS n FROM submissions WHERE ${inRange}`, formId)[0]!.n;
+    expect(body.totalSubmissions).toBe(expected);
+    expect(body.submissionsOverTime.reduce((n: number, d: any) => n + d.count, 0)).toBe(expected);
+    const countries = server.query(
+      `SELECT json_extract(data, '$._meta.country') AS country, count(*) AS count FROM submissions WHERE ${inRange}
+       GROUP BY country ORDER BY count DESC, country ASC LIMIT 10`, formId);
+    expect(body.topCountries).toEqual(countries);
   });
 
   test("disappear with their form", async () => {
@@ -170,6 +184,17 @@ describe("rollups", () => {
     expect(server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId)[0].n).toBe(4);
     server.services.forms.deleteForm(formId);
     expect(server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId)[0].n).toBe(0);
+    expect(server.query("SELECT count(*) AS n FROM form_monthly_counts WHERE form_id = ?", formId)[0].n).toBe(0);
+  });
+});
+
+describe("splitting a range", () => {
+  const day = (d: string) => Date.parse(`${d}T00:00:00.000Z`);
+  test("reads ragged edges as days and whole months as months", () => {
+    expect(splitRange(day("2026-01-17"), day("2026-10-09"))).toEqual({ headDays: ["2026-01-17", "2026-01-31"], months: ["2026-02", "2026-09"], tailDays: ["2026-10-01", "2026-10-09"] });
+    expect(splitRange(day("2024-02-01"), day("2024-02-29"))).toEqual({ headDays: ["9", "0"], months: ["2024-02", "2024-02"], tailDays: ["9", "0"] });
+    expect(splitRange(day("2026-11-16"), day("2026-11-22"))).toEqual({ headDays: ["2026-11-16", "2026-11-22"], months: ["9", "0"], tailDays: ["9", "0"] });
+    expect(splitRange(day("2025-12-31"), day("2026-01-31"))).toEqual({ headDays: ["2025-12-31", "2025-12-31"], months: ["2026-01", "2026-01"], tailDays: ["9", "0"] });
   });
 });
 

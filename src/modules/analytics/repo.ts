@@ -8,17 +8,26 @@ export type Dimension = (typeof DIMENSIONS)[number];
 const TOP = 10;
 
 export function createAnalyticsRepo(db: Database) {
-  const upsert = db.prepare(
+  const upsertDay = db.prepare(
     `INSERT INTO form_daily_counts (form_id, dimension, day, value, count) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (form_id, dimension, day, value) DO UPDATE SET count = count + excluded.count`,
+  );
+  const upsertMonth = db.prepare(
+    `INSERT INTO form_monthly_counts (form_id, dimension, month, value, count) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (form_id, dimension, month, value) DO UPDATE SET count = count + excluded.count`,
   );
   const series = db.prepare<{ day: string; count: number }, [string, string, string]>(
     "SELECT day, count FROM form_daily_counts WHERE form_id = ? AND dimension = 'total' AND day BETWEEN ? AND ? ORDER BY day",
   );
-  const top = db.prepare<{ value: string; count: number }, [string, Dimension, string, string, number]>(
-    `SELECT value, sum(count) AS count FROM form_daily_counts
-     WHERE form_id = ? AND dimension = ? AND day BETWEEN ? AND ?
-     GROUP BY value ORDER BY count DESC, value ASC LIMIT ?`,
+  // Days at both edges of the range from the daily table, whole months between them from the monthly one.
+  const top = db.prepare<{ value: string; count: number }, [string, Dimension, string, string, string, string, string, string, number]>(
+    `SELECT value, sum(count) AS count FROM (
+       SELECT value, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = ?2 AND day BETWEEN ?3 AND ?4
+       UNION ALL
+       SELECT value, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = ?2 AND day BETWEEN ?5 AND ?6
+       UNION ALL
+       SELECT value, count FROM form_monthly_counts WHERE form_id = ?1 AND dimension = ?2 AND month BETWEEN ?7 AND ?8)
+     GROUP BY value ORDER BY count DESC, value ASC LIMIT ?9`,
   );
 
   return {
@@ -34,21 +43,28 @@ export function createAnalyticsRepo(db: Database) {
         counts.set(key, (counts.get(key) ?? 0) + 1);
       };
       for (const s of batch) {
-        const day = s.createdAt.slice(0, 10);
-        add(s.form.id, "total", day, "");
-        add(s.form.id, "country", day, s.meta.country || "ZZ");
-        add(s.form.id, "browser", day, s.meta.browser || "unknown");
-        add(s.form.id, "device", day, s.meta.device || "unknown");
+        // A day key is YYYY-MM-DD, a month key YYYY-MM: the length tells the tables apart below.
+        for (const at of [s.createdAt.slice(0, 10), s.createdAt.slice(0, 7)]) {
+          add(s.form.id, "total", at, "");
+          add(s.form.id, "country", at, s.meta.country || "ZZ");
+          add(s.form.id, "browser", at, s.meta.browser || "unknown");
+          add(s.form.id, "device", at, s.meta.device || "unknown");
+        }
       }
       for (const [key, n] of counts) {
-        const [formId, dimension, day, value] = key.split("\u0000") as [string, string, string, string];
-        upsert.run(formId, dimension, day, value, n);
+        const [formId, dimension, at, value] = key.split("\u0000") as [string, string, string, string];
+        (at.length === 10 ? upsertDay : upsertMonth).run(formId, dimension, at, value, n);
       }
     },
     /** Submissions per day in [from, to], days without any left out. */
     countsPerDay: (formId: string, from: string, to: string) => series.all(formId, from, to),
-    /** The ten most frequent values of a dimension in [from, to], count descending then value ascending. */
-    topValues: (formId: string, dimension: Dimension, from: string, to: string) => top.all(formId, dimension, from, to, TOP),
+    /**
+     * The ten most frequent values of a dimension, count descending then value ascending, over
+     * the days `headDays` and `tailDays` and the whole months `months` (each [first, last]; an
+     * empty part has first > last).
+     */
+    topValues: (formId: string, dimension: Dimension, parts: { headDays: [string, string]; tailDays: [string, string]; months: [string, string] }) =>
+      top.all(formId, dimension, ...parts.headDays, ...parts.tailDays, ...parts.months, TOP),
   };
 }
 

@@ -40,6 +40,23 @@ export function resolveRange(query: AnalyticsQuery, today: number): { period: Pe
   return { period: "custom", from, to };
 }
 
+const EMPTY: [string, string] = ["9", "0"];
+
+/** Splits [from, to] (UTC midnights) into leading days, whole calendar months, and trailing days. */
+export function splitRange(from: number, to: number): { headDays: [string, string]; tailDays: [string, string]; months: [string, string] } {
+  const start = new Date(from);
+  // The first month that starts on or after `from`, and the last that ends on or before `to`.
+  const firstMonth = start.getUTCDate() === 1 ? from : Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+  const end = new Date(to + DAY_MS);
+  const afterLastMonth = end.getUTCDate() === 1 ? to + DAY_MS : Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1);
+  if (firstMonth >= afterLastMonth) return { headDays: [utcDay(from), utcDay(to)], tailDays: EMPTY, months: EMPTY };
+  return {
+    headDays: firstMonth > from ? [utcDay(from), utcDay(firstMonth - DAY_MS)] : EMPTY,
+    months: [utcDay(firstMonth).slice(0, 7), utcDay(afterLastMonth - DAY_MS).slice(0, 7)],
+    tailDays: afterLastMonth <= to ? [utcDay(afterLastMonth), utcDay(to)] : EMPTY,
+  };
+}
+
 export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService, clock: Clock) {
   return {
     recordRollups: repo.recordRollups,
@@ -60,8 +77,9 @@ export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService,
         totalSubmissions += count;
         submissionsOverTime.push({ date, count });
       }
+      const parts = splitRange(range.from, range.to);
       const top = <K extends string>(dimension: "country" | "browser" | "device", key: K) =>
-        repo.topValues(form.id, dimension, from, to).map((r) => ({ [key]: r.value, count: r.count }) as Record<K, string> & { count: number });
+        repo.topValues(form.id, dimension, parts).map((r) => ({ [key]: r.value, count: r.count }) as Record<K, string> & { count: number });
 
       return {
         period: range.period,
