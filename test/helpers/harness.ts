@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type ConfigOverrides } from "../../src/config";
 import type { Clock } from "../../src/lib/clock";
+import type { Logger } from "../../src/lib/log";
 import { startServer, type RunningServer } from "../../src/server";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
@@ -27,12 +28,12 @@ export interface TestServer extends RunningServer {
 }
 
 /** Starts the real server on a loopback port over a real SQLite file in a temp folder. */
-export async function startTestServer(opts: { config?: ConfigOverrides; clock?: Clock; dir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { config?: ConfigOverrides; clock?: Clock; dir?: string; log?: Logger } = {}): Promise<TestServer> {
   const own = opts.dir ? null : tempDir();
   const dir = opts.dir ?? own!.dir;
   const dbPath = join(dir, "formsvc.db");
   const config = loadConfig({}, { db: dbPath, port: 0, logLevel: "silent", ...opts.config });
-  const server = await startServer(config, { clock: opts.clock });
+  const server = await startServer(config, { clock: opts.clock, log: opts.log });
   const request = (path: string, init: RequestInit & { key?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set("x-api-key", init.key);
