@@ -1,0 +1,103 @@
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { cliJson, runCli, startTestServer, tempDir } from "../helpers/harness";
+
+const scratch = tempDir();
+const db = join(scratch.dir, "cli.db");
+afterAll(() => scratch.cleanup());
+
+describe("formsvc keys", () => {
+  test("create prints the key once as JSON and stores only its SHA-256", () => {
+    const res = runCli(["keys", "create", "--owner", "Dev@Example.com", "--name", "site", "--json"], { db });
+    expect(res.code).toBe(0);
+    const key = JSON.parse(res.stdout);
+    expect(Object.keys(key).sort()).toEqual(["createdAt", "id", "key", "name", "owner"]);
+    expect(key).toMatchObject({ name: "site", owner: "dev@example.com" });
+    expect(key.key).toMatch(/^fsk_[A-Za-z0-9_-]{43}$/);
+    const raw = new Database(db, { readonly: true });
+    const row = raw.query<{ hash: string }, [string]>("SELECT hash FROM api_keys WHERE id = ?").get(key.id)!;
+    const dump = JSON.stringify(raw.query("SELECT * FROM api_keys").all());
+    raw.close();
+    expect(row.hash).toBe(createHash("sha256").update(key.key).digest("hex"));
+    expect(dump).not.toContain(key.key);
+  });
+
+  test("list never shows a secret, and revoke marks the key inactive", () => {
+    const key = cliJson(["keys", "create", "--owner", "dev@example.com"], { db });
+    const listed = cliJson<any[]>(["keys", "list", "--owner", "dev@example.com"], { db });
+    expect(JSON.stringify(listed)).not.toContain(key.key);
+    expect(listed.find((k) => k.id === key.id)).toMatchObject({ active: true, prefix: key.key.slice(0, 12) });
+    expect(runCli(["keys", "revoke", key.id], { db }).code).toBe(0);
+    expect(cliJson<any[]>(["keys", "list"], { db }).find((k) => k.id === key.id).active).toBe(false);
+    const missing = runCli(["keys", "revoke", "key_nope"], { db });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("no API key");
+  });
+
+  test("refuses an invalid owner email on stderr with a non-zero exit", () => {
+    const res = runCli(["keys", "create", "--owner", "not-an-email"], { db });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain("not a valid email");
+    expect(res.stdout).toBe("");
+  });
+});
+
+describe("formsvc forms", () => {
+  test("create, show, update (with --no-… flags), list and delete a form", () => {
+    const form = cliJson(["forms", "create", "--owner", "dev@example.com", "--name", "Waitlist", "--type", "waitlist", "--description", "Beta", "--email-notifications", "--users-joined"], { db });
+    expect(form).toMatchObject({ name: "Waitlist", formType: "waitlist", description: "Beta", emailSettings: { enabled: true, developerNotificationsEnabled: false }, usersJoinedSettings: { enabled: true, count: 0 } });
+    expect(cliJson(["forms", "show", form.id], { db })).toEqual(form);
+
+    const updated = cliJson(["forms", "update", form.id, "--no-email-notifications", "--developer-notifications", "--name", "Beta list"], { db });
+    expect(updated).toMatchObject({ name: "Beta list", description: "Beta", emailSettings: { enabled: false, developerNotificationsEnabled: true } });
+    expect(cliJson<any[]>(["forms", "list", "--owner", "dev@example.com"], { db }).map((f) => f.id)).toContain(form.id);
+
+    const refused = runCli(["forms", "delete", form.id], { db });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("--yes");
+    expect(cliJson(["forms", "show", form.id], { db }).id).toBe(form.id);
+    expect(runCli(["forms", "delete", form.id, "--yes"], { db }).code).toBe(0);
+    expect(runCli(["forms", "show", form.id], { db }).code).not.toBe(0);
+  });
+
+  test("defaults to type custom and refuses an unknown type", () => {
+    expect(cliJson(["forms", "create", "--owner", "dev@example.com", "--name", "Plain"], { db }).formType).toBe("custom");
+    const bad = runCli(["forms", "create", "--owner", "dev@example.com", "--name", "X", "--type", "poll"], { db });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("type must be one of");
+  });
+
+  test("show --json prints exactly what GET /api/v1/forms/{formId} answers", async () => {
+    const server = await startTestServer({ dir: scratch.dir });
+    try {
+      const key = server.services.keys.createKey({ owner: "api@example.com" }).key;
+      const id = server.services.forms.createForm({ owner: "api@example.com", name: "Same", formType: "waitlist", usersJoinedEnabled: true }).id;
+      const api = await server.json(`/api/v1/forms/${id}`, { key });
+      expect(cliJson(["forms", "show", id], { db: server.dbPath })).toEqual(api.body);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("the command line", () => {
+  test("takes the database from --db or FORMSVC_DB", () => {
+    const a = join(scratch.dir, "a.db");
+    const b = join(scratch.dir, "b.db");
+    cliJson(["--db", a, "forms", "create", "--owner", "x@example.com", "--name", "in a"]);
+    cliJson(["forms", "create", "--owner", "x@example.com", "--name", "in b"], { env: { FORMSVC_DB: b } });
+    expect(cliJson<any[]>(["--db", a, "forms", "list"]).map((f) => f.name)).toEqual(["in a"]);
+    expect(cliJson<any[]>(["forms", "list"], { env: { FORMSVC_DB: b } }).map((f) => f.name)).toEqual(["in b"]);
+  });
+
+  test("--help teaches with examples and exits 0; an unknown command exits non-zero", () => {
+    const help = runCli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Getting started");
+    expect(help.stdout).toContain("curl");
+    expect(runCli(["forms", "create", "--help"]).stdout).toContain("Example");
+    expect(runCli(["frobnicate"]).code).not.toBe(0);
+  });
+});

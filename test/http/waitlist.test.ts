@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+
+let server: TestServer;
+let owner: ReturnType<typeof seedOwner>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true });
+});
+afterAll(() => server.close());
+
+const join = (data: object, formId = owner.formId) =>
+  server.request("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+const joined = async (formId = owner.formId) => server.json(`/api/v1/forms/${formId}/users-joined`, { key: owner.key });
+
+describe("GET /api/v1/forms/{formId}/users-joined", () => {
+  test("counts distinct emails case-insensitively and email-less joiners once each", async () => {
+    for (const data of [{ email: "ada@example.com" }, { email: " ADA@example.com " }, { Email: "bob@example.com" }, { name: "no email" }, { name: "no email" }]) {
+      expect((await join(data)).status).toBe(200);
+    }
+    await Promise.all([join({ email: "cy@example.com" }), join({ email: "CY@example.com" })]);
+    const { status, body } = await joined();
+    expect(status).toBe(200);
+    expect(body).toEqual({ usersJoined: 5 });
+    const form = await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key });
+    expect(form.body.usersJoinedSettings).toEqual({ enabled: true, count: 5 });
+    expect(form.body.submissionCount).toBe(7);
+  });
+
+  test("answers 0 while the counter is off, and the count again when it is back on", async () => {
+    server.services.forms.updateForm(owner.formId, { usersJoinedEnabled: false });
+    expect((await joined()).body).toEqual({ usersJoined: 0 });
+    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.usersJoinedSettings).toEqual({ enabled: false, count: 0 });
+    server.services.forms.updateForm(owner.formId, { usersJoinedEnabled: true });
+    expect((await joined()).body).toEqual({ usersJoined: 5 });
+  });
+
+  test("is a 404 for forms that are not waitlists, and for unknown forms; 403 for another owner's", async () => {
+    const contact = server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact" });
+    expect((await joined(contact.id)).status).toBe(404);
+    expect((await server.json(`/api/v1/forms/${contact.id}`, { key: owner.key })).body.usersJoinedSettings).toBeNull();
+    expect((await joined("frm_missing")).status).toBe(404);
+    const theirs = seedOwner(server, "other@example.com", { formType: "waitlist" });
+    expect((await joined(theirs.formId)).status).toBe(403);
+  });
+});
