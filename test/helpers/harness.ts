@@ -104,3 +104,36 @@ export function seedOwner(server: RunningServer, email = "owner@example.com", fo
   const created = server.services.forms.createForm({ owner: email, name: "Contact", ...form });
   return { key: key.key, keyId: key.id, formId: created.id, ownerEmail: email, ownerId: created.ownerId };
 }
+
+export interface ServeProcess {
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  url: string;
+  /** Everything printed on stdout so far (the listening line and first-run hints). */
+  output(): Promise<string>;
+}
+
+/** Starts `formsvc serve` as a subprocess on a free port and waits for its "listening on" line. */
+export async function spawnServe(db: string, env: Record<string, string> = {}): Promise<ServeProcess> {
+  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0"], {
+    env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  const read = async () => {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`serve exited: ${out}${await new Response(proc.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  };
+  while (!/listening on (http:\/\/\S+)/.test(out)) await read();
+  return {
+    proc,
+    url: /listening on (http:\/\/\S+)/.exec(out)![1]!,
+    async output() {
+      // Whatever arrives within a moment after start-up.
+      await Promise.race([read().catch(() => {}), Bun.sleep(200)]);
+      return out;
+    },
+  };
+}

@@ -5,9 +5,8 @@ import { join } from "node:path";
 import { migrate } from "../../src/db/migrate";
 import { migrations } from "../../src/db/migrations";
 import { openDatabase } from "../../src/db/open";
-import { cliJson, runCli, tempDir } from "../helpers/harness";
+import { cliJson, runCli, spawnServe, tempDir } from "../helpers/harness";
 
-const MAIN = join(import.meta.dir, "../../src/main.ts");
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
 
@@ -17,23 +16,10 @@ function scratch() {
   return { dir: t.dir, db: join(t.dir, "formsvc.db") };
 }
 
-/** Starts `formsvc serve` as a subprocess on a free port and waits for its "listening" line. */
 async function serve(db: string) {
-  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0"], {
-    env: { ...process.env, FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  cleanups.push(() => proc.kill("SIGKILL"));
-  const reader = proc.stdout.getReader();
-  let out = "";
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`serve exited early: ${out}${await new Response(proc.stderr).text()}`);
-    out += new TextDecoder().decode(value);
-  }
-  const url = out.match(/listening on (http:\/\/\S+)/)![1]!;
-  return { proc, url, output: () => out, reader };
+  const server = await spawnServe(db);
+  cleanups.push(() => server.proc.kill("SIGKILL"));
+  return server;
 }
 
 describe("first run", () => {
@@ -55,12 +41,8 @@ describe("first run", () => {
   test("serve on an empty database prints the next steps", async () => {
     const { db } = scratch();
     const server = await serve(db);
-    let out = server.output();
-    while (!out.includes("docs")) {
-      const { value, done } = await server.reader.read();
-      if (done) break;
-      out += new TextDecoder().decode(value);
-    }
+    let out = await server.output();
+    for (let i = 0; i < 10 && !out.includes("docs"); i++) out = await server.output();
     expect(out).toContain("init --owner");
     expect(out).toContain("keys create --owner");
     expect(out).toContain("curl -X POST");

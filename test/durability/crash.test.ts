@@ -1,0 +1,53 @@
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { cliJson, spawnServe, tempDir } from "../helpers/harness";
+
+test("every acknowledged submission survives a SIGKILL in the middle of a stream of submissions", async () => {
+  const { dir, cleanup } = tempDir();
+  const db = join(dir, "crash.db");
+  try {
+    const key = cliJson(["keys", "create", "--owner", "crash@example.com"], { db }).key as string;
+    const formId = cliJson(["forms", "create", "--owner", "crash@example.com", "--name", "Crash", "--type", "waitlist", "--users-joined"], { db }).id as string;
+    const server = await spawnServe(db, { FORMSVC_RATE_LIMIT: "1000000" });
+    const acknowledged: string[] = [];
+    let stop = false;
+    const client = async (n: number) => {
+      for (let i = 0; i < 400 && !stop; i++) {
+        const res = await fetch(`${server.url}/api/v1/forms/submit`, {
+          method: "POST",
+          headers: { "x-api-key": key, "content-type": "application/json" },
+          body: JSON.stringify({ formId, data: { email: `c${n}-${i}@example.com`, client: n, i } }),
+        }).catch(() => null);
+        if (!res) return;
+        if (res.status === 200) acknowledged.push((await res.json()).submissionId);
+      }
+    };
+    const clients = Promise.all(Array.from({ length: 16 }, (_, n) => client(n)));
+    while (acknowledged.length < 200) await Bun.sleep(5);
+    server.proc.kill("SIGKILL");
+    stop = true;
+    await clients;
+    await server.proc.exited;
+    expect(acknowledged.length).toBeGreaterThanOrEqual(200);
+
+    // The restarted server recovers the WAL; every acknowledged id must be there.
+    const again = await spawnServe(db);
+    const res = await fetch(`${again.url}/api/v1/forms/${formId}`, { headers: { "x-api-key": key } });
+    const form = await res.json();
+    again.proc.kill("SIGTERM");
+    expect(await again.proc.exited).toBe(0);
+
+    const check = new Database(db, { readonly: true });
+    const stored = new Set(check.query<{ id: string }, []>("SELECT id FROM submissions").all().map((r) => r.id));
+    expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    check.close();
+    const missing = acknowledged.filter((id) => !stored.has(id));
+    expect(missing).toEqual([]);
+    // Counters were committed with the rows: they agree with what is stored.
+    expect(form.submissionCount).toBe(stored.size);
+    expect(form.usersJoinedSettings.count).toBe(stored.size);
+  } finally {
+    cleanup();
+  }
+});
