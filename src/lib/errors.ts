@@ -32,6 +32,3 @@ export class AppError extends Error {
     this.status = ERROR_STATUS[code];
   }
 }
-
-export const badRequest = (message: string) => new AppError("INVALID_PARAMETER", message);
-export const notFound = (message: string) => new AppError("NOT_FOUND", message);

@@ -28,7 +28,6 @@ export function createOwnersService(repo: OwnersRepo, clock: Clock) {
       if (!owner) throw new AppError("NOT_FOUND", `no owner with email ${email}`);
       return owner;
     },
-    findOwnerById: repo.findOwnerById,
   };
 }
 
