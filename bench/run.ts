@@ -97,9 +97,9 @@ interface WrkResult {
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
 
 /** One bounded wrk run against 127.0.0.1, sampling the server's RSS meanwhile. */
-async function wrk(url: string, opts: { script?: string; headers?: string[]; pid?: number } = {}): Promise<WrkResult> {
+async function wrk(url: string, opts: { script?: string; headers?: string[]; pid?: number; durationS?: number } = {}): Promise<WrkResult> {
   if (!url.startsWith("http://127.0.0.1:")) throw new Error("benchmarks target 127.0.0.1 only");
-  const args = ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${DURATION_S}s`, "--timeout", "5s", "--latency"];
+  const args = ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${opts.durationS ?? DURATION_S}s`, "--timeout", "5s", "--latency"];
   for (const h of opts.headers ?? []) args.push("-H", h);
   if (opts.script) args.push("-s", opts.script);
   const proc = Bun.spawn(pinned(1, [...args, url]), { stdout: "pipe", stderr: "inherit" });
@@ -203,6 +203,10 @@ async function main() {
   const plainScript = postScript("plain", "/submit", body, {});
   const key = [`X-API-Key: ${setup.key}`];
   const url = (port: number, path = "/") => `http://127.0.0.1:${port}${path}`;
+
+  // Warm-up, not recorded: the first requests compile Elysia's handlers and JIT the hot path.
+  await wrk(url(ports.formsvc), { script: submitScript, durationS: 2 });
+  await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key, durationS: 1 });
 
   const runs: Record<string, WrkResult[]> = {};
   const record = (name: string, r: WrkResult) => (runs[name] ??= []).push(r);

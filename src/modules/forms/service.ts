@@ -33,34 +33,28 @@ function checked(input: FormInput): FormInput & { formType?: FormType } {
 const CACHE_LIMIT = 10_000;
 
 export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock, changes: ExternalChanges) {
-  const notFound = (id: string) => new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
+  // Forms are cached: every write that changes one drops its entry — edits here, commits of
+  // submissions (`forget`, before they are acknowledged), and any commit by another process
+  // (data_version) — so a read after a write always sees it.
+  const cache = new Map<string, Form>();
+  changes.onChange(() => cache.clear());
+
+  /** The form; a 404 when there is none. */
   const requireForm = (id: string): Form => {
-    const form = repo.findFormById(id);
-    if (!form) throw notFound(id);
+    changes.sync();
+    let form = cache.get(id);
+    if (!form) {
+      const found = repo.findFormById(id);
+      if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(id, (form = found));
+    }
     return form;
   };
-
-  // Owner and settings of forms on the submit path, cached: their counters are not read from
-  // here, and edits by this process or (via data_version) another one drop the entry.
-  const settings = new Map<string, Form>();
-  changes.onChange(() => settings.clear());
 
   /** The form if this owner may see it: 404 when it does not exist, 403 when it is another owner's. */
   const formForOwner = (id: string, ownerId: string): Form => {
     const form = requireForm(id);
-    if (form.ownerId !== ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
-    return form;
-  };
-
-  /** formForOwner for the submit path: the form's owner and settings, possibly with stale counters. */
-  const formSettingsForOwner = (id: string, ownerId: string): Form => {
-    changes.sync();
-    let form = settings.get(id);
-    if (!form) {
-      form = requireForm(id);
-      if (settings.size >= CACHE_LIMIT) settings.clear();
-      settings.set(id, form);
-    }
     if (form.ownerId !== ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
     return form;
   };
@@ -95,7 +89,7 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
       const defined = Object.fromEntries(Object.entries(valid).filter(([, v]) => v !== undefined));
       const updated: Form = { ...form, ...defined, updatedAt: isoTime(clock.now()) };
       repo.updateForm(updated);
-      settings.delete(id);
+      cache.delete(id);
       return updated;
     },
 
@@ -103,14 +97,18 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
     deleteForm(id: string): Form {
       const form = requireForm(id);
       repo.deleteForm(id);
-      settings.delete(id);
+      cache.delete(id);
       return form;
     },
 
     requireForm,
 
     formForOwner,
-    formSettingsForOwner,
+
+    /** Drops cached forms whose counters a commit just changed. */
+    forget(formIds: Iterable<string>): void {
+      for (const id of formIds) cache.delete(id);
+    },
 
     /** Distinct joiners of a waitlist form (0 while its counter is off); 404 for other form types. */
     usersJoined(id: string, ownerId: string): number {

@@ -37,6 +37,7 @@ export function createSubmissionsService({ db, repo, forms, cursors, clock, coun
       for (const hook of hooks) hook(batch);
     },
     (batch) => {
+      forms.forget(new Set(batch.map((s) => s.form.id)));
       for (const hook of afterCommit) hook(batch);
     },
   );
@@ -75,7 +76,7 @@ export function createSubmissionsService({ db, repo, forms, cursors, clock, coun
      * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
      */
     submit(ownerId: string, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
-      const form = forms.formSettingsForOwner(body.formId, ownerId);
+      const form = forms.formForOwner(body.formId, ownerId);
       if (!idempotencyKey) return store(form, body, info, null);
       const slot = `${form.id}\n${idempotencyKey}`;
       const running = inflight.get(slot);
