@@ -1,4 +1,4 @@
-import nodemailer from "nodemailer";
+import type * as Nodemailer from "nodemailer";
 import type { MailMessage } from "./message";
 
 /** Sends mail; the one seam between the outbox and the outside world. */
@@ -9,6 +9,8 @@ export interface Mailer {
 
 /** SMTP through nodemailer with a small connection pool (smtp://user:pass@host:587, smtps:// for TLS from the start). */
 export function createSmtpMailer(url: URL, from: string): Mailer {
+  // Loaded only when mail is configured: an instance without SMTP never pays its memory.
+  const nodemailer = require("nodemailer") as typeof Nodemailer;
   const transport = nodemailer.createTransport({
     pool: true,
     maxConnections: 2,

@@ -1,5 +1,5 @@
-import { UAParser } from "ua-parser-js";
-import { Bots } from "ua-parser-js/extensions";
+import type * as UA from "ua-parser-js";
+import type * as UAExtensions from "ua-parser-js/extensions";
 import { memoize } from "../../lib/lru";
 
 /** What the server records about a submitter. The raw IP is used for the country and then forgotten. */
@@ -31,10 +31,14 @@ const MAX_UA_LENGTH = 512;
 
 type Agent = Pick<SubmissionMeta, "browser" | "browserVersion" | "os" | "osVersion" | "device">;
 
+// The parser and its bot list load on the first submission, not at start (idle memory).
+let parser: { UAParser: typeof UA.UAParser; Bots: typeof UAExtensions.Bots } | undefined;
+
 // Parsing one User-Agent costs tens of microseconds; real traffic repeats a few hundred of them.
 const parseAgent = memoize<Agent>(2048, (ua) => {
   if (!ua) return { browser: null, browserVersion: null, os: null, osVersion: null, device: "unknown" };
-  const r = new UAParser(ua, Bots).getResult();
+  parser ??= { UAParser: require("ua-parser-js").UAParser, Bots: require("ua-parser-js/extensions").Bots };
+  const r = new parser.UAParser(ua, parser.Bots).getResult();
   const type = r.browser.type as string | undefined;
   let device: Device = "desktop";
   if (type && BOT_TYPES.has(type)) device = "bot";
