@@ -1,6 +1,7 @@
 /** How the operator runs us: the compiled binary by its path, else from a checkout. */
 export function invocation(): string {
-  return Bun.main.startsWith("/$bunfs/") ? "formsvc" : "bun src/main.ts";
+  // From a checkout, `npx` finds the Bun that `npm install` pinned.
+  return Bun.main.startsWith("/$bunfs/") ? "formsvc" : "npx bun src/main.ts";
 }
 
 /** Ready-to-run curl commands for one form. */
