@@ -1,20 +1,19 @@
-// Bulk seeding through the store code (the submissions repo the submit path uses), in big transactions.
+// Bulk seeding through the code the submit path commits with (rows, counters, rollups, outbox), in big transactions.
 import type { Database } from "bun:sqlite";
 import { isoTime } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
 import type { Form } from "../src/modules/forms/model";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import type { SubmissionMeta } from "../src/modules/submissions/meta";
-import type { BatchHook } from "../src/modules/submissions/service";
-import { createSubmissionsRepo } from "../src/modules/submissions/repo";
+import { createBatchCommitter } from "../src/modules/submissions/commit-batch";
 
 const COUNTRIES = ["US", "GB", "DE", "FR", "IN", "BR", "JP", "CA", "AU", "NL", "ES", "IT", "ZZ"];
 const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Mobile Safari", "Samsung Internet", null];
 const DEVICES: SubmissionMeta["device"][] = ["desktop", "mobile", "tablet", "bot", "unknown"];
 
-/** Writes `count` submissions to `form`, spread over the `days` days before `end`; extra hooks run in each transaction (e.g. rollups). */
-export function seedSubmissions(db: Database, form: Form, count: number, opts: { days?: number; end?: number; hooks?: BatchHook[]; label?: string } = {}): void {
-  const repo = createSubmissionsRepo(db);
+/** Writes `count` submissions to `form`, spread over the `days` days before `end`. */
+export function seedSubmissions(db: Database, form: Form, count: number, opts: { days?: number; end?: number; label?: string } = {}): void {
+  const commit = createBatchCommitter(db);
   const days = opts.days ?? 365;
   const end = opts.end ?? Date.now();
   const step = (days * 86_400_000) / count;
@@ -34,10 +33,8 @@ export function seedSubmissions(db: Database, form: Form, count: number, opts: {
         createdAt: isoTime(end - days * 86_400_000 + i * step), idempotency: null,
       });
     }
-    db.transaction(() => {
-      repo.insertSubmissions(batch);
-      for (const hook of opts.hooks ?? []) hook(batch);
-    })();
+    const failed = commit(batch).find((outcome) => outcome !== null);
+    if (failed) throw new Error(`seeding failed: ${failed}`);
     if (i % 100_000 === 0 || i === count) process.stderr.write(`\r${opts.label ?? "seeding"}: ${i}/${count} (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   process.stderr.write("\n");

@@ -17,6 +17,7 @@ import { createOutboxRepo } from "./modules/notifications/repo";
 import { createNotificationsService } from "./modules/notifications/service";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
+import { createBatchCommitter } from "./modules/submissions/commit-batch";
 import { countryLookup } from "./lib/geo";
 
 export interface Deps {
@@ -45,13 +46,12 @@ export function createServices(deps: Deps) {
   });
   const analytics = createAnalyticsService(createAnalyticsRepo(db), forms, clock);
   const submissions = createSubmissionsService({
-    db,
     repo: createSubmissionsRepo(db),
     forms,
     cursors,
     clock,
     countryOf: countryLookup(),
-    hooks: [analytics.recordRollups, notifications.queueNotifications],
+    commit: createBatchCommitter(db),
     afterCommit: [notifications.afterCommit],
   });
   return { owners, keys, forms, submissions, analytics, notifications };

@@ -1,9 +1,7 @@
-import type { Database } from "bun:sqlite";
-
 interface Waiting<T> {
   item: T;
   resolve: () => void;
-  reject: (e: unknown) => void;
+  reject: (e: Error) => void;
 }
 
 export interface GroupCommit<T> {
@@ -15,47 +13,39 @@ export interface GroupCommit<T> {
 }
 
 /**
- * Group commit: items that arrive while the event loop is busy are written together in
- * one transaction on the next `setImmediate`, and every writer is answered after that
- * commit. With synchronous=FULL each commit is an fsync, so sharing it is what makes
- * durable acknowledgements fast (PERF-NOTES: ~3.7x one transaction per request).
- * If a batch fails, its items are retried one by one so a bad item fails alone.
+ * Group commit: items that arrive while the event loop is busy are written together in one
+ * transaction on the next `setImmediate`, and every writer is answered after that commit. With
+ * synchronous=FULL each commit is an fsync, so sharing it is what makes durable acknowledgements
+ * fast (PERF-NOTES: ~3.7x one transaction per request). `commit` answers per item: null when
+ * stored, else why not, so a bad item fails alone.
  */
 export function groupCommit<T>(
-  db: Database,
-  writeBatch: (items: T[]) => void,
+  commit: (items: T[]) => (string | null)[],
   afterCommit: (items: T[]) => void = () => {},
   maxBatch = 256,
 ): GroupCommit<T> {
   let queue: Waiting<T>[] = [];
   let scheduled = false;
-  let idle: (() => void)[] = [];
-
-  const commit = (waiting: Waiting<T>[]) => {
-    const items = waiting.map((w) => w.item);
-    db.transaction(() => writeBatch(items)).immediate();
-    afterCommit(items);
-  };
+  const idle: (() => void)[] = [];
 
   const flush = () => {
     scheduled = false;
     const batch = queue.slice(0, maxBatch);
     queue = queue.slice(batch.length);
-    try {
-      commit(batch);
-      for (const w of batch) w.resolve();
-    } catch {
-      for (const w of batch) {
-        try {
-          commit([w]);
-          w.resolve();
-        } catch (e) {
-          w.reject(e);
-        }
-      }
-    }
     if (queue.length) schedule();
-    else for (const done of idle.splice(0)) done();
+    let outcomes: (string | null)[];
+    try {
+      outcomes = commit(batch.map((w) => w.item));
+    } catch (e) {
+      outcomes = batch.map(() => (e instanceof Error ? e.message : String(e)));
+    }
+    const stored = batch.filter((_, i) => outcomes[i] === null);
+    try {
+      if (stored.length) afterCommit(stored.map((w) => w.item));
+    } finally {
+      batch.forEach((w, i) => (outcomes[i] === null ? w.resolve() : w.reject(new Error(outcomes[i]!))));
+      if (!scheduled) for (const done of idle.splice(0)) done();
+    }
   };
 
   const schedule = () => {
@@ -72,7 +62,7 @@ export function groupCommit<T>(
       });
     },
     drain() {
-      return queue.length === 0 && !scheduled ? Promise.resolve() : new Promise<void>((r) => idle.push(r));
+      return scheduled ? new Promise<void>((r) => idle.push(r)) : Promise.resolve();
     },
     get pending() {
       return queue.length;

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { SubmissionMeta } from "../submissions/meta";
 import type { NewSubmission } from "../submissions/model";
 
 /** The dimensions a caller may group by, each a fixed value of the `dimension` column: never SQL built from input. */
@@ -6,6 +7,14 @@ export const DIMENSIONS = ["country", "browser", "device"] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 const TOP = 10;
+// What each submission is counted under: the total (value ""), and its value in each dimension.
+const ROLLUPS = ["total", ...DIMENSIONS] as const;
+const valueIn: Record<(typeof ROLLUPS)[number], (meta: SubmissionMeta) => string> = {
+  total: () => "",
+  country: (meta) => meta.country || "ZZ",
+  browser: (meta) => meta.browser || "unknown",
+  device: (meta) => meta.device || "unknown",
+};
 
 export function createAnalyticsRepo(db: Database) {
   const upsertDay = db.prepare(
@@ -32,28 +41,29 @@ export function createAnalyticsRepo(db: Database) {
 
   return {
     /**
-     * Counts a batch into the daily rollups, aggregated in memory first so a batch costs one
-     * upsert per (form, day, dimension, value) rather than four per submission. Runs inside
-     * the submit transaction, so rollups never disagree with the submissions.
+     * Counts a batch into the daily and monthly rollups, aggregated in memory first so a batch
+     * costs one upsert per (form, day or month, dimension, value) rather than eight per
+     * submission. Runs inside the submit transaction, so rollups never disagree with the submissions.
      */
     recordRollups(batch: NewSubmission[]): void {
-      const counts = new Map<string, number>();
-      const add = (formId: string, dimension: string, day: string, value: string) => {
-        const key = `${formId}\u0000${dimension}\u0000${day}\u0000${value}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      };
+      const groups = new Map<string, { formId: string; day: string; counts: Map<string, number>[] }>();
       for (const s of batch) {
-        // A day key is YYYY-MM-DD, a month key YYYY-MM: the length tells the tables apart below.
-        for (const at of [s.createdAt.slice(0, 10), s.createdAt.slice(0, 7)]) {
-          add(s.form.id, "total", at, "");
-          add(s.form.id, "country", at, s.meta.country || "ZZ");
-          add(s.form.id, "browser", at, s.meta.browser || "unknown");
-          add(s.form.id, "device", at, s.meta.device || "unknown");
-        }
+        const day = s.createdAt.slice(0, 10);
+        const key = s.form.id + day;
+        let group = groups.get(key);
+        if (!group) groups.set(key, (group = { formId: s.form.id, day, counts: ROLLUPS.map(() => new Map()) }));
+        ROLLUPS.forEach((dimension, i) => {
+          const value = valueIn[dimension](s.meta);
+          group.counts[i]!.set(value, (group.counts[i]!.get(value) ?? 0) + 1);
+        });
       }
-      for (const [key, n] of counts) {
-        const [formId, dimension, at, value] = key.split("\u0000") as [string, string, string, string];
-        (at.length === 10 ? upsertDay : upsertMonth).run(formId, dimension, at, value, n);
+      for (const { formId, day, counts } of groups.values()) {
+        ROLLUPS.forEach((dimension, i) => {
+          for (const [value, n] of counts[i]!) {
+            upsertDay.run(formId, dimension, day, value, n);
+            upsertMonth.run(formId, dimension, day.slice(0, 7), value, n);
+          }
+        });
       }
     },
     /** Submissions per day in [from, to], days without any left out. */

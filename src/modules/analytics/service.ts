@@ -59,8 +59,6 @@ export function splitRange(from: number, to: number): { headDays: [string, strin
 
 export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService, clock: Clock) {
   return {
-    recordRollups: repo.recordRollups,
-
     /** Daily counts and top values for a form the owner owns; reads rollups only. */
     analytics(formId: string, ownerId: string, query: AnalyticsQuery): AnalyticsJson {
       const today = Date.parse(`${utcDay(clock.now())}T00:00:00.000Z`);

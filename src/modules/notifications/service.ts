@@ -4,6 +4,7 @@ import type { Logger } from "../../lib/log";
 import type { NewSubmission } from "../submissions/model";
 import { describeMailError, type Mailer } from "./mailer";
 import { renderNotification } from "./message";
+import { wantsNotification } from "./queue";
 import type { OutboxRepo, OutboxRow, OutboxStatus } from "./repo";
 
 export interface NotificationsDeps {
@@ -19,8 +20,6 @@ export interface NotificationsDeps {
 const CLAIM_BATCH = 10;
 // Backoff doubles from the base up to this cap, so a day-long outage is retried about hourly.
 const MAX_DELAY_MS = 60 * 60 * 1000;
-
-const wantsNotification = (s: NewSubmission) => s.form.emailEnabled && s.form.developerNotifications;
 
 /**
  * Owner notifications through a durable outbox: queued in the submission's own transaction,
@@ -90,18 +89,6 @@ export function createNotificationsService({ repo, mailer, clock, log, retryBase
   }
 
   return {
-    /** Runs inside the submit transaction: one outbox row per submission that asks for an email. */
-    queueNotifications(batch: NewSubmission[]): void {
-      const owners = new Map<string, string | null>();
-      for (const s of batch) {
-        if (!wantsNotification(s)) continue;
-        if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, repo.ownerEmail(s.form.ownerId));
-        const recipient = owners.get(s.form.ownerId);
-        if (!recipient) continue;
-        repo.insertNotification({ formId: s.form.id, submissionId: s.id, recipient, replyTo: s.email, formName: s.form.name, data: s.json, submittedAt: s.createdAt });
-      }
-    },
-
     /** After a commit: mail out what it queued now rather than at the next scheduled drain. */
     afterCommit(batch: NewSubmission[]): void {
       if (batch.some(wantsNotification)) setTimeout(drain, 0);

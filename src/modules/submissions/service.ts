@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import { groupCommit } from "../../db/group-commit";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { CursorCodec } from "../../lib/cursor";
@@ -11,36 +10,27 @@ import type { FormsService } from "../forms/service";
 import { buildMeta, type SubmitterInfo } from "./meta";
 import type { NewSubmission, StoredSubmission, SubmitBody, SubmitResult } from "./model";
 import type { SubmissionsRepo } from "./repo";
-
-/** Work that must commit in the same transaction as a batch of submissions (rollups, notifications). */
-export type BatchHook = (batch: NewSubmission[]) => void;
+import type { Outcome } from "./commit-batch";
 
 export interface SubmissionsDeps {
-  db: Database;
   repo: SubmissionsRepo;
   forms: FormsService;
   cursors: CursorCodec;
   clock: Clock;
   countryOf: (ip: string) => string | null;
-  hooks: BatchHook[];
-  /** Told after a batch is committed (e.g. to mail out what it queued). */
-  afterCommit?: BatchHook[];
+  /** Writes a batch in one transaction (see commit-batch.ts). */
+  commit: (batch: NewSubmission[]) => Outcome[];
+  /** Told after a batch is committed, before its submitters are answered (e.g. to mail out what it queued). */
+  afterCommit?: ((batch: NewSubmission[]) => void)[];
 }
 
 const isForeignKeyError = (e: unknown) => e instanceof Error && /FOREIGN KEY/i.test(e.message);
 
-export function createSubmissionsService({ db, repo, forms, cursors, clock, countryOf, hooks, afterCommit = [] }: SubmissionsDeps) {
-  const writer = groupCommit<NewSubmission>(
-    db,
-    (batch) => {
-      repo.insertSubmissions(batch);
-      for (const hook of hooks) hook(batch);
-    },
-    (batch) => {
-      forms.forget(new Set(batch.map((s) => s.form.id)));
-      for (const hook of afterCommit) hook(batch);
-    },
-  );
+export function createSubmissionsService({ repo, forms, cursors, clock, countryOf, commit, afterCommit = [] }: SubmissionsDeps) {
+  const batches = groupCommit<NewSubmission>(commit, (batch) => {
+    forms.forget(new Set(batch.map((s) => s.form.id)));
+    for (const hook of afterCommit) hook(batch);
+  });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
   let storedCount = 0;
@@ -60,7 +50,7 @@ export function createSubmissionsService({ db, repo, forms, cursors, clock, coun
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
     };
     try {
-      await writer.write(submission);
+      await batches.write(submission);
       storedCount += 1;
     } catch (e) {
       // The form was deleted between our check and the commit.
@@ -111,10 +101,10 @@ export function createSubmissionsService({ db, repo, forms, cursors, clock, coun
       return repo.deleteIdempotencyKeysBefore(isoTime(clock.now() - maxAgeMs));
     },
 
-    /** Waits until every acknowledged-to-be submission is committed (shutdown). */
-    flush: () => writer.drain(),
+    /** Waits until every submission received so far is committed (shutdown). */
+    flush: () => batches.drain(),
     get pendingWrites() {
-      return writer.pending;
+      return batches.pending;
     },
     /** Submissions committed by this process since it started. */
     get storedCount() {

@@ -1,0 +1,17 @@
+import type { NewSubmission } from "../submissions/model";
+import type { OutboxRepo } from "./repo";
+
+/** A submission to a form whose owner asked to be emailed about each one. */
+export const wantsNotification = (s: NewSubmission) => s.form.emailEnabled && s.form.developerNotifications;
+
+/** Runs inside the submit transaction: one outbox row per submission that asks for an email. */
+export function queueNotifications(repo: OutboxRepo, batch: NewSubmission[]): void {
+  const owners = new Map<string, string | null>();
+  for (const s of batch) {
+    if (!wantsNotification(s)) continue;
+    if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, repo.ownerEmail(s.form.ownerId));
+    const recipient = owners.get(s.form.ownerId);
+    if (!recipient) continue;
+    repo.insertNotification({ formId: s.form.id, submissionId: s.id, recipient, replyTo: s.email, formName: s.form.name, data: s.json, submittedAt: s.createdAt });
+  }
+}
