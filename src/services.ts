@@ -50,6 +50,7 @@ export function createServices(deps: Deps) {
     forms,
     cursors,
     clock,
+    changes,
     countryOf: countryLookup(),
     commit: createBatchCommitter(db),
     afterCommit: [notifications.afterCommit],

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
@@ -124,6 +125,23 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
       await submit(formId, owner.key, { n: 100 + seen.length });
     } while (cursor);
     expect(seen).toEqual([8, 7, 6, 5, 4, 3, 2, 1, 0]);
+  });
+
+  test("a page read again after a commit shows what it added, from this process or another", async () => {
+    const formId = server.services.forms.createForm({ owner: "owner@example.com", name: "polled" }).id;
+    const page = async () => (await server.json(`/api/v1/forms/${formId}/submissions`, { key: owner.key })).body.submissions.map((s: any) => s.data.n);
+    await submit(formId, owner.key, { n: 1 });
+    expect(await page()).toEqual([1]);
+    expect(await page()).toEqual([1]);
+    clock.advance(1);
+    await submit(formId, owner.key, { n: 2 });
+    expect(await page()).toEqual([2, 1]);
+    // Another connection (a restore, a second tool) writes straight to the file.
+    const writer = new Database(server.dbPath);
+    writer.run("PRAGMA busy_timeout = 5000");
+    writer.run("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES ('sub_zz', ?, ?, NULL, '2099-01-01T00:00:00.000Z')", [formId, JSON.stringify({ n: 3, _meta: {} })]);
+    writer.close();
+    expect(await page()).toEqual([3, 2, 1]);
   });
 
   test("refuses a cursor from another form's list", async () => {

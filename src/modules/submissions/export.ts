@@ -1,4 +1,4 @@
-import type { StoredSubmission } from "./model";
+import { submissionJson, type StoredSubmission } from "./model";
 
 const META_KEYS = ["browser", "browserVersion", "os", "osVersion", "device", "country", "language", "referrer"] as const;
 
@@ -17,7 +17,7 @@ export function* exportJson(pages: Pages, progress: Progress = () => {}): Genera
   yield "[";
   for (const page of pages()) {
     for (const s of page) {
-      yield `${first ? "\n" : ",\n"}{"id":${JSON.stringify(s.id)},"formId":${JSON.stringify(s.formId)},"data":${s.data},"createdAt":${JSON.stringify(s.createdAt)}}`;
+      yield `${first ? "\n" : ",\n"}${submissionJson(s)}`;
       first = false;
     }
     progress((rows += page.length));

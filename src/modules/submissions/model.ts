@@ -62,3 +62,7 @@ export interface StoredSubmission {
   email: string | null;
   createdAt: string;
 }
+
+/** The API's item shape as JSON text: `data` is stored as JSON, so it is spliced in, never parsed and re-serialised. */
+export const submissionJson = (s: StoredSubmission) =>
+  `{"id":${JSON.stringify(s.id)},"formId":${JSON.stringify(s.formId)},"data":${s.data},"createdAt":${JSON.stringify(s.createdAt)}}`;

@@ -1,22 +1,26 @@
+import type { ExternalChanges } from "../../db/external-changes";
 import { groupCommit } from "../../db/group-commit";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { keysetPage, type Page } from "../../lib/page";
+import { keysetPage } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { buildMeta, type SubmitterInfo } from "./meta";
-import type { NewSubmission, StoredSubmission, SubmitBody, SubmitResult } from "./model";
-import type { SubmissionsRepo } from "./repo";
+import { submissionJson, type NewSubmission, type StoredSubmission, type SubmitBody, type SubmitResult } from "./model";
+import { createPageCache } from "./page-cache";
 import type { Outcome } from "./commit-batch";
+import type { SubmissionsRepo } from "./repo";
 
 export interface SubmissionsDeps {
   repo: SubmissionsRepo;
   forms: FormsService;
   cursors: CursorCodec;
   clock: Clock;
+  /** Commits by other processes (the CLI deleting a form): they drop every cached page. */
+  changes: ExternalChanges;
   countryOf: (ip: string) => string | null;
   /** Writes a batch in one transaction (see commit-batch.ts). */
   commit: (batch: NewSubmission[]) => Outcome[];
@@ -26,9 +30,13 @@ export interface SubmissionsDeps {
 
 const isForeignKeyError = (e: unknown) => e instanceof Error && /FOREIGN KEY/i.test(e.message);
 
-export function createSubmissionsService({ repo, forms, cursors, clock, countryOf, commit, afterCommit = [] }: SubmissionsDeps) {
+export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, commit, afterCommit = [] }: SubmissionsDeps) {
+  const pages = createPageCache();
+  changes.onChange(pages.clear);
   const batches = groupCommit<NewSubmission>(commit, (batch) => {
-    forms.forget(new Set(batch.map((s) => s.form.id)));
+    const formIds = new Set(batch.map((s) => s.form.id));
+    forms.forget(formIds);
+    pages.drop(formIds);
     for (const hook of afterCommit) hook(batch);
   });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
@@ -78,10 +86,20 @@ export function createSubmissionsService({ repo, forms, cursors, clock, countryO
       return attempt;
     },
 
-    /** One page of a form's submissions, newest first; the cursor is bound to this form. */
-    listSubmissions(formId: string, ownerId: string, query: { limit: number; cursor?: string }): Page<StoredSubmission> {
+    /**
+     * One page of a form's submissions as the API's JSON, newest first; the cursor is bound to
+     * this form. Answered from the page cache while nothing new has been committed to the form.
+     */
+    pageJson(formId: string, ownerId: string, query: { limit: number; cursor?: string }): string {
       const form = forms.formForOwner(formId, ownerId);
-      return keysetPage(cursors, `submissions:${form.id}`, query, (after, limit) => repo.listSubmissionsByForm(form.id, after, limit));
+      const key = `${query.limit}:${query.cursor ?? ""}`;
+      let body = pages.get(form.id, key);
+      if (body === undefined) {
+        const page = keysetPage(cursors, `submissions:${form.id}`, query, (after, limit) => repo.listSubmissionsByForm(form.id, after, limit));
+        body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
+        pages.set(form.id, key, body);
+      }
+      return body;
     },
 
     /** Every submission of a form, oldest first, a page at a time; for exports that must not load a million rows at once. */
