@@ -8,10 +8,10 @@ import { newId } from "../../lib/ids";
 import { keysetPage } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
+import type { Outcome } from "./commit-batch";
 import { buildMeta, type SubmitterInfo } from "./meta";
 import { submissionJson, type NewSubmission, type StoredSubmission, type SubmitBody, type SubmitResult } from "./model";
 import { createPageCache } from "./page-cache";
-import type { Outcome } from "./commit-batch";
 import type { SubmissionsRepo } from "./repo";
 
 export interface SubmissionsDeps {
