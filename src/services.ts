@@ -15,9 +15,9 @@ import { createOwnersService } from "./modules/owners/service";
 import { createSmtpMailer } from "./modules/notifications/mailer";
 import { createOutboxRepo } from "./modules/notifications/repo";
 import { createNotificationsService } from "./modules/notifications/service";
+import { createBatchCommitter } from "./modules/submissions/commit-batch";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
-import { createBatchCommitter } from "./modules/submissions/commit-batch";
 import { countryLookup } from "./lib/geo";
 
 export interface Deps {
