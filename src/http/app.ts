@@ -32,12 +32,13 @@ export function createApp({ db, services, config, log }: AppDeps) {
   let allowed: ReturnType<typeof methodsFor> | undefined;
 
   const app = new Elysia()
-    .onRequest(({ request, set, server }) => {
+    // Not `server` from the context: asking for it makes Elysia redefine a getter on every request.
+    .onRequest(({ request, set }) => {
       let origin: ClientOrigin | undefined;
-      const originOf = () => (origin ??= clientOrigin(request.headers, server?.requestIP(request)?.address ?? null, config.trustProxy));
+      const originOf = () => (origin ??= clientOrigin(request.headers, app.server?.requestIP(request)?.address ?? null, config.trustProxy));
       const secret = readApiKey(request);
       const principal = secret === null ? null : services.keys.authenticate(secret);
-      const id = `req_${Bun.randomUUIDv7().replaceAll("-", "")}`;
+      const id = `req_${Bun.randomUUIDv7("base64url")}`;
       requestState.set(request, { id, startedAt: performance.now(), origin: originOf, principal, keyGiven: secret !== null });
 
       const rate = buckets.take(principal ? `key:${principal.keyId}` : `ip:${originOf().ip}`);
