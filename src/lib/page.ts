@@ -5,20 +5,25 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** Where a page starts: null for the first page; a cursor that is not one of `list`'s is a 400. */
+export function pageStart(codec: CursorCodec, list: string, cursor: string | undefined): Position | null {
+  return cursor === undefined ? null : codec.decode(list, cursor);
+}
+
 /**
  * Keyset paging over a list sorted newest first. `fetch` reads up to `limit + 1` rows after
- * the cursor's position; the extra row only tells whether a next page exists, so the last
+ * `after` (see pageStart); the extra row only tells whether a next page exists, so the last
  * page is never empty and `nextCursor` is null exactly when nothing follows.
  */
 export function keysetPage<T extends Position>(
   codec: CursorCodec,
   list: string,
-  query: { limit: number; cursor?: string | undefined },
+  limit: number,
+  after: Position | null,
   fetch: (after: Position | null, limit: number) => T[],
 ): Page<T> {
-  const after = query.cursor === undefined ? null : codec.decode(list, query.cursor);
-  const rows = fetch(after, query.limit + 1);
-  const items = rows.slice(0, query.limit);
+  const rows = fetch(after, limit + 1);
+  const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > query.limit && last ? codec.encode(list, last) : null };
+  return { items, nextCursor: rows.length > limit && last ? codec.encode(list, last) : null };
 }

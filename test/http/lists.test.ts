@@ -151,4 +151,12 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
     expect([res.status, res.body.code]).toEqual([400, "INVALID_CURSOR"]);
     expect((await server.json(`/api/v1/forms/${owner.formId}/submissions?limit=101`, { key: owner.key })).status).toBe(400);
   });
+
+  test("checks the cursor before the form: 400 ahead of 404 and 403", async () => {
+    const stranger = seedOwner(server, "stranger@example.com");
+    for (const formId of ["frm_missing", stranger.formId]) {
+      const res = await server.json(`/api/v1/forms/${formId}/submissions?cursor=garbage`, { key: owner.key });
+      expect([formId, res.status, res.body.code]).toEqual([formId, 400, "INVALID_CURSOR"]);
+    }
+  });
 });

@@ -4,7 +4,7 @@ import type { ExternalChanges } from "../../db/external-changes";
 import type { CursorCodec } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { keysetPage, type Page } from "../../lib/page";
+import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
 import { FORM_TYPES, usersJoined, type Form, type FormType } from "./model";
 import type { FormsRepo } from "./repo";
@@ -119,7 +119,8 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
 
     /** One page of the owner's forms, newest first. */
     listForms(ownerId: string, query: { limit: number; cursor?: string }): Page<Form> {
-      return keysetPage(cursors, `forms:${ownerId}`, query, (after, limit) => repo.listFormsByOwner(ownerId, after, limit));
+      const list = `forms:${ownerId}`;
+      return keysetPage(cursors, list, query.limit, pageStart(cursors, list, query.cursor), (after, limit) => repo.listFormsByOwner(ownerId, after, limit));
     },
 
     listAllForms(filter: { owner?: string } = {}) {

@@ -5,7 +5,7 @@ import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { keysetPage } from "../../lib/page";
+import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { Outcome } from "./commit-batch";
@@ -91,13 +91,19 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * this form. Answered from the page cache while nothing new has been committed to the form.
      */
     pageJson(formId: string, ownerId: string, query: { limit: number; cursor?: string }): string {
-      const form = forms.formForOwner(formId, ownerId);
+      changes.sync();
       const key = `${query.limit}:${query.cursor ?? ""}`;
-      let body = pages.get(form.id, key);
+      let body = pages.get(formId, key);
+      // A bad cursor is a 400 before the form's existence and owner are checked (CONTRACT's order);
+      // the cursor is signed for the form id it came from, so it is checked against the id asked for.
+      // A cached page's cursor was checked when it was rendered.
+      const list = `submissions:${formId}`;
+      const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
+      forms.formForOwner(formId, ownerId);
       if (body === undefined) {
-        const page = keysetPage(cursors, `submissions:${form.id}`, query, (after, limit) => repo.listSubmissionsByForm(form.id, after, limit));
+        const page = keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, from, limit));
         body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
-        pages.set(form.id, key, body);
+        pages.set(formId, key, body);
       }
       return body;
     },
