@@ -34,7 +34,7 @@ export function seedSubmissions(db: Database, form: Form, count: number, opts: {
       });
     }
     const failed = commit(batch).find((outcome) => outcome !== null);
-    if (failed) throw new Error(`seeding failed: ${failed}`);
+    if (failed) throw new Error(`seeding failed: ${failed.message}`);
     if (i % 100_000 === 0 || i === count) process.stderr.write(`\r${opts.label ?? "seeding"}: ${i}/${count} (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   process.stderr.write("\n");

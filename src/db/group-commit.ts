@@ -17,10 +17,10 @@ export interface GroupCommit<T> {
  * transaction on the next `setImmediate`, and every writer is answered after that commit. With
  * synchronous=FULL each commit is an fsync, so sharing it is what makes durable acknowledgements
  * fast (PERF-NOTES: ~3.7x one transaction per request). `commit` answers per item: null when
- * stored, else why not, so a bad item fails alone.
+ * stored, else the error that kept it out, so a bad item fails alone.
  */
 export function groupCommit<T>(
-  commit: (items: T[]) => (string | null)[],
+  commit: (items: T[]) => (Error | null)[],
   afterCommit: (items: T[]) => void = () => {},
   maxBatch = 256,
 ): GroupCommit<T> {
@@ -33,17 +33,17 @@ export function groupCommit<T>(
     const batch = queue.slice(0, maxBatch);
     queue = queue.slice(batch.length);
     if (queue.length) schedule();
-    let outcomes: (string | null)[];
+    let outcomes: (Error | null)[];
     try {
       outcomes = commit(batch.map((w) => w.item));
     } catch (e) {
-      outcomes = batch.map(() => (e instanceof Error ? e.message : String(e)));
+      outcomes = batch.map(() => (e instanceof Error ? e : new Error(String(e))));
     }
     const stored = batch.filter((_, i) => outcomes[i] === null);
     try {
       if (stored.length) afterCommit(stored.map((w) => w.item));
     } finally {
-      batch.forEach((w, i) => (outcomes[i] === null ? w.resolve() : w.reject(new Error(outcomes[i]!))));
+      batch.forEach((w, i) => (outcomes[i] === null ? w.resolve() : w.reject(outcomes[i]!)));
       if (!scheduled) for (const done of idle.splice(0)) done();
     }
   };

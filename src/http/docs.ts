@@ -11,6 +11,7 @@ const errorStatuses = {
   413: "body larger than FORMSVC_MAX_BODY_BYTES",
   415: "unsupported Content-Type",
   429: "rate limit exceeded; wait until X-RateLimit-Reset (Retry-After is set)",
+  503: "another process holds the database's write lock; nothing was stored, retry after Retry-After",
 } as const;
 
 type ErrorStatus = keyof typeof errorStatuses;

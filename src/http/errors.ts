@@ -1,4 +1,5 @@
 import { ValidationError } from "elysia";
+import { isDatabaseBusy } from "../db/errors";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../lib/errors";
 import type { Logger } from "../lib/log";
 
@@ -32,6 +33,10 @@ export function toErrorResponse(error: unknown, frameworkCode: string | number, 
   } else if (frameworkCode === "PARSE") {
     code = "INVALID_BODY";
     message = "request body could not be parsed";
+  } else if (isDatabaseBusy(error)) {
+    code = "UNAVAILABLE";
+    message = "the database is busy with another process's write; retry in a moment";
+    headers = { "retry-after": "1" };
   } else if (frameworkCode === "NOT_FOUND") {
     code = "ROUTE_NOT_FOUND";
     message = "no such endpoint; see /docs for the API";

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { isDatabaseBusy } from "../../db/errors";
 import type { ExternalChanges } from "../../db/external-changes";
 import type { Clock } from "../../lib/clock";
 import { isoTime } from "../../lib/clock";
@@ -79,7 +80,12 @@ export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: 
       if (now - (lastTouched.get(key.id) ?? 0) >= TOUCH_INTERVAL_MS) {
         if (lastTouched.size >= CACHE_LIMIT) lastTouched.clear();
         lastTouched.set(key.id, now);
-        repo.touchKey(key.id, isoTime(now));
+        try {
+          repo.touchKey(key.id, isoTime(now));
+        } catch (e) {
+          // Last use is a hint for `keys list`: a database locked by another process must not fail the request.
+          if (!isDatabaseBusy(e)) throw e;
+        }
       }
       return { keyId: key.id, ownerId: key.ownerId };
     },

@@ -1,0 +1,49 @@
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+
+let server: TestServer;
+let owner: ReturnType<typeof seedOwner>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = seedOwner(server);
+});
+afterAll(() => server.close());
+
+const count = () => server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c;
+
+describe("another process holding the write lock (past the 5 s busy timeout)", () => {
+  test("a submit is answered 503 with Retry-After and stores nothing; reads still answer; it works once the lock is gone", async () => {
+    const fresh = server.services.keys.createKey({ owner: owner.ownerEmail }).key;
+    const before = count();
+    const other = new Database(server.dbPath);
+    other.run("BEGIN EXCLUSIVE");
+    try {
+      // A key's first use records its last-used time: a hint that must not fail the read.
+      expect((await server.request(`/api/v1/forms/${owner.formId}`, { key: fresh })).status).toBe(200);
+      const res = await server.request("/api/v1/forms/submit", {
+        method: "POST",
+        key: owner.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ formId: owner.formId, data: { message: "while locked" } }),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(res.headers.get("x-ratelimit-limit")).not.toBeNull();
+      expect((await res.json()).code).toBe("UNAVAILABLE");
+    } finally {
+      other.run("COMMIT");
+      other.close();
+    }
+    expect(count()).toBe(before);
+    const retry = await server.request("/api/v1/forms/submit", {
+      method: "POST",
+      key: owner.key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ formId: owner.formId, data: { message: "after" } }),
+    });
+    expect(retry.status).toBe(200);
+    expect(count()).toBe(before + 1);
+  }, 30_000);
+});
