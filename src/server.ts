@@ -30,6 +30,15 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
     port: config.port,
     // Bun's own cap is a backstop above ours (multipart framing adds a little); ours answers 413 in JSON.
     maxRequestBodySize: config.maxBodyBytes * 2 + 64 * 1024,
+    // Never Bun's development error page (paths and source lines), whatever NODE_ENV says.
+    development: false,
+    // A second `serve` on a port already taken must fail, not quietly take half its connections.
+    reusePort: false,
+    // The last resort for an error that escapes the app's own handler: still JSON, still no detail.
+    error(error) {
+      log.error("unhandled error", { error: error.stack ?? error.message });
+      return Response.json({ error: "internal server error", code: "INTERNAL" }, { status: 500, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" } });
+    },
   });
   const server = app.server!;
   const jobs = startJobs(createJobs(services), log);

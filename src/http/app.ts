@@ -53,7 +53,7 @@ export function createApp({ db, services, config, log }: AppDeps) {
       headers["x-ratelimit-reset"] = String(rate.reset);
       if (!rate.allowed) {
         metrics.rateLimited += 1;
-        throw new AppError("RATE_LIMITED", `rate limit exceeded; retry in ${rate.retryAfter} s (at X-RateLimit-Reset)`, {
+        throw new AppError("RATE_LIMITED", `rate limit exceeded; the next request is allowed in ${rate.retryAfter} s (Retry-After), the whole quota again at X-RateLimit-Reset`, {
           "retry-after": String(rate.retryAfter),
         });
       }

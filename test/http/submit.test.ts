@@ -66,6 +66,9 @@ describe("POST /api/v1/forms/submit", () => {
       { formId: owner.formId, data: {}, redirectUrl: "/thanks" },
       { formId: owner.formId, data: {}, redirectUrl: "javascript:alert(1)" },
       { formId: owner.formId, data: {}, redirectUrl: 7 },
+      // The URL parser would drop the line break and accept these; echoed raw they would split the Location header.
+      { formId: owner.formId, data: {}, redirectUrl: "https://example.com/a\r\nSet-Cookie: x=1" },
+      { formId: owner.formId, data: {}, redirectUrl: "https://example.com/a b" },
       [owner.formId],
       "just a string",
     ];
@@ -118,6 +121,18 @@ describe("POST /api/v1/forms/submit", () => {
     expect(data.formId).toBeUndefined();
     const list = await server.json(`/api/v1/forms/${owner.formId}/submissions?limit=3`, { key: owner.key });
     expect(list.body.submissions[1].data.topics).toEqual(["a", "b"]);
+
+    const before = count();
+    const split = await post(new URLSearchParams({ formId: owner.formId, redirectUrl: "https://example.com/a\r\nSet-Cookie: x=1" }).toString(), { "content-type": "application/x-www-form-urlencoded" });
+    expect([split.status, (await split.json()).code]).toEqual([400, "INVALID_BODY"]);
+    expect(count()).toBe(before);
+
+    // A header carries ASCII only: the Location is the URL's encoded form; the JSON answer keeps it as sent.
+    const unicode = "https://例え.jp/パス?q=é";
+    const encoded = await post(new URLSearchParams({ formId: owner.formId, redirectUrl: unicode }).toString(), { "content-type": "application/x-www-form-urlencoded" });
+    expect(encoded.status).toBe(303);
+    expect(encoded.headers.get("location")).toBe("https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%C3%A9");
+    expect((await (await postJson({ formId: owner.formId, data: {}, redirectUrl: unicode })).json()).redirect).toBe(unicode);
   });
 });
 
@@ -142,6 +157,8 @@ describe("_meta", () => {
   test("keeps the primary language and only the referrer's origin", async () => {
     const data = await stored(await postJson({ formId: owner.formId, data: {} }, { "accept-language": "en-GB,en;q=0.9,de;q=0.8", referer: "https://example.com/contact?email=a@b.co#top" }));
     expect(data._meta.language).toBe("en");
+    const weighted = await stored(await postJson({ formId: owner.formId, data: {} }, { "accept-language": "zh-Hant-TW;q=0.8, *, de;q=0.9, fr;q=0" }));
+    expect(weighted._meta.language).toBe("de");
     expect(data._meta.referrer).toBe("https://example.com");
     const none = await stored(await postJson({ formId: owner.formId, data: {} }, {}));
     expect([none._meta.language, none._meta.referrer]).toEqual([null, null]);

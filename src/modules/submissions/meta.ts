@@ -53,10 +53,20 @@ const parseAgent = memoize<Agent>(2048, (ua) => {
   };
 });
 
-/** The primary language subtag of the first Accept-Language entry, lower-cased. */
+/** The primary subtag, lower-cased, of the Accept-Language entry with the highest weight (the first of equals; `*` and q=0 never). */
 function primaryLanguage(header: string | null): string | null {
-  const tag = header?.split(",")[0]?.split(";")[0]?.trim().split("-")[0]?.toLowerCase();
-  return tag && /^[a-z]{1,8}$/.test(tag) ? tag : null;
+  if (!header) return null;
+  let best: string | null = null;
+  let bestWeight = 0;
+  for (const entry of header.split(",", 32)) {
+    const [range = "", ...params] = entry.split(";");
+    const tag = range.trim().split("-")[0]!.toLowerCase();
+    if (!/^[a-z]{1,8}$/.test(tag)) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (weight > bestWeight) [best, bestWeight] = [tag, weight];
+  }
+  return best;
 }
 
 /** Only the origin of the referring page: paths and queries can hold personal data. */

@@ -51,6 +51,8 @@ function checkRedirect(value: unknown): string {
     throw invalid("redirectUrl must be an absolute http(s) URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("redirectUrl must start with http:// or https://");
+  // The URL parser quietly drops tabs and line breaks; echoed raw, they would break the Location header.
+  if (/[\s\u0000-\u001f\u007f]/.test(value)) throw invalid("redirectUrl must not contain spaces or control characters");
   return value;
 }
 

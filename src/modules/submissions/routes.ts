@@ -30,7 +30,8 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
         const result = await submissions.submit(principal.ownerId, body, submitterInfo(request), readIdempotencyKey(request.headers));
         if (isFormPost && result.redirect) {
           set.status = 303;
-          set.headers.location = result.redirect;
+          // Serialised by the URL parser: non-ASCII paths and hosts percent- and punycode-encoded, as a header must be.
+          set.headers.location = new URL(result.redirect).href;
         }
         return result;
       },
@@ -60,7 +61,7 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
             },
           },
           responses: {
-            ...responses({ schema: SubmitResultSchema, description: "stored (committed to disk)" }, 400, 401, 403, 404, 413, 415, 429),
+            ...responses({ schema: SubmitResultSchema, description: "stored (committed to disk)" }, 400, 401, 403, 404, 413, 415, 429, 503),
             303: { description: "stored; a browser form post is redirected to its redirectUrl" },
           },
         },
