@@ -77,7 +77,7 @@ describe("POST /api/v1/forms/submit", () => {
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
       expect(typeof (await res.json()).error).toBe("string");
     }
-    for (const raw of ["{not json", "", "null"]) expect((await post(raw)).status).toBe(400);
+    for (const raw of ["{not json", "", "null", `{"formId":"${owner.formId}","data":{"n":[1e400]}}`]) expect([raw, (await post(raw)).status]).toEqual([raw, 400]);
     expect(count()).toBe(before);
   });
 

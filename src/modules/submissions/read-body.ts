@@ -35,11 +35,16 @@ async function readCapped(request: Request, maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function depthWithin(value: unknown, limit: number): boolean {
-  if (value === null || typeof value !== "object") return true;
-  if (limit === 0) return false;
-  for (const v of Object.values(value)) if (!depthWithin(v, limit - 1)) return false;
-  return true;
+/** Why `data` cannot be stored as sent, or null: nesting past `limit` levels, or a number out of range (`1e400` parses to Infinity and would be stored as null). */
+function dataProblem(value: unknown, limit: number): string | null {
+  if (typeof value === "number") return Number.isFinite(value) ? null : "data holds a number too large to store; send it as a string";
+  if (value === null || typeof value !== "object") return null;
+  if (limit === 0) return `data is nested deeper than ${MAX_DEPTH} levels`;
+  for (const v of Object.values(value)) {
+    const problem = dataProblem(v, limit - 1);
+    if (problem) return problem;
+  }
+  return null;
 }
 
 function checkRedirect(value: unknown): string {
@@ -63,7 +68,8 @@ function checkBody(raw: Record<string, unknown>): SubmitBody {
     throw invalid("formId is required and must be a non-empty string");
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalid("data is required and must be a JSON object");
-  if (!depthWithin(data, MAX_DEPTH)) throw invalid(`data is nested deeper than ${MAX_DEPTH} levels`);
+  const problem = dataProblem(data, MAX_DEPTH);
+  if (problem) throw invalid(problem);
   return { formId, data: data as Record<string, unknown>, ...(redirectUrl === undefined ? {} : { redirectUrl: checkRedirect(redirectUrl) }) };
 }
 
