@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
 let owner: ReturnType<typeof seedOwner>;
@@ -43,5 +43,28 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
     expect((await joined("frm_missing")).status).toBe(404);
     const theirs = seedOwner(server, "other@example.com", { formType: "waitlist" });
     expect((await joined(theirs.formId)).status).toBe(403);
+  });
+
+  test("a form made a waitlist by the command line counts the joiners it already had, and goes on counting", async () => {
+    const form = server.services.forms.createForm({ owner: "owner@example.com", name: "Becomes a waitlist", formType: "contact", usersJoinedEnabled: true });
+    for (const data of [{ email: "ann@example.com" }, { email: "ANN@example.com" }, { name: "no email" }, { contactEmail: "ben@example.com" }]) {
+      expect((await join(data, form.id)).status).toBe(200);
+    }
+    // Only waitlists keep joiners: a contact form's submissions write none.
+    expect(server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE form_id = ?", form.id)).toEqual([{ n: 0 }]);
+
+    const shown = cliJson(["forms", "update", form.id, "--type", "waitlist"], { db: server.dbPath });
+    expect(shown.usersJoinedSettings).toEqual({ enabled: true, count: 3 });
+    expect((await joined(form.id)).body).toEqual({ usersJoined: 3 });
+    for (const data of [{ email: "ann@example.com" }, { email: "cat@example.com" }, { name: "no email" }]) {
+      expect((await join(data, form.id)).status).toBe(200);
+    }
+    expect((await joined(form.id)).body).toEqual({ usersJoined: 5 });
+
+    cliJson(["forms", "update", form.id, "--type", "contact"], { db: server.dbPath });
+    expect((await joined(form.id)).status).toBe(404);
+    expect((await join({ email: "dan@example.com" }, form.id)).status).toBe(200);
+    cliJson(["forms", "update", form.id, "--type", "waitlist"], { db: server.dbPath });
+    expect((await joined(form.id)).body).toEqual({ usersJoined: 6 });
   });
 });

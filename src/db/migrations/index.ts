@@ -3,6 +3,7 @@ import * as core from "./001-core";
 import * as submissions from "./002-submissions";
 import * as rollups from "./003-rollups";
 import * as outbox from "./004-outbox";
+import * as appendFriendly from "./005-append-friendly";
 
 export interface Migration {
   version: number;
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   { version: 2, name: "submissions", up: submissions.up },
   { version: 3, name: "rollups", up: rollups.up },
   { version: 4, name: "outbox", up: outbox.up },
+  { version: 5, name: "append-friendly", up: appendFriendly.up },
 ];

@@ -53,14 +53,30 @@ export function createFormsRepo(db: Database) {
          VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled, $created_at, $updated_at)`,
       ).run(bind(f));
     },
-    /** Writes the editable fields; counters belong to the submissions that maintain them. */
-    updateForm(f: Form): void {
+    /**
+     * Writes the editable fields; counters belong to the submissions that maintain them. The
+     * exception is a change of type (`recountJoiners`): the submit path keeps joiners for waitlists
+     * only, so a form that becomes one has its distinct joiners counted from the submissions it
+     * already has (one read of them, in the update's transaction), and one that stops being one
+     * drops them.
+     */
+    updateForm(f: Form, opts: { recountJoiners: boolean }): void {
       const { owner_id: _, created_at: __, ...fields } = bind(f);
-      db.query(
-        `UPDATE forms SET name = $name, description = $description, form_type = $form_type, email_enabled = $email_enabled,
-           developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled, updated_at = $updated_at
-         WHERE id = $id`,
-      ).run(fields);
+      db.transaction(() => {
+        db.query(
+          `UPDATE forms SET name = $name, description = $description, form_type = $form_type, email_enabled = $email_enabled,
+             developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled, updated_at = $updated_at
+           WHERE id = $id`,
+        ).run(fields);
+        if (!opts.recountJoiners) return;
+        db.query("DELETE FROM waitlist_joiners WHERE form_id = ?").run(f.id);
+        if (f.formType !== "waitlist") return void db.query("UPDATE forms SET users_joined_count = 0 WHERE id = ?").run(f.id);
+        db.query("INSERT INTO waitlist_joiners (form_id, email) SELECT DISTINCT form_id, email FROM submissions WHERE form_id = ?1 AND email IS NOT NULL").run(f.id);
+        db.query(
+          `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners WHERE form_id = ?1)
+             + (SELECT count(*) FROM submissions WHERE form_id = ?1 AND email IS NULL) WHERE id = ?1`,
+        ).run(f.id);
+      }).immediate();
     },
     deleteForm(id: string): void {
       db.query("DELETE FROM forms WHERE id = ?").run(id);

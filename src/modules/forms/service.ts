@@ -88,9 +88,9 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
       const form = requireForm(id);
       const defined = Object.fromEntries(Object.entries(valid).filter(([, v]) => v !== undefined));
       const updated: Form = { ...form, ...defined, updatedAt: isoTime(clock.now()) };
-      repo.updateForm(updated);
+      repo.updateForm(updated, { recountJoiners: updated.formType !== form.formType });
       cache.delete(id);
-      return updated;
+      return requireForm(id);
     },
 
     /** Removes the form with its submissions and everything derived from them. */

@@ -15,23 +15,24 @@ const toStored = (r: Row): StoredSubmission => ({ seq: r.seq, id: r.id, formId: 
 
 export function createSubmissionsRepo(db: Database) {
   const insert = db.prepare("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES (?, ?, ?, ?, ?)");
-  const emailSeen = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM submissions WHERE form_id = ? AND email = ? LIMIT 1");
+  const formType = db.prepare<{ form_type: string }, [string]>("SELECT form_type FROM forms WHERE id = ?");
+  const addJoiner = db.prepare("INSERT OR IGNORE INTO waitlist_joiners (form_id, email) VALUES (?, ?)");
   const bumpCounters = db.prepare("UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?");
   const saveIdempotency = db.prepare("INSERT OR IGNORE INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?)");
 
   return {
-    /** Stores a batch and keeps the forms' counters in step; runs inside the caller's transaction. */
+    /** Stores a batch and keeps the forms' counters (and waitlists' joiners) in step; runs inside the caller's transaction. */
     insertSubmissions(batch: NewSubmission[]): void {
-      const counts = new Map<string, { submissions: number; joiners: number }>();
+      const counts = new Map<string, { waitlist: boolean; submissions: number; joiners: number }>();
       for (const s of batch) {
-        // Checked before the insert, so a repeat within the same batch is seen too.
-        const newJoiner = s.email === null || emailSeen.get(s.form.id, s.email) === null;
+        let c = counts.get(s.form.id);
+        // The type as committed, not as cached: a form made a waitlist by another process counts from its next batch.
+        if (!c) counts.set(s.form.id, (c = { waitlist: formType.get(s.form.id)?.form_type === "waitlist", submissions: 0, joiners: 0 }));
         insert.run(s.id, s.form.id, s.json, s.email, s.createdAt);
         if (s.idempotency) saveIdempotency.run(s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt);
-        const c = counts.get(s.form.id) ?? { submissions: 0, joiners: 0 };
         c.submissions += 1;
-        if (newJoiner) c.joiners += 1;
-        counts.set(s.form.id, c);
+        // A new joiner: no email (each counts once), or an email this waitlist has not had before.
+        if (c.waitlist && (s.email === null || addJoiner.run(s.form.id, s.email).changes === 1)) c.joiners += 1;
       }
       for (const [formId, c] of counts) bumpCounters.run(c.submissions, c.joiners, formId);
     },
