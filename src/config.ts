@@ -69,7 +69,10 @@ function redact(value: unknown): unknown {
   if (value === "" || value === null) return value;
   if (value instanceof URL) {
     const u = new URL(value);
+    // Some providers take the API key as the user name alone, or in the query.
     if (u.password) u.password = "***";
+    else if (u.username) u.username = "***";
+    for (const name of new Set(u.searchParams.keys())) u.searchParams.set(name, "***");
     return u.toString();
   }
   return "***";

@@ -28,8 +28,10 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
   app.listen({
     hostname: config.host,
     port: config.port,
-    // Bun's own cap is a backstop above ours (multipart framing adds a little); ours answers 413 in JSON.
-    maxRequestBodySize: config.maxBodyBytes * 2 + 64 * 1024,
+    // No cap of Bun's: it would answer 413 bare, before the key check and without our headers. Our
+    // body reader enforces FORMSVC_MAX_BODY_BYTES by Content-Length or while streaming, and nothing
+    // else reads a body, so Bun never buffers more than that.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Never Bun's development error page (paths and source lines), whatever NODE_ENV says.
     development: false,
     // A second `serve` on a port already taken must fail, not quietly take half its connections.

@@ -8,7 +8,8 @@ import { emit, fields, table } from "./output";
 interface FormFlags {
   name?: string;
   type?: string;
-  description?: string;
+  /** false from --no-description: clears it. */
+  description?: string | false;
   emailNotifications?: boolean;
   developerNotifications?: boolean;
   usersJoined?: boolean;
@@ -18,7 +19,7 @@ interface FormFlags {
 const toInput = (o: FormFlags): FormInput => ({
   name: o.name,
   formType: o.type,
-  description: o.description,
+  description: o.description === false ? "" : o.description,
   emailEnabled: o.emailNotifications,
   developerNotifications: o.developerNotifications,
   usersJoinedEnabled: o.usersJoined,
@@ -46,7 +47,7 @@ const settingFlags = (cmd: Command, withNegations: boolean) => {
     .option("--email-notifications", "master switch for email on this form")
     .option("--developer-notifications", "email the owner on every submission (needs --email-notifications)")
     .option("--users-joined", "count distinct joiners (waitlist forms)");
-  if (withNegations) cmd.option("--no-email-notifications").option("--no-developer-notifications").option("--no-users-joined");
+  if (withNegations) cmd.option("--no-description", "clear the description").option("--no-email-notifications").option("--no-developer-notifications").option("--no-users-joined");
   return cmd.option("--json", "print only JSON");
 };
 

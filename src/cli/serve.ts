@@ -20,10 +20,11 @@ export function serveCommand(): Command {
         process.once("SIGINT", () => resolve("SIGINT"));
       });
       const running = await startServer(config);
+      // stdout holds this one line and then the JSON request log; what is said to a person goes to stderr.
       process.stdout.write(`formsvc listening on ${running.url}\n`);
-      if (running.services.keys.listKeys().length === 0) process.stdout.write(firstRunSteps(running.url));
+      if (running.services.keys.listKeys().length === 0) process.stderr.write(firstRunSteps(running.url));
 
-      process.stdout.write(`${await signal} received: finishing in-flight requests\n`);
+      process.stderr.write(`${await signal} received: finishing in-flight requests\n`);
       const deadline = new Promise<void>((resolve) =>
         setTimeout(() => {
           process.stderr.write("shutdown took too long; exiting\n");

@@ -24,6 +24,8 @@ export interface AppDeps {
   log: Logger;
 }
 
+const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/?$/.test(new URL(url).pathname);
+
 /** The whole HTTP application over the given services; `listen` it or call `handle` in tests. */
 export function createApp({ db, services, config, log }: AppDeps) {
   const metrics = new HttpMetrics();
@@ -41,7 +43,8 @@ export function createApp({ db, services, config, log }: AppDeps) {
       const id = `req_${Bun.randomUUIDv7("base64url")}`;
       requestState.set(request, { id, startedAt: performance.now(), origin: originOf, principal, keyGiven: secret !== null });
 
-      const rate = buckets.take(principal ? `key:${principal.keyId}` : `ip:${originOf().ip}`);
+      // A load balancer's health probe must not fail because others at its address ran out: it only reads the bucket.
+      const rate = buckets.take(principal ? `key:${principal.keyId}` : `ip:${originOf().ip}`, isHealthCheck(request.url) ? 0 : 1);
       const headers = set.headers;
       // API answers are per caller: never sniffed into another type, framed, or cached.
       headers["x-content-type-options"] = "nosniff";

@@ -32,7 +32,8 @@ export class TokenBuckets {
     this.perMs = capacity / (windowSeconds * 1000);
   }
 
-  take(name: string): RateDecision {
+  /** Takes `cost` tokens if the bucket holds them; a cost of 0 only reports the bucket. */
+  take(name: string, cost = 1): RateDecision {
     const now = this.now();
     this.sweep(now);
     let bucket = this.buckets.get(name);
@@ -44,8 +45,8 @@ export class TokenBuckets {
       bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.updatedAt) * this.perMs);
       bucket.updatedAt = now;
     }
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
+    const allowed = bucket.tokens >= cost;
+    if (allowed) bucket.tokens -= cost;
     const msToFull = (this.capacity - bucket.tokens) / this.perMs;
     return {
       allowed,

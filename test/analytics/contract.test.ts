@@ -220,6 +220,8 @@ describe("malformed input", () => {
       "?endDate=1900-02-29", "?startDate=2026-11-10&endDate=2026-11-01", "?startDate=2026-11-23",
       "?startDate=2026-01-01&period=decade", "?endDate=2026-01-01&period=fortnight",
       `?startDate=2021-06-01&endDate=${day(longest + DAY)}`, "?startDate=2020-01-01",
+      // Days before year 0000 have no YYYY-MM-DD form.
+      "?endDate=0000-01-01", "?endDate=0000-01-05&period=week",
     ];
     for (const q of bad) {
       const { status, body } = await analytics(formId, q);
@@ -227,7 +229,7 @@ describe("malformed input", () => {
       expect([q, typeof body.error]).toEqual([q, "string"]);
     }
     // The edges that are allowed: exactly 1,830 days, a single day, today as the start, a leap day.
-    for (const q of [`?startDate=2021-06-01&endDate=${day(longest)}`, "?startDate=2026-11-01&endDate=2026-11-01", "?startDate=2026-11-22", "?startDate=2024-02-29&endDate=2024-02-29", "?endDate=2000-02-29"]) {
+    for (const q of [`?startDate=2021-06-01&endDate=${day(longest)}`, "?startDate=2026-11-01&endDate=2026-11-01", "?startDate=2026-11-22", "?startDate=2024-02-29&endDate=2024-02-29", "?endDate=2000-02-29", "?startDate=0000-01-01&endDate=0000-01-31"]) {
       const { status } = await analytics(formId, q);
       expect([q, status]).toEqual([q, 200]);
     }

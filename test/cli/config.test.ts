@@ -43,6 +43,9 @@ describe("formsvc config", () => {
     const c = effective([], env);
     expect(c.smtpUrl!.value).toBe("smtp://u:***@h:587");
     expect(c.metricsToken!.value).toBe("***");
+    // Providers that take the API key as the user name alone, or in the query.
+    expect(effective([], { FORMSVC_SMTP_URL: "smtp://SG.apikey123@h:587" }).smtpUrl!.value).toBe("smtp://***@h:587");
+    expect(effective([], { FORMSVC_SMTP_URL: "smtp://h:587?user=u&password=pw123" }).smtpUrl!.value).toBe("smtp://h:587?user=***&password=***");
   });
 
   test("reports every invalid setting at once on stderr and exits non-zero", () => {

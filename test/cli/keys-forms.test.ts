@@ -52,7 +52,11 @@ describe("formsvc forms", () => {
 
     const updated = cliJson(["forms", "update", form.id, "--no-email-notifications", "--developer-notifications", "--name", "Beta list"], { db });
     expect(updated).toMatchObject({ name: "Beta list", description: "Beta", emailSettings: { enabled: false, developerNotificationsEnabled: true } });
+    expect(cliJson(["forms", "update", form.id, "--no-description"], { db })).toMatchObject({ name: "Beta list", description: "" });
     expect(cliJson<any[]>(["forms", "list", "--owner", "dev@example.com"], { db }).map((f) => f.id)).toContain(form.id);
+    // A filter that matches no one is an empty list, not an error.
+    expect(cliJson(["forms", "list", "--owner", "nobody@example.com", "--json"], { db })).toEqual([]);
+    expect(cliJson(["keys", "list", "--owner", "nobody@example.com", "--json"], { db })).toEqual([]);
 
     const refused = runCli(["forms", "delete", form.id], { db });
     expect(refused.code).not.toBe(0);

@@ -108,8 +108,10 @@ export function seedOwner(server: RunningServer, email = "owner@example.com", fo
 export interface ServeProcess {
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   url: string;
-  /** Everything printed on stdout so far (the listening line and first-run hints). */
+  /** Everything printed on stdout so far (the listening line, then JSON log lines). */
   output(): Promise<string>;
+  /** All of stdout, once the process has exited. */
+  allOutput(): Promise<string>;
 }
 
 /** Starts `formsvc serve` as a subprocess on a free port and waits for its "listening on" line. */
@@ -134,6 +136,13 @@ export async function spawnServe(db: string, env: Record<string, string> = {}): 
       // Whatever arrives within a moment after start-up.
       await Promise.race([read().catch(() => {}), Bun.sleep(200)]);
       return out;
+    },
+    async allOutput() {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return out;
+        out += new TextDecoder().decode(value);
+      }
     },
   };
 }

@@ -103,6 +103,10 @@ describe("every response", () => {
       expect(res.headers.get("allow")).toBeTruthy();
       expect((await res.json()).code).toBe("METHOD_NOT_ALLOWED");
     }
+    for (const method of ["GET", "PUT", "DELETE"]) {
+      const res = await server.request("/api/v1/forms/submit", { method, key: owner.key });
+      expect([method, res.status, res.headers.get("allow")]).toEqual([method, 405, "POST"]);
+    }
   });
 
   test("malformed paths get a 4xx JSON error, never a 500", async () => {

@@ -44,5 +44,9 @@ describe("rate limiting", () => {
     for (let i = 0; i < 4; i++) statuses.push((await server.request("/api/v1/forms/list", { key: "fsk_invalid" })).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
     expect((await server.request(`/api/v1/forms/${b.formId}`, { key: b.key })).status).toBe(200);
+    // The health probe from the same address still answers: it reads the bucket without taking from it.
+    const health = await server.request("/healthz");
+    expect([health.status, health.headers.get("x-ratelimit-remaining")]).toEqual([200, "0"]);
+    expect((await server.request("/api/v1/forms/list", { key: "fsk_invalid" })).status).toBe(429);
   });
 });

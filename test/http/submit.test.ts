@@ -71,12 +71,16 @@ describe("POST /api/v1/forms/submit", () => {
       { formId: owner.formId, data: {}, redirectUrl: "https://example.com/a b" },
       [owner.formId],
       "just a string",
+      // Only formId, data and redirectUrl: a stray field is most likely a form field meant for data.
+      { formId: owner.formId, data: {}, message: "hello" },
+      { formId: owner.formId, data: {}, _meta: {} },
     ];
     for (const body of bad) {
       const res = await postJson(body);
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
       expect(typeof (await res.json()).error).toBe("string");
     }
+    expect((await (await postJson({ formId: owner.formId, data: {}, message: "hello" })).json()).error).toContain('unknown field "message"');
     for (const raw of ["{not json", "", "null", `{"formId":"${owner.formId}","data":{"n":[1e400]}}`]) expect([raw, (await post(raw)).status]).toEqual([raw, 400]);
     expect(count()).toBe(before);
   });
@@ -87,6 +91,11 @@ describe("POST /api/v1/forms/submit", () => {
     expect([big.status, (await big.json()).code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
     const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(JSON.stringify({ formId: owner.formId, data: { t: "y".repeat(5000) } }))); c.close(); } });
     expect((await post(stream)).status).toBe(413);
+    // Far past the limit too (Bun's own cap would answer a bare 413): ours, in JSON, with the headers, after the key check.
+    const huge = JSON.stringify({ formId: owner.formId, data: { text: "z".repeat(3_000_000) } });
+    const hugeRes = await post(huge);
+    expect([hugeRes.status, (await hugeRes.json()).code, hugeRes.headers.has("x-ratelimit-remaining")]).toEqual([413, "PAYLOAD_TOO_LARGE", true]);
+    expect((await post(huge, { "content-type": "application/json" }, server, "")).status).toBe(401);
     for (const type of ["text/plain", "application/xml", ""]) {
       const res = await post(JSON.stringify({ formId: owner.formId, data: {} }), type ? { "content-type": type } : {});
       expect([type, res.status]).toEqual([type, 415]);
@@ -152,6 +161,8 @@ describe("_meta", () => {
     expect(await meta(UA.android)).toMatchObject({ os: "Android", device: "mobile" });
     expect(await meta(UA.ipad)).toMatchObject({ device: "tablet" });
     expect(await meta(UA.googlebot)).toMatchObject({ device: "bot" });
+    // Nothing recognisable is no evidence of a desktop.
+    for (const ua of ["garbage-agent", "x", "Mozilla/5.0"]) expect(await meta(ua)).toMatchObject({ browser: null, os: null, device: "unknown" });
   });
 
   test("keeps the primary language and only the referrer's origin", async () => {
@@ -159,6 +170,8 @@ describe("_meta", () => {
     expect(data._meta.language).toBe("en");
     const weighted = await stored(await postJson({ formId: owner.formId, data: {} }, { "accept-language": "zh-Hant-TW;q=0.8, *, de;q=0.9, fr;q=0" }));
     expect(weighted._meta.language).toBe("de");
+    const upper = await stored(await postJson({ formId: owner.formId, data: {} }, { "accept-language": "en;Q=0.5, de;q=0.6" }));
+    expect(upper._meta.language).toBe("de");
     expect(data._meta.referrer).toBe("https://example.com");
     const none = await stored(await postJson({ formId: owner.formId, data: {} }, {}));
     expect([none._meta.language, none._meta.referrer]).toEqual([null, null]);

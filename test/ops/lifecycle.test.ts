@@ -38,16 +38,19 @@ describe("first run", () => {
     expect(await server.proc.exited).toBe(0);
   });
 
-  test("serve on an empty database prints the next steps", async () => {
+  test("serve prints one line with the URL on stdout, and on an empty database the next steps on stderr", async () => {
     const { db } = scratch();
     const server = await serve(db);
-    let out = await server.output();
-    for (let i = 0; i < 10 && !out.includes("docs"); i++) out = await server.output();
-    expect(out).toContain("init --owner");
-    expect(out).toContain("keys create --owner");
-    expect(out).toContain("curl -X POST");
     server.proc.kill("SIGTERM");
     expect(await server.proc.exited).toBe(0);
+    // After that line, stdout is the JSON log only: machine-readable.
+    const [first, ...rest] = (await server.allOutput()).trimEnd().split("\n");
+    expect(first).toBe(`formsvc listening on ${server.url}`);
+    for (const line of rest) expect(JSON.parse(line)).toHaveProperty("level");
+    const stderr = await new Response(server.proc.stderr).text();
+    expect(stderr).toContain("init --owner");
+    expect(stderr).toContain("keys create --owner");
+    expect(stderr).toContain("curl -X POST");
   });
 });
 

@@ -5,6 +5,8 @@ import { MAX_RANGE_DAYS, PERIODS, type AnalyticsJson, type Period } from "./mode
 import type { AnalyticsRepo } from "./repo";
 
 const DAY_MS = 86_400_000;
+// Days before year 0000 have no YYYY-MM-DD form.
+const FIRST_DAY = Date.parse("0000-01-01T00:00:00.000Z");
 
 export interface AnalyticsQuery {
   period?: string;
@@ -36,6 +38,7 @@ export function resolveRange(query: AnalyticsQuery, today: number): { period: Pe
   const to = end ?? today;
   const from = start ?? to - (length - 1) * DAY_MS;
   if (from > to) throw new AppError("INVALID_PARAMETER", "startDate must not be after endDate");
+  if (from < FIRST_DAY) throw new AppError("INVALID_PARAMETER", "a range may not start before 0000-01-01");
   if ((to - from) / DAY_MS + 1 > MAX_RANGE_DAYS) throw new AppError("INVALID_PARAMETER", `a range may cover at most ${MAX_RANGE_DAYS} days`);
   return { period: "custom", from, to };
 }

@@ -123,8 +123,11 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
       return keysetPage(cursors, list, query.limit, pageStart(cursors, list, query.cursor), (after, limit) => repo.listFormsByOwner(ownerId, after, limit));
     },
 
+    /** Every form, or one owner's (none for an owner never named). */
     listAllForms(filter: { owner?: string } = {}) {
-      return repo.listAllForms(filter.owner ? owners.requireOwner(filter.owner).id : null);
+      if (filter.owner === undefined) return repo.listAllForms(null);
+      const owner = owners.findOwner(filter.owner);
+      return owner ? repo.listAllForms(owner.id) : [];
     },
   };
 }

@@ -59,8 +59,11 @@ export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: 
       return { id: key.id, name, owner: owner.email, key: secret, createdAt: key.createdAt };
     },
 
+    /** Every key, or one owner's (none for an owner never named). */
     listKeys(filter: { owner?: string } = {}): ApiKey[] {
-      return repo.listKeys(filter.owner ? owners.requireOwner(filter.owner).id : null);
+      if (filter.owner === undefined) return repo.listKeys(null);
+      const owner = owners.findOwner(filter.owner);
+      return owner ? repo.listKeys(owner.id) : [];
     },
 
     /** Deactivates the key; every later request with it is a 401, in this process and others. */

@@ -22,11 +22,9 @@ export function createOwnersService(repo: OwnersRepo, clock: Clock) {
       repo.insertOwner(owner);
       return owner;
     },
-    /** The owner with this email; a 404 when there is none. */
-    requireOwner(email: string): Owner {
-      const owner = repo.findOwnerByEmail(valid(email));
-      if (!owner) throw new AppError("NOT_FOUND", `no owner with email ${email}`);
-      return owner;
+    /** The owner with this email, or null. */
+    findOwner(email: string): Owner | null {
+      return repo.findOwnerByEmail(valid(email));
     },
   };
 }

@@ -40,10 +40,12 @@ const parseAgent = memoize<Agent>(2048, (ua) => {
   parser ??= { UAParser: require("ua-parser-js").UAParser, Bots: require("ua-parser-js/extensions").Bots };
   const r = new parser.UAParser(ua, parser.Bots).getResult();
   const type = r.browser.type as string | undefined;
-  let device: Device = "desktop";
+  let device: Device;
   if (type && BOT_TYPES.has(type)) device = "bot";
   else if (type) device = "unknown"; // command-line tools and HTTP libraries are no one's device
   else if (r.device.type) device = DEVICES.has(r.device.type) ? (r.device.type as Device) : "unknown";
+  // Browsers name no device type on desktops; a User-Agent with no browser and no OS in it is no evidence of one.
+  else device = r.browser.name || r.os.name ? "desktop" : "unknown";
   return {
     browser: r.browser.name ?? null,
     browserVersion: r.browser.version ?? null,
@@ -62,7 +64,7 @@ function primaryLanguage(header: string | null): string | null {
     const [range = "", ...params] = entry.split(";");
     const tag = range.trim().split("-")[0]!.toLowerCase();
     if (!/^[a-z]{1,8}$/.test(tag)) continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const q = params.map((p) => p.trim()).find((p) => /^q=/i.test(p));
     const weight = q === undefined ? 1 : Number(q.slice(2));
     if (weight > bestWeight) [best, bestWeight] = [tag, weight];
   }

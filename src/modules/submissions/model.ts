@@ -20,7 +20,7 @@ export const SubmitBodySchema = t.Object({
   formId: t.String({ minLength: 1 }),
   redirectUrl: t.Optional(t.String({ format: "uri", description: "absolute http(s) URL; browser form posts are answered 303 to it" })),
   data: t.Record(t.String(), t.Unknown(), { description: "the form's fields" }),
-});
+}, { additionalProperties: false });
 export type SubmitBody = Static<typeof SubmitBodySchema>;
 
 export const SubmitResultSchema = t.Object({

@@ -4,6 +4,7 @@ import type { SubmitBody } from "./model";
 const MAX_DEPTH = 32;
 const MAX_ID_LENGTH = 200;
 const MAX_URL_LENGTH = 2048;
+const BODY_FIELDS = new Set(["formId", "data", "redirectUrl"]);
 
 export interface ReadBody {
   body: SubmitBody;
@@ -81,6 +82,10 @@ function parseJson(bytes: Uint8Array): SubmitBody {
     throw invalid("request body is not valid JSON");
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw invalid("request body must be a JSON object with formId and data");
+  // CONTRACT: formId, data and an optional redirectUrl; "anything else is 400". A stray field is
+  // most often a form field meant for `data`, and storing without it would lose it silently.
+  const stray = Object.keys(parsed).find((k) => !BODY_FIELDS.has(k));
+  if (stray !== undefined) throw invalid(`unknown field "${stray.slice(0, 64)}": the body holds formId, data and an optional redirectUrl; form fields go in data`);
   return checkBody(parsed as Record<string, unknown>);
 }
 

@@ -20,6 +20,11 @@ function submitterInfo(request: Request): SubmitterInfo {
   };
 }
 
+function onlyPost({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }): never {
+  set.headers.allow = "POST";
+  throw new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use POST`);
+}
+
 export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes: number) {
   return new Elysia({ name: "submissions-routes" })
     .use(requireKey)
@@ -67,15 +72,12 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
         },
       },
     )
-    // Without this, GET /forms/submit would be read as a form named "submit" and answer 404.
-    .get(
-      "/forms/submit",
-      ({ set }) => {
-        set.headers.allow = "POST";
-        throw new AppError("METHOD_NOT_ALLOWED", "GET is not allowed here; use POST");
-      },
-      { detail: { hide: true } },
-    )
+    // Any other method is a 405 that allows POST: without these, GET /forms/submit would be read as
+    // a form named "submit", and the 405 of the others would allow GET as well.
+    .route("GET", "/forms/submit", onlyPost, { detail: { hide: true } })
+    .route("PUT", "/forms/submit", onlyPost, { detail: { hide: true } })
+    .route("PATCH", "/forms/submit", onlyPost, { detail: { hide: true } })
+    .route("DELETE", "/forms/submit", onlyPost, { detail: { hide: true } })
     .get(
       "/forms/:formId/submissions",
       ({ params, query, principal, set }) => {
