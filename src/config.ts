@@ -1,7 +1,9 @@
+import { isIP } from "node:net";
+
 /** Every setting formsvc reads: its environment variable, default, parser, and whether it is a secret. */
 const settings = {
   db: { env: "FORMSVC_DB", default: "./data/formsvc.db", parse: text, doc: "SQLite database file (folders are created)" },
-  host: { env: "FORMSVC_HOST", default: "127.0.0.1", parse: text, doc: "address `serve` listens on" },
+  host: { env: "FORMSVC_HOST", default: "127.0.0.1", parse: host, doc: "address `serve` listens on" },
   port: { env: "FORMSVC_PORT", default: "3000", parse: int(0, 65535), doc: "port `serve` listens on (0 picks a free one)" },
   rateLimit: { env: "FORMSVC_RATE_LIMIT", default: "120", parse: int(1, 1_000_000_000), doc: "requests per window, per API key (per client IP without a valid key)" },
   rateWindow: { env: "FORMSVC_RATE_WINDOW", default: "60", parse: int(1, 86_400), doc: "seconds over which the rate limit refills" },
@@ -84,6 +86,14 @@ function kebab(key: string) {
 
 function text(raw: string): string {
   return raw.trim();
+}
+
+/** An IP address or a host name; `999.1.1.1` is neither (the listener would fail with a puzzling message). */
+function host(raw: string): string {
+  const value = raw.trim();
+  const dotted = /^[\d.]+$/.test(value);
+  if (isIP(value) || (!dotted && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value))) return value;
+  throw new Error(`"${raw}" is not an IP address or host name`);
 }
 
 function int(min: number, max: number) {

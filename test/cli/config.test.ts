@@ -49,12 +49,13 @@ describe("formsvc config", () => {
   });
 
   test("reports every invalid setting at once on stderr and exits non-zero", () => {
-    const res = runCli(["config"], { env: { FORMSVC_PORT: "abc", FORMSVC_RATE_LIMIT: "0", FORMSVC_TRUST_PROXY: "maybe" } });
+    const res = runCli(["config"], { env: { FORMSVC_PORT: "abc", FORMSVC_RATE_LIMIT: "0", FORMSVC_TRUST_PROXY: "maybe", FORMSVC_HOST: "999.1.1.1" } });
     expect(res.code).not.toBe(0);
     expect(res.stdout).toBe("");
     expect(res.stderr).toContain("FORMSVC_PORT");
     expect(res.stderr).toContain("FORMSVC_RATE_LIMIT");
     expect(res.stderr).toContain("FORMSVC_TRUST_PROXY");
+    expect(res.stderr).toContain("FORMSVC_HOST");
   });
 
   test("does not echo a malformed SMTP URL, which may hold a password", () => {
