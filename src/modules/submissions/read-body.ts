@@ -5,6 +5,8 @@ const MAX_DEPTH = 32;
 const MAX_ID_LENGTH = 200;
 const MAX_URL_LENGTH = 2048;
 const BODY_FIELDS = new Set(["formId", "data", "redirectUrl"]);
+// Invalid UTF-8 is a 400, not U+FFFD stored in place of what was sent. Stateless without `stream`, so shared.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export interface ReadBody {
   body: SubmitBody;
@@ -15,17 +17,17 @@ export interface ReadBody {
 const invalid = (message: string) => new AppError("INVALID_BODY", message);
 
 /** Reads at most `maxBytes`; a longer body is a 413 however it is framed. */
-async function readCapped(request: Request, maxBytes: number): Promise<Buffer> {
+async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
   const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
   const declared = request.headers.get("content-length");
   if (declared !== null) {
     // Bun caps what it buffers (maxRequestBodySize), so a body with a declared length is read in one go.
     if (Number(declared) > maxBytes) throw tooLarge();
-    const bytes = Buffer.from(await request.arrayBuffer());
+    const bytes = new Uint8Array(await request.arrayBuffer());
     if (bytes.byteLength > maxBytes) throw tooLarge();
     return bytes;
   }
-  if (!request.body) return Buffer.alloc(0);
+  if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
@@ -77,7 +79,7 @@ function checkBody(raw: Record<string, unknown>): SubmitBody {
 function parseJson(bytes: Uint8Array): SubmitBody {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    parsed = JSON.parse(utf8.decode(bytes));
   } catch {
     throw invalid("request body is not valid JSON");
   }
@@ -89,7 +91,7 @@ function parseJson(bytes: Uint8Array): SubmitBody {
   return checkBody(parsed as Record<string, unknown>);
 }
 
-async function parseForm(bytes: Buffer, contentType: string): Promise<SubmitBody> {
+async function parseForm(bytes: Uint8Array, contentType: string): Promise<SubmitBody> {
   let form: FormData;
   try {
     form = await new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), { headers: { "content-type": contentType } }).formData();
