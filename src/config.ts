@@ -88,11 +88,14 @@ function text(raw: string): string {
   return raw.trim();
 }
 
-/** An IP address or a host name; `999.1.1.1` is neither (the listener would fail with a puzzling message). */
+/**
+ * An IP address or a host name; `999.1.1.1` is neither (the listener would fail with a puzzling
+ * message). Underscores pass: container names such as `my_service` resolve in Docker's DNS.
+ */
 function host(raw: string): string {
   const value = raw.trim();
   const dotted = /^[\d.]+$/.test(value);
-  if (isIP(value) || (!dotted && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value))) return value;
+  if (isIP(value) || (!dotted && /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/i.test(value))) return value;
   throw new Error(`"${raw}" is not an IP address or host name`);
 }
 

@@ -56,6 +56,7 @@ describe("formsvc config", () => {
     expect(res.stderr).toContain("FORMSVC_RATE_LIMIT");
     expect(res.stderr).toContain("FORMSVC_TRUST_PROXY");
     expect(res.stderr).toContain("FORMSVC_HOST");
+    for (const host of ["0.0.0.0", "::1", "localhost", "my_service", "forms.example.com"]) expect(effective([], { FORMSVC_HOST: host }).host!.value).toBe(host);
   });
 
   test("does not echo a malformed SMTP URL, which may hold a password", () => {
