@@ -5,7 +5,8 @@ import { newId } from "../src/lib/ids";
 import type { Form } from "../src/modules/forms/model";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import type { SubmissionMeta } from "../src/modules/submissions/meta";
-import { createBatchCommitter } from "../src/modules/submissions/commit-batch";
+import { batchTransaction } from "../src/db/batch-transaction";
+import { submitWriters } from "../src/services";
 
 const COUNTRIES = ["US", "GB", "DE", "FR", "IN", "BR", "JP", "CA", "AU", "NL", "ES", "IT", "ZZ"];
 const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Mobile Safari", "Samsung Internet", null];
@@ -13,7 +14,7 @@ const DEVICES: SubmissionMeta["device"][] = ["desktop", "mobile", "tablet", "bot
 
 /** Writes `count` submissions to `form`, spread over the `days` days before `end`. */
 export function seedSubmissions(db: Database, form: Form, count: number, opts: { days?: number; end?: number; label?: string } = {}): void {
-  const commit = createBatchCommitter(db);
+  const commit = batchTransaction(db, submitWriters(db));
   const days = opts.days ?? 365;
   const end = opts.end ?? Date.now();
   const step = (days * 86_400_000) / count;
@@ -29,7 +30,7 @@ export function seedSubmissions(db: Database, form: Form, count: number, opts: {
       };
       const fields = { email: `user${i % 50_000}@example.com`, message: `Hello number ${i}`, rating: i % 5 };
       batch.push({
-        id: newId("sub"), form, json: JSON.stringify({ ...fields, _meta: meta }), meta, email: fields.email,
+        id: newId("sub"), form, status: "inbox", json: JSON.stringify({ ...fields, _meta: meta }), meta, email: fields.email,
         createdAt: isoTime(end - days * 86_400_000 + i * step), idempotency: null,
       });
     }

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
 import { openStore } from "./db/store";
-import { createApp, type App } from "./http/app";
+import { createApp, type App } from "./app";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
 import { createJobs } from "./jobs";
@@ -20,11 +20,14 @@ export interface RunningServer {
 }
 
 /** Opens the store, builds the app and listens; what `formsvc serve` runs, and what tests start. */
-export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger; rateClock?: () => number } = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const db = openStore(config.db);
+  // One event loop serves everyone: no statement may wait for another process's write lock.
+  // Writes that find it taken are tried again on a timer (group-commit.ts); reads never need it (WAL).
+  db.run("PRAGMA busy_timeout = 0");
   const services = createServices({ db, clock: opts.clock ?? systemClock, config, log });
-  const app = createApp({ db, services, config, log });
+  const app = createApp({ db, services, config, log, rateClock: opts.rateClock });
   app.listen({
     hostname: config.host,
     port: config.port,

@@ -1,8 +1,7 @@
-import { Database } from "bun:sqlite";
 import { Command } from "commander";
 import { existsSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { vacuumInto } from "../db/snapshot";
+import { sqliteBackup } from "../db/backup";
 import { AppError } from "../lib/errors";
 import { withServices } from "./context";
 import { emit } from "./output";
@@ -21,11 +20,7 @@ export function backupCommand(): Command {
           if (!opts.force) throw new AppError("CONFLICT", `${target} exists; add --force to overwrite it`);
           rmSync(target);
         }
-        vacuumInto(db, target);
-        const copy = new Database(target, { readonly: true });
-        const check = copy.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check;
-        copy.close();
-        if (check !== "ok") throw new AppError("INTERNAL", `the copy at ${target} failed its integrity check: ${check}`);
+        sqliteBackup(db).snapshot(target);
         const bytes = statSync(target).size;
         emit(!!opts.json, { file: target, bytes, integrity: "ok" }, () => `Backed up to ${target} (${bytes} bytes, integrity ok).`);
       }),

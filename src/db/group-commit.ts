@@ -1,63 +1,89 @@
+import { DatabaseBusyError, isDatabaseBusy } from "./busy";
+import type { Outcome } from "./batch-transaction";
+
 interface Waiting<T> {
   item: T;
+  since: number;
   resolve: () => void;
   reject: (e: Error) => void;
 }
 
 export interface GroupCommit<T> {
-  /** Resolves once `item` is committed to disk; rejects if writing it failed. */
+  /** Resolves once `item` is committed to disk; rejects if writing it failed, or with DatabaseBusyError after waiting `maxWaitMs` for the lock. */
   write(item: T): Promise<void>;
-  /** Resolves when everything queued so far is committed (for shutdown). */
+  /** Resolves when everything queued so far is committed or refused (for shutdown). */
   drain(): Promise<void>;
   readonly pending: number;
 }
+
+export interface GroupCommitOptions<T> {
+  /** Told after each commit, before its writers are answered, with the items it stored. */
+  afterCommit?: (items: T[]) => void;
+  maxBatch?: number;
+  /** How long an item may wait for a write lock held by another process. */
+  maxWaitMs?: number;
+}
+
+// While another process holds the lock, tries again after 2, 4, 8 … up to 50 ms: the event loop
+// stays free for reads in between, and the lock is noticed within 50 ms of its release.
+const retryDelay = (attempt: number) => Math.min(50, 2 ** (attempt + 1));
 
 /**
  * Group commit: items that arrive while the event loop is busy are written together in one
  * transaction on the next `setImmediate`, and every writer is answered after that commit. With
  * synchronous=FULL each commit is an fsync, so sharing it is what makes durable acknowledgements
- * fast (PERF-NOTES: ~3.7x one transaction per request). `commit` answers per item: null when
- * stored, else the error that kept it out, so a bad item fails alone.
+ * fast (~3.7x one transaction per request). `commit` answers per item: null when stored, else
+ * the error that kept it out, so a bad item fails alone. A batch that finds the database busy is
+ * tried again on a timer, never by blocking the event loop, until its items have waited `maxWaitMs`.
  */
-export function groupCommit<T>(
-  commit: (items: T[]) => (Error | null)[],
-  afterCommit: (items: T[]) => void = () => {},
-  maxBatch = 256,
-): GroupCommit<T> {
+export function groupCommit<T>(commit: (items: T[]) => Outcome[], opts: GroupCommitOptions<T> = {}): GroupCommit<T> {
+  const { afterCommit = () => {}, maxBatch = 256, maxWaitMs = 5000 } = opts;
   let queue: Waiting<T>[] = [];
   let scheduled = false;
+  let busyAttempts = 0;
   const idle: (() => void)[] = [];
 
   const flush = () => {
     scheduled = false;
     const batch = queue.slice(0, maxBatch);
     queue = queue.slice(batch.length);
-    if (queue.length) schedule();
-    let outcomes: (Error | null)[];
+    let outcomes: Outcome[];
     try {
       outcomes = commit(batch.map((w) => w.item));
     } catch (e) {
       outcomes = batch.map(() => (e instanceof Error ? e : new Error(String(e))));
     }
+    const now = performance.now();
+    const retry = batch.filter((w, i) => isDatabaseBusy(outcomes[i]) && now - w.since < maxWaitMs);
+    const waiting = new Set(retry);
     const stored = batch.filter((_, i) => outcomes[i] === null);
     try {
       if (stored.length) afterCommit(stored.map((w) => w.item));
     } finally {
-      batch.forEach((w, i) => (outcomes[i] === null ? w.resolve() : w.reject(outcomes[i]!)));
-      if (!scheduled) for (const done of idle.splice(0)) done();
+      batch.forEach((w, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome === null) w.resolve();
+        else if (!waiting.has(w)) w.reject(isDatabaseBusy(outcome) ? new DatabaseBusyError(now - w.since) : outcome);
+      });
+      // Waiting items keep their place at the front of the queue.
+      queue = retry.concat(queue);
+      busyAttempts = retry.length ? busyAttempts + 1 : 0;
+      if (queue.length) schedule();
+      else for (const done of idle.splice(0)) done();
     }
   };
 
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(flush);
+    if (busyAttempts) setTimeout(flush, retryDelay(busyAttempts));
+    else setImmediate(flush);
   };
 
   return {
     write(item) {
       return new Promise<void>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
+        queue.push({ item, since: performance.now(), resolve, reject });
         schedule();
       });
     },

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { currentVersion, migrate, pendingMigrations } from "./migrate";
 import { openDatabase } from "./open";
-import { upgradeSnapshotPath, vacuumInto } from "./snapshot";
+import { sqliteBackup, upgradeSnapshotPath } from "./backup";
 
 /**
  * Opens the database and brings its schema up to date; every command goes through here.
@@ -14,7 +14,7 @@ export function openStore(path: string, notify: (message: string) => void = (m) 
     const from = currentVersion(db);
     if (from > 0 && path !== ":memory:" && pendingMigrations(db).length > 0) {
       const snapshot = upgradeSnapshotPath(path, from);
-      vacuumInto(db, snapshot);
+      sqliteBackup(db).snapshot(snapshot);
       notify(`formsvc: upgrading the database schema from version ${from}; snapshot written to ${snapshot}`);
     }
     migrate(db);

@@ -1,3 +1,9 @@
+/** The token of an `Authorization: Bearer <token>` header, or null; an empty token counts as absent. */
+export function bearerToken(header: string | null): string | null {
+  if (!header || !/^bearer\s+/i.test(header)) return null;
+  return header.replace(/^bearer\s+/i, "").trim() || null;
+}
+
 /**
  * The API key of a request: the X-API-Key header, else the `apiKey` query parameter,
  * else `Authorization: Bearer`. Empty values count as absent.
@@ -10,10 +16,5 @@ export function readApiKey(request: Request): string | null {
     const fromQuery = new URL(url).searchParams.get("apiKey")?.trim();
     if (fromQuery) return fromQuery;
   }
-  const auth = request.headers.get("authorization");
-  if (auth && /^bearer\s+/i.test(auth)) {
-    const token = auth.replace(/^bearer\s+/i, "").trim();
-    if (token) return token;
-  }
-  return null;
+  return bearerToken(request.headers.get("authorization"));
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from "elysia";
-import { isDatabaseBusy } from "../db/errors";
+import { isDatabaseBusy } from "../db/busy";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../lib/errors";
 import type { Logger } from "../lib/log";
 

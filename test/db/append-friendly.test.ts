@@ -48,9 +48,9 @@ test("newest-first pages and oldest-first exports walk the submissions index wit
     const { formId } = seedOwner(server);
     const plan = (sql: string, ...params: string[]) => server.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params).map((r) => r.detail).join("; ");
     for (const sql of [
-      "SELECT * FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT 51",
-      "SELECT * FROM submissions WHERE form_id = ? AND (created_at, id) < ('2026-01-01', 'sub_x') ORDER BY created_at DESC, id DESC LIMIT 51",
-      "SELECT * FROM submissions WHERE form_id = ? AND (created_at, id) > ('2026-01-01', 'sub_x') ORDER BY created_at, id LIMIT 1000",
+      "SELECT * FROM submissions WHERE form_id = ? AND status = 'inbox' ORDER BY created_at DESC, id DESC LIMIT 51",
+      "SELECT * FROM submissions WHERE form_id = ? AND status = 'inbox' AND (created_at, id) < ('2026-01-01', 'sub_x') ORDER BY created_at DESC, id DESC LIMIT 51",
+      "SELECT * FROM submissions WHERE form_id = ? AND status = 'spam' AND (created_at, id) > ('2026-01-01', 'sub_x') ORDER BY created_at, id LIMIT 1000",
     ]) {
       const detail = plan(sql, formId);
       expect(detail).toContain("USING INDEX submissions_by_form");

@@ -4,6 +4,7 @@ import * as submissions from "./002-submissions";
 import * as rollups from "./003-rollups";
 import * as outbox from "./004-outbox";
 import * as appendFriendly from "./005-append-friendly";
+import * as submissionStatus from "./006-submission-status";
 
 export interface Migration {
   version: number;
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   { version: 3, name: "rollups", up: rollups.up },
   { version: 4, name: "outbox", up: outbox.up },
   { version: 5, name: "append-friendly", up: appendFriendly.up },
+  { version: 6, name: "submission-status", up: submissionStatus.up },
 ];

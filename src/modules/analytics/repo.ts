@@ -41,13 +41,14 @@ export function createAnalyticsRepo(db: Database) {
 
   return {
     /**
-     * Counts a batch into the daily and monthly rollups, aggregated in memory first so a batch
+     * The submit pipeline's writer of analytics: counts a batch's inbox submissions into the daily and monthly rollups, aggregated in memory first so a batch
      * costs one upsert per (form, day or month, dimension, value) rather than eight per
      * submission. Runs inside the submit transaction, so rollups never disagree with the submissions.
      */
     recordRollups(batch: NewSubmission[]): void {
       const groups = new Map<string, { formId: string; day: string; counts: Map<string, number>[] }>();
       for (const s of batch) {
+        if (s.status !== "inbox") continue;
         const day = s.createdAt.slice(0, 10);
         const key = s.form.id + day;
         let group = groups.get(key);

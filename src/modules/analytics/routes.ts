@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { requireKey } from "../../http/auth";
+import { requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams } from "../../http/schemas";
 import { AnalyticsQuerySchema, AnalyticsSchema } from "./model";
@@ -7,8 +7,9 @@ import type { AnalyticsService } from "./service";
 
 export function analyticsRoutes(analytics: AnalyticsService) {
   return new Elysia({ name: "analytics-routes" })
-    .use(requireKey)
+    .use(requestContext)
     .get("/forms/:formId/analytics", ({ params, query, principal }) => analytics.analytics(params.formId, principal.ownerId, query), {
+      auth: "secret",
       params: FormIdParams,
       query: AnalyticsQuerySchema,
       detail: {

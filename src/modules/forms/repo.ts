@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { keysetQuery } from "../../db/keyset";
 import type { Position } from "../../lib/cursor";
 import type { Form, FormType } from "./model";
 
@@ -46,6 +47,7 @@ const bind = (f: Form) => ({
 });
 
 export function createFormsRepo(db: Database) {
+  const byOwner = keysetQuery<FormRow, [string]>(db, "SELECT * FROM forms WHERE owner_id = ?", "newest");
   return {
     insertForm(f: Form): void {
       db.query(
@@ -71,10 +73,10 @@ export function createFormsRepo(db: Database) {
         if (!opts.recountJoiners) return;
         db.query("DELETE FROM waitlist_joiners WHERE form_id = ?").run(f.id);
         if (f.formType !== "waitlist") return void db.query("UPDATE forms SET users_joined_count = 0 WHERE id = ?").run(f.id);
-        db.query("INSERT INTO waitlist_joiners (form_id, email) SELECT DISTINCT form_id, email FROM submissions WHERE form_id = ?1 AND email IS NOT NULL").run(f.id);
+        db.query("INSERT INTO waitlist_joiners (form_id, email) SELECT DISTINCT form_id, email FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL").run(f.id);
         db.query(
           `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners WHERE form_id = ?1)
-             + (SELECT count(*) FROM submissions WHERE form_id = ?1 AND email IS NULL) WHERE id = ?1`,
+             + (SELECT count(*) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NULL) WHERE id = ?1`,
         ).run(f.id);
       }).immediate();
     },
@@ -87,16 +89,7 @@ export function createFormsRepo(db: Database) {
     },
     /** One page of an owner's forms, newest first, strictly after `after`. */
     listFormsByOwner(ownerId: string, after: Position | null, limit: number): Form[] {
-      const rows = after
-        ? db
-            .query<FormRow, [string, string, string, number]>(
-              "SELECT * FROM forms WHERE owner_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?",
-            )
-            .all(ownerId, after.createdAt, after.id, limit)
-        : db
-            .query<FormRow, [string, number]>("SELECT * FROM forms WHERE owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ?")
-            .all(ownerId, limit);
-      return rows.map(toForm);
+      return byOwner([ownerId], after, limit).map(toForm);
     },
     /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
     listAllForms(ownerId: string | null): (Form & { ownerEmail: string })[] {

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { requireKey } from "../../http/auth";
+import { requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import { FormListSchema, FormSchema, UsersJoinedSchema, toFormJson, toFormListItem } from "./model";
@@ -7,7 +7,7 @@ import type { FormsService } from "./service";
 
 export function formsRoutes(forms: FormsService) {
   return new Elysia({ name: "forms-routes" })
-    .use(requireKey)
+    .use(requestContext)
     .get(
       "/forms/list",
       ({ query, principal }) => {
@@ -15,6 +15,7 @@ export function formsRoutes(forms: FormsService) {
         return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
       },
       {
+        auth: "secret",
         query: t.Object({ limit: LimitParam, cursor: CursorParam }),
         detail: {
           summary: "List forms",
@@ -25,10 +26,12 @@ export function formsRoutes(forms: FormsService) {
       },
     )
     .get("/forms/:formId", ({ params, principal }) => toFormJson(forms.formForOwner(params.formId, principal.ownerId)), {
+      auth: "secret",
       params: FormIdParams,
       detail: { summary: "Get a form", tags: ["Forms"], responses: responses({ schema: FormSchema, description: "the form" }, 400, 401, 403, 404, 429) },
     })
     .get("/forms/:formId/users-joined", ({ params, principal }) => ({ usersJoined: forms.usersJoined(params.formId, principal.ownerId) }), {
+      auth: "secret",
       params: FormIdParams,
       detail: {
         summary: "Count waitlist joiners",

@@ -1,6 +1,6 @@
 import type { Clock } from "../../lib/clock";
 import { isoTime } from "../../lib/clock";
-import type { ExternalChanges } from "../../db/external-changes";
+import type { ChangeFeed } from "../../db/change-feed";
 import type { CursorCodec } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -32,7 +32,7 @@ function checked(input: FormInput): FormInput & { formType?: FormType } {
 
 const CACHE_LIMIT = 10_000;
 
-export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock, changes: ExternalChanges) {
+export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock, changes: ChangeFeed) {
   // Forms are cached: every write that changes one drops its entry — edits here, commits of
   // submissions (`forget`, before they are acknowledged), and any commit by another process
   // (data_version) — so a read after a write always sees it.

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { isDatabaseBusy } from "../../db/errors";
-import type { ExternalChanges } from "../../db/external-changes";
+import { isDatabaseBusy } from "../../db/busy";
+import type { ChangeFeed } from "../../db/change-feed";
 import type { Clock } from "../../lib/clock";
 import { isoTime } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
@@ -8,7 +8,7 @@ import { newId } from "../../lib/ids";
 import type { OwnersService } from "../owners/service";
 import type { ApiKey, KeysRepo } from "./repo";
 
-/** Who is calling: the key and the owner whose forms it sees. */
+/** Who is calling: the key and the owner whose forms it sees (the HTTP front's `Caller`). */
 export interface Principal {
   keyId: string;
   ownerId: string;
@@ -29,7 +29,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 const hashSecret = (secret: string) => Bun.SHA256.hash(secret, "hex");
 
-export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: Clock, changes: ExternalChanges) {
+export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: Clock, changes: ChangeFeed) {
   // Key lookups are cached, and the cache is dropped whenever another process commits
   // (a revocation by the CLI is seen from the next request on).
   const cache = new Map<string, ApiKey | null>();

@@ -1,11 +1,11 @@
 import type { NewSubmission } from "../submissions/model";
 import type { OutboxRepo } from "./repo";
 
-/** A submission to a form whose owner asked to be emailed about each one. */
-export const wantsNotification = (s: NewSubmission) => s.form.emailEnabled && s.form.developerNotifications;
+/** An inbox submission to a form whose owner asked to be emailed about each one (spam never is). */
+export const wantsNotification = (s: NewSubmission) => s.status === "inbox" && s.form.emailEnabled && s.form.developerNotifications;
 
-/** Runs inside the submit transaction: one outbox row per submission that asks for an email. */
-export function queueNotifications(repo: OutboxRepo, batch: NewSubmission[]): void {
+/** The submit pipeline's writer of owner notifications: one outbox row per submission that asks for an email, inside the batch's transaction. */
+export const queueNotifications = (repo: OutboxRepo) => (batch: NewSubmission[]): void => {
   const owners = new Map<string, string | null>();
   for (const s of batch) {
     if (!wantsNotification(s)) continue;
@@ -14,4 +14,4 @@ export function queueNotifications(repo: OutboxRepo, batch: NewSubmission[]): vo
     if (!recipient) continue;
     repo.insertNotification({ formId: s.form.id, submissionId: s.id, recipient, replyTo: s.email, formName: s.form.name, data: s.json, submittedAt: s.createdAt });
   }
-}
+};

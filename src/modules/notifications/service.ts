@@ -1,3 +1,4 @@
+import { isDatabaseBusy, retryWhileBusy } from "../../db/busy";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
@@ -18,6 +19,8 @@ export interface NotificationsDeps {
 }
 
 const CLAIM_BATCH = 10;
+// A sent message must be marked sent, or the next start sends it again: worth a long wait for the lock.
+const MARK_WAIT_MS = 60_000;
 // Backoff doubles from the base up to this cap, so a day-long outage is retried about hourly.
 const MAX_DELAY_MS = 60 * 60 * 1000;
 
@@ -33,30 +36,31 @@ export function createNotificationsService({ repo, mailer, clock, log, retryBase
   let stopped = false;
   let wakeUp: ReturnType<typeof setTimeout> | undefined;
 
-  /** Sleeps until the earliest retry falls due, so the backoff is kept to the moment. */
-  function scheduleNextRetry(): void {
+  /** Sleeps until the earliest retry falls due (but at least `minMs`), so the backoff is kept to the moment. */
+  function scheduleNextRetry(minMs = 0): void {
     clearTimeout(wakeUp);
     const next = repo.nextDue();
     if (!next || stopped) return;
-    wakeUp = setTimeout(() => void drain(), Math.max(0, Date.parse(next) - clock.now()));
+    wakeUp = setTimeout(() => void drain(), Math.max(minMs, Date.parse(next) - clock.now()));
     wakeUp.unref?.();
   }
 
   async function deliver(row: OutboxRow): Promise<void> {
+    let error: string | null = null;
     try {
       await mailer!.send(renderNotification(row));
-      repo.markSent(row.id, isoTime(clock.now()));
     } catch (e) {
-      const error = describeMailError(e);
-      const now = clock.now();
-      const delay = Math.min(MAX_DELAY_MS, retryBaseSeconds * 1000 * 2 ** row.attempts);
-      if (now - Date.parse(row.queued_at) >= retryHours * 3_600_000) {
-        repo.markFailed(row.id, error);
-        log.warn("notification failed for good", { outboxId: row.id, attempts: row.attempts + 1, error });
-      } else {
-        repo.markRetry(row.id, isoTime(now + delay), error);
-        log.info("notification will be retried", { outboxId: row.id, attempts: row.attempts + 1, inSeconds: delay / 1000, error });
-      }
+      error = describeMailError(e);
+    }
+    if (error === null) return void (await retryWhileBusy(() => repo.markSent(row.id, isoTime(clock.now())), MARK_WAIT_MS));
+    const now = clock.now();
+    const delay = Math.min(MAX_DELAY_MS, retryBaseSeconds * 1000 * 2 ** row.attempts);
+    if (now - Date.parse(row.queued_at) >= retryHours * 3_600_000) {
+      await retryWhileBusy(() => repo.markFailed(row.id, error), MARK_WAIT_MS);
+      log.warn("notification failed for good", { outboxId: row.id, attempts: row.attempts + 1, error });
+    } else {
+      await retryWhileBusy(() => repo.markRetry(row.id, isoTime(now + delay), error), MARK_WAIT_MS);
+      log.info("notification will be retried", { outboxId: row.id, attempts: row.attempts + 1, inSeconds: delay / 1000, error });
     }
   }
 
@@ -65,7 +69,14 @@ export function createNotificationsService({ repo, mailer, clock, log, retryBase
       again = false;
       for (;;) {
         if (stopped) return;
-        const rows = repo.claimDue(isoTime(clock.now()), CLAIM_BATCH);
+        let rows;
+        try {
+          rows = repo.claimDue(isoTime(clock.now()), CLAIM_BATCH);
+        } catch (e) {
+          // Another process holds the write lock: try again in a second.
+          if (!isDatabaseBusy(e)) throw e;
+          return scheduleNextRetry(1000);
+        }
         if (rows.length === 0) break;
         await Promise.all(rows.map(deliver));
       }

@@ -14,7 +14,8 @@ export interface SubmissionMeta {
   referrer: string | null;
 }
 
-export type Device = "desktop" | "mobile" | "tablet" | "smarttv" | "wearable" | "console" | "bot" | "unknown";
+export const DEVICES = ["desktop", "mobile", "tablet", "smarttv", "wearable", "console", "bot", "unknown"] as const;
+export type Device = (typeof DEVICES)[number];
 
 /** The request facts `_meta` is made from; plain values, no HTTP objects. */
 export interface SubmitterInfo {
@@ -25,7 +26,8 @@ export interface SubmitterInfo {
   proxyCountry: string | null;
 }
 
-const DEVICES = new Set<string>(["mobile", "tablet", "smarttv", "wearable", "console"]);
+// The device types the parser names that we keep as they are; "desktop" it never names.
+const PARSED_DEVICES = new Set<string>(["mobile", "tablet", "smarttv", "wearable", "console"]);
 const BOT_TYPES = new Set<string>(["crawler", "fetcher"]);
 const MAX_UA_LENGTH = 512;
 
@@ -43,7 +45,7 @@ const parseAgent = memoize<Agent>(2048, (ua) => {
   let device: Device;
   if (type && BOT_TYPES.has(type)) device = "bot";
   else if (type) device = "unknown"; // command-line tools and HTTP libraries are no one's device
-  else if (r.device.type) device = DEVICES.has(r.device.type) ? (r.device.type as Device) : "unknown";
+  else if (r.device.type) device = PARSED_DEVICES.has(r.device.type) ? (r.device.type as Device) : "unknown";
   // Browsers name no device type on desktops; a User-Agent with no browser and no OS in it is no evidence of one.
   else device = r.browser.name || r.os.name ? "desktop" : "unknown";
   return {

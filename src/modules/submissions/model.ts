@@ -1,6 +1,6 @@
 import { t, type Static } from "elysia";
 import type { Form } from "../forms/model";
-import type { Device, SubmissionMeta } from "./meta";
+import { DEVICES, type Device, type SubmissionMeta } from "./meta";
 
 const MetaSchema = t.Object(
   {
@@ -8,7 +8,7 @@ const MetaSchema = t.Object(
     browserVersion: t.Nullable(t.String()),
     os: t.Nullable(t.String()),
     osVersion: t.Nullable(t.String()),
-    device: t.Unsafe<Device>({ type: "string", enum: ["desktop", "mobile", "tablet", "smarttv", "wearable", "console", "bot", "unknown"] }),
+    device: t.Unsafe<Device>({ type: "string", enum: [...DEVICES] }),
     country: t.String({ description: "ISO 3166-1 alpha-2; ZZ when unknown" }),
     language: t.Nullable(t.String({ description: "primary tag of Accept-Language" })),
     referrer: t.Nullable(t.String({ description: "origin of Referer" })),
@@ -41,10 +41,14 @@ export type SubmissionJson = { id: string; formId: string; data: Record<string, 
 export const SubmissionListSchema = t.Object({ submissions: t.Array(SubmissionSchema), nextCursor: t.Nullable(t.String()) });
 export type SubmissionListJson = { submissions: SubmissionJson[]; nextCursor: string | null };
 
+/** `inbox`, or `spam`: stored, but counted nowhere (counters, analytics, notifications). */
+export type SubmissionStatus = "inbox" | "spam";
+
 /** A submission on its way to the database, with what the same transaction needs besides the row. */
 export interface NewSubmission {
   id: string;
   form: Form;
+  status: SubmissionStatus;
   /** `data` with `_meta`, serialised once. */
   json: string;
   meta: SubmissionMeta;
@@ -55,7 +59,6 @@ export interface NewSubmission {
 
 /** A stored submission with `data` still as JSON text, so listing never parses and re-serialises it. */
 export interface StoredSubmission {
-  seq: number;
   id: string;
   formId: string;
   data: string;

@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
+import { keysetQuery } from "../../db/keyset";
 import type { Position } from "../../lib/cursor";
-import type { NewSubmission, StoredSubmission } from "./model";
+import type { NewSubmission, StoredSubmission, SubmissionStatus } from "./model";
 
 interface Row {
-  seq: number;
   id: string;
   form_id: string;
   data: string;
@@ -11,25 +11,34 @@ interface Row {
   created_at: string;
 }
 
-const toStored = (r: Row): StoredSubmission => ({ seq: r.seq, id: r.id, formId: r.form_id, data: r.data, email: r.email, createdAt: r.created_at });
+const toStored = (r: Row): StoredSubmission => ({ id: r.id, formId: r.form_id, data: r.data, email: r.email, createdAt: r.created_at });
+
+const SELECT = "SELECT id, form_id, data, email, created_at FROM submissions WHERE form_id = ? AND status = ?";
 
 export function createSubmissionsRepo(db: Database) {
-  const insert = db.prepare("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES (?, ?, ?, ?, ?)");
+  const insert = db.prepare("INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES (?, ?, ?, ?, ?, ?)");
   const formType = db.prepare<{ form_type: string }, [string]>("SELECT form_type FROM forms WHERE id = ?");
   const addJoiner = db.prepare("INSERT OR IGNORE INTO waitlist_joiners (form_id, email) VALUES (?, ?)");
   const bumpCounters = db.prepare("UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?");
   const saveIdempotency = db.prepare("INSERT OR IGNORE INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?)");
+  const newestFirst = keysetQuery<Row, [string, SubmissionStatus]>(db, SELECT, "newest");
+  const oldestFirst = keysetQuery<Row, [string, SubmissionStatus]>(db, SELECT, "oldest");
 
   return {
-    /** Stores a batch and keeps the forms' counters (and waitlists' joiners) in step; runs inside the caller's transaction. */
+    /**
+     * The submit pipeline's writer of rows: stores a batch and keeps the forms' counters (and
+     * waitlists' joiners) in step with its inbox submissions; spam is stored and counted nowhere.
+     * Runs inside the batch's transaction.
+     */
     insertSubmissions(batch: NewSubmission[]): void {
       const counts = new Map<string, { waitlist: boolean; submissions: number; joiners: number }>();
       for (const s of batch) {
+        insert.run(s.id, s.form.id, s.status, s.json, s.email, s.createdAt);
+        if (s.idempotency) saveIdempotency.run(s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt);
+        if (s.status !== "inbox") continue;
         let c = counts.get(s.form.id);
         // The type as committed, not as cached: a form made a waitlist by another process counts from its next batch.
         if (!c) counts.set(s.form.id, (c = { waitlist: formType.get(s.form.id)?.form_type === "waitlist", submissions: 0, joiners: 0 }));
-        insert.run(s.id, s.form.id, s.json, s.email, s.createdAt);
-        if (s.idempotency) saveIdempotency.run(s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt);
         c.submissions += 1;
         // A new joiner: no email (each counts once), or an email this waitlist has not had before.
         if (c.waitlist && (s.email === null || addJoiner.run(s.form.id, s.email).changes === 1)) c.joiners += 1;
@@ -45,28 +54,14 @@ export function createSubmissionsRepo(db: Database) {
       return db.query("DELETE FROM idempotency_keys WHERE created_at < ?").run(createdAt).changes;
     },
 
-    /** One page of a form's submissions, newest first, strictly after `after`. */
-    listSubmissionsByForm(formId: string, after: Position | null, limit: number): StoredSubmission[] {
-      const rows = after
-        ? db
-            .query<Row, [string, string, string, number]>(
-              "SELECT * FROM submissions WHERE form_id = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?",
-            )
-            .all(formId, after.createdAt, after.id, limit)
-        : db.query<Row, [string, number]>("SELECT * FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT ?").all(formId, limit);
-      return rows.map(toStored);
+    /** One page of a form's submissions of one status, newest first, strictly after `after`. */
+    listSubmissionsByForm(formId: string, status: SubmissionStatus, after: Position | null, limit: number): StoredSubmission[] {
+      return newestFirst([formId, status], after, limit).map(toStored);
     },
 
-    /** One page of a form's submissions, oldest first, strictly after `after`; for exports. */
-    listSubmissionsOldestFirst(formId: string, after: Position | null, limit: number): StoredSubmission[] {
-      const rows = after
-        ? db
-            .query<Row, [string, string, string, number]>(
-              "SELECT * FROM submissions WHERE form_id = ? AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?",
-            )
-            .all(formId, after.createdAt, after.id, limit)
-        : db.query<Row, [string, number]>("SELECT * FROM submissions WHERE form_id = ? ORDER BY created_at, id LIMIT ?").all(formId, limit);
-      return rows.map(toStored);
+    /** One page of a form's submissions of one status, oldest first, strictly after `after`; for exports. */
+    listSubmissionsOldestFirst(formId: string, status: SubmissionStatus, after: Position | null, limit: number): StoredSubmission[] {
+      return oldestFirst([formId, status], after, limit).map(toStored);
     },
   };
 }

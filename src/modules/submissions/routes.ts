@@ -1,16 +1,15 @@
 import { Elysia, t } from "elysia";
-import { requireKey } from "../../http/auth";
-import { AppError } from "../../lib/errors";
+import { requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
-import { requestState } from "../../http/request-state";
+import { notServed } from "../../http/methods";
+import type { ClientOrigin } from "../../lib/client-ip";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import type { SubmitterInfo } from "./meta";
 import { SubmissionListSchema, SubmitBodySchema, SubmitResultSchema } from "./model";
 import { readIdempotencyKey, readSubmitBody } from "./read-body";
 import type { SubmissionsService } from "./service";
 
-function submitterInfo(request: Request): SubmitterInfo {
-  const origin = requestState.get(request)!.origin();
+function submitterInfo(request: Request, origin: ClientOrigin): SubmitterInfo {
   return {
     userAgent: request.headers.get("user-agent"),
     acceptLanguage: request.headers.get("accept-language"),
@@ -20,19 +19,14 @@ function submitterInfo(request: Request): SubmitterInfo {
   };
 }
 
-function onlyPost({ request, set }: { request: Request; set: { headers: Record<string, string | number> } }): never {
-  set.headers.allow = "POST";
-  throw new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use POST`);
-}
-
 export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes: number) {
   return new Elysia({ name: "submissions-routes" })
-    .use(requireKey)
+    .use(requestContext)
     .post(
       "/forms/submit",
-      async ({ request, principal, set }) => {
+      async ({ request, principal, client, set }) => {
         const { body, isFormPost } = await readSubmitBody(request, maxBodyBytes);
-        const result = await submissions.submit(principal.ownerId, body, submitterInfo(request), readIdempotencyKey(request.headers));
+        const result = await submissions.submit(principal.ownerId, body, submitterInfo(request, client()), readIdempotencyKey(request.headers));
         if (isFormPost && result.redirect) {
           set.status = 303;
           // Serialised by the URL parser: non-ASCII paths and hosts percent- and punycode-encoded, as a header must be.
@@ -41,6 +35,7 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
         return result;
       },
       {
+        auth: "secret",
         // We read the body ourselves: the size cap, the content types and the check order are ours.
         parse: "none",
         detail: {
@@ -72,12 +67,10 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
         },
       },
     )
-    // Any other method is a 405 that allows POST: without these, GET /forms/submit would be read as
-    // a form named "submit", and the 405 of the others would allow GET as well.
-    .route("GET", "/forms/submit", onlyPost, { detail: { hide: true } })
-    .route("PUT", "/forms/submit", onlyPost, { detail: { hide: true } })
-    .route("PATCH", "/forms/submit", onlyPost, { detail: { hide: true } })
-    .route("DELETE", "/forms/submit", onlyPost, { detail: { hide: true } })
+    // `submit` is no form id: without these guards, GET /forms/submit would be read as a form named
+    // "submit" (and other methods would be offered GET). They answer 405 with Allow: POST.
+    .get("/forms/submit", notServed, { detail: { hide: true } })
+    .all("/forms/submit", notServed, { detail: { hide: true } })
     .get(
       "/forms/:formId/submissions",
       ({ params, query, principal, set }) => {
@@ -85,6 +78,7 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
         return submissions.pageJson(params.formId, principal.ownerId, { limit: pageLimit(query.limit), cursor: query.cursor });
       },
       {
+        auth: "secret",
         params: FormIdParams,
         query: t.Object({ limit: LimitParam, cursor: CursorParam }),
         detail: {

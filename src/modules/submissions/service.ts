@@ -1,4 +1,6 @@
-import type { ExternalChanges } from "../../db/external-changes";
+import type { Outcome } from "../../db/batch-transaction";
+import { DatabaseBusyError } from "../../db/busy";
+import type { ChangeFeed } from "../../db/change-feed";
 import { groupCommit } from "../../db/group-commit";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { CursorCodec } from "../../lib/cursor";
@@ -8,10 +10,10 @@ import { newId } from "../../lib/ids";
 import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import type { Outcome } from "./commit-batch";
 import { buildMeta, type SubmitterInfo } from "./meta";
 import { submissionJson, type NewSubmission, type StoredSubmission, type SubmitBody, type SubmitResult } from "./model";
 import { createPageCache } from "./page-cache";
+import { runChecks, type SubmitPipeline } from "./pipeline";
 import type { SubmissionsRepo } from "./repo";
 
 export interface SubmissionsDeps {
@@ -20,24 +22,27 @@ export interface SubmissionsDeps {
   cursors: CursorCodec;
   clock: Clock;
   /** Commits by other processes (the CLI deleting a form): they drop every cached page. */
-  changes: ExternalChanges;
+  changes: ChangeFeed;
   countryOf: (ip: string) => string | null;
-  /** Writes a batch in one transaction (see commit-batch.ts). */
+  /** The stages a submission goes through (pipeline.ts). */
+  pipeline: SubmitPipeline;
+  /** Commits a batch through the pipeline's writers in one transaction (db/batch-transaction.ts). */
   commit: (batch: NewSubmission[]) => Outcome[];
-  /** Told after a batch is committed, before its submitters are answered (e.g. to mail out what it queued). */
-  afterCommit?: ((batch: NewSubmission[]) => void)[];
 }
 
-const isForeignKeyError = (e: unknown) => e instanceof Error && /FOREIGN KEY/i.test(e.message);
+// The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
+const isForeignKeyError = (e: unknown) => e instanceof Error && (e as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY";
 
-export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, commit, afterCommit = [] }: SubmissionsDeps) {
+export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, pipeline, commit }: SubmissionsDeps) {
   const pages = createPageCache();
   changes.onChange(pages.clear);
-  const batches = groupCommit<NewSubmission>(commit, (batch) => {
-    const formIds = new Set(batch.map((s) => s.form.id));
-    forms.forget(formIds);
-    pages.drop(formIds);
-    for (const hook of afterCommit) hook(batch);
+  const batches = groupCommit<NewSubmission>(commit, {
+    afterCommit(batch) {
+      const formIds = new Set(batch.map((s) => s.form.id));
+      forms.forget(formIds);
+      pages.drop(formIds);
+      for (const hook of pipeline.afterCommit) hook(batch);
+    },
   });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
@@ -45,15 +50,18 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
 
   async function store(form: Form, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null): Promise<SubmitResult> {
     const { _meta: _dropped, ...fields } = body.data;
+    const candidate = { form, body, data: fields, submitter: info };
+    const status = pipeline.checks.length ? await runChecks(pipeline.checks, candidate) : "inbox";
     const meta = buildMeta(info, countryOf);
     const id = newId("sub");
     const result: SubmitResult = { success: true, submissionId: id, ...(body.redirectUrl ? { redirect: body.redirectUrl } : {}) };
     const submission: NewSubmission = {
       id,
       form,
-      json: JSON.stringify({ ...fields, _meta: meta }),
+      status,
+      json: JSON.stringify({ ...candidate.data, _meta: meta }),
       meta,
-      email: extractEmail(fields),
+      email: extractEmail(candidate.data),
       createdAt: isoTime(clock.now()),
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
     };
@@ -61,8 +69,10 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       await batches.write(submission);
       storedCount += 1;
     } catch (e) {
-      // The form was deleted between our check and the commit.
       if (isForeignKeyError(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
+      if (e instanceof DatabaseBusyError) {
+        throw new AppError("UNAVAILABLE", "the database is busy with another process's write; nothing was stored, retry in a moment", { "retry-after": "1" });
+      }
       throw e;
     }
     return result;
@@ -101,19 +111,19 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
       forms.formForOwner(formId, ownerId);
       if (body === undefined) {
-        const page = keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, from, limit));
+        const page = keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, "inbox", from, limit));
         body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
         pages.set(formId, key, body);
       }
       return body;
     },
 
-    /** Every submission of a form, oldest first, a page at a time; for exports that must not load a million rows at once. */
+    /** Every inbox submission of a form, oldest first, a page at a time; for exports that must not load a million rows at once. */
     *allSubmissions(formId: string, pageSize = 1000): Generator<StoredSubmission[]> {
       const form = forms.requireForm(formId);
       let after: StoredSubmission | null = null;
       for (;;) {
-        const page = repo.listSubmissionsOldestFirst(form.id, after, pageSize);
+        const page = repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
         if (page.length) yield page;
         if (page.length < pageSize) return;
         after = page[page.length - 1]!;

@@ -1,0 +1,75 @@
+import type { Database } from "bun:sqlite";
+import { Elysia } from "elysia";
+import type { Config } from "./config";
+import { docs } from "./http/docs";
+import { front } from "./http/front";
+import { HttpMetrics, type Gauge } from "./http/metrics";
+import { opsRoutes } from "./http/ops-routes";
+import type { Logger } from "./lib/log";
+import { analyticsRoutes } from "./modules/analytics/routes";
+import { formsRoutes } from "./modules/forms/routes";
+import { submissionsRoutes } from "./modules/submissions/routes";
+import type { Services } from "./services";
+
+export interface AppDeps {
+  db: Database;
+  services: Services;
+  config: Config;
+  log: Logger;
+  /** The rate limiter's clock (tests drive it); wall time by default. */
+  rateClock?: () => number;
+}
+
+/** Operational gauges for /metrics. */
+function gauges(services: Services): Gauge[] {
+  const outbox = services.notifications.counts();
+  return [
+    { name: "formsvc_outbox_pending", help: "Notification emails waiting to be sent (or being sent).", value: outbox.pending + outbox.sending },
+    { name: "formsvc_outbox_failed", help: "Notification emails that failed for good.", value: outbox.failed },
+    { name: "formsvc_submissions_stored_total", help: "Submissions committed since start.", type: "counter", value: services.submissions.storedCount },
+    { name: "formsvc_submission_writes_pending", help: "Submissions waiting for the next group commit.", value: services.submissions.pendingWrites },
+  ];
+}
+
+/** The whole HTTP application: the front, then docs, operations and each module's routes. `listen` it, or `handle` a Request. */
+export function createApp({ db, services, config, log, rateClock }: AppDeps) {
+  const metrics = new HttpMetrics();
+  const ping = db.query("SELECT 1");
+  const app: Elysia = new Elysia();
+  return app
+    .use(
+      front({
+        authenticate: services.keys.authenticate,
+        // Asked of the app, not the context: asking the context for `server` makes Elysia redefine a getter per request.
+        socketAddress: (request) => app.server?.requestIP(request)?.address ?? null,
+        routes: () => app.routes,
+        rateLimit: config.rateLimit,
+        rateWindow: config.rateWindow,
+        rateClock,
+        trustProxy: config.trustProxy,
+        metrics,
+        log,
+      }),
+    )
+    .use(docs)
+    .use(
+      opsRoutes({
+        ping: () => void ping.get(),
+        health: () => {
+          const outbox = services.notifications.counts();
+          return { outbox: { pending: outbox.pending + outbox.sending, failed: outbox.failed } };
+        },
+        gauges: () => gauges(services),
+        metrics,
+        metricsToken: config.metricsToken,
+      }),
+    )
+    .use(
+      new Elysia({ prefix: "/api/v1" })
+        .use(formsRoutes(services.forms))
+        .use(submissionsRoutes(services.submissions, config.maxBodyBytes))
+        .use(analyticsRoutes(services.analytics)),
+    );
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,103 @@
+import { Elysia } from "elysia";
+import { clientOrigin, type ClientOrigin } from "../lib/client-ip";
+import { AppError } from "../lib/errors";
+import type { Logger } from "../lib/log";
+import { TokenBuckets } from "../lib/token-bucket";
+import { readApiKey } from "./api-key";
+import { requestContext, type Caller } from "./context";
+import { toErrorResponse } from "./errors";
+import type { HttpMetrics } from "./metrics";
+import { methodsFor } from "./methods";
+
+export interface FrontDeps {
+  /** The caller behind an API key, or null for an unknown or revoked one. */
+  authenticate(secret: string): Caller | null;
+  /** The socket address of a request (Bun's server knows it). */
+  socketAddress(request: Request): string | null;
+  /** The served routes, read once on the first 405 or OPTIONS. */
+  routes(): Parameters<typeof methodsFor>[0];
+  rateLimit: number;
+  rateWindow: number;
+  /** Rate limits run on this clock; wall time by default, even when the services' clock is pinned. */
+  rateClock?: () => number;
+  trustProxy: boolean;
+  metrics: HttpMetrics;
+  log: Logger;
+}
+
+const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/?$/.test(new URL(url).pathname);
+
+/**
+ * The front of every request, matched or not: it fills the request context (id, caller, client),
+ * takes a token from the caller's bucket (429 first, before anything else is checked), sets the
+ * headers every answer carries, maps whatever is thrown to our JSON error, answers 405 and OPTIONS
+ * for paths served under other methods, and logs and counts each request once it is answered.
+ */
+export function front(deps: FrontDeps) {
+  const buckets = new TokenBuckets(deps.rateLimit, deps.rateWindow, deps.rateClock ?? Date.now);
+  let allowed: ReturnType<typeof methodsFor> | undefined;
+  const { metrics, log } = deps;
+
+  return new Elysia({ name: "front" })
+    .use(requestContext)
+    .onRequest((ctx) => {
+      const { request, set } = ctx;
+      let origin: ClientOrigin | undefined;
+      const client = () => (origin ??= clientOrigin(request.headers, deps.socketAddress(request), deps.trustProxy));
+      const secret = readApiKey(request);
+      const caller = secret === null ? null : deps.authenticate(secret);
+      const id = `req_${Bun.randomUUIDv7("base64url")}`;
+      ctx.requestId = id;
+      ctx.startedAt = performance.now();
+      ctx.caller = caller;
+      ctx.keyGiven = secret !== null;
+      ctx.client = client;
+
+      // A load balancer's health probe must not fail because others at its address ran out, and a
+      // preflight is no request of its own: both only read the bucket.
+      const free = request.method === "OPTIONS" || isHealthCheck(request.url);
+      const rate = buckets.take(caller ? `key:${caller.keyId}` : `ip:${client().ip}`, free ? 0 : 1);
+      const headers = set.headers;
+      // API answers are per caller: never sniffed into another type, framed, or cached.
+      headers["x-content-type-options"] = "nosniff";
+      headers["x-frame-options"] = "DENY";
+      headers["cache-control"] = "no-store";
+      headers["x-request-id"] = id;
+      headers["x-ratelimit-limit"] = String(rate.limit);
+      headers["x-ratelimit-remaining"] = String(rate.remaining);
+      headers["x-ratelimit-reset"] = String(rate.reset);
+      if (!rate.allowed) {
+        metrics.rateLimited += 1;
+        throw new AppError("RATE_LIMITED", `rate limit exceeded; the next request is allowed in ${rate.retryAfter} s (Retry-After), the whole quota again at X-RateLimit-Reset`, {
+          "retry-after": String(rate.retryAfter),
+        });
+      }
+    })
+    .onError({ as: "global" }, ({ error, code, set, request, requestId }) => {
+      if (code === "NOT_FOUND" && !(error instanceof AppError)) {
+        allowed ??= methodsFor(deps.routes());
+        // From the URL: a route's context carries `path` only when its own code asks for it.
+        const methods = allowed(new URL(request.url).pathname);
+        if (methods.length) {
+          set.headers.allow = methods.join(", ");
+          if (request.method === "OPTIONS") {
+            set.status = 204;
+            return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
+          }
+          error = new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${methods.join(", ")}`);
+        }
+      }
+      const res = toErrorResponse(error, code, log, requestId || undefined);
+      set.status = res.status;
+      if (res.headers) Object.assign(set.headers, res.headers);
+      return res.body;
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, route, requestId, startedAt }) => {
+      const status = typeof set.status === "number" ? set.status : 200;
+      const ms = startedAt ? performance.now() - startedAt : 0;
+      // The route pattern, never the raw path: bounded label sets, and nothing a caller typed.
+      const pattern = route || "unmatched";
+      metrics.observe(request.method, pattern, status, ms / 1000);
+      log.info("request", { requestId: requestId || undefined, method: request.method, route: pattern, status, ms: Math.round(ms * 100) / 100 });
+    });
+}

@@ -1,0 +1,50 @@
+import type { BatchWriter } from "../../db/batch-transaction";
+import { AppError } from "../../lib/errors";
+import type { Form } from "../forms/model";
+import type { SubmitterInfo } from "./meta";
+import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
+
+/**
+ * The submit path as named stages, registered in the composition root (services.ts):
+ * 1. checks, before the commit, once the form is found and owned: each accepts, rejects with an
+ *    error (nothing is stored), or marks the submission as spam (stored, counted nowhere);
+ * 2. writers, inside the batch's one transaction: the row, counters, rollups, outbox rows;
+ * 3. hooks after the commit, before the submitters are answered: mail out, webhooks.
+ * Every writer and hook sees each submission's `status` and respects it.
+ */
+export interface SubmitPipeline {
+  checks: SubmitCheck[];
+  writers: BatchWriter<NewSubmission>[];
+  afterCommit: ((batch: NewSubmission[]) => void)[];
+}
+
+/** A submission before the checks: its form, the request's body and submitter. */
+export interface Candidate {
+  form: Form;
+  body: SubmitBody;
+  /**
+   * The fields to store, `_meta` already dropped. A check removes the fields it consumed (a
+   * honeypot, a challenge token), so they are never stored.
+   */
+  data: Record<string, unknown>;
+  submitter: SubmitterInfo;
+}
+
+/** What a check decides: store it, store it as spam, or refuse it with this error. */
+export type Verdict = "accept" | "spam" | AppError;
+
+export interface SubmitCheck {
+  name: string;
+  check(candidate: Candidate): Verdict | Promise<Verdict>;
+}
+
+/** Runs every check in order; the first refusal is thrown, and any spam verdict makes the submission spam. */
+export async function runChecks(checks: SubmitCheck[], candidate: Candidate): Promise<SubmissionStatus> {
+  let status: SubmissionStatus = "inbox";
+  for (const { check } of checks) {
+    const verdict = await check(candidate);
+    if (verdict instanceof AppError) throw verdict;
+    if (verdict === "spam") status = "spam";
+  }
+  return status;
+}
