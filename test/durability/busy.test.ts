@@ -13,7 +13,48 @@ afterAll(() => server.close());
 
 const count = () => server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c;
 
-describe("another process holding the write lock (past the 5 s busy timeout)", () => {
+const submit = (message: string) =>
+  server.request("/api/v1/forms/submit", {
+    method: "POST",
+    key: owner.key,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ formId: owner.formId, data: { message } }),
+  });
+
+describe("another connection holding the write lock for a moment", () => {
+  test("reads and health answer while a submit waits; the submit is answered and stored once the lock is gone", async () => {
+    const before = count();
+    const other = new Database(server.dbPath);
+    other.run("BEGIN IMMEDIATE");
+    let submitted: Response | undefined;
+    const pending = submit("waits for the lock").then((res) => (submitted = res));
+    try {
+      const answered: string[] = [];
+      for (const path of ["/healthz", `/api/v1/forms/${owner.formId}`, `/api/v1/forms/${owner.formId}/submissions`, `/api/v1/forms/${owner.formId}/analytics`]) {
+        const res = await server.request(path, { key: owner.key });
+        expect([path, res.status]).toEqual([path, 200]);
+        await res.text();
+        answered.push(path);
+      }
+      // The event loop was free: every read came back while the submit was still waiting for the lock.
+      expect(answered.length).toBe(4);
+      expect(submitted).toBeUndefined();
+      await Bun.sleep(300);
+      expect(submitted).toBeUndefined();
+      expect(count()).toBe(before);
+    } finally {
+      other.run("COMMIT");
+      other.close();
+    }
+    const res = await pending;
+    expect(res.status).toBe(200);
+    const { submissionId } = await res.json();
+    expect(server.query("SELECT data FROM submissions WHERE id = ?", submissionId).map((r) => JSON.parse(r.data).message)).toEqual(["waits for the lock"]);
+    expect(count()).toBe(before + 1);
+  });
+});
+
+describe("another connection holding the write lock past the 5 s wait", () => {
   test("a submit is answered 503 with Retry-After and stores nothing; reads still answer; it works once the lock is gone", async () => {
     const fresh = server.services.keys.createKey({ owner: owner.ownerEmail }).key;
     const before = count();
