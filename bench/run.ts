@@ -20,7 +20,7 @@ const DURATION_S = QUICK ? 3 : 8;
 const REPS = QUICK ? 1 : 3;
 const CONNECTIONS = 64;
 const PAGED_ROWS = QUICK ? 100_000 : 1_000_000;
-// Pages as a caller gets them by default (SPEC: limit 50).
+// Pages as a caller gets them by default (limit 50).
 const PAGE_SIZE = 50;
 const ROOT = join(import.meta.dir, "..");
 const WORK = join(import.meta.dir, ".work");

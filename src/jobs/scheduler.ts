@@ -9,8 +9,6 @@ export interface Job {
 }
 
 export interface Scheduler {
-  /** Runs a job now, outside its schedule (e.g. right after start-up); never overlaps itself. */
-  trigger(name: string): Promise<void>;
   /** Stops every schedule and waits for runs in progress. */
   stop(): Promise<void>;
 }
@@ -37,10 +35,6 @@ export function startJobs(jobs: Job[], log: Logger): Scheduler {
   const crons = jobs.map((job) => new Cron(job.schedule, { unref: true }, () => runOnce(job)));
 
   return {
-    trigger(name) {
-      const job = jobs.find((j) => j.name === name);
-      return job ? runOnce(job) : Promise.resolve();
-    },
     async stop() {
       for (const cron of crons) cron.stop();
       await Promise.all(running.values());

@@ -104,7 +104,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       changes.sync();
       const key = `${query.limit}:${query.cursor ?? ""}`;
       let body = pages.get(formId, key);
-      // A bad cursor is a 400 before the form's existence and owner are checked (CONTRACT's order);
+      // A bad cursor is a 400 before the form's existence and owner are checked (the API's check order);
       // the cursor is signed for the form id it came from, so it is checked against the id asked for.
       // A cached page's cursor was checked when it was rendered.
       const list = `submissions:${formId}`;
