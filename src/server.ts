@@ -20,11 +20,11 @@ export interface RunningServer {
 }
 
 /** Opens the store, builds the app and listens; what `formsvc serve` runs, and what tests start. */
-export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger; rateClock?: Clock; rateMaxBuckets?: number } = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const db = openStore(config.db);
   const services = createServices({ db, clock: opts.clock ?? systemClock, config, log });
-  const app = createApp({ db, services, config, log });
+  const app = createApp({ db, services, config, log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
   app.listen({
     hostname: config.host,
     port: config.port,

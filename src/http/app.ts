@@ -1,7 +1,9 @@
 import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { Config } from "../config";
+import { addressBucket } from "../lib/address-bucket";
 import { clientOrigin, type ClientOrigin } from "../lib/client-ip";
+import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import { TokenBuckets } from "../lib/token-bucket";
@@ -22,15 +24,23 @@ export interface AppDeps {
   services: Services;
   config: Config;
   log: Logger;
+  /** The rate limiter's clock (default: wall time), so tests can move it instead of sleeping. */
+  rateClock?: Clock;
+  /** Buckets each rate-limit table holds at most (default 100,000); small in tests of the bound. */
+  rateMaxBuckets?: number;
 }
 
 const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/?$/.test(new URL(url).pathname);
 
 /** The whole HTTP application over the given services; `listen` it or call `handle` in tests. */
-export function createApp({ db, services, config, log }: AppDeps) {
+export function createApp({ db, services, config, log, rateClock, rateMaxBuckets }: AppDeps) {
   const metrics = new HttpMetrics();
   // Rate limits run on wall time even when the services' clock is pinned (tests, benchmarks).
-  const buckets = new TokenBuckets(config.rateLimit, config.rateWindow, Date.now);
+  const rateNow = rateClock ? () => rateClock.now() : Date.now;
+  // Keys and addresses in tables of their own: a flood of new addresses fills only the addresses'
+  // table, and can never send an API key to that table's shared overflow bucket.
+  const keyBuckets = new TokenBuckets(config.rateLimit, config.rateWindow, rateNow, rateMaxBuckets);
+  const addressBuckets = new TokenBuckets(config.rateLimit, config.rateWindow, rateNow, rateMaxBuckets);
   let allowed: ReturnType<typeof methodsFor> | undefined;
 
   const app = new Elysia()
@@ -44,7 +54,8 @@ export function createApp({ db, services, config, log }: AppDeps) {
       requestState.set(request, { id, startedAt: performance.now(), origin: originOf, principal, keyGiven: secret !== null });
 
       // A load balancer's health probe must not fail because others at its address ran out: it only reads the bucket.
-      const rate = buckets.take(principal ? `key:${principal.keyId}` : `ip:${originOf().ip}`, isHealthCheck(request.url) ? 0 : 1);
+      const cost = isHealthCheck(request.url) ? 0 : 1;
+      const rate = principal ? keyBuckets.take(principal.keyId, cost) : addressBuckets.take(addressBucket(originOf().ip), cost);
       const headers = set.headers;
       // API answers are per caller: never sniffed into another type, framed, or cached.
       headers["x-content-type-options"] = "nosniff";
