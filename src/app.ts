@@ -5,6 +5,7 @@ import { docs } from "./http/docs";
 import { front } from "./http/front";
 import { HttpMetrics, type Gauge } from "./http/metrics";
 import { opsRoutes } from "./http/ops-routes";
+import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/log";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { formsRoutes } from "./modules/forms/routes";
@@ -16,8 +17,10 @@ export interface AppDeps {
   services: Services;
   config: Config;
   log: Logger;
-  /** The rate limiter's clock (tests drive it); wall time by default. */
-  rateClock?: () => number;
+  /** The rate limiter's clock (default: wall time), so tests can move it instead of sleeping. */
+  rateClock?: Clock;
+  /** Buckets each rate-limit table holds at most (default 100,000); small in tests of the bound. */
+  rateMaxBuckets?: number;
 }
 
 /** Operational gauges for /metrics. */
@@ -32,7 +35,7 @@ function gauges(services: Services): Gauge[] {
 }
 
 /** The whole HTTP application: the front, then docs, operations and each module's routes. `listen` it, or `handle` a Request. */
-export function createApp({ db, services, config, log, rateClock }: AppDeps) {
+export function createApp({ db, services, config, log, rateClock, rateMaxBuckets }: AppDeps) {
   const metrics = new HttpMetrics();
   const ping = db.query("SELECT 1");
   const app: Elysia = new Elysia();
@@ -46,6 +49,7 @@ export function createApp({ db, services, config, log, rateClock }: AppDeps) {
         rateLimit: config.rateLimit,
         rateWindow: config.rateWindow,
         rateClock,
+        rateMaxBuckets,
         trustProxy: config.trustProxy,
         metrics,
         log,

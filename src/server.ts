@@ -20,14 +20,14 @@ export interface RunningServer {
 }
 
 /** Opens the store, builds the app and listens; what `formsvc serve` runs, and what tests start. */
-export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger; rateClock?: () => number } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger; rateClock?: Clock; rateMaxBuckets?: number } = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   const db = openStore(config.db);
   // One event loop serves everyone: no statement may wait for another process's write lock.
   // Writes that find it taken are tried again on a timer (group-commit.ts); reads never need it (WAL).
   db.run("PRAGMA busy_timeout = 0");
   const services = createServices({ db, clock: opts.clock ?? systemClock, config, log });
-  const app = createApp({ db, services, config, log, rateClock: opts.rateClock });
+  const app = createApp({ db, services, config, log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
   app.listen({
     hostname: config.host,
     port: config.port,

@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
+import { addressBucket } from "../lib/address-bucket";
 import { clientOrigin, type ClientOrigin } from "../lib/client-ip";
+import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import { TokenBuckets } from "../lib/token-bucket";
@@ -19,7 +21,9 @@ export interface FrontDeps {
   rateLimit: number;
   rateWindow: number;
   /** Rate limits run on this clock; wall time by default, even when the services' clock is pinned. */
-  rateClock?: () => number;
+  rateClock?: Clock;
+  /** Buckets each rate-limit table holds at most (default 100,000). */
+  rateMaxBuckets?: number;
   trustProxy: boolean;
   metrics: HttpMetrics;
   log: Logger;
@@ -34,7 +38,11 @@ const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/
  * for paths served under other methods, and logs and counts each request once it is answered.
  */
 export function front(deps: FrontDeps) {
-  const buckets = new TokenBuckets(deps.rateLimit, deps.rateWindow, deps.rateClock ?? Date.now);
+  const now = deps.rateClock ? () => deps.rateClock!.now() : Date.now;
+  // Keys and addresses in tables of their own: a flood of new addresses fills only the addresses'
+  // table, and can never send an API key to that table's shared overflow bucket.
+  const keyBuckets = new TokenBuckets(deps.rateLimit, deps.rateWindow, now, deps.rateMaxBuckets);
+  const addressBuckets = new TokenBuckets(deps.rateLimit, deps.rateWindow, now, deps.rateMaxBuckets);
   let allowed: ReturnType<typeof methodsFor> | undefined;
   const { metrics, log } = deps;
 
@@ -55,8 +63,8 @@ export function front(deps: FrontDeps) {
 
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
-      const free = request.method === "OPTIONS" || isHealthCheck(request.url);
-      const rate = buckets.take(caller ? `key:${caller.keyId}` : `ip:${client().ip}`, free ? 0 : 1);
+      const cost = request.method === "OPTIONS" || isHealthCheck(request.url) ? 0 : 1;
+      const rate = caller ? keyBuckets.take(caller.keyId, cost) : addressBuckets.take(addressBucket(client().ip), cost);
       const headers = set.headers;
       // API answers are per caller: never sniffed into another type, framed, or cached.
       headers["x-content-type-options"] = "nosniff";

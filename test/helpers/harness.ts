@@ -28,12 +28,14 @@ export interface TestServer extends RunningServer {
 }
 
 /** Starts the real server on a loopback port over a real SQLite file in a temp folder. */
-export async function startTestServer(opts: { config?: ConfigOverrides; clock?: Clock; dir?: string; log?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { config?: ConfigOverrides; clock?: Clock; dir?: string; log?: Logger; rateClock?: Clock; rateMaxBuckets?: number } = {},
+): Promise<TestServer> {
   const own = opts.dir ? null : tempDir();
   const dir = opts.dir ?? own!.dir;
   const dbPath = join(dir, "formsvc.db");
   const config = loadConfig({}, { db: dbPath, port: 0, logLevel: "silent", ...opts.config });
-  const server = await startServer(config, { clock: opts.clock, log: opts.log });
+  const server = await startServer(config, { clock: opts.clock, log: opts.log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
   const request = (path: string, init: RequestInit & { key?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set("x-api-key", init.key);
