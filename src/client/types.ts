@@ -13,6 +13,9 @@ export interface Form {
   updatedAt: string;
   emailSettings: { enabled: boolean; developerNotificationsEnabled: boolean };
   usersJoinedSettings: { enabled: boolean; count: number } | null;
+  /** Origins allowed to submit with a publishable key (and to be redirected to); [] = any. */
+  allowedOrigins: string[];
+  spamSettings: { honeypotField: string | null; challenge: "none" | "pow" | "turnstile" | "hcaptcha" };
 }
 
 export interface FormListItem {

@@ -21,4 +21,4 @@ export type Checks = [
 
 // A response that breaks the contract does not type-check.
 // @ts-expect-error usersJoinedSettings must be an object or null, never a number
-export const brokenForm: Client.Form = { id: "f", name: "n", description: "", formType: "contact", submissionCount: 0, createdAt: "", updatedAt: "", emailSettings: { enabled: false, developerNotificationsEnabled: false }, usersJoinedSettings: 3 };
+export const brokenForm: Client.Form = { id: "f", name: "n", description: "", formType: "contact", submissionCount: 0, createdAt: "", updatedAt: "", emailSettings: { enabled: false, developerNotificationsEnabled: false }, usersJoinedSettings: 3, allowedOrigins: [], spamSettings: { honeypotField: null, challenge: "none" } };

@@ -5,6 +5,7 @@ import * as rollups from "./003-rollups";
 import * as outbox from "./004-outbox";
 import * as appendFriendly from "./005-append-friendly";
 import * as submissionStatus from "./006-submission-status";
+import * as publicForms from "./007-public-forms";
 
 export interface Migration {
   version: number;
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   { version: 4, name: "outbox", up: outbox.up },
   { version: 5, name: "append-friendly", up: appendFriendly.up },
   { version: 6, name: "submission-status", up: submissionStatus.up },
+  { version: 7, name: "public-forms", up: publicForms.up },
 ];

@@ -3,6 +3,9 @@ import { t, type Static } from "elysia";
 export const FORM_TYPES = ["feedback", "contact", "waitlist", "custom", "survey", "application", "order", "analytics_opt_in", "rsvp"] as const;
 export type FormType = (typeof FORM_TYPES)[number];
 
+export const CHALLENGES = ["none", "pow", "turnstile", "hcaptcha"] as const;
+export type Challenge = (typeof CHALLENGES)[number];
+
 export interface Form {
   id: string;
   ownerId: string;
@@ -14,6 +17,11 @@ export interface Form {
   usersJoinedEnabled: boolean;
   submissionCount: number;
   usersJoinedCount: number;
+  /** Origins allowed to submit with a publishable key (and to be redirected to); empty = any. */
+  allowedOrigins: string[];
+  /** A field that people leave empty and bots fill: a submission with it is spam. null = none. */
+  honeypotField: string | null;
+  challenge: Challenge;
   createdAt: string;
   updatedAt: string;
 }
@@ -34,6 +42,13 @@ export const FormSchema = t.Object({
   emailSettings: t.Object({ enabled: t.Boolean(), developerNotificationsEnabled: t.Boolean() }),
   usersJoinedSettings: t.Nullable(t.Object({ enabled: t.Boolean(), count: Count() }), {
     description: "waitlist forms only; null for other types",
+  }),
+  allowedOrigins: t.Array(t.String(), {
+    description: "origins (https://www.example.com) allowed to submit with a publishable key, and to be redirected to; [] = any",
+  }),
+  spamSettings: t.Object({
+    honeypotField: t.Nullable(t.String(), { description: "a field left empty by people: a submission that fills it is stored as spam; null = none" }),
+    challenge: t.Unsafe<Challenge>({ type: "string", enum: [...CHALLENGES], description: "what a submission must carry: nothing, a proof of work, or a Turnstile or hCaptcha token" }),
   }),
 });
 export type FormJson = Static<typeof FormSchema>;
@@ -69,6 +84,8 @@ export function toFormJson(f: Form): FormJson {
     updatedAt: f.updatedAt,
     emailSettings: { enabled: f.emailEnabled, developerNotificationsEnabled: f.developerNotifications },
     usersJoinedSettings: f.formType === "waitlist" ? { enabled: f.usersJoinedEnabled, count: usersJoined(f) } : null,
+    allowedOrigins: f.allowedOrigins,
+    spamSettings: { honeypotField: f.honeypotField, challenge: f.challenge },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { keysetQuery } from "../../db/keyset";
 import type { Position } from "../../lib/cursor";
-import type { Form, FormType } from "./model";
+import type { Challenge, Form, FormType } from "./model";
 
 interface FormRow {
   id: string;
@@ -14,6 +14,9 @@ interface FormRow {
   users_joined_enabled: number;
   submission_count: number;
   users_joined_count: number;
+  allowed_origins: string;
+  honeypot_field: string | null;
+  challenge: string;
   created_at: string;
   updated_at: string;
 }
@@ -29,6 +32,9 @@ const toForm = (r: FormRow): Form => ({
   usersJoinedEnabled: r.users_joined_enabled === 1,
   submissionCount: r.submission_count,
   usersJoinedCount: r.users_joined_count,
+  allowedOrigins: JSON.parse(r.allowed_origins) as string[],
+  honeypotField: r.honeypot_field,
+  challenge: r.challenge as Challenge,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -42,6 +48,9 @@ const bind = (f: Form) => ({
   email_enabled: Number(f.emailEnabled),
   developer_notifications: Number(f.developerNotifications),
   users_joined_enabled: Number(f.usersJoinedEnabled),
+  allowed_origins: JSON.stringify(f.allowedOrigins),
+  honeypot_field: f.honeypotField,
+  challenge: f.challenge,
   created_at: f.createdAt,
   updated_at: f.updatedAt,
 });
@@ -51,8 +60,10 @@ export function createFormsRepo(db: Database) {
   return {
     insertForm(f: Form): void {
       db.query(
-        `INSERT INTO forms (id, owner_id, name, description, form_type, email_enabled, developer_notifications, users_joined_enabled, created_at, updated_at)
-         VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled, $created_at, $updated_at)`,
+        `INSERT INTO forms (id, owner_id, name, description, form_type, email_enabled, developer_notifications, users_joined_enabled,
+           allowed_origins, honeypot_field, challenge, created_at, updated_at)
+         VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled,
+           $allowed_origins, $honeypot_field, $challenge, $created_at, $updated_at)`,
       ).run(bind(f));
     },
     /**
@@ -67,7 +78,8 @@ export function createFormsRepo(db: Database) {
       db.transaction(() => {
         db.query(
           `UPDATE forms SET name = $name, description = $description, form_type = $form_type, email_enabled = $email_enabled,
-             developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled, updated_at = $updated_at
+             developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled,
+             allowed_origins = $allowed_origins, honeypot_field = $honeypot_field, challenge = $challenge, updated_at = $updated_at
            WHERE id = $id`,
         ).run(fields);
         if (!opts.recountJoiners) return;

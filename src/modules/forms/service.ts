@@ -6,7 +6,8 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
-import { FORM_TYPES, usersJoined, type Form, type FormType } from "./model";
+import { parseOriginSetting } from "../../lib/origin";
+import { CHALLENGES, FORM_TYPES, usersJoined, type Challenge, type Form, type FormType } from "./model";
 import type { FormsRepo } from "./repo";
 
 /** What an operator may set on a form. */
@@ -17,17 +18,39 @@ export interface FormInput {
   emailEnabled?: boolean;
   developerNotifications?: boolean;
   usersJoinedEnabled?: boolean;
+  allowedOrigins?: string[];
+  /** null turns the honeypot off. */
+  honeypotField?: string | null;
+  challenge?: string;
 }
 
-function checked(input: FormInput): FormInput & { formType?: FormType } {
+type CheckedInput = Omit<FormInput, "formType" | "challenge"> & { formType?: FormType; challenge?: Challenge };
+
+const MAX_ORIGINS = 100;
+// Fields of the submit body itself can never be a honeypot: they are not form fields.
+const RESERVED_FIELDS = new Set(["formId", "redirectUrl", "data", "altcha", "captchaToken", "cf-turnstile-response", "h-captcha-response"]);
+
+function checked(input: FormInput): CheckedInput {
   const problems: string[] = [];
+  let allowedOrigins: string[] | undefined;
+  if (input.allowedOrigins !== undefined) {
+    const parsed = input.allowedOrigins.map((o) => [o, parseOriginSetting(o)] as const);
+    for (const [raw, origin] of parsed) if (!origin) problems.push(`"${raw.slice(0, 100)}" is not an origin such as https://www.example.com (scheme, host and port only)`);
+    allowedOrigins = [...new Set(parsed.map(([, o]) => o!))];
+    if (allowedOrigins.length > MAX_ORIGINS) problems.push(`at most ${MAX_ORIGINS} allowed origins`);
+  }
+  const honeypot = input.honeypotField;
+  if (typeof honeypot === "string" && (!/^[\x21-\x7e]{1,100}$/.test(honeypot) || RESERVED_FIELDS.has(honeypot))) {
+    problems.push("the honeypot field must be 1 to 100 printable characters without spaces, and not a field of the submit body itself");
+  }
+  if (input.challenge !== undefined && !(CHALLENGES as readonly string[]).includes(input.challenge)) problems.push(`challenge must be one of ${CHALLENGES.join(", ")}`);
   if (input.name !== undefined && (input.name.trim() === "" || input.name.length > 200)) problems.push("name must be 1 to 200 characters");
   if (input.description !== undefined && input.description.length > 2000) problems.push("description must be at most 2000 characters");
   if (input.formType !== undefined && !(FORM_TYPES as readonly string[]).includes(input.formType)) {
     problems.push(`type must be one of ${FORM_TYPES.join(", ")}`);
   }
   if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
-  return { ...input, name: input.name?.trim() } as FormInput & { formType?: FormType };
+  return { ...input, name: input.name?.trim(), allowedOrigins } as CheckedInput;
 }
 
 const CACHE_LIMIT = 10_000;
@@ -73,6 +96,9 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
         emailEnabled: valid.emailEnabled ?? false,
         developerNotifications: valid.developerNotifications ?? false,
         usersJoinedEnabled: valid.usersJoinedEnabled ?? false,
+        allowedOrigins: valid.allowedOrigins ?? [],
+        honeypotField: valid.honeypotField === undefined ? "_gotcha" : valid.honeypotField,
+        challenge: valid.challenge ?? "none",
         submissionCount: 0,
         usersJoinedCount: 0,
         createdAt: now,
