@@ -11,6 +11,7 @@ import { submissionsRoutes } from "../modules/submissions/routes";
 import type { Services } from "../services";
 import { readApiKey } from "./api-key";
 import { docs } from "./docs";
+import { docsPage } from "./docs-page";
 import { toErrorResponse } from "./errors";
 import { HttpMetrics } from "./metrics";
 import { methodsFor } from "./methods";
@@ -83,6 +84,7 @@ export function createApp({ db, services, config, log }: AppDeps) {
       log.info("request", { requestId: state?.id, method: request.method, route: pattern, status, ms: Math.round(ms * 100) / 100 });
     })
     .use(docs)
+    .use(docsPage())
     .use(opsRoutes(db, services, metrics, config))
     .use(
       new Elysia({ prefix: "/api/v1" })
