@@ -146,6 +146,31 @@ step_docs_health_metrics() {
   grep -q '^formsvc_submissions_stored_total 1$' <<< "$HTTP_BODY" || fail "metrics do not count the stored submission"
 }
 
+step_docs_page() {
+  # /docs must work offline: the page and Swagger UI's files come from inside the binary, nothing from a CDN.
+  local headers="$WORK/docs-headers" asset type size renderer=""
+  http_get "/docs" -D "$headers"
+  expect_status 200 "GET /docs"
+  grep -qi '^content-type: text/html' "$headers" || fail "GET /docs is not text/html"
+  grep -qi "^content-security-policy: default-src 'none'; script-src 'self';" "$headers" || fail "GET /docs lacks its same-origin Content-Security-Policy"
+  grep -q '<a href="/api/v1/openapi.json">' <<< "$HTTP_BODY" || fail "GET /docs does not link the OpenAPI document"
+  ! grep -qE '(src|href)="(https?:)?//' <<< "$HTTP_BODY" || fail "GET /docs names another host"
+  for asset in $(grep -oE '/docs/assets/[^"]+\.(js|css)' <<< "$HTTP_BODY"); do
+    read -r HTTP_STATUS size type < <(curl -sS --max-time 10 -o /dev/null -w '%{http_code} %{size_download} %{content_type}\n' "$BASE_URL$asset") || fail "GET $asset: curl failed"
+    expect_status 200 "GET $asset"
+    case "$asset" in
+      *.js) [[ "$type" == text/javascript* ]] || fail "GET $asset: content type $type" ;;
+      *.css) [[ "$type" == text/css* ]] || fail "GET $asset: content type $type" ;;
+    esac
+    if [[ "$asset" == */swagger-ui-bundle.js ]]; then
+      (( size > 1000000 )) || fail "GET $asset: only $size bytes, the renderer is not inside the binary"
+      renderer="$asset ($size bytes)"
+    fi
+  done
+  [[ -n "$renderer" ]] || fail "GET /docs loads no swagger-ui-bundle.js"
+  echo "  renderer $renderer"
+}
+
 step_nothing_lost() {
   local count
   count="$(formsvc forms show "$FORM_ID" --json | json_get 'j.submissionCount')" || fail "forms show after stop"
@@ -162,7 +187,7 @@ step_stop() {
   [[ "$code" == 0 ]] || fail "serve exited $code after SIGTERM, expected 0"
 }
 
-STEPS=(build stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics stop nothing_lost)
+STEPS=(build stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics docs_page stop nothing_lost)
 
 for step in "${STEPS[@]}"; do
   echo "smoke: $step"

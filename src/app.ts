@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { Config } from "./config";
 import { docs } from "./http/docs";
+import { docsPage } from "./http/docs-page";
 import { front } from "./http/front";
 import { HttpMetrics, type Gauge } from "./http/metrics";
 import { opsRoutes } from "./http/ops-routes";
@@ -56,6 +57,7 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
       }),
     )
     .use(docs)
+    .use(docsPage())
     .use(
       opsRoutes({
         ping: () => void ping.get(),

@@ -34,7 +34,7 @@ export function responses(ok: { schema?: TSchema; description: string; status?: 
  * OpenAPI 3.1) builds the document from the route schemas, so docs and code cannot drift.
  */
 export const docs = openapi({
-  path: "/docs",
+  provider: null, // the /docs page is docs-page.ts: pinned and offline, not this plugin's CDN page
   specPath: "/api/v1/openapi.json",
   exclude: { paths: ["/docs", "/healthz", "/metrics"] },
   documentation: {

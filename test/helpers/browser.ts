@@ -1,0 +1,72 @@
+import Chromium from "@sparticuz/chromium";
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
+
+// @sparticuz/chromium's flags are for serverless sandboxes; these three would make the browser
+// unlike a user's: no same-origin policy, http content on https pages, everything in one process.
+const DROPPED_FLAGS = new Set(["--disable-web-security", "--allow-running-insecure-content", "--single-process"]);
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+export interface OfflinePage {
+  page: Page;
+  context: BrowserContext;
+  /** Every request for a host other than loopback: aborted before it left, in the order asked. */
+  blocked: string[];
+  /** Console errors and uncaught exceptions on the page (a CSP refusal shows up here). */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+export interface TestBrowser {
+  /** A page in a fresh context (no cookies, storage or cache shared with other tests) with the network cut. */
+  newPage(options?: BrowserContextOptions): Promise<OfflinePage>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real headless Chromium, the one shipped inside the @sparticuz/chromium package (no download at
+ * install or test time). Launch once per test file (beforeAll) and close in afterAll.
+ */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const browser: Browser = await chromium.launch({
+    executablePath: await Chromium.executablePath(),
+    args: Chromium.args.filter((flag) => !DROPPED_FLAGS.has(flag)),
+    headless: true,
+  });
+  return {
+    async newPage(options = {}) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: "block", ...options });
+      // Under bun test's 30 s per test: a missing element fails with Playwright's message, not a bare timeout.
+      context.setDefaultTimeout(10_000);
+      const blocked: string[] = [];
+      const errors: string[] = [];
+      await context.route("**/*", (route) => {
+        const url = new URL(route.request().url());
+        const local = (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK.has(url.hostname);
+        if (local || url.protocol === "data:" || url.protocol === "blob:") return route.continue();
+        blocked.push(url.href);
+        return route.abort("blockedbyclient");
+      });
+      const page = await context.newPage();
+      page.on("console", (msg) => {
+        if (msg.type() === "error") errors.push(`console: ${msg.text()}`);
+      });
+      page.on("pageerror", (e) => errors.push(`page: ${e.message}`));
+      return { page, context, blocked, errors, close: () => context.close() };
+    },
+    close: () => browser.close(),
+  };
+}
+
+/** Saves a full-page PNG under the system temp folder (never in the repository) and prints its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const dir = join(tmpdir(), "formsvc-screenshots");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  console.log(`screenshot: ${path}`);
+  return path;
+}
