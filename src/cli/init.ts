@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { toFormJson } from "../modules/forms/model";
 import { configFor, withServices } from "./context";
-import { curlExamples, invocation } from "./hints";
+import { curlExamples, examples, invocation } from "./hints";
 import { emit } from "./output";
 
 export function initCommand(): Command {
@@ -9,7 +9,7 @@ export function initCommand(): Command {
     .description("first run: create an owner, an API key and a sample contact form, and print how to use them")
     .requiredOption("--owner <email>", "your email address; notifications go here")
     .option("--json", "print only JSON")
-    .addHelpText("after", "\nExample:\n  formsvc init --owner you@example.com\n")
+    .addHelpText("after", examples((me) => [`${me} init --owner you@example.com`]))
     .action((opts: { owner: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
         const key = s.keys.createKey({ owner: opts.owner, name: "default" });

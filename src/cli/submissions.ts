@@ -3,6 +3,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import { AppError } from "../lib/errors";
 import { exportCsv, exportJson } from "../modules/submissions/export";
 import { withServices } from "./context";
+import { examples } from "./hints";
 
 const PROGRESS_EVERY = 10_000;
 
@@ -15,7 +16,7 @@ export function submissionsCommand(): Command {
     .argument("<formId>", "form id")
     .option("--format <format>", "csv or json", "csv")
     .option("--out <file>", "write to this file instead of stdout")
-    .addHelpText("after", "\nExamples:\n  formsvc submissions export frm_… --out contact.csv\n  formsvc submissions export frm_… --format json > contact.json\n")
+    .addHelpText("after", examples((me) => [`${me} submissions export frm_… --out contact.csv`, `${me} submissions export frm_… --format json > contact.json`]))
     .action((formId: string, opts: { format: string; out?: string }, cmd: Command) =>
       withServices(cmd, (s) => {
         if (opts.format !== "csv" && opts.format !== "json") throw new AppError("INVALID_PARAMETER", "--format must be csv or json");
