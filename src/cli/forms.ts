@@ -48,12 +48,28 @@ const settingFlags = (cmd: Command, withNegations: boolean) => {
     .option("--email-notifications", "master switch for email on this form")
     .option("--developer-notifications", "email the owner on every submission (needs --email-notifications)")
     .option("--users-joined", "count distinct joiners (waitlist forms)");
-  if (withNegations) cmd.option("--no-description", "clear the description").option("--no-email-notifications").option("--no-developer-notifications").option("--no-users-joined");
+  if (withNegations)
+    cmd
+      .option("--no-description", "clear the description")
+      .option("--no-email-notifications", "turn all email for this form off")
+      .option("--no-developer-notifications", "stop emailing the owner on every submission")
+      .option("--no-users-joined", "stop counting joiners (the API then shows 0)");
   return cmd.option("--json", "print only JSON");
 };
 
 export function formsCommand(): Command {
-  const forms = new Command("forms").description("create, list, show, update and delete forms");
+  const forms = new Command("forms")
+    .description("create, list, show, update and delete forms")
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `${me} forms create --owner you@example.com --name Contact --type contact --email-notifications --developer-notifications`,
+        `${me} forms list --owner you@example.com`,
+        `${me} forms show frm_… --json`,
+        `${me} forms update frm_… --no-developer-notifications`,
+        `${me} forms delete frm_… --yes`,
+      ]),
+    );
 
   settingFlags(
     forms

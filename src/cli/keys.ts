@@ -4,7 +4,12 @@ import { examples, invocation } from "./hints";
 import { emit, table } from "./output";
 
 export function keysCommand(): Command {
-  const keys = new Command("keys").description("create, list and revoke API keys");
+  const keys = new Command("keys")
+    .description("create, list and revoke API keys")
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} keys create --owner you@example.com --name website`, `${me} keys list --owner you@example.com`, `${me} keys revoke key_…`]),
+    );
 
   keys
     .command("create")

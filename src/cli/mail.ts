@@ -7,7 +7,15 @@ import { examples } from "./hints";
 import { emit } from "./output";
 
 export function mailCommand(): Command {
-  const mail = new Command("mail").description("check the SMTP settings");
+  const mail = new Command("mail")
+    .description("check the SMTP settings")
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `FORMSVC_SMTP_URL=smtp://user:pass@smtp.example.com:587 ${me} mail test --to you@example.com`,
+        `${me} config    # the SMTP settings in effect, password hidden`,
+      ]),
+    );
 
   mail
     .command("test")

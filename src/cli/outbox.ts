@@ -8,7 +8,9 @@ import { emit, table } from "./output";
 const STATUSES = ["pending", "sending", "sent", "failed"];
 
 export function outboxCommand(): Command {
-  const outbox = new Command("outbox").description("owner notification emails: see and retry the queue");
+  const outbox = new Command("outbox")
+    .description("owner notification emails: see and retry the queue")
+    .addHelpText("after", examples((me) => [`${me} outbox list --status failed`, `${me} outbox retry 42`, `${me} outbox retry --all-failed`]));
 
   outbox
     .command("list")

@@ -21,12 +21,34 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText("after", gettingStarted);
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand(), submissionsCommand(), backupCommand(), outboxCommand(), mailCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand(), submissionsCommand(), backupCommand(), outboxCommand(), mailCommand(), helpCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);
   });
   return program;
+}
+
+/**
+ * `help [command...]`: the help of the command the words name, at any depth (`help keys create`).
+ * Commander's own help command reads only the first word and showed the group's help instead;
+ * a command named `help` takes its place, and groups keep theirs (`keys help create`).
+ */
+function helpCommand(): Command {
+  return new Command("help")
+    .description("show the help of a command, e.g. help keys create")
+    .argument("[command...]", "a command, or a group and one of its commands")
+    .action((words: string[], _opts: unknown, cmd: Command) => {
+      let target: Command = cmd.parent!;
+      const named: string[] = [];
+      for (const word of words) {
+        const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (!next) target.error(`error: unknown command '${[...named, word].join(" ")}' (see: ${[invocation(), "help", ...named].join(" ")})`, { code: "commander.unknownCommand" });
+        named.push(word);
+        target = next;
+      }
+      target.help();
+    });
 }
 
 /** The top-level help's walk-through, naming the command as the operator invoked it. */

@@ -8,7 +8,12 @@ import { examples } from "./hints";
 const PROGRESS_EVERY = 10_000;
 
 export function submissionsCommand(): Command {
-  const submissions = new Command("submissions").description("export submissions");
+  const submissions = new Command("submissions")
+    .description("export submissions")
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} submissions export frm_… --out contact.csv`, `${me} submissions export frm_… --format json > contact.json`]),
+    );
 
   submissions
     .command("export")
