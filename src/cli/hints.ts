@@ -30,8 +30,8 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-/** Quoted for a POSIX shell when it holds anything but the usual path characters. */
-function shellWord(word: string): string {
+/** The word as a POSIX shell reads it back: quoted when it holds anything but the usual path characters. */
+export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
