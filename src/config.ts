@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 
 /** Every setting formsvc reads: its environment variable, default, parser, and whether it is a secret. */
 const settings = {
-  db: { env: "FORMSVC_DB", default: "./data/formsvc.db", parse: text, doc: "SQLite database file (folders are created)" },
+  db: { env: "FORMSVC_DB", default: "./data/formsvc.db", parse: sqlitePath, doc: "SQLite database file (folders are created)" },
   host: { env: "FORMSVC_HOST", default: "127.0.0.1", parse: host, doc: "address `serve` listens on" },
   port: { env: "FORMSVC_PORT", default: "3000", parse: int(0, 65535), doc: "port `serve` listens on (0 picks a free one)" },
   rateLimit: { env: "FORMSVC_RATE_LIMIT", default: "120", parse: int(1, 1_000_000_000), doc: "requests per window, per API key (per client IP without a valid key)" },
@@ -86,6 +86,17 @@ function kebab(key: string) {
 
 function text(raw: string): string {
   return raw.trim();
+}
+
+/**
+ * A SQLite file path. A URL (`postgres://user:pass@host/db`) would otherwise be taken as a path
+ * and become folders named after it, password included; it is refused, naming only its scheme.
+ * Two letters at least, so a Windows drive (`C://data`) is still a path.
+ */
+function sqlitePath(raw: string): string {
+  const scheme = /^\s*([a-z][a-z0-9+.-]+):\/\//i.exec(raw)?.[1];
+  if (scheme) throw new Error(`a ${scheme.toLowerCase()}:// URL; only SQLite file paths are supported so far (e.g. ./data/formsvc.db)`);
+  return text(raw);
 }
 
 /**

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { sqliteBackup } from "../db/backup";
 import { AppError } from "../lib/errors";
 import { withServices } from "./context";
+import { examples } from "./hints";
 import { emit } from "./output";
 
 export function backupCommand(): Command {
@@ -12,7 +13,7 @@ export function backupCommand(): Command {
     .argument("<file>", "where to write the copy")
     .option("--force", "overwrite an existing file")
     .option("--json", "print only JSON")
-    .addHelpText("after", "\nExample:\n  formsvc backup /var/backups/formsvc-$(date +%F).db\n")
+    .addHelpText("after", examples((me) => [`${me} backup /var/backups/formsvc-$(date +%F).db`]))
     .action((file: string, opts: { force?: boolean; json?: boolean }, cmd: Command) =>
       withServices(cmd, (_s, { db }) => {
         const target = resolve(file);

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { describeConfig } from "../config";
 import { configFor } from "./context";
+import { examples } from "./hints";
 import { emit, table } from "./output";
 
 type Source = "flag" | "env" | "default";
@@ -9,7 +10,7 @@ export function configCommand(): Command {
   return new Command("config")
     .description("print the effective configuration (defaults < FORMSVC_* environment < flags), secrets redacted")
     .option("--json", "print only JSON")
-    .addHelpText("after", "\nExamples:\n  formsvc config\n  FORMSVC_PORT=8080 formsvc --db /var/lib/formsvc/formsvc.db config --json\n")
+    .addHelpText("after", examples((me) => [`${me} config`, `FORMSVC_PORT=8080 ${me} --db /var/lib/formsvc/formsvc.db config --json`]))
     .action((opts: { json?: boolean }, cmd: Command) => {
       // Invalid settings throw a ConfigError naming every problem at once (stderr, exit 2), as at `serve`.
       const config = configFor(cmd);

@@ -3,6 +3,7 @@ import { AppError } from "../lib/errors";
 import { FORM_TYPES, toFormJson, type Form } from "../modules/forms/model";
 import type { FormInput } from "../modules/forms/service";
 import { withServices } from "./context";
+import { examples, invocation } from "./hints";
 import { emit, fields, table } from "./output";
 
 interface FormFlags {
@@ -47,12 +48,28 @@ const settingFlags = (cmd: Command, withNegations: boolean) => {
     .option("--email-notifications", "master switch for email on this form")
     .option("--developer-notifications", "email the owner on every submission (needs --email-notifications)")
     .option("--users-joined", "count distinct joiners (waitlist forms)");
-  if (withNegations) cmd.option("--no-description", "clear the description").option("--no-email-notifications").option("--no-developer-notifications").option("--no-users-joined");
+  if (withNegations)
+    cmd
+      .option("--no-description", "clear the description")
+      .option("--no-email-notifications", "turn all email for this form off")
+      .option("--no-developer-notifications", "stop emailing the owner on every submission")
+      .option("--no-users-joined", "stop counting joiners (the API then shows 0)");
   return cmd.option("--json", "print only JSON");
 };
 
 export function formsCommand(): Command {
-  const forms = new Command("forms").description("create, list, show, update and delete forms");
+  const forms = new Command("forms")
+    .description("create, list, show, update and delete forms")
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `${me} forms create --owner you@example.com --name Contact --type contact --email-notifications --developer-notifications`,
+        `${me} forms list --owner you@example.com`,
+        `${me} forms show frm_… --json`,
+        `${me} forms update frm_… --no-developer-notifications`,
+        `${me} forms delete frm_… --yes`,
+      ]),
+    );
 
   settingFlags(
     forms
@@ -63,7 +80,7 @@ export function formsCommand(): Command {
       .option("--type <type>", `one of ${FORM_TYPES.join(", ")}`, "custom"),
     false,
   )
-    .addHelpText("after", "\nExample:\n  formsvc forms create --owner you@example.com --name \"Launch waitlist\" --type waitlist --users-joined\n")
+    .addHelpText("after", examples((me) => [`${me} forms create --owner you@example.com --name "Launch waitlist" --type waitlist --users-joined`]))
     .action((opts: FormFlags & { owner: string; name: string }, cmd: Command) =>
       withServices(cmd, (s) => {
         const form = s.forms.createForm({ ...toInput(opts), owner: opts.owner, name: opts.name });
@@ -81,7 +98,7 @@ export function formsCommand(): Command {
         const list = s.forms.listAllForms({ owner: opts.owner });
         emit(!!opts.json, list.map((f) => ({ ...toFormJson(f), owner: f.ownerEmail })), () =>
           list.length === 0
-            ? "No forms yet. Create one: formsvc forms create --owner you@example.com --name Contact --type contact"
+            ? `No forms yet. Create one: ${invocation()} forms create --owner you@example.com --name Contact --type contact`
             : table(["ID", "NAME", "TYPE", "OWNER", "SUBMISSIONS", "CREATED"], list.map((f) => [f.id, f.name, f.formType, f.ownerEmail, f.submissionCount, f.createdAt])),
         );
       }),
@@ -108,7 +125,7 @@ export function formsCommand(): Command {
       .option("--type <type>", `one of ${FORM_TYPES.join(", ")}`),
     true,
   )
-    .addHelpText("after", "\nExample:\n  formsvc forms update frm_… --email-notifications --developer-notifications\n")
+    .addHelpText("after", examples((me) => [`${me} forms update frm_… --email-notifications --developer-notifications`]))
     .action((id: string, opts: FormFlags, cmd: Command) =>
       withServices(cmd, (s) => {
         const form = s.forms.updateForm(id, toInput(opts));

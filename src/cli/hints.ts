@@ -1,7 +1,49 @@
-/** How the operator runs us: the compiled binary by its path, else from a checkout. */
+import { realpathSync } from "node:fs";
+
+/**
+ * How the operator runs us, as words to paste into a shell: the compiled binary as it was typed
+ * (`./formsvc`, `/usr/local/bin/formsvc`, `formsvc` from PATH), else the checkout's command.
+ */
 export function invocation(): string {
   // From a checkout, `npx` finds the Bun that `npm install` pinned.
-  return Bun.main.startsWith("/$bunfs/") ? "formsvc" : "npx bun src/main.ts";
+  if (!Bun.main.startsWith("/$bunfs/")) return "npx bun src/main.ts";
+  return shellWord(typedCommand(process.argv0, process.execPath));
+}
+
+/**
+ * Inside the binary, `process.argv0` is what the shell was given and `process.execPath` the
+ * binary's resolved path. The typed name is kinder (a relative `./formsvc` still works from the
+ * folder the operator stands in) but only trusted when it leads back to this very binary: a
+ * name found through PATH, or a path, that resolves to execPath. Anything else (`exec -a`, a
+ * supervisor's made-up argv0) falls back to the absolute path.
+ */
+function typedCommand(argv0: string, execPath: string): string {
+  const target = argv0.includes("/") ? argv0 : Bun.which(argv0);
+  return target && sameFile(target, execPath) ? argv0 : execPath;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/** The word as a POSIX shell reads it back: quoted when it holds anything but the usual path characters. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * A help text block of example command lines, each written as `me => line`, so the command
+ * reads as the operator invoked it. Computed when the help is shown, not when the program is built.
+ */
+export function examples(lines: (me: string) => string[]): () => string {
+  return () => {
+    const list = lines(invocation());
+    return `\n${list.length === 1 ? "Example" : "Examples"}:\n${list.map((l) => `  ${l}`).join("\n")}\n`;
+  };
 }
 
 /** Ready-to-run curl commands for one form. */

@@ -1,17 +1,28 @@
 import { Command } from "commander";
 import { toFormJson } from "../modules/forms/model";
+import type { Services } from "../services";
 import { configFor, withServices } from "./context";
-import { curlExamples, invocation } from "./hints";
+import { curlExamples, examples, invocation, shellWord } from "./hints";
 import { emit } from "./output";
+
+interface InitFlags {
+  owner: string;
+  force?: boolean;
+  json?: boolean;
+}
 
 export function initCommand(): Command {
   return new Command("init")
     .description("first run: create an owner, an API key and a sample contact form, and print how to use them")
     .requiredOption("--owner <email>", "your email address; notifications go here")
+    .option("--force", "for an owner that already exists: create another API key and sample form anyway")
     .option("--json", "print only JSON")
-    .addHelpText("after", "\nExample:\n  formsvc init --owner you@example.com\n")
-    .action((opts: { owner: string; json?: boolean }, cmd: Command) =>
+    .addHelpText("after", examples((me) => [`${me} init --owner you@example.com`, `${me} init --owner you@example.com --force`]))
+    .action((opts: InitFlags, cmd: Command) =>
       withServices(cmd, (s) => {
+        // Like `git init` run twice: an owner that exists is reported, not an error, and left as it is.
+        const existing = s.owners.findOwner(opts.owner);
+        if (existing && !opts.force) return reportExisting(s, existing.email, !!opts.json);
         const key = s.keys.createKey({ owner: opts.owner, name: "default" });
         const form = s.forms.createForm({
           owner: opts.owner,
@@ -24,7 +35,7 @@ export function initCommand(): Command {
         const config = configFor(cmd);
         const baseUrl = `http://${config.host}:${config.port}`;
         const examples = curlExamples(baseUrl, key.key, form.id);
-        emit(!!opts.json, { owner: key.owner, key, form: toFormJson(form), examples }, () =>
+        emit(!!opts.json, { owner: key.owner, key, form: toFormJson(form), examples, created: true }, () =>
           [
             `Owner:   ${key.owner}`,
             `API key: ${key.key}`,
@@ -39,4 +50,23 @@ export function initCommand(): Command {
         );
       }),
     );
+}
+
+/** What an already-initialised owner has (active keys, forms), and how to get more; changes nothing. */
+function reportExisting(s: Services, owner: string, json: boolean): void {
+  const keys = s.keys.listKeys({ owner }).filter((k) => k.active).length;
+  const forms = s.forms.listAllForms({ owner }).length;
+  const me = invocation();
+  const who = shellWord(owner);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  emit(json, { owner, created: false, keys, forms }, () =>
+    [
+      `Owner ${owner} already exists, with ${count(keys, "active API key")} and ${count(forms, "form")}; nothing was changed.`,
+      "",
+      `  a new API key:              ${me} keys create --owner ${who}`,
+      `  a new key and sample form:  ${me} init --owner ${who} --force`,
+      "",
+      `Start the server:  ${me} serve`,
+    ].join("\n"),
+  );
 }

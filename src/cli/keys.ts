@@ -1,9 +1,15 @@
 import { Command } from "commander";
 import { withServices } from "./context";
+import { examples, invocation } from "./hints";
 import { emit, table } from "./output";
 
 export function keysCommand(): Command {
-  const keys = new Command("keys").description("create, list and revoke API keys");
+  const keys = new Command("keys")
+    .description("create, list and revoke API keys")
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} keys create --owner you@example.com --name website`, `${me} keys list --owner you@example.com`, `${me} keys revoke key_…`]),
+    );
 
   keys
     .command("create")
@@ -11,7 +17,7 @@ export function keysCommand(): Command {
     .requiredOption("--owner <email>", "owner's email address")
     .option("--name <name>", "a label to recognise the key by", "default")
     .option("--json", "print only JSON")
-    .addHelpText("after", "\nExample:\n  formsvc keys create --owner you@example.com --name website\n")
+    .addHelpText("after", examples((me) => [`${me} keys create --owner you@example.com --name website`]))
     .action((opts: { owner: string; name: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
         const key = s.keys.createKey({ owner: opts.owner, name: opts.name });
@@ -34,7 +40,7 @@ export function keysCommand(): Command {
         }));
         emit(!!opts.json, list, () =>
           list.length === 0
-            ? "No API keys yet. Create one: formsvc keys create --owner you@example.com"
+            ? `No API keys yet. Create one: ${invocation()} keys create --owner you@example.com`
             : table(["ID", "NAME", "OWNER", "PREFIX", "ACTIVE", "CREATED", "LAST USED"], list.map((k) => [k.id, k.name, k.owner, `${k.prefix}…`, k.active ? "yes" : "revoked", k.createdAt, k.lastUsedAt])),
         );
       }),

@@ -3,17 +3,26 @@ import { normalizeEmail } from "../lib/email";
 import { AppError } from "../lib/errors";
 import { createSmtpMailer, describeMailError } from "../modules/notifications/mailer";
 import { configFor } from "./context";
+import { examples } from "./hints";
 import { emit } from "./output";
 
 export function mailCommand(): Command {
-  const mail = new Command("mail").description("check the SMTP settings");
+  const mail = new Command("mail")
+    .description("check the SMTP settings")
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `FORMSVC_SMTP_URL=smtp://user:pass@smtp.example.com:587 ${me} mail test --to you@example.com`,
+        `${me} config    # the SMTP settings in effect, password hidden`,
+      ]),
+    );
 
   mail
     .command("test")
     .description("send one test message through FORMSVC_SMTP_URL and show the server's answer")
     .requiredOption("--to <email>", "where to send it")
     .option("--json", "print only JSON")
-    .addHelpText("after", "\nExample:\n  FORMSVC_SMTP_URL=smtp://user:pass@smtp.example.com:587 formsvc mail test --to you@example.com\n")
+    .addHelpText("after", examples((me) => [`FORMSVC_SMTP_URL=smtp://user:pass@smtp.example.com:587 ${me} mail test --to you@example.com`]))
     .action(async (opts: { to: string; json?: boolean }, cmd: Command) => {
       const config = configFor(cmd);
       if (!config.smtpUrl) throw new AppError("INVALID_PARAMETER", "FORMSVC_SMTP_URL is not set (e.g. smtp://user:pass@smtp.example.com:587)");

@@ -2,12 +2,15 @@ import { Command } from "commander";
 import { AppError } from "../lib/errors";
 import type { OutboxStatus } from "../modules/notifications/repo";
 import { withServices } from "./context";
+import { examples } from "./hints";
 import { emit, table } from "./output";
 
 const STATUSES = ["pending", "sending", "sent", "failed"];
 
 export function outboxCommand(): Command {
-  const outbox = new Command("outbox").description("owner notification emails: see and retry the queue");
+  const outbox = new Command("outbox")
+    .description("owner notification emails: see and retry the queue")
+    .addHelpText("after", examples((me) => [`${me} outbox list --status failed`, `${me} outbox retry 42`, `${me} outbox retry --all-failed`]));
 
   outbox
     .command("list")
@@ -38,7 +41,7 @@ export function outboxCommand(): Command {
     .argument("[id]", "outbox row id, as `outbox list` shows it")
     .option("--all-failed", "every failed notification")
     .option("--json", "print only JSON")
-    .addHelpText("after", "\nExamples:\n  formsvc outbox retry 42\n  formsvc outbox retry --all-failed\n")
+    .addHelpText("after", examples((me) => [`${me} outbox retry 42`, `${me} outbox retry --all-failed`]))
     .action((id: string | undefined, opts: { allFailed?: boolean; json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
         if (!id === !opts.allFailed) throw new AppError("INVALID_PARAMETER", "name one outbox id, or --all-failed");

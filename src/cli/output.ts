@@ -15,3 +15,16 @@ export function fields(pairs: [string, unknown][]): string {
   const width = Math.max(...pairs.map(([k]) => k.length));
   return pairs.map(([k, v]) => `${`${k}:`.padEnd(width + 2)}${v === null || v === undefined || v === "" ? "-" : String(v)}`).join("\n");
 }
+
+/**
+ * Fields as `name=value` on one line, at most `max` characters (… when cut). Control characters,
+ * line breaks included, become spaces: submitted data is untrusted and must not drive the terminal.
+ */
+export function preview(fields: Record<string, unknown>, max: number): string {
+  const text = Object.entries(fields)
+    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(" ")
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : text;
+}

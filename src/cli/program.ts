@@ -9,6 +9,7 @@ import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
 import { backupCommand } from "./backup";
+import { invocation } from "./hints";
 
 /** The `formsvc` command line: one noun per file, each calling the same services as the HTTP API. */
 export function buildProgram(): Command {
@@ -18,25 +19,54 @@ export function buildProgram(): Command {
     .option("--db <path>", "SQLite database file (FORMSVC_DB, default ./data/formsvc.db)")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
-    .addHelpText(
-      "after",
-      `
-Getting started:
-  formsvc init --owner you@example.com                 # an API key and a sample form, with curl examples
-  formsvc keys create --owner you@example.com          # or: an API key (printed once)
-  formsvc forms create --owner you@example.com --name Contact --type contact
-  formsvc serve                                        # http://127.0.0.1:3000
-  curl -X POST http://127.0.0.1:3000/api/v1/forms/submit \\
-    -H "X-API-Key: fsk_…" -H "Content-Type: application/json" \\
-    -d '{"formId":"frm_…","data":{"email":"ada@example.com","message":"Hello"}}'
+    .addHelpText("after", gettingStarted);
 
-Every setting can also come from the environment (FORMSVC_*).`,
-    );
-
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand(), submissionsCommand(), backupCommand(), outboxCommand(), mailCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand(), submissionsCommand(), backupCommand(), outboxCommand(), mailCommand(), helpCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);
   });
   return program;
+}
+
+/**
+ * `help [command...]`: the help of the command the words name, at any depth (`help keys create`).
+ * Commander's own help command reads only the first word and showed the group's help instead;
+ * a command named `help` takes its place, and groups keep theirs (`keys help create`).
+ */
+function helpCommand(): Command {
+  return new Command("help")
+    .description("show the help of a command, e.g. help keys create")
+    .argument("[command...]", "a command, or a group and one of its commands")
+    .action((words: string[], _opts: unknown, cmd: Command) => {
+      let target: Command = cmd.parent!;
+      const named: string[] = [];
+      for (const word of words) {
+        const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (!next) target.error(`error: unknown command '${[...named, word].join(" ")}' (see: ${[invocation(), "help", ...named].join(" ")})`, { code: "commander.unknownCommand" });
+        named.push(word);
+        target = next;
+      }
+      target.help();
+    });
+}
+
+/** The top-level help's walk-through, naming the command as the operator invoked it. */
+function gettingStarted(): string {
+  const me = invocation();
+  const steps: [string, string][] = [
+    [`${me} init --owner you@example.com`, "# an API key and a sample form, with curl examples"],
+    [`${me} keys create --owner you@example.com`, "# or: an API key (printed once)"],
+    [`${me} forms create --owner you@example.com --name Contact --type contact`, ""],
+    [`${me} serve`, "# http://127.0.0.1:3000"],
+  ];
+  const width = Math.max(...steps.filter(([, note]) => note).map(([line]) => line.length)) + 2;
+  return `
+Getting started:
+${steps.map(([line, note]) => `  ${note ? line.padEnd(width) + note : line}`).join("\n")}
+  curl -X POST http://127.0.0.1:3000/api/v1/forms/submit \\
+    -H "X-API-Key: fsk_…" -H "Content-Type: application/json" \\
+    -d '{"formId":"frm_…","data":{"email":"ada@example.com","message":"Hello"}}'
+
+Every setting can also come from the environment (FORMSVC_*).`;
 }

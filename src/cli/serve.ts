@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { startServer } from "../server";
 import { configFor } from "./context";
-import { firstRunSteps } from "./hints";
+import { examples, firstRunSteps } from "./hints";
 
 // systemd's default stop timeout is 90 s; we promise to be gone well within it.
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -11,7 +11,7 @@ export function serveCommand(): Command {
     .description("run the HTTP API")
     .option("--host <host>", "address to listen on (FORMSVC_HOST, default 127.0.0.1)")
     .option("--port <port>", "port to listen on (FORMSVC_PORT, default 3000)")
-    .addHelpText("after", "\nExamples:\n  formsvc serve\n  formsvc --db /var/lib/formsvc/formsvc.db serve --host 0.0.0.0 --port 8080\n")
+    .addHelpText("after", examples((me) => [`${me} serve`, `${me} --db /var/lib/formsvc/formsvc.db serve --host 0.0.0.0 --port 8080`]))
     .action(async (opts: { host?: string; port?: string }, cmd: Command) => {
       const config = configFor(cmd, { host: opts.host, port: opts.port });
       // Listen for signals before anything starts, so a stop during start-up is clean too.

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { runCli } from "../helpers/harness";
+import { readdirSync } from "node:fs";
+import { runCli, tempDir } from "../helpers/harness";
 
 type Entry = { key: string; env: string; value: unknown; source: string; doc: string };
 
@@ -64,5 +65,32 @@ describe("formsvc config", () => {
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain("FORMSVC_SMTP_URL");
     expect(res.stderr).not.toContain("secretpw");
+  });
+});
+
+describe("a database URL", () => {
+  test.each([
+    ["to keys list by --db", ["--db", "postgres://u:secretpw@db.example.com/forms", "keys", "list"], {}],
+    ["to keys list by FORMSVC_DB", ["keys", "list"], { FORMSVC_DB: "postgresql://u:secretpw@db.example.com:5432/forms" }],
+    ["to serve", ["serve", "--port", "0"], { FORMSVC_DB: "mysql://u:secretpw@db.example.com/forms" }],
+    ["to init", ["init", "--owner", "me@example.com"], { FORMSVC_DB: "sqlite://u:secretpw@x/forms.db" }],
+  ] as const)("given %s is a configuration error (exit 2) that hides the password and creates nothing", (_how, args, env) => {
+    const tmp = tempDir();
+    try {
+      const res = runCli([...args], { env, cwd: tmp.dir });
+      expect(res.code).toBe(2);
+      expect(res.stdout).toBe("");
+      expect(res.stderr).toMatch(/(--db|FORMSVC_DB): a [a-z]+:\/\/ URL; only SQLite file paths are supported so far/);
+      expect(res.stderr).not.toContain("secretpw");
+      expect(res.stderr).not.toContain("db.example.com");
+      expect(readdirSync(tmp.dir)).toEqual([]);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  test("does not catch file paths that merely contain a colon", () => {
+    expect(effective([], { FORMSVC_DB: "./backups/2026-01-01T10:00/formsvc.db" }).db!.value).toBe("./backups/2026-01-01T10:00/formsvc.db");
+    expect(effective(["--db", "C://data/formsvc.db"]).db!.value).toBe("C://data/formsvc.db");
   });
 });

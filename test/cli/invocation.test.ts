@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { runCli, tempDir } from "../helpers/harness";
+
+// Hints must name the command as the operator typed it, which only the compiled binary can show:
+// so these tests build one (about a second) and run it through a shell, as a person would.
+const scratch = tempDir();
+const bin = join(scratch.dir, "bin");
+const spaced = join(scratch.dir, "my apps");
+let db = 0;
+const freshDb = () => join(scratch.dir, `hints-${++db}.db`);
+
+beforeAll(async () => {
+  mkdirSync(bin);
+  mkdirSync(spaced);
+  const built = await Bun.build({ entrypoints: [join(import.meta.dir, "../../src/main.ts")], compile: { outfile: join(bin, "formsvc") } });
+  if (!built.success) throw new AggregateError(built.logs, "building the binary failed");
+  copyFileSync(join(bin, "formsvc"), join(spaced, "formsvc"));
+}, 60_000);
+afterAll(() => scratch.cleanup());
+
+/** `line` run by sh in `cwd`, with the test binary's folder first on PATH. */
+function shell(line: string, cwd: string) {
+  const env = { ...(process.env as Record<string, string>), PATH: `${bin}:${process.env.PATH}`, FORMSVC_LOG_LEVEL: "silent" };
+  const res = Bun.spawnSync(["sh", "-c", line], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  return { code: res.exitCode, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
+}
+
+describe("the command named in hints", () => {
+  test.each([
+    ["./formsvc, from its folder", "./formsvc", () => bin, "./formsvc"],
+    ["its absolute path", join(bin, "formsvc"), () => scratch.dir, join(bin, "formsvc")],
+    ["its name, found through PATH", "formsvc", () => scratch.dir, "formsvc"],
+    ["a path with a space, quoted", `'${join(spaced, "formsvc")}'`, () => scratch.dir, `'${join(spaced, "formsvc")}'`],
+  ])("is the binary as it was typed: %s", (_how, typed, cwd, named) => {
+    const db = freshDb();
+    const init = shell(`${typed} --db '${db}' init --owner me@example.com`, cwd());
+    expect(init.code).toBe(0);
+    expect(init.stdout).toContain(`Start the server:  ${named} serve\n`);
+    expect(shell(`${typed} --help`, cwd()).stdout).toContain(`\n  ${named} init --owner you@example.com `);
+    expect(shell(`${typed} keys create --help`, cwd()).stdout).toContain(`\n  ${named} keys create --owner you@example.com`);
+    expect(shell(`${typed} --db '${freshDb()}' forms list`, cwd()).stdout).toContain(`Create one: ${named} forms create`);
+  });
+
+  test("serve's first-run steps name the binary as it was typed", async () => {
+    const proc = Bun.spawn(["sh", "-c", `exec ./formsvc --db '${freshDb()}' serve --port 0`], { cwd: bin, stdout: "ignore", stderr: "pipe" });
+    try {
+      const reader = proc.stderr.getReader();
+      let err = "";
+      while (!err.includes("API docs")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        err += new TextDecoder().decode(value);
+      }
+      expect(err).toContain("1. ./formsvc init --owner you@example.com");
+      expect(err).toContain("     ./formsvc keys create --owner you@example.com");
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  });
+
+  test("is `npx bun src/main.ts` from a checkout", () => {
+    const res = runCli(["init", "--owner", "me@example.com"], { db: freshDb() });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("Start the server:  npx bun src/main.ts serve\n");
+    expect(runCli(["keys", "create", "--help"]).stdout).toContain("\n  npx bun src/main.ts keys create --owner you@example.com");
+  });
+});
