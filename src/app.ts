@@ -48,6 +48,7 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
         socketAddress: (request) => app.server?.requestIP(request)?.address ?? null,
         routes: () => app.routes,
         rateLimit: config.rateLimit,
+        publicRateLimit: config.publicRateLimit,
         rateWindow: config.rateWindow,
         rateClock,
         rateMaxBuckets,

@@ -19,6 +19,7 @@ import { createNotificationsService } from "./modules/notifications/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
 import type { NewSubmission } from "./modules/submissions/model";
+import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
 import type { SubmitPipeline } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
@@ -46,8 +47,9 @@ export function createServices(deps: Deps) {
   const cursors = createCursorCodec(secret);
   const changes = sqliteChangeFeed(db);
   const owners = createOwnersService(createOwnersRepo(db), clock);
-  const keys = createKeysService(createKeysRepo(db), owners, clock, changes);
-  const forms = createFormsService(createFormsRepo(db), owners, cursors, clock, changes);
+  const formsRepo = createFormsRepo(db);
+  const forms = createFormsService(formsRepo, owners, cursors, clock, changes);
+  const keys = createKeysService(createKeysRepo(db), owners, clock, changes, (id) => formsRepo.findFormById(id)?.ownerId ?? null);
   const notifications = createNotificationsService({
     repo: createOutboxRepo(db),
     mailer: deps.config.smtpUrl ? createSmtpMailer(deps.config.smtpUrl, deps.config.mailFrom) : null,
@@ -60,7 +62,7 @@ export function createServices(deps: Deps) {
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts).
   const pipeline: SubmitPipeline = {
-    checks: [],
+    checks: [allowedOriginCheck],
     writers: submitWriters(db),
     afterCommit: [notifications.afterCommit],
   };

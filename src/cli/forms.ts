@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { AppError } from "../lib/errors";
-import { FORM_TYPES, toFormJson, type Form } from "../modules/forms/model";
+import { CHALLENGES, FORM_TYPES, toFormJson, type Form } from "../modules/forms/model";
 import type { FormInput } from "../modules/forms/service";
 import { withServices } from "./context";
 import { examples, invocation } from "./hints";
@@ -14,6 +14,11 @@ interface FormFlags {
   emailNotifications?: boolean;
   developerNotifications?: boolean;
   usersJoined?: boolean;
+  /** Comma-separated; false from --no-allowed-origins: any origin. */
+  allowedOrigins?: string | false;
+  /** false from --no-honeypot. */
+  honeypot?: string | false;
+  challenge?: string;
   json?: boolean;
 }
 
@@ -24,6 +29,9 @@ const toInput = (o: FormFlags): FormInput => ({
   emailEnabled: o.emailNotifications,
   developerNotifications: o.developerNotifications,
   usersJoinedEnabled: o.usersJoined,
+  allowedOrigins: o.allowedOrigins === undefined ? undefined : o.allowedOrigins === false ? [] : o.allowedOrigins.split(",").filter((v) => v.trim() !== ""),
+  honeypotField: o.honeypot === false ? null : o.honeypot,
+  challenge: o.challenge,
 });
 
 function describe(form: Form): string {
@@ -37,6 +45,9 @@ function describe(form: Form): string {
     ["email notifications", f.emailSettings.enabled ? "on" : "off"],
     ["developer notifications", f.emailSettings.developerNotificationsEnabled ? "on" : "off"],
     ...(f.usersJoinedSettings ? ([["users joined", f.usersJoinedSettings.enabled ? f.usersJoinedSettings.count : "counter off"]] as [string, unknown][]) : []),
+    ["allowed origins", f.allowedOrigins.length ? f.allowedOrigins.join(", ") : "any"],
+    ["honeypot field", f.spamSettings.honeypotField ?? "none"],
+    ["challenge", f.spamSettings.challenge],
     ["created", f.createdAt],
     ["updated", f.updatedAt],
   ]);
@@ -47,13 +58,18 @@ const settingFlags = (cmd: Command, withNegations: boolean) => {
     .option("--description <text>", "shown to no one but you")
     .option("--email-notifications", "master switch for email on this form")
     .option("--developer-notifications", "email the owner on every submission (needs --email-notifications)")
-    .option("--users-joined", "count distinct joiners (waitlist forms)");
+    .option("--users-joined", "count distinct joiners (waitlist forms)")
+    .option("--allowed-origins <urls>", "origins whose pages may submit with a publishable key, comma-separated (https://www.example.com); redirects only to them")
+    .option("--honeypot <name>", "a hidden field people leave empty: a submission that fills it is stored as spam (default _gotcha)")
+    .option("--no-honeypot", "no honeypot field")
+    .option("--challenge <kind>", `what a submission must solve: ${CHALLENGES.join(", ")} (default none)`);
   if (withNegations)
     cmd
       .option("--no-description", "clear the description")
       .option("--no-email-notifications", "turn all email for this form off")
       .option("--no-developer-notifications", "stop emailing the owner on every submission")
-      .option("--no-users-joined", "stop counting joiners (the API then shows 0)");
+      .option("--no-users-joined", "stop counting joiners (the API then shows 0)")
+      .option("--no-allowed-origins", "accept publishable-key submissions from any origin again");
   return cmd.option("--json", "print only JSON");
 };
 
@@ -67,6 +83,7 @@ export function formsCommand(): Command {
         `${me} forms list --owner you@example.com`,
         `${me} forms show frm_… --json`,
         `${me} forms update frm_… --no-developer-notifications`,
+        `${me} forms update frm_… --allowed-origins https://www.example.com --challenge pow`,
         `${me} forms delete frm_… --yes`,
       ]),
     );

@@ -8,7 +8,12 @@ export function keysCommand(): Command {
     .description("create, list and revoke API keys")
     .addHelpText(
       "after",
-      examples((me) => [`${me} keys create --owner you@example.com --name website`, `${me} keys list --owner you@example.com`, `${me} keys revoke key_…`]),
+      examples((me) => [
+        `${me} keys create --owner you@example.com --name server`,
+        `${me} keys create --owner you@example.com --name website --publishable --forms frm_…`,
+        `${me} keys list --owner you@example.com`,
+        `${me} keys revoke key_…`,
+      ]),
     );
 
   keys
@@ -16,13 +21,27 @@ export function keysCommand(): Command {
     .description("create an API key for an owner (the owner is created if new); the key is shown only once")
     .requiredOption("--owner <email>", "owner's email address")
     .option("--name <name>", "a label to recognise the key by", "default")
+    .option("--publishable", "a key for web pages (fpk_…): it may only submit and fetch challenges, rate limited per visitor")
+    .option("--forms <ids>", "bind the key to these forms (comma-separated ids); default: all the owner's forms")
     .option("--json", "print only JSON")
-    .addHelpText("after", examples((me) => [`${me} keys create --owner you@example.com --name website`]))
-    .action((opts: { owner: string; name: string; json?: boolean }, cmd: Command) =>
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} keys create --owner you@example.com --name server`, `${me} keys create --owner you@example.com --name website --publishable --forms frm_…,frm_…`]),
+    )
+    .action((opts: { owner: string; name: string; publishable?: boolean; forms?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
-        const key = s.keys.createKey({ owner: opts.owner, name: opts.name });
+        const forms = opts.forms === undefined ? undefined : opts.forms.split(",").filter((id) => id.trim() !== "");
+        const key = s.keys.createKey({ owner: opts.owner, name: opts.name, publishable: opts.publishable, forms });
+        const scope = key.kind === "publishable" ? "Publishable: it may only submit (and fetch challenges), so it can sit in a web page." : "Secret: keep it on servers, never in a web page.";
         emit(!!opts.json, key, () =>
-          [`Created API key "${key.name}" (${key.id}) for ${key.owner}:`, "", `  ${key.key}`, "", "Store it now: it is shown only this once."].join("\n"),
+          [
+            `Created ${key.kind} API key "${key.name}" (${key.id}) for ${key.owner}${key.forms ? `, bound to ${key.forms.join(", ")}` : ""}:`,
+            "",
+            `  ${key.key}`,
+            "",
+            scope,
+            key.kind === "secret" ? "Store it now: it is shown only this once." : "It is shown only this once; a lost key is replaced by a new one.",
+          ].join("\n"),
         );
       }),
     );
@@ -35,13 +54,16 @@ export function keysCommand(): Command {
     .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
         const list = s.keys.listKeys({ owner: opts.owner }).map((k) => ({
-          id: k.id, name: k.name, owner: k.ownerEmail, prefix: k.prefix, active: k.active,
+          id: k.id, name: k.name, owner: k.ownerEmail, kind: k.kind, forms: k.forms, prefix: k.prefix, active: k.active,
           createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt,
         }));
         emit(!!opts.json, list, () =>
           list.length === 0
             ? `No API keys yet. Create one: ${invocation()} keys create --owner you@example.com`
-            : table(["ID", "NAME", "OWNER", "PREFIX", "ACTIVE", "CREATED", "LAST USED"], list.map((k) => [k.id, k.name, k.owner, `${k.prefix}…`, k.active ? "yes" : "revoked", k.createdAt, k.lastUsedAt])),
+            : table(
+                ["ID", "NAME", "OWNER", "KIND", "FORMS", "PREFIX", "ACTIVE", "CREATED", "LAST USED"],
+                list.map((k) => [k.id, k.name, k.owner, k.kind, k.forms?.join(",") ?? "all", `${k.prefix}…`, k.active ? "yes" : "revoked", k.createdAt, k.lastUsedAt]),
+              ),
         );
       }),
     );

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { extractEmail } from "../lib/email";
 import { AppError } from "../lib/errors";
+import { ownerPrincipal } from "../lib/principal";
 import { exportCsv, exportJson } from "../modules/submissions/export";
 import type { SubmissionListJson } from "../modules/submissions/model";
 import { withServices } from "./context";
@@ -41,7 +42,7 @@ export function submissionsCommand(): Command {
         if (opts.cursor === "") throw new AppError("INVALID_CURSOR", "--cursor must be the nextCursor of a previous page");
         const form = s.forms.requireForm(formId);
         // The operator sees every owner's forms; the page is asked for as the form's own owner would.
-        const page = s.submissions.pageJson(form.id, form.ownerId, { limit: Number(opts.limit), cursor: opts.cursor });
+        const page = s.submissions.pageJson(form.id, ownerPrincipal(form.ownerId), { limit: Number(opts.limit), cursor: opts.cursor });
         // The API's text as it is: the same bytes, the same cursors.
         if (opts.json) return void process.stdout.write(`${page}\n`);
         const { submissions: items, nextCursor } = JSON.parse(page) as SubmissionListJson;

@@ -6,19 +6,23 @@ import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import { TokenBuckets } from "../lib/token-bucket";
 import { readApiKey } from "./api-key";
-import { requestContext, type Caller } from "./context";
+import type { Principal } from "../lib/principal";
+import { PUBLIC_ROUTE, requestContext } from "./context";
+import { corsHeaders, preflightHeaders } from "./cors";
 import { toErrorResponse } from "./errors";
 import type { HttpMetrics } from "./metrics";
 import { methodsFor } from "./methods";
 
 export interface FrontDeps {
   /** The caller behind an API key, or null for an unknown or revoked one. */
-  authenticate(secret: string): Caller | null;
+  authenticate(secret: string): Principal | null;
   /** The socket address of a request (Bun's server knows it). */
   socketAddress(request: Request): string | null;
   /** The served routes, read once on the first 405 or OPTIONS. */
   routes(): Parameters<typeof methodsFor>[0];
   rateLimit: number;
+  /** A publishable key's quota per visitor address. */
+  publicRateLimit: number;
   rateWindow: number;
   /** Rate limits run on this clock; wall time by default, even when the services' clock is pinned. */
   rateClock?: Clock;
@@ -43,7 +47,22 @@ export function front(deps: FrontDeps) {
   // table, and can never send an API key to that table's shared overflow bucket.
   const keyBuckets = new TokenBuckets(deps.rateLimit, deps.rateWindow, now, deps.rateMaxBuckets);
   const addressBuckets = new TokenBuckets(deps.rateLimit, deps.rateWindow, now, deps.rateMaxBuckets);
-  let allowed: ReturnType<typeof methodsFor> | undefined;
+  // A publishable key sits in a public page: each visitor gets a quota of their own, so no one
+  // visitor can use up the site's, and none of it is the owner's secret-key quota.
+  const visitorBuckets = new TokenBuckets(deps.publicRateLimit, deps.rateWindow, now, deps.rateMaxBuckets);
+  const bucketOf = (caller: Principal | null, client: () => ClientOrigin) => {
+    if (!caller) return addressBuckets.take.bind(addressBuckets, addressBucket(client().ip));
+    if (caller.kind === "publishable") return visitorBuckets.take.bind(visitorBuckets, `${caller.keyId} ${addressBucket(client().ip)}`);
+    return keyBuckets.take.bind(keyBuckets, caller.keyId);
+  };
+  let routes: { methods: ReturnType<typeof methodsFor>; isPublic: (path: string) => boolean } | undefined;
+  const routeTable = () => {
+    if (routes) return routes;
+    const all = deps.routes();
+    const publicRoutes = all.filter((r) => (r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail?.[PUBLIC_ROUTE]);
+    const publicMethods = methodsFor(publicRoutes);
+    return (routes = { methods: methodsFor(all), isPublic: (path) => publicMethods(path).length > 0 });
+  };
   const { metrics, log } = deps;
 
   return new Elysia({ name: "front" })
@@ -64,7 +83,7 @@ export function front(deps: FrontDeps) {
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
       const cost = request.method === "OPTIONS" || isHealthCheck(request.url) ? 0 : 1;
-      const rate = caller ? keyBuckets.take(caller.keyId, cost) : addressBuckets.take(addressBucket(client().ip), cost);
+      const rate = bucketOf(caller, client)(cost);
       const headers = set.headers;
       // API answers are per caller: never sniffed into another type, framed, or cached.
       headers["x-content-type-options"] = "nosniff";
@@ -82,19 +101,23 @@ export function front(deps: FrontDeps) {
       }
     })
     .onError({ as: "global" }, ({ error, code, set, request, requestId }) => {
+      // From the URL: a route's context carries `path` only when its own code asks for it.
+      const path = () => new URL(request.url).pathname;
       if (code === "NOT_FOUND" && !(error instanceof AppError)) {
-        allowed ??= methodsFor(deps.routes());
-        // From the URL: a route's context carries `path` only when its own code asks for it.
-        const methods = allowed(new URL(request.url).pathname);
+        const methods = routeTable().methods(path());
         if (methods.length) {
           set.headers.allow = methods.join(", ");
           if (request.method === "OPTIONS") {
+            if (routeTable().isPublic(path())) Object.assign(set.headers, preflightHeaders(request, methods));
             set.status = 204;
             return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
           }
           error = new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${methods.join(", ")}`);
         }
       }
+      // A page's script reads a public endpoint's 429 to back off; a refused origin learns nothing more.
+      if (error instanceof AppError && error.code === "RATE_LIMITED" && routeTable().isPublic(path())) Object.assign(set.headers, corsHeaders(request));
+      if (error instanceof AppError && error.code === "ORIGIN_NOT_ALLOWED") delete set.headers["access-control-allow-origin"];
       const res = toErrorResponse(error, code, log, requestId || undefined);
       set.status = res.status;
       if (res.headers) Object.assign(set.headers, res.headers);

@@ -13,7 +13,7 @@ export function notServed(): never {
  * (`/forms/submit` and `/forms/:formId`), the router takes the most literal one, and so does this:
  * a path's methods are those of its most specific pattern. Guards (`notServed`) serve nothing.
  */
-export function methodsFor(routes: { method: string; path: string; handler?: unknown }[]) {
+export function methodsFor(routes: { method: string; path: string; handler?: unknown; hooks?: unknown }[]) {
   const patterns = routes
     .filter((r) => r.handler !== notServed)
     .map((r) => ({

@@ -6,6 +6,7 @@ import { openDatabase } from "../../src/db/open";
 import { openStore } from "../../src/db/store";
 import { fixedClock } from "../../src/lib/clock";
 import { startTestServer, tempDir } from "../helpers/harness";
+import { ownerPrincipal } from "../../src/lib/principal";
 
 test("the rollups migration counts submissions stored before it", () => {
   const { dir, cleanup } = tempDir();
@@ -84,7 +85,7 @@ test("after a backfill of random old rows both rollup tables equal a recount, an
       expect(monthly()).toEqual(recount(7));
       const before = server.query("SELECT count FROM form_daily_counts WHERE form_id = 'frm_a' AND dimension = 'total' AND day = '2024-02-29'")[0]?.count ?? 0;
 
-      await server.services.submissions.submit("own_1", { formId: "frm_a", data: { late: true } }, { userAgent: null, acceptLanguage: null, referer: null, ip: "127.0.0.1", proxyCountry: "GB" });
+      await server.services.submissions.submit(ownerPrincipal("own_1"), { formId: "frm_a", data: { late: true } }, { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB" });
       expect(daily()).toEqual(recount(10));
       expect(monthly()).toEqual(recount(7));
       expect(server.query("SELECT count FROM form_daily_counts WHERE form_id = 'frm_a' AND dimension = 'total' AND day = '2024-02-29'")[0].count).toBe(before + 1);

@@ -1,5 +1,6 @@
 import { utcDay, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
+import type { Principal } from "../../lib/principal";
 import type { FormsService } from "../forms/service";
 import { MAX_RANGE_DAYS, PERIODS, type AnalyticsJson, type Period } from "./model";
 import type { AnalyticsRepo } from "./repo";
@@ -63,10 +64,10 @@ export function splitRange(from: number, to: number): { headDays: [string, strin
 export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService, clock: Clock) {
   return {
     /** Daily counts and top values for a form the owner owns; reads rollups only. */
-    analytics(formId: string, ownerId: string, query: AnalyticsQuery): AnalyticsJson {
+    analytics(formId: string, caller: Principal, query: AnalyticsQuery): AnalyticsJson {
       const today = Date.parse(`${utcDay(clock.now())}T00:00:00.000Z`);
       const range = resolveRange(query, today);
-      const form = forms.formForOwner(formId, ownerId);
+      const form = forms.formFor(formId, caller);
       const [from, to] = [utcDay(range.from), utcDay(range.to)];
 
       const perDay = new Map(repo.countsPerDay(form.id, from, to).map((r) => [r.day, r.count]));

@@ -56,7 +56,11 @@ const bind = (f: Form) => ({
 });
 
 export function createFormsRepo(db: Database) {
-  const byOwner = keysetQuery<FormRow, [string]>(db, "SELECT * FROM forms WHERE owner_id = ?", "newest");
+  const byOwner = keysetQuery<FormRow, [string, string | null]>(
+    db,
+    "SELECT * FROM forms WHERE owner_id = ?1 AND (?2 IS NULL OR id IN (SELECT value FROM json_each(?2)))",
+    "newest",
+  );
   return {
     insertForm(f: Form): void {
       db.query(
@@ -99,9 +103,9 @@ export function createFormsRepo(db: Database) {
       const row = db.query<FormRow, [string]>("SELECT * FROM forms WHERE id = ?").get(id);
       return row ? toForm(row) : null;
     },
-    /** One page of an owner's forms, newest first, strictly after `after`. */
-    listFormsByOwner(ownerId: string, after: Position | null, limit: number): Form[] {
-      return byOwner([ownerId], after, limit).map(toForm);
+    /** One page of an owner's forms (only `ids` when given), newest first, strictly after `after`. */
+    listFormsByOwner(ownerId: string, ids: string[] | null, after: Position | null, limit: number): Form[] {
+      return byOwner([ownerId, ids && JSON.stringify(ids)], after, limit).map(toForm);
     },
     /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
     listAllForms(ownerId: string | null): (Form & { ownerEmail: string })[] {

@@ -11,7 +11,7 @@ export function formsRoutes(forms: FormsService) {
     .get(
       "/forms/list",
       ({ query, principal }) => {
-        const page = forms.listForms(principal.ownerId, { limit: pageLimit(query.limit), cursor: query.cursor });
+        const page = forms.listForms(principal, { limit: pageLimit(query.limit), cursor: query.cursor });
         return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
       },
       {
@@ -25,12 +25,12 @@ export function formsRoutes(forms: FormsService) {
         },
       },
     )
-    .get("/forms/:formId", ({ params, principal }) => toFormJson(forms.formForOwner(params.formId, principal.ownerId)), {
+    .get("/forms/:formId", ({ params, principal }) => toFormJson(forms.formFor(params.formId, principal)), {
       auth: "secret",
       params: FormIdParams,
       detail: { summary: "Get a form", tags: ["Forms"], responses: responses({ schema: FormSchema, description: "the form" }, 400, 401, 403, 404, 429) },
     })
-    .get("/forms/:formId/users-joined", ({ params, principal }) => ({ usersJoined: forms.usersJoined(params.formId, principal.ownerId) }), {
+    .get("/forms/:formId/users-joined", ({ params, principal }) => ({ usersJoined: forms.usersJoined(params.formId, principal) }), {
       auth: "secret",
       params: FormIdParams,
       detail: {

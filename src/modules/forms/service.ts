@@ -7,6 +7,7 @@ import { newId } from "../../lib/ids";
 import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
 import { parseOriginSetting } from "../../lib/origin";
+import type { Principal } from "../../lib/principal";
 import { CHALLENGES, FORM_TYPES, usersJoined, type Challenge, type Form, type FormType } from "./model";
 import type { FormsRepo } from "./repo";
 
@@ -55,6 +56,11 @@ function checked(input: FormInput): CheckedInput {
 
 const CACHE_LIMIT = 10_000;
 
+/** What a caller does with a form: read or change it (secret keys), or submit to it (any key). */
+export type Access = "manage" | "submit";
+
+const publishableScope = () => new AppError("KEY_SCOPE", "a publishable key (fpk_) may only submit and fetch challenges; use a secret key (fsk_) on the server for everything else");
+
 export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock, changes: ChangeFeed) {
   // Forms are cached: every write that changes one drops its entry — edits here, commits of
   // submissions (`forget`, before they are acknowledged), and any commit by another process
@@ -75,10 +81,16 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
     return form;
   };
 
-  /** The form if this owner may see it: 404 when it does not exist, 403 when it is another owner's. */
-  const formForOwner = (id: string, ownerId: string): Form => {
+  /**
+   * The form if this caller may `access` it: 404 when it does not exist, 403 when it is another
+   * owner's, 403 KEY_SCOPE when the key may not do that there (a publishable key anywhere but
+   * submit, a bound key outside its forms).
+   */
+  const formFor = (id: string, caller: Principal, access: Access = "manage"): Form => {
     const form = requireForm(id);
-    if (form.ownerId !== ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
+    if (form.ownerId !== caller.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
+    if (caller.forms && !caller.forms.includes(id)) throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
+    if (caller.kind === "publishable" && access !== "submit") throw publishableScope();
     return form;
   };
 
@@ -129,7 +141,7 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
 
     requireForm,
 
-    formForOwner,
+    formFor,
 
     /** Drops cached forms whose counters a commit just changed. */
     forget(formIds: Iterable<string>): void {
@@ -137,16 +149,18 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
     },
 
     /** Distinct joiners of a waitlist form (0 while its counter is off); 404 for other form types. */
-    usersJoined(id: string, ownerId: string): number {
-      const form = formForOwner(id, ownerId);
+    usersJoined(id: string, caller: Principal): number {
+      const form = formFor(id, caller);
       if (form.formType !== "waitlist") throw new AppError("NOT_FOUND", `form ${id} is not a waitlist form`);
       return usersJoined(form);
     },
 
-    /** One page of the owner's forms, newest first. */
-    listForms(ownerId: string, query: { limit: number; cursor?: string }): Page<Form> {
-      const list = `forms:${ownerId}`;
-      return keysetPage(cursors, list, query.limit, pageStart(cursors, list, query.cursor), (after, limit) => repo.listFormsByOwner(ownerId, after, limit));
+    /** One page of the caller's forms (a bound key's only), newest first. */
+    listForms(caller: Principal, query: { limit: number; cursor?: string }): Page<Form> {
+      if (caller.kind === "publishable") throw publishableScope();
+      const list = `forms:${caller.ownerId}`;
+      const after = pageStart(cursors, list, query.cursor);
+      return keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listFormsByOwner(caller.ownerId, caller.forms, from, limit));
     },
 
     /** Every form, or one owner's (none for an owner never named). */

@@ -1,10 +1,14 @@
 import type { Database } from "bun:sqlite";
+import type { KeyKind } from "../../lib/principal";
 
 export interface ApiKey {
   id: string;
   ownerId: string;
   ownerEmail: string;
   name: string;
+  kind: KeyKind;
+  /** The forms a key is bound to; null = all its owner's forms. */
+  forms: string[] | null;
   prefix: string;
   active: boolean;
   createdAt: string;
@@ -17,6 +21,8 @@ interface KeyRow {
   owner_id: string;
   owner_email: string;
   name: string;
+  kind: string;
+  form_ids: string | null;
   prefix: string;
   active: number;
   created_at: string;
@@ -24,7 +30,7 @@ interface KeyRow {
   revoked_at: string | null;
 }
 
-const SELECT = `SELECT k.id, k.owner_id, o.email AS owner_email, k.name, k.prefix, k.active, k.created_at, k.last_used_at, k.revoked_at
+const SELECT = `SELECT k.id, k.owner_id, o.email AS owner_email, k.name, k.kind, k.form_ids, k.prefix, k.active, k.created_at, k.last_used_at, k.revoked_at
   FROM api_keys k JOIN owners o ON o.id = k.owner_id`;
 
 const toKey = (r: KeyRow): ApiKey => ({
@@ -32,6 +38,8 @@ const toKey = (r: KeyRow): ApiKey => ({
   ownerId: r.owner_id,
   ownerEmail: r.owner_email,
   name: r.name,
+  kind: r.kind as KeyKind,
+  forms: r.form_ids === null ? null : (JSON.parse(r.form_ids) as string[]),
   prefix: r.prefix,
   active: r.active === 1,
   createdAt: r.created_at,
@@ -41,9 +49,9 @@ const toKey = (r: KeyRow): ApiKey => ({
 
 export function createKeysRepo(db: Database) {
   return {
-    insertKey(k: { id: string; ownerId: string; name: string; prefix: string; hash: string; createdAt: string }): void {
-      db.query("INSERT INTO api_keys (id, owner_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
-        k.id, k.ownerId, k.name, k.prefix, k.hash, k.createdAt,
+    insertKey(k: { id: string; ownerId: string; name: string; kind: KeyKind; forms: string[] | null; prefix: string; hash: string; createdAt: string }): void {
+      db.query("INSERT INTO api_keys (id, owner_id, name, kind, form_ids, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(
+        k.id, k.ownerId, k.name, k.kind, k.forms === null ? null : JSON.stringify(k.forms), k.prefix, k.hash, k.createdAt,
       );
     },
     findKeyByHash(hash: string): ApiKey | null {

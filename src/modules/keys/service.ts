@@ -6,30 +6,32 @@ import { isoTime } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { OwnersService } from "../owners/service";
+import type { KeyKind, Principal } from "../../lib/principal";
 import type { ApiKey, KeysRepo } from "./repo";
 
-/** Who is calling: the key and the owner whose forms it sees (the HTTP front's `Caller`). */
-export interface Principal {
-  keyId: string;
-  ownerId: string;
-}
-
+/** `keys create --json`: the only time the secret is shown. */
 export interface CreatedKey {
   id: string;
   name: string;
   owner: string;
   key: string;
+  kind: KeyKind;
+  forms: string[] | null;
   createdAt: string;
 }
 
-const SECRET_PREFIX = "fsk_";
+const PREFIX: Record<KeyKind, string> = { secret: "fsk_", publishable: "fpk_" };
 const CACHE_LIMIT = 10_000;
 // Writing last_used_at on every request would cost a commit each; a minute's precision is plenty.
 const TOUCH_INTERVAL_MS = 60_000;
 
 const hashSecret = (secret: string) => Bun.SHA256.hash(secret, "hex");
 
-export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: Clock, changes: ChangeFeed) {
+/**
+ * `formOwner` names the owner of a form id (null when there is none): keys are bound only to their
+ * owner's forms.
+ */
+export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: Clock, changes: ChangeFeed, formOwner: (formId: string) => string | null) {
   // Key lookups are cached, and the cache is dropped whenever another process commits
   // (a revocation by the CLI is seen from the next request on).
   const cache = new Map<string, ApiKey | null>();
@@ -48,15 +50,25 @@ export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: 
   };
 
   return {
-    /** A new key for the owner (created if new). The secret is returned here and never again. */
-    createKey(input: { owner: string; name?: string }): CreatedKey {
-      const owner = owners.ensureOwner(input.owner);
+    /**
+     * A new key for the owner (created if new): secret by default, or publishable (submit only),
+     * optionally bound to some of the owner's forms. The secret is returned here and never again.
+     */
+    createKey(input: { owner: string; name?: string; publishable?: boolean; forms?: string[] }): CreatedKey {
       const name = (input.name ?? "default").trim();
       if (!name || name.length > 200) throw new AppError("INVALID_PARAMETER", "key name must be 1 to 200 characters");
-      const secret = SECRET_PREFIX + randomBytes(32).toString("base64url");
-      const key = { id: newId("key"), ownerId: owner.id, name, prefix: secret.slice(0, 12), hash: hashSecret(secret), createdAt: isoTime(clock.now()) };
+      const kind: KeyKind = input.publishable ? "publishable" : "secret";
+      const forms = input.forms === undefined ? null : [...new Set(input.forms.map((f) => f.trim()))];
+      if (forms && (forms.length === 0 || forms.length > 100)) throw new AppError("INVALID_PARAMETER", "bind a key to 1 to 100 forms, or leave --forms out for all of them");
+      // Checked before the owner is created: a refused key leaves nothing behind.
+      const known = owners.findOwner(input.owner);
+      const foreign = forms?.filter((id) => !known || formOwner(id) !== known.id) ?? [];
+      if (foreign.length) throw new AppError("INVALID_PARAMETER", `${known?.email ?? input.owner.trim().toLowerCase()} has no form ${foreign.join(", ")}`);
+      const owner = known ?? owners.ensureOwner(input.owner);
+      const secret = PREFIX[kind] + randomBytes(32).toString("base64url");
+      const key = { id: newId("key"), ownerId: owner.id, name, kind, forms, prefix: secret.slice(0, 12), hash: hashSecret(secret), createdAt: isoTime(clock.now()) };
       repo.insertKey(key);
-      return { id: key.id, name, owner: owner.email, key: secret, createdAt: key.createdAt };
+      return { id: key.id, name, owner: owner.email, key: secret, kind, forms, createdAt: key.createdAt };
     },
 
     /** Every key, or one owner's (none for an owner never named). */
@@ -90,7 +102,7 @@ export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: 
           if (!isDatabaseBusy(e)) throw e;
         }
       }
-      return { keyId: key.id, ownerId: key.ownerId };
+      return { keyId: key.id, ownerId: key.ownerId, kind: key.kind, forms: key.forms };
     },
   };
 }

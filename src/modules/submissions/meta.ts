@@ -17,11 +17,13 @@ export interface SubmissionMeta {
 export const DEVICES = ["desktop", "mobile", "tablet", "smarttv", "wearable", "console", "bot", "unknown"] as const;
 export type Device = (typeof DEVICES)[number];
 
-/** The request facts `_meta` is made from; plain values, no HTTP objects. */
+/** The request facts `_meta` and the submit checks are made from; plain values, no HTTP objects. */
 export interface SubmitterInfo {
   userAgent: string | null;
   acceptLanguage: string | null;
   referer: string | null;
+  /** The `Origin` header, as sent (`null` from opaque origins). */
+  origin: string | null;
   ip: string;
   proxyCountry: string | null;
 }

@@ -1,5 +1,6 @@
 import type { BatchWriter } from "../../db/batch-transaction";
 import { AppError } from "../../lib/errors";
+import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
 import type { SubmitterInfo } from "./meta";
 import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
@@ -18,9 +19,10 @@ export interface SubmitPipeline {
   afterCommit: ((batch: NewSubmission[]) => void)[];
 }
 
-/** A submission before the checks: its form, the request's body and submitter. */
+/** A submission before the checks: its form, the key that sends it, the request's body and submitter. */
 export interface Candidate {
   form: Form;
+  caller: Principal;
   body: SubmitBody;
   /**
    * The fields to store, `_meta` already dropped. A check removes the fields it consumed (a

@@ -14,6 +14,7 @@ function submitterInfo(request: Request, origin: ClientOrigin): SubmitterInfo {
     userAgent: request.headers.get("user-agent"),
     acceptLanguage: request.headers.get("accept-language"),
     referer: request.headers.get("referer"),
+    origin: request.headers.get("origin"),
     ip: origin.ip,
     proxyCountry: origin.proxyCountry,
   };
@@ -26,7 +27,7 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
       "/forms/submit",
       async ({ request, principal, client, set }) => {
         const { body, isFormPost } = await readSubmitBody(request, maxBodyBytes);
-        const result = await submissions.submit(principal.ownerId, body, submitterInfo(request, client()), readIdempotencyKey(request.headers));
+        const result = await submissions.submit(principal, body, submitterInfo(request, client()), readIdempotencyKey(request.headers));
         if (isFormPost && result.redirect) {
           set.status = 303;
           // Serialised by the URL parser: non-ASCII paths and hosts percent- and punycode-encoded, as a header must be.
@@ -35,7 +36,7 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
         return result;
       },
       {
-        auth: "secret",
+        auth: "public",
         // We read the body ourselves: the size cap, the content types and the check order are ours.
         parse: "none",
         detail: {
@@ -75,7 +76,7 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
       "/forms/:formId/submissions",
       ({ params, query, principal, set }) => {
         set.headers["content-type"] = "application/json;charset=utf-8";
-        return submissions.pageJson(params.formId, principal.ownerId, { limit: pageLimit(query.limit), cursor: query.cursor });
+        return submissions.pageJson(params.formId, principal, { limit: pageLimit(query.limit), cursor: query.cursor });
       },
       {
         auth: "secret",

@@ -7,13 +7,14 @@ import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import type { Principal } from "../../lib/principal";
 import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { buildMeta, type SubmitterInfo } from "./meta";
 import { submissionJson, type NewSubmission, type StoredSubmission, type SubmitBody, type SubmitResult } from "./model";
 import { createPageCache } from "./page-cache";
-import { runChecks, type SubmitPipeline } from "./pipeline";
+import { runChecks, type Candidate, type SubmitPipeline } from "./pipeline";
 import type { SubmissionsRepo } from "./repo";
 
 export interface SubmissionsDeps {
@@ -48,9 +49,9 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
   const inflight = new Map<string, Promise<SubmitResult>>();
   let storedCount = 0;
 
-  async function store(form: Form, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null): Promise<SubmitResult> {
+  async function store(form: Form, caller: Principal, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null): Promise<SubmitResult> {
     const { _meta: _dropped, ...fields } = body.data;
-    const candidate = { form, body, data: fields, submitter: info };
+    const candidate: Candidate = { form, caller, body, data: fields, submitter: info };
     const status = pipeline.checks.length ? await runChecks(pipeline.checks, candidate) : "inbox";
     const meta = buildMeta(info, countryOf);
     const id = newId("sub");
@@ -83,15 +84,15 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * Stores a submission for a form the owner owns. Resolves only after the submission is
      * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
      */
-    submit(ownerId: string, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
-      const form = forms.formForOwner(body.formId, ownerId);
-      if (!idempotencyKey) return store(form, body, info, null);
+    submit(caller: Principal, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
+      const form = forms.formFor(body.formId, caller, "submit");
+      if (!idempotencyKey) return store(form, caller, body, info, null);
       const slot = `${form.id}\n${idempotencyKey}`;
       const running = inflight.get(slot);
       if (running) return running;
       const stored = repo.findIdempotentResponse(form.id, idempotencyKey);
       if (stored) return Promise.resolve(JSON.parse(stored) as SubmitResult);
-      const attempt = store(form, body, info, idempotencyKey).finally(() => inflight.delete(slot));
+      const attempt = store(form, caller, body, info, idempotencyKey).finally(() => inflight.delete(slot));
       inflight.set(slot, attempt);
       return attempt;
     },
@@ -100,7 +101,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * One page of a form's submissions as the API's JSON, newest first; the cursor is bound to
      * this form. Answered from the page cache while nothing new has been committed to the form.
      */
-    pageJson(formId: string, ownerId: string, query: { limit: number; cursor?: string }): string {
+    pageJson(formId: string, caller: Principal, query: { limit: number; cursor?: string }): string {
       changes.sync();
       const key = `${query.limit}:${query.cursor ?? ""}`;
       let body = pages.get(formId, key);
@@ -109,7 +110,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       // A cached page's cursor was checked when it was rendered.
       const list = `submissions:${formId}`;
       const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
-      forms.formForOwner(formId, ownerId);
+      forms.formFor(formId, caller);
       if (body === undefined) {
         const page = keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, "inbox", from, limit));
         body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;

@@ -1,0 +1,17 @@
+export type KeyKind = "secret" | "publishable";
+
+/**
+ * Who is calling: the key, the owner whose forms it sees, and what it may do there. A secret key
+ * may do everything the API offers for its owner's forms; a publishable key (made to sit in a web
+ * page) may only submit and fetch challenges. A key bound to forms reaches only those.
+ */
+export interface Principal {
+  keyId: string;
+  ownerId: string;
+  kind: KeyKind;
+  /** The forms the key is bound to; null = all its owner's forms. */
+  forms: string[] | null;
+}
+
+/** The operator at the command line: the owner's own rights, as a secret key of theirs has them. */
+export const ownerPrincipal = (ownerId: string): Principal => ({ keyId: "cli", ownerId, kind: "secret", forms: null });

@@ -1,0 +1,29 @@
+import { AppError } from "../../lib/errors";
+import { httpOrigin } from "../../lib/origin";
+import type { SubmitCheck } from "./pipeline";
+
+const refused = (what: string) => new AppError("ORIGIN_NOT_ALLOWED", `${what} is not one of this form's allowed origins`);
+
+/**
+ * A form with allowed origins takes publishable-key submissions only from pages on those origins
+ * (by `Origin`, or lacking it, by `Referer`), and redirects only to them, whatever the key: with
+ * keys in public pages, an open redirect would be anyone's. A form without any accepts all.
+ */
+export const allowedOriginCheck: SubmitCheck = {
+  name: "allowed-origin",
+  check({ form, caller, body, submitter }) {
+    if (form.allowedOrigins.length === 0) return "accept";
+    if (caller.kind === "publishable") {
+      // `Origin: null` (a sandboxed or file: page) is an origin, and not an allowed one.
+      const origin = submitter.origin !== null ? httpOrigin(submitter.origin) : httpOrigin(submitter.referer);
+      if (!origin || !form.allowedOrigins.includes(origin)) {
+        return refused(submitter.origin === null && submitter.referer === null ? "a page without Origin or Referer" : "the page's origin");
+      }
+    }
+    if (body.redirectUrl !== undefined) {
+      const target = httpOrigin(body.redirectUrl);
+      if (!target || !form.allowedOrigins.includes(target)) return refused("redirectUrl's origin");
+    }
+    return "accept";
+  },
+};
