@@ -1,57 +1,136 @@
 import { openapi } from "@elysiajs/openapi";
-import type { TSchema } from "elysia";
+import { Elysia, type TSchema } from "elysia";
 import { ErrorSchema } from "./schemas";
 import { VERSION } from "../version";
+
+export const SPEC_PATH = "/api/v1/openapi.json";
 
 const errorStatuses = {
   400: "invalid parameters or body",
   401: "missing, invalid or revoked API key",
-  403: "the key's owner does not own this form",
+  403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), or the page's origin is not allowed (ORIGIN_NOT_ALLOWED)",
   404: "form (or route) not found",
   413: "body larger than FORMSVC_MAX_BODY_BYTES",
   415: "unsupported Content-Type",
   429: "rate limit exceeded; wait until X-RateLimit-Reset (Retry-After is set)",
-  503: "another process holds the database's write lock; nothing was stored, retry after Retry-After",
+  500: "internal error; the answer carries no detail, the log has it under the request id",
+  503: "the database stayed locked by another process past the 5 s busy timeout (a submit meets this behind another process's long write; a read rarely, as WAL readers do not wait for writers); nothing was stored, retry after Retry-After",
 } as const;
 
 type ErrorStatus = keyof typeof errorStatuses;
 
-const json = (schema: TSchema) => ({ "application/json": { schema } });
+const json = (schema: TSchema | { $ref: string }) => ({ "application/json": { schema } });
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers on every answer of the API (CONTRACT: errors included). */
+const everyAnswer = {
+  "X-RateLimit-Limit": header("X-RateLimit-Limit"),
+  "X-RateLimit-Remaining": header("X-RateLimit-Remaining"),
+  "X-RateLimit-Reset": header("X-RateLimit-Reset"),
+  "X-Request-Id": header("X-Request-Id"),
+};
+const headersOf = (status: number) => (status === 429 || status === 503 ? { ...everyAnswer, "Retry-After": header("Retry-After") } : everyAnswer);
 
 /**
- * OpenAPI `responses` for a route: its success body and the errors it can answer, all with the
- * shared error body. Documentation only: bodies are checked by tests, not re-validated per request.
+ * OpenAPI `responses` for a route: its success body and the errors it can answer, all errors with
+ * the shared error body. 500 and 503 come with every route: the app's error handler answers them
+ * wherever an unexpected error or a locked database meets a request. Documentation only here; the
+ * test harness checks every answer of the test suite against it.
  */
-export function responses(ok: { schema?: TSchema; description: string; status?: number }, ...errors: ErrorStatus[]) {
+export function responses(ok: { schema?: TSchema; description: string; status?: number; headers?: Record<string, unknown> }, ...errors: ErrorStatus[]) {
+  const status = ok.status ?? 200;
   return {
-    [ok.status ?? 200]: { description: ok.description, ...(ok.schema ? { content: json(ok.schema) } : {}) },
-    ...Object.fromEntries(errors.map((s) => [s, { description: errorStatuses[s], content: json(ErrorSchema) }])),
+    [status]: { description: ok.description, headers: { ...headersOf(status), ...ok.headers }, ...(ok.schema ? { content: json(ok.schema) } : {}) },
+    ...Object.fromEntries(
+      [...new Set<ErrorStatus>([...errors, 500, 503])].map((s) => [s, { description: errorStatuses[s], headers: headersOf(s), content: json({ $ref: "#/components/schemas/Error" }) }]),
+    ),
   };
 }
 
+/** A response header as an OpenAPI header object. */
+const integerHeader = (description: string) => ({ description, required: true, schema: { type: "integer" as const, minimum: 0 } });
+
+// Schema keywords Elysia reads that OpenAPI 3.1 (JSON Schema 2020-12) does not have: `error`, the
+// message of a failed check, and `nullable`, which t.Nullable adds beside its `anyOf [..., null]`.
+const ELYSIA_ONLY = new Set(["error", "nullable"]);
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
+const SCHEMA_LISTS = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
+const SUBSCHEMAS = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema"]);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const mapValues = (o: Record<string, unknown>, f: (v: unknown) => unknown) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
+
+/** A copy of a JSON Schema without Elysia's own keywords; names (of properties, say) are kept whatever they are. */
+function publishedSchema(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (ELYSIA_ONLY.has(key)) continue;
+    if (SCHEMA_MAPS.has(key) && isObject(value)) out[key] = mapValues(value, publishedSchema);
+    else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map(publishedSchema);
+    else if (SUBSCHEMAS.has(key)) out[key] = publishedSchema(value);
+    else out[key] = structuredClone(value);
+  }
+  return out;
+}
+
+/**
+ * The document as served: a copy (the generated one shares its schemas with the live validators)
+ * in which every schema is plain JSON Schema 2020-12.
+ */
+export function publishedDocument(node: unknown, key = ""): unknown {
+  if (key === "schema") return publishedSchema(node);
+  if (key === "schemas" && isObject(node)) return mapValues(node, publishedSchema);
+  if (key === "example" || key === "examples") return structuredClone(node);
+  if (Array.isArray(node)) return node.map((v) => publishedDocument(v));
+  if (!isObject(node)) return node;
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, publishedDocument(v, k)]));
+}
+
+const published = new WeakMap<object, unknown>();
+
 /**
  * The API documents itself: @elysiajs/openapi (the maintained successor of @elysiajs/swagger,
- * OpenAPI 3.1) builds the document from the route schemas, so docs and code cannot drift.
+ * OpenAPI 3.1) builds the document from the route schemas, so docs and code cannot drift; it is
+ * published without Elysia's own schema keywords (copied once per generated document).
  */
-export const docs = openapi({
-  provider: null, // the /docs page is docs-page.ts: pinned and offline, not this plugin's CDN page
-  specPath: "/api/v1/openapi.json",
-  exclude: { paths: ["/docs", "/healthz", "/metrics"] },
-  documentation: {
-    info: {
-      title: "formsvc",
-      version: VERSION,
-      description:
-        "Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer). Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors.",
-    },
-    servers: [{ url: "/" }],
-    components: {
-      securitySchemes: {
-        apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
-        apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
-        bearer: { type: "http", scheme: "bearer" },
+export const docs = new Elysia({ name: "docs" })
+  .onAfterHandle(({ path, response }) => {
+    if (path !== SPEC_PATH || !isObject(response)) return;
+    if (!published.has(response)) published.set(response, publishedDocument(response));
+    return published.get(response);
+  })
+  .use(
+    openapi({
+      provider: null, // the /docs page is docs-page.ts: pinned and offline, not this plugin's CDN page
+      specPath: SPEC_PATH,
+      exclude: { paths: ["/docs", "/healthz", "/metrics"] },
+      documentation: {
+        info: {
+          title: "formsvc",
+          version: VERSION,
+          description:
+            "Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer). Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow).",
+          // The repository grants no license (package.json is private): npm's word for that. Choosing one changes this line.
+          license: { name: "UNLICENSED" },
+        },
+        servers: [{ url: "/" }],
+        components: {
+          schemas: { Error: ErrorSchema },
+          headers: {
+            "X-RateLimit-Limit": integerHeader("requests the bucket holds when full"),
+            "X-RateLimit-Remaining": integerHeader("requests left in the bucket"),
+            "X-RateLimit-Reset": integerHeader("Unix time, in seconds, when the bucket is full again"),
+            "Retry-After": integerHeader("seconds to wait before the next request"),
+            "X-Request-Id": { description: "this request's id, as the log names it", required: true, schema: { type: "string" as const } },
+          },
+          securitySchemes: {
+            apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
+            apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
+            bearer: { type: "http", scheme: "bearer" },
+          },
+        },
+        security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
       },
-    },
-    security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
-  },
-});
+    }),
+  );

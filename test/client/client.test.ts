@@ -12,7 +12,7 @@ let client: FormsvcClient;
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
   owner = seedOwner(server, "client@example.com", { name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
-  client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key });
+  client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, fetch: server.fetch });
 });
 afterAll(() => server.close());
 
@@ -63,7 +63,7 @@ describe("FormsvcClient against a running server", () => {
     expect(error.code).toBe("FORM_NOT_FOUND");
     expect(error.message).toContain("does not exist");
     expect(error.requestId).toMatch(/^req_/);
-    const unauthorized = await new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: "fsk_wrong" }).listForms().catch((e) => e);
+    const unauthorized = await new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: "fsk_wrong", fetch: server.fetch }).listForms().catch((e) => e);
     expect(unauthorized.status).toBe(401);
     const bad = await client.listForms({ limit: 0 }).catch((e) => e);
     expect([bad.status, bad.code]).toEqual([400, "INVALID_PARAMETER"]);
@@ -84,7 +84,7 @@ describe("FormsvcClient against a running server", () => {
       // The first request reaches the server and is stored, then the connection "drops".
       fetch: async (url, init) => {
         calls += 1;
-        const res = await fetch(url, init);
+        const res = await server.fetch(url, init);
         if (calls === 1) {
           await res.text();
           throw new TypeError("socket hang up");
@@ -122,7 +122,7 @@ describe("FormsvcClient and rate limits", () => {
   afterAll(() => limited.close());
 
   test("surfaces a 429 with retryAfter when told not to retry", async () => {
-    const c = new FormsvcClient({ baseUrl: `${limited.url}/api/v1`, apiKey: o.key, maxRetries: 0 });
+    const c = new FormsvcClient({ baseUrl: `${limited.url}/api/v1`, apiKey: o.key, maxRetries: 0, fetch: limited.fetch });
     await c.getForm(o.formId);
     await c.getForm(o.formId);
     const error = await c.getForm(o.formId).catch((e) => e);
@@ -132,7 +132,7 @@ describe("FormsvcClient and rate limits", () => {
   });
 
   test("waits out a 429 until the reset time and then succeeds", async () => {
-    const c = new FormsvcClient({ baseUrl: `${limited.url}/api/v1`, apiKey: o.key, maxRetries: 2 });
+    const c = new FormsvcClient({ baseUrl: `${limited.url}/api/v1`, apiKey: o.key, maxRetries: 2, fetch: limited.fetch });
     // The bucket is empty after the previous test: the first call meets a 429 and waits it out.
     for (let i = 0; i < 2; i++) expect((await c.getForm(o.formId)).id).toBe(o.formId);
   });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { migrate } from "../../src/db/migrate";
 import { migrations } from "../../src/db/migrations";
 import { openDatabase } from "../../src/db/open";
-import { seedOwner, startTestServer, tempDir } from "../helpers/harness";
+import { seedOwner, startTestServer, storedData, tempDir } from "../helpers/harness";
 
 test("upgrading keeps a waitlist's distinct joiners: repeats of old emails do not count again, new ones do", async () => {
   const { dir, cleanup } = tempDir();
@@ -16,8 +16,10 @@ test("upgrading keeps a waitlist's distinct joiners: repeats of old emails do no
       `INSERT INTO forms (id, owner_id, name, form_type, users_joined_enabled, submission_count, users_joined_count, created_at, updated_at)
        VALUES ('frm_w', 'own_1', 'Launch', 'waitlist', 1, 4, 3, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
     );
-    const insert = old.prepare("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES (?, 'frm_w', '{}', ?, ?)");
-    for (const [i, email] of ["ann@example.com", "ann@example.com", "ben@example.com", null].entries()) insert.run(`sub_${i}`, email, `2026-01-0${i + 2}T00:00:00.000Z`);
+    const insert = old.prepare("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES (?, 'frm_w', ?, ?, ?)");
+    for (const [i, email] of ["ann@example.com", "ann@example.com", "ben@example.com", null].entries()) {
+      insert.run(`sub_${i}`, storedData({}), email, `2026-01-0${i + 2}T00:00:00.000Z`);
+    }
     old.run("INSERT INTO api_keys (id, owner_id, name, prefix, hash, created_at) VALUES ('key_1', 'own_1', 'k', 'fsk_', ?, '2026-01-01T00:00:00.000Z')", [
       new Bun.CryptoHasher("sha256").update("fsk_upgrade_test_key").digest("hex"),
     ]);

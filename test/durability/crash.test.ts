@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { cliJson, spawnServe, tempDir } from "../helpers/harness";
+import { droppedAsNull } from "../helpers/openapi-check";
 
 test("every acknowledged submission survives a SIGKILL in the middle of a stream of submissions", async () => {
   const { dir, cleanup } = tempDir();
@@ -14,11 +15,11 @@ test("every acknowledged submission survives a SIGKILL in the middle of a stream
     let stop = false;
     const client = async (n: number) => {
       for (let i = 0; i < 400 && !stop; i++) {
-        const res = await fetch(`${server.url}/api/v1/forms/submit`, {
+        const res = await server.fetch(`${server.url}/api/v1/forms/submit`, {
           method: "POST",
           headers: { "x-api-key": key, "content-type": "application/json" },
           body: JSON.stringify({ formId, data: { email: `c${n}-${i}@example.com`, client: n, i } }),
-        }).catch(() => null);
+        }).catch(droppedAsNull);
         if (!res) return;
         if (res.status === 200) acknowledged.push((await res.json()).submissionId);
       }
@@ -33,7 +34,7 @@ test("every acknowledged submission survives a SIGKILL in the middle of a stream
 
     // The restarted server recovers the WAL; every acknowledged id must be there.
     const again = await spawnServe(db);
-    const res = await fetch(`${again.url}/api/v1/forms/${formId}`, { headers: { "x-api-key": key } });
+    const res = await again.fetch(`${again.url}/api/v1/forms/${formId}`, { headers: { "x-api-key": key } });
     const form = await res.json();
     again.proc.kill("SIGTERM");
     expect(await again.proc.exited).toBe(0);

@@ -5,9 +5,12 @@ import { join } from "node:path";
 import { loadConfig, type ConfigOverrides } from "../../src/config";
 import type { Clock } from "../../src/lib/clock";
 import type { Logger } from "../../src/lib/log";
+import { buildMeta } from "../../src/modules/submissions/meta";
 import { startServer, type RunningServer } from "../../src/server";
+import { checkedFetch } from "./openapi-check";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
+const SPEC_PATH = "/api/v1/openapi.json";
 
 /** A fresh temporary folder, removed by `cleanup`. */
 export function tempDir(): { dir: string; cleanup: () => void } {
@@ -18,6 +21,12 @@ export function tempDir(): { dir: string; cleanup: () => void } {
 export interface TestServer extends RunningServer {
   dbPath: string;
   dir: string;
+  /**
+   * fetch that checks every answer against the server's OpenAPI document (see openapi-check.ts): a
+   * status, header or body the document does not describe fails the test. request() and json() use
+   * it; hand it to anything else that talks to the server (the client library).
+   */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
   /** fetch against the server; `key` goes in X-API-Key. */
   request(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
   /** request() and the parsed JSON body. */
@@ -36,16 +45,19 @@ export async function startTestServer(
   const dbPath = join(dir, "formsvc.db");
   const config = loadConfig({}, { db: dbPath, port: 0, logLevel: "silent", ...opts.config });
   const server = await startServer(config, { clock: opts.clock, log: opts.log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
+  // The document is asked in-process: over the socket it would take a token from the tests' own address.
+  const checked = checkedFetch(async () => (await server.app.handle(new Request(`http://localhost${SPEC_PATH}`))).json());
   const request = (path: string, init: RequestInit & { key?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set("x-api-key", init.key);
-    return fetch(server.url + path, { ...init, headers });
+    return checked(server.url + path, { ...init, headers });
   };
   let reader: Database | undefined;
   return {
     ...server,
     dbPath,
     dir,
+    fetch: checked,
     request,
     async json(path, init) {
       const res = await request(path, init);
@@ -68,6 +80,12 @@ export async function startTestServer(
       own?.cleanup();
     },
   };
+}
+
+/** `data` as the server stores it, with the `_meta` of a submitter it knows nothing about: for rows a test writes straight to the file. */
+export function storedData(fields: Record<string, unknown>): string {
+  const meta = buildMeta({ userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "192.0.2.1", proxyCountry: null }, () => null);
+  return JSON.stringify({ ...fields, _meta: meta });
 }
 
 export interface CliResult {
@@ -110,6 +128,8 @@ export function seedOwner(server: RunningServer, email = "owner@example.com", fo
 export interface ServeProcess {
   proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   url: string;
+  /** fetch that checks every answer against the process's OpenAPI document, as TestServer.fetch. */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
   /** Everything printed on stdout so far (the listening line, then JSON log lines). */
   output(): Promise<string>;
   /** All of stdout, once the process has exited. */
@@ -131,9 +151,13 @@ export async function spawnServe(db: string, env: Record<string, string> = {}): 
     out += new TextDecoder().decode(value);
   };
   while (!/listening on (http:\/\/\S+)/.test(out)) await read();
+  const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+  // Asked at once: a test may stop the process at any moment after this.
+  const doc = await (await fetch(url + SPEC_PATH)).json();
   return {
     proc,
-    url: /listening on (http:\/\/\S+)/.exec(out)![1]!,
+    url,
+    fetch: checkedFetch(async () => doc),
     async output() {
       // Whatever arrives within a moment after start-up.
       await Promise.race([read().catch(() => {}), Bun.sleep(200)]);

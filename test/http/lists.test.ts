@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { seedOwner, startTestServer, storedData, type TestServer } from "../helpers/harness";
 
 const clock = fixedClock("2026-11-01T00:00:00.000Z");
 let server: TestServer;
@@ -139,7 +139,7 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
     // Another connection (a restore, a second tool) writes straight to the file.
     const writer = new Database(server.dbPath);
     writer.run("PRAGMA busy_timeout = 5000");
-    writer.run("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES ('sub_zz', ?, ?, NULL, '2099-01-01T00:00:00.000Z')", [formId, JSON.stringify({ n: 3, _meta: {} })]);
+    writer.run("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES ('sub_zz', ?, ?, NULL, '2099-01-01T00:00:00.000Z')", [formId, storedData({ n: 3 })]);
     writer.close();
     expect(await page()).toEqual([3, 2, 1]);
   });

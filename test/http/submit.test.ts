@@ -85,6 +85,38 @@ describe("POST /api/v1/forms/submit", () => {
     expect(count()).toBe(before);
   });
 
+  test("names the field that is wrong in the 400 of a malformed body, JSON or form post", async () => {
+    const id = owner.formId;
+    const cases: [unknown, string][] = [
+      [{ data: {} }, "formId is required and must be a non-empty string"],
+      [{ formId: "", data: {} }, "formId is required and must be a non-empty string"],
+      [{ formId: "f".repeat(201), data: {} }, "formId must be at most 200 characters"],
+      [{ formId: id }, "data is required and must be a JSON object"],
+      [{ formId: id, data: ["a"] }, "data is required and must be a JSON object"],
+      [{ formId: id, data: {}, redirectUrl: "javascript:alert(1)" }, "redirectUrl must start with http:// or https://"],
+      [{ formId: id, data: {}, redirectUrl: "/thanks" }, "redirectUrl must start with http:// or https://"],
+      [{ formId: id, data: {}, redirectUrl: "https://example.com/a\tb" }, "redirectUrl must not contain spaces or control characters"],
+      [{ formId: id, data: {}, redirectUrl: "https://exa%mple.com/" }, "redirectUrl must be an absolute http(s) URL"],
+      [{ formId: id, data: {}, redirectUrl: 7 }, "redirectUrl must be an absolute http(s) URL of at most 2048 characters"],
+      // A stray field is named first: it is most often a form field meant for data, which is then missing.
+      [{ formId: id, message: "hello" }, 'unknown field "message": the body holds formId, data and an optional redirectUrl; form fields go in data'],
+      [{ formId: id, data: { n: { a: { b: 1 } } }, "a/b~c": 1 }, 'unknown field "a/b~c"'],
+      [["a"], "request body must be a JSON object with formId and data"],
+      [null, "request body must be a JSON object with formId and data"],
+    ];
+    for (const [body, message] of cases) {
+      const res = await postJson(body);
+      expect([JSON.stringify(body).slice(0, 80), res.status, (await res.json()).error]).toEqual([JSON.stringify(body).slice(0, 80), 400, expect.stringContaining(message)]);
+    }
+    // This server takes 2 KiB bodies; the other one the default 100 KiB.
+    const p = seedOwner(proxied, "long@example.com");
+    const long = await postJson({ formId: p.formId, data: {}, redirectUrl: `https://example.com/${"x".repeat(2048)}` }, {}, proxied, p.key);
+    expect([long.status, (await long.json()).error]).toEqual([400, "redirectUrl must be an absolute http(s) URL of at most 2048 characters"]);
+    const form = async (fields: Record<string, string>) => (await (await post(new URLSearchParams(fields).toString(), { "content-type": "application/x-www-form-urlencoded" })).json()).error;
+    expect(await form({ name: "Ada" })).toBe("formId is required and must be a non-empty string");
+    expect(await form({ formId: id, redirectUrl: "ftp://example.com/" })).toBe("redirectUrl must start with http:// or https://");
+  });
+
   test("answers 413 for a body over the limit and 415 for other content types, storing nothing", async () => {
     const before = count();
     const big = await postJson({ formId: owner.formId, data: { text: "x".repeat(4000) } });

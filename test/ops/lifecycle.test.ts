@@ -6,6 +6,7 @@ import { migrate } from "../../src/db/migrate";
 import { migrations } from "../../src/db/migrations";
 import { openDatabase } from "../../src/db/open";
 import { cliJson, runCli, spawnServe, tempDir } from "../helpers/harness";
+import { droppedAsNull } from "../helpers/openapi-check";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -32,7 +33,7 @@ describe("first run", () => {
     expect(created.examples.join("\n")).toContain(`"formId":"${created.form.id}"`);
 
     const server = await serve(db);
-    const res = await fetch(`${server.url}/api/v1/forms/${created.form.id}`, { headers: { "x-api-key": created.key.key } });
+    const res = await server.fetch(`${server.url}/api/v1/forms/${created.form.id}`, { headers: { "x-api-key": created.key.key } });
     expect(res.status).toBe(200);
     server.proc.kill("SIGTERM");
     expect(await server.proc.exited).toBe(0);
@@ -61,11 +62,11 @@ describe("shutdown", () => {
     const server = await serve(db);
     const acknowledged: string[] = [];
     const submit = async () => {
-      const res = await fetch(`${server.url}/api/v1/forms/submit`, {
+      const res = await server.fetch(`${server.url}/api/v1/forms/submit`, {
         method: "POST",
         headers: { "x-api-key": created.key.key, "content-type": "application/json" },
         body: JSON.stringify({ formId: created.form.id, data: { message: "hello" } }),
-      }).catch(() => null);
+      }).catch(droppedAsNull);
       if (res?.status === 200) acknowledged.push((await res.json()).submissionId);
     };
     const load = Promise.all(Array.from({ length: 8 }, async () => {

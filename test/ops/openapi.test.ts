@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/harness";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
 let doc: any;
@@ -34,13 +38,15 @@ describe("the OpenAPI document", () => {
   });
 
   test("documents parameters, a success body and the shared error body for every operation", () => {
+    const error = doc.components.schemas.Error;
+    expect(error.properties.error.type).toBe("string");
     for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         const where = `${method} ${path}`;
         const ok = op.responses?.["200"];
         expect(ok?.content?.["application/json"]?.schema, where).toBeDefined();
-        for (const status of ["400", "401", "429"]) {
-          expect(op.responses?.[status]?.content?.["application/json"]?.schema?.properties?.error, `${where} ${status}`).toBeDefined();
+        for (const status of ["400", "401", "429", "500", "503"]) {
+          expect(op.responses?.[status]?.content?.["application/json"]?.schema, `${where} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
         }
         for (const name of path.match(/\{([^}]+)\}/g)?.map((p) => p.slice(1, -1)) ?? []) {
           expect(op.parameters?.some((p: any) => p.name === name && p.in === "path"), `${where} path parameter ${name}`).toBe(true);
@@ -57,6 +63,88 @@ describe("the OpenAPI document", () => {
     const submit = doc.paths["/api/v1/forms/submit"].post;
     expect(Object.keys(submit.requestBody.content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]);
     expect(submit.requestBody.content["application/json"].schema.required.sort()).toEqual(["data", "formId"]);
+  });
+
+  test("is valid OpenAPI 3.1: redocly lint with its recommended rules reports no error", () => {
+    const file = join(server.dir, "openapi.json");
+    writeFileSync(file, JSON.stringify(doc));
+    const redocly = join(import.meta.dir, "../../node_modules/.bin/redocly");
+    const run = Bun.spawnSync([redocly, "lint", "--extends=recommended", "--format=json", file], {
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const report = JSON.parse(run.stdout.toString());
+    const errors = report.problems.filter((p: any) => p.severity === "error").map((p: any) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+    expect(errors).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+  });
+
+  test("publishes none of Elysia's own schema keywords, while Elysia still answers with their messages", async () => {
+    const text = JSON.stringify(doc);
+    // `error` stays only as the name of the Error body's property, never as a keyword with a message.
+    expect(text).not.toMatch(/"error":"/);
+    expect(text).not.toContain('"nullable"');
+    const owner = seedOwner(server, "keywords@example.com");
+    expect((await server.json("/api/v1/forms/list?limit=0", { key: owner.key })).body.error).toBe("limit must be a whole number from 1 to 100");
+  });
+
+  test("shows the limits the server enforces", () => {
+    const analytics = doc.paths["/api/v1/forms/{formId}/analytics"].get.parameters;
+    for (const name of ["startDate", "endDate"]) expect(analytics.find((p: any) => p.name === name).schema).toMatchObject({ type: "string", format: "date", pattern: "^\\d{4}-\\d{2}-\\d{2}$" });
+    const submit = doc.paths["/api/v1/forms/submit"].post;
+    expect(submit.parameters.find((p: any) => p.name === "Idempotency-Key").schema).toMatchObject({ type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" });
+    const json = submit.requestBody.content["application/json"].schema;
+    expect(json.properties.formId).toMatchObject({ minLength: 1, maxLength: 200 });
+    expect(json.properties.redirectUrl).toMatchObject({ format: "iri", maxLength: 2048 });
+    expect(new RegExp(json.properties.redirectUrl.pattern, "u").test("javascript:alert(1)")).toBe(false);
+    for (const type of ["application/x-www-form-urlencoded", "multipart/form-data"]) {
+      const form = submit.requestBody.content[type].schema;
+      expect(form.properties.formId).toMatchObject({ minLength: 1, maxLength: 200 });
+      expect(form.properties.redirectUrl.anyOf).toContainEqual(json.properties.redirectUrl);
+      // Every other field is text (or repeated text): no binary, so no file parts.
+      expect(form.additionalProperties).toEqual({ anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] });
+    }
+    const redirect = submit.responses["303"];
+    expect(redirect.headers.Location).toMatchObject({ required: true, schema: { type: "string", format: "uri" } });
+    expect(redirect.content["application/json"].schema).toEqual(submit.responses["200"].content["application/json"].schema);
+  });
+
+  test("agrees with the server on which JSON submit bodies are valid", async () => {
+    const owner = seedOwner(server, "agree@example.com");
+    const ajv = new Ajv2020({ strict: true });
+    addFormats(ajv);
+    ajv.addFormat("iri", (value: string) => URL.canParse(value));
+    const valid = ajv.compile(doc.paths["/api/v1/forms/submit"].post.requestBody.content["application/json"].schema);
+    const id = owner.formId;
+    const bodies: unknown[] = [
+      { formId: id, data: {} },
+      { formId: id, data: { a: [1, { b: null }], c: "x" } },
+      { formId: id, data: {}, redirectUrl: "https://example.com/thanks?x=1" },
+      { formId: id, data: {}, redirectUrl: "HTTP://EXAMPLE.COM/" },
+      { formId: id, data: {}, redirectUrl: "https://例え.jp/パス?q=é" },
+      { data: {} },
+      { formId: "", data: {} },
+      { formId: "f".repeat(201), data: {} },
+      { formId: 42, data: {} },
+      { formId: id },
+      { formId: id, data: [] },
+      { formId: id, data: null },
+      { formId: id, data: {}, redirectUrl: "/thanks" },
+      { formId: id, data: {}, redirectUrl: "ftp://example.com/" },
+      { formId: id, data: {}, redirectUrl: "http:example.com" },
+      { formId: id, data: {}, redirectUrl: "https://" },
+      { formId: id, data: {}, redirectUrl: "https://example.com/a b" },
+      { formId: id, data: {}, redirectUrl: "https://example.com/\u0007" },
+      { formId: id, data: {}, redirectUrl: `https://example.com/${"x".repeat(2040)}` },
+      { formId: id, data: {}, extra: 1 },
+      ["not", "an", "object"],
+    ];
+    for (const body of bodies) {
+      const res = await server.request("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const label = JSON.stringify(body).slice(0, 60);
+      expect([label, res.status]).toEqual([label, valid(body) ? 200 : 400]);
+    }
   });
 
   test("serves a docs page without an API key", async () => {

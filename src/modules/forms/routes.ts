@@ -21,7 +21,7 @@ export function formsRoutes(forms: FormsService) {
           summary: "List forms",
           description: "The key owner's forms, newest first (createdAt, then id, descending).",
           tags: ["Forms"],
-          responses: responses({ schema: FormListSchema, description: "a page of forms" }, 400, 401, 429),
+          responses: responses({ schema: FormListSchema, description: "a page of forms" }, 400, 401, 403, 429),
         },
       },
     )

@@ -1,10 +1,12 @@
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { AppError } from "../../lib/errors";
-import type { SubmitBody } from "./model";
+import { IdempotencyKeySchema, MAX_FORM_ID_LENGTH, MAX_REDIRECT_URL_LENGTH, SubmitBodySchema, type SubmitBody } from "./model";
 
 const MAX_DEPTH = 32;
-const MAX_ID_LENGTH = 200;
-const MAX_URL_LENGTH = 2048;
-const BODY_FIELDS = new Set(["formId", "data", "redirectUrl"]);
+// Compiled once at load: every body is checked against the schema the OpenAPI document shows.
+const submitBody = TypeCompiler.Compile(SubmitBodySchema);
+const idempotencyKey = TypeCompiler.Compile(IdempotencyKeySchema);
 // Invalid UTF-8 is a 400, not U+FFFD stored in place of what was sent. Stateless without `stream`, so shared.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -50,45 +52,53 @@ function dataProblem(value: unknown, limit: number): string | null {
   return null;
 }
 
-function checkRedirect(value: unknown): string {
-  if (typeof value !== "string" || value.length > MAX_URL_LENGTH) throw invalid(`redirectUrl must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid("redirectUrl must be an absolute http(s) URL");
+/** A schema error told as a sentence about the field it concerns. */
+function schemaMessage(error: ValueError): string {
+  // TypeBox paths are JSON pointers: "/formId", or "/<key>" for a field the body must not hold.
+  const field = error.path.slice(1).replaceAll("~1", "/").replaceAll("~0", "~");
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+    return `unknown field "${field.slice(0, 64)}": the body holds formId, data and an optional redirectUrl; form fields go in data`;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("redirectUrl must start with http:// or https://");
-  // The URL parser quietly drops tabs and line breaks; echoed raw, they would break the Location header.
-  if (/[\s\u0000-\u001f\u007f]/.test(value)) throw invalid("redirectUrl must not contain spaces or control characters");
-  return value;
+  switch (field.split("/")[0]) {
+    case "":
+      return "request body must be a JSON object with formId and data";
+    case "formId":
+      return error.type === ValueErrorType.StringMaxLength ? `formId must be at most ${MAX_FORM_ID_LENGTH} characters` : "formId is required and must be a non-empty string";
+    case "data":
+      return "data is required and must be a JSON object";
+    case "redirectUrl": {
+      const url = error.value;
+      if (typeof url !== "string" || error.type === ValueErrorType.StringMaxLength) return `redirectUrl must be an absolute http(s) URL of at most ${MAX_REDIRECT_URL_LENGTH} characters`;
+      if (!/^https?:\/\//i.test(url)) return "redirectUrl must start with http:// or https://";
+      if (/[\s\u0000-\u001f\u007f]/.test(url)) return "redirectUrl must not contain spaces or control characters";
+      return "redirectUrl must be an absolute http(s) URL";
+    }
+    default:
+      return `${error.path}: ${error.message}`;
+  }
 }
 
-/** Checks the three fields; anything else about them is a 400 that says which field is wrong. */
-function checkBody(raw: Record<string, unknown>): SubmitBody {
-  const { formId, data, redirectUrl } = raw;
-  if (typeof formId !== "string" || formId.length === 0 || formId.length > MAX_ID_LENGTH) {
-    throw invalid("formId is required and must be a non-empty string");
+/** The body if it matches SubmitBodySchema and its data can be stored as sent; else a 400 that says which field is wrong. */
+function checkBody(raw: unknown): SubmitBody {
+  if (!submitBody.Check(raw)) {
+    const errors = [...submitBody.Errors(raw)];
+    // A stray field comes first: it is most often a form field meant for data, which explains the rest.
+    throw invalid(schemaMessage(errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties) ?? errors[0]!));
   }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) throw invalid("data is required and must be a JSON object");
-  const problem = dataProblem(data, MAX_DEPTH);
+  const problem = dataProblem(raw.data, MAX_DEPTH);
   if (problem) throw invalid(problem);
-  return { formId, data: data as Record<string, unknown>, ...(redirectUrl === undefined ? {} : { redirectUrl: checkRedirect(redirectUrl) }) };
+  return raw;
 }
 
-function parseJson(bytes: Uint8Array): SubmitBody {
+/** A JSON submit body from its bytes: strict UTF-8, valid JSON, then checkBody. */
+export function parseJsonBody(bytes: Uint8Array): SubmitBody {
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8.decode(bytes));
   } catch {
     throw invalid("request body is not valid JSON");
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw invalid("request body must be a JSON object with formId and data");
-  // CONTRACT: formId, data and an optional redirectUrl; "anything else is 400". A stray field is
-  // most often a form field meant for `data`, and storing without it would lose it silently.
-  const stray = Object.keys(parsed).find((k) => !BODY_FIELDS.has(k));
-  if (stray !== undefined) throw invalid(`unknown field "${stray.slice(0, 64)}": the body holds formId, data and an optional redirectUrl; form fields go in data`);
-  return checkBody(parsed as Record<string, unknown>);
+  return checkBody(parsed);
 }
 
 async function parseForm(bytes: Uint8Array, contentType: string): Promise<SubmitBody> {
@@ -123,7 +133,7 @@ export async function readSubmitBody(request: Request, maxBytes: number): Promis
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data");
   }
   const bytes = await readCapped(request, maxBytes);
-  return kind === "json" ? { body: parseJson(bytes), isFormPost: false } : { body: await parseForm(bytes, contentType), isFormPost: true };
+  return kind === "json" ? { body: parseJsonBody(bytes), isFormPost: false } : { body: await parseForm(bytes, contentType), isFormPost: true };
 }
 
 /** The Idempotency-Key header, if any: 1 to 255 printable ASCII characters. */
@@ -131,6 +141,6 @@ export function readIdempotencyKey(headers: Headers): string | null {
   const value = headers.get("idempotency-key");
   if (value === null) return null;
   const key = value.trim();
-  if (!/^[\x20-\x7e]{1,255}$/.test(key)) throw new AppError("INVALID_PARAMETER", "Idempotency-Key must be 1 to 255 printable ASCII characters");
+  if (!idempotencyKey.Check(key)) throw new AppError("INVALID_PARAMETER", "Idempotency-Key must be 1 to 255 printable ASCII characters");
   return key;
 }

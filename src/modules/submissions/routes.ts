@@ -5,7 +5,7 @@ import { notServed } from "../../http/methods";
 import type { ClientOrigin } from "../../lib/client-ip";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import type { SubmitterInfo } from "./meta";
-import { SubmissionListSchema, SubmitBodySchema, SubmitResultSchema } from "./model";
+import { IdempotencyKeySchema, SubmissionListSchema, SubmitBodySchema, SubmitFormSchema, SubmitResultSchema } from "./model";
 import { readIdempotencyKey, readSubmitBody } from "./read-body";
 import type { SubmissionsService } from "./service";
 
@@ -44,26 +44,24 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
           description:
             "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe.",
           tags: ["Submissions"],
-          parameters: [
-            {
-              name: "Idempotency-Key",
-              in: "header",
-              required: false,
-              description: "a retry with the same key for the same form returns the first answer and stores nothing new (kept 24 h)",
-              schema: { type: "string", maxLength: 255 },
-            },
-          ],
+          parameters: [{ name: "Idempotency-Key", in: "header", required: false, description: IdempotencyKeySchema.description, schema: IdempotencyKeySchema }],
           requestBody: {
             required: true,
+            description: "At most FORMSVC_MAX_BODY_BYTES (default 102400) bytes of UTF-8. A form post's fields other than formId and redirectUrl become data (text; a repeated name gives an array); file parts are refused.",
             content: {
               "application/json": { schema: SubmitBodySchema },
-              "application/x-www-form-urlencoded": { schema: t.Object({ formId: t.String(), redirectUrl: t.Optional(t.String()) }, { additionalProperties: true }) },
-              "multipart/form-data": { schema: t.Object({ formId: t.String(), redirectUrl: t.Optional(t.String()) }, { additionalProperties: true }) },
+              "application/x-www-form-urlencoded": { schema: SubmitFormSchema },
+              "multipart/form-data": { schema: SubmitFormSchema },
             },
           },
           responses: {
             ...responses({ schema: SubmitResultSchema, description: "stored (committed to disk)" }, 400, 401, 403, 404, 413, 415, 429, 503),
-            303: { description: "stored; a browser form post is redirected to its redirectUrl" },
+            ...responses({
+              status: 303,
+              schema: SubmitResultSchema,
+              description: "stored; a form post with a redirectUrl is sent there, with the same body as a 200",
+              headers: { Location: { description: "redirectUrl in its encoded ASCII form (punycode host, percent-encoded path)", required: true, schema: { type: "string", format: "uri" } } },
+            }),
           },
         },
       },
