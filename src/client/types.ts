@@ -59,6 +59,10 @@ export interface SubmitRequest {
   formId: string;
   data: Record<string, unknown>;
   redirectUrl?: string;
+  /** The solved proof-of-work challenge, for forms whose challenge is `pow`. */
+  altcha?: string;
+  /** A Turnstile or hCaptcha token, for forms with those challenges. */
+  captchaToken?: string;
 }
 
 export interface SubmitResult {

@@ -99,7 +99,7 @@ describe("POST /api/v1/forms/submit", () => {
       [{ formId: id, data: {}, redirectUrl: "https://exa%mple.com/" }, "redirectUrl must be an absolute http(s) URL"],
       [{ formId: id, data: {}, redirectUrl: 7 }, "redirectUrl must be an absolute http(s) URL of at most 2048 characters"],
       // A stray field is named first: it is most often a form field meant for data, which is then missing.
-      [{ formId: id, message: "hello" }, 'unknown field "message": the body holds formId, data and an optional redirectUrl; form fields go in data'],
+      [{ formId: id, message: "hello" }, 'unknown field "message": the body holds formId, data and optionally redirectUrl, altcha or captchaToken; form fields go in data'],
       [{ formId: id, data: { n: { a: { b: 1 } } }, "a/b~c": 1 }, 'unknown field "a/b~c"'],
       [["a"], "request body must be a JSON object with formId and data"],
       [null, "request body must be a JSON object with formId and data"],

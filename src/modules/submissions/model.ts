@@ -26,6 +26,9 @@ export const MAX_REDIRECT_URL_LENGTH = 2048;
 // its `uri` is RFC 3986 (ASCII only) and would refuse `https://例え.jp/パス`, which we accept.
 if (!FormatRegistry.Has("iri")) FormatRegistry.Set("iri", (value) => URL.canParse(value));
 
+// Challenge answers are a few hundred bytes; anything far longer is no answer.
+const MAX_CHALLENGE_LENGTH = 8192;
+
 const FormIdField = t.String({ minLength: 1, maxLength: MAX_FORM_ID_LENGTH, description: "the form's id" });
 
 /** http(s) only, no spaces or control characters (echoed raw, they would break the Location header). */
@@ -53,10 +56,19 @@ export const SubmitBodySchema = t.Object(
       }),
     ),
     redirectUrl: t.Optional(RedirectUrlField),
+    altcha: t.Optional(t.String({ maxLength: MAX_CHALLENGE_LENGTH, description: "the solved proof-of-work challenge (what the altcha widget puts in its field), for a form whose challenge is pow; never stored" })),
+    captchaToken: t.Optional(t.String({ maxLength: MAX_CHALLENGE_LENGTH, description: "the Turnstile or hCaptcha token, for a form whose challenge is turnstile or hcaptcha; never stored" })),
   },
   { additionalProperties: false },
 );
 export type SubmitBody = Static<typeof SubmitBodySchema>;
+
+/** Form-post fields that carry a challenge's answer into the body's `altcha` / `captchaToken` (never into `data`). */
+export const CHALLENGE_FIELDS = new Map<string, "altcha" | "captchaToken">([
+  ["altcha", "altcha"],
+  ["cf-turnstile-response", "captchaToken"],
+  ["h-captcha-response", "captchaToken"],
+]);
 
 /**
  * A browser form post (urlencoded or multipart), as documentation: its fields are gathered into
@@ -67,6 +79,9 @@ export const SubmitFormSchema = t.Object(
   {
     formId: FormIdField,
     redirectUrl: t.Optional(t.Union([t.Literal(""), RedirectUrlField], { description: "answered 303 to it; empty means no redirect" })),
+    altcha: t.Optional(t.String({ description: "the altcha widget's solved challenge (forms with challenge pow); never stored" })),
+    "cf-turnstile-response": t.Optional(t.String({ description: "the Turnstile widget's token (forms with challenge turnstile); never stored" })),
+    "h-captcha-response": t.Optional(t.String({ description: "the hCaptcha widget's token (forms with challenge hcaptcha); never stored" })),
   },
   { additionalProperties: t.Union([t.String(), t.Array(t.String())]) },
 );

@@ -1,7 +1,7 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { AppError } from "../../lib/errors";
-import { IdempotencyKeySchema, MAX_FORM_ID_LENGTH, MAX_REDIRECT_URL_LENGTH, SubmitBodySchema, type SubmitBody } from "./model";
+import { CHALLENGE_FIELDS, IdempotencyKeySchema, MAX_FORM_ID_LENGTH, MAX_REDIRECT_URL_LENGTH, SubmitBodySchema, type SubmitBody } from "./model";
 
 const MAX_DEPTH = 32;
 // Compiled once at load: every body is checked against the schema the OpenAPI document shows.
@@ -57,7 +57,7 @@ function schemaMessage(error: ValueError): string {
   // TypeBox paths are JSON pointers: "/formId", or "/<key>" for a field the body must not hold.
   const field = error.path.slice(1).replaceAll("~1", "/").replaceAll("~0", "~");
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
-    return `unknown field "${field.slice(0, 64)}": the body holds formId, data and an optional redirectUrl; form fields go in data`;
+    return `unknown field "${field.slice(0, 64)}": the body holds formId, data and optionally redirectUrl, altcha or captchaToken; form fields go in data`;
   }
   switch (field.split("/")[0]) {
     case "":
@@ -66,6 +66,9 @@ function schemaMessage(error: ValueError): string {
       return error.type === ValueErrorType.StringMaxLength ? `formId must be at most ${MAX_FORM_ID_LENGTH} characters` : "formId is required and must be a non-empty string";
     case "data":
       return "data is required and must be a JSON object";
+    case "altcha":
+    case "captchaToken":
+      return `${field} must be the text the challenge widget gives, at most ${error.schema.maxLength ?? ""} characters`;
     case "redirectUrl": {
       const url = error.value;
       if (typeof url !== "string" || error.type === ValueErrorType.StringMaxLength) return `redirectUrl must be an absolute http(s) URL of at most ${MAX_REDIRECT_URL_LENGTH} characters`;
@@ -115,6 +118,11 @@ async function parseForm(bytes: Uint8Array, contentType: string): Promise<Submit
     if (name === "formId" || name === "redirectUrl") {
       // An empty hidden redirect field means "no redirect", as a browser would send it.
       if (!(name === "redirectUrl" && value === "")) fields[name] = value;
+      continue;
+    }
+    const challenge = CHALLENGE_FIELDS.get(name);
+    if (challenge) {
+      fields[challenge] = value;
       continue;
     }
     const previous = data[name];
