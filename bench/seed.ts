@@ -6,7 +6,8 @@ import type { Form } from "../src/modules/forms/model";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import type { SubmissionMeta } from "../src/modules/submissions/meta";
 import { batchTransaction } from "../src/db/batch-transaction";
-import { submitWriters } from "../src/services";
+import { commitWriters } from "../src/modules/submissions/pipeline";
+import { submitStages } from "../src/services";
 
 const COUNTRIES = ["US", "GB", "DE", "FR", "IN", "BR", "JP", "CA", "AU", "NL", "ES", "IT", "ZZ"];
 const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Mobile Safari", "Samsung Internet", null];
@@ -14,7 +15,7 @@ const DEVICES: SubmissionMeta["device"][] = ["desktop", "mobile", "tablet", "bot
 
 /** Writes `count` submissions to `form`, spread over the `days` days before `end`. */
 export function seedSubmissions(db: Database, form: Form, count: number, opts: { days?: number; end?: number; label?: string } = {}): void {
-  const commit = batchTransaction(db, submitWriters(db));
+  const commit = batchTransaction(db, commitWriters(submitStages(db)));
   const days = opts.days ?? 365;
   const end = opts.end ?? Date.now();
   const step = (days * 86_400_000) / count;

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
-import { batchTransaction, type BatchWriter } from "./db/batch-transaction";
+import { batchTransaction } from "./db/batch-transaction";
 import { sqliteChangeFeed } from "./db/change-feed";
 import type { Clock } from "./lib/clock";
 import { createCursorCodec } from "./lib/cursor";
@@ -18,9 +18,8 @@ import { createOutboxRepo } from "./modules/notifications/repo";
 import { createNotificationsService } from "./modules/notifications/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
-import type { NewSubmission } from "./modules/submissions/model";
 import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
-import type { SubmitPipeline } from "./modules/submissions/pipeline";
+import { commitWriters, moveWriters, type SubmitPipeline } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
 
@@ -31,13 +30,14 @@ export interface Deps {
   log: Logger;
 }
 
-/** What a batch of submissions writes, in order, inside its one transaction; bench/seed.ts commits through the same. */
-export function submitWriters(db: Database): BatchWriter<NewSubmission>[] {
-  return [
-    createSubmissionsRepo(db).insertSubmissions, // the rows, the forms' counters, waitlist joiners, idempotency keys
-    createAnalyticsRepo(db).recordRollups, // daily and monthly counts per country, browser, device
-    queueNotifications(createOutboxRepo(db)), // owner notification emails
-  ];
+/** The stages of the submit pipeline that write, over one database; bench/seed.ts commits through the same. */
+export function submitStages(db: Database): Pick<SubmitPipeline, "rows" | "tallies" | "queues"> {
+  const submissions = createSubmissionsRepo(db);
+  return {
+    rows: submissions.insertRows, // each submission with its status, and its idempotency key
+    tallies: [submissions.counters, createAnalyticsRepo(db).rollups], // the forms' counters and waitlist joiners; daily and monthly rollups
+    queues: [queueNotifications(createOutboxRepo(db))], // owner notification emails
+  };
 }
 
 /** The composition root: every service, built once over one database. The CLI and the HTTP API share them. */
@@ -63,18 +63,21 @@ export function createServices(deps: Deps) {
   // The submit path, stage by stage (modules/submissions/pipeline.ts).
   const pipeline: SubmitPipeline = {
     checks: [allowedOriginCheck],
-    writers: submitWriters(db),
+    ...submitStages(db),
     afterCommit: [notifications.afterCommit],
   };
+  const submissionsRepo = createSubmissionsRepo(db);
+  const moves = moveWriters(pipeline, submissionsRepo.setStatuses);
   const submissions = createSubmissionsService({
-    repo: createSubmissionsRepo(db),
+    repo: submissionsRepo,
     forms,
     cursors,
     clock,
     changes,
     countryOf: countryLookup(),
     pipeline,
-    commit: batchTransaction(db, pipeline.writers),
+    commit: batchTransaction(db, commitWriters(pipeline)),
+    move: { inbox: batchTransaction(db, moves.inbox), spam: batchTransaction(db, moves.spam) },
   });
   return { owners, keys, forms, submissions, analytics, notifications };
 }

@@ -7,7 +7,7 @@ import { exportCsv, exportJson } from "../modules/submissions/export";
 import type { SubmissionListJson } from "../modules/submissions/model";
 import { withServices } from "./context";
 import { examples, invocation } from "./hints";
-import { preview, table } from "./output";
+import { emit, preview, table } from "./output";
 
 const PROGRESS_EVERY = 10_000;
 // The API's page rules (GET /forms/{formId}/submissions), so a page and its cursor mean the same in both.
@@ -17,12 +17,14 @@ const PREVIEW_CHARS = 60;
 
 export function submissionsCommand(): Command {
   const submissions = new Command("submissions")
-    .description("list and export submissions")
+    .description("list, export, and move submissions into or out of the spam folder")
     .addHelpText(
       "after",
       examples((me) => [
         `${me} submissions list frm_…`,
         `${me} submissions list frm_… --limit 100 --json`,
+        `${me} submissions list frm_… --spam`,
+        `${me} submissions not-spam sub_…`,
         `${me} submissions export frm_… --out contact.csv`,
         `${me} submissions export frm_… --format json > contact.json`,
       ]),
@@ -34,19 +36,21 @@ export function submissionsCommand(): Command {
     .argument("<formId>", "form id")
     .option("--limit <n>", "page size, 1 to 100", DEFAULT_LIMIT)
     .option("--cursor <cursor>", "the nextCursor of the previous page (from here or from the API)")
+    .option("--spam", "the spam folder instead of the inbox (as ?status=spam)")
     .option("--json", "print only the API's JSON: {submissions, nextCursor}")
     .addHelpText("after", examples((me) => [`${me} submissions list frm_…`, `${me} submissions list frm_… --limit 10 --cursor <nextCursor> --json`]))
-    .action((formId: string, opts: { limit: string; cursor?: string; json?: boolean }, cmd: Command) =>
+    .action((formId: string, opts: { limit: string; cursor?: string; spam?: boolean; json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
         if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
         if (opts.cursor === "") throw new AppError("INVALID_CURSOR", "--cursor must be the nextCursor of a previous page");
         const form = s.forms.requireForm(formId);
         // The operator sees every owner's forms; the page is asked for as the form's own owner would.
-        const page = s.submissions.pageJson(form.id, ownerPrincipal(form.ownerId), { limit: Number(opts.limit), cursor: opts.cursor });
+        const status = opts.spam ? "spam" : "inbox";
+        const page = s.submissions.pageJson(form.id, ownerPrincipal(form.ownerId), { limit: Number(opts.limit), cursor: opts.cursor, status });
         // The API's text as it is: the same bytes, the same cursors.
         if (opts.json) return void process.stdout.write(`${page}\n`);
         const { submissions: items, nextCursor } = JSON.parse(page) as SubmissionListJson;
-        const lines = [`${form.name} (${form.id}): ${form.submissionCount} submission(s), newest first`, ""];
+        const lines = [opts.spam ? `${form.name} (${form.id}): spam, newest first` : `${form.name} (${form.id}): ${form.submissionCount} submission(s), newest first`, ""];
         if (items.length === 0) lines.push("No submissions on this page.");
         else
           lines.push(
@@ -57,11 +61,28 @@ export function submissionsCommand(): Command {
           );
         if (nextCursor) {
           const limit = opts.limit === DEFAULT_LIMIT ? "" : ` --limit ${opts.limit}`;
-          lines.push("", `Next page: ${invocation()} submissions list ${form.id}${limit} --cursor ${nextCursor}`);
+          lines.push("", `Next page: ${invocation()} submissions list ${form.id}${limit}${opts.spam ? " --spam" : ""} --cursor ${nextCursor}`);
         }
         process.stdout.write(`${lines.join("\n")}\n`);
       }),
     );
+
+  for (const [name, to, what] of [
+    ["spam", "spam", "move a submission to the spam folder: it counts nowhere from now on"],
+    ["not-spam", "inbox", "move a submission out of the spam folder: it counts from now on, and its notifications and webhooks go out"],
+  ] as const) {
+    submissions
+      .command(name)
+      .description(what)
+      .argument("<submissionId>", "submission id, as submissions list shows it")
+      .option("--json", "print only JSON")
+      .action((id: string, opts: { json?: boolean }, cmd: Command) =>
+        withServices(cmd, (s) => {
+          const { moved, status } = s.submissions.moveSubmission(id, to);
+          emit(!!opts.json, { id, status, moved }, () => (moved ? `Moved ${id} to the ${to === "spam" ? "spam folder" : "inbox"}.` : `${id} is already in the ${to === "spam" ? "spam folder" : "inbox"}; nothing changed.`));
+        }),
+      );
+  }
 
   submissions
     .command("export")

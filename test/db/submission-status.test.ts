@@ -2,7 +2,8 @@ import { expect, test } from "bun:test";
 import { batchTransaction } from "../../src/db/batch-transaction";
 import { newId } from "../../src/lib/ids";
 import type { NewSubmission, SubmissionStatus } from "../../src/modules/submissions/model";
-import { submitWriters } from "../../src/services";
+import { commitWriters } from "../../src/modules/submissions/pipeline";
+import { submitStages } from "../../src/services";
 import { seedOwner, startTestServer } from "../helpers/harness";
 
 test("every writer of the submit pipeline stores spam and counts it nowhere: not in counters, joiners, rollups, the outbox or the lists", async () => {
@@ -14,7 +15,7 @@ test("every writer of the submit pipeline stores spam and counts it nowhere: not
     const submission = (status: SubmissionStatus, email: string): NewSubmission => ({
       id: newId("sub"), form, status, json: JSON.stringify({ email, _meta: meta }), meta, email, createdAt: new Date().toISOString(), idempotency: null,
     });
-    const commit = batchTransaction(server.db, submitWriters(server.db));
+    const commit = batchTransaction(server.db, commitWriters(submitStages(server.db)));
     expect(commit([submission("spam", "bot@example.com"), submission("inbox", "ann@example.com"), submission("spam", "bot2@example.com")])).toEqual([null, null, null]);
     server.services.forms.forget([form.id]);
 

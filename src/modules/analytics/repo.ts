@@ -39,33 +39,48 @@ export function createAnalyticsRepo(db: Database) {
      GROUP BY value ORDER BY count DESC, value ASC LIMIT ?9`,
   );
 
+  const dropEmptyDay = db.prepare("DELETE FROM form_daily_counts WHERE form_id = ? AND dimension = ? AND day = ? AND value = ? AND count <= 0");
+  const dropEmptyMonth = db.prepare("DELETE FROM form_monthly_counts WHERE form_id = ? AND dimension = ? AND month = ? AND value = ? AND count <= 0");
+
+  /** Adds `sign` × each submission to its day's and month's rollups; a value that drops to 0 is removed (top lists never show it). */
+  function adjust(batch: NewSubmission[], sign: 1 | -1): void {
+    const groups = new Map<string, { formId: string; day: string; counts: Map<string, number>[] }>();
+    for (const s of batch) {
+      const day = s.createdAt.slice(0, 10);
+      const key = s.form.id + day;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { formId: s.form.id, day, counts: ROLLUPS.map(() => new Map()) }));
+      ROLLUPS.forEach((dimension, i) => {
+        const value = valueIn[dimension](s.meta);
+        group.counts[i]!.set(value, (group.counts[i]!.get(value) ?? 0) + sign);
+      });
+    }
+    for (const { formId, day, counts } of groups.values()) {
+      const month = day.slice(0, 7);
+      ROLLUPS.forEach((dimension, i) => {
+        for (const [value, n] of counts[i]!) {
+          upsertDay.run(formId, dimension, day, value, n);
+          upsertMonth.run(formId, dimension, month, value, n);
+          if (sign < 0) {
+            dropEmptyDay.run(formId, dimension, day, value);
+            dropEmptyMonth.run(formId, dimension, month, value);
+          }
+        }
+      });
+    }
+  }
+
   return {
     /**
-     * The submit pipeline's writer of analytics: counts a batch's inbox submissions into the daily and monthly rollups, aggregated in memory first so a batch
-     * costs one upsert per (form, day or month, dimension, value) rather than eight per
-     * submission. Runs inside the submit transaction, so rollups never disagree with the submissions.
+     * The rollups as a tally of the inbox (see pipeline.ts): `count` adds a batch's inbox
+     * submissions, `uncount` takes submissions that leave the inbox away again. Aggregated in memory
+     * first, so a batch costs one upsert per (form, day or month, dimension, value) rather than
+     * eight per submission; runs inside the batch's transaction, so rollups never disagree with
+     * the submissions.
      */
-    recordRollups(batch: NewSubmission[]): void {
-      const groups = new Map<string, { formId: string; day: string; counts: Map<string, number>[] }>();
-      for (const s of batch) {
-        if (s.status !== "inbox") continue;
-        const day = s.createdAt.slice(0, 10);
-        const key = s.form.id + day;
-        let group = groups.get(key);
-        if (!group) groups.set(key, (group = { formId: s.form.id, day, counts: ROLLUPS.map(() => new Map()) }));
-        ROLLUPS.forEach((dimension, i) => {
-          const value = valueIn[dimension](s.meta);
-          group.counts[i]!.set(value, (group.counts[i]!.get(value) ?? 0) + 1);
-        });
-      }
-      for (const { formId, day, counts } of groups.values()) {
-        ROLLUPS.forEach((dimension, i) => {
-          for (const [value, n] of counts[i]!) {
-            upsertDay.run(formId, dimension, day, value, n);
-            upsertMonth.run(formId, dimension, day.slice(0, 7), value, n);
-          }
-        });
-      }
+    rollups: {
+      count: (batch: NewSubmission[]) => adjust(batch.filter((s) => s.status === "inbox"), 1),
+      uncount: (batch: NewSubmission[]) => adjust(batch, -1),
     },
     /** Submissions per day in [from, to], days without any left out. */
     countsPerDay: (formId: string, from: string, to: string) => series.all(formId, from, to),

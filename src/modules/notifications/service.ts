@@ -34,6 +34,8 @@ export function createNotificationsService({ repo, mailer, clock, log, retryBase
   let draining: Promise<void> | null = null;
   let again = false;
   let stopped = false;
+  // Only `serve` sends (it calls start): a command line that queues a notification leaves it to the server.
+  let started = false;
   let wakeUp: ReturnType<typeof setTimeout> | undefined;
 
   /** Sleeps until the earliest retry falls due (but at least `minMs`), so the backoff is kept to the moment. */
@@ -86,7 +88,7 @@ export function createNotificationsService({ repo, mailer, clock, log, retryBase
 
   /** Sends every due notification; one drain at a time (a call during a drain makes it go round again). */
   function drain(): Promise<void> {
-    if (!mailer || stopped) return Promise.resolve();
+    if (!mailer || stopped || !started) return Promise.resolve();
     if (draining) {
       again = true;
       return draining;
@@ -109,6 +111,7 @@ export function createNotificationsService({ repo, mailer, clock, log, retryBase
 
     /** At start-up: release rows a dead process left mid-send, say if mail is off, and send what is due. */
     start(): void {
+      started = true;
       const released = repo.releaseStale();
       if (released) log.warn("released notifications left mid-send by a previous run", { count: released });
       repo.makePendingDue(isoTime(clock.now()));

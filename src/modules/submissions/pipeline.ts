@@ -9,15 +9,37 @@ import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
  * The submit path as named stages, registered in the composition root (services.ts):
  * 1. checks, before the commit, once the form is found and owned: each accepts, rejects with an
  *    error (nothing is stored), or marks the submission as spam (stored, counted nowhere);
- * 2. writers, inside the batch's one transaction: the row, counters, rollups, outbox rows;
+ * 2. writers, inside the batch's one transaction: the rows, then the tallies of the inbox
+ *    (counters, rollups), then the queues of what goes out for an inbox submission (outbox rows);
  * 3. hooks after the commit, before the submitters are answered: mail out, webhooks.
- * Every writer and hook sees each submission's `status` and respects it.
+ * Every writer and hook sees each submission's `status` and respects it: spam is stored and
+ * counted nowhere. A submission moved into the inbox later goes through the tallies' `count` and
+ * the queues; one moved out of it through the tallies' `uncount`.
  */
 export interface SubmitPipeline {
   checks: SubmitCheck[];
-  writers: BatchWriter<NewSubmission>[];
+  rows: BatchWriter<NewSubmission>;
+  tallies: Tally[];
+  queues: BatchWriter<NewSubmission>[];
   afterCommit: ((batch: NewSubmission[]) => void)[];
 }
+
+/** Counts kept equal to a recount of the inbox, inside the same transaction as what changes it. */
+export interface Tally {
+  /** Takes a batch's inbox submissions in (others are skipped). */
+  count: BatchWriter<NewSubmission>;
+  /** Takes submissions that leave the inbox out again. */
+  uncount: BatchWriter<NewSubmission>;
+}
+
+/** What a batch of new submissions writes, in order, in its one transaction. */
+export const commitWriters = (p: Pick<SubmitPipeline, "rows" | "tallies" | "queues">): BatchWriter<NewSubmission>[] => [p.rows, ...p.tallies.map((t) => t.count), ...p.queues];
+
+/** What moving submissions into the inbox (`inbox`) or out of it (`spam`) writes, after their new status. */
+export const moveWriters = (p: SubmitPipeline, setStatuses: BatchWriter<NewSubmission>) => ({
+  inbox: [setStatuses, ...p.tallies.map((t) => t.count), ...p.queues],
+  spam: [setStatuses, ...p.tallies.map((t) => t.uncount)],
+});
 
 /** A submission before the checks: its form, the key that sends it, the request's body and submitter. */
 export interface Candidate {

@@ -20,30 +20,57 @@ export function createSubmissionsRepo(db: Database) {
   const formType = db.prepare<{ form_type: string }, [string]>("SELECT form_type FROM forms WHERE id = ?");
   const addJoiner = db.prepare("INSERT OR IGNORE INTO waitlist_joiners (form_id, email) VALUES (?, ?)");
   const bumpCounters = db.prepare("UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?");
+  const setStatus = db.prepare("UPDATE submissions SET status = ? WHERE id = ?");
+  const removeJoiner = db.prepare("DELETE FROM waitlist_joiners WHERE form_id = ? AND email = ?");
+  const otherInboxWithEmail = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM submissions WHERE form_id = ? AND status = 'inbox' AND email = ? LIMIT 1");
   const saveIdempotency = db.prepare("INSERT OR IGNORE INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?)");
+  const findById = db.prepare<Row & { status: SubmissionStatus }, [string]>("SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?");
   const newestFirst = keysetQuery<Row, [string, SubmissionStatus]>(db, SELECT, "newest");
   const oldestFirst = keysetQuery<Row, [string, SubmissionStatus]>(db, SELECT, "oldest");
 
   return {
-    /**
-     * The submit pipeline's writer of rows: stores a batch and keeps the forms' counters (and
-     * waitlists' joiners) in step with its inbox submissions; spam is stored and counted nowhere.
-     * Runs inside the batch's transaction.
-     */
-    insertSubmissions(batch: NewSubmission[]): void {
-      const counts = new Map<string, { waitlist: boolean; submissions: number; joiners: number }>();
+    /** The submit pipeline's writer of rows: each submission with its status, and its idempotency key. Runs inside the batch's transaction. */
+    insertRows(batch: NewSubmission[]): void {
       for (const s of batch) {
         insert.run(s.id, s.form.id, s.status, s.json, s.email, s.createdAt);
         if (s.idempotency) saveIdempotency.run(s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt);
-        if (s.status !== "inbox") continue;
-        let c = counts.get(s.form.id);
-        // The type as committed, not as cached: a form made a waitlist by another process counts from its next batch.
-        if (!c) counts.set(s.form.id, (c = { waitlist: formType.get(s.form.id)?.form_type === "waitlist", submissions: 0, joiners: 0 }));
-        c.submissions += 1;
-        // A new joiner: no email (each counts once), or an email this waitlist has not had before.
-        if (c.waitlist && (s.email === null || addJoiner.run(s.form.id, s.email).changes === 1)) c.joiners += 1;
       }
-      for (const [formId, c] of counts) bumpCounters.run(c.submissions, c.joiners, formId);
+    },
+
+    /** Sets each submission's status to the one it carries (a move into or out of spam). */
+    setStatuses(batch: NewSubmission[]): void {
+      for (const s of batch) setStatus.run(s.status, s.id);
+    },
+
+    /**
+     * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for
+     * waitlists, distinct joiners. `count` takes a batch's inbox submissions in; `uncount` takes
+     * submissions that have left the inbox (their status already changed) out again: a joiner
+     * leaves only with the last inbox submission of their email.
+     */
+    counters: {
+      count(batch: NewSubmission[]): void {
+        const counts = new Map<string, { waitlist: boolean; submissions: number; joiners: number }>();
+        for (const s of batch) {
+          if (s.status !== "inbox") continue;
+          let c = counts.get(s.form.id);
+          // The type as committed, not as cached: a form made a waitlist by another process counts from its next batch.
+          if (!c) counts.set(s.form.id, (c = { waitlist: formType.get(s.form.id)?.form_type === "waitlist", submissions: 0, joiners: 0 }));
+          c.submissions += 1;
+          // A new joiner: no email (each counts once), or an email this waitlist has not had before.
+          if (c.waitlist && (s.email === null || addJoiner.run(s.form.id, s.email).changes === 1)) c.joiners += 1;
+        }
+        for (const [formId, c] of counts) bumpCounters.run(c.submissions, c.joiners, formId);
+      },
+      uncount(batch: NewSubmission[]): void {
+        for (const s of batch) {
+          const waitlist = formType.get(s.form.id)?.form_type === "waitlist";
+          let joiners = 0;
+          if (waitlist && s.email === null) joiners = 1;
+          else if (waitlist && s.email !== null && !otherInboxWithEmail.get(s.form.id, s.email) && removeJoiner.run(s.form.id, s.email).changes === 1) joiners = 1;
+          bumpCounters.run(-1, -joiners, s.form.id);
+        }
+      },
     },
 
     findIdempotentResponse(formId: string, key: string): string | null {
@@ -52,6 +79,12 @@ export function createSubmissionsRepo(db: Database) {
 
     deleteIdempotencyKeysBefore(createdAt: string): number {
       return db.query("DELETE FROM idempotency_keys WHERE created_at < ?").run(createdAt).changes;
+    },
+
+    /** One submission, whatever its status, or null. */
+    findSubmission(id: string): (StoredSubmission & { status: SubmissionStatus }) | null {
+      const row = findById.get(id);
+      return row ? { ...toStored(row), status: row.status } : null;
     },
 
     /** One page of a form's submissions of one status, newest first, strictly after `after`. */

@@ -74,15 +74,22 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
       "/forms/:formId/submissions",
       ({ params, query, principal, set }) => {
         set.headers["content-type"] = "application/json;charset=utf-8";
-        return submissions.pageJson(params.formId, principal, { limit: pageLimit(query.limit), cursor: query.cursor });
+        return submissions.pageJson(params.formId, principal, { limit: pageLimit(query.limit), cursor: query.cursor, status: query.status });
       },
       {
         auth: "secret",
         params: FormIdParams,
-        query: t.Object({ limit: LimitParam, cursor: CursorParam }),
+        query: t.Object({
+          limit: LimitParam,
+          cursor: CursorParam,
+          status: t.Optional(
+            t.UnionEnum(["inbox", "spam"], { error: "status must be inbox or spam", description: "inbox (default), or spam: what a spam check kept out of the counts" }),
+          ),
+        }),
         detail: {
           summary: "List submissions",
-          description: "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive.",
+          description:
+            "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive. `status=spam` lists the spam folder (counted nowhere); a cursor belongs to the status it came from.",
           tags: ["Submissions"],
           responses: responses({ schema: SubmissionListSchema, description: "a page of submissions" }, 400, 401, 403, 404, 429),
         },

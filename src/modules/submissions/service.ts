@@ -1,5 +1,5 @@
 import type { Outcome } from "../../db/batch-transaction";
-import { DatabaseBusyError } from "../../db/busy";
+import { DatabaseBusyError, isDatabaseBusy } from "../../db/busy";
 import type { ChangeFeed } from "../../db/change-feed";
 import { groupCommit } from "../../db/group-commit";
 import { isoTime, type Clock } from "../../lib/clock";
@@ -11,8 +11,8 @@ import type { Principal } from "../../lib/principal";
 import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import { buildMeta, type SubmitterInfo } from "./meta";
-import { submissionJson, type NewSubmission, type StoredSubmission, type SubmitBody, type SubmitResult } from "./model";
+import { buildMeta, type SubmissionMeta, type SubmitterInfo } from "./meta";
+import { submissionJson, type NewSubmission, type StoredSubmission, type SubmissionStatus, type SubmitBody, type SubmitResult } from "./model";
 import { createPageCache } from "./page-cache";
 import { runChecks, type Candidate, type SubmitPipeline } from "./pipeline";
 import type { SubmissionsRepo } from "./repo";
@@ -29,22 +29,24 @@ export interface SubmissionsDeps {
   pipeline: SubmitPipeline;
   /** Commits a batch through the pipeline's writers in one transaction (db/batch-transaction.ts). */
   commit: (batch: NewSubmission[]) => Outcome[];
+  /** Moves submissions into the inbox or out of it, with their tallies and queues, in one transaction. */
+  move: Record<SubmissionStatus, (batch: NewSubmission[]) => Outcome[]>;
 }
 
 // The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
 const isForeignKeyError = (e: unknown) => e instanceof Error && (e as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY";
 
-export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, pipeline, commit }: SubmissionsDeps) {
+export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, pipeline, commit, move }: SubmissionsDeps) {
   const pages = createPageCache();
   changes.onChange(pages.clear);
-  const batches = groupCommit<NewSubmission>(commit, {
-    afterCommit(batch) {
-      const formIds = new Set(batch.map((s) => s.form.id));
-      forms.forget(formIds);
-      pages.drop(formIds);
-      for (const hook of pipeline.afterCommit) hook(batch);
-    },
-  });
+  /** After a commit that changed these submissions' forms, before anyone is answered: caches dropped, then the pipeline's hooks. */
+  const committed = (batch: NewSubmission[]) => {
+    const formIds = new Set(batch.map((s) => s.form.id));
+    forms.forget(formIds);
+    pages.drop(formIds);
+    for (const hook of pipeline.afterCommit) hook(batch);
+  };
+  const batches = groupCommit<NewSubmission>(commit, { afterCommit: committed });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
   let storedCount = 0;
@@ -101,22 +103,45 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * One page of a form's submissions as the API's JSON, newest first; the cursor is bound to
      * this form. Answered from the page cache while nothing new has been committed to the form.
      */
-    pageJson(formId: string, caller: Principal, query: { limit: number; cursor?: string }): string {
+    pageJson(formId: string, caller: Principal, query: { limit: number; cursor?: string; status?: SubmissionStatus }): string {
       changes.sync();
-      const key = `${query.limit}:${query.cursor ?? ""}`;
+      const status = query.status ?? "inbox";
+      const key = `${status}:${query.limit}:${query.cursor ?? ""}`;
       let body = pages.get(formId, key);
       // A bad cursor is a 400 before the form's existence and owner are checked (the API's check order);
       // the cursor is signed for the form id it came from, so it is checked against the id asked for.
       // A cached page's cursor was checked when it was rendered.
-      const list = `submissions:${formId}`;
+      // Inbox cursors keep the name they always had; spam pages are a list of their own.
+      const list = status === "inbox" ? `submissions:${formId}` : `submissions:${formId}:${status}`;
       const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
       forms.formFor(formId, caller);
       if (body === undefined) {
-        const page = keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, "inbox", from, limit));
+        const page = keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, status, from, limit));
         body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
         pages.set(formId, key, body);
       }
       return body;
+    },
+
+    /**
+     * Moves a submission into the inbox (`not-spam`: counted from now on, its notifications and
+     * webhooks sent as for a new one) or out of it (`spam`: counted nowhere any more). Moving it
+     * where it already is changes nothing. Returns the submission as listed, and whether it moved.
+     */
+    moveSubmission(id: string, to: SubmissionStatus): { submission: StoredSubmission; status: SubmissionStatus; moved: boolean } {
+      const stored = repo.findSubmission(id);
+      if (!stored) throw new AppError("NOT_FOUND", `no submission with id ${id}`);
+      const form = forms.requireForm(stored.formId);
+      if (stored.status === to) return { submission: stored, status: to, moved: false };
+      const data = JSON.parse(stored.data) as { _meta: SubmissionMeta };
+      const moving: NewSubmission = { id, form, status: to, json: stored.data, meta: data._meta, email: stored.email, createdAt: stored.createdAt, idempotency: null };
+      const [outcome] = move[to]([moving]);
+      if (outcome) {
+        if (isDatabaseBusy(outcome)) throw new AppError("UNAVAILABLE", "the database is busy with another process's write; nothing changed, retry in a moment", { "retry-after": "1" });
+        throw outcome;
+      }
+      committed([moving]);
+      return { submission: stored, status: to, moved: true };
     },
 
     /** Every inbox submission of a form, oldest first, a page at a time; for exports that must not load a million rows at once. */
