@@ -18,6 +18,7 @@ import { createOutboxRepo } from "./modules/notifications/repo";
 import { createNotificationsService } from "./modules/notifications/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
+import { createSpamService } from "./modules/spam/service";
 import type { NewSubmission } from "./modules/submissions/model";
 import type { SubmitPipeline } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
@@ -57,10 +58,11 @@ export function createServices(deps: Deps) {
     retryHours: deps.config.mailRetryHours,
   });
   const analytics = createAnalyticsService(createAnalyticsRepo(db), forms, clock);
+  const spam = createSpamService({ db, clock, config: deps.config, log: deps.log, forms });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts).
   const pipeline: SubmitPipeline = {
-    checks: [],
+    checks: [spam.checks.challenge, spam.checks.honeypot],
     writers: submitWriters(db),
     afterCommit: [notifications.afterCommit],
   };
@@ -74,7 +76,7 @@ export function createServices(deps: Deps) {
     pipeline,
     commit: batchTransaction(db, pipeline.writers),
   });
-  return { owners, keys, forms, submissions, analytics, notifications };
+  return { owners, keys, forms, submissions, analytics, notifications, spam };
 }
 
 export type Services = ReturnType<typeof createServices>;
