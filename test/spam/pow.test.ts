@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
 import { createJobs } from "../../src/jobs";
@@ -138,6 +139,27 @@ describe("proof of work (ALTCHA v2)", () => {
     ];
     for (const raw of malformed) expectRefused(await check(raw), /not a payload of the ALTCHA widget/);
     expect(await check(encode(value))).toBe("accept");
+  });
+
+  test("waits on a timer while another process holds the write lock, then records the solution and accepts it", async () => {
+    const { payload, value } = await solvedPayload(await fetchChallenge());
+    const other = new Database(server.dbPath);
+    other.run("BEGIN IMMEDIATE");
+    let verdict: Verdict | undefined;
+    const pending = check(payload).then((v) => (verdict = v));
+    try {
+      await Bun.sleep(300);
+      // Not decided yet, and the event loop was free to answer others meanwhile.
+      expect(verdict).toBeUndefined();
+      expect((await server.request("/healthz")).status).toBe(200);
+      // The same solution, sent again while the first is waiting, is already taken.
+      expectRefused(await check(payload), /already used/);
+    } finally {
+      other.run("COMMIT");
+      other.close();
+    }
+    expect(await pending).toBe("accept");
+    expect(usedRows().map((r) => r.signature)).toContain(value.challenge.signature);
   });
 
   test("a pow form refuses a submit without a solution with 400 CHALLENGE_FAILED and stores nothing", async () => {
