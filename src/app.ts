@@ -10,6 +10,7 @@ import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/log";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { formsRoutes } from "./modules/forms/routes";
+import { spamRoutes } from "./modules/spam/routes";
 import { submissionsRoutes } from "./modules/submissions/routes";
 import type { Services } from "./services";
 
@@ -75,7 +76,8 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
       new Elysia({ prefix: "/api/v1" })
         .use(formsRoutes(services.forms))
         .use(submissionsRoutes(services.submissions, config.maxBodyBytes))
-        .use(analyticsRoutes(services.analytics)),
+        .use(analyticsRoutes(services.analytics))
+        .use(spamRoutes(services.spam)),
     );
 }
 

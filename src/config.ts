@@ -15,6 +15,11 @@ const settings = {
   mailRetryBaseSeconds: { env: "FORMSVC_MAIL_RETRY_BASE_SECONDS", default: "30", parse: num(0.01, 30), doc: "first retry delay of a failed email; doubles each attempt" },
   mailRetryHours: { env: "FORMSVC_MAIL_RETRY_HOURS", default: "24", parse: num(0.0001, 720), doc: "how long a failing email is retried before it is marked failed" },
   metricsToken: { env: "FORMSVC_METRICS_TOKEN", default: "", parse: text, secret: true, doc: "when set, GET /metrics needs Authorization: Bearer <token>" },
+  powMaxCounter: { env: "FORMSVC_POW_MAX_COUNTER", default: "500", parse: int(1, 100_000), doc: "proof-of-work difficulty: the most key derivations (PBKDF2-SHA-256, 1,000 iterations each) a solver may need; a phone solves the default in about 0.2 s on average" },
+  turnstileSecret: { env: "FORMSVC_TURNSTILE_SECRET", default: "", parse: text, secret: true, doc: "Cloudflare Turnstile secret key, needed by forms whose challenge is turnstile" },
+  turnstileVerifyUrl: { env: "FORMSVC_TURNSTILE_VERIFY_URL", default: "https://challenges.cloudflare.com/turnstile/v0/siteverify", parse: url(["https:", "http:"]), doc: "where Turnstile tokens are verified (siteverify)" },
+  hcaptchaSecret: { env: "FORMSVC_HCAPTCHA_SECRET", default: "", parse: text, secret: true, doc: "hCaptcha secret key, needed by forms whose challenge is hcaptcha" },
+  hcaptchaVerifyUrl: { env: "FORMSVC_HCAPTCHA_VERIFY_URL", default: "https://api.hcaptcha.com/siteverify", parse: url(["https:", "http:"]), doc: "where hCaptcha tokens are verified (siteverify)" },
   logLevel: { env: "FORMSVC_LOG_LEVEL", default: "info", parse: oneOf(["debug", "info", "warn", "error", "silent"] as const), doc: "lowest level written to stdout" },
 } satisfies Record<string, Setting<unknown>>;
 
@@ -140,6 +145,15 @@ function oneOf<T extends string>(values: readonly T[]) {
   return (raw: string): T => {
     if (!(values as readonly string[]).includes(raw.trim())) throw new Error(`"${raw}" is not one of ${values.join(", ")}`);
     return raw.trim() as T;
+  };
+}
+
+function url(protocols: string[]) {
+  const parse = optionalUrl(protocols);
+  return (raw: string): URL => {
+    const value = parse(raw);
+    if (!value) throw new Error("must be set to a URL");
+    return value;
   };
 }
 

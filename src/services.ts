@@ -18,6 +18,7 @@ import { createOutboxRepo } from "./modules/notifications/repo";
 import { createNotificationsService } from "./modules/notifications/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
+import { createSpamService } from "./modules/spam/service";
 import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
 import { commitWriters, moveWriters, type SubmitPipeline } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
@@ -59,10 +60,11 @@ export function createServices(deps: Deps) {
     retryHours: deps.config.mailRetryHours,
   });
   const analytics = createAnalyticsService(createAnalyticsRepo(db), forms, clock);
+  const spam = createSpamService({ db, clock, config: deps.config, log: deps.log, forms });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts).
   const pipeline: SubmitPipeline = {
-    checks: [allowedOriginCheck],
+    checks: [allowedOriginCheck, spam.checks.challenge, spam.checks.honeypot],
     ...submitStages(db),
     afterCommit: [notifications.afterCommit],
   };
@@ -79,7 +81,7 @@ export function createServices(deps: Deps) {
     commit: batchTransaction(db, commitWriters(pipeline)),
     move: { inbox: batchTransaction(db, moves.inbox), spam: batchTransaction(db, moves.spam) },
   });
-  return { owners, keys, forms, submissions, analytics, notifications };
+  return { owners, keys, forms, submissions, analytics, notifications, spam };
 }
 
 export type Services = ReturnType<typeof createServices>;

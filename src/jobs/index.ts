@@ -13,6 +13,12 @@ export function createJobs(services: Services): Job[] {
       run: () => void services.submissions.expireIdempotencyKeys(DAY_MS),
     },
     {
+      name: "delete-expired-challenges",
+      schedule: "0 */10 * * * *",
+      // A used solution is remembered until its challenge expires; after that it is refused as expired.
+      run: () => void services.spam.pow.deleteExpiredChallenges(),
+    },
+    {
       name: "send-notifications",
       // A safety net: commits trigger a drain at once; this picks up retries that fall due.
       schedule: "*/5 * * * * *",

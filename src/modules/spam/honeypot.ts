@@ -1,0 +1,29 @@
+import type { SubmitCheck } from "../submissions/pipeline";
+
+/**
+ * Whether a honeypot field came back filled. People never see the field, so anything in it was put
+ * there by a program: a string with more than whitespace, a number, a boolean, or a list or object
+ * holding any of those. A form post with the field repeated and left empty (`["", ""]`) is empty.
+ */
+export function isFilled(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === "string") return /\S/.test(value);
+  if (Array.isArray(value)) return value.some(isFilled);
+  if (typeof value === "object") return Object.values(value).some(isFilled);
+  return true;
+}
+
+/**
+ * The honeypot check: a submission that fills the form's honeypot field is stored as spam. The field
+ * is removed from `data` in every case, so it is never stored. A form without one passes everything.
+ */
+export const honeypotCheck: SubmitCheck = {
+  name: "honeypot",
+  check({ form, data }) {
+    const field = form.honeypotField;
+    if (field === null || !Object.hasOwn(data, field)) return "accept";
+    const filled = isFilled(data[field]);
+    delete data[field];
+    return filled ? "spam" : "accept";
+  },
+};

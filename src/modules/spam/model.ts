@@ -1,0 +1,50 @@
+import { t, type Static } from "elysia";
+
+const hex = (length: number, description: string) => t.String({ pattern: `^[0-9a-f]{${length}}$`, description });
+// A whole number that is a JSON number (Elysia's t.Integer would also take "5").
+const whole = (min: number, max: number, description: string) => t.Number({ multipleOf: 1, minimum: min, maximum: max, description });
+
+/**
+ * A proof-of-work challenge in the ALTCHA v2 format, as `altcha-lib` 2.x creates it and the
+ * `altcha` 3.x widget fetches and solves it (deterministic mode: the solver counts up from 0 until
+ * the derived key starts with `keyPrefix`). Exactly what formsvc issues, so a payload whose
+ * challenge has any other shape is refused before its signature is checked.
+ */
+export const ChallengeSchema = t.Object(
+  {
+    parameters: t.Object(
+      {
+        algorithm: t.Literal("PBKDF2/SHA-256", { description: "key derivation the solver repeats" }),
+        cost: whole(1, 1_000_000, "PBKDF2 iterations per derivation"),
+        data: t.Object({ formId: t.String({ minLength: 1, maxLength: 200, description: "the form this challenge is for" }) }, { additionalProperties: false }),
+        expiresAt: whole(1, 1e11, "Unix time in seconds after which the solution is refused (10 minutes after issue)"),
+        keyLength: whole(32, 32, "derived key length in bytes"),
+        keyPrefix: hex(32, "the first bytes of the derived key the solver must reach"),
+        keySignature: hex(64, "HMAC of the expected derived key, so the server verifies without deriving again"),
+        nonce: hex(32, "random, per challenge"),
+        salt: hex(32, "random, per challenge"),
+      },
+      { additionalProperties: false },
+    ),
+    signature: hex(64, "HMAC-SHA-256 of the parameters (canonical JSON) with the server's challenge secret"),
+  },
+  { additionalProperties: false, description: "an ALTCHA v2 proof-of-work challenge; point the altcha widget's challenge attribute at this endpoint" },
+);
+export type ChallengeJson = Static<typeof ChallengeSchema>;
+
+/**
+ * What the `altcha` widget puts in its form field (`altcha`), base64-decoded: the challenge it
+ * fetched and the solution it found.
+ */
+export const PayloadSchema = t.Object({
+  challenge: ChallengeSchema,
+  solution: t.Object(
+    {
+      counter: whole(0, 0xffffffff, "the counter that reaches the key prefix"),
+      derivedKey: hex(64, "the derived key, lowercase hex"),
+      time: t.Optional(t.Number({ minimum: 0, description: "solving time in ms, as the widget reports it" })),
+    },
+    { additionalProperties: false },
+  ),
+});
+export type PayloadJson = Static<typeof PayloadSchema>;
