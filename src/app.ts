@@ -11,6 +11,7 @@ import type { Logger } from "./lib/log";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { spamRoutes } from "./modules/spam/routes";
+import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
 import type { Services } from "./services";
 
@@ -60,6 +61,7 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
     )
     .use(docs)
     .use(docsPage())
+    .use(widgetRoutes())
     .use(
       opsRoutes({
         ping: () => void ping.get(),

@@ -3,3 +3,9 @@ declare module "swagger-ui-dist/*" {
   const path: string;
   export default path;
 }
+
+// The altcha widget's browser build, imported the same way (see src/modules/spam/widget.ts).
+declare module "*/altcha/dist/main/altcha.umd.min.cjs" {
+  const path: string;
+  export default path;
+}

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { asset, CSS, JS } from "./assets";
 // A file import yields a path: into node_modules from a checkout, under /$bunfs/ inside the compiled
 // binary, which embeds the file (as src/lib/geo.ts does with the geo data). Swagger UI is pinned in
 // package.json, so /docs draws the same way on a machine without internet as on the day it was built.
@@ -91,9 +92,6 @@ export const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-const YEAR = "public, max-age=31536000, immutable";
-const JS = "text/javascript; charset=utf-8";
-const CSS = "text/css; charset=utf-8";
 
 /**
  * GET /docs and its assets: an API reference that works offline and from the binary, loading
@@ -101,11 +99,6 @@ const CSS = "text/css; charset=utf-8";
  */
 export function docsPage() {
   const hide = { detail: { hide: true } };
-  const asset = (body: () => Blob | string, type: string) => (ctx: { set: { headers: Record<string, string | number> } }) => {
-    ctx.set.headers["content-type"] = type;
-    ctx.set.headers["cache-control"] = YEAR;
-    return body();
-  };
   return new Elysia({ name: "docs-page" })
     .get(
       "/docs",
