@@ -1,6 +1,6 @@
 // `npm run build`: the single binary dist/formsvc and the client library under dist/client/.
-import { $ } from "bun";
-import { rmSync } from "node:fs";
+import { $, type BunPlugin } from "bun";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
 
@@ -14,6 +14,26 @@ async function buildVersion(): Promise<string> {
   const dirty = (await $`git status --porcelain --untracked-files=no`.cwd(ROOT).quiet().nothrow()).stdout.toString().trim() !== "";
   return `${pkg.version}+${commit}${dirty ? ".dirty" : ""}`;
 }
+
+/**
+ * geoip-country decides whether it holds country or city data by reading `__dirname/../package.json`
+ * when it loads. In a compiled binary Bun makes `__dirname` the build machine's node_modules folder
+ * (a string literal), so the binary would find that file only where it was built: anywhere else the
+ * country lookup would be disabled and every submission stored as ZZ. It is the country package
+ * (the name says so), so the answer is written in. If the line changes, the build fails here.
+ */
+const geoipCountryNoPackageJson: BunPlugin = {
+  name: "geoip-country without its package.json",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]geoip-country[\\/]lib[\\/]geoip\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const line = "const isCountry = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'))).name.includes('country')";
+      if (source.split(line).length !== 2) throw new Error(`${args.path}: the package.json read this build replaces is not there (once); see build.ts`);
+      // And no other trace of the build machine: where the binary keeps what it embeds, as Bun means to.
+      return { contents: `var __dirname = "/$bunfs/root";\n${source.replace(line, "const isCountry = true")}`, loader: "js" };
+    });
+  },
+};
 
 /** dist/formsvc: the whole server, its migrations and the geoip country data in one executable. */
 async function buildBinary(version: string): Promise<string> {
@@ -30,6 +50,7 @@ async function buildBinary(version: string): Promise<string> {
       autoloadPackageJson: false,
     },
     minify: true,
+    plugins: [geoipCountryNoPackageJson],
     // Embedded (zstd-compressed) in the binary: stack traces point at src/ lines.
     sourcemap: "linked",
     define: { FORMSVC_BUILD_VERSION: JSON.stringify(version) },

@@ -59,6 +59,15 @@ step_build() {
   [[ -x "$ROOT/dist/formsvc" ]] || fail "build produced no dist/formsvc"
 }
 
+step_no_build_paths() {
+  # The binary must not lean on the checkout it was built from: a dependency that reads a file at
+  # __dirname (which Bun writes in as the build machine's folder) works here and nowhere else.
+  local root_re found
+  root_re="$(printf '%s' "$ROOT" | sed 's/[][\.*^$+?(){}|]/\\&/g')"
+  found="$(LC_ALL=C grep -aoE "$root_re/(node_modules|src)/[A-Za-z0-9@._/-]*" "$ROOT/dist/formsvc" | sort -u | head -n 5 | tr '\n' ' ')" || true
+  [[ -z "$found" ]] || fail "dist/formsvc names folders of this checkout (see build.ts): $found"
+}
+
 step_stage() {
   mkdir -p "$RUN_DIR"
   cp "$ROOT/dist/formsvc" "$BIN"
@@ -187,7 +196,7 @@ step_stop() {
   [[ "$code" == 0 ]] || fail "serve exited $code after SIGTERM, expected 0"
 }
 
-STEPS=(build stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics docs_page stop nothing_lost)
+STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics docs_page stop nothing_lost)
 
 for step in "${STEPS[@]}"; do
   echo "smoke: $step"

@@ -3,18 +3,20 @@ import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // A file import yields a path: into node_modules from a checkout, under /$bunfs/ inside the compiled
-// binary (which embeds the file). Only the two country files are referenced, so the ~110 MB of city
-// data never ends up in the binary.
-import country4Path from "geoip-lite/data/geoip-country.dat" with { type: "file" };
-import country6Path from "geoip-lite/data/geoip-country6.dat" with { type: "file" };
+// binary (which embeds the file).
+import country4Path from "geoip-country/data/geoip-country.dat" with { type: "file" };
+import country6Path from "geoip-country/data/geoip-country6.dat" with { type: "file" };
 
-type GeoIp = typeof import("geoip-lite");
+/** What formsvc uses of geoip-country (@types/geoip-country describes another version's API). */
+interface GeoIpCountry {
+  lookup(ip: string): { country?: string } | null;
+}
 
-// The data is immutable and ~6.5 MB: one copy per process, however many services are built.
-let loaded: GeoIp | null | undefined;
+// The data is immutable and ~8 MB: one copy per process, however many services are built.
+let loaded: GeoIpCountry | null | undefined;
 
 /**
- * An IP → ISO 3166-1 alpha-2 lookup over geoip-lite's country data (never its city data).
+ * An IP → ISO 3166-1 alpha-2 lookup over geoip-country's data (MaxMind GeoLite2 Country).
  * The lookup returns null for private, reserved, unknown or malformed addresses and never throws.
  * The data is loaded once per process, on the first lookup, so commands that never look up pay nothing.
  */
@@ -34,30 +36,30 @@ export function countryLookup(): (ip: string) => string | null {
 }
 
 /**
- * geoip-lite reads its data synchronously when first required, from `global.geodatadir`, and
- * prefers the city files when they sit in that folder. Its package folder holds them, and inside
- * the binary it cannot open /$bunfs/ paths (fs.openSync fails there; readFileSync works). So the
- * two country files are staged into a private temporary folder, read by geoip-lite into memory,
- * and the folder is removed again.
+ * geoip-country reads its two data files synchronously when first required, from the folder named by
+ * `global.geoip_datadir` (which it prefers to the GEOIP_DATADIR/GEODATADIR environment variables and
+ * its package folder). Inside the binary it cannot open /$bunfs/ paths (fs.openSync fails there;
+ * readFileSync works), so the files are staged into a private temporary folder, read by geoip-country
+ * into memory, and the folder is removed again.
  */
-function loadCountryData(): GeoIp | null {
+function loadCountryData(): GeoIpCountry | null {
   let dir: string | undefined;
-  const g = globalThis as { geodatadir?: string };
-  const previous = g.geodatadir;
+  const g = globalThis as { geoip_datadir?: string };
+  const previous = g.geoip_datadir;
   try {
     dir = mkdtempSync(join(tmpdir(), "formsvc-geo-"));
     writeFileSync(join(dir, "geoip-country.dat"), readFileSync(country4Path), { mode: 0o600 });
     writeFileSync(join(dir, "geoip-country6.dat"), readFileSync(country6Path), { mode: 0o600 });
-    g.geodatadir = dir;
-    // A require inside the function, not an import: geoip-lite must load after geodatadir is set.
-    return require("geoip-lite") as GeoIp;
+    g.geoip_datadir = dir;
+    // A require inside the function, not an import: geoip-country must load after geoip_datadir is set.
+    return require("geoip-country") as GeoIpCountry;
   } catch (e) {
     // Submissions still work without a country (stored as ZZ); say why once instead of failing them.
     process.stderr.write(`warning: country lookup disabled, geo data did not load: ${e instanceof Error ? e.message : String(e)}\n`);
     return null;
   } finally {
-    if (previous === undefined) delete g.geodatadir;
-    else g.geodatadir = previous;
+    if (previous === undefined) delete g.geoip_datadir;
+    else g.geoip_datadir = previous;
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -73,7 +75,7 @@ function normalize(raw: unknown): string | null {
   const version = isIP(ip);
   if (version === 4) return ip;
   if (version !== 6) return null;
-  // geoip-lite maps only the dotted ::ffff:a.b.c.d form to IPv4; the hex form would be misread.
+  // geoip-country maps only the dotted ::ffff:a.b.c.d form to IPv4; the hex form would be misread.
   const mapped = /^(?:0{0,4}:){0,4}(?::|0{0,4}:)ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
   if (mapped) {
     const hi = parseInt(mapped[1]!, 16);

@@ -1,7 +1,7 @@
 import Chromium from "@sparticuz/chromium";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 
 // @sparticuz/chromium's flags are for serverless sandboxes; these three would make the browser
@@ -28,11 +28,12 @@ export interface TestBrowser {
 
 /**
  * A real headless Chromium, the one shipped inside the @sparticuz/chromium package (no download at
- * install or test time). Launch once per test file (beforeAll) and close in afterAll.
+ * install or test time; extracted on first use, see chromiumExecutable). Launch once per test file
+ * (beforeAll) and close in afterAll.
  */
 export async function launchBrowser(): Promise<TestBrowser> {
   const browser: Browser = await chromium.launch({
-    executablePath: await Chromium.executablePath(),
+    executablePath: await chromiumExecutable(),
     args: Chromium.args.filter((flag) => !DROPPED_FLAGS.has(flag)),
     headless: true,
   });
@@ -59,6 +60,51 @@ export async function launchBrowser(): Promise<TestBrowser> {
     },
     close: () => browser.close(),
   };
+}
+
+/**
+ * The path of this package version's Chromium, extracted once into a folder of its own under the system
+ * temp folder (~200 MB, kept for later runs).
+ *
+ * Chromium.executablePath() on its own extracts into the temp folder's root and reuses whatever it finds
+ * there: a `chromium` binary, and the ANGLE/SwiftShader libraries (libGLESv2.so, libEGL.so…) next to it.
+ * A /tmp that another version already used thus gives that version's browser, or this version's browser
+ * with the other's libraries, which dies at launch with SIGTRAP ("eglGetProcAddress not found"). So the
+ * extraction runs with TMPDIR pointed at a fresh folder, which is then renamed into place: a folder named
+ * after the version only ever holds that version, complete (a concurrent run's rename loses, not mixes).
+ */
+async function chromiumExecutable(): Promise<string> {
+  const pkgDir = join(dirname(Bun.resolveSync("@sparticuz/chromium", import.meta.dir)), "../..");
+  const { version } = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version: string };
+  const root = tmpdir();
+  const dir = join(root, `formsvc-chromium-${version}`);
+  const executable = join(dir, "chromium");
+  if (existsSync(executable)) return executable;
+
+  const staging = mkdtempSync(join(root, `formsvc-chromium-${version}.`));
+  try {
+    // executablePath() reads TMPDIR synchronously, before its first await: restore it at once, so
+    // nothing else running meanwhile (the test server starting, say) sees the staging folder.
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = staging;
+    let extracted: Promise<string>;
+    try {
+      extracted = Chromium.executablePath(join(pkgDir, "bin"));
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
+    const path = await extracted;
+    if (path !== join(staging, "chromium")) throw new Error(`@sparticuz/chromium ${version} extracted to ${path}, not into ${staging}`);
+    try {
+      renameSync(staging, dir);
+    } catch (e) {
+      if (!existsSync(executable)) throw e; // not merely another run that got there first
+    }
+    return executable;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 /** Saves a full-page PNG under the system temp folder (never in the repository) and prints its path. */

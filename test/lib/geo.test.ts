@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { countryLookup } from "../../src/lib/geo";
 import { tempDir } from "../helpers/harness";
 
 const GEO = join(import.meta.dir, "../../src/lib/geo.ts");
+const ROOT = join(import.meta.dir, "../..");
 const country = countryLookup();
 
 describe("countryLookup", () => {
@@ -36,7 +37,7 @@ describe("countryLookup", () => {
     for (const junk of [undefined, null, 42, {}, [], Symbol("s")]) expect(country(junk as unknown as string)).toBeNull();
   });
 
-  test("loads the country data only, in a few MB, and leaves no staging folder behind", () => {
+  test("loads the embedded country data in a few MB, whatever data folder the environment names, and leaves no staging folder behind", () => {
     // A fresh process, so the measure is of the load alone and no other test shares the module.
     const tmp = tempDir();
     try {
@@ -47,19 +48,32 @@ describe("countryLookup", () => {
         const found = countryLookup()("81.2.69.142");
         Bun.gc(true);
         const after = process.memoryUsage().rss;
-        const full = require("geoip-lite").lookup("81.2.69.142");
-        console.log(JSON.stringify({ found, addedMb: (after - before) / 1048576, city: full.city, region: full.region }));`;
-      const res = Bun.spawnSync([process.execPath, "-e", script], { env: { ...process.env, TMPDIR: tmp.dir }, stdout: "pipe", stderr: "pipe" });
+        const full = require("geoip-country").lookup("81.2.69.142");
+        console.log(JSON.stringify({ found, addedMb: (after - before) / 1048576, keys: Object.keys(full) }));`;
+      // geoip-country would read its data from these folders, which do not exist, if formsvc let it.
+      const elsewhere = join(tmp.dir, "missing");
+      const env = { ...process.env, TMPDIR: tmp.dir, GEOIP_DATADIR: elsewhere, GEODATADIR: elsewhere, npm_config_geoip_datadir: elsewhere };
+      const res = Bun.spawnSync([process.execPath, "-e", script], { env, stdout: "pipe", stderr: "pipe" });
       expect(res.stderr.toString()).toBe("");
       const out = JSON.parse(res.stdout.toString());
       expect(out.found).toBe("GB");
-      // The country files hold no city or region; the city database would add well over 100 MB.
-      expect(out.city).toBe("");
-      expect(out.region).toBe("");
+      // Country data only: no city, region or coordinates in what the library knows.
+      expect(out.keys).toContain("country");
+      expect(out.keys).not.toContain("city");
+      expect(out.keys).not.toContain("latitude");
       expect(out.addedMb).toBeLessThan(32);
       expect(readdirSync(tmp.dir)).toEqual([]);
     } finally {
       tmp.cleanup();
     }
+  });
+
+  test("the README names the pinned geoip-country version and the date of its data", () => {
+    const version: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).dependencies["geoip-country"];
+    // geoip-country's versions end in the data's timestamp: 5.0.YYYYMMDDhhmm.
+    const stamp = /^\d+\.\d+\.(\d{4})(\d{2})(\d{2})\d{4}$/.exec(version);
+    expect(stamp).not.toBeNull();
+    const [, y, m, d] = stamp!;
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain(`\`geoip-country\` package: ${version}, data of ${y}-${m}-${d}`);
   });
 });
