@@ -18,6 +18,7 @@ import { createOutboxRepo } from "./modules/notifications/repo";
 import { createNotificationsService } from "./modules/notifications/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
+import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
 import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
 import { commitWriters, moveWriters, type SubmitPipeline } from "./modules/submissions/pipeline";
@@ -35,7 +36,7 @@ export interface Deps {
 export function submitStages(db: Database): Pick<SubmitPipeline, "rows" | "tallies" | "queues"> {
   const submissions = createSubmissionsRepo(db);
   return {
-    rows: submissions.insertRows, // each submission with its status, and its idempotency key
+    rows: [submissions.insertRows, createSpamRepo(db).recordUsedChallenges], // each submission with its status and idempotency key; the proof of work it used
     tallies: [submissions.counters, createAnalyticsRepo(db).rollups], // the forms' counters and waitlist joiners; daily and monthly rollups
     queues: [queueNotifications(createOutboxRepo(db))], // owner notification emails
   };

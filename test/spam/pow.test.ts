@@ -7,7 +7,7 @@ import { AppError } from "../../src/lib/errors";
 import { CHALLENGE_TTL_MS } from "../../src/modules/spam/pow";
 import type { Verdict } from "../../src/modules/submissions/pipeline";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
-import { candidate, encode, solvedPayload } from "../helpers/spam";
+import { encode, solvedPayload } from "../helpers/spam";
 
 let server: TestServer;
 let owner: ReturnType<typeof seedOwner>;
@@ -26,8 +26,17 @@ const fetchChallenge = async (formId = owner.formId, s: TestServer = server, key
   expect(res.status).toBe(200);
   return res.body;
 };
-const check = (altcha: unknown, formId = owner.formId, s: TestServer = server): Promise<Verdict> =>
-  Promise.resolve(s.services.spam.checks.challenge.check(candidate(s, formId, { altcha })));
+/** A submission with this proof of work, over HTTP: "accept" when stored, else the refusal as the API told it. */
+const check = async (altcha: unknown, formId = owner.formId, s: TestServer = server, key = s === server ? owner.key : timedKey): Promise<Verdict> => {
+  const res = await s.json("/api/v1/forms/submit", {
+    method: "POST",
+    key,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ formId, data: { message: "hello" }, ...(altcha === undefined ? {} : { altcha }) }),
+  });
+  return res.status === 200 ? "accept" : new AppError(res.body.code, res.body.error);
+};
+let timedKey = "";
 const expectRefused = (verdict: Verdict, words: RegExp) => {
   expect(verdict).toBeInstanceOf(AppError);
   const e = verdict as AppError;
@@ -61,7 +70,9 @@ describe("proof of work (ALTCHA v2)", () => {
   });
 
   test("refuses a submission without a solution, naming the field and the challenge URL", async () => {
-    for (const missing of [undefined, null, ""]) expectRefused(await check(missing), new RegExp(`forms/${owner.formId}/challenge.*field altcha`));
+    for (const missing of [undefined, ""]) expectRefused(await check(missing), new RegExp(`forms/${owner.formId}/challenge.*field altcha`));
+    // Not text at all: the body's schema refuses it first.
+    expect((await check(null)) as AppError).toMatchObject({ code: "INVALID_BODY", status: 400 });
   });
 
   test("refuses a solution made for another form of the same owner", async () => {
@@ -137,29 +148,51 @@ describe("proof of work (ALTCHA v2)", () => {
       { challenge: value.challenge, solution: value.solution }, // the object itself, not its encoding
       [encode(value)],
     ];
-    for (const raw of malformed) expectRefused(await check(raw), /not a payload of the ALTCHA widget/);
+    const before = server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c;
+    for (const raw of malformed) {
+      const verdict = (await check(raw)) as AppError;
+      // Text of a sane length reaches the check; anything else the body's schema (400) or size limit (413) refuses first.
+      if (typeof raw === "string" && raw.length <= 8192) expectRefused(verdict, /not a payload of the ALTCHA widget/);
+      else expect([verdict.code, verdict.status]).toEqual(typeof raw === "string" && raw.length > 100_000 ? ["PAYLOAD_TOO_LARGE", 413] : ["INVALID_BODY", 400]);
+    }
+    expect(server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c).toBe(before);
     expect(await check(encode(value))).toBe("accept");
   });
 
-  test("waits on a timer while another process holds the write lock, then records the solution and accepts it", async () => {
+  test("records the solution with its submission: while another process holds the write lock both wait, then one of two copies is stored", async () => {
     const { payload, value } = await solvedPayload(await fetchChallenge());
     const other = new Database(server.dbPath);
     other.run("BEGIN IMMEDIATE");
-    let verdict: Verdict | undefined;
-    const pending = check(payload).then((v) => (verdict = v));
+    const verdicts: Verdict[] = [];
+    const pending = Promise.all([check(payload), check(payload)].map((p) => p.then((v) => void verdicts.push(v))));
     try {
       await Bun.sleep(300);
       // Not decided yet, and the event loop was free to answer others meanwhile.
-      expect(verdict).toBeUndefined();
+      expect(verdicts).toEqual([]);
       expect((await server.request("/healthz")).status).toBe(200);
-      // The same solution, sent again while the first is waiting, is already taken.
-      expectRefused(await check(payload), /already used/);
+      expect(usedRows().map((r) => r.signature)).not.toContain(value.challenge.signature);
     } finally {
       other.run("COMMIT");
       other.close();
     }
-    expect(await pending).toBe("accept");
+    await pending;
+    expect(verdicts.filter((v) => v === "accept")).toHaveLength(1);
+    for (const v of verdicts.filter((v) => v !== "accept")) expectRefused(v, /already used/);
     expect(usedRows().map((r) => r.signature)).toContain(value.challenge.signature);
+  });
+
+  test("leaves the solution unused when its submission is refused after the check (another check says no)", async () => {
+    const guarded = server.services.forms.createForm({ owner: "pow@example.com", name: "Guarded", challenge: "pow", allowedOrigins: ["https://site.example"] }).id;
+    const { payload } = await solvedPayload(await fetchChallenge(guarded));
+    // A redirect outside the allowed origins: refused before the challenge is even looked at.
+    const refused = await server.json("/api/v1/forms/submit", {
+      method: "POST",
+      key: owner.key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ formId: guarded, data: {}, altcha: payload, redirectUrl: "https://elsewhere.example/" }),
+    });
+    expect(refused.body.code).toBe("ORIGIN_NOT_ALLOWED");
+    expect(await check(payload, guarded)).toBe("accept");
   });
 
   test("a pow form refuses a submit without a solution with 400 CHALLENGE_FAILED and stores nothing", async () => {
@@ -191,6 +224,7 @@ describe("proof of work over time", () => {
     const seeded = seedOwner(timed, "time@example.com");
     formId = seeded.formId;
     key = seeded.key;
+    timedKey = seeded.key;
     timed.services.forms.updateForm(formId, { challenge: "pow" });
   });
   afterAll(() => timed.close());

@@ -1,14 +1,10 @@
-import { DatabaseBusyError } from "../../db/busy";
 import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
 import type { Challenge } from "../forms/model";
-import type { SubmitBody } from "../submissions/model";
 import type { Candidate, SubmitCheck, Verdict } from "../submissions/pipeline";
 import type { CaptchaProvider, CaptchaVerifier } from "./captcha";
 import type { PowFailure, PowService } from "./pow";
 
-// The body's challenge fields, filled from JSON top-level fields or the widgets' form fields (never part of `data`).
-type ChallengeBody = SubmitBody & { altcha?: unknown; captchaToken?: unknown };
 
 const NOTHING_STORED = "; nothing was stored";
 
@@ -45,15 +41,12 @@ export interface ChallengeCheckDeps {
 export function createChallengeCheck({ pow, captcha, log }: ChallengeCheckDeps): SubmitCheck {
   const warnedUnconfigured = new Set<string>();
 
-  async function checkPow(form: Candidate["form"], payload: unknown): Promise<Verdict> {
-    let failure: PowFailure | null;
-    try {
-      failure = await pow.verify(form.id, payload);
-    } catch (e) {
-      if (e instanceof DatabaseBusyError) return new AppError("UNAVAILABLE", `the database is busy with another process's write${NOTHING_STORED}, retry in a moment`, { "retry-after": "1" });
-      throw e;
-    }
-    return failure === null ? "accept" : new AppError("CHALLENGE_FAILED", powMessages[failure](form.id) + NOTHING_STORED);
+  async function checkPow(candidate: Candidate, payload: unknown): Promise<Verdict> {
+    const outcome = await pow.verify(candidate.form.id, payload);
+    if (typeof outcome === "string") return new AppError("CHALLENGE_FAILED", powMessages[outcome](candidate.form.id) + NOTHING_STORED);
+    // Recorded with the submission, in its transaction: that is what makes it single use.
+    candidate.usedChallenge = outcome;
+    return "accept";
   }
 
   async function checkCaptcha(kind: "turnstile" | "hcaptcha", token: unknown, remoteIp: string): Promise<Verdict> {
@@ -83,14 +76,15 @@ export function createChallengeCheck({ pow, captcha, log }: ChallengeCheckDeps):
 
   return {
     name: "challenge",
-    check({ form, body, submitter }) {
-      const { altcha, captchaToken } = body as ChallengeBody;
+    check(candidate) {
+      const { form, body, submitter } = candidate;
+      const { altcha, captchaToken } = body;
       const challenge: Challenge = form.challenge;
       switch (challenge) {
         case "none":
           return "accept";
         case "pow":
-          return checkPow(form, altcha);
+          return checkPow(candidate, altcha);
         case "turnstile":
         case "hcaptcha":
           return checkCaptcha(challenge, captchaToken, submitter.ip);

@@ -2,7 +2,6 @@ import { createHmac, randomInt } from "node:crypto";
 import { createChallenge, verifySolution } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
 import { TypeCompiler } from "elysia/type-system";
-import { groupCommit } from "../../db/group-commit";
 import { isoTime, type Clock } from "../../lib/clock";
 import { PayloadSchema, type ChallengeJson, type PayloadJson } from "./model";
 import type { SpamRepo, UsedChallenge } from "./repo";
@@ -69,11 +68,6 @@ export interface PowDeps {
  */
 export function createPowService({ repo, clock, maxCounter }: PowDeps) {
   const { hmacSignatureSecret, hmacKeySignatureSecret } = powSecrets(repo.findChallengeSecret());
-  // Solutions accepted in this process whose rows are not committed yet.
-  const reserved = new Set<string>();
-  // Used solutions are written like submissions: those of one moment share a commit (one fsync),
-  // and a database held by another process is waited for on a timer, up to 5 s.
-  const usedWrites = groupCommit<UsedChallenge>(repo.commitUsedChallenges);
 
   return {
     /** A fresh challenge for this form: the solver must find a counter drawn uniformly from 0..maxCounter. */
@@ -93,19 +87,18 @@ export function createPowService({ repo, clock, maxCounter }: PowDeps) {
     },
 
     /**
-     * Checks a widget payload for this form and, when it holds, records it as used: null, or why it
-     * was refused. Resolves once the record is committed. "Was it used?" and "mark it used" happen in
-     * the same event-loop turn, right after the verification, so two requests with one solution
-     * cannot both pass; the row's unique signature decides between processes. Throws
-     * DatabaseBusyError when another process held the write lock for 5 s (the solution stays unused).
+     * Checks a widget payload for this form: why it is refused, or the solution to record as used.
+     * The record is written with the submission, in its transaction (spam/repo.ts), whose unique
+     * signature makes it single use: two submissions with one solution cannot both commit, in this
+     * process or another, and a submission that fails to commit leaves the solution unused.
      */
-    async verify(formId: string, raw: unknown): Promise<PowFailure | null> {
+    async verify(formId: string, raw: unknown): Promise<PowFailure | UsedChallenge> {
       if (raw === undefined || raw === null || raw === "") return "missing";
       const payload = decodePayload(raw);
       if (!payload) return "malformed";
       const { parameters, signature } = payload.challenge;
       // Cheap refusals first: a replayed payload costs a lookup, not a verification.
-      if (reserved.has(signature) || repo.isChallengeUsed(signature)) return "used";
+      if (repo.isChallengeUsed(signature)) return "used";
       if (parameters.expiresAt * 1000 <= clock.now()) return "expired";
       if (parameters.data.formId !== formId) return "other-form";
       let result;
@@ -116,16 +109,7 @@ export function createPowService({ repo, clock, maxCounter }: PowDeps) {
       }
       if (result.expired) return "expired";
       if (!result.verified) return "invalid";
-      // No await between this check and the reservation: they are one step.
-      if (reserved.has(signature) || repo.isChallengeUsed(signature)) return "used";
-      reserved.add(signature);
-      const row: UsedChallenge = { signature, expiresAt: isoTime(parameters.expiresAt * 1000), inserted: false };
-      try {
-        await usedWrites.write(row);
-      } finally {
-        reserved.delete(signature);
-      }
-      return row.inserted ? null : "used";
+      return { signature, expiresAt: isoTime(parameters.expiresAt * 1000) };
     },
 
     /** Forgets used solutions whose challenges have expired; returns how many. */

@@ -1,11 +1,11 @@
 import type { Database } from "bun:sqlite";
-import { batchTransaction } from "../../db/batch-transaction";
+import { AppError } from "../../lib/errors";
+import type { NewSubmission } from "../submissions/model";
 
-/** A solution being recorded as used; `inserted` says whether this row was new (false: already used). */
+/** A proof-of-work solution accepted with a submission, remembered until its challenge expires. */
 export interface UsedChallenge {
   signature: string;
   expiresAt: string;
-  inserted: boolean;
 }
 
 /** The statements of the spam checks: the proof-of-work secret and the solutions already used. */
@@ -14,9 +14,6 @@ export function createSpamRepo(db: Database) {
   const used = db.query<{ one: number }, [string]>("SELECT 1 AS one FROM used_challenges WHERE signature = ?");
   // One statement both asks "is it used?" and marks it used: also between processes sharing the database.
   const markUsed = db.query<never, [string, string]>("INSERT INTO used_challenges (signature, expires_at) VALUES (?, ?) ON CONFLICT (signature) DO NOTHING");
-  const insertUsed = (rows: UsedChallenge[]) => {
-    for (const row of rows) row.inserted = markUsed.run(row.signature, row.expiresAt).changes === 1;
-  };
   const deleteExpired = db.query<never, [string]>("DELETE FROM used_challenges WHERE expires_at <= ?");
 
   return {
@@ -30,8 +27,18 @@ export function createSpamRepo(db: Database) {
     /** Whether a challenge's solution was accepted before (and its row not yet expired). */
     isChallengeUsed: (signature: string): boolean => used.get(signature) !== null,
 
-    /** Records solutions as used until their challenges expire, in one transaction (for group commit); each row learns whether it was new. */
-    commitUsedChallenges: batchTransaction(db, [insertUsed]),
+    /**
+     * The submit pipeline's writer of used solutions, beside the rows: a solution already recorded
+     * (by an earlier commit, another process, or another submission of this batch) fails its
+     * submission with CHALLENGE_FAILED, and the batch's others are committed without it.
+     */
+    recordUsedChallenges(batch: NewSubmission[]): void {
+      for (const s of batch) {
+        if (s.usedChallenge && markUsed.run(s.usedChallenge.signature, s.usedChallenge.expiresAt).changes === 0) {
+          throw new AppError("CHALLENGE_FAILED", "this proof of work was already used: every submission needs a newly solved challenge; nothing was stored");
+        }
+      }
+    },
 
     /** Forgets used challenges that expired at or before `now`: they are refused as expired anyway. */
     deleteExpiredChallenges: (now: string): number => deleteExpired.run(now).changes,

@@ -1,6 +1,7 @@
 import { FormatRegistry } from "@sinclair/typebox";
 import { t, type Static } from "elysia";
 import type { Form } from "../forms/model";
+import type { UsedChallenge } from "../spam/repo";
 import { DEVICES, type Device, type SubmissionMeta } from "./meta";
 
 const MetaSchema = t.Object(
@@ -126,6 +127,8 @@ export interface NewSubmission {
   email: string | null;
   createdAt: string;
   idempotency: { key: string; response: string } | null;
+  /** The proof-of-work solution it was accepted with, recorded with it (used once). */
+  usedChallenge?: UsedChallenge;
 }
 
 /** A stored submission with `data` still as JSON text, so listing never parses and re-serialises it. */

@@ -2,6 +2,7 @@ import type { BatchWriter } from "../../db/batch-transaction";
 import { AppError } from "../../lib/errors";
 import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
+import type { UsedChallenge } from "../spam/repo";
 import type { SubmitterInfo } from "./meta";
 import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
 
@@ -18,7 +19,8 @@ import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
  */
 export interface SubmitPipeline {
   checks: SubmitCheck[];
-  rows: BatchWriter<NewSubmission>;
+  /** What a new submission writes first: its row, and what must be stored with it or not at all. */
+  rows: BatchWriter<NewSubmission>[];
   tallies: Tally[];
   queues: BatchWriter<NewSubmission>[];
   afterCommit: ((batch: NewSubmission[]) => void)[];
@@ -33,7 +35,7 @@ export interface Tally {
 }
 
 /** What a batch of new submissions writes, in order, in its one transaction. */
-export const commitWriters = (p: Pick<SubmitPipeline, "rows" | "tallies" | "queues">): BatchWriter<NewSubmission>[] => [p.rows, ...p.tallies.map((t) => t.count), ...p.queues];
+export const commitWriters = (p: Pick<SubmitPipeline, "rows" | "tallies" | "queues">): BatchWriter<NewSubmission>[] => [...p.rows, ...p.tallies.map((t) => t.count), ...p.queues];
 
 /** What moving submissions into the inbox (`inbox`) or out of it (`spam`) writes, after their new status. */
 export const moveWriters = (p: SubmitPipeline, setStatuses: BatchWriter<NewSubmission>) => ({
@@ -52,6 +54,8 @@ export interface Candidate {
    */
   data: Record<string, unknown>;
   submitter: SubmitterInfo;
+  /** A proof-of-work solution the challenge check accepted: recorded with the submission, so it is used once. */
+  usedChallenge?: UsedChallenge;
 }
 
 /** What a check decides: store it, store it as spam, or refuse it with this error. */

@@ -67,6 +67,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       email: extractEmail(candidate.data),
       createdAt: isoTime(clock.now()),
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
+      usedChallenge: candidate.usedChallenge,
     };
     try {
       await batches.write(submission);
