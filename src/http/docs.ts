@@ -110,7 +110,7 @@ export const docs = new Elysia({ name: "docs" })
           title: "formsvc",
           version: VERSION,
           description:
-            "Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer). Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow).",
+            "Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow).",
           // The repository grants no license (package.json is private): npm's word for that. Choosing one changes this line.
           license: { name: "UNLICENSED" },
         },
