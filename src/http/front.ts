@@ -1,33 +1,23 @@
 import { Elysia } from "elysia";
-import { addressBucket } from "../lib/address-bucket";
 import { clientOrigin, type ClientOrigin } from "../lib/client-ip";
-import type { Clock } from "../lib/clock";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
-import { TokenBuckets } from "../lib/token-bucket";
-import { readApiKey } from "./api-key";
 import type { Principal } from "../lib/principal";
+import { readApiKey } from "./api-key";
 import { PUBLIC_ROUTE, requestContext } from "./context";
 import { corsHeaders, preflightHeaders } from "./cors";
 import { toErrorResponse } from "./errors";
 import type { HttpMetrics } from "./metrics";
 import { methodsFor } from "./methods";
+import { createRateLimits, type RateLimitSettings } from "./rate-limits";
 
-export interface FrontDeps {
+export interface FrontDeps extends RateLimitSettings {
   /** The caller behind an API key, or null for an unknown or revoked one. */
   authenticate(secret: string): Principal | null;
   /** The socket address of a request (Bun's server knows it). */
   socketAddress(request: Request): string | null;
   /** The served routes, read once on the first 405 or OPTIONS. */
   routes(): Parameters<typeof methodsFor>[0];
-  rateLimit: number;
-  /** A publishable key's quota per visitor address. */
-  publicRateLimit: number;
-  rateWindow: number;
-  /** Rate limits run on this clock; wall time by default, even when the services' clock is pinned. */
-  rateClock?: Clock;
-  /** Buckets each rate-limit table holds at most (default 100,000). */
-  rateMaxBuckets?: number;
   trustProxy: boolean;
   metrics: HttpMetrics;
   log: Logger;
@@ -42,19 +32,7 @@ const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/
  * for paths served under other methods, and logs and counts each request once it is answered.
  */
 export function front(deps: FrontDeps) {
-  const now = deps.rateClock ? () => deps.rateClock!.now() : Date.now;
-  // Keys and addresses in tables of their own: a flood of new addresses fills only the addresses'
-  // table, and can never send an API key to that table's shared overflow bucket.
-  const keyBuckets = new TokenBuckets(deps.rateLimit, deps.rateWindow, now, deps.rateMaxBuckets);
-  const addressBuckets = new TokenBuckets(deps.rateLimit, deps.rateWindow, now, deps.rateMaxBuckets);
-  // A publishable key sits in a public page: each visitor gets a quota of their own, so no one
-  // visitor can use up the site's, and none of it is the owner's secret-key quota.
-  const visitorBuckets = new TokenBuckets(deps.publicRateLimit, deps.rateWindow, now, deps.rateMaxBuckets);
-  const bucketOf = (caller: Principal | null, client: () => ClientOrigin) => {
-    if (!caller) return addressBuckets.take.bind(addressBuckets, addressBucket(client().ip));
-    if (caller.kind === "publishable") return visitorBuckets.take.bind(visitorBuckets, `${caller.keyId} ${addressBucket(client().ip)}`);
-    return keyBuckets.take.bind(keyBuckets, caller.keyId);
-  };
+  const takeToken = createRateLimits(deps);
   let routes: { methods: ReturnType<typeof methodsFor>; isPublic: (path: string) => boolean } | undefined;
   const routeTable = () => {
     if (routes) return routes;
@@ -83,7 +61,7 @@ export function front(deps: FrontDeps) {
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
       const cost = request.method === "OPTIONS" || isHealthCheck(request.url) ? 0 : 1;
-      const rate = bucketOf(caller, client)(cost);
+      const rate = takeToken(caller, client, cost);
       const headers = set.headers;
       // API answers are per caller: never sniffed into another type, framed, or cached.
       headers["x-content-type-options"] = "nosniff";

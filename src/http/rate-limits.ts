@@ -1,0 +1,37 @@
+import { addressBucket } from "../lib/address-bucket";
+import type { ClientOrigin } from "../lib/client-ip";
+import type { Clock } from "../lib/clock";
+import type { Principal } from "../lib/principal";
+import { TokenBuckets, type RateDecision } from "../lib/token-bucket";
+
+export interface RateLimitSettings {
+  /** Per secret key, and per client address without a valid key. */
+  rateLimit: number;
+  /** Per publishable key and visitor address. */
+  publicRateLimit: number;
+  rateWindow: number;
+  /** Wall time by default, even when the services' clock is pinned. */
+  rateClock?: Clock;
+  /** Buckets each table holds at most (default 100,000). */
+  rateMaxBuckets?: number;
+}
+
+/**
+ * Whose bucket a request takes its token from: a secret key's own; a publishable key's per visitor
+ * address (it sits in a public page: no one visitor can use up the site's quota, and none of it is
+ * the owner's secret-key quota); without a valid key, the client address's. Each kind has a table of
+ * its own, so a flood of new addresses fills only theirs and can never send a key to that table's
+ * shared overflow bucket.
+ */
+export function createRateLimits(s: RateLimitSettings) {
+  const now = s.rateClock ? () => s.rateClock!.now() : Date.now;
+  const keys = new TokenBuckets(s.rateLimit, s.rateWindow, now, s.rateMaxBuckets);
+  const visitors = new TokenBuckets(s.publicRateLimit, s.rateWindow, now, s.rateMaxBuckets);
+  const addresses = new TokenBuckets(s.rateLimit, s.rateWindow, now, s.rateMaxBuckets);
+  /** Takes `cost` tokens (0 only reads the bucket) from the caller's bucket. */
+  return (caller: Principal | null, client: () => ClientOrigin, cost: number): RateDecision => {
+    if (!caller) return addresses.take(addressBucket(client().ip), cost);
+    if (caller.kind === "publishable") return visitors.take(`${caller.keyId} ${addressBucket(client().ip)}`, cost);
+    return keys.take(caller.keyId, cost);
+  };
+}
