@@ -74,7 +74,7 @@ describe("the spam folder", () => {
     const back = await form();
     expect([back.submissionCount, back.usersJoinedSettings.count, await total()]).toEqual([before.submissionCount, before.usersJoinedSettings.count, before.submissionCount]);
     expect((await list("spam")).submissions.map((s: { id: string }) => s.id)).toContain(id);
-  });
+  }, 30_000);
 
   test("keeps a waitlist joiner while another inbox submission of their email remains", async () => {
     await submit({ email: "dan@example.com" });
