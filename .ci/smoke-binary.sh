@@ -180,6 +180,16 @@ step_docs_page() {
   echo "  renderer $renderer"
 }
 
+step_widget() {
+  # The ALTCHA widget a public form loads comes from the binary too.
+  local size type
+  read -r HTTP_STATUS size type < <(curl -sS --max-time 10 -o /dev/null -w '%{http_code} %{size_download} %{content_type}\n' "$BASE_URL/widget/altcha.js") || fail "GET /widget/altcha.js: curl failed"
+  expect_status 200 "GET /widget/altcha.js"
+  [[ "$type" == text/javascript* ]] || fail "GET /widget/altcha.js: content type $type"
+  (( size > 50000 )) || fail "GET /widget/altcha.js: only $size bytes, the widget is not inside the binary"
+  echo "  widget /widget/altcha.js ($size bytes)"
+}
+
 step_nothing_lost() {
   local count
   count="$(formsvc forms show "$FORM_ID" --json | json_get 'j.submissionCount')" || fail "forms show after stop"
@@ -196,7 +206,7 @@ step_stop() {
   [[ "$code" == 0 ]] || fail "serve exited $code after SIGTERM, expected 0"
 }
 
-STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics docs_page stop nothing_lost)
+STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics docs_page widget stop nothing_lost)
 
 for step in "${STEPS[@]}"; do
   echo "smoke: $step"
