@@ -1,11 +1,12 @@
 import { AppError } from "../../lib/errors";
 
 /**
- * argon2id with OWASP's first recommended setting: 19 MiB of memory, 2 passes, one lane. About
- * 40 ms per hash on this project's 2-core test machine (`npx bun bench/password.ts`): slow enough
- * to make guessing a stolen hash costly, light enough that a login costs the server little. The
- * parameters live in each hash, so changing them here applies to new hashes, and an older hash is
- * rehashed at its owner's next login.
+ * argon2id with OWASP's first recommended setting: 19 MiB of memory, 2 passes, one lane. 50 to 80 ms
+ * per hash or check on this project's 2-core machine, busy (`npx bun bench/password.ts`), off the
+ * event loop: slow enough to make guessing a stolen hash costly, light enough that a login costs
+ * the server little (Bun's default, 64 MiB, took 5 times as long here). The parameters live in
+ * each hash, so changing them here applies to new hashes, and an older hash is rehashed at its
+ * owner's next login.
  */
 const PARAMS = { algorithm: "argon2id", memoryCost: 19_456, timeCost: 2 } as const;
 const CURRENT = `$argon2id$v=19$m=${PARAMS.memoryCost},t=${PARAMS.timeCost},p=1$`;
