@@ -90,6 +90,18 @@ function formsvcTraffic(page: OfflinePage["page"]) {
   };
 }
 
+describe("the README's snippets", () => {
+  test("are lines of the example files these tests load, so neither can change without the other", () => {
+    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Put a form on your website"), readme.indexOf("\n## ", readme.indexOf("## Put a form on your website") + 1));
+    const lines = (text: string) => text.split("\n").map((line) => line.trim()).join("\n");
+    const snippets = [...section.matchAll(/```html\n([\s\S]*?)```/g)].map((m) => lines(m[1]!).trim());
+    expect(snippets.map((s) => s.split("\n")[0])).toEqual(['<form method="post" action="https://forms.example.com/api/v1/forms/submit?apiKey=fpk_…">', "<!-- The ALTCHA proof-of-work widget, served by formsvc itself (no CDN). -->"]);
+    expect(lines(readFileSync(join(EXAMPLES, "contact.html"), "utf8"))).toContain(snippets[0]!);
+    expect(lines(readFileSync(join(EXAMPLES, "contact-fetch.html"), "utf8"))).toContain(snippets[1]!);
+  });
+});
+
 describe("the no-JavaScript form of examples/contact.html, from another origin", () => {
   test("posts with the publishable key in its action, lands on the thank-you page, and is stored once with its fields", async () => {
     const form = publicForm("No-JS contact");
