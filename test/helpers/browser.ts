@@ -14,7 +14,7 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 export interface OfflinePage {
   page: Page;
   context: BrowserContext;
-  /** Every request for a host other than loopback: aborted before it left, in the order asked. */
+  /** Every request for a host other than loopback, in the order asked: aborted, or refused by the local proxy, before it left. */
   blocked: string[];
   /** Console errors and uncaught exceptions on the page (a CSP refusal shows up here). */
   errors: string[];
