@@ -1,6 +1,10 @@
 // `npm run bench` (or `npm run bench -- --quick`): formsvc against baselines measured in the same run.
 // Server on core 0, wrk on core 1, 127.0.0.1 only, every run bounded in time; kills what it started.
+// The public submit (publishable key + a solved proof of work) needs a fresh solution per request,
+// so it and the secret-key submit it is compared with run from bench/load.ts, a bounded number each.
 import { spawnSync, type Subprocess } from "bun";
+import { solveChallenge } from "altcha-lib";
+import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
 import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -13,6 +17,8 @@ import { silentLogger } from "../src/lib/log";
 import { systemClock } from "../src/lib/clock";
 import { createServices } from "../src/services";
 import { createSubmissionsRepo } from "../src/modules/submissions/repo";
+import { createPowService } from "../src/modules/spam/pow";
+import { createSpamRepo } from "../src/modules/spam/repo";
 import { seedSubmissions } from "./seed";
 
 const QUICK = process.argv.includes("--quick");
@@ -22,6 +28,10 @@ const CONNECTIONS = 64;
 const PAGED_ROWS = QUICK ? 100_000 : 1_000_000;
 // Pages as a caller gets them by default (limit 50).
 const PAGE_SIZE = 50;
+// Requests per load-loop run (each public one with its own solved challenge, solved before the run).
+const LOOP_REQUESTS = QUICK ? 5000 : 20_000;
+// The page's origin for the public submit: the bench form allows it, as a real site's form would.
+const SITE = "https://www.example.com";
 const ROOT = join(import.meta.dir, "..");
 const WORK = join(import.meta.dir, ".work");
 const BUN = process.execPath;
@@ -96,6 +106,8 @@ interface WrkResult {
   p50: number;
   p99: number;
   maxRss?: number;
+  /** Server CPU (user + system) per request, µs: load-loop runs only. */
+  cpuUs?: number;
 }
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
@@ -122,6 +134,48 @@ async function wrk(url: string, opts: { script?: string; headers?: string[]; pid
   return { rps, p50: pct("50"), p99: pct("99"), ...(opts.pid ? { maxRss } : {}) };
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  // The fields after the command name, which is in parentheses and may hold spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** One bounded bench/load.ts run on core 1: every line of `bodies` POSTed once, 64 at a time; with the server's CPU per request. */
+async function loadLoop(name: string, url: string, bodies: string[], headers: Record<string, string>, pid?: number): Promise<WrkResult> {
+  if (!url.startsWith("http://127.0.0.1:")) throw new Error("benchmarks target 127.0.0.1 only");
+  const file = join(WORK, `${name}.bodies`);
+  writeFileSync(file, `${bodies.join("\n")}\n`);
+  const cpu0 = pid ? cpuMs(pid) : 0;
+  const proc = Bun.spawn(pinned(1, [BUN, join(import.meta.dir, "load.ts"), url, file, JSON.stringify(headers), String(CONNECTIONS)]), { stdout: "pipe", stderr: "inherit" });
+  const out = JSON.parse(await new Response(proc.stdout).text()) as { requests: number; rps: number; p50: number; p99: number; statuses: Record<string, number> };
+  await proc.exited;
+  const cpu = pid ? cpuMs(pid) - cpu0 : NaN;
+  const ok = (out.statuses["200"] ?? 0) === out.requests;
+  if (!ok) log(`  warning: ${name}: answers ${JSON.stringify(out.statuses)}`);
+  return { rps: out.rps, p50: out.p50, p99: out.p99, cpuUs: (cpu * 1000) / out.requests };
+}
+
+/**
+ * `n` submit bodies for the proof-of-work form, each with its own challenge solved as the widget
+ * would (altcha-lib's solver, the widget's payload encoding). Issued in this process with the
+ * database's challenge secret, exactly as the server issues them, at the lowest difficulty: the
+ * server's verification costs the same whatever the counter (two HMACs, no key derivation).
+ */
+async function solvedBodies(db: string, formId: string, n: number): Promise<string[]> {
+  const store = openStore(db);
+  const pow = createPowService({ repo: createSpamRepo(store), clock: systemClock, maxCounter: 1 });
+  const bodies: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const challenge = await pow.createChallenge(formId);
+    const solution = (await solveChallenge({ challenge, deriveKey }))!;
+    const altcha = btoa(JSON.stringify({ challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution }));
+    bodies.push(JSON.stringify({ formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 }, altcha }));
+  }
+  store.close();
+  return bodies;
+}
+
 function postScript(name: string, path: string, body: unknown, headers: Record<string, string>): string {
   const file = join(WORK, `${name}.lua`);
   const lines = [`wrk.method = "POST"`, `wrk.path = ${JSON.stringify(path)}`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`, `wrk.headers["Content-Type"] = "application/json"`];
@@ -131,7 +185,18 @@ function postScript(name: string, path: string, body: unknown, headers: Record<s
 }
 
 /** A database with a key, a form to submit to, and a form holding PAGED_ROWS submissions (cached between runs). */
-function prepareDatabase(): { db: string; key: string; formId: string; pagedFormId: string; page1: string; page9000: string; storeMs: { page1: number; page9000: number } } {
+function prepareDatabase(): {
+  db: string;
+  key: string;
+  formId: string;
+  pagedFormId: string;
+  powFormId: string;
+  publicFormId: string;
+  publishableKey: string;
+  page1: string;
+  page9000: string;
+  storeMs: { page1: number; page9000: number };
+} {
   const db = join(WORK, `formsvc-${PAGED_ROWS}.db`);
   const meta = `${db}.json`;
   if (!existsSync(meta)) {
@@ -147,7 +212,21 @@ function prepareDatabase(): { db: string; key: string; formId: string; pagedForm
     store.close();
     writeFileSync(meta, JSON.stringify({ key, formId, pagedFormId: paged.id }));
   }
-  const { key, formId, pagedFormId } = JSON.parse(readFileSync(meta, "utf8"));
+  const cached = JSON.parse(readFileSync(meta, "utf8"));
+  if (!cached.publicFormId) {
+    // Forms as "Put a form on your website" sets them up (allowed origin, honeypot, challenge none
+    // or pow) and a publishable key bound to them; added to a database cached by an older bench.
+    const config = loadConfig({}, { db, logLevel: "silent" });
+    const store = openStore(db);
+    const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
+    const publicForm = (name: string, challenge: string) => services.forms.createForm({ owner: "bench@example.com", name, formType: "contact", allowedOrigins: [SITE], challenge }).id;
+    cached.publicFormId = publicForm("Public form", "none");
+    cached.powFormId = publicForm("Public form with pow", "pow");
+    cached.publishableKey = services.keys.createKey({ owner: "bench@example.com", name: "site", publishable: true, forms: [cached.publicFormId, cached.powFormId] }).key;
+    store.close();
+    writeFileSync(meta, JSON.stringify(cached));
+  }
+  const { key, formId, pagedFormId, powFormId, publicFormId, publishableKey } = cached;
   // Page 9,000 (or the last page of a smaller quick form): its cursor, made as the server makes it.
   const store = openStore(db);
   const secret = store.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'cursor_secret'").get()!.value;
@@ -159,7 +238,7 @@ function prepareDatabase(): { db: string; key: string; formId: string; pagedForm
   store.close();
   const cursor = createCursorCodec(secret).encode(`submissions:${pagedFormId}`, { createdAt: at.created_at, id: at.id });
   const base = `/api/v1/forms/${pagedFormId}/submissions`;
-  return { db, key, formId, pagedFormId, page1: base, page9000: `${base}?cursor=${encodeURIComponent(cursor)}`, storeMs };
+  return { db, key, formId, pagedFormId, powFormId, publicFormId, publishableKey, page1: base, page9000: `${base}?cursor=${encodeURIComponent(cursor)}`, storeMs };
 }
 
 /**
@@ -209,7 +288,7 @@ async function main() {
   ensureWrk();
   const withFastify = ensureFastify();
   const setup = prepareDatabase();
-  const env = { FORMSVC_DB: setup.db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "info" };
+  const env = { FORMSVC_DB: setup.db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_PUBLIC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "info" };
   const ports = { formsvc: await freePort(), binary: await freePort(), post: await freePort(), get: await freePort(), fastify: await freePort() };
 
   const formsvc = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.formsvc)], ports.formsvc, env);
@@ -236,11 +315,18 @@ async function main() {
   const plainScript = postScript("plain", "/submit", body, {});
   const key = [`X-API-Key: ${setup.key}`];
   const url = (port: number, path = "/") => `http://127.0.0.1:${port}${path}`;
+  const submitUrl = url(ports.formsvc, "/api/v1/forms/submit");
+  const challengeHeaders = [`X-API-Key: ${setup.publishableKey}`, `Origin: ${SITE}`, `User-Agent: ${UA}`];
+  const secretHeaders = { "Content-Type": "application/json", "X-API-Key": setup.key, "User-Agent": UA };
+  const publicHeaders = { "Content-Type": "application/json", "X-API-Key": setup.publishableKey, Origin: SITE, "User-Agent": UA };
+  const plainBodies = (formId: string, n: number) => Array.from({ length: n }, () => JSON.stringify({ ...body, formId }));
 
   // Warm-up, not recorded: the first requests compile Elysia's handlers and JIT the hot path.
   await wrk(url(ports.formsvc), { script: submitScript, durationS: 2 });
   await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key, durationS: 1 });
   if (binary) await wrk(url(ports.binary), { script: submitScript, durationS: 2 });
+  await loadLoop("warm-secret", submitUrl, plainBodies(setup.formId, 1000), secretHeaders);
+  await loadLoop("warm-public", submitUrl, await solvedBodies(setup.db, setup.powFormId, 1000), publicHeaders);
 
   const runs: Record<string, WrkResult[]> = {};
   const record = (name: string, r: WrkResult) => (runs[name] ??= []).push(r);
@@ -253,6 +339,12 @@ async function main() {
     record("(b) bare GET", await wrk(url(ports.get)));
     record("submissions page 1", await wrk(url(ports.formsvc, setup.page1), { headers: key }));
     record("submissions page 9000", await wrk(url(ports.formsvc, setup.page9000), { headers: key }));
+    record("GET challenge (publishable key, issues one)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.powFormId}/challenge`), { headers: challengeHeaders }));
+    // Solved before the run, while the server idles; each is accepted once, so each run has its own.
+    const publicBodies = await solvedBodies(setup.db, setup.powFormId, LOOP_REQUESTS);
+    record("submit, secret key (load loop)", await loadLoop("secret", submitUrl, plainBodies(setup.formId, LOOP_REQUESTS), secretHeaders, formsvc.pid));
+    record("submit, publishable key, challenge none (load loop)", await loadLoop("public-none", submitUrl, plainBodies(setup.publicFormId, LOOP_REQUESTS), publicHeaders, formsvc.pid));
+    record("submit, publishable key + solved pow (load loop)", await loadLoop("public-pow", submitUrl, publicBodies, publicHeaders, formsvc.pid));
     if (binary) {
       record("submit (dist/formsvc)", await wrk(url(ports.binary), { script: submitScript, pid: binary.pid }));
       record("GET form (dist/formsvc)", await wrk(url(ports.binary, `/api/v1/forms/${setup.formId}`), { headers: key }));
@@ -263,6 +355,9 @@ async function main() {
     await server?.exited;
   }
   const startMs = await startupMs(setup.db, [BUN, "src/main.ts"]);
+  // The verification alone, in one process with nothing else running (bench/pow.ts).
+  const powOut = spawnSync(pinned(0, [BUN, join(import.meta.dir, "pow.ts"), QUICK ? "20" : "60"]), { cwd: ROOT, stderr: "inherit" }).stdout.toString();
+  const powLine = (prefix: string) => powOut.split("\n").find((l) => l.startsWith(prefix)) ?? `${prefix}: (bench/pow.ts printed nothing)`;
   const binaryStartMs = binary ? await startupMs(setup.db, [binaryPath]) : NaN;
 
   const m = (name: string, f: keyof WrkResult) => (runs[name] ? median(runs[name]!.map((r) => r[f] ?? NaN)) : NaN);
@@ -282,6 +377,10 @@ async function main() {
   const loadRss = m("submit", "maxRss");
   const binaryLoadRss = m("submit (dist/formsvc)", "maxRss");
   const withBinary = (ok: boolean) => (binary ? ok : null);
+  const secretCpu = m("submit, secret key (load loop)", "cpuUs");
+  const publicNoneCpu = m("submit, publishable key, challenge none (load loop)", "cpuUs");
+  const publicCpu = m("submit, publishable key + solved pow (load loop)", "cpuUs");
+  const publicRatio = ratio(rps("submit, publishable key + solved pow (load loop)"), rps("submit, secret key (load loop)"));
 
   const lines = [
     `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ${new Date().toISOString().slice(0, 10)}; ${QUICK ? "quick" : "full"} run, ${REPS} repetition(s) of ${DURATION_S} s, ${CONNECTIONS} connections, server on core 0, wrk on core 1; paged form ${PAGED_ROWS} rows.`,
@@ -308,6 +407,16 @@ async function main() {
     `| RSS under submit load (dist/formsvc) | ${f(binaryLoadRss, 1)} MB | ≤ 128 MB | ${check(withBinary(binaryLoadRss <= 128))} |`,
     `| start to first answer (from source) | ${f(startMs, 0)} ms | ≤ 200 ms | ${check(startMs <= 200)} |`,
     `| start to first answer (dist/formsvc) | ${f(binaryStartMs, 0)} ms | ≤ 200 ms | ${check(withBinary(binaryStartMs <= 200))} |`,
+    "",
+    `Public submit (bench/load.ts, ${LOOP_REQUESTS} requests per run, ${CONNECTIONS} at a time, in turns with the secret-key submit; server CPU from /proc):`,
+    "",
+    "| submit | req/s | p50 ms | p99 ms | server CPU µs/req |",
+    "|---|---|---|---|---|",
+    ...["submit, secret key (load loop)", "submit, publishable key, challenge none (load loop)", "submit, publishable key + solved pow (load loop)"].map((n) => `| ${n} | ${f(rps(n), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} | ${f(m(n, "cpuUs"), 1)} |`),
+    "",
+    `Publishable + pow vs secret: ${f(publicRatio)} of the throughput, +${f(publicCpu - secretCpu, 1)} µs of server CPU per request: +${f(publicNoneCpu - secretCpu, 1)} µs for the public path (origin check, CORS headers, per-visitor bucket), +${f(publicCpu - publicNoneCpu, 1)} µs for the proof of work (decode, check, verify, and record the solution in its own commit).`,
+    `${powLine("verifySolution")}`,
+    `${powLine("the whole check")}`,
   ];
   console.log(lines.join("\n"));
 }

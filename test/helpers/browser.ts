@@ -1,5 +1,6 @@
 import Chromium from "@sparticuz/chromium";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
@@ -13,17 +14,49 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 export interface OfflinePage {
   page: Page;
   context: BrowserContext;
-  /** Every request for a host other than loopback: aborted before it left, in the order asked. */
+  /** Every request for a host other than loopback, in the order asked: aborted, or refused by the local proxy, before it left. */
   blocked: string[];
   /** Console errors and uncaught exceptions on the page (a CSP refusal shows up here). */
   errors: string[];
   close(): Promise<void>;
 }
 
+/**
+ * How the network is cut. "route" (the default): Playwright intercepts every request and aborts
+ * those for other hosts. But while it intercepts, Playwright answers every CORS preflight itself
+ * (204, anything allowed) and the server never sees it; a test of a server's CORS needs "proxy":
+ * nothing is intercepted, and the context's proxy is a local one that records every request for a
+ * host other than loopback and refuses it (loopback bypasses it).
+ */
+export type NetworkCut = "route" | "proxy";
+
 export interface TestBrowser {
   /** A page in a fresh context (no cookies, storage or cache shared with other tests) with the network cut. */
-  newPage(options?: BrowserContextOptions): Promise<OfflinePage>;
+  newPage(options?: BrowserContextOptions, cut?: NetworkCut): Promise<OfflinePage>;
   close(): Promise<void>;
+}
+
+/** A proxy on loopback that answers nothing but 403, recording what was asked of it (the URL, or the host of a CONNECT as https://host:port/). */
+async function refusingProxy(blocked: string[]): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket.on("close", () => sockets.delete(socket)));
+    socket.on("error", () => {});
+    socket.once("data", (chunk) => {
+      const [method, target = ""] = chunk.toString("latin1").split("\r\n", 1)[0]!.split(" ");
+      blocked.push(method === "CONNECT" ? `https://${target}/` : target);
+      socket.end("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
 }
 
 /**
@@ -38,25 +71,42 @@ export async function launchBrowser(): Promise<TestBrowser> {
     headless: true,
   });
   return {
-    async newPage(options = {}) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: "block", ...options });
-      // Under bun test's 30 s per test: a missing element fails with Playwright's message, not a bare timeout.
-      context.setDefaultTimeout(10_000);
+    async newPage(options = {}, cut = "route") {
       const blocked: string[] = [];
       const errors: string[] = [];
-      await context.route("**/*", (route) => {
-        const url = new URL(route.request().url());
-        const local = (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK.has(url.hostname);
-        if (local || url.protocol === "data:" || url.protocol === "blob:") return route.continue();
-        blocked.push(url.href);
-        return route.abort("blockedbyclient");
+      const proxy = cut === "proxy" ? await refusingProxy(blocked) : null;
+      const context = await browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        serviceWorkers: "block",
+        ...(proxy ? { proxy: { server: proxy.url, bypass: [...LOOPBACK].join(",") } } : {}),
+        ...options,
       });
+      // Under bun test's 30 s per test: a missing element fails with Playwright's message, not a bare timeout.
+      context.setDefaultTimeout(10_000);
+      if (!proxy) {
+        await context.route("**/*", (route) => {
+          const url = new URL(route.request().url());
+          const local = (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK.has(url.hostname);
+          if (local || url.protocol === "data:" || url.protocol === "blob:") return route.continue();
+          blocked.push(url.href);
+          return route.abort("blockedbyclient");
+        });
+      }
       const page = await context.newPage();
       page.on("console", (msg) => {
         if (msg.type() === "error") errors.push(`console: ${msg.text()}`);
       });
       page.on("pageerror", (e) => errors.push(`page: ${e.message}`));
-      return { page, context, blocked, errors, close: () => context.close() };
+      return {
+        page,
+        context,
+        blocked,
+        errors,
+        async close() {
+          await context.close();
+          await proxy?.close();
+        },
+      };
     },
     close: () => browser.close(),
   };
