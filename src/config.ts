@@ -14,6 +14,9 @@ const settings = {
   mailFrom: { env: "FORMSVC_MAIL_FROM", default: "formsvc <formsvc@localhost>", parse: text, doc: "sender of notification emails" },
   mailRetryBaseSeconds: { env: "FORMSVC_MAIL_RETRY_BASE_SECONDS", default: "30", parse: num(0.01, 30), doc: "first retry delay of a failed email; doubles each attempt" },
   mailRetryHours: { env: "FORMSVC_MAIL_RETRY_HOURS", default: "24", parse: num(0.0001, 720), doc: "how long a failing email is retried before it is marked failed" },
+  publicUrl: { env: "FORMSVC_PUBLIC_URL", default: "", parse: publicUrl, doc: "the address people reach this server at (https://forms.example.com): the links of waitlist confirmation emails start with it; confirmation emails wait while it is unset" },
+  webhookAllowPrivate: { env: "FORMSVC_WEBHOOK_ALLOW_PRIVATE", default: "false", parse: bool, doc: "let webhooks reach loopback, private, link-local and other internal addresses (only for receivers on your own network)" },
+  webhookRetryScale: { env: "FORMSVC_WEBHOOK_RETRY_SCALE", default: "1", parse: num(0, 1000), doc: "multiplies the webhook retry delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h)" },
   metricsToken: { env: "FORMSVC_METRICS_TOKEN", default: "", parse: text, secret: true, doc: "when set, GET /metrics needs Authorization: Bearer <token>" },
   powMaxCounter: { env: "FORMSVC_POW_MAX_COUNTER", default: "500", parse: int(1, 100_000), doc: "proof-of-work difficulty: the most key derivations (PBKDF2-SHA-256, 1,000 iterations each) a solver may need; a phone solves the default in about 0.2 s on average" },
   turnstileSecret: { env: "FORMSVC_TURNSTILE_SECRET", default: "", parse: text, secret: true, doc: "Cloudflare Turnstile secret key, needed by forms whose challenge is turnstile" },
@@ -146,6 +149,15 @@ function oneOf<T extends string>(values: readonly T[]) {
     if (!(values as readonly string[]).includes(raw.trim())) throw new Error(`"${raw}" is not one of ${values.join(", ")}`);
     return raw.trim() as T;
   };
+}
+
+/** A base URL for links people open: http(s), no query or fragment; kept without a trailing slash. */
+function publicUrl(raw: string): string {
+  const value = optionalUrl(["http:", "https:"])(raw);
+  if (!value) return "";
+  if (value.search || value.hash) throw new Error("must not carry a query or a fragment (e.g. https://forms.example.com)");
+  if (value.username || value.password) throw new Error("must not carry a user name or password");
+  return value.href.replace(/\/+$/, "");
 }
 
 function url(protocols: string[]) {

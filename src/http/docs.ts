@@ -10,6 +10,7 @@ const errorStatuses = {
   401: "missing, invalid or revoked API key",
   403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), or the page's origin is not allowed (ORIGIN_NOT_ALLOWED)",
   404: "form (or route) not found",
+  409: "the resource is not in a state that allows this (a disabled webhook, a delivery being sent, a limit reached)",
   413: "body larger than FORMSVC_MAX_BODY_BYTES",
   415: "unsupported Content-Type",
   429: "rate limit exceeded; wait until X-RateLimit-Reset (Retry-After is set)",
@@ -104,7 +105,7 @@ export const docs = new Elysia({ name: "docs" })
     openapi({
       provider: null, // the /docs page is docs-page.ts: pinned and offline, not this plugin's CDN page
       specPath: SPEC_PATH,
-      exclude: { paths: ["/docs", "/healthz", "/metrics"] },
+      exclude: { paths: ["/docs", "/healthz", "/metrics", "/confirm/:token"] },
       documentation: {
         info: {
           title: "formsvc",
