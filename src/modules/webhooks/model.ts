@@ -45,7 +45,7 @@ export const WebhookListSchema = t.Array(WebhookSchema);
 export const NewWebhookSchema = t.Object(
   {
     url: t.String({ minLength: 1, maxLength: 2048, description: "http(s) URL on a public address" }),
-    format: t.Optional(Format),
+    format: t.Optional(t.UnionEnum([...WEBHOOK_FORMATS], { error: "format must be standard, slack or discord", description: "standard (default), slack or discord" })),
   },
   { additionalProperties: false },
 );
