@@ -83,8 +83,9 @@ export function createServices(deps: Deps) {
   const webhooksRepo = createWebhooksRepo(db);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : null;
   const retryMail = mailRetry(config.mailRetryBaseSeconds, config.mailRetryHours);
+  const sender = createHttpSender({ timeoutMs: WEBHOOK_TIMEOUT_MS, allowPrivate: config.webhookAllowPrivate });
   const hooks = webhookChannel({
-    sender: createHttpSender({ timeoutMs: WEBHOOK_TIMEOUT_MS, allowPrivate: config.webhookAllowPrivate }),
+    sender,
     repo: webhooksRepo,
     retryScale: config.webhookRetryScale,
   });
@@ -135,7 +136,11 @@ export function createServices(deps: Deps) {
     channel: hooks,
   });
   const confirmations = createConfirmationsService({ repo: createConfirmationsRepo(db), forms, clock });
-  const close = () => mailer?.close();
+  /** Closes the transports' connections (after the outbox has stopped). */
+  const close = () => {
+    mailer?.close();
+    sender.close();
+  };
   return { owners, keys, forms, submissions, analytics, outbox, webhooks, confirmations, spam, close };
 }
 

@@ -21,6 +21,8 @@ export interface HttpAnswer {
 /** POSTs to receivers (webhooks); the outbox's HTTP transport. */
 export interface HttpSender {
   post(request: HttpRequest): Promise<HttpAnswer>;
+  /** Closes the connections kept open for the next request. */
+  close(): void;
 }
 
 export interface HttpSenderOptions {
@@ -31,16 +33,24 @@ export interface HttpSenderOptions {
 }
 
 const BODY_PREVIEW = 300;
+// A receiver's answer is read to its end (so the connection can serve the next request) up to this much.
+const MAX_ANSWER_BYTES = 64 * 1024;
+// Connections per receiver (host and port), kept open between deliveries: a busy receiver gets them
+// over warm connections instead of a handshake each. As many as the outbox has webhook deliveries in
+// flight (service.ts), so no request waits in the agent's queue, where its 10 s would run out unsent.
+const SOCKETS_PER_HOST = 32;
 
 /**
- * HTTP(S) POST through node:http, one connection per request: no redirect is ever followed (a 3xx
- * is an answer like any other), the whole exchange up to the response headers must finish within
- * `timeoutMs`, and unless `allowPrivate`, the host is resolved, every address checked, and the
- * socket connects only to a checked one (lib/public-address.ts). TLS is verified against the host
- * name (SNI too), not the address.
+ * HTTP(S) POST through node:http: no redirect is ever followed (a 3xx is an answer like any other),
+ * the whole exchange must finish within `timeoutMs`, and unless `allowPrivate`, the host is
+ * resolved, every address checked, and the socket connects only to a checked one
+ * (lib/public-address.ts). TLS is verified against the host name (SNI too), not the address.
+ * Connections are kept alive between requests to the same receiver; each was opened to a checked
+ * address, so reusing it reaches that same address.
  */
 export function createHttpSender({ timeoutMs, allowPrivate, resolve = systemResolver }: HttpSenderOptions): HttpSender {
   const lookup = allowPrivate ? undefined : checkedLookup(resolve);
+  const agents = { "http:": new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }), "https:": new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }) };
   return {
     async post({ url, headers, body }) {
       const target = new URL(url);
@@ -57,12 +67,13 @@ export function createHttpSender({ timeoutMs, allowPrivate, resolve = systemReso
             path: `${target.pathname}${target.search}`,
             method: "POST",
             auth: target.username ? `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}` : undefined,
-            headers: { "content-type": "application/json", "user-agent": `formsvc/${VERSION}`, connection: "close", "content-length": String(Buffer.byteLength(body)), ...headers },
-            agent: false,
+            headers: { "content-type": "application/json", "user-agent": `formsvc/${VERSION}`, "content-length": String(Buffer.byteLength(body)), ...headers },
+            agent: agents[target.protocol as "http:" | "https:"],
             ...(lookup ? { lookup } : {}),
           },
           (response) => {
             let text = "";
+            let bytes = 0;
             response.setEncoding("utf8");
             const done = () => {
               clearTimeout(timer);
@@ -70,13 +81,17 @@ export function createHttpSender({ timeoutMs, allowPrivate, resolve = systemReso
                 status: response.statusCode ?? 0,
                 retryAfter: header(response.headers["retry-after"]),
                 location: header(response.headers.location),
-                body: text.slice(0, BODY_PREVIEW),
+                body: text,
               });
-              response.destroy();
             };
             response.on("data", (chunk: string) => {
-              text += chunk;
-              if (text.length >= BODY_PREVIEW) done();
+              if (text.length < BODY_PREVIEW) text = (text + chunk).slice(0, BODY_PREVIEW);
+              bytes += chunk.length;
+              // A receiver that answers at length is not read to the end: the connection is dropped instead.
+              if (bytes > MAX_ANSWER_BYTES) {
+                done();
+                response.destroy();
+              }
             });
             response.on("end", done);
             response.on("error", done);
@@ -89,6 +104,10 @@ export function createHttpSender({ timeoutMs, allowPrivate, resolve = systemReso
         });
         request.end(body);
       });
+    },
+    close() {
+      agents["http:"].destroy();
+      agents["https:"].destroy();
     },
   };
 }

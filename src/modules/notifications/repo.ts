@@ -156,6 +156,18 @@ export function createOutboxRepo(db: Database) {
       finish.immediate(id, attempt, next);
     },
 
+    /** Records several attempts in one transaction (one fsync for all). */
+    finishMany(results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]): void {
+      db.transaction(() => {
+        for (const r of results) finish(r.id, r.attempt, r.next);
+      }).immediate();
+    },
+
+    /** Claimed rows that were not sent after all (a stop) go back to the queue. */
+    release(ids: readonly number[]): void {
+      db.query("UPDATE outbox SET status = 'pending' WHERE status = 'sending' AND id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids));
+    },
+
     /** Rows left `sending` by a process that died mid-send go back to the queue. */
     releaseStale(): number {
       return db.query("UPDATE outbox SET status = 'pending' WHERE status = 'sending'").run().changes;
