@@ -230,6 +230,26 @@ describe("what is sent", () => {
   });
 });
 
+describe("removal", () => {
+  test("a webhook removed while its delivery is in flight takes the delivery with it; the others' attempts are still recorded", async () => {
+    const rx = receiver(async () => {
+      await Bun.sleep(300);
+      return new Response("ok");
+    });
+    const s = await server();
+    const o = seedOwner(s);
+    const gone = (await addHook(s, o, `${rx.url}/gone`)).body;
+    const kept = (await addHook(s, o, `${rx.url}/kept`)).body;
+    await submit(s, o, { n: 1 });
+    await rx.waitFor(2);
+    expect((await s.json(`/api/v1/webhooks/${gone.id}`, { method: "DELETE", key: o.key })).status).toBe(200);
+    const [d] = await until(() => deliveries(s, o.key, kept.id), (l) => l[0]?.status === "succeeded");
+    expect(d.attempts).toBe(1);
+    expect(s.query("SELECT count(*) AS n FROM outbox WHERE webhook_id = ?", gone.id)[0].n).toBe(0);
+    expect(s.query("SELECT count(*) AS n FROM outbox WHERE status = 'sending'")[0].n).toBe(0);
+  });
+});
+
 describe("restarts", () => {
   test("a delivery pending at a stop is sent exactly once by the next server on the same database", async () => {
     const { dir, cleanup } = tempDir();

@@ -65,8 +65,6 @@ export function up(db: Database): void {
   // A webhook's deliveries, newest first.
   db.run("CREATE INDEX outbox_by_webhook ON outbox (webhook_id, id) WHERE webhook_id IS NOT NULL");
   db.run("CREATE UNIQUE INDEX outbox_by_message ON outbox (message_id) WHERE message_id IS NOT NULL");
-  // Old finished rows are deleted by age.
-  db.run("CREATE INDEX outbox_by_age ON outbox (created_at)");
 
   db.run(`CREATE TABLE outbox_attempts (
     outbox_id   INTEGER NOT NULL REFERENCES outbox(id) ON DELETE CASCADE,

@@ -73,7 +73,11 @@ export function createOutboxRepo(db: Database) {
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?12)`,
   );
   const ownerEmail = db.prepare<{ email: string }, [string]>("SELECT email FROM owners WHERE id = ?");
-  const addAttempt = db.prepare("INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?)");
+  // A row may be gone by the time its attempt ends (its webhook or form was deleted meanwhile): then
+  // there is nothing to record, and the batch it is recorded with must not fail for it.
+  const addAttempt = db.prepare(
+    "INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms) SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM outbox WHERE id = ?1)",
+  );
   // A confirmation's token leaves the outbox once its email is out: from then on only its hash is stored.
   const markSent = db.prepare(
     "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_status = ?3, last_error = NULL, payload = CASE WHEN kind = 'confirmation' THEN NULL ELSE payload END WHERE id = ?1",
@@ -86,9 +90,9 @@ export function createOutboxRepo(db: Database) {
     else if (next.status === "pending") markRetry.run(id, next.nextAttemptAt, attempt.statusCode, attempt.error);
     else markFailed.run(id, attempt.statusCode, attempt.error);
   });
-  const throttled = db.prepare<{ one: number }, [string, string, string]>("SELECT 1 AS one FROM autoresponse_throttle WHERE form_id = ? AND email = ? AND sent_at > ?");
+  // One statement: a new address takes its slot, one whose slot is older than the window takes it again, any other changes nothing.
   const takeSlot = db.prepare(
-    "INSERT INTO autoresponse_throttle (form_id, email, sent_at) VALUES (?1, ?2, ?3) ON CONFLICT (form_id, email) DO UPDATE SET sent_at = ?3",
+    "INSERT INTO autoresponse_throttle (form_id, email, sent_at) VALUES (?1, ?2, ?3) ON CONFLICT (form_id, email) DO UPDATE SET sent_at = ?3 WHERE sent_at <= ?4",
   );
   let inserted = 0;
 
@@ -106,9 +110,7 @@ export function createOutboxRepo(db: Database) {
      * returns whether it was. Runs inside the submission's transaction.
      */
     takeAutoresponseSlot(formId: string, email: string, now: string, since: string): boolean {
-      if (throttled.get(formId, email, since)) return false;
-      takeSlot.run(formId, email, now);
-      return true;
+      return takeSlot.run(formId, email, now, since).changes === 1;
     },
 
     /** Forgets autoresponse slots taken before `before` (they no longer hold anyone back). */
@@ -252,9 +254,25 @@ export function createOutboxRepo(db: Database) {
       return db.query<{ at: string | null }, []>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending'").get()?.at ?? null;
     },
 
-    /** Deletes sent and failed rows created before `createdAt` (their attempts go with them). */
+    /**
+     * Deletes sent and failed rows created before `createdAt` (their attempts go with them). Rows are
+     * walked in id order, which is the order they were queued in, from the oldest until one is newer
+     * than that: no index on the age is kept (it would cost every queued row), and only the rows
+     * deleted (plus a page) are read.
+     */
     deleteOldOutboxRows(createdAt: string): number {
-      return db.query("DELETE FROM outbox WHERE created_at < ? AND status IN ('sent', 'failed')").run(createdAt).changes;
+      const page = db.prepare<{ id: number; created_at: string; status: OutboxStatus }, [number]>("SELECT id, created_at, status FROM outbox WHERE id > ? ORDER BY id LIMIT 500");
+      const remove = db.prepare("DELETE FROM outbox WHERE id = ?");
+      let deleted = 0;
+      for (let after = 0; ; ) {
+        const rows = page.all(after);
+        const old = rows.filter((r) => r.created_at < createdAt);
+        db.transaction(() => {
+          for (const r of old) if (r.status === "sent" || r.status === "failed") deleted += remove.run(r.id).changes;
+        })();
+        if (rows.length < 500 || old.length < rows.length) return deleted;
+        after = rows[rows.length - 1]!.id;
+      }
     },
   };
 }
