@@ -100,10 +100,12 @@ export function createServices(deps: Deps) {
     },
     clock,
     log: deps.log,
-    notReady: {
-      ...(mailer ? {} : { notification: "FORMSVC_SMTP_URL is not set: owner notifications, autoresponses and confirmation emails are queued and will be sent once it is" }),
-      ...(config.publicUrl ? {} : { confirmation: "FORMSVC_PUBLIC_URL is not set: waitlist confirmation emails are queued and will be sent once it is (their links start with it)" }),
-    },
+    notReady: () => [
+      ...(mailer ? [] : ["FORMSVC_SMTP_URL is not set: owner notifications, autoresponses and confirmation emails are queued and will be sent once it is"]),
+      ...(config.publicUrl || !formsRepo.anyDoubleOptIn()
+        ? []
+        : ["FORMSVC_PUBLIC_URL is not set: waitlist confirmation emails (double opt-in) are queued and will be sent once it is (their links start with it)"]),
+    ],
   });
   const analytics = createAnalyticsService(createAnalyticsRepo(db), forms, clock);
   const spam = createSpamService({ db, clock, config: deps.config, log: deps.log, forms });

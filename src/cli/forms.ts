@@ -73,6 +73,13 @@ function describe(form: Form): string {
   ]);
 }
 
+/** Double opt-in links start with FORMSVC_PUBLIC_URL: say so (on stderr) when this command's settings have none. */
+function warnWithoutPublicUrl(form: Form, publicUrl: string): void {
+  if (form.doubleOptIn && !publicUrl) {
+    process.stderr.write("note: FORMSVC_PUBLIC_URL is not set here; the server needs it for confirmation links, and keeps confirmation emails queued until it has it\n");
+  }
+}
+
 const settingFlags = (cmd: Command, withNegations: boolean) => {
   cmd
     .option("--description <text>", "shown to no one but you")
@@ -129,8 +136,9 @@ export function formsCommand(): Command {
   )
     .addHelpText("after", examples((me) => [`${me} forms create --owner you@example.com --name "Launch waitlist" --type waitlist --users-joined`]))
     .action((opts: FormFlags & { owner: string; name: string }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, (s, deps) => {
         const form = s.forms.createForm({ ...toInput(opts), owner: opts.owner, name: opts.name });
+        warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
       }),
     );
@@ -174,8 +182,9 @@ export function formsCommand(): Command {
   )
     .addHelpText("after", examples((me) => [`${me} forms update frm_… --email-notifications --developer-notifications`]))
     .action((id: string, opts: FormFlags, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, (s, deps) => {
         const form = s.forms.updateForm(id, toInput(opts));
+        warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Updated form ${form.id}\n\n${describe(form)}`);
       }),
     );

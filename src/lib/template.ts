@@ -1,4 +1,4 @@
-import Mustache from "mustache";
+import type MustacheModule from "mustache";
 
 /** HTML-escapes text for an element's content or an attribute value. */
 export const escapeHtml = (s: string) =>
@@ -13,7 +13,9 @@ type Lookup = { lookup(name: string): unknown };
  * A Mustache writer whose every piece goes through `escape`: the template's own text (`text`) and
  * the values, `{{x}}` and `{{{x}}}` / `{{&x}}` alike, so no placeholder can opt out of escaping.
  */
-function writer(escapeText: (s: string) => string, escapeValue: (s: string) => string): Mustache.Writer {
+function writer(escapeText: (s: string) => string, escapeValue: (s: string) => string): MustacheModule.Writer {
+  // Loaded on first use: a server whose forms have no autoresponse never pays for it.
+  const Mustache = require("mustache") as typeof MustacheModule;
   const w = new Mustache.Writer();
   const value = (token: string[], context: Lookup) => {
     const v = context.lookup(token[1]!);
@@ -27,16 +29,16 @@ function writer(escapeText: (s: string) => string, escapeValue: (s: string) => s
   return w;
 }
 
-const plain = writer((s) => s, (s) => s);
-const html = writer(escapeHtml, escapeHtml);
+let writers: { plain: MustacheModule.Writer; html: MustacheModule.Writer } | undefined;
+const use = () => (writers ??= { plain: writer((s) => s, (s) => s), html: writer(escapeHtml, escapeHtml) });
 
 /** Throws with Mustache's message when `template` does not parse (an unclosed tag or section). */
 export function checkTemplate(template: string): void {
-  plain.parse(template);
+  use().plain.parse(template);
 }
 
 /** `{{field}}` placeholders filled from `view` as plain text: no escaping (a text part, a subject). */
-export const renderText = (template: string, view: Record<string, unknown>) => plain.render(template, view, {});
+export const renderText = (template: string, view: Record<string, unknown>) => use().plain.render(template, view, {});
 
 /** The same template as HTML: its own text and every value HTML-escaped, whatever the placeholder's form. */
-export const renderHtml = (template: string, view: Record<string, unknown>) => html.render(template, view, {});
+export const renderHtml = (template: string, view: Record<string, unknown>) => use().html.render(template, view, {});

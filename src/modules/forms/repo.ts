@@ -116,6 +116,10 @@ export function createFormsRepo(db: Database) {
         ).run(f.id);
       }).immediate();
     },
+    /** Whether any form asks its joiners to confirm (so the server must know its public URL). */
+    anyDoubleOptIn(): boolean {
+      return db.query<{ one: number }, []>("SELECT 1 AS one FROM forms WHERE double_opt_in = 1 LIMIT 1").get() !== null;
+    },
     deleteForm(id: string): void {
       db.query("DELETE FROM forms WHERE id = ?").run(id);
     },

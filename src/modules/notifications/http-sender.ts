@@ -1,5 +1,5 @@
-import http from "node:http";
-import https from "node:https";
+import type * as Http from "node:http";
+import type * as Https from "node:https";
 import { assertPublicUrl, checkedLookup, systemResolver, type Resolver } from "../../lib/public-address";
 import { VERSION } from "../../version";
 
@@ -50,13 +50,22 @@ const SOCKETS_PER_HOST = 32;
  */
 export function createHttpSender({ timeoutMs, allowPrivate, resolve = systemResolver }: HttpSenderOptions): HttpSender {
   const lookup = allowPrivate ? undefined : checkedLookup(resolve);
-  const agents = { "http:": new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }), "https:": new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }) };
+  // Loaded on the first delivery: an instance without webhooks never pays for the HTTP client's memory.
+  let clients: { http: typeof Http; https: typeof Https; agents: Record<"http:" | "https:", Http.Agent> } | undefined;
+  const load = () => {
+    if (clients) return clients;
+    const http = require("node:http") as typeof Http;
+    const https = require("node:https") as typeof Https;
+    const agents = { "http:": new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }), "https:": new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }) };
+    return (clients = { http, https, agents });
+  };
   return {
     async post({ url, headers, body }) {
       const target = new URL(url);
       if (target.protocol !== "http:" && target.protocol !== "https:") throw new Error(`only http and https URLs are sent to, not ${target.protocol}`);
       // An address literal never goes through a lookup: it is checked here.
       if (!allowPrivate) await assertPublicUrl(target, resolve);
+      const { http, https, agents } = load();
       const client = target.protocol === "https:" ? https : http;
       return new Promise<HttpAnswer>((resolveAnswer, reject) => {
         const request = client.request(
@@ -106,8 +115,8 @@ export function createHttpSender({ timeoutMs, allowPrivate, resolve = systemReso
       });
     },
     close() {
-      agents["http:"].destroy();
-      agents["https:"].destroy();
+      clients?.agents["http:"].destroy();
+      clients?.agents["https:"].destroy();
     },
   };
 }

@@ -11,8 +11,8 @@ export interface OutboxDeps {
   channels: Record<OutboxKind, Channel>;
   clock: Clock;
   log: Logger;
-  /** Told once at start, for each kind that cannot go out yet (no SMTP, no public URL). */
-  notReady?: Partial<Record<OutboxKind, string>>;
+  /** What cannot go out yet (no SMTP, no public URL for the forms that need one), said once at start. */
+  notReady?: () => string[];
 }
 
 // Rows in flight at once per transport: SMTP shares a pool of two connections; webhook receivers
@@ -39,7 +39,7 @@ export type DeliveryOutcome = "sent" | "retry" | "failed";
  * next start and may be sent a second time (at-least-once for that single message; webhook
  * receivers recognise it by its `webhook-id`).
  */
-export function createOutboxService({ repo, channels, clock, log, notReady = {} }: OutboxDeps) {
+export function createOutboxService({ repo, channels, clock, log, notReady = () => [] }: OutboxDeps) {
   let draining: Promise<void> | null = null;
   let stopped = false;
   // Only `serve` sends (it calls start): a command line that queues a message leaves it to the server.
@@ -200,7 +200,7 @@ export function createOutboxService({ repo, channels, clock, log, notReady = {} 
       const released = repo.releaseStale();
       if (released) log.warn("released outbox rows left mid-send by a previous run", { count: released });
       repo.makePendingDue(DUE_AT_START, isoTime(clock.now()));
-      for (const warning of new Set(Object.values(notReady))) log.warn(warning);
+      for (const warning of notReady()) log.warn(warning);
       void drain();
     },
 
