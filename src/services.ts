@@ -135,7 +135,7 @@ export function createServices(deps: Deps) {
     forms,
     clock,
     checkUrl: config.webhookAllowPrivate ? async () => {} : (url) => assertPublicUrl(url),
-    channel: hooks,
+    sendOnce: outbox.sendOnce,
   });
   const confirmations = createConfirmationsService({ repo: createConfirmationsRepo(db), forms, clock });
   /** Closes the transports' connections (after the outbox has stopped). */

@@ -84,11 +84,13 @@ export function createOutboxRepo(db: Database) {
   );
   const markRetry = db.prepare("UPDATE outbox SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?2, last_status = ?3, last_error = ?4 WHERE id = ?1");
   const markFailed = db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_status = ?2, last_error = ?3 WHERE id = ?1");
-  const finish = db.transaction((id: number, attempt: AttemptRecord, next: NextStep) => {
-    addAttempt.run(id, attempt.at, attempt.statusCode, attempt.error, attempt.durationMs);
-    if (next.status === "sent") markSent.run(id, attempt.at, attempt.statusCode);
-    else if (next.status === "pending") markRetry.run(id, next.nextAttemptAt, attempt.statusCode, attempt.error);
-    else markFailed.run(id, attempt.statusCode, attempt.error);
+  const finishAll = db.transaction((results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]) => {
+    for (const { id, attempt, next } of results) {
+      addAttempt.run(id, attempt.at, attempt.statusCode, attempt.error, attempt.durationMs);
+      if (next.status === "sent") markSent.run(id, attempt.at, attempt.statusCode);
+      else if (next.status === "pending") markRetry.run(id, next.nextAttemptAt, attempt.statusCode, attempt.error);
+      else markFailed.run(id, attempt.statusCode, attempt.error);
+    }
   });
   // One statement: a new address takes its slot, one whose slot is older than the window takes it again, any other changes nothing.
   const takeSlot = db.prepare(
@@ -153,16 +155,9 @@ export function createOutboxRepo(db: Database) {
       }).immediate();
     },
 
-    /** Records an attempt and what follows it (sent, retried at a time, or failed), in one transaction. */
-    finish(id: number, attempt: AttemptRecord, next: NextStep): void {
-      finish.immediate(id, attempt, next);
-    },
-
-    /** Records several attempts in one transaction (one fsync for all). */
+    /** Records attempts, each with what follows it (sent, retried at a time, or failed), in one transaction (one fsync for all). */
     finishMany(results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]): void {
-      db.transaction(() => {
-        for (const r of results) finish(r.id, r.attempt, r.next);
-      }).immediate();
+      finishAll.immediate(results);
     },
 
     /** Claimed rows that were not sent after all (a stop) go back to the queue. */

@@ -86,19 +86,24 @@ export function createOutboxService({ repo, channels, clock, log, notReady = () 
     outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
   }
 
-  /** One attempt at a row; `answered` is told as soon as the attempt is over, before it is recorded (its slot is free then). */
-  async function deliver(row: ClaimedRow, answered: () => void): Promise<void> {
-    const channel = channels[row.kind];
+  /** One attempt at a row through its channel, timed; never throws (a thrown error is the attempt's error). */
+  async function attemptRow(row: ClaimedRow): Promise<{ outcome: AttemptOutcome; attempt: AttemptRecord }> {
     const at = isoTime(clock.now());
     const t0 = performance.now();
     let outcome: AttemptOutcome;
     try {
-      outcome = await channel.attempt(row);
+      outcome = await channels[row.kind].attempt(row);
     } catch (e) {
       outcome = { ok: false, statusCode: null, error: e instanceof Error ? e.message : String(e) };
     }
+    return { outcome, attempt: { at, statusCode: outcome.statusCode, error: outcome.ok ? null : outcome.error, durationMs: Math.round((performance.now() - t0) * 10) / 10 } };
+  }
+
+  /** One attempt at a row; `answered` is told as soon as the attempt is over, before it is recorded (its slot is free then). */
+  async function deliver(row: ClaimedRow, answered: () => void): Promise<void> {
+    const channel = channels[row.kind];
+    const { outcome, attempt } = await attemptRow(row);
     answered();
-    const attempt = { at, statusCode: outcome.statusCode, error: outcome.ok ? null : outcome.error, durationMs: Math.round((performance.now() - t0) * 10) / 10 };
     if (outcome.ok) {
       count(channel.transport, row.kind, "sent");
       return record(row.id, attempt, { status: "sent" });
@@ -210,6 +215,13 @@ export function createOutboxService({ repo, channels, clock, log, notReady = () 
       clearTimeout(wakeUp);
       poke?.();
       await draining;
+    },
+
+    /** Sends a row the caller has claimed, once, now, and records the attempt: sent, or failed without retries (a webhook's test event). */
+    async sendOnce(row: ClaimedRow): Promise<boolean> {
+      const { outcome, attempt } = await attemptRow(row);
+      await record(row.id, attempt, { status: outcome.ok ? "sent" : "failed" });
+      return outcome.ok;
     },
 
     list(status: OutboxStatus | null, limit = 100, kind: OutboxKind | null = null) {

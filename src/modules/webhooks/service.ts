@@ -1,12 +1,10 @@
-import { retryWhileBusy } from "../../db/busy";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { Principal } from "../../lib/principal";
 import { InternalAddressError } from "../../lib/public-address";
 import type { FormsService } from "../forms/service";
-import type { AttemptOutcome, Channel } from "../notifications/channel";
-import type { OutboxRepo } from "../notifications/repo";
+import type { ClaimedRow, OutboxRepo } from "../notifications/repo";
 import { toDeliveryJson, WEBHOOK_FORMATS, type DeliveryJson, type Webhook, type WebhookFormat } from "./model";
 import type { WebhooksRepo } from "./repo";
 import { newWebhookSecret } from "./signature";
@@ -18,13 +16,13 @@ export interface WebhooksDeps {
   clock: Clock;
   /** Throws when a URL may not be sent to (an internal address without FORMSVC_WEBHOOK_ALLOW_PRIVATE, a name that does not resolve). */
   checkUrl(url: URL): Promise<void>;
-  /** The outbox's webhook channel: `test` sends through exactly what deliveries go through. */
-  channel: Channel;
+  /** Sends a claimed outbox row once and records the attempt (the outbox's own `sendOnce`): `test` goes exactly the way of deliveries. */
+  sendOnce(row: ClaimedRow): Promise<boolean>;
 }
 
 const MAX_WEBHOOKS_PER_FORM = 20;
 
-export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, channel }: WebhooksDeps) {
+export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, sendOnce }: WebhooksDeps) {
   /** The form, as the caller may manage it (404, 403); any form for the operator (no caller). */
   const formOf = (formId: string, caller?: Principal) => (caller ? forms.formFor(formId, caller) : forms.requireForm(formId));
 
@@ -125,17 +123,8 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, ch
       const form = forms.requireForm(hook.formId);
       const at = isoTime(clock.now());
       const rowId = outbox.insertSending({ kind: "webhook", formId: form.id, submissionId: null, webhookId: hook.id, messageId: newId("msg"), recipient: hook.url, formName: form.name, data: "{}", submittedAt: at, createdAt: at });
-      const row = outbox.findClaimedById(rowId)!;
-      const t0 = performance.now();
-      let outcome: AttemptOutcome;
-      try {
-        outcome = await channel.attempt(row);
-      } catch (e) {
-        outcome = { ok: false, statusCode: null, error: e instanceof Error ? e.message : String(e) };
-      }
-      const attempt = { at, statusCode: outcome.statusCode, error: outcome.ok ? null : outcome.error, durationMs: Math.round((performance.now() - t0) * 10) / 10 };
-      await retryWhileBusy(() => outbox.finish(rowId, attempt, { status: outcome.ok ? "sent" : "failed" }), 10_000);
-      return { delivery: deliveryJson(rowId), ok: outcome.ok };
+      const ok = await sendOnce(outbox.findClaimedById(rowId)!);
+      return { delivery: deliveryJson(rowId), ok };
     },
   };
 }
