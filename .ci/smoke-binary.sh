@@ -155,6 +155,21 @@ step_docs_health_metrics() {
   grep -q '^formsvc_submissions_stored_total 1$' <<< "$HTTP_BODY" || fail "metrics do not count the stored submission"
 }
 
+step_outbound() {
+  # Mustache (templates), ipaddr.js (address checks) and node:http (deliveries) are loaded inside the binary.
+  local out
+  out="$(formsvc forms update "$FORM_ID" --email-notifications --autoresponse-subject "Thanks {{name}}" --autoresponse-text "Hi {{name}}" --json)" || fail "forms update --autoresponse-*"
+  [[ "$(json_get 'j.autoresponse.enabled' <<< "$out")" == true ]] || fail "the autoresponse is not on: $out"
+  formsvc forms update "$FORM_ID" --autoresponse-text "{{#open}}" --json > /dev/null 2>&1 && fail "a broken template was accepted"
+  formsvc webhooks add "$FORM_ID" --url "$BASE_URL/hook" --json > /dev/null 2>&1 && fail "a loopback webhook was accepted without FORMSVC_WEBHOOK_ALLOW_PRIVATE"
+  local hook
+  hook="$(cd "$RUN_DIR" && FORMSVC_WEBHOOK_ALLOW_PRIVATE=true "$BIN" webhooks add "$FORM_ID" --url "$BASE_URL/hook" --json | json_get 'j.id')" || fail "webhooks add"
+  # formsvc's own server answers the test event's POST with 404: a real HTTP exchange, reported as such.
+  out="$(cd "$RUN_DIR" && FORMSVC_WEBHOOK_ALLOW_PRIVATE=true "$BIN" webhooks test "$hook" 2>&1)" && fail "webhooks test did not report the 404"
+  grep -q "HTTP 404" <<< "$out" || fail "webhooks test did not reach the server: $out"
+  formsvc webhooks remove "$hook" > /dev/null || fail "webhooks remove"
+}
+
 step_docs_page() {
   # /docs must work offline: the page and Swagger UI's files come from inside the binary, nothing from a CDN.
   local headers="$WORK/docs-headers" asset type size renderer=""
@@ -206,7 +221,7 @@ step_stop() {
   [[ "$code" == 0 ]] || fail "serve exited $code after SIGTERM, expected 0"
 }
 
-STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics docs_page widget stop nothing_lost)
+STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics outbound docs_page widget stop nothing_lost)
 
 for step in "${STEPS[@]}"; do
   echo "smoke: $step"

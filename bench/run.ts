@@ -263,6 +263,83 @@ function storePageTimes(store: Database, formId: string, deep: Position): { page
   return { page1: median(page1), page9000: median(page9000) };
 }
 
+/** A wrk script that submits `body` with a distinct email per request (`user<prefix>-<n>@example.com`), so every one asks for its own autoresponse. */
+function distinctEmailScript(name: string, formId: string, key: string, prefix: string): string {
+  const file = join(WORK, `${name}.lua`);
+  const [head, tail] = JSON.stringify({ formId, data: { email: "@@", message: "Hello there", rating: 5 } }).split("@@");
+  writeFileSync(
+    file,
+    [
+      `wrk.method = "POST"`,
+      `wrk.headers["Content-Type"] = "application/json"`,
+      `wrk.headers["X-API-Key"] = ${JSON.stringify(key)}`,
+      `wrk.headers["User-Agent"] = ${JSON.stringify(UA)}`,
+      "local n = 0",
+      "request = function()",
+      "  n = n + 1",
+      `  return wrk.format(nil, "/api/v1/forms/submit", nil, ${JSON.stringify(head)} .. "user${prefix}-" .. n .. "@example.com" .. ${JSON.stringify(tail)})`,
+      "end",
+    ].join("\n") + "\n",
+  );
+  return file;
+}
+
+/**
+ * A fresh database for the outbound comparison: two forms alike but for what goes out. `plain`
+ * sends nothing; `outbound` has one standard webhook (to `hookUrl`) and an autoresponse (with the
+ * email switch on; SMTP is not configured, so the autoresponses stay queued).
+ */
+function prepareOutbound(hookUrl: string): { db: string; key: string; plain: string; outbound: string } {
+  const db = join(WORK, "outbound.db");
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
+  const config = loadConfig({}, { db, logLevel: "silent", webhookAllowPrivate: true });
+  const store = openStore(db);
+  const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
+  const key = services.keys.createKey({ owner: "bench@example.com", name: "bench" }).key;
+  const plain = services.forms.createForm({ owner: "bench@example.com", name: "Plain", formType: "contact" }).id;
+  const outbound = services.forms.createForm({
+    owner: "bench@example.com",
+    name: "Outbound",
+    formType: "contact",
+    emailEnabled: true,
+    autoresponse: { subject: "Thanks", text: "We got your message, {{email}}." },
+  }).id;
+  store.query("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_bench', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)").run(outbound, hookUrl, new Date().toISOString());
+  store.close();
+  return { db, key, plain, outbound };
+}
+
+/**
+ * Deliveries per second: `count` webhook deliveries queued (through the submit path's own writers)
+ * before `formsvc serve` starts, then timed from its first answer until the receiver has them all.
+ */
+async function drainRate(count: number, receiverPort: number): Promise<{ perSecond: number; seconds: number }> {
+  const db = join(WORK, "drain.db");
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
+  const config = loadConfig({}, { db, logLevel: "silent", webhookAllowPrivate: true });
+  const store = openStore(db);
+  const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
+  const form = services.forms.createForm({ owner: "bench@example.com", name: "Drained", formType: "contact" });
+  store.query("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_drain', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)").run(form.id, `http://127.0.0.1:${receiverPort}/hook`, new Date().toISOString());
+  seedSubmissions(store, form, count, { days: 1, label: `queuing ${count} deliveries` });
+  store.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  store.close();
+  const received = async () => ((await (await fetch(`http://127.0.0.1:${receiverPort}/count`)).json()) as { received: number }).received;
+  const before = await received();
+  const port = await freePort();
+  const proc = await startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, { FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn", FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" });
+  const t0 = performance.now();
+  const deadline = t0 + 120_000;
+  while ((await received()) - before < count) {
+    if (performance.now() > deadline) throw new Error("the drain did not finish within 120 s");
+    await Bun.sleep(20);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  proc.kill("SIGTERM");
+  await proc.exited;
+  return { perSecond: count / seconds, seconds };
+}
+
 async function startupMs(db: string, command: string[]): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < (QUICK ? 3 : 5); i++) {
@@ -289,7 +366,10 @@ async function main() {
   const withFastify = ensureFastify();
   const setup = prepareDatabase();
   const env = { FORMSVC_DB: setup.db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_PUBLIC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "info" };
-  const ports = { formsvc: await freePort(), binary: await freePort(), post: await freePort(), get: await freePort(), fastify: await freePort() };
+  const ports = {
+    formsvc: await freePort(), binary: await freePort(), post: await freePort(), get: await freePort(), fastify: await freePort(),
+    outbound: await freePort(), silent: await freePort(), receiver: await freePort(),
+  };
 
   const formsvc = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.formsvc)], ports.formsvc, env);
   await Bun.sleep(500);
@@ -310,6 +390,17 @@ async function main() {
     await startServer(["node", script, String(ports.fastify), join(WORK, "fastify.db")], ports.fastify);
   }
 
+  // The outbound comparison: its own server and database, a receiver that never answers (so the
+  // submit pays for queuing only), and one that answers (for the drain figure).
+  // Never answers, so it cannot be waited for like the others: given a moment to listen.
+  started.push(Bun.spawn([BUN, "bench/baselines/receiver.ts", String(ports.silent), "silent"], { cwd: ROOT, stdout: "ignore", stderr: "inherit" }));
+  await Bun.sleep(300);
+  await startServer([BUN, "bench/baselines/receiver.ts", String(ports.receiver), "answer"], ports.receiver);
+  const outboundSetup = prepareOutbound(`http://127.0.0.1:${ports.silent}/hook`);
+  const outboundServer = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.outbound)], ports.outbound, {
+    ...env, FORMSVC_DB: outboundSetup.db, FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true",
+  });
+
   const body = { formId: setup.formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 } };
   const submitScript = postScript("submit", "/api/v1/forms/submit", body, { "X-API-Key": setup.key, "User-Agent": UA });
   const plainScript = postScript("plain", "/submit", body, {});
@@ -327,6 +418,7 @@ async function main() {
   if (binary) await wrk(url(ports.binary), { script: submitScript, durationS: 2 });
   await loadLoop("warm-secret", submitUrl, plainBodies(setup.formId, 1000), secretHeaders);
   await loadLoop("warm-public", submitUrl, await solvedBodies(setup.db, setup.powFormId, 1000), publicHeaders);
+  await wrk(url(ports.outbound), { script: distinctEmailScript("warm-outbound", outboundSetup.outbound, outboundSetup.key, "w"), durationS: 2 });
 
   const runs: Record<string, WrkResult[]> = {};
   const record = (name: string, r: WrkResult) => (runs[name] ??= []).push(r);
@@ -345,15 +437,26 @@ async function main() {
     record("submit, secret key (load loop)", await loadLoop("secret", submitUrl, plainBodies(setup.formId, LOOP_REQUESTS), secretHeaders, formsvc.pid));
     record("submit, publishable key, challenge none (load loop)", await loadLoop("public-none", submitUrl, plainBodies(setup.publicFormId, LOOP_REQUESTS), publicHeaders, formsvc.pid));
     record("submit, publishable key + solved pow (load loop)", await loadLoop("public-pow", submitUrl, publicBodies, publicHeaders, formsvc.pid));
+    record("submit, distinct emails, nothing outbound", await wrk(url(ports.outbound), { script: distinctEmailScript(`plain-${rep}`, outboundSetup.plain, outboundSetup.key, `p${rep}`), pid: outboundServer.pid }));
+    record("submit, distinct emails, 1 webhook + autoresponse", await wrk(url(ports.outbound), { script: distinctEmailScript(`outbound-${rep}`, outboundSetup.outbound, outboundSetup.key, `o${rep}`), pid: outboundServer.pid }));
     if (binary) {
       record("submit (dist/formsvc)", await wrk(url(ports.binary), { script: submitScript, pid: binary.pid }));
       record("GET form (dist/formsvc)", await wrk(url(ports.binary, `/api/v1/forms/${setup.formId}`), { headers: key }));
     }
   }
-  for (const server of [formsvc, binary]) {
+  for (const server of [formsvc, binary, outboundServer]) {
     server?.kill("SIGTERM");
     await server?.exited;
   }
+  const queued = (() => {
+    const store = openStore(outboundSetup.db);
+    const rows = store.query<{ kind: string; n: number }, []>("SELECT kind, count(*) AS n FROM outbox GROUP BY kind").all();
+    store.close();
+    return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+  })();
+  const drainCount = QUICK ? 5_000 : 20_000;
+  log(`draining ${drainCount} webhook deliveries`);
+  const drain = await drainRate(drainCount, ports.receiver);
   const startMs = await startupMs(setup.db, [BUN, "src/main.ts"]);
   // The verification alone, in one process with nothing else running (bench/pow.ts).
   const powOut = spawnSync(pinned(0, [BUN, join(import.meta.dir, "pow.ts"), QUICK ? "20" : "60"]), { cwd: ROOT, stderr: "inherit" }).stdout.toString();
@@ -374,6 +477,7 @@ async function main() {
   const pageRatio = ratio(rps("submissions page 1"), rps("(b) bare GET"));
   const deepRatio = ratio(m("submissions page 9000", "p50"), m("submissions page 1", "p50"));
   const storeRatio = ratio(setup.storeMs.page9000, setup.storeMs.page1);
+  const outboundRatio = ratio(rps("submit, distinct emails, 1 webhook + autoresponse"), rps("submit, distinct emails, nothing outbound"));
   const loadRss = m("submit", "maxRss");
   const binaryLoadRss = m("submit (dist/formsvc)", "maxRss");
   const withBinary = (ok: boolean) => (binary ? ok : null);
@@ -417,6 +521,10 @@ async function main() {
     `Publishable + pow vs secret: ${f(publicRatio)} of the throughput, +${f(publicCpu - secretCpu, 1)} µs of server CPU per request: +${f(publicNoneCpu - secretCpu, 1)} µs for the public path (origin check, CORS headers, per-visitor bucket), +${f(publicCpu - publicNoneCpu, 1)} µs for the proof of work (decode, check, verify, and record the solution in its own commit).`,
     `${powLine("verifySolution")}`,
     `${powLine("the whole check")}`,
+    `| submit with 1 webhook + autoresponse vs nothing outbound (same server, distinct emails; what queuing two outbox rows costs, see bench/queue-cost.ts) | ${f(outboundRatio)} | (none) | ${check(null)} |`,
+    "",
+    `Outbox rows queued by the outbound runs: ${Object.entries(queued).map(([k, n]) => `${k} ${n}`).join(", ")}.`,
+    `Drain: ${drainCount} webhook deliveries (standard, signed) to a loopback receiver in ${f(drain.seconds)} s: ${f(drain.perSecond, 0)} deliveries/s.`,
   ];
   console.log(lines.join("\n"));
 }

@@ -10,6 +10,8 @@ import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/log";
 import { accountsRoutes } from "./modules/accounts/routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
+import { confirmationRoutes } from "./modules/confirmations/routes";
+import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
@@ -27,12 +29,34 @@ export interface AppDeps {
   rateMaxBuckets?: number;
 }
 
+/** The outbox's backlog: rows waiting (or being sent) and failed for good, in all and by kind, and how late the oldest is. */
+function backlog(services: Services) {
+  const counts = services.outbox.counts();
+  const byKind = Object.fromEntries(Object.entries(counts).map(([kind, c]) => [kind, { pending: c.pending + c.sending, failed: c.failed }]));
+  const sum = (f: "pending" | "failed") => Object.values(byKind).reduce((n, c) => n + c[f], 0);
+  return { pending: sum("pending"), failed: sum("failed"), byKind, oldestDueAt: services.outbox.oldestDue() };
+}
+
 /** Operational gauges for /metrics. */
 function gauges(services: Services): Gauge[] {
-  const outbox = services.notifications.counts();
+  const outbox = backlog(services);
+  const kinds = Object.entries(outbox.byKind);
   return [
-    { name: "formsvc_outbox_pending", help: "Notification emails waiting to be sent (or being sent).", value: outbox.pending + outbox.sending },
-    { name: "formsvc_outbox_failed", help: "Notification emails that failed for good.", value: outbox.failed },
+    { name: "formsvc_outbox_pending", help: "Outbox messages (emails and webhook deliveries) waiting to be sent, or being sent.", value: outbox.pending },
+    { name: "formsvc_outbox_failed", help: "Outbox messages that failed for good.", value: outbox.failed },
+    { name: "formsvc_outbox_pending_by_kind", help: "Outbox messages waiting, by kind.", value: kinds.map(([kind, c]) => ({ labels: { kind }, value: c.pending })) },
+    { name: "formsvc_outbox_failed_by_kind", help: "Outbox messages failed for good, by kind.", value: kinds.map(([kind, c]) => ({ labels: { kind }, value: c.failed })) },
+    {
+      name: "formsvc_outbox_oldest_due_seconds",
+      help: "How long the longest-waiting outbox message has been due (0 when none is).",
+      value: outbox.oldestDueAt ? Math.max(0, (Date.now() - Date.parse(outbox.oldestDueAt)) / 1000) : 0,
+    },
+    {
+      name: "formsvc_deliveries_total",
+      help: "Delivery attempts since start, by transport, kind and outcome (sent, retry: failed and scheduled again, failed: for good).",
+      type: "counter",
+      value: services.outbox.outcomes().map(({ transport, kind, outcome, value }) => ({ labels: { transport, kind, outcome }, value })),
+    },
     { name: "formsvc_submissions_stored_total", help: "Submissions committed since start.", type: "counter", value: services.submissions.storedCount },
     { name: "formsvc_submission_writes_pending", help: "Submissions waiting for the next group commit.", value: services.submissions.pendingWrites },
   ];
@@ -48,7 +72,7 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
       front({
         authenticate: services.keys.authenticate,
         authenticateSession: services.accounts.authenticate,
-        publicOrigin: config.publicUrl?.origin ?? null,
+        publicOrigin: config.publicUrl ? new URL(config.publicUrl).origin : null,
         // Asked of the app, not the context: asking the context for `server` makes Elysia redefine a getter per request.
         socketAddress: (request) => app.server?.requestIP(request)?.address ?? null,
         routes: () => app.routes,
@@ -65,12 +89,13 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
     .use(docs)
     .use(docsPage())
     .use(widgetRoutes())
+    .use(confirmationRoutes(services.confirmations))
     .use(
       opsRoutes({
         ping: () => void ping.get(),
         health: () => {
-          const outbox = services.notifications.counts();
-          return { outbox: { pending: outbox.pending + outbox.sending, failed: outbox.failed } };
+          const { pending, failed, byKind, oldestDueAt } = backlog(services);
+          return { outbox: { pending, failed }, backlog: { byKind, oldestDueAt } };
         },
         gauges: () => gauges(services),
         metrics,
@@ -83,7 +108,8 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
         .use(submissionsRoutes(services.submissions, config.maxBodyBytes))
         .use(analyticsRoutes(services.analytics))
         .use(spamRoutes(services.spam))
-        .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl?.protocol === "https:" })),
+        .use(webhooksRoutes(services.webhooks))
+        .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") })),
     );
 }
 

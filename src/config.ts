@@ -14,13 +14,15 @@ const settings = {
   mailFrom: { env: "FORMSVC_MAIL_FROM", default: "formsvc <formsvc@localhost>", parse: text, doc: "sender of notification emails" },
   mailRetryBaseSeconds: { env: "FORMSVC_MAIL_RETRY_BASE_SECONDS", default: "30", parse: num(0.01, 30), doc: "first retry delay of a failed email; doubles each attempt" },
   mailRetryHours: { env: "FORMSVC_MAIL_RETRY_HOURS", default: "24", parse: num(0.0001, 720), doc: "how long a failing email is retried before it is marked failed" },
+  publicUrl: { env: "FORMSVC_PUBLIC_URL", default: "", parse: publicUrl, doc: "the address people reach this server at (https://forms.example.com): the links of waitlist confirmation emails start with it (they wait while it is unset); its origin is the one session requests must come from, and an https URL makes the session cookie Secure" },
+  webhookAllowPrivate: { env: "FORMSVC_WEBHOOK_ALLOW_PRIVATE", default: "false", parse: bool, doc: "let webhooks reach loopback, private, link-local and other internal addresses (only for receivers on your own network)" },
+  webhookRetryScale: { env: "FORMSVC_WEBHOOK_RETRY_SCALE", default: "1", parse: num(0, 1000), doc: "multiplies the webhook retry delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h)" },
   metricsToken: { env: "FORMSVC_METRICS_TOKEN", default: "", parse: text, secret: true, doc: "when set, GET /metrics needs Authorization: Bearer <token>" },
   powMaxCounter: { env: "FORMSVC_POW_MAX_COUNTER", default: "500", parse: int(1, 100_000), doc: "proof-of-work difficulty: the most key derivations (PBKDF2-SHA-256, 1,000 iterations each) a solver may need; a phone solves the default in about 0.2 s on average" },
   turnstileSecret: { env: "FORMSVC_TURNSTILE_SECRET", default: "", parse: text, secret: true, doc: "Cloudflare Turnstile secret key, needed by forms whose challenge is turnstile" },
   turnstileVerifyUrl: { env: "FORMSVC_TURNSTILE_VERIFY_URL", default: "https://challenges.cloudflare.com/turnstile/v0/siteverify", parse: url(["https:", "http:"]), doc: "where Turnstile tokens are verified (siteverify)" },
   hcaptchaSecret: { env: "FORMSVC_HCAPTCHA_SECRET", default: "", parse: text, secret: true, doc: "hCaptcha secret key, needed by forms whose challenge is hcaptcha" },
   hcaptchaVerifyUrl: { env: "FORMSVC_HCAPTCHA_VERIFY_URL", default: "https://api.hcaptcha.com/siteverify", parse: url(["https:", "http:"]), doc: "where hCaptcha tokens are verified (siteverify)" },
-  publicUrl: { env: "FORMSVC_PUBLIC_URL", default: "", parse: optionalUrl(["https:", "http:"]), doc: "the address people reach the server at (e.g. https://forms.example.com); its origin is the one session requests must come from, and an https URL makes the session cookie Secure" },
   sessionIdleDays: { env: "FORMSVC_SESSION_IDLE_DAYS", default: "7", parse: num(0.001, 365), doc: "a login session ends after this many days without a request" },
   sessionMaxDays: { env: "FORMSVC_SESSION_MAX_DAYS", default: "30", parse: num(0.001, 365), doc: "a login session ends this many days after the login, however active" },
   logLevel: { env: "FORMSVC_LOG_LEVEL", default: "info", parse: oneOf(["debug", "info", "warn", "error", "silent"] as const), doc: "lowest level written to stdout" },
@@ -149,6 +151,15 @@ function oneOf<T extends string>(values: readonly T[]) {
     if (!(values as readonly string[]).includes(raw.trim())) throw new Error(`"${raw}" is not one of ${values.join(", ")}`);
     return raw.trim() as T;
   };
+}
+
+/** A base URL for links people open: http(s), no query or fragment; kept without a trailing slash. */
+function publicUrl(raw: string): string {
+  const value = optionalUrl(["http:", "https:"])(raw);
+  if (!value) return "";
+  if (value.search || value.hash) throw new Error("must not carry a query or a fragment (e.g. https://forms.example.com)");
+  if (value.username || value.password) throw new Error("must not carry a user name or password");
+  return value.href.replace(/\/+$/, "");
 }
 
 function url(protocols: string[]) {

@@ -47,7 +47,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
   });
   const server = app.server!;
   const jobs = startJobs(createJobs(services), log);
-  services.notifications.start();
+  services.outbox.start();
   let stopped: Promise<void> | undefined;
 
   return {
@@ -61,7 +61,8 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
       (stopped ??= (async () => {
         await server.stop(false);
         await services.submissions.flush();
-        await services.notifications.stop();
+        await services.outbox.stop();
+        services.close();
         await jobs.stop();
         db.run("PRAGMA wal_checkpoint(TRUNCATE)");
         db.close();

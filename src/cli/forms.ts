@@ -19,6 +19,13 @@ interface FormFlags {
   /** false from --no-honeypot. */
   honeypot?: string | false;
   challenge?: string;
+  autoresponseSubject?: string;
+  autoresponseText?: string;
+  /** true from --autoresponse, false from --no-autoresponse. */
+  autoresponse?: boolean;
+  doubleOptIn?: boolean;
+  /** false from --no-confirm-redirect-url. */
+  confirmRedirectUrl?: string | false;
   json?: boolean;
 }
 
@@ -32,6 +39,12 @@ const toInput = (o: FormFlags): FormInput => ({
   allowedOrigins: o.allowedOrigins === undefined ? undefined : o.allowedOrigins === false ? [] : o.allowedOrigins.split(",").filter((v) => v.trim() !== ""),
   honeypotField: o.honeypot === false ? null : o.honeypot,
   challenge: o.challenge,
+  autoresponse:
+    o.autoresponse === undefined && o.autoresponseSubject === undefined && o.autoresponseText === undefined
+      ? undefined
+      : { enabled: o.autoresponse, subject: o.autoresponseSubject, text: o.autoresponseText },
+  doubleOptIn: o.doubleOptIn,
+  confirmRedirectUrl: o.confirmRedirectUrl === false ? null : o.confirmRedirectUrl,
 });
 
 function describe(form: Form): string {
@@ -48,9 +61,23 @@ function describe(form: Form): string {
     ["allowed origins", f.allowedOrigins.length ? f.allowedOrigins.join(", ") : "any"],
     ["honeypot field", f.spamSettings.honeypotField ?? "none"],
     ["challenge", f.spamSettings.challenge],
+    ["autoresponse", f.autoresponse.enabled ? `on: "${f.autoresponse.subject}"` : "off"],
+    ...(f.formType === "waitlist"
+      ? ([
+          ["double opt-in", f.doubleOptIn ? "on" : "off"],
+          ["after confirming", f.confirmRedirectUrl ?? "formsvc's page"],
+        ] as [string, unknown][])
+      : []),
     ["created", f.createdAt],
     ["updated", f.updatedAt],
   ]);
+}
+
+/** Double opt-in links start with FORMSVC_PUBLIC_URL: say so (on stderr) when this command's settings have none. */
+function warnWithoutPublicUrl(form: Form, publicUrl: string): void {
+  if (form.doubleOptIn && !publicUrl) {
+    process.stderr.write("note: FORMSVC_PUBLIC_URL is not set here; the server needs it for confirmation links, and keeps confirmation emails queued until it has it\n");
+  }
 }
 
 const settingFlags = (cmd: Command, withNegations: boolean) => {
@@ -62,14 +89,22 @@ const settingFlags = (cmd: Command, withNegations: boolean) => {
     .option("--allowed-origins <urls>", "origins whose pages may submit with a publishable key, comma-separated (https://www.example.com); redirects only to them")
     .option("--honeypot <name>", "a hidden field people leave empty: a submission that fills it is stored as spam (default _gotcha)")
     .option("--no-honeypot", "no honeypot field")
-    .option("--challenge <kind>", `what a submission must solve: ${CHALLENGES.join(", ")} (default none)`);
+    .option("--challenge <kind>", `what a submission must solve: ${CHALLENGES.join(", ")} (default none)`)
+    .option("--autoresponse-subject <template>", "email each submitter (their extracted address, at most once an hour per form): the subject, {{field}} placeholders")
+    .option("--autoresponse-text <template>", "the autoresponse's text, {{field}} placeholders (escaped in its HTML part); needs --email-notifications")
+    .option("--double-opt-in", "waitlists: email each new joiner a confirmation link; only confirmed joiners count (needs FORMSVC_PUBLIC_URL on the server)")
+    .option("--confirm-redirect-url <url>", "where an opened confirmation link sends the joiner (default: formsvc's own page)");
   if (withNegations)
     cmd
       .option("--no-description", "clear the description")
       .option("--no-email-notifications", "turn all email for this form off")
       .option("--no-developer-notifications", "stop emailing the owner on every submission")
       .option("--no-users-joined", "stop counting joiners (the API then shows 0)")
-      .option("--no-allowed-origins", "accept publishable-key submissions from any origin again");
+      .option("--no-allowed-origins", "accept publishable-key submissions from any origin again")
+      .option("--autoresponse", "turn the autoresponse back on, with the subject and text it has")
+      .option("--no-autoresponse", "stop emailing submitters (the templates are kept)")
+      .option("--no-double-opt-in", "count every joiner again, confirmed or not")
+      .option("--no-confirm-redirect-url", "show formsvc's own page after confirming");
   return cmd.option("--json", "print only JSON");
 };
 
@@ -84,6 +119,8 @@ export function formsCommand(): Command {
         `${me} forms show frm_… --json`,
         `${me} forms update frm_… --no-developer-notifications`,
         `${me} forms update frm_… --allowed-origins https://www.example.com --challenge pow`,
+        `${me} forms update frm_… --email-notifications --autoresponse-subject "Thanks, {{name}}" --autoresponse-text "We got your message and will answer soon."`,
+        `${me} forms update frm_… --double-opt-in --confirm-redirect-url https://www.example.com/welcome`,
         `${me} forms delete frm_… --yes`,
       ]),
     );
@@ -99,8 +136,9 @@ export function formsCommand(): Command {
   )
     .addHelpText("after", examples((me) => [`${me} forms create --owner you@example.com --name "Launch waitlist" --type waitlist --users-joined`]))
     .action((opts: FormFlags & { owner: string; name: string }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, (s, deps) => {
         const form = s.forms.createForm({ ...toInput(opts), owner: opts.owner, name: opts.name });
+        warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
       }),
     );
@@ -144,8 +182,9 @@ export function formsCommand(): Command {
   )
     .addHelpText("after", examples((me) => [`${me} forms update frm_… --email-notifications --developer-notifications`]))
     .action((id: string, opts: FormFlags, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, (s, deps) => {
         const form = s.forms.updateForm(id, toInput(opts));
+        warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Updated form ${form.id}\n\n${describe(form)}`);
       }),
     );

@@ -10,6 +10,7 @@ import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
 import { backupCommand } from "./backup";
+import { webhooksCommand } from "./webhooks";
 import { invocation } from "./hints";
 
 /** The `formsvc` command line: one noun per file, each calling the same services as the HTTP API. */
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText("after", gettingStarted);
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), ownersCommand(), configCommand(), submissionsCommand(), backupCommand(), outboxCommand(), mailCommand(), helpCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), ownersCommand(), configCommand(), submissionsCommand(), webhooksCommand(), backupCommand(), outboxCommand(), mailCommand(), helpCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);

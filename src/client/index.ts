@@ -2,7 +2,7 @@
  * The formsvc client: every endpoint, pagination as async iterators, 429s waited out,
  * safe retries. No dependencies; runs wherever `fetch` does (Bun, Node 18+, Deno, browsers).
  */
-import type { Analytics, AnalyticsQuery, Form, FormList, FormListItem, PageQuery, RateLimit, Submission, SubmissionList, SubmitRequest, SubmitResult } from "./types";
+import type { Analytics, AnalyticsQuery, CreatedWebhook, Delivery, Form, FormList, FormListItem, NewWebhook, PageQuery, RateLimit, Submission, SubmissionList, SubmitRequest, SubmitResult, Webhook } from "./types";
 
 export type * from "./types";
 
@@ -49,7 +49,7 @@ export class FormsvcError extends Error {
 }
 
 interface Call {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -144,6 +144,31 @@ export class FormsvcClient {
 
   getAnalytics(formId: string, query: AnalyticsQuery = {}, options?: CallOptions): Promise<Analytics> {
     return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/analytics`, query: { ...query }, idempotent: true }, options);
+  }
+
+  /** A form's webhooks, oldest first (never their secrets). */
+  listWebhooks(formId: string, options?: CallOptions): Promise<Webhook[]> {
+    return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/webhooks`, idempotent: true }, options);
+  }
+
+  /** Adds a webhook; the answer carries its signing secret (standard format), shown this once. */
+  createWebhook(formId: string, webhook: NewWebhook, options?: CallOptions): Promise<CreatedWebhook> {
+    return this.request({ method: "POST", path: `/forms/${encodeURIComponent(formId)}/webhooks`, body: webhook, idempotent: false }, options);
+  }
+
+  /** Removes a webhook with its deliveries. */
+  deleteWebhook(webhookId: string, options?: CallOptions): Promise<{ id: string; deleted: true }> {
+    return this.request({ method: "DELETE", path: `/webhooks/${encodeURIComponent(webhookId)}`, idempotent: false }, options);
+  }
+
+  /** A webhook's deliveries, newest first. */
+  listDeliveries(webhookId: string, query: { limit?: number } = {}, options?: CallOptions): Promise<Delivery[]> {
+    return this.request({ method: "GET", path: `/webhooks/${encodeURIComponent(webhookId)}/deliveries`, query: { ...query }, idempotent: true }, options);
+  }
+
+  /** Sends a delivery again, with the same webhook-id. */
+  replayDelivery(deliveryId: string, options?: CallOptions): Promise<Delivery> {
+    return this.request({ method: "POST", path: `/deliveries/${encodeURIComponent(deliveryId)}/replay`, idempotent: false }, options);
   }
 
   private async *walk<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>): AsyncGenerator<T> {

@@ -16,6 +16,12 @@ export interface Form {
   /** Origins allowed to submit with a publishable key (and to be redirected to); [] = any. */
   allowedOrigins: string[];
   spamSettings: { honeypotField: string | null; challenge: "none" | "pow" | "turnstile" | "hcaptcha" };
+  /** An email to each submitter (Mustache templates, `{{field}}`), at most once per address and form per hour. */
+  autoresponse: { enabled: boolean; subject: string; text: string };
+  /** Waitlists: joiners count once they confirmed their address. */
+  doubleOptIn: boolean;
+  /** Where a confirmed joiner is sent; null = formsvc's own page. */
+  confirmRedirectUrl: string | null;
 }
 
 export interface FormListItem {
@@ -99,4 +105,40 @@ export interface RateLimit {
   remaining: number;
   /** Unix seconds at which the bucket is full again. */
   reset: number;
+}
+
+export type WebhookFormat = "standard" | "slack" | "discord";
+
+/** A webhook as lists show it (never its secret). */
+export interface Webhook {
+  id: string;
+  formId: string;
+  url: string;
+  format: WebhookFormat;
+  /** false once the receiver answered 410 Gone. */
+  enabled: boolean;
+  disabledReason: string | null;
+  createdAt: string;
+}
+
+/** A new webhook: the only time its signing secret (`whsec_…`, standard format) is shown. */
+export interface CreatedWebhook extends Webhook {
+  secret: string | null;
+}
+
+export interface NewWebhook {
+  url: string;
+  format?: WebhookFormat;
+}
+
+/** One delivery of a webhook; its id is the `webhook-id` the receiver sees, the same on every retry and replay. */
+export interface Delivery {
+  id: string;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  /** The receiver's last HTTP status. */
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  nextAttemptAt: string | null;
 }

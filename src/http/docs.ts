@@ -11,6 +11,7 @@ const errorStatuses = {
   401: "missing, invalid or revoked API key (or login session, where one is taken; wrong email or password at login)",
   403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), the page's origin is not allowed (ORIGIN_NOT_ALLOWED), or a request made with a login session that changes something does not carry the server's own Origin (CSRF)",
   404: "form (or route) not found",
+  409: "the resource is not in a state that allows this (a disabled webhook, a delivery being sent, a limit reached)",
   413: "body larger than FORMSVC_MAX_BODY_BYTES",
   415: "unsupported Content-Type",
   429: "rate limit exceeded (at login also: too many failed logins); wait Retry-After seconds (a rate-limit bucket is full again at X-RateLimit-Reset)",
@@ -105,7 +106,7 @@ export const docs = new Elysia({ name: "docs" })
     openapi({
       provider: null, // the /docs page is docs-page.ts: pinned and offline, not this plugin's CDN page
       specPath: SPEC_PATH,
-      exclude: { paths: ["/docs", "/healthz", "/metrics"] },
+      exclude: { paths: ["/docs", "/healthz", "/metrics", "/confirm/:token"] },
       documentation: {
         info: {
           title: "formsvc",

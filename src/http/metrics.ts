@@ -16,7 +16,8 @@ export interface Gauge {
   name: string;
   help: string;
   type?: "gauge" | "counter";
-  value: number;
+  /** One value, or one per set of labels. */
+  value: number | { labels: Record<string, string>; value: number }[];
 }
 
 const label = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
@@ -55,7 +56,11 @@ export class HttpMetrics {
       out.push(`formsvc_http_request_duration_seconds_count{${labels}} ${s.count}`);
     }
     const all: Gauge[] = [{ name: "formsvc_rate_limited_total", help: "Requests refused with 429.", type: "counter", value: this.rateLimited }, ...gauges];
-    for (const g of all) out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type ?? "gauge"}`, `${g.name} ${g.value}`);
+    for (const g of all) {
+      out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type ?? "gauge"}`);
+      if (typeof g.value === "number") out.push(`${g.name} ${g.value}`);
+      else for (const s of g.value) out.push(`${g.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${label(v)}"`).join(",")}} ${s.value}`);
+    }
     return `${out.join("\n")}\n`;
   }
 }

@@ -1,4 +1,5 @@
-import type { Services } from "../services";
+import { AUTORESPONSE_WINDOW_MS } from "../modules/notifications/autoresponse";
+import { OUTBOX_KEEP_MS, type Services } from "../services";
 import type { Job } from "./scheduler";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -25,10 +26,26 @@ export function createJobs(services: Services): Job[] {
       run: () => void services.accounts.deleteExpiredSessions(),
     },
     {
-      name: "send-notifications",
-      // A safety net: commits trigger a drain at once; this picks up retries that fall due.
+      name: "send-outbox",
+      // A safety net: commits trigger a drain at once; this picks up retries that fall due and rows
+      // another process queued (a `submissions not-spam` or a `webhooks replay` at the command line).
       schedule: "*/5 * * * * *",
-      run: () => services.notifications.drain(),
+      run: () => services.outbox.drain(),
+    },
+    {
+      name: "delete-old-outbox-rows",
+      schedule: "0 17 3 * * *",
+      run: () => void services.outbox.deleteOldRows(OUTBOX_KEEP_MS),
+    },
+    {
+      name: "expire-autoresponse-throttle",
+      schedule: "0 */10 * * * *",
+      run: () => void services.outbox.forgetAutoresponsesBefore(AUTORESPONSE_WINDOW_MS),
+    },
+    {
+      name: "delete-expired-confirmations",
+      schedule: "0 23 * * * *",
+      run: () => void services.confirmations.deleteExpired(),
     },
   ];
 }

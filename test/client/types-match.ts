@@ -4,6 +4,7 @@ import type * as Client from "../../src/client/types";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { FormJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
 import type { SubmissionJson, SubmissionListJson, SubmitBody, SubmitResult } from "../../src/modules/submissions/model";
+import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
@@ -17,8 +18,11 @@ export type Checks = [
   Assert<Equal<Client.SubmitRequest, SubmitBody>>,
   Assert<Equal<{ usersJoined: number }, UsersJoinedJson>>,
   Assert<Equal<Client.Analytics, AnalyticsJson>>,
+  Assert<Equal<Client.Webhook, WebhookJson>>,
+  Assert<Equal<Client.CreatedWebhook, CreatedWebhookJson>>,
+  Assert<Equal<Client.Delivery, DeliveryJson>>,
 ];
 
 // A response that breaks the contract does not type-check.
 // @ts-expect-error usersJoinedSettings must be an object or null, never a number
-export const brokenForm: Client.Form = { id: "f", name: "n", description: "", formType: "contact", submissionCount: 0, createdAt: "", updatedAt: "", emailSettings: { enabled: false, developerNotificationsEnabled: false }, usersJoinedSettings: 3, allowedOrigins: [], spamSettings: { honeypotField: null, challenge: "none" } };
+export const brokenForm: Client.Form = { id: "f", name: "n", description: "", formType: "contact", submissionCount: 0, createdAt: "", updatedAt: "", emailSettings: { enabled: false, developerNotificationsEnabled: false }, usersJoinedSettings: 3, allowedOrigins: [], spamSettings: { honeypotField: null, challenge: "none" }, autoresponse: { enabled: false, subject: "", text: "" }, doubleOptIn: false, confirmRedirectUrl: null };

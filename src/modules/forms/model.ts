@@ -22,8 +22,20 @@ export interface Form {
   /** A field that people leave empty and bots fill: a submission with it is spam. null = none. */
   honeypotField: string | null;
   challenge: Challenge;
+  /** An email to the submitter of each inbox submission (throttled per address), `{{field}}` placeholders from its data. */
+  autoresponse: Autoresponse;
+  /** Waitlists: joiners count once they confirm their address through the link emailed to them. */
+  doubleOptIn: boolean;
+  /** Where a confirmed joiner is sent (303) instead of formsvc's own page; null = the page. */
+  confirmRedirectUrl: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface Autoresponse {
+  enabled: boolean;
+  subject: string;
+  text: string;
 }
 
 /** A plain JSON Schema integer (Elysia's t.Integer also accepts numeric strings, which no response carries). */
@@ -50,6 +62,16 @@ export const FormSchema = t.Object({
     honeypotField: t.Nullable(t.String(), { description: "a field left empty by people: a submission that fills it is stored as spam; null = none" }),
     challenge: t.Unsafe<Challenge>({ type: "string", enum: [...CHALLENGES], description: "what a submission must carry: nothing, a proof of work, or a Turnstile or hCaptcha token" }),
   }),
+  autoresponse: t.Object(
+    {
+      enabled: t.Boolean(),
+      subject: t.String({ description: "Mustache template: {{field}} is the submission's field" }),
+      text: t.String({ description: "Mustache template of the message; its HTML part escapes every value" }),
+    },
+    { description: "an email to the submitter's extracted address for each inbox submission, at most once per address and form per hour (needs emailSettings.enabled)" },
+  ),
+  doubleOptIn: t.Boolean({ description: "waitlists: each new joiner is emailed a confirmation link and counts only once they opened it" }),
+  confirmRedirectUrl: t.Nullable(t.String({ description: "where an opened confirmation link sends the joiner (303); null = formsvc's own page" })),
 });
 export type FormJson = Static<typeof FormSchema>;
 
@@ -86,6 +108,9 @@ export function toFormJson(f: Form): FormJson {
     usersJoinedSettings: f.formType === "waitlist" ? { enabled: f.usersJoinedEnabled, count: usersJoined(f) } : null,
     allowedOrigins: f.allowedOrigins,
     spamSettings: { honeypotField: f.honeypotField, challenge: f.challenge },
+    autoresponse: { ...f.autoresponse },
+    doubleOptIn: f.doubleOptIn,
+    confirmRedirectUrl: f.confirmRedirectUrl,
   };
 }
 

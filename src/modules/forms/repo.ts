@@ -17,6 +17,11 @@ interface FormRow {
   allowed_origins: string;
   honeypot_field: string | null;
   challenge: string;
+  autoresponse_enabled: number;
+  autoresponse_subject: string;
+  autoresponse_text: string;
+  double_opt_in: number;
+  confirm_redirect_url: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -35,6 +40,9 @@ const toForm = (r: FormRow): Form => ({
   allowedOrigins: JSON.parse(r.allowed_origins) as string[],
   honeypotField: r.honeypot_field,
   challenge: r.challenge as Challenge,
+  autoresponse: { enabled: r.autoresponse_enabled === 1, subject: r.autoresponse_subject, text: r.autoresponse_text },
+  doubleOptIn: r.double_opt_in === 1,
+  confirmRedirectUrl: r.confirm_redirect_url,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -51,6 +59,11 @@ const bind = (f: Form) => ({
   allowed_origins: JSON.stringify(f.allowedOrigins),
   honeypot_field: f.honeypotField,
   challenge: f.challenge,
+  autoresponse_enabled: Number(f.autoresponse.enabled),
+  autoresponse_subject: f.autoresponse.subject,
+  autoresponse_text: f.autoresponse.text,
+  double_opt_in: Number(f.doubleOptIn),
+  confirm_redirect_url: f.confirmRedirectUrl,
   created_at: f.createdAt,
   updated_at: f.updatedAt,
 });
@@ -65,17 +78,19 @@ export function createFormsRepo(db: Database) {
     insertForm(f: Form): void {
       db.query(
         `INSERT INTO forms (id, owner_id, name, description, form_type, email_enabled, developer_notifications, users_joined_enabled,
-           allowed_origins, honeypot_field, challenge, created_at, updated_at)
+           allowed_origins, honeypot_field, challenge, autoresponse_enabled, autoresponse_subject, autoresponse_text, double_opt_in,
+           confirm_redirect_url, created_at, updated_at)
          VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled,
-           $allowed_origins, $honeypot_field, $challenge, $created_at, $updated_at)`,
+           $allowed_origins, $honeypot_field, $challenge, $autoresponse_enabled, $autoresponse_subject, $autoresponse_text, $double_opt_in,
+           $confirm_redirect_url, $created_at, $updated_at)`,
       ).run(bind(f));
     },
     /**
      * Writes the editable fields; counters belong to the submissions that maintain them. The
-     * exception is a change of type (`recountJoiners`): the submit path keeps joiners for waitlists
-     * only, so a form that becomes one has its distinct joiners counted from the submissions it
-     * already has (one read of them, in the update's transaction), and one that stops being one
-     * drops them.
+     * exception is a change of type or of double opt-in (`recountJoiners`): the submit path keeps
+     * joiners for waitlists only, so a form that becomes one has its distinct joiners counted from
+     * the submissions it already has (one read of them, in the update's transaction), and one that
+     * stops being one drops them. With double opt-in, only joiners who confirmed count.
      */
     updateForm(f: Form, opts: { recountJoiners: boolean }): void {
       const { owner_id: _, created_at: __, ...fields } = bind(f);
@@ -83,7 +98,9 @@ export function createFormsRepo(db: Database) {
         db.query(
           `UPDATE forms SET name = $name, description = $description, form_type = $form_type, email_enabled = $email_enabled,
              developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled,
-             allowed_origins = $allowed_origins, honeypot_field = $honeypot_field, challenge = $challenge, updated_at = $updated_at
+             allowed_origins = $allowed_origins, honeypot_field = $honeypot_field, challenge = $challenge,
+             autoresponse_enabled = $autoresponse_enabled, autoresponse_subject = $autoresponse_subject, autoresponse_text = $autoresponse_text,
+             double_opt_in = $double_opt_in, confirm_redirect_url = $confirm_redirect_url, updated_at = $updated_at
            WHERE id = $id`,
         ).run(fields);
         if (!opts.recountJoiners) return;
@@ -91,10 +108,17 @@ export function createFormsRepo(db: Database) {
         if (f.formType !== "waitlist") return void db.query("UPDATE forms SET users_joined_count = 0 WHERE id = ?").run(f.id);
         db.query("INSERT INTO waitlist_joiners (form_id, email) SELECT DISTINCT form_id, email FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL").run(f.id);
         db.query(
-          `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners WHERE form_id = ?1)
-             + (SELECT count(*) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NULL) WHERE id = ?1`,
+          f.doubleOptIn
+            ? `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners j JOIN waitlist_confirmations c ON c.form_id = j.form_id AND c.email = j.email
+                 WHERE j.form_id = ?1 AND c.confirmed_at IS NOT NULL) WHERE id = ?1`
+            : `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners WHERE form_id = ?1)
+                 + (SELECT count(*) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NULL) WHERE id = ?1`,
         ).run(f.id);
       }).immediate();
+    },
+    /** Whether any form asks its joiners to confirm (so the server must know its public URL). */
+    anyDoubleOptIn(): boolean {
+      return db.query<{ one: number }, []>("SELECT 1 AS one FROM forms WHERE double_opt_in = 1 LIMIT 1").get() !== null;
     },
     deleteForm(id: string): void {
       db.query("DELETE FROM forms WHERE id = ?").run(id);

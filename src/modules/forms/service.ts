@@ -8,7 +8,8 @@ import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
 import { parseOriginSetting } from "../../lib/origin";
 import type { Principal } from "../../lib/principal";
-import { CHALLENGES, FORM_TYPES, usersJoined, type Challenge, type Form, type FormType } from "./model";
+import { checkTemplate } from "../../lib/template";
+import { CHALLENGES, FORM_TYPES, usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
 import type { FormsRepo } from "./repo";
 
 /** What an operator may set on a form. */
@@ -23,6 +24,11 @@ export interface FormInput {
   /** null turns the honeypot off. */
   honeypotField?: string | null;
   challenge?: string;
+  /** Subject or text given alone turn the autoresponse on; `enabled: false` turns it off and keeps the templates. */
+  autoresponse?: Partial<Autoresponse>;
+  doubleOptIn?: boolean;
+  /** null sends confirmed joiners to formsvc's own page again. */
+  confirmRedirectUrl?: string | null;
 }
 
 type CheckedInput = Omit<FormInput, "formType" | "challenge"> & { formType?: FormType; challenge?: Challenge };
@@ -50,8 +56,43 @@ function checked(input: FormInput): CheckedInput {
   if (input.formType !== undefined && !(FORM_TYPES as readonly string[]).includes(input.formType)) {
     problems.push(`type must be one of ${FORM_TYPES.join(", ")}`);
   }
+  const auto = input.autoresponse;
+  if (auto?.subject !== undefined && auto.subject.length > 200) problems.push("the autoresponse subject must be at most 200 characters");
+  if (auto?.text !== undefined && auto.text.length > 10_000) problems.push("the autoresponse text must be at most 10,000 characters");
+  for (const [what, template] of [["subject", auto?.subject], ["text", auto?.text]] as const) {
+    if (template === undefined) continue;
+    try {
+      checkTemplate(template);
+    } catch (e) {
+      problems.push(`the autoresponse ${what} is not a valid template: ${(e as Error).message}`);
+    }
+  }
+  const redirect = input.confirmRedirectUrl;
+  if (typeof redirect === "string" && (redirect.length > 2048 || !/^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i.test(redirect) || !URL.canParse(redirect))) {
+    problems.push("the confirm redirect URL must be an absolute http(s) URL of at most 2,048 characters");
+  }
   if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
   return { ...input, name: input.name?.trim(), allowedOrigins } as CheckedInput;
+}
+
+/** The form with the outbound settings of `input` merged in, refused when they do not fit together. */
+function withOutbound(form: Form, input: CheckedInput): Form {
+  const given = Object.fromEntries(Object.entries(input.autoresponse ?? {}).filter(([, v]) => v !== undefined)) as Partial<Autoresponse>;
+  const autoresponse = { ...form.autoresponse, ...given };
+  if (given.enabled === undefined && (given.subject !== undefined || given.text !== undefined)) autoresponse.enabled = true;
+  const merged: Form = {
+    ...form,
+    autoresponse,
+    doubleOptIn: input.doubleOptIn ?? form.doubleOptIn,
+    confirmRedirectUrl: input.confirmRedirectUrl === undefined ? form.confirmRedirectUrl : input.confirmRedirectUrl,
+  };
+  const problems: string[] = [];
+  if (autoresponse.enabled && (autoresponse.subject.trim() === "" || autoresponse.text.trim() === "")) {
+    problems.push("an autoresponse needs a subject and a text (--autoresponse-subject and --autoresponse-text)");
+  }
+  if (merged.doubleOptIn && merged.formType !== "waitlist") problems.push("double opt-in is for waitlist forms (turn it off first with --no-double-opt-in to change the type)");
+  if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
+  return merged;
 }
 
 const CACHE_LIMIT = 10_000;
@@ -111,22 +152,28 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
         allowedOrigins: valid.allowedOrigins ?? [],
         honeypotField: valid.honeypotField === undefined ? "_gotcha" : valid.honeypotField,
         challenge: valid.challenge ?? "none",
+        autoresponse: { enabled: false, subject: "", text: "" },
+        doubleOptIn: false,
+        confirmRedirectUrl: null,
         submissionCount: 0,
         usersJoinedCount: 0,
         createdAt: now,
         updatedAt: now,
       };
-      repo.insertForm(form);
-      return form;
+      const complete = withOutbound(form, valid);
+      repo.insertForm(complete);
+      return complete;
     },
 
     /** Changes only the fields given. */
     updateForm(id: string, patch: FormInput): Form {
       const valid = checked(patch);
       const form = requireForm(id);
-      const defined = Object.fromEntries(Object.entries(valid).filter(([, v]) => v !== undefined));
-      const updated: Form = { ...form, ...defined, updatedAt: isoTime(clock.now()) };
-      repo.updateForm(updated, { recountJoiners: updated.formType !== form.formType });
+      const { autoresponse: _a, doubleOptIn: _d, confirmRedirectUrl: _c, ...rest } = valid;
+      const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+      const updated = withOutbound({ ...form, ...defined, updatedAt: isoTime(clock.now()) }, valid);
+      const recountJoiners = updated.formType !== form.formType || (updated.formType === "waitlist" && updated.doubleOptIn !== form.doubleOptIn);
+      repo.updateForm(updated, { recountJoiners });
       cache.delete(id);
       return requireForm(id);
     },

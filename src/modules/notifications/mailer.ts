@@ -1,5 +1,7 @@
 import type * as Nodemailer from "nodemailer";
+import type { Channel, Failure } from "./channel";
 import type { MailMessage } from "./message";
+import type { ClaimedRow } from "./repo";
 
 /** Sends mail; the one seam between the outbox and the outside world. */
 export interface Mailer {
@@ -24,7 +26,7 @@ export function createSmtpMailer(url: URL, from: string): Mailer {
   });
   return {
     async send(m) {
-      const info = await transport.sendMail({ from, to: m.to, replyTo: m.replyTo, subject: m.subject, text: m.text, html: m.html });
+      const info = await transport.sendMail({ from, to: m.to, replyTo: m.replyTo, subject: m.subject, text: m.text, html: m.html, headers: m.headers });
       return { response: String(info.response ?? "") };
     },
     close: () => transport.close(),
@@ -50,4 +52,30 @@ export function describeMailError(e: unknown): string {
     default:
       return err.responseCode ? `the SMTP server answered ${err.responseCode}: ${base}` : base;
   }
+}
+
+/**
+ * A kind of mail as an outbox channel: `render` turns a row into its message, the mailer sends it.
+ * Waits (not ready) while SMTP is not configured, or while `ready` says so.
+ */
+export function mailChannel(
+  mailer: Mailer | null,
+  render: (row: ClaimedRow) => MailMessage,
+  retryIn: (row: ClaimedRow, failure: Failure, now: number) => number | null,
+  ready: () => boolean = () => true,
+): Channel {
+  return {
+    transport: "smtp",
+    ready: () => mailer !== null && ready(),
+    async attempt(row) {
+      const message = render(row);
+      try {
+        const { response } = await mailer!.send(message);
+        return { ok: true, statusCode: Number(/^\d{3}/.exec(response)?.[0]) || null };
+      } catch (e) {
+        return { ok: false, statusCode: (e as { responseCode?: number }).responseCode ?? null, error: describeMailError(e) };
+      }
+    },
+    retryIn,
+  };
 }

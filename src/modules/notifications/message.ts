@@ -1,3 +1,4 @@
+import { display, escapeHtml } from "../../lib/template";
 import type { OutboxRow } from "./repo";
 
 export interface MailMessage {
@@ -6,20 +7,17 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Extra header lines, e.g. Auto-Submitted. */
+  headers?: Record<string, string>;
 }
 
-const escapeHtml = (s: string) =>
-  s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
-
 // Anything that reaches a header loses control characters: a form name cannot start a new header.
-const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
-
-const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+export const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
 
 /** The owner's notification for one queued submission: every field, in a text and an HTML part. */
 export function renderNotification(row: OutboxRow): MailMessage {
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & { _meta?: Record<string, unknown> };
-  const entries = Object.entries(fields).map(([k, v]) => [k, show(v)] as const);
+  const entries = Object.entries(fields).map(([k, v]) => [k, display(v)] as const);
   const summary: [string, string][] = meta
     ? [
         ["browser", [meta.browser, meta.browserVersion].filter(Boolean).join(" ") || "unknown"],
@@ -41,7 +39,7 @@ export function renderNotification(row: OutboxRow): MailMessage {
   const html = [
     `<!doctype html><html><body style="font-family:sans-serif">`,
     `<h2>${escapeHtml(title)}</h2>`,
-    `<p>Received ${escapeHtml(row.submitted_at)} (submission ${escapeHtml(row.submission_id)})</p>`,
+    `<p>Received ${escapeHtml(row.submitted_at)} (submission ${escapeHtml(row.submission_id ?? "")})</p>`,
     `<table cellpadding="4">${rows.join("") || "<tr><td>(no fields)</td></tr>"}</table>`,
     `<p style="color:#666">${summary.map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" &middot; ")}</p>`,
     `</body></html>`,

@@ -1,17 +1,24 @@
+import { isoTime, type Clock } from "../../lib/clock";
 import type { NewSubmission } from "../submissions/model";
 import type { OutboxRepo } from "./repo";
 
 /** An inbox submission to a form whose owner asked to be emailed about each one (spam never is). */
 export const wantsNotification = (s: NewSubmission) => s.status === "inbox" && s.form.emailEnabled && s.form.developerNotifications;
 
-/** The submit pipeline's writer of owner notifications: one outbox row per submission that asks for an email, inside the batch's transaction. */
-export const queueNotifications = (repo: OutboxRepo) => (batch: NewSubmission[]): void => {
+/**
+ * The submit pipeline's writer of owner notifications: one outbox row per submission that asks for
+ * an email, inside the batch's transaction. A row is queued (and its retry horizon starts) now,
+ * also for a submission moved out of spam long after it arrived.
+ */
+export const queueNotifications = (repo: OutboxRepo, clock: Clock) => (batch: NewSubmission[]): void => {
   const owners = new Map<string, string | null>();
+  let now: string | undefined;
   for (const s of batch) {
     if (!wantsNotification(s)) continue;
     if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, repo.ownerEmail(s.form.ownerId));
     const recipient = owners.get(s.form.ownerId);
     if (!recipient) continue;
-    repo.insertNotification({ formId: s.form.id, submissionId: s.id, recipient, replyTo: s.email, formName: s.form.name, data: s.json, submittedAt: s.createdAt });
+    now ??= isoTime(clock.now());
+    repo.insert({ kind: "notification", formId: s.form.id, submissionId: s.id, recipient, replyTo: s.email, formName: s.form.name, data: s.json, submittedAt: s.createdAt, createdAt: now });
   }
 };

@@ -2,95 +2,183 @@ import { isDatabaseBusy, retryWhileBusy } from "../../db/busy";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
-import type { NewSubmission } from "../submissions/model";
-import { describeMailError, type Mailer } from "./mailer";
-import { renderNotification } from "./message";
-import { wantsNotification } from "./queue";
-import type { OutboxRepo, OutboxRow, OutboxStatus } from "./repo";
+import type { AttemptOutcome, Channel, TransportName } from "./channel";
+import { OUTBOX_KINDS, type AttemptRecord, type ClaimedRow, type NextStep, type OutboxKind, type OutboxRepo, type OutboxStatus } from "./repo";
 
-export interface NotificationsDeps {
+export interface OutboxDeps {
   repo: OutboxRepo;
-  /** null while FORMSVC_SMTP_URL is unset: notifications queue up and wait. */
-  mailer: Mailer | null;
+  /** How each kind of row goes out. */
+  channels: Record<OutboxKind, Channel>;
   clock: Clock;
   log: Logger;
-  retryBaseSeconds: number;
-  retryHours: number;
+  /** What cannot go out yet (no SMTP, no public URL for the forms that need one), said once at start. */
+  notReady?: () => string[];
 }
 
-const CLAIM_BATCH = 10;
+// Rows in flight at once per transport: SMTP shares a pool of two connections; webhook receivers
+// are many and slow ones (10 s timeouts) must not hold up the rest, nor mail.
+const IN_FLIGHT: Record<TransportName, number> = { smtp: 4, http: 32 };
+// Rows claimed at once (a transaction, so an fsync, per claim): more than fit in flight, so a busy
+// drain claims once per many deliveries. Rows claimed and not started yet are released at a stop.
+const CLAIM: Record<TransportName, number> = { smtp: 8, http: 128 };
 // A sent message must be marked sent, or the next start sends it again: worth a long wait for the lock.
 const MARK_WAIT_MS = 60_000;
-// Backoff doubles from the base up to this cap, so a day-long outage is retried about hourly.
-const MAX_DELAY_MS = 60 * 60 * 1000;
+const TRANSPORTS: TransportName[] = ["smtp", "http"];
+// A restart is when an operator has fixed the mail settings: mail is tried at once. Webhooks keep
+// their schedule, so a restart does not send every receiver its whole backlog at the same moment.
+const DUE_AT_START: OutboxKind[] = ["notification", "autoresponse", "confirmation"];
+
+export type DeliveryOutcome = "sent" | "retry" | "failed";
 
 /**
- * Owner notifications through a durable outbox: queued in the submission's own transaction,
- * sent in the background, retried with exponential backoff, never sent twice once marked sent.
+ * The outbox: every message formsvc sends (owner notifications, autoresponses, confirmation
+ * emails, webhooks) is a row queued in the transaction of what caused it, claimed before it is
+ * sent, sent in the background through its kind's channel, kept with each attempt (time, status
+ * code or error, duration), retried on its kind's schedule, and never sent again once marked sent.
  * A process killed in the middle of a send leaves that one row `sending`; it is released at the
- * next start and may be sent a second time (at-least-once for that single message).
+ * next start and may be sent a second time (at-least-once for that single message; webhook
+ * receivers recognise it by its `webhook-id`).
  */
-export function createNotificationsService({ repo, mailer, clock, log, retryBaseSeconds, retryHours }: NotificationsDeps) {
+export function createOutboxService({ repo, channels, clock, log, notReady = () => [] }: OutboxDeps) {
   let draining: Promise<void> | null = null;
-  let again = false;
   let stopped = false;
-  // Only `serve` sends (it calls start): a command line that queues a notification leaves it to the server.
+  // Only `serve` sends (it calls start): a command line that queues a message leaves it to the server.
   let started = false;
   let wakeUp: ReturnType<typeof setTimeout> | undefined;
+  let poke: (() => void) | null = null;
+  let poked = false;
+  let seenInserts = repo.inserted;
+  const inFlight: Record<TransportName, number> = { smtp: 0, http: 0 };
+  const outcomes = new Map<string, number>();
+
+  // Attempts that end in the same event-loop turn are recorded in one transaction: one fsync for all,
+  // instead of one per delivery, which would cap the drain at the disk's commits per second.
+  let marks: { id: number; attempt: AttemptRecord; next: NextStep; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  const flushMarks = async () => {
+    const batch = marks;
+    marks = [];
+    try {
+      await retryWhileBusy(() => repo.finishMany(batch), MARK_WAIT_MS);
+      for (const m of batch) m.resolve();
+    } catch (e) {
+      for (const m of batch) m.reject(e);
+    }
+  };
+  const record = (id: number, attempt: AttemptRecord, next: NextStep) =>
+    new Promise<void>((resolve, reject) => {
+      if (marks.push({ id, attempt, next, resolve, reject }) === 1) setImmediate(flushMarks);
+    });
+
+  const readyKinds = (transport?: TransportName) => OUTBOX_KINDS.filter((k) => channels[k].ready() && (transport === undefined || channels[k].transport === transport));
 
   /** Sleeps until the earliest retry falls due (but at least `minMs`), so the backoff is kept to the moment. */
   function scheduleNextRetry(minMs = 0): void {
     clearTimeout(wakeUp);
-    const next = repo.nextDue();
-    if (!next || stopped) return;
+    if (stopped) return;
+    const next = repo.nextDue(readyKinds());
+    if (!next) return;
     wakeUp = setTimeout(() => void drain(), Math.max(minMs, Date.parse(next) - clock.now()));
     wakeUp.unref?.();
   }
 
-  async function deliver(row: OutboxRow): Promise<void> {
-    let error: string | null = null;
+  function count(transport: TransportName, kind: OutboxKind, outcome: DeliveryOutcome): void {
+    const key = `${transport}\t${kind}\t${outcome}`;
+    outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+  }
+
+  /** One attempt at a row through its channel, timed; never throws (a thrown error is the attempt's error). */
+  async function attemptRow(row: ClaimedRow): Promise<{ outcome: AttemptOutcome; attempt: AttemptRecord }> {
+    const at = isoTime(clock.now());
+    const t0 = performance.now();
+    let outcome: AttemptOutcome;
     try {
-      await mailer!.send(renderNotification(row));
+      outcome = await channels[row.kind].attempt(row);
     } catch (e) {
-      error = describeMailError(e);
+      outcome = { ok: false, statusCode: null, error: e instanceof Error ? e.message : String(e) };
     }
-    if (error === null) return void (await retryWhileBusy(() => repo.markSent(row.id, isoTime(clock.now())), MARK_WAIT_MS));
+    return { outcome, attempt: { at, statusCode: outcome.statusCode, error: outcome.ok ? null : outcome.error, durationMs: Math.round((performance.now() - t0) * 10) / 10 } };
+  }
+
+  /** One attempt at a row; `answered` is told as soon as the attempt is over, before it is recorded (its slot is free then). */
+  async function deliver(row: ClaimedRow, answered: () => void): Promise<void> {
+    const channel = channels[row.kind];
+    const { outcome, attempt } = await attemptRow(row);
+    answered();
+    if (outcome.ok) {
+      count(channel.transport, row.kind, "sent");
+      return record(row.id, attempt, { status: "sent" });
+    }
     const now = clock.now();
-    const delay = Math.min(MAX_DELAY_MS, retryBaseSeconds * 1000 * 2 ** row.attempts);
-    if (now - Date.parse(row.queued_at) >= retryHours * 3_600_000) {
-      await retryWhileBusy(() => repo.markFailed(row.id, error), MARK_WAIT_MS);
-      log.warn("notification failed for good", { outboxId: row.id, attempts: row.attempts + 1, error });
-    } else {
-      await retryWhileBusy(() => repo.markRetry(row.id, isoTime(now + delay), error), MARK_WAIT_MS);
-      log.info("notification will be retried", { outboxId: row.id, attempts: row.attempts + 1, inSeconds: delay / 1000, error });
-    }
+    const delay = outcome.final ? null : channel.retryIn(row, outcome, now);
+    const next = delay === null ? ({ status: "failed" } as const) : ({ status: "pending", nextAttemptAt: isoTime(now + delay) } as const);
+    count(channel.transport, row.kind, delay === null ? "failed" : "retry");
+    await record(row.id, attempt, next);
+    // One line per failed attempt: which row, where, what happened. Never a recipient, a URL's path or a payload.
+    log.warn("delivery attempt failed", {
+      outboxId: row.id,
+      kind: row.kind,
+      transport: channel.transport,
+      ...(row.webhook_id ? { webhookId: row.webhook_id, host: safeHost(row.webhook_url) } : {}),
+      attempt: row.attempts + 1,
+      status: outcome.statusCode,
+      error: outcome.error,
+      ...(delay === null ? { final: true } : { retryInSeconds: Math.round(delay / 100) / 10 }),
+    });
   }
 
   async function drainLoop(): Promise<void> {
-    do {
-      again = false;
-      for (;;) {
-        if (stopped) return;
-        let rows;
-        try {
-          rows = repo.claimDue(isoTime(clock.now()), CLAIM_BATCH);
-        } catch (e) {
-          // Another process holds the write lock: try again in a second.
-          if (!isDatabaseBusy(e)) throw e;
-          return scheduleNextRetry(1000);
+    const running = new Set<Promise<void>>();
+    const claimed: Record<TransportName, ClaimedRow[]> = { smtp: [], http: [] };
+    let busy = false;
+    for (;;) {
+      poked = false;
+      if (!stopped) {
+        for (const transport of TRANSPORTS) {
+          if (inFlight[transport] >= IN_FLIGHT[transport]) continue;
+          if (claimed[transport].length === 0 && !busy) {
+            try {
+              claimed[transport] = repo.claimDue(readyKinds(transport), isoTime(clock.now()), CLAIM[transport]);
+            } catch (e) {
+              // Another process holds the write lock: send what is claimed, then look again in a second.
+              if (!isDatabaseBusy(e)) throw e;
+              busy = true;
+            }
+          }
+          while (inFlight[transport] < IN_FLIGHT[transport] && claimed[transport].length) {
+            const row = claimed[transport].shift()!;
+            inFlight[transport] += 1;
+            const answered = () => {
+              inFlight[transport] -= 1;
+              poke?.();
+            };
+            // Running until its attempt is recorded: a stop waits for that too.
+            const sending: Promise<void> = deliver(row, answered)
+              .catch((e) => log.error("delivery failed to record", { outboxId: row.id, error: e instanceof Error ? e.message : String(e) }))
+              .finally(() => running.delete(sending));
+            running.add(sending);
+          }
         }
-        if (rows.length === 0) break;
-        await Promise.all(rows.map(deliver));
       }
-    } while (again && !stopped);
-    scheduleNextRetry();
+      if (stopped) {
+        const unsent = [...claimed.smtp, ...claimed.http].map((r) => r.id);
+        claimed.smtp = [];
+        claimed.http = [];
+        if (unsent.length) await retryWhileBusy(() => repo.release(unsent), MARK_WAIT_MS);
+      }
+      if (running.size === 0) break;
+      // Until a send finishes (a slot frees) or something new is queued.
+      if (!poked) await Promise.race([...running, new Promise<void>((r) => (poke = r))]);
+      poke = null;
+    }
+    scheduleNextRetry(busy ? 1000 : 0);
   }
 
-  /** Sends every due notification; one drain at a time (a call during a drain makes it go round again). */
+  /** Sends every due row; one drain at a time (a call during a drain makes it look for new rows at once). */
   function drain(): Promise<void> {
-    if (!mailer || stopped || !started) return Promise.resolve();
+    if (stopped || !started) return Promise.resolve();
     if (draining) {
-      again = true;
+      poked = true;
+      poke?.();
       return draining;
     }
     draining = drainLoop()
@@ -102,36 +190,52 @@ export function createNotificationsService({ repo, mailer, clock, log, retryBase
   }
 
   return {
-    /** After a commit: mail out what it queued now rather than at the next scheduled drain. */
-    afterCommit(batch: NewSubmission[]): void {
-      if (batch.some(wantsNotification)) setTimeout(drain, 0);
+    /** After a commit: send what it queued now rather than at the next scheduled drain. */
+    afterCommit(): void {
+      if (repo.inserted === seenInserts) return;
+      seenInserts = repo.inserted;
+      setTimeout(drain, 0);
     },
 
     drain,
 
-    /** At start-up: release rows a dead process left mid-send, say if mail is off, and send what is due. */
+    /** At start-up: release rows a dead process left mid-send, say what cannot go out yet, and send what is due. */
     start(): void {
       started = true;
       const released = repo.releaseStale();
-      if (released) log.warn("released notifications left mid-send by a previous run", { count: released });
-      repo.makePendingDue(isoTime(clock.now()));
-      if (!mailer) log.warn("FORMSVC_SMTP_URL is not set: owner notifications are queued and will be sent once it is");
+      if (released) log.warn("released outbox rows left mid-send by a previous run", { count: released });
+      repo.makePendingDue(DUE_AT_START, isoTime(clock.now()));
+      for (const warning of notReady()) log.warn(warning);
       void drain();
     },
 
-    /** Stops draining and waits for sends in progress, so nothing is left half-sent. */
+    /** Stops claiming and waits for sends in progress, so nothing is left half-sent. */
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(wakeUp);
+      poke?.();
       await draining;
-      mailer?.close();
     },
 
-    list(status: OutboxStatus | null, limit = 100) {
-      return repo.list(status, limit);
+    /** Sends a row the caller has claimed, once, now, and records the attempt: sent, or failed without retries (a webhook's test event). */
+    async sendOnce(row: ClaimedRow): Promise<boolean> {
+      const { outcome, attempt } = await attemptRow(row);
+      await record(row.id, attempt, { status: outcome.ok ? "sent" : "failed" });
+      return outcome.ok;
     },
 
-    /** Queues failed notifications again: one by id, or all. */
+    list(status: OutboxStatus | null, limit = 100, kind: OutboxKind | null = null) {
+      return repo.list(status, limit, kind);
+    },
+
+    /** One row with every attempt it has had. */
+    show(id: number) {
+      const row = repo.findById(id);
+      if (!row) throw new AppError("NOT_FOUND", `no outbox row with id ${id}`);
+      return { row, attempts: repo.attemptsOf(id) };
+    },
+
+    /** Queues failed rows again: one by id, or all. */
     retry(id: number | null): number {
       if (id !== null) {
         const row = repo.findById(id);
@@ -141,8 +245,36 @@ export function createNotificationsService({ repo, mailer, clock, log, retryBase
       return repo.requeue(id, isoTime(clock.now()));
     },
 
+    /** Rows not yet sent, by kind, and when the longest-waiting one fell due. */
     counts: () => repo.counts(),
+    oldestDue: () => repo.oldestDue(),
+
+    /** Attempts by transport, kind and outcome since start (for /metrics). */
+    outcomes(): { transport: TransportName; kind: OutboxKind; outcome: DeliveryOutcome; value: number }[] {
+      return [...outcomes].map(([key, value]) => {
+        const [transport, kind, outcome] = key.split("\t") as [TransportName, OutboxKind, DeliveryOutcome];
+        return { transport, kind, outcome, value };
+      });
+    },
+
+    /** Forgets autoresponse throttle entries older than `windowMs`. */
+    forgetAutoresponsesBefore(windowMs: number): number {
+      return repo.deleteAutoresponseSlotsBefore(isoTime(clock.now() - windowMs));
+    },
+
+    /** Deletes sent and failed rows older than `maxAgeMs`. */
+    deleteOldRows(maxAgeMs: number): number {
+      return repo.deleteOldOutboxRows(isoTime(clock.now() - maxAgeMs));
+    },
   };
 }
 
-export type NotificationsService = ReturnType<typeof createNotificationsService>;
+export type OutboxService = ReturnType<typeof createOutboxService>;
+
+const safeHost = (url: string | null) => {
+  try {
+    return url ? new URL(url).host : null;
+  } catch {
+    return null;
+  }
+};

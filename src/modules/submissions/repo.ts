@@ -17,7 +17,13 @@ const SELECT = "SELECT id, form_id, data, email, created_at FROM submissions WHE
 
 export function createSubmissionsRepo(db: Database) {
   const insert = db.prepare("INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES (?, ?, ?, ?, ?, ?)");
-  const formType = db.prepare<{ form_type: string }, [string]>("SELECT form_type FROM forms WHERE id = ?");
+  const formType = db.prepare<{ form_type: string; double_opt_in: number }, [string]>("SELECT form_type, double_opt_in FROM forms WHERE id = ?");
+  const confirmed = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM waitlist_confirmations WHERE form_id = ? AND email = ? AND confirmed_at IS NOT NULL");
+  /** How a form counts joiners, as committed: not at all, every distinct joiner, or (double opt-in) confirmed ones only. */
+  const joinerRule = (formId: string): "none" | "all" | "confirmed" => {
+    const f = formType.get(formId);
+    return f?.form_type !== "waitlist" ? "none" : f.double_opt_in === 1 ? "confirmed" : "all";
+  };
   const addJoiner = db.prepare("INSERT OR IGNORE INTO waitlist_joiners (form_id, email) VALUES (?, ?)");
   const bumpCounters = db.prepare("UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?");
   const setStatus = db.prepare("UPDATE submissions SET status = ? WHERE id = ?");
@@ -46,28 +52,34 @@ export function createSubmissionsRepo(db: Database) {
      * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for
      * waitlists, distinct joiners. `count` takes a batch's inbox submissions in; `uncount` takes
      * submissions that have left the inbox (their status already changed) out again: a joiner
-     * leaves only with the last inbox submission of their email.
+     * leaves only with the last inbox submission of their email. With double opt-in a joiner
+     * counts only while their address is confirmed (confirmations/repo.ts counts them in when
+     * they confirm), and a submission without an email never does.
      */
     counters: {
       count(batch: NewSubmission[]): void {
-        const counts = new Map<string, { waitlist: boolean; submissions: number; joiners: number }>();
+        const counts = new Map<string, { rule: "none" | "all" | "confirmed"; submissions: number; joiners: number }>();
         for (const s of batch) {
           if (s.status !== "inbox") continue;
           let c = counts.get(s.form.id);
-          // The type as committed, not as cached: a form made a waitlist by another process counts from its next batch.
-          if (!c) counts.set(s.form.id, (c = { waitlist: formType.get(s.form.id)?.form_type === "waitlist", submissions: 0, joiners: 0 }));
+          // The settings as committed, not as cached: a form made a waitlist by another process counts from its next batch.
+          if (!c) counts.set(s.form.id, (c = { rule: joinerRule(s.form.id), submissions: 0, joiners: 0 }));
           c.submissions += 1;
+          if (c.rule === "none") continue;
           // A new joiner: no email (each counts once), or an email this waitlist has not had before.
-          if (c.waitlist && (s.email === null || addJoiner.run(s.form.id, s.email).changes === 1)) c.joiners += 1;
+          const added = s.email !== null && addJoiner.run(s.form.id, s.email).changes === 1;
+          if (c.rule === "all" ? s.email === null || added : added && confirmed.get(s.form.id, s.email!)) c.joiners += 1;
         }
         for (const [formId, c] of counts) bumpCounters.run(c.submissions, c.joiners, formId);
       },
       uncount(batch: NewSubmission[]): void {
         for (const s of batch) {
-          const waitlist = formType.get(s.form.id)?.form_type === "waitlist";
+          const rule = joinerRule(s.form.id);
           let joiners = 0;
-          if (waitlist && s.email === null) joiners = 1;
-          else if (waitlist && s.email !== null && !otherInboxWithEmail.get(s.form.id, s.email) && removeJoiner.run(s.form.id, s.email).changes === 1) joiners = 1;
+          if (rule === "all" && s.email === null) joiners = 1;
+          else if (rule !== "none" && s.email !== null && !otherInboxWithEmail.get(s.form.id, s.email) && removeJoiner.run(s.form.id, s.email).changes === 1) {
+            joiners = rule === "all" || confirmed.get(s.form.id, s.email) ? 1 : 0;
+          }
           bumpCounters.run(-1, -joiners, s.form.id);
         }
       },

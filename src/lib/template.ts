@@ -1,0 +1,44 @@
+import type MustacheModule from "mustache";
+
+/** HTML-escapes text for an element's content or an attribute value. */
+export const escapeHtml = (s: string) =>
+  s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+
+/** A value as a person reads it: text as it is, anything else as JSON. */
+export const display = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : JSON.stringify(v));
+
+type Lookup = { lookup(name: string): unknown };
+
+/**
+ * A Mustache writer whose every piece goes through `escape`: the template's own text (`text`) and
+ * the values, `{{x}}` and `{{{x}}}` / `{{&x}}` alike, so no placeholder can opt out of escaping.
+ */
+function writer(escapeText: (s: string) => string, escapeValue: (s: string) => string): MustacheModule.Writer {
+  // Loaded on first use: a server whose forms have no autoresponse never pays for it.
+  const Mustache = require("mustache") as typeof MustacheModule;
+  const w = new Mustache.Writer();
+  const value = (token: string[], context: Lookup) => {
+    const v = context.lookup(token[1]!);
+    return v == null ? undefined : escapeValue(display(v));
+  };
+  Object.assign(w, {
+    rawValue: (token: string[]) => escapeText(token[1]!),
+    escapedValue: value,
+    unescapedValue: value,
+  });
+  return w;
+}
+
+let writers: { plain: MustacheModule.Writer; html: MustacheModule.Writer } | undefined;
+const use = () => (writers ??= { plain: writer((s) => s, (s) => s), html: writer(escapeHtml, escapeHtml) });
+
+/** Throws with Mustache's message when `template` does not parse (an unclosed tag or section). */
+export function checkTemplate(template: string): void {
+  use().plain.parse(template);
+}
+
+/** `{{field}}` placeholders filled from `view` as plain text: no escaping (a text part, a subject). */
+export const renderText = (template: string, view: Record<string, unknown>) => use().plain.render(template, view, {});
+
+/** The same template as HTML: its own text and every value HTML-escaped, whatever the placeholder's form. */
+export const renderHtml = (template: string, view: Record<string, unknown>) => use().html.render(template, view, {});

@@ -1,0 +1,41 @@
+import { isoTime, type Clock } from "../../lib/clock";
+import type { OutboxRepo } from "../notifications/repo";
+import type { NewSubmission } from "../submissions/model";
+import type { ConfirmationsRepo } from "./repo";
+import { CONFIRMATION_TTL_MS, hashConfirmationToken, newConfirmationToken } from "./token";
+
+/**
+ * The submit pipeline's writer of confirmation emails (double opt-in), inside the batch's
+ * transaction: an inbox submission to a waitlist that asks for confirmation, from an address that
+ * has no confirmation yet (or only an expired one), gets a new token and one email with its link.
+ * The token rides in the outbox row until its email is sent; only its hash is kept after that.
+ * Sent whether or not the form's email switch is on: the joiner cannot count without it.
+ */
+export const queueConfirmations = (repo: ConfirmationsRepo, outbox: OutboxRepo, clock: Clock) => (batch: NewSubmission[]): void => {
+  let forms: Map<string, boolean> | undefined;
+  let now: number | undefined;
+  for (const s of batch) {
+    if (s.status !== "inbox" || s.email === null) continue;
+    // The settings as committed, once per form and batch, as the joiners' tally reads them.
+    forms ??= new Map();
+    let wants = forms.get(s.form.id);
+    if (wants === undefined) forms.set(s.form.id, (wants = repo.wantsConfirmation(s.form.id)));
+    if (!wants) continue;
+    now ??= clock.now();
+    const at = isoTime(now);
+    if (!repo.needsConfirmation(s.form.id, s.email, at)) continue;
+    const token = newConfirmationToken();
+    repo.issue(s.form.id, s.email, hashConfirmationToken(token), at, isoTime(now + CONFIRMATION_TTL_MS));
+    outbox.insert({
+      kind: "confirmation",
+      formId: s.form.id,
+      submissionId: s.id,
+      recipient: s.email,
+      formName: s.form.name,
+      data: "{}",
+      payload: JSON.stringify({ token }),
+      submittedAt: s.createdAt,
+      createdAt: at,
+    });
+  }
+};

@@ -1,0 +1,56 @@
+import { isoTime, type Clock } from "../../lib/clock";
+import { renderHtml, renderText } from "../../lib/template";
+import type { NewSubmission } from "../submissions/model";
+import { oneLine, type MailMessage } from "./message";
+import type { OutboxRepo, OutboxRow } from "./repo";
+
+/** At most one autoresponse per address and form in this window. */
+export const AUTORESPONSE_WINDOW_MS = 60 * 60 * 1000;
+
+/** An inbox submission with an address, to a form whose email switch and autoresponse are on. */
+const wantsAutoresponse = (s: NewSubmission) => s.status === "inbox" && s.email !== null && s.form.emailEnabled && s.form.autoresponse.enabled;
+
+/**
+ * The submit pipeline's writer of autoresponses, inside the batch's transaction: one email to the
+ * submitter's extracted address, unless that address had one from this form within the hour (the
+ * throttle is taken in the same transaction, so two submissions in one batch cannot both pass).
+ * The row keeps the templates as they are now; a later edit of the form does not change it.
+ */
+export const queueAutoresponses = (repo: OutboxRepo, clock: Clock) => (batch: NewSubmission[]): void => {
+  let now: number | undefined;
+  const owners = new Map<string, string | null>();
+  for (const s of batch) {
+    if (!wantsAutoresponse(s)) continue;
+    now ??= clock.now();
+    if (!repo.takeAutoresponseSlot(s.form.id, s.email!, isoTime(now), isoTime(now - AUTORESPONSE_WINDOW_MS))) continue;
+    if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, repo.ownerEmail(s.form.ownerId));
+    repo.insert({
+      kind: "autoresponse",
+      formId: s.form.id,
+      submissionId: s.id,
+      recipient: s.email!,
+      // Replies reach the owner, not formsvc's sender address.
+      replyTo: owners.get(s.form.ownerId) ?? null,
+      formName: s.form.name,
+      data: s.json,
+      payload: JSON.stringify({ subject: s.form.autoresponse.subject, text: s.form.autoresponse.text }),
+      submittedAt: s.createdAt,
+      createdAt: isoTime(now),
+    });
+  }
+};
+
+/** The autoresponse of a queued row: its templates filled from the submission's data, escaped in the HTML part. */
+export function renderAutoresponse(row: OutboxRow): MailMessage {
+  const { subject, text } = JSON.parse(row.payload ?? "{}") as { subject: string; text: string };
+  const view = JSON.parse(row.data) as Record<string, unknown>;
+  return {
+    to: row.recipient,
+    ...(row.reply_to ? { replyTo: row.reply_to } : {}),
+    subject: oneLine(renderText(subject, view)).slice(0, 250),
+    text: renderText(text, view),
+    html: `<!doctype html><html><body style="font-family:sans-serif"><div style="white-space:pre-wrap">${renderHtml(text, view)}</div></body></html>`,
+    // RFC 3834: an automatic answer; well-behaved mail systems do not answer it in turn.
+    headers: { "Auto-Submitted": "auto-replied" },
+  };
+}

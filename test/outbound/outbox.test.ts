@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { fixedClock } from "../../src/lib/clock";
+import { OUTBOX_KEEP_MS } from "../../src/services";
+import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+
+const clock = fixedClock("2026-10-01T12:00:00.000Z");
+let s: TestServer;
+let o: ReturnType<typeof seedOwner>;
+
+beforeAll(async () => {
+  // No SMTP: notifications stay queued, so the test decides what becomes of each row.
+  s = await startTestServer({ clock, config: { rateLimit: 10_000 } });
+  o = seedOwner(s, "owner@example.com", { emailEnabled: true, developerNotifications: true });
+});
+afterAll(() => s.close());
+
+const submit = (n: number) =>
+  s.json("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data: { n } }) });
+
+describe("the outbox", () => {
+  test("deletes finished rows older than 30 days, oldest first, and keeps pending ones and newer ones", async () => {
+    for (let i = 0; i < 3; i++) await submit(i);
+    clock.advance(OUTBOX_KEEP_MS + 60_000);
+    for (let i = 3; i < 5; i++) await submit(i);
+    const ids = s.query("SELECT id FROM outbox ORDER BY id").map((r) => r.id);
+    const db = new Database(s.dbPath);
+    // Old: one sent, one failed, one still pending; new: one sent, one pending.
+    db.run("UPDATE outbox SET status = 'sent' WHERE id IN (?, ?)", [ids[0], ids[3]]);
+    db.run("UPDATE outbox SET status = 'failed' WHERE id = ?", [ids[1]]);
+    db.close();
+    expect(s.services.outbox.deleteOldRows(OUTBOX_KEEP_MS)).toBe(2);
+    expect(s.query("SELECT id, status FROM outbox ORDER BY id")).toEqual([
+      { id: ids[2], status: "pending" },
+      { id: ids[3], status: "sent" },
+      { id: ids[4], status: "pending" },
+    ]);
+  });
+
+  test("outbox list shows each row's kind and last error; outbox show its attempts", async () => {
+    const rows = cliJson(["outbox", "list", "--kind", "notification"], { db: s.dbPath });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows[0]).toMatchObject({ kind: "notification", lastError: null, lastStatus: null });
+    expect(cliJson(["outbox", "show", String(rows[0].id)], { db: s.dbPath })).toMatchObject({ id: rows[0].id, attempts: [] });
+  });
+});
