@@ -1,3 +1,6 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
 import type { Clock } from "../../src/lib/clock";
 import { seedOwner, type TestServer } from "./harness";
 
@@ -49,4 +52,58 @@ export async function seedDashboard(server: TestServer, clock: ReturnType<typeof
   }
   clock.at(null);
   return { key, formId, ownerId, waitlistId: waitlist.id, email };
+}
+
+const MAIN = join(import.meta.dir, "../../src/main.ts");
+const SCREENSHOTS = join(import.meta.dir, "../../test-artifacts/screenshots");
+
+/** A password good enough for the accounts rules (12 characters or more). */
+export const PASSWORD = "correct horse battery staple";
+
+/** `formsvc owners set-password EMAIL --password-stdin`, as an operator runs it (`command`: the CLI to run, default this checkout's). */
+export async function setPassword(db: string, email: string, password = PASSWORD, command: string[] = [process.execPath, MAIN]) {
+  const proc = Bun.spawn([...command, "owners", "set-password", email, "--password-stdin"], {
+    env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" },
+    stdin: new TextEncoder().encode(`${password}\n`),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`owners set-password exited ${code}: ${stderr}`);
+}
+
+/** Saves a full-page PNG under test-artifacts/screenshots/ (git-ignored; CI keeps the folder). */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/**
+ * Console errors and uncaught exceptions of a page, with the address each came from, so a test can
+ * allow exactly the failures it expects (the 401 of GET /auth/me before login is how the app learns
+ * that nobody is logged in; Chromium logs every 4xx answer as a console error).
+ */
+export function watchConsole(page: Page) {
+  const seen: { text: string; url: string }[] = [];
+  page.on("console", (msg) => msg.type() === "error" && seen.push({ text: msg.text(), url: msg.location().url }));
+  page.on("pageerror", (e) => seen.push({ text: `uncaught: ${e.message}`, url: "" }));
+  return {
+    /** Everything but the 401s of the given API paths (e.g. "/api/v1/auth/me"). */
+    unexpected(...allowed401: string[]) {
+      return seen
+        .filter((e) => !(/status of 401/.test(e.text) && allowed401.some((p) => new URL(e.url || "http://x/").pathname.startsWith(p))))
+        .map((e) => `${e.text} (${e.url})`);
+    },
+  };
+}
+
+/** Opens the dashboard and logs in through its form; resolves on the forms list. */
+export async function logIn(page: Page, base: string, email: string, password = PASSWORD, hash = "") {
+  await page.goto(`${base}/dashboard${hash}`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("button", { name: "Log out" }).waitFor();
 }

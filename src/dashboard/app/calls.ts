@@ -18,6 +18,11 @@ export interface ApiKey {
   kind: "secret" | "publishable";
   forms: string[] | null;
   createdAt: string;
+  /** The secret's first characters, to tell keys apart. */
+  prefix?: string;
+  /** false once revoked (a revoked key stays listed). */
+  active?: boolean;
+  lastUsedAt?: string | null;
 }
 
 export interface CreatedKey extends ApiKey {
@@ -97,7 +102,7 @@ export const keys = {
     return Array.isArray(body) ? body : body.keys;
   },
   create: (body: { name: string; kind: "secret" | "publishable"; forms: string[] | null }) =>
-    send<CreatedKey>("POST", "/keys", { name: body.name, ...(body.kind === "publishable" ? { publishable: true, kind: "publishable" } : {}), ...(body.forms ? { forms: body.forms } : {}) }),
+    send<CreatedKey>("POST", "/keys", { name: body.name, ...(body.kind === "publishable" ? { publishable: true } : {}), ...(body.forms ? { forms: body.forms } : {}) }),
   revoke: (id: string) => send<void>("DELETE", `/keys/${enc(id)}`),
 };
 

@@ -9,8 +9,10 @@ import { useLoad } from "../ui/load";
 /** The owner's API keys: list, create (the secret shown once), revoke. */
 export function KeysPage() {
   const [data, reload] = useLoad(async () => {
+    if (!offers("GET /keys")) return { list: [], forms: [] };
     const [list, formPage] = await Promise.all([keys.list(), forms.list()]);
-    return { list, forms: formPage.forms };
+    // Revoked keys stay listed by the API (for the record); here only those that still work.
+    return { list: list.filter((k) => k.active !== false), forms: formPage.forms };
   }, []);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -50,6 +52,7 @@ export function KeysPage() {
                   <th scope="col">Kind</th>
                   <th scope="col">Forms</th>
                   <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
                   <th scope="col">
                     <span class="visually-hidden">Actions</span>
                   </th>
@@ -60,13 +63,14 @@ export function KeysPage() {
                   <tr key={k.id}>
                     <td data-label="Name">
                       {k.name || <span class="muted">unnamed</span>}
-                      <code class="muted small block">{k.id}</code>
+                      <code class="muted small block">{k.prefix ? `${k.prefix}…` : k.id}</code>
                     </td>
                     <td data-label="Kind">
                       <span class={`badge badge-${k.kind}`}>{k.kind}</span>
                     </td>
                     <td data-label="Forms">{k.forms === null ? "All forms" : k.forms.map((id) => all.find((f) => f.id === id)?.name ?? id).join(", ")}</td>
                     <td data-label="Created">{formatDate(k.createdAt)}</td>
+                    <td data-label="Last used">{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span class="muted">never</span>}</td>
                     <td class="cell-actions">
                       {canRevoke && (
                         <button type="button" class="button button-danger-quiet" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name || k.id}`}>

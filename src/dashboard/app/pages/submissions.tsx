@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { offers } from "../api";
 import { submissions, type FormDetails, type Submission } from "../calls";
 import { countryName, formatDateTime, formatNumber } from "../format";
-import { href } from "../router";
+import { go, href } from "../router";
 import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 
@@ -22,6 +22,12 @@ export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; q
   const base = ["forms", form.id, "submissions"];
   const at = (c: string | undefined) => href(base, { status: folder === "spam" ? "spam" : undefined, cursor: c });
   const canExport = offers("GET /forms/{formId}/submissions/export");
+  const move = (e: MouseEvent, cursors: (string | undefined)[], to: string | undefined) => {
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; // a new tab keeps its own way
+    e.preventDefault();
+    setEarlier({ folder, cursors });
+    go(at(to));
+  };
   return (
     <section aria-labelledby="submissions-title">
       <h2 id="submissions-title" class="visually-hidden">
@@ -80,29 +86,30 @@ export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; q
                 </tbody>
               </table>
               <nav class="pager" aria-label="Pages">
-                {stack.length > 0 ? (
-                  <a
-                    class="button"
-                    href={at(stack[stack.length - 1])}
-                    onClick={() => setEarlier({ folder, cursors: stack.slice(0, -1) })}
-                  >
-                    ← Newer
-                  </a>
-                ) : cursor ? (
-                  <a class="button" href={at(undefined)}>
-                    ← First page
-                  </a>
-                ) : (
-                  <span />
-                )}
-                <span class="muted small">{p.submissions.length ? `${formatNumber(stack.length * PAGE_SIZE + 1)}–${formatNumber(stack.length * PAGE_SIZE + p.submissions.length)}` : ""}</span>
-                {p.nextCursor ? (
-                  <a class="button" href={at(p.nextCursor)} onClick={() => setEarlier({ folder, cursors: [...stack, cursor] })}>
-                    Older →
-                  </a>
-                ) : (
-                  <span />
-                )}
+                {/* The stack changes and the address moves in one step (the link's href depends on the stack). */}
+                <span key="newer">
+                  {stack.length > 0 ? (
+                    <a class="button" href={at(stack[stack.length - 1])} onClick={(e) => move(e, stack.slice(0, -1), stack[stack.length - 1])}>
+                      ← Newer
+                    </a>
+                  ) : (
+                    cursor && (
+                      <a class="button" href={at(undefined)}>
+                        ← First page
+                      </a>
+                    )
+                  )}
+                </span>
+                <span key="count" class="muted small">
+                  {p.submissions.length ? `${formatNumber(stack.length * PAGE_SIZE + 1)}–${formatNumber(stack.length * PAGE_SIZE + p.submissions.length)}` : ""}
+                </span>
+                <span key="older">
+                  {p.nextCursor && (
+                    <a class="button" href={at(p.nextCursor)} onClick={(e) => move(e, [...stack, cursor], p.nextCursor!)}>
+                      Older →
+                    </a>
+                  )}
+                </span>
               </nav>
             </>
           )

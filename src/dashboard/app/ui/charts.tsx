@@ -131,7 +131,7 @@ export function BarList({ title, rows, empty }: { title: string; rows: { label: 
               <span class="bar" style={{ width: `${(r.count / max) * 100}%` }} aria-hidden="true" />
               <span class="bar-label">{r.label}</span>
               <span class="bar-count">
-                {formatNumber(r.count)}
+                <span class="bar-number">{formatNumber(r.count)}</span>
                 <span class="visually-hidden"> of {formatNumber(total)}</span>
               </span>
             </li>
