@@ -73,10 +73,10 @@ export async function setPassword(db: string, email: string, password = PASSWORD
 }
 
 /** Saves a full-page PNG under test-artifacts/screenshots/ (git-ignored; CI keeps the folder). */
-export async function saveScreenshot(page: Page, name: string): Promise<string> {
+export async function saveScreenshot(page: Page, name: string, fullPage = true): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
 }
 

@@ -57,7 +57,7 @@ function Page() {
   if (section === "forms" && id && (!tab || FORM_TABS.includes(tab as FormTab)))
     return (
       <Shell title="Form">
-        <FormPage formId={id} tab={(tab as FormTab | undefined) ?? "analytics"} />
+        <FormPage formId={id} tab={tab as FormTab | undefined} />
       </Shell>
     );
   if (section === "keys")

@@ -19,8 +19,12 @@ const TABS = [
 
 export type FormTab = (typeof TABS)[number]["id"];
 
-/** One form: its name and type over the tabs for its analytics, submissions, settings and snippet. */
-export function FormPage({ formId, tab }: { formId: string; tab: FormTab }) {
+/**
+ * One form: its name and type over the tabs for its analytics, submissions, settings and snippet.
+ * Without a tab in the address: analytics, or the snippet for a form that has had no submission yet
+ * (the next thing to do with it is to put it on a page).
+ */
+export function FormPage({ formId, tab: asked }: { formId: string; tab: FormTab | undefined }) {
   const [form, reload, replace] = useLoad(() => forms.get(formId), [formId]);
   return (
     <>
@@ -29,7 +33,9 @@ export function FormPage({ formId, tab }: { formId: string; tab: FormTab }) {
         <span aria-hidden="true"> / </span>
       </p>
       <Show value={form} retry={reload} label="Loading the form…">
-        {(f) => (
+        {(f) => {
+          const tab = asked ?? (f.submissionCount === 0 ? "embed" : "analytics");
+          return (
           <>
             <PageTitle sub={<FormSummary form={f} />}>{f.name}</PageTitle>
             <nav class="tabs" aria-label="Form">
@@ -44,7 +50,8 @@ export function FormPage({ formId, tab }: { formId: string; tab: FormTab }) {
             {tab === "settings" && <SettingsTab form={f} onSaved={(saved: FormDetails) => replace(saved)} />}
             {tab === "embed" && <EmbedTab form={f} />}
           </>
-        )}
+          );
+        }}
       </Show>
     </>
   );

@@ -230,7 +230,7 @@ function SubmissionDialog({ submission: s, folder, onClose, onDone }: { submissi
         {META_LABELS.map(([k, label]) => (
           <div key={k}>
             <dt>{label}</dt>
-            <dd>{k === "country" ? `${countryName(meta.country)} (${meta.country})` : (meta[k] ?? <span class="muted">unknown</span>)}</dd>
+            <dd>{k === "country" ? `${countryName(meta.country)} (${meta.country})` : k === "device" ? capital(meta.device) : (meta[k] ?? <span class="muted">unknown</span>)}</dd>
           </div>
         ))}
         <div>
