@@ -9,6 +9,7 @@ import { HttpMetrics, type Gauge } from "./http/metrics";
 import { opsRoutes } from "./http/ops-routes";
 import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/log";
+import { accountsRoutes } from "./modules/accounts/routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { spamRoutes } from "./modules/spam/routes";
@@ -47,6 +48,8 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
     .use(
       front({
         authenticate: services.keys.authenticate,
+        authenticateSession: services.accounts.authenticate,
+        publicOrigin: config.publicUrl?.origin ?? null,
         // Asked of the app, not the context: asking the context for `server` makes Elysia redefine a getter per request.
         socketAddress: (request) => app.server?.requestIP(request)?.address ?? null,
         routes: () => app.routes,
@@ -81,7 +84,8 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
         .use(formsRoutes(services.forms))
         .use(submissionsRoutes(services.submissions, config.maxBodyBytes))
         .use(analyticsRoutes(services.analytics))
-        .use(spamRoutes(services.spam)),
+        .use(spamRoutes(services.spam))
+        .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl?.protocol === "https:" })),
     );
 }
 

@@ -20,6 +20,9 @@ const settings = {
   turnstileVerifyUrl: { env: "FORMSVC_TURNSTILE_VERIFY_URL", default: "https://challenges.cloudflare.com/turnstile/v0/siteverify", parse: url(["https:", "http:"]), doc: "where Turnstile tokens are verified (siteverify)" },
   hcaptchaSecret: { env: "FORMSVC_HCAPTCHA_SECRET", default: "", parse: text, secret: true, doc: "hCaptcha secret key, needed by forms whose challenge is hcaptcha" },
   hcaptchaVerifyUrl: { env: "FORMSVC_HCAPTCHA_VERIFY_URL", default: "https://api.hcaptcha.com/siteverify", parse: url(["https:", "http:"]), doc: "where hCaptcha tokens are verified (siteverify)" },
+  publicUrl: { env: "FORMSVC_PUBLIC_URL", default: "", parse: optionalUrl(["https:", "http:"]), doc: "the address people reach the server at (e.g. https://forms.example.com); its origin is the one session requests must come from, and an https URL makes the session cookie Secure" },
+  sessionIdleDays: { env: "FORMSVC_SESSION_IDLE_DAYS", default: "7", parse: num(0.001, 365), doc: "a login session ends after this many days without a request" },
+  sessionMaxDays: { env: "FORMSVC_SESSION_MAX_DAYS", default: "30", parse: num(0.001, 365), doc: "a login session ends this many days after the login, however active" },
   logLevel: { env: "FORMSVC_LOG_LEVEL", default: "info", parse: oneOf(["debug", "info", "warn", "error", "silent"] as const), doc: "lowest level written to stdout" },
 } satisfies Record<string, Setting<unknown>>;
 

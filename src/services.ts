@@ -6,6 +6,8 @@ import type { Clock } from "./lib/clock";
 import { createCursorCodec } from "./lib/cursor";
 import { countryLookup } from "./lib/geo";
 import type { Logger } from "./lib/log";
+import { createAccountsRepo } from "./modules/accounts/repo";
+import { createAccountsService } from "./modules/accounts/service";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
 import { createFormsRepo } from "./modules/forms/repo";
@@ -62,6 +64,7 @@ export function createServices(deps: Deps) {
   });
   const analytics = createAnalyticsService(createAnalyticsRepo(db), forms, clock);
   const spam = createSpamService({ db, clock, config: deps.config, log: deps.log, forms });
+  const accounts = createAccountsService({ repo: createAccountsRepo(db), owners, clock, sessionIdleDays: deps.config.sessionIdleDays, sessionMaxDays: deps.config.sessionMaxDays });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts).
   const pipeline: SubmitPipeline = {
@@ -82,7 +85,7 @@ export function createServices(deps: Deps) {
     commit: batchTransaction(db, commitWriters(pipeline)),
     move: { inbox: batchTransaction(db, moves.inbox), spam: batchTransaction(db, moves.spam) },
   });
-  return { owners, keys, forms, submissions, analytics, notifications, spam };
+  return { owners, accounts, keys, forms, submissions, analytics, notifications, spam };
 }
 
 export type Services = ReturnType<typeof createServices>;

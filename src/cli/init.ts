@@ -1,9 +1,12 @@
 import { Command } from "commander";
+import { AppError } from "../lib/errors";
 import { toFormJson } from "../modules/forms/model";
 import type { Services } from "../services";
 import { configFor, withServices } from "./context";
 import { curlExamples, examples, invocation, shellWord } from "./hints";
 import { emit } from "./output";
+import { askNewPassword, canPrompt, setPasswordHint } from "./password-input";
+import { MIN_PASSWORD_LENGTH } from "../modules/accounts/password";
 
 interface InitFlags {
   owner: string;
@@ -19,7 +22,7 @@ export function initCommand(): Command {
     .option("--json", "print only JSON")
     .addHelpText("after", examples((me) => [`${me} init --owner you@example.com`, `${me} init --owner you@example.com --force`]))
     .action((opts: InitFlags, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         // Like `git init` run twice: an owner that exists is reported, not an error, and left as it is.
         const existing = s.owners.findOwner(opts.owner);
         if (existing && !opts.force) return reportExisting(s, existing.email, !!opts.json);
@@ -35,6 +38,8 @@ export function initCommand(): Command {
         const config = configFor(cmd);
         const baseUrl = `http://${config.host}:${config.port}`;
         const examples = curlExamples(baseUrl, key.key, form.id);
+        // A person at a terminal is offered a password now; a script is never kept waiting.
+        const ask = !opts.json && canPrompt();
         emit(!!opts.json, { owner: key.owner, key, form: toFormJson(form), examples, created: true }, () =>
           [
             `Owner:   ${key.owner}`,
@@ -46,10 +51,30 @@ export function initCommand(): Command {
             "",
             "Then try:",
             ...examples.map((e) => `  ${e.replaceAll("\n", "\n  ")}`),
+            ...(ask ? [] : ["", `To log in with a password: ${setPasswordHint(key.owner)}`]),
           ].join("\n"),
         );
+        if (opts.json) process.stderr.write(`To log in with a password: ${setPasswordHint(key.owner)}\n`);
+        if (ask) await offerPassword(s, key.owner);
       }),
     );
+}
+
+/** Asks for a password at the terminal; Enter skips. A refusal leaves what init made, and says how to try again. */
+async function offerPassword(s: Services, owner: string): Promise<void> {
+  process.stderr.write("\n");
+  try {
+    const password = await askNewPassword(`A password to log in with (at least ${MIN_PASSWORD_LENGTH} characters; Enter to skip): `);
+    if (password) {
+      await s.accounts.setPassword(owner, password);
+      process.stderr.write(`Password set for ${owner}.\n`);
+      return;
+    }
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    process.stderr.write(`No password set: ${e.message}\n`);
+  }
+  process.stderr.write(`Set one later: ${setPasswordHint(owner)}\n`);
 }
 
 /** What an already-initialised owner has (active keys, forms), and how to get more; changes nothing. */

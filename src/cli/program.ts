@@ -4,6 +4,7 @@ import { configCommand } from "./config";
 import { formsCommand } from "./forms";
 import { initCommand } from "./init";
 import { keysCommand } from "./keys";
+import { ownersCommand } from "./owners";
 import { serveCommand } from "./serve";
 import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
@@ -21,7 +22,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText("after", gettingStarted);
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), configCommand(), submissionsCommand(), backupCommand(), outboxCommand(), mailCommand(), helpCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), ownersCommand(), configCommand(), submissionsCommand(), backupCommand(), outboxCommand(), mailCommand(), helpCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);

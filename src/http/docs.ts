@@ -1,18 +1,19 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia, type TSchema } from "elysia";
 import { ErrorSchema } from "./schemas";
+import { SESSION_COOKIE } from "./session-cookie";
 import { VERSION } from "../version";
 
 export const SPEC_PATH = "/api/v1/openapi.json";
 
 const errorStatuses = {
   400: "invalid parameters or body",
-  401: "missing, invalid or revoked API key",
-  403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), or the page's origin is not allowed (ORIGIN_NOT_ALLOWED)",
+  401: "missing, invalid or revoked API key (or login session, where one is taken; wrong email or password at login)",
+  403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), the page's origin is not allowed (ORIGIN_NOT_ALLOWED), or a request made with a login session that changes something does not carry the server's own Origin (CSRF)",
   404: "form (or route) not found",
   413: "body larger than FORMSVC_MAX_BODY_BYTES",
   415: "unsupported Content-Type",
-  429: "rate limit exceeded; wait until X-RateLimit-Reset (Retry-After is set)",
+  429: "rate limit exceeded (at login also: too many failed logins); wait Retry-After seconds (a rate-limit bucket is full again at X-RateLimit-Reset)",
   500: "internal error; the answer carries no detail, the log has it under the request id",
   503: "the database stayed locked by another process past the 5 s busy timeout (a submit meets this behind another process's long write; a read rarely, as WAL readers do not wait for writers); nothing was stored, retry after Retry-After",
 } as const;
@@ -110,7 +111,7 @@ export const docs = new Elysia({ name: "docs" })
           title: "formsvc",
           version: VERSION,
           description:
-            "Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow).",
+            `Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer), or a login session (the ${SESSION_COOKIE} cookie from POST /api/v1/auth/login, which acts as its owner's secret key everywhere but submit and challenge; a key, when sent, wins; a request with a session that changes something must carry the server's own Origin, else 403 CSRF). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow).`,
           // The repository grants no license (package.json is private): npm's word for that. Choosing one changes this line.
           license: { name: "UNLICENSED" },
         },
@@ -128,6 +129,7 @@ export const docs = new Elysia({ name: "docs" })
             apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
             apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
             bearer: { type: "http", scheme: "bearer" },
+            sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "a login session (POST /api/v1/auth/login); acts as its owner's secret key" },
           },
         },
         security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],

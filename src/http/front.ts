@@ -10,10 +10,16 @@ import { toErrorResponse } from "./errors";
 import type { HttpMetrics } from "./metrics";
 import { methodsFor } from "./methods";
 import { createRateLimits, type RateLimitSettings } from "./rate-limits";
+import { serverOrigin } from "./same-origin";
+import { readSessionToken } from "./session-cookie";
 
 export interface FrontDeps extends RateLimitSettings {
   /** The caller behind an API key, or null for an unknown or revoked one. */
   authenticate(secret: string): Principal | null;
+  /** The owner behind a login session's token (as its secret key), or null for an unknown, ended or expired one. */
+  authenticateSession(token: string): Principal | null;
+  /** FORMSVC_PUBLIC_URL's origin: the one requests made with a session must come from (null: the request's own). */
+  publicOrigin: string | null;
   /** The socket address of a request (Bun's server knows it). */
   socketAddress(request: Request): string | null;
   /** The served routes, read once on the first 405 or OPTIONS. */
@@ -26,10 +32,11 @@ export interface FrontDeps extends RateLimitSettings {
 const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/?$/.test(new URL(url).pathname);
 
 /**
- * The front of every request, matched or not: it fills the request context (id, caller, client),
- * takes a token from the caller's bucket (429 first, before anything else is checked), sets the
- * headers every answer carries, maps whatever is thrown to our JSON error, answers 405 and OPTIONS
- * for paths served under other methods, and logs and counts each request once it is answered.
+ * The front of every request, matched or not: it fills the request context (id; the caller behind
+ * the API key, or else behind the session cookie; client; the server's own origin), takes a token
+ * from the caller's bucket (429 first, before anything else is checked), sets the headers every
+ * answer carries, maps whatever is thrown to our JSON error, answers 405 and OPTIONS for paths
+ * served under other methods, and logs and counts each request once it is answered.
  */
 export function front(deps: FrontDeps) {
   const takeToken = createRateLimits(deps);
@@ -50,13 +57,18 @@ export function front(deps: FrontDeps) {
       let origin: ClientOrigin | undefined;
       const client = () => (origin ??= clientOrigin(request.headers, deps.socketAddress(request), deps.trustProxy));
       const secret = readApiKey(request);
-      const caller = secret === null ? null : deps.authenticate(secret);
+      // An API key, when given, wins over a session cookie: a script's key is never silently replaced by a browser's session.
+      const token = secret === null ? readSessionToken(request) : null;
+      const caller = secret !== null ? deps.authenticate(secret) : token !== null ? deps.authenticateSession(token) : null;
       const id = `req_${Bun.randomUUIDv7("base64url")}`;
       ctx.requestId = id;
       ctx.startedAt = performance.now();
       ctx.caller = caller;
       ctx.keyGiven = secret !== null;
+      ctx.sessionGiven = token !== null;
+      ctx.viaSession = token !== null && caller !== null;
       ctx.client = client;
+      ctx.ownOrigin = () => serverOrigin(request, deps.publicOrigin, deps.trustProxy);
 
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.

@@ -19,6 +19,12 @@ export function createJobs(services: Services): Job[] {
       run: () => void services.spam.pow.deleteExpiredChallenges(),
     },
     {
+      name: "delete-expired-sessions",
+      schedule: "0 7 * * * *",
+      // Expired sessions are refused when used; deleting them keeps the table to the live ones.
+      run: () => void services.accounts.deleteExpiredSessions(),
+    },
+    {
       name: "send-notifications",
       // A safety net: commits trigger a drain at once; this picks up retries that fall due.
       schedule: "*/5 * * * * *",

@@ -6,6 +6,7 @@ export type KeyKind = "secret" | "publishable";
  * page) may only submit and fetch challenges. A key bound to forms reaches only those.
  */
 export interface Principal {
+  /** Who acts: an API key (`key_…`), a login session acting as its owner's secret key (`ses_…`), or the command line (`cli`). */
   keyId: string;
   ownerId: string;
   kind: KeyKind;

@@ -94,19 +94,22 @@ export interface CliResult {
   stderr: string;
 }
 
+/** What a command reads on stdin: the given text, else nothing (and never a terminal). */
+const stdinOf = (text: string | undefined) => (text === undefined ? "ignore" : new TextEncoder().encode(text));
+
 /** Runs `formsvc` as a subprocess, as an operator would. */
-export function runCli(args: string[], opts: { db?: string; env?: Record<string, string>; cwd?: string } = {}): CliResult {
+export function runCli(args: string[], opts: { db?: string; env?: Record<string, string>; cwd?: string; stdin?: string } = {}): CliResult {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), FORMSVC_LOG_LEVEL: "silent", ...opts.env };
   if (opts.db) env.FORMSVC_DB = opts.db;
-  const res = Bun.spawnSync([process.execPath, MAIN, ...args], { env, cwd: opts.cwd, stdout: "pipe", stderr: "pipe" });
+  const res = Bun.spawnSync([process.execPath, MAIN, ...args], { env, cwd: opts.cwd, stdin: stdinOf(opts.stdin), stdout: "pipe", stderr: "pipe" });
   return { code: res.exitCode ?? -1, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
 }
 
 /** runCli without blocking this process: needed when the command talks to a server running in this test process. */
-export async function runCliAsync(args: string[], opts: { db?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export async function runCliAsync(args: string[], opts: { db?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), FORMSVC_LOG_LEVEL: "silent", ...opts.env };
   if (opts.db) env.FORMSVC_DB = opts.db;
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], { env, stdin: stdinOf(opts.stdin), stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }

@@ -37,15 +37,18 @@ describe("the OpenAPI document", () => {
     expect(doc.security.length).toBeGreaterThanOrEqual(2);
   });
 
-  test("documents parameters, a success body and the shared error body for every operation", () => {
+  test("documents parameters, a success body (or a bodiless 204) and the shared error body for every operation", () => {
     const error = doc.components.schemas.Error;
     expect(error.properties.error.type).toBe("string");
     for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         const where = `${method} ${path}`;
         const ok = op.responses?.["200"];
-        expect(ok?.content?.["application/json"]?.schema, where).toBeDefined();
-        for (const status of ["400", "401", "429", "500", "503"]) {
+        if (ok || !op.responses?.["204"]) expect(ok?.content?.["application/json"]?.schema, where).toBeDefined();
+        else expect(op.responses["204"].content, `${where} 204`).toBeUndefined();
+        // A 400 is what a parameter or body can earn; an operation that takes neither cannot answer one.
+        const takesInput = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;
+        for (const status of [...(takesInput ? ["400"] : []), "401", "429", "500", "503"]) {
           expect(op.responses?.[status]?.content?.["application/json"]?.schema, `${where} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
         }
         for (const name of path.match(/\{([^}]+)\}/g)?.map((p) => p.slice(1, -1)) ?? []) {

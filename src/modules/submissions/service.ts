@@ -54,7 +54,8 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
   async function store(form: Form, caller: Principal, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null): Promise<SubmitResult> {
     const { _meta: _dropped, ...fields } = body.data;
     const candidate: Candidate = { form, caller, body, data: fields, submitter: info };
-    const status = pipeline.checks.length ? await runChecks(pipeline.checks, candidate) : "inbox";
+    const checked = runChecks(pipeline.checks, candidate);
+    const status = checked instanceof Promise ? await checked : checked;
     const meta = buildMeta(info, countryOf);
     const id = newId("sub");
     const result: SubmitResult = { success: true, submissionId: id, ...(body.redirectUrl ? { redirect: body.redirectUrl } : {}) };

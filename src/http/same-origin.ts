@@ -1,0 +1,37 @@
+import { AppError } from "../lib/errors";
+import { httpOrigin } from "../lib/origin";
+
+/** Methods that change nothing; every other one changes state and needs a same-origin proof with a session. */
+export const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * The origin this server is reached at, as a browser writes it in `Origin`: FORMSVC_PUBLIC_URL's
+ * when it is set; else the request's own `Host` with the scheme it arrived with, which is `https`
+ * only when a trusted proxy says so in `X-Forwarded-Proto` (formsvc itself speaks plain http).
+ * The Host header is the browser's own word for where it sent the request, so another site cannot
+ * choose it; a proxy that rewrites Host needs FORMSVC_PUBLIC_URL.
+ */
+export function serverOrigin(request: Request, publicOrigin: string | null, trustProxy: boolean): string | null {
+  if (publicOrigin) return publicOrigin;
+  const url = new URL(request.url);
+  const forwarded = trustProxy ? request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
+  const scheme = forwarded === "https" || forwarded === "http" ? `${forwarded}:` : url.protocol;
+  return httpOrigin(`${scheme}//${url.host}`);
+}
+
+/**
+ * Refuses (403 CSRF) a request whose `Origin` is not the server's own. Browsers send `Origin` with
+ * every request that is not a GET or HEAD, so a page of another site (or a sibling subdomain, which
+ * SameSite=Lax lets through) cannot pass, and formsvc's own pages always do.
+ */
+export function requireSameOrigin(request: Request, own: string | null): void {
+  const sent = request.headers.get("origin");
+  if (sent !== null && own !== null && httpOrigin(sent) === own) return;
+  const expected = own ?? "this server's origin";
+  throw new AppError(
+    "CSRF",
+    sent === null
+      ? `a request made with a login session that changes something must carry an Origin header equal to ${expected}`
+      : `this request comes from another origin than ${expected}; with a login session, only formsvc's own pages may change something`,
+  );
+}
