@@ -36,6 +36,19 @@ export function href(parts: string[], query: Record<string, string | undefined> 
 
 /** The current route; follows the address bar (links, back and forward). */
 export const route = signal<Route>(parseHash(location.hash));
+
+/**
+ * Set when the user arrives on another page (not another tab or period of the same one): the next
+ * page heading to appear takes focus, so a screen reader says where they are and Tab starts there.
+ */
+export const arrival = { pending: true };
+const pageOf = (r: Route) => r.parts.slice(0, 2).join("/");
+route.subscribe((r) => {
+  if (pageOf(r) !== lastPage) arrival.pending = true;
+  lastPage = pageOf(r);
+});
+let lastPage = "";
+
 addEventListener("hashchange", () => (route.value = parseHash(location.hash)));
 
 /** Goes to a hash route; `replace` leaves no history entry (a redirect, not a step the user took). */

@@ -2,7 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { auth } from "./calls";
 import { announce, Announcer } from "./ui/bits";
-import { go, route } from "./router";
+import { arrival, go, route } from "./router";
 import { loginNotice, me } from "./session";
 
 /**
@@ -13,15 +13,9 @@ import { loginNotice, me } from "./session";
 export function Shell({ title, children }: { title: string; children: ComponentChildren }) {
   const section = route.value.parts[0];
   const main = useRef<HTMLElement>(null);
-  const path = route.value.parts.join("/");
   useEffect(() => {
     document.title = `${title} · formsvc`;
   }, [title]);
-  useEffect(() => {
-    const heading = main.current?.querySelector<HTMLElement>("h1");
-    if (heading && document.activeElement === document.body) heading.focus({ preventScroll: true });
-    else if (heading && !main.current!.contains(document.activeElement)) heading.focus({ preventScroll: true });
-  }, [path]);
   return (
     <>
       <a class="skip-link" href="#main" onClick={(e) => (e.preventDefault(), main.current?.querySelector<HTMLElement>("h1")?.focus())}>
@@ -74,11 +68,19 @@ export function Shell({ title, children }: { title: string; children: ComponentC
   );
 }
 
-/** A page's heading, focusable so the shell can move focus to it. */
+/** A page's heading; it takes focus when the user has just arrived on the page (see `arrival`). */
 export function PageTitle({ children, sub }: { children: ComponentChildren; sub?: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (!arrival.pending) return;
+    arrival.pending = false;
+    heading.current?.focus({ preventScroll: true });
+  }, []);
   return (
     <div class="page-title">
-      <h1 tabIndex={-1}>{children}</h1>
+      <h1 tabIndex={-1} ref={heading}>
+        {children}
+      </h1>
       {sub && <p class="muted">{sub}</p>}
     </div>
   );
