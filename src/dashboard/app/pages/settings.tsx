@@ -39,12 +39,19 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
   const [autoOn, setAutoOn] = useState(form.autoresponse?.enabled ?? false);
   const [keepForever, setKeepForever] = useState(form.retentionDays == null);
   const [honeypotOn, setHoneypotOn] = useState(form.spamSettings.honeypotField !== null);
+  const [optIn, setOptIn] = useState(form.doubleOptIn ?? false);
 
   const save = async (e: SubmitEvent) => {
     e.preventDefault();
-    const data = new FormData(e.currentTarget as HTMLFormElement);
-    const str = (k: string) => String(data.get(k) ?? "").trim();
-    const on = (k: string) => data.get(k) === "on";
+    const el = e.currentTarget as HTMLFormElement;
+    const data = new FormData(el);
+    // A field that is not on the page, or disabled (its switch is off), keeps the form's value.
+    const field = (k: string) => {
+      const input = el.elements.namedItem(k) as HTMLInputElement | null;
+      return input && !input.disabled ? input : null;
+    };
+    const str = (k: string, kept = "") => (field(k) ? String(data.get(k) ?? "").trim() : kept);
+    const on = (k: string, kept = false) => (field(k) ? field(k)!.checked : kept);
     const origins = str("allowedOrigins").split(/[\s,]+/).filter(Boolean);
     const bad = origins.filter((o) => origin(o) === null);
     if (bad.length) {
@@ -57,16 +64,19 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
       name: str("name"),
       description: str("description"),
       formType: str("formType"),
-      emailSettings: { enabled: on("emailEnabled"), developerNotificationsEnabled: on("developerNotifications") },
+      emailSettings: { enabled: on("emailEnabled"), developerNotificationsEnabled: on("developerNotifications", form.emailSettings.developerNotificationsEnabled) },
       allowedOrigins: origins.map((o) => origin(o)!),
-      spamSettings: { honeypotField: on("honeypotOn") ? str("honeypotField") || "_gotcha" : null, challenge: str("challenge") },
+      spamSettings: { honeypotField: on("honeypotOn") ? str("honeypotField", form.spamSettings.honeypotField ?? "") || "_gotcha" : null, challenge: str("challenge") },
     };
-    if (form.usersJoinedSettings && str("formType") === "waitlist") next.usersJoinedSettings = { enabled: on("usersJoined") };
-    if (form.autoresponse) next.autoresponse = { enabled: on("autoresponse"), subject: str("autoresponseSubject"), text: str("autoresponseText") };
-    if (form.doubleOptIn !== undefined) next.doubleOptIn = on("doubleOptIn");
-    if (form.confirmRedirectUrl !== undefined) next.confirmRedirectUrl = str("confirmRedirectUrl") || null;
-    if (form.retentionDays !== undefined) next.retentionDays = data.get("retention") === "forever" ? null : Number(str("retentionDays"));
-    const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(pick(form, k, v))));
+    if (form.usersJoinedSettings && str("formType") === "waitlist") next.usersJoinedSettings = { enabled: on("usersJoined", form.usersJoinedSettings.enabled) };
+    if (form.autoresponse) {
+      const a = form.autoresponse;
+      next.autoresponse = { enabled: on("autoresponse", a.enabled), subject: str("autoresponseSubject", a.subject), text: str("autoresponseText", a.text) };
+    }
+    if (form.doubleOptIn !== undefined) next.doubleOptIn = on("doubleOptIn", form.doubleOptIn);
+    if (form.confirmRedirectUrl !== undefined) next.confirmRedirectUrl = str("confirmRedirectUrl", form.confirmRedirectUrl ?? "") || null;
+    if (form.retentionDays !== undefined) next.retentionDays = data.get("retention") === "forever" ? null : Number(str("retentionDays", String(form.retentionDays ?? "")));
+    const changed = Object.fromEntries(Object.entries(next).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(current(form, k))));
     if (Object.keys(changed).length === 0) return announce("Nothing to save: no setting changed");
     setBusy(true);
     setError(null);
@@ -158,12 +168,22 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
             </>
           )}
           {form.doubleOptIn !== undefined && form.formType === "waitlist" && (
-            <label class="check">
-              <input type="checkbox" name="doubleOptIn" defaultChecked={form.doubleOptIn} />
-              <span>
-                Double opt-in <span class="muted block small">Each new joiner confirms by a link in an email; only confirmed joiners count.</span>
-              </span>
-            </label>
+            <>
+              <label class="check">
+                <input type="checkbox" name="doubleOptIn" checked={optIn} onChange={(e) => setOptIn(e.currentTarget.checked)} />
+                <span>
+                  Double opt-in <span class="muted block small">Each new joiner confirms by a link in an email; only confirmed joiners count.</span>
+                </span>
+              </label>
+              {optIn && form.confirmRedirectUrl !== undefined && (
+                <label class="field indent">
+                  <span>
+                    After confirming, go to <span class="muted">(optional; else formsvc's own page)</span>
+                  </span>
+                  <input name="confirmRedirectUrl" type="url" defaultValue={form.confirmRedirectUrl ?? ""} placeholder="https://www.example.com/welcome" />
+                </label>
+              )}
+            </>
           )}
         </fieldset>
 
@@ -276,9 +296,12 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
 }
 
 /** The form's current value of a setting, in the shape the save sends (for "did it change"). */
-function pick(form: FormDetails, key: string, next: unknown): unknown {
-  const value = (form as unknown as Record<string, unknown>)[key];
+function current(form: FormDetails, key: string): unknown {
   if (key === "usersJoinedSettings") return { enabled: form.usersJoinedSettings?.enabled };
-  if (key === "autoresponse" && next && typeof next === "object" && !(next as { enabled: boolean }).enabled && !form.autoresponse?.enabled) return next;
+  const value = (form as unknown as Record<string, unknown>)[key];
+  // Key order as the save writes it, so equal settings compare equal.
+  if (key === "emailSettings") return { enabled: form.emailSettings.enabled, developerNotificationsEnabled: form.emailSettings.developerNotificationsEnabled };
+  if (key === "spamSettings") return { honeypotField: form.spamSettings.honeypotField, challenge: form.spamSettings.challenge };
+  if (key === "autoresponse" && form.autoresponse) return { enabled: form.autoresponse.enabled, subject: form.autoresponse.subject, text: form.autoresponse.text };
   return value;
 }
