@@ -255,7 +255,7 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
 
         {error !== null && <ErrorNote error={error} />}
         {canEdit && (
-          <div class="actions actions-sticky">
+          <div class="actions actions-save">
             <button type="submit" class="button button-primary" disabled={busy}>
               {busy ? "Saving…" : "Save settings"}
             </button>
