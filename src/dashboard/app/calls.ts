@@ -35,8 +35,11 @@ export interface Webhook {
   url: string;
   format: "standard" | "slack" | "discord";
   enabled: boolean;
+  /** Why it was switched off (the receiver answered 410 Gone), when it was. */
+  disabledReason?: string | null;
   createdAt: string;
-  secret?: string;
+  /** whsec_…, in the answer that created it only (null for Slack and Discord). */
+  secret?: string | null;
 }
 
 export interface Delivery {

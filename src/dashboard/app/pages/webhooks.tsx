@@ -29,7 +29,7 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
                     <div>
                       <code class="break">{h.url}</code>
                       <span class="muted small block">
-                        {h.format} · {h.enabled ? "on" : "off (the receiver answered 410 Gone)"} · added {formatDateTime(h.createdAt)}
+                        {h.format} · {h.enabled ? "on" : `off${h.disabledReason ? `: ${h.disabledReason}` : ""}`} · added {formatDateTime(h.createdAt)}
                       </span>
                     </div>
                     {offers("DELETE /webhooks/{webhookId}") && (
