@@ -1,5 +1,6 @@
 // The HTML a site pastes to put a form on a page: the no-JavaScript form of the README's
-// "Put a form on your website", filled in for one form and one publishable key.
+// "Put a form on your website" (examples/contact.html), filled in for one form and one publishable
+// key, with the fields its type usually has.
 
 export interface SnippetInput {
   /** formsvc's own origin, e.g. https://forms.example.com */
@@ -37,7 +38,12 @@ export function formSnippet(s: SnippetInput): string {
     ...(FIELDS[s.formType] ?? [NAME, EMAIL, MESSAGE]).map((f) => `  ${f}`),
     ...(s.honeypotField
       ? [
-          `  <!-- The honeypot: people never see it, so a filled one means a bot, and formsvc stores that submission as spam. -->`,
+          `  <!--`,
+          `    The honeypot: people never see it, so a filled one means a bot, and formsvc stores that`,
+          `    submission as spam. Off screen rather than display:none (which some bots skip), hidden from`,
+          `    screen readers (aria-hidden), out of the Tab order (tabindex="-1"), never autofilled`,
+          `    (autocomplete="off", and a name and label no autofill heuristic matches).`,
+          `  -->`,
           `  <div style="position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden" aria-hidden="true">`,
           `    <label>Leave this empty <input type="text" name="${esc(s.honeypotField)}" tabindex="-1" autocomplete="off"></label>`,
           `  </div>`,
