@@ -56,7 +56,7 @@ function Page() {
     );
   if (section === "forms" && id && (!tab || FORM_TABS.includes(tab as FormTab)))
     return (
-      <Shell title="Form">
+      <Shell>
         <FormPage formId={id} tab={tab as FormTab | undefined} />
       </Shell>
     );

@@ -10,11 +10,11 @@ import { loginNotice, me } from "./session";
  * page itself. On each move to another page, focus goes to its heading, so a screen reader says
  * where the user arrived (and the keyboard starts there).
  */
-export function Shell({ title, children }: { title: string; children: ComponentChildren }) {
+export function Shell({ title, children }: { title?: string; children: ComponentChildren }) {
   const section = route.value.parts[0];
   const main = useRef<HTMLElement>(null);
   useEffect(() => {
-    document.title = `${title} · formsvc`;
+    if (title) document.title = `${title} · formsvc`;
   }, [title]);
   return (
     <>

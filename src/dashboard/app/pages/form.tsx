@@ -35,6 +35,7 @@ export function FormPage({ formId, tab: asked }: { formId: string; tab: FormTab 
       <Show value={form} retry={reload} label="Loading the form…">
         {(f) => {
           const tab = asked ?? (f.submissionCount === 0 ? "embed" : "analytics");
+          document.title = `${f.name} · ${TABS.find((t) => t.id === tab)!.label} · formsvc`;
           return (
           <>
             <PageTitle sub={<FormSummary form={f} />}>{f.name}</PageTitle>
