@@ -3,12 +3,13 @@ import { $, type BunPlugin } from "bun";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
+import { buildDashboard } from "./src/dashboard/bundle";
 
 const ROOT = import.meta.dir;
 const DIST = join(ROOT, "dist");
 
 /** package.json's version, with the short commit as semver build metadata when git knows it ("0.1.0+3ccc766"). */
-async function buildVersion(): Promise<string> {
+export async function buildVersion(): Promise<string> {
   const commit = (await $`git rev-parse --short HEAD`.cwd(ROOT).quiet().nothrow()).stdout.toString().trim();
   if (!commit) return pkg.version;
   const dirty = (await $`git status --porcelain --untracked-files=no`.cwd(ROOT).quiet().nothrow()).stdout.toString().trim() !== "";
@@ -35,9 +36,10 @@ const geoipCountryNoPackageJson: BunPlugin = {
   },
 };
 
-/** dist/formsvc: the whole server, its migrations and the geoip country data in one executable. */
-async function buildBinary(version: string): Promise<string> {
-  const outfile = join(DIST, "formsvc");
+/** dist/formsvc (or `outfile`): the whole server, its migrations, the geoip country data and the dashboard's bundle in one executable. */
+export async function buildBinary(version: string, outfile = join(DIST, "formsvc")): Promise<string> {
+  // Built here once, so the binary serves it without a bundler (src/dashboard/bundle.ts reads it back).
+  const dashboard = await buildDashboard();
   const result = await Bun.build({
     entrypoints: [join(ROOT, "src/main.ts")],
     compile: {
@@ -53,7 +55,7 @@ async function buildBinary(version: string): Promise<string> {
     plugins: [geoipCountryNoPackageJson],
     // Embedded (zstd-compressed) in the binary: stack traces point at src/ lines.
     sourcemap: "linked",
-    define: { FORMSVC_BUILD_VERSION: JSON.stringify(version) },
+    define: { FORMSVC_BUILD_VERSION: JSON.stringify(version), FORMSVC_DASHBOARD: JSON.stringify(JSON.stringify(dashboard)) },
   });
   if (!result.success) throw new AggregateError(result.logs, "building dist/formsvc failed");
   return outfile;
@@ -88,4 +90,5 @@ async function main() {
   console.log(`version ${version}`);
 }
 
-await main();
+// A test builds the binary on its own through buildBinary (into a folder of its own).
+if (import.meta.main) await main();

@@ -205,6 +205,24 @@ step_widget() {
   echo "  widget /widget/altcha.js ($size bytes)"
 }
 
+step_dashboard() {
+  # The dashboard's page and its bundle come from the binary: no bundler, no node_modules, no CDN.
+  local headers="$WORK/dashboard-headers" asset size type js=0
+  http_get "/dashboard" -D "$headers"
+  expect_status 200 "GET /dashboard"
+  grep -qi "^content-security-policy: default-src 'none'; script-src 'self';" "$headers" || fail "GET /dashboard lacks its same-origin Content-Security-Policy"
+  grep -qi "frame-ancestors 'none'" "$headers" || fail "GET /dashboard may be framed"
+  ! grep -qE '(src|href)="(https?:)?//' <<< "$HTTP_BODY" || fail "GET /dashboard names another host"
+  for asset in $(grep -oE '/dashboard/assets/[^"]+\.(js|css)' <<< "$HTTP_BODY"); do
+    read -r HTTP_STATUS size type < <(curl -sS --max-time 10 -H 'Accept-Encoding: gzip' -o /dev/null -w '%{http_code} %{size_download} %{content_type}\n' "$BASE_URL$asset") || fail "GET $asset: curl failed"
+    expect_status 200 "GET $asset"
+    [[ "$asset" == *.js ]] && js=$((js + size))
+  done
+  (( js > 10000 )) || fail "GET /dashboard loads only $js bytes of script: the app is not inside the binary"
+  (( js <= 153600 )) || fail "the dashboard's JavaScript is $js bytes gzipped, over its 150 KB budget"
+  echo "  dashboard JavaScript $js bytes gzipped"
+}
+
 step_nothing_lost() {
   local count
   count="$(formsvc forms show "$FORM_ID" --json | json_get 'j.submissionCount')" || fail "forms show after stop"
@@ -221,7 +239,7 @@ step_stop() {
   [[ "$code" == 0 ]] || fail "serve exited $code after SIGTERM, expected 0"
 }
 
-STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics outbound docs_page widget stop nothing_lost)
+STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics outbound docs_page widget dashboard stop nothing_lost)
 
 for step in "${STEPS[@]}"; do
   echo "smoke: $step"

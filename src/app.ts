@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { Config } from "./config";
+import { dashboardPage } from "./dashboard/page";
 import { docs } from "./http/docs";
 import { docsPage } from "./http/docs-page";
 import { front } from "./http/front";
@@ -88,6 +89,7 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
     )
     .use(docs)
     .use(docsPage())
+    .use(dashboardPage())
     .use(widgetRoutes())
     .use(confirmationRoutes(services.confirmations))
     .use(

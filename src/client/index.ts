@@ -2,7 +2,7 @@
  * The formsvc client: every endpoint, pagination as async iterators, 429s waited out,
  * safe retries. No dependencies; runs wherever `fetch` does (Bun, Node 18+, Deno, browsers).
  */
-import type { Analytics, AnalyticsQuery, CreatedWebhook, Delivery, Form, FormList, FormListItem, NewWebhook, PageQuery, RateLimit, Submission, SubmissionList, SubmitRequest, SubmitResult, Webhook } from "./types";
+import type { Analytics, AnalyticsQuery, CreatedWebhook, Delivery, Form, FormList, FormListItem, NewWebhook, PageQuery, RateLimit, Submission, SubmissionList, SubmissionQuery, SubmitRequest, SubmitResult, Webhook } from "./types";
 
 export type * from "./types";
 
@@ -12,7 +12,8 @@ export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 export interface FormsvcClientOptions {
   /** e.g. "https://forms.example.com/api/v1" */
   baseUrl: string;
-  apiKey: string;
+  /** Omitted in a page of formsvc's own origin: the browser's session cookie goes with each request instead. */
+  apiKey?: string;
   fetch?: FetchLike;
   /** Retries after a 429, a network error or a 5xx (default 2). */
   maxRetries?: number;
@@ -90,7 +91,7 @@ export class FormsvcClient {
   rateLimit: RateLimit | null = null;
 
   private readonly baseUrl: string;
-  private readonly apiKey: string;
+  private readonly apiKey: string | undefined;
   private readonly fetchImpl: FetchLike;
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
@@ -132,13 +133,13 @@ export class FormsvcClient {
     );
   }
 
-  /** One page of a form's submissions, newest first. */
-  listSubmissions(formId: string, query: PageQuery = {}, options?: CallOptions): Promise<SubmissionList> {
+  /** One page of a form's submissions (the inbox, or `status: "spam"`), newest first. */
+  listSubmissions(formId: string, query: SubmissionQuery = {}, options?: CallOptions): Promise<SubmissionList> {
     return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/submissions`, query: { ...query }, idempotent: true }, options);
   }
 
   /** Every submission of a form, newest first, following nextCursor with the same limit. */
-  allSubmissions(formId: string, query: Omit<PageQuery, "cursor"> = {}, options?: CallOptions): AsyncGenerator<Submission> {
+  allSubmissions(formId: string, query: Omit<SubmissionQuery, "cursor"> = {}, options?: CallOptions): AsyncGenerator<Submission> {
     return this.walk((cursor) => this.listSubmissions(formId, { ...query, cursor }, options).then((p) => ({ items: p.submissions, nextCursor: p.nextCursor })));
   }
 
@@ -188,7 +189,7 @@ export class FormsvcClient {
   }
 
   private async request<T>(call: Call, options: CallOptions = {}): Promise<T> {
-    const headers: Record<string, string> = { accept: "application/json", "x-api-key": this.apiKey, ...call.headers };
+    const headers: Record<string, string> = { accept: "application/json", ...(this.apiKey === undefined ? {} : { "x-api-key": this.apiKey }), ...call.headers };
     if (call.body !== undefined) headers["content-type"] = "application/json";
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
 

@@ -100,6 +100,11 @@ export interface PageQuery {
   cursor?: string;
 }
 
+/** A page of a form's submissions: the inbox (default) or the spam folder. */
+export interface SubmissionQuery extends PageQuery {
+  status?: "inbox" | "spam";
+}
+
 export interface RateLimit {
   limit: number;
   remaining: number;

@@ -1,0 +1,77 @@
+import { useEffect } from "preact/hooks";
+import { FormsvcError, loadOperations } from "./api";
+import { auth } from "./calls";
+import { FormPage, type FormTab } from "./pages/form";
+import { FormsPage } from "./pages/forms";
+import { KeysPage } from "./pages/keys";
+import { LoginPage } from "./pages/login";
+import { go, loginHref, route } from "./router";
+import { me } from "./session";
+import { PageTitle, Shell } from "./shell";
+import { ErrorNote, Loading } from "./ui/bits";
+import { useLoad } from "./ui/load";
+
+const FORM_TABS: FormTab[] = ["analytics", "submissions", "settings", "embed"];
+
+/** Asks the server what it offers and who is logged in; then the page the address names. */
+export function App() {
+  const [start, retry] = useLoad(async () => {
+    const [, who] = await Promise.all([
+      loadOperations(),
+      auth.me().catch((e: unknown) => {
+        if (e instanceof FormsvcError && e.status === 401) return null;
+        throw e;
+      }),
+    ]);
+    me.value = who;
+  }, []);
+  const r = route.value;
+  const atLogin = r.parts[0] === "login";
+  useEffect(() => {
+    if (me.value === null && !atLogin) go(loginHref(r.hash), true);
+    else if (me.value && atLogin) go("#/forms", true);
+  }, [me.value, atLogin]);
+
+  if (start.state === "loading") return <Loading label="Opening the dashboard…" />;
+  if (start.state === "failed")
+    return (
+      <main class="login" id="main">
+        <div class="login-card">
+          <h1>formsvc</h1>
+          <ErrorNote error={start.error} retry={retry} />
+        </div>
+      </main>
+    );
+  if (!me.value) return atLogin ? <LoginPage /> : null;
+  return <Page />;
+}
+
+function Page() {
+  const [section, id, tab] = route.value.parts;
+  if (section === "forms" && !id)
+    return (
+      <Shell title="Forms">
+        <FormsPage />
+      </Shell>
+    );
+  if (section === "forms" && id && (!tab || FORM_TABS.includes(tab as FormTab)))
+    return (
+      <Shell>
+        <FormPage formId={id} tab={tab as FormTab | undefined} />
+      </Shell>
+    );
+  if (section === "keys")
+    return (
+      <Shell title="API keys">
+        <KeysPage />
+      </Shell>
+    );
+  return (
+    <Shell title="Not found">
+      <PageTitle>Nothing here</PageTitle>
+      <p>
+        This address names no page of the dashboard. <a href="#/forms">Go to your forms</a>.
+      </p>
+    </Shell>
+  );
+}

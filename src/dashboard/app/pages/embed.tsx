@@ -1,0 +1,138 @@
+import { useState } from "preact/hooks";
+import { offers } from "../api";
+import { keys, type FormDetails } from "../calls";
+import { formSnippet } from "../snippet";
+import { href } from "../router";
+import { announce, CopyButton, ErrorNote, Loading } from "../ui/bits";
+import { useLoad } from "../ui/load";
+
+// A publishable key is made to be public (it can only submit), so the dashboard may keep the one it
+// made for a form in this browser, to fill the snippet again later; the server keeps only its hash.
+const stored = (formId: string) => `formsvc.publishable.${formId}`;
+function remembered(formId: string): { id: string; key: string } | null {
+  try {
+    const v = JSON.parse(localStorage.getItem(stored(formId)) ?? "null") as { id?: unknown; key?: unknown } | null;
+    return v && typeof v.id === "string" && typeof v.key === "string" && v.key.startsWith("fpk_") ? { id: v.id, key: v.key } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A ready HTML snippet for this form, with a publishable key bound to it. */
+export function EmbedTab({ form }: { form: FormDetails }) {
+  const canList = offers("GET /keys");
+  const canCreate = offers("POST /keys");
+  // The remembered key, if the server still has it (it may have been revoked since).
+  const [key, , setKey] = useLoad(async () => {
+    const mine = remembered(form.id);
+    if (!mine || !canList) return mine;
+    const live = await keys.list();
+    if (live.some((k) => k.id === mine.id)) return mine;
+    localStorage.removeItem(stored(form.id));
+    return null;
+  }, [form.id]);
+  const [redirect, setRedirect] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const apiKey = key.state === "ready" && key.data ? key.data.key : "fpk_…";
+  const snippet = formSnippet({ server: location.origin, formId: form.id, formType: form.formType, apiKey, honeypotField: form.spamSettings.honeypotField, redirectUrl: redirect.trim() });
+  const redirectOrigin = (() => {
+    try {
+      return redirect.trim() ? new URL(redirect.trim()).origin : null;
+    } catch {
+      return "invalid";
+    }
+  })();
+  return (
+    <section aria-labelledby="embed-title" class="stack-lg">
+      <div class="card">
+        <h2 id="embed-title" class="card-title">
+          Put this form on your website
+        </h2>
+        <p>
+          Paste this into a page of your site. It works without JavaScript: the browser posts to formsvc, which stores the submission
+          {redirect.trim() ? " and sends the visitor on to your thank-you page." : " and answers with a short JSON confirmation (add a thank-you page below to send visitors on instead)."}
+        </p>
+        <ol class="steps">
+          <li>
+            <strong>A publishable key for this form.</strong>{" "}
+            {key.state === "loading" ? (
+              <Loading label="Looking for this form's key…" />
+            ) : key.state === "ready" && key.data ? (
+              <>
+                The snippet carries <code>{key.data.key}</code>, which can only submit to this form.
+              </>
+            ) : canCreate ? (
+              <>
+                A page may carry it openly: it can only submit to this form.{" "}
+                <button
+                  type="button"
+                  class="button button-primary"
+                  disabled={busy}
+                  onClick={async () => {
+                    setBusy(true);
+                    setError(null);
+                    try {
+                      const created = await keys.create({ name: `${form.name} (website)`, kind: "publishable", forms: [form.id] });
+                      localStorage.setItem(stored(form.id), JSON.stringify({ id: created.id, key: created.key }));
+                      setKey({ id: created.id, key: created.key });
+                      announce("Publishable key created and put in the snippet");
+                    } catch (err) {
+                      setError(err);
+                    } finally {
+                      setBusy(false);
+                    }
+                  }}
+                >
+                  {busy ? "Creating…" : "Create a publishable key"}
+                </button>
+              </>
+            ) : (
+              <>
+                Make one on the server and put it in place of <code>fpk_…</code>: <code>formsvc keys create --owner you@example.com --publishable --forms {form.id}</code>
+              </>
+            )}
+          </li>
+          <li>
+            <label class="field">
+              <span>
+                <strong>Thank-you page</strong> <span class="muted">(optional)</span>
+              </span>
+              <input type="url" value={redirect} onInput={(e) => setRedirect(e.currentTarget.value)} placeholder="https://www.example.com/thanks.html" />
+            </label>
+            {redirectOrigin === "invalid" && <p class="field-error">Write the whole address, starting with https://</p>}
+            {redirectOrigin && redirectOrigin !== "invalid" && form.allowedOrigins.length > 0 && !form.allowedOrigins.includes(redirectOrigin) && (
+              <p class="field-error">{redirectOrigin} is not among this form's allowed origins, so formsvc would refuse the redirect. Add it in Settings.</p>
+            )}
+          </li>
+          <li>
+            <strong>Which sites may post.</strong>{" "}
+            {form.allowedOrigins.length ? (
+              <>Only pages on {form.allowedOrigins.join(", ")}.</>
+            ) : (
+              <>
+                Any site, for now. Name your site's origin in <a href={href(["forms", form.id, "settings"])}>Settings</a> so other sites cannot post to this form.
+              </>
+            )}
+          </li>
+        </ol>
+        {error !== null && <ErrorNote error={error} />}
+        {form.spamSettings.challenge !== "none" && (
+          <p class="note note-warning">
+            This form asks for a {form.spamSettings.challenge === "pow" ? "proof of work" : "CAPTCHA"}, which a form without JavaScript cannot answer: its posts would be refused. Set the challenge to
+            None in Settings, or use the fetch() version in the README ("Put a form on your website").
+          </p>
+        )}
+      </div>
+      <div class="card">
+        <div class="card-head">
+          <h3>HTML</h3>
+          <CopyButton text={snippet} label="Copy snippet" />
+        </div>
+        <pre class="code" tabIndex={0} aria-label="HTML snippet">
+          <code data-testid="snippet">{snippet}</code>
+        </pre>
+      </div>
+    </section>
+  );
+}

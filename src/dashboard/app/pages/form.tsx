@@ -1,0 +1,69 @@
+import { forms, type FormDetails } from "../calls";
+import { typeLabel } from "../form-types";
+import { formatNumber } from "../format";
+import { href, route } from "../router";
+import { PageTitle } from "../shell";
+import { Show } from "../ui/bits";
+import { useLoad } from "../ui/load";
+import { AnalyticsTab } from "./analytics";
+import { EmbedTab } from "./embed";
+import { SettingsTab } from "./settings";
+import { SubmissionsTab } from "./submissions";
+
+const TABS = [
+  { id: "analytics", label: "Analytics" },
+  { id: "submissions", label: "Submissions" },
+  { id: "settings", label: "Settings" },
+  { id: "embed", label: "Embed" },
+] as const;
+
+export type FormTab = (typeof TABS)[number]["id"];
+
+/**
+ * One form: its name and type over the tabs for its analytics, submissions, settings and snippet.
+ * Without a tab in the address: analytics, or the snippet for a form that has had no submission yet
+ * (the next thing to do with it is to put it on a page).
+ */
+export function FormPage({ formId, tab: asked }: { formId: string; tab: FormTab | undefined }) {
+  const [form, reload, replace] = useLoad(() => forms.get(formId), [formId]);
+  return (
+    <>
+      <p class="crumbs">
+        <a href="#/forms">Forms</a>
+        <span aria-hidden="true"> / </span>
+      </p>
+      <Show value={form} retry={reload} label="Loading the form…">
+        {(f) => {
+          const tab = asked ?? (f.submissionCount === 0 ? "embed" : "analytics");
+          document.title = `${f.name} · ${TABS.find((t) => t.id === tab)!.label} · formsvc`;
+          return (
+          <>
+            <PageTitle sub={<FormSummary form={f} />}>{f.name}</PageTitle>
+            <nav class="tabs" aria-label="Form">
+              {TABS.map((t) => (
+                <a key={t.id} href={href(["forms", formId, t.id])} aria-current={t.id === tab ? "page" : undefined}>
+                  {t.label}
+                </a>
+              ))}
+            </nav>
+            {tab === "analytics" && <AnalyticsTab form={f} query={route.value.query} />}
+            {tab === "submissions" && <SubmissionsTab form={f} query={route.value.query} onChange={reload} />}
+            {tab === "settings" && <SettingsTab form={f} onSaved={(saved: FormDetails) => replace(saved)} />}
+            {tab === "embed" && <EmbedTab form={f} />}
+          </>
+          );
+        }}
+      </Show>
+    </>
+  );
+}
+
+function FormSummary({ form }: { form: FormDetails }) {
+  return (
+    <>
+      <span class="badge">{typeLabel(form.formType)}</span> {formatNumber(form.submissionCount)} {form.submissionCount === 1 ? "submission" : "submissions"}
+      {form.usersJoinedSettings?.enabled && <> · {formatNumber(form.usersJoinedSettings.count)} joined</>}
+      {form.description && <span class="block">{form.description}</span>}
+    </>
+  );
+}

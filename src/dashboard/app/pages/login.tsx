@@ -1,0 +1,62 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { auth } from "../calls";
+import { ErrorNote } from "../ui/bits";
+import { go, route } from "../router";
+import { loginNotice, me } from "../session";
+
+/** Email and password; afterwards, back to where the user was (`#/login?next=…`) or the forms. */
+export function LoginPage() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const email = useRef<HTMLInputElement>(null);
+  useEffect(() => email.current?.focus(), []);
+  const next = route.value.query.get("next");
+  return (
+    <main class="login" id="main">
+      <div class="login-card">
+        <p class="brand brand-large" aria-hidden="true">
+          <span class="brand-mark">F</span> formsvc
+        </p>
+        <h1>Log in</h1>
+        {loginNotice.value && !error && (
+          <p class="note" role="status">
+            {loginNotice.value}
+          </p>
+        )}
+        <form
+          class="stack"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const data = new FormData(e.currentTarget);
+            setBusy(true);
+            setError(null);
+            try {
+              me.value = await auth.login(String(data.get("email")), String(data.get("password")));
+              loginNotice.value = null;
+              go(next && next.startsWith("#/") && !next.startsWith("#/login") ? next : "#/forms", true);
+            } catch (err) {
+              setError(err);
+              setBusy(false);
+            }
+          }}
+        >
+          <label class="field">
+            <span>Email</span>
+            <input ref={email} name="email" type="email" autocomplete="username" required />
+          </label>
+          <label class="field">
+            <span>Password</span>
+            <input name="password" type="password" autocomplete="current-password" required />
+          </label>
+          {error !== null && <ErrorNote error={error} />}
+          <button type="submit" class="button button-primary" disabled={busy}>
+            {busy ? "Logging in…" : "Log in"}
+          </button>
+        </form>
+        <p class="muted small">
+          First time here? Set your password on the server: <code>formsvc owners set-password you@example.com</code>
+        </p>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,275 @@
+import { useState } from "preact/hooks";
+import { offers } from "../api";
+import { submissions, type FormDetails, type Submission } from "../calls";
+import { countryName, formatDateTime, formatNumber } from "../format";
+import { go, href } from "../router";
+import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
+import { useLoad } from "../ui/load";
+
+const PAGE_SIZE = 25;
+
+type Folder = "inbox" | "spam";
+
+/** A form's inbox and spam folder, a page at a time with the API's cursors; a row opens the whole submission. */
+export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; query: URLSearchParams; onChange: () => void }) {
+  const folder: Folder = query.get("status") === "spam" ? "spam" : "inbox";
+  const cursor = query.get("cursor") ?? undefined;
+  // Cursors of the pages before this one, so "Newer" can go back; lost on reload, then "First page" remains.
+  const [earlier, setEarlier] = useState<{ folder: Folder; cursors: (string | undefined)[] }>({ folder, cursors: [] });
+  const stack = earlier.folder === folder ? earlier.cursors : [];
+  const [page, reload] = useLoad(() => submissions.list(form.id, folder, cursor, PAGE_SIZE), [form.id, folder, cursor]);
+  const [open, setOpen] = useState<Submission | null>(null);
+  const base = ["forms", form.id, "submissions"];
+  const at = (c: string | undefined) => href(base, { status: folder === "spam" ? "spam" : undefined, cursor: c });
+  const canExport = offers("GET /forms/{formId}/submissions/export");
+  const move = (e: MouseEvent, cursors: (string | undefined)[], to: string | undefined) => {
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; // a new tab keeps its own way
+    e.preventDefault();
+    setEarlier({ folder, cursors });
+    go(at(to));
+  };
+  return (
+    <section aria-labelledby="submissions-title">
+      <h2 id="submissions-title" class="visually-hidden">
+        Submissions
+      </h2>
+      <div class="toolbar">
+        <div class="segmented" role="group" aria-label="Folder">
+          <a class="segment" href={href(base)} aria-current={folder === "inbox" ? "true" : undefined}>
+            Inbox
+          </a>
+          <a class="segment" href={href(base, { status: "spam" })} aria-current={folder === "spam" ? "true" : undefined}>
+            Spam
+          </a>
+        </div>
+        {canExport && folder === "inbox" && (
+          <a class="button" href={submissions.exportUrl(form.id, "csv")} download>
+            Export CSV
+          </a>
+        )}
+      </div>
+      <Show value={page} retry={reload} label="Loading submissions…">
+        {(p) =>
+          p.submissions.length === 0 && !cursor ? (
+            <EmptyFolder form={form} folder={folder} />
+          ) : (
+            <>
+              <table class="table submissions-table">
+                <caption class="visually-hidden">{folder === "spam" ? "Spam" : "Inbox"}, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Received</th>
+                    <th scope="col">From</th>
+                    <th scope="col">Message</th>
+                    <th scope="col">Country</th>
+                    <th scope="col">Device</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {p.submissions.map((s) => (
+                    <tr key={s.id} class="clickable" onClick={(e) => (e.target as HTMLElement).tagName !== "BUTTON" && setOpen(s)}>
+                      <td data-label="Received">
+                        <button type="button" class="link-button" onClick={() => setOpen(s)}>
+                          {formatDateTime(s.createdAt)}
+                        </button>
+                      </td>
+                      <td data-label="From">
+                        <Sender submission={s} />
+                      </td>
+                      <td data-label="Message" class="summary-cell">
+                        {summary(s)}
+                      </td>
+                      <td data-label="Country">{countryName(s.data._meta.country)}</td>
+                      <td data-label="Device">{capital(s.data._meta.device)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <nav class="pager" aria-label="Pages">
+                {/* The stack changes and the address moves in one step (the link's href depends on the stack). */}
+                <span key="newer">
+                  {stack.length > 0 ? (
+                    <a class="button" href={at(stack[stack.length - 1])} onClick={(e) => move(e, stack.slice(0, -1), stack[stack.length - 1])}>
+                      ← Newer
+                    </a>
+                  ) : (
+                    cursor && (
+                      <a class="button" href={at(undefined)}>
+                        ← First page
+                      </a>
+                    )
+                  )}
+                </span>
+                <span key="count" class="muted small">
+                  {p.submissions.length ? `${formatNumber(stack.length * PAGE_SIZE + 1)}–${formatNumber(stack.length * PAGE_SIZE + p.submissions.length)}` : ""}
+                </span>
+                <span key="older">
+                  {p.nextCursor && (
+                    <a class="button" href={at(p.nextCursor)} onClick={(e) => move(e, [...stack, cursor], p.nextCursor!)}>
+                      Older →
+                    </a>
+                  )}
+                </span>
+              </nav>
+            </>
+          )
+        }
+      </Show>
+      {open && (
+        <SubmissionDialog
+          submission={open}
+          folder={folder}
+          onClose={() => setOpen(null)}
+          onDone={(message) => {
+            setOpen(null);
+            announce(message);
+            reload();
+            onChange();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function EmptyFolder({ form, folder }: { form: FormDetails; folder: Folder }) {
+  if (folder === "spam")
+    return (
+      <div class="empty">
+        <h3>No spam</h3>
+        <p>Submissions caught by the honeypot or marked as spam land here. They count nowhere and send no email.</p>
+      </div>
+    );
+  return (
+    <div class="empty">
+      <h3>No submissions yet</h3>
+      <p>Put the form on your website; what people send appears here, newest first.</p>
+      <a class="button button-primary" href={href(["forms", form.id, "embed"])}>
+        Get the snippet
+      </a>
+    </div>
+  );
+}
+
+const fields = (s: Submission) => Object.entries(s.data).filter(([k]) => k !== "_meta");
+const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+const EMAIL_KEY = /email/i;
+const NAME_KEY = /^(name|full_?name|your_?name)$/i;
+const stringField = (s: Submission, key: RegExp) => fields(s).find(([k, v]) => key.test(k) && typeof v === "string" && v !== "")?.[1] as string | undefined;
+
+/** Who sent it, as far as the data says: a name and an email. */
+function Sender({ submission }: { submission: Submission }) {
+  const name = stringField(submission, NAME_KEY);
+  const email = stringField(submission, EMAIL_KEY);
+  if (!name && !email) return <span class="muted">—</span>;
+  return (
+    <>
+      {name && <span class="block">{name}</span>}
+      {email && <span class={name ? "muted small block" : "block"}>{email}</span>}
+    </>
+  );
+}
+
+/** The rest of the data on one line: the message first when there is one. */
+function summary(s: Submission): string {
+  const entries = fields(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k));
+  const message = entries.find(([k]) => /message|comment|feedback|text/i.test(k));
+  const rest = message ? [message, ...entries.filter((e) => e !== message)] : entries;
+  const line = rest.map(([k, v]) => (rest.length === 1 || k === message?.[0] ? text(v) : `${k}: ${text(v)}`)).join(" · ");
+  return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+}
+
+const META_LABELS: [keyof Submission["data"]["_meta"], string][] = [
+  ["country", "Country"],
+  ["browser", "Browser"],
+  ["browserVersion", "Browser version"],
+  ["os", "Operating system"],
+  ["osVersion", "OS version"],
+  ["device", "Device"],
+  ["language", "Language"],
+  ["referrer", "Referrer"],
+];
+
+/** The whole submission and its _meta, with what can be done to it. */
+function SubmissionDialog({ submission: s, folder, onClose, onDone }: { submission: Submission; folder: Folder; onClose: () => void; onDone: (message: string) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [deleting, setDeleting] = useState(false);
+  const canMove = offers(folder === "spam" ? "POST /forms/{formId}/submissions/{submissionId}/not-spam" : "POST /forms/{formId}/submissions/{submissionId}/spam");
+  const canDelete = offers("DELETE /forms/{formId}/submissions/{submissionId}");
+  const meta = s.data._meta;
+  if (deleting)
+    return (
+      <Confirm
+        title="Delete this submission?"
+        action="Delete for good"
+        busyLabel="Deleting…"
+        onClose={() => setDeleting(false)}
+        onConfirm={async () => {
+          await submissions.remove(s.formId, s.id);
+          onDone("Submission deleted");
+        }}
+      >
+        <p>It is removed with everything kept about it, and the form's counts and analytics drop it. This cannot be undone.</p>
+      </Confirm>
+    );
+  return (
+    <Dialog title={`Submission of ${formatDateTime(s.createdAt)}`} onClose={onClose} wide>
+      <dl class="kv">
+        {fields(s).map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd class="pre">{text(v)}</dd>
+          </div>
+        ))}
+      </dl>
+      <h3 class="subhead">About the sender</h3>
+      <dl class="kv kv-meta">
+        {META_LABELS.map(([k, label]) => (
+          <div key={k}>
+            <dt>{label}</dt>
+            <dd>{k === "country" ? `${countryName(meta.country)} (${meta.country})` : k === "device" ? capital(meta.device) : (meta[k] ?? <span class="muted">unknown</span>)}</dd>
+          </div>
+        ))}
+        <div>
+          <dt>Submission id</dt>
+          <dd>
+            <code>{s.id}</code>
+          </dd>
+        </div>
+      </dl>
+      {error !== null && <ErrorNote error={error} />}
+      {(canMove || canDelete) && (
+        <div class="actions">
+          {canDelete && (
+            <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
+              Delete
+            </button>
+          )}
+          {canMove && (
+            <button
+              type="button"
+              class="button button-primary"
+              disabled={busy}
+              onClick={async () => {
+                setBusy(true);
+                setError(null);
+                try {
+                  await submissions.move(s.formId, s.id, folder === "spam" ? "not-spam" : "spam");
+                  onDone(folder === "spam" ? "Moved to the inbox" : "Moved to spam");
+                } catch (err) {
+                  setError(err);
+                  setBusy(false);
+                }
+              }}
+            >
+              {folder === "spam" ? "Not spam" : "Mark as spam"}
+            </button>
+          )}
+        </div>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,21 @@
+import { signal } from "@preact/signals";
+import { whenUnauthorized } from "./api";
+import { go, loginHref, route } from "./router";
+
+export interface Me {
+  email: string;
+}
+
+/** The logged-in owner; null when nobody is, undefined until the server has said. */
+export const me = signal<Me | null | undefined>(undefined);
+
+/** Why the login page is shown, when it is not the first visit (the session ran out, or the user logged out). */
+export const loginNotice = signal<string | null>(null);
+
+whenUnauthorized(() => {
+  if (me.value === null) return;
+  me.value = null;
+  loginNotice.value = "Your session has ended. Log in again to go on where you were.";
+  const here = route.value.hash;
+  if (!here.startsWith("#/login")) go(loginHref(here), true);
+});

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { launchBrowser, type OfflinePage, type TestBrowser } from "../helpers/browser";
+import { logIn, movableClock, PASSWORD, saveScreenshot, seedDashboard, setPassword, watchConsole } from "../helpers/dashboard";
+import { startTestServer, type TestServer } from "../helpers/harness";
+
+// The dashboard in a real Chromium against a real server: every check reads what a person sees and
+// compares it with what the API answers.
+
+let server: TestServer;
+let browser: TestBrowser;
+let seed: Awaited<ReturnType<typeof seedDashboard>>;
+const clock = movableClock();
+const SUBMISSIONS = 60;
+
+beforeAll(async () => {
+  // Countries come from X-Forwarded-For in the seed; a high limit, since the seed alone sends 60 submits.
+  [server, browser] = await Promise.all([startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true } }), launchBrowser()]);
+  seed = await seedDashboard(server, clock, SUBMISSIONS);
+  await setPassword(server.dbPath, seed.email);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+type Opened = OfflinePage & { console: ReturnType<typeof watchConsole> };
+
+/** A fresh browser context (no cookies), English dates, logged in as the seeded owner. */
+async function loggedIn(options: Parameters<TestBrowser["newPage"]>[0] = {}, hash = ""): Promise<Opened> {
+  const opened = await browser.newPage({ locale: "en-GB", ...options });
+  const console = watchConsole(opened.page);
+  await logIn(opened.page, server.url, seed.email, PASSWORD, hash);
+  return { ...opened, console };
+}
+
+/** Closes the page after checking it logged no error (but the login page's own 401) and reached no other host. */
+async function finish(opened: Opened, ...allowed401: string[]) {
+  try {
+    expect(opened.console.unexpected("/api/v1/auth/me", ...allowed401)).toEqual([]);
+    expect(opened.blocked).toEqual([]);
+  } finally {
+    await opened.close();
+  }
+}
+
+const api = <T = any>(path: string, init: RequestInit = {}) => server.json<T>(path, { ...init, key: seed.key });
+const numberIn = async (page: Page, selector: string) => Number((await page.locator(selector).first().innerText()).replace(/[^\d]/g, ""));
+
+describe("the dashboard in a browser", () => {
+  test("logs in with email and password and shows the forms with their counts and 30 days", async () => {
+    const opened = await browser.newPage({ locale: "en-GB" });
+    const console = watchConsole(opened.page);
+    const { page } = opened;
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByRole("heading", { name: "Log in" }).waitFor();
+    // A wrong password is said in words, on the page.
+    await page.getByLabel("Email").fill(seed.email);
+    await page.getByLabel("Password").fill("not the password at all");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("alert").waitFor();
+    expect((await page.getByRole("alert").innerText()).length).toBeGreaterThan(10);
+
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: "Forms", level: 1 }).waitFor();
+    const month = (await api(`/api/v1/forms/${seed.formId}/analytics?period=month`)).body;
+    const contact = page.getByRole("row").filter({ hasText: "Contact" });
+    expect(await contact.getByRole("cell").nth(2).innerText()).toBe(String(SUBMISSIONS));
+    await contact.getByRole("img", { name: `${month.totalSubmissions} submissions in the last 30 days` }).waitFor();
+    expect(await contact.getByRole("cell").nth(1).innerText()).toBe("Contact");
+    await page.getByRole("row").filter({ hasText: "Waitlist" }).getByRole("img", { name: "0 submissions in the last 30 days" }).waitFor();
+    expect(console.unexpected("/api/v1/auth/me", "/api/v1/auth/login")).toEqual([]);
+    expect(opened.blocked).toEqual([]);
+    await opened.close();
+  });
+
+  test("draws the daily chart, whose total equals the API's, for each period and a custom range", async () => {
+    const opened = await loggedIn({}, `#/forms/${seed.formId}`);
+    const { page } = opened;
+    const chartDrawn = () =>
+      page.evaluate(() => {
+        const canvas = document.querySelector<HTMLCanvasElement>(".chart canvas");
+        if (!canvas) return 0;
+        const { data } = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height);
+        let painted = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted++;
+        return painted;
+      });
+    for (const [label, query] of [["30 days", "period=month"], ["7 days", "period=week"], ["365 days", "period=year"]] as const) {
+      await page.getByRole("link", { name: label, exact: true }).click();
+      await page.waitForURL(new RegExp(query));
+      const expected = (await api(`/api/v1/forms/${seed.formId}/analytics?${query}`)).body;
+      await page.locator('[data-testid="total-submissions"]', { hasText: String(expected.totalSubmissions) }).waitFor();
+      expect(await numberIn(page, '[data-testid="total-submissions"]')).toBe(expected.totalSubmissions);
+      expect(await chartDrawn()).toBeGreaterThan(100);
+      // The table under the chart holds the same days and adds up to the same total.
+      const rows = page.locator("details.details table tbody tr");
+      expect(await rows.count()).toBe(expected.submissionsOverTime.length);
+      const counts = await rows.locator("td:last-child").allTextContents();
+      expect(counts.reduce((s, c) => s + Number(c.replace(/[^\d]/g, "")), 0)).toBe(expected.totalSubmissions);
+      // The top country is the API's, in words.
+      const topCountry = expected.topCountries[0];
+      const top = page.getByRole("region", { name: "Countries" }).locator(".bar-number").first();
+      expect(Number(await top.innerText())).toBe(topCountry.count);
+    }
+    const from = new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel("From").fill(from);
+    await page.getByLabel("to", { exact: true }).fill(to);
+    await page.getByRole("button", { name: "Show range" }).click();
+    await page.waitForURL(new RegExp(`from=${from}&to=${to}`));
+    const custom = (await api(`/api/v1/forms/${seed.formId}/analytics?startDate=${from}&endDate=${to}`)).body;
+    await page.locator('[data-testid="total-submissions"]', { hasText: String(custom.totalSubmissions) }).waitFor();
+    expect(await page.locator("details.details table tbody tr").count()).toBe(16);
+    await finish(opened);
+  });
+
+  test("pages through the inbox with the API's cursors, newest first, and back", async () => {
+    const opened = await loggedIn({}, `#/forms/${seed.formId}/submissions`);
+    const { page } = opened;
+    const emailsOnPage = async () => {
+      await page.locator(".submissions-table tbody tr").first().waitFor();
+      return page.locator(".submissions-table tbody td[data-label=From] .muted").allInnerTexts();
+    };
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const body: any = (await api(`/api/v1/forms/${seed.formId}/submissions?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)).body;
+      pages.push(body.submissions.map((s: any) => s.data.email));
+      cursor = body.nextCursor;
+    } while (cursor);
+    expect(pages.map((p) => p.length)).toEqual([25, 25, 10]);
+
+    expect(await emailsOnPage()).toEqual(pages[0]!);
+    await page.getByRole("link", { name: "Older →" }).click();
+    await page.locator(".submissions-table tbody tr td[data-label=From]", { hasText: pages[1]![0]! }).waitFor();
+    expect(await emailsOnPage()).toEqual(pages[1]!);
+    await page.getByRole("link", { name: "Older →" }).click();
+    await page.locator(".submissions-table tbody tr td[data-label=From]", { hasText: pages[2]![0]! }).waitFor();
+    expect(await emailsOnPage()).toEqual(pages[2]!);
+    expect(await page.getByRole("link", { name: "Older →" }).count()).toBe(0);
+    await page.getByRole("link", { name: "← Newer" }).click();
+    await page.locator(".submissions-table tbody tr td[data-label=From]", { hasText: pages[1]![0]! }).waitFor();
+    expect(await emailsOnPage()).toEqual(pages[1]!);
+
+    // A row opens the whole submission and its _meta.
+    await page.getByRole("button", { name: /\d{4}/ }).first().click();
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toContain(pages[1]![0]!);
+    expect(await dialog.innerText()).toContain("Operating system");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    await finish(opened);
+  });
+
+  test("sends a user whose session ended to the login page, and back to the same place after logging in", async () => {
+    const opened = await loggedIn({}, `#/forms/${seed.formId}/submissions`);
+    const { page, context } = opened;
+    await page.locator(".submissions-table tbody tr").first().waitFor();
+    // The session ends behind the page's back (as it would after its idle time).
+    const out = await context.request.post(`${server.url}/api/v1/auth/logout`, { headers: { origin: server.url } });
+    expect(out.status()).toBe(204);
+    await page.getByRole("link", { name: "Older →" }).click();
+    await page.getByRole("heading", { name: "Log in" }).waitFor();
+    await page.getByText("Your session has ended").waitFor();
+    const wanted = new URL(page.url()).hash;
+    expect(decodeURIComponent(wanted)).toContain(`#/login?next=#/forms/${seed.formId}/submissions?cursor=`);
+
+    await page.getByLabel("Email").fill(seed.email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("link", { name: "← First page" }).waitFor();
+    expect(new URL(page.url()).hash).toStartWith(`#/forms/${seed.formId}/submissions?cursor=`);
+    await finish(opened, "/api/v1/forms/");
+  });
+
+  test("can be used with the keyboard alone: headings take focus, every control has a name, dialogs keep and return focus", async () => {
+    const opened = await loggedIn({}, `#/forms/${seed.formId}/submissions`);
+    const { page } = opened;
+    await page.locator(".submissions-table tbody tr").first().waitFor();
+    // Arriving on a page puts focus on its heading, so a screen reader says where the user is.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll("a, button, input, select, textarea")]
+        .filter((el) => !(el as HTMLElement).innerText?.trim() && !el.getAttribute("aria-label") && !(el as HTMLInputElement).labels?.length)
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(unnamed).toEqual([]);
+    // Tab from the heading reaches the folders, then the first row's button; Enter opens it.
+    for (let i = 0; i < 10 && !(await page.evaluate(() => document.activeElement?.classList.contains("link-button"))); i++) await page.keyboard.press("Tab");
+    const opener = await page.evaluate(() => document.activeElement?.textContent);
+    await page.keyboard.press("Enter");
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    expect(await page.evaluate(() => !!document.activeElement?.closest("dialog"))).toBe(true);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(opener);
+    // Back up the page: the first stop is the skip link, which leads to the page's heading.
+    for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Skip to content"; i++) await page.keyboard.press("Shift+Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    expect(await page.locator(".skip-link").isVisible()).toBe(true);
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    await finish(opened);
+  });
+
+  test("saves a screenshot of every page, light and dark, desktop and phone", async () => {
+    const pages: [string, string][] = [
+      ["forms", "#/forms"],
+      ["analytics", `#/forms/${seed.formId}`],
+      ["submissions", `#/forms/${seed.formId}/submissions`],
+      ["settings", `#/forms/${seed.formId}/settings`],
+      ["embed", `#/forms/${seed.formId}/embed`],
+      ["keys", "#/keys"],
+      ["empty-form", `#/forms/${seed.waitlistId}`],
+      ["empty-analytics", `#/forms/${seed.waitlistId}/analytics`],
+    ];
+    for (const scheme of ["light", "dark"] as const) {
+      for (const [device, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
+        const opened = await browser.newPage({ locale: "en-GB", colorScheme: scheme, viewport, isMobile: device === "phone", hasTouch: device === "phone" });
+        const console = watchConsole(opened.page);
+        const { page } = opened;
+        await page.goto(`${server.url}/dashboard`);
+        await page.getByRole("heading", { name: "Log in" }).waitFor();
+        await saveScreenshot(page, `login-${device}-${scheme}`);
+        await logIn(page, server.url, seed.email);
+        for (const [name, hash] of pages) {
+          await page.goto(`${server.url}/dashboard${hash}`);
+          await page.locator("main h1").waitFor();
+          await page.waitForLoadState("networkidle");
+          await page.locator(".loading .spinner").waitFor({ state: "detached" });
+          expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} fits ${device} width`).toBe(true);
+          await saveScreenshot(page, `${name}-${device}-${scheme}`);
+        }
+        await page.goto(`${server.url}/dashboard#/forms/${seed.formId}/submissions`);
+        await page.locator(".submissions-table tbody tr").first().getByRole("button").click();
+        await page.getByRole("dialog").waitFor();
+        // The viewport: a modal covers what is on screen, not the whole page.
+        await saveScreenshot(page, `submission-${device}-${scheme}`, false);
+        expect(console.unexpected("/api/v1/auth/me")).toEqual([]);
+        expect(opened.blocked).toEqual([]);
+        await opened.close();
+      }
+    }
+  }, 120_000);
+});
