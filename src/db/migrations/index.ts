@@ -6,6 +6,7 @@ import * as outbox from "./004-outbox";
 import * as appendFriendly from "./005-append-friendly";
 import * as submissionStatus from "./006-submission-status";
 import * as publicForms from "./007-public-forms";
+import * as manage from "./010-manage";
 
 export interface Migration {
   version: number;
@@ -22,4 +23,5 @@ export const migrations: Migration[] = [
   { version: 5, name: "append-friendly", up: appendFriendly.up },
   { version: 6, name: "submission-status", up: submissionStatus.up },
   { version: 7, name: "public-forms", up: publicForms.up },
+  { version: 10, name: "manage", up: manage.up },
 ];
