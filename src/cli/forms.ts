@@ -19,7 +19,18 @@ interface FormFlags {
   /** false from --no-honeypot. */
   honeypot?: string | false;
   challenge?: string;
+  retentionDays?: string;
+  /** false from --no-retention: keep submissions forever. */
+  retention?: boolean;
   json?: boolean;
+}
+
+function retentionOf(o: FormFlags): number | null | undefined {
+  if (o.retentionDays !== undefined && o.retention === false) throw new AppError("INVALID_PARAMETER", "give --retention-days or --no-retention, not both");
+  if (o.retention === false) return null;
+  if (o.retentionDays === undefined) return undefined;
+  if (!/^\d+$/.test(o.retentionDays)) throw new AppError("INVALID_PARAMETER", "--retention-days must be a whole number of days");
+  return Number(o.retentionDays);
 }
 
 const toInput = (o: FormFlags): FormInput => ({
@@ -32,6 +43,7 @@ const toInput = (o: FormFlags): FormInput => ({
   allowedOrigins: o.allowedOrigins === undefined ? undefined : o.allowedOrigins === false ? [] : o.allowedOrigins.split(",").filter((v) => v.trim() !== ""),
   honeypotField: o.honeypot === false ? null : o.honeypot,
   challenge: o.challenge,
+  retentionDays: retentionOf(o),
 });
 
 function describe(form: Form): string {
@@ -48,6 +60,7 @@ function describe(form: Form): string {
     ["allowed origins", f.allowedOrigins.length ? f.allowedOrigins.join(", ") : "any"],
     ["honeypot field", f.spamSettings.honeypotField ?? "none"],
     ["challenge", f.spamSettings.challenge],
+    ["retention", f.retentionDays === null ? "forever" : `${f.retentionDays} day(s)`],
     ["created", f.createdAt],
     ["updated", f.updatedAt],
   ]);
@@ -62,7 +75,9 @@ const settingFlags = (cmd: Command, withNegations: boolean) => {
     .option("--allowed-origins <urls>", "origins whose pages may submit with a publishable key, comma-separated (https://www.example.com); redirects only to them")
     .option("--honeypot <name>", "a hidden field people leave empty: a submission that fills it is stored as spam (default _gotcha)")
     .option("--no-honeypot", "no honeypot field")
-    .option("--challenge <kind>", `what a submission must solve: ${CHALLENGES.join(", ")} (default none)`);
+    .option("--challenge <kind>", `what a submission must solve: ${CHALLENGES.join(", ")} (default none)`)
+    .option("--retention-days <n>", "delete submissions older than this many days (checked every hour by serve)")
+    .option("--no-retention", "keep submissions forever (the default)");
   if (withNegations)
     cmd
       .option("--no-description", "clear the description")
@@ -84,6 +99,7 @@ export function formsCommand(): Command {
         `${me} forms show frm_… --json`,
         `${me} forms update frm_… --no-developer-notifications`,
         `${me} forms update frm_… --allowed-origins https://www.example.com --challenge pow`,
+        `${me} forms update frm_… --retention-days 90`,
         `${me} forms delete frm_… --yes`,
       ]),
     );

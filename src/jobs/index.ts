@@ -19,6 +19,12 @@ export function createJobs(services: Services): Job[] {
       run: () => void services.spam.pow.deleteExpiredChallenges(),
     },
     {
+      name: "expire-retained-submissions",
+      // Hourly, although retention counts days: a server down or restarted at a daily hour would skip a day.
+      schedule: "0 17 * * * *",
+      run: async () => void (await services.lifecycle.expireRetained()),
+    },
+    {
       name: "send-notifications",
       // A safety net: commits trigger a drain at once; this picks up retries that fall due.
       schedule: "*/5 * * * * *",

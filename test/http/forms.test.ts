@@ -15,9 +15,9 @@ describe("GET /api/v1/forms/{formId}", () => {
     const { status, body } = await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key });
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(
-      ["allowedOrigins", "createdAt", "description", "emailSettings", "formType", "id", "name", "spamSettings", "submissionCount", "updatedAt", "usersJoinedSettings"].sort(),
+      ["allowedOrigins", "createdAt", "description", "emailSettings", "formType", "id", "name", "retentionDays", "spamSettings", "submissionCount", "updatedAt", "usersJoinedSettings"].sort(),
     );
-    expect(body).toMatchObject({ id: owner.formId, name: "Contact", description: "", formType: "contact", submissionCount: 0, usersJoinedSettings: null });
+    expect(body).toMatchObject({ id: owner.formId, name: "Contact", description: "", formType: "contact", submissionCount: 0, usersJoinedSettings: null, retentionDays: null });
     // The defaults for public submission: any origin, the `_gotcha` honeypot, no challenge.
     expect([body.allowedOrigins, body.spamSettings]).toEqual([[], { honeypotField: "_gotcha", challenge: "none" }]);
     expect(body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

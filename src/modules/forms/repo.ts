@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { keysetQuery } from "../../db/keyset";
+import { atomically } from "../../db/transaction";
 import type { Position } from "../../lib/cursor";
 import type { Challenge, Form, FormType } from "./model";
 
@@ -17,6 +18,7 @@ interface FormRow {
   allowed_origins: string;
   honeypot_field: string | null;
   challenge: string;
+  retention_days: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -35,6 +37,7 @@ const toForm = (r: FormRow): Form => ({
   allowedOrigins: JSON.parse(r.allowed_origins) as string[],
   honeypotField: r.honeypot_field,
   challenge: r.challenge as Challenge,
+  retentionDays: r.retention_days,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -51,6 +54,7 @@ const bind = (f: Form) => ({
   allowed_origins: JSON.stringify(f.allowedOrigins),
   honeypot_field: f.honeypotField,
   challenge: f.challenge,
+  retention_days: f.retentionDays,
   created_at: f.createdAt,
   updated_at: f.updatedAt,
 });
@@ -62,12 +66,14 @@ export function createFormsRepo(db: Database) {
     "newest",
   );
   return {
+    /** Runs writes (a change and its audit line) in one transaction. */
+    atomically: atomically(db),
     insertForm(f: Form): void {
       db.query(
         `INSERT INTO forms (id, owner_id, name, description, form_type, email_enabled, developer_notifications, users_joined_enabled,
-           allowed_origins, honeypot_field, challenge, created_at, updated_at)
+           allowed_origins, honeypot_field, challenge, retention_days, created_at, updated_at)
          VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled,
-           $allowed_origins, $honeypot_field, $challenge, $created_at, $updated_at)`,
+           $allowed_origins, $honeypot_field, $challenge, $retention_days, $created_at, $updated_at)`,
       ).run(bind(f));
     },
     /**
@@ -83,7 +89,8 @@ export function createFormsRepo(db: Database) {
         db.query(
           `UPDATE forms SET name = $name, description = $description, form_type = $form_type, email_enabled = $email_enabled,
              developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled,
-             allowed_origins = $allowed_origins, honeypot_field = $honeypot_field, challenge = $challenge, updated_at = $updated_at
+             allowed_origins = $allowed_origins, honeypot_field = $honeypot_field, challenge = $challenge, retention_days = $retention_days,
+             updated_at = $updated_at
            WHERE id = $id`,
         ).run(fields);
         if (!opts.recountJoiners) return;
@@ -106,6 +113,10 @@ export function createFormsRepo(db: Database) {
     /** One page of an owner's forms (only `ids` when given), newest first, strictly after `after`. */
     listFormsByOwner(ownerId: string, ids: string[] | null, after: Position | null, limit: number): Form[] {
       return byOwner([ownerId, ids && JSON.stringify(ids)], after, limit).map(toForm);
+    },
+    /** Forms that delete their submissions after some days. */
+    listFormsWithRetention(): Form[] {
+      return db.query<FormRow, []>("SELECT * FROM forms WHERE retention_days IS NOT NULL ORDER BY id").all().map(toForm);
     },
     /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
     listAllForms(ownerId: string | null): (Form & { ownerEmail: string })[] {

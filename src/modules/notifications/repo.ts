@@ -36,6 +36,8 @@ export function createOutboxRepo(db: Database) {
   );
   const ownerEmail = db.prepare<{ email: string }, [string]>("SELECT email FROM owners WHERE id = ?");
 
+  const deleteBySubmission = db.prepare("DELETE FROM outbox WHERE submission_id = ?");
+
   return {
     ownerEmail: (ownerId: string) => ownerEmail.get(ownerId)?.email ?? null,
     insertNotification(n: QueuedNotification): void {
@@ -81,6 +83,14 @@ export function createOutboxRepo(db: Database) {
       return db
         .query("UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE status = 'failed' AND (?2 IS NULL OR id = ?2)")
         .run(now, id).changes;
+    },
+    /** The pipeline's purge of deleted submissions: their notifications, queued, sent or failed, with the copy of the data each holds. */
+    deleteForSubmissions(batch: { id: string }[]): void {
+      for (const s of batch) deleteBySubmission.run(s.id);
+    },
+    /** The notifications about these submissions (a person's data export). */
+    listForSubmissions(ids: string[]): OutboxRow[] {
+      return db.query<OutboxRow, [string]>("SELECT * FROM outbox WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY id").all(JSON.stringify(ids));
     },
     findById: (id: number) => db.query<OutboxRow, [number]>("SELECT * FROM outbox WHERE id = ?").get(id),
     list(status: OutboxStatus | null, limit: number): OutboxRow[] {

@@ -25,6 +25,10 @@ export function createSubmissionsRepo(db: Database) {
   const otherInboxWithEmail = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM submissions WHERE form_id = ? AND status = 'inbox' AND email = ? LIMIT 1");
   const saveIdempotency = db.prepare("INSERT OR IGNORE INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?)");
   const findById = db.prepare<Row & { status: SubmissionStatus }, [string]>("SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?");
+  const deleteById = db.prepare("DELETE FROM submissions WHERE id = ?");
+  const olderThan = db.prepare<Row & { status: SubmissionStatus }, [string, SubmissionStatus, string, number]>(
+    "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?",
+  );
   const newestFirst = keysetQuery<Row, [string, SubmissionStatus]>(db, SELECT, "newest");
   const oldestFirst = keysetQuery<Row, [string, SubmissionStatus]>(db, SELECT, "oldest");
 
@@ -35,6 +39,11 @@ export function createSubmissionsRepo(db: Database) {
         insert.run(s.id, s.form.id, s.status, s.json, s.email, s.createdAt);
         if (s.idempotency) saveIdempotency.run(s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt);
       }
+    },
+
+    /** The deletion's writer of rows: each submission's row goes (what it left elsewhere goes with the pipeline's purges). */
+    deleteRows(batch: NewSubmission[]): void {
+      for (const s of batch) deleteById.run(s.id);
     },
 
     /** Sets each submission's status to the one it carries (a move into or out of spam). */
@@ -85,6 +94,46 @@ export function createSubmissionsRepo(db: Database) {
     findSubmission(id: string): (StoredSubmission & { status: SubmissionStatus }) | null {
       const row = findById.get(id);
       return row ? { ...toStored(row), status: row.status } : null;
+    },
+
+    /**
+     * Every submission, of any status, whose extracted email is `email`, in these forms (all when
+     * null), oldest first. Reads the whole table: the email has no index (it would cost every
+     * submit), and this serves the rare request of one person.
+     */
+    findSubmissionsByEmail(email: string, formIds: string[] | null): (StoredSubmission & { status: SubmissionStatus })[] {
+      return db
+        .query<Row & { status: SubmissionStatus }, [string, string | null]>(
+          `SELECT id, form_id, data, email, created_at, status FROM submissions
+           WHERE email = ?1 AND (?2 IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, id`,
+        )
+        .all(email, formIds && JSON.stringify(formIds))
+        .map((r) => ({ ...toStored(r), status: r.status }));
+    },
+
+    /** These submissions of one form, as they are now (inside a deletion's transaction: what it really deletes). */
+    findFormSubmissions(formId: string, ids: string[]): (StoredSubmission & { status: SubmissionStatus })[] {
+      return db
+        .query<Row & { status: SubmissionStatus }, [string, string]>(
+          "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id IN (SELECT value FROM json_each(?2)) AND form_id = ?1",
+        )
+        .all(formId, JSON.stringify(ids))
+        .map((r) => ({ ...toStored(r), status: r.status }));
+    },
+
+    /** The waitlist forms (of these, or all) that count `email` as a joiner. */
+    listFormsJoinedBy(email: string, formIds: string[] | null): string[] {
+      return db
+        .query<{ form_id: string }, [string, string | null]>(
+          "SELECT form_id FROM waitlist_joiners WHERE email = ?1 AND (?2 IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY form_id",
+        )
+        .all(email, formIds && JSON.stringify(formIds))
+        .map((r) => r.form_id);
+    },
+
+    /** Up to `limit` of a form's submissions of one status created before `before`, oldest first. */
+    listSubmissionsCreatedBefore(formId: string, status: SubmissionStatus, before: string, limit: number): (StoredSubmission & { status: SubmissionStatus })[] {
+      return olderThan.all(formId, status, before, limit).map((r) => ({ ...toStored(r), status: r.status }));
     },
 
     /** One page of a form's submissions of one status, newest first, strictly after `after`. */
