@@ -10,6 +10,7 @@ import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/log";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { formsRoutes } from "./modules/forms/routes";
+import { keysRoutes } from "./modules/keys/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
@@ -77,7 +78,8 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
     .use(
       new Elysia({ prefix: "/api/v1" })
         .use(formsRoutes(services.forms))
-        .use(submissionsRoutes(services.submissions, config.maxBodyBytes))
+        .use(submissionsRoutes(services.submissions, services.lifecycle, config.maxBodyBytes))
+        .use(keysRoutes(services.keys))
         .use(analyticsRoutes(services.analytics))
         .use(spamRoutes(services.spam)),
     );

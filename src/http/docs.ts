@@ -32,15 +32,19 @@ const everyAnswer = {
 const headersOf = (status: number) => (status === 429 || status === 503 ? { ...everyAnswer, "Retry-After": header("Retry-After") } : everyAnswer);
 
 /**
- * OpenAPI `responses` for a route: its success body and the errors it can answer, all errors with
+ * OpenAPI `responses` for a route: its success body (JSON `schema`, or `content` by media type) and the errors it can answer, all errors with
  * the shared error body. 500 and 503 come with every route: the app's error handler answers them
  * wherever an unexpected error or a locked database meets a request. Documentation only here; the
  * test harness checks every answer of the test suite against it.
  */
-export function responses(ok: { schema?: TSchema; description: string; status?: number; headers?: Record<string, unknown> }, ...errors: ErrorStatus[]) {
+export function responses(
+  ok: { schema?: TSchema; content?: Record<string, { schema: TSchema }>; description: string; status?: number; headers?: Record<string, unknown> },
+  ...errors: ErrorStatus[]
+) {
   const status = ok.status ?? 200;
+  const content = ok.content ?? (ok.schema ? json(ok.schema) : undefined);
   return {
-    [status]: { description: ok.description, headers: { ...headersOf(status), ...ok.headers }, ...(ok.schema ? { content: json(ok.schema) } : {}) },
+    [status]: { description: ok.description, headers: { ...headersOf(status), ...ok.headers }, ...(content ? { content } : {}) },
     ...Object.fromEntries(
       [...new Set<ErrorStatus>([...errors, 500, 503])].map((s) => [s, { description: errorStatuses[s], headers: headersOf(s), content: json({ $ref: "#/components/schemas/Error" }) }]),
     ),
