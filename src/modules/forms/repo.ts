@@ -96,7 +96,10 @@ export function createFormsRepo(db: Database) {
         if (!opts.recountJoiners) return;
         db.query("DELETE FROM waitlist_joiners WHERE form_id = ?").run(f.id);
         if (f.formType !== "waitlist") return void db.query("UPDATE forms SET users_joined_count = 0 WHERE id = ?").run(f.id);
-        db.query("INSERT INTO waitlist_joiners (form_id, email) SELECT DISTINCT form_id, email FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL").run(f.id);
+        db.query(
+          `INSERT INTO waitlist_joiners (form_id, email, submissions)
+           SELECT form_id, email, count(*) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL GROUP BY email`,
+        ).run(f.id);
         db.query(
           `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners WHERE form_id = ?1)
              + (SELECT count(*) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NULL) WHERE id = ?1`,

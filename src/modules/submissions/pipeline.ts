@@ -49,11 +49,7 @@ export const moveWriters = (p: SubmitPipeline, setStatuses: BatchWriter<NewSubmi
   spam: [setStatuses, ...p.tallies.map((t) => t.uncount)],
 });
 
-/**
- * What deleting submissions (each with the status it has) writes: the rows and what they left
- * elsewhere first, then the inbox ones leave the tallies. Rows go first because a waitlist joiner
- * leaves only with the last inbox submission of their email, which `uncount` looks for.
- */
+/** What deleting submissions (each with the status it has) writes: the rows and what they left elsewhere, then the inbox ones leave the tallies. */
 export const deleteWriters = (p: Pick<SubmitPipeline, "tallies" | "purges">, deleteRows: BatchWriter<NewSubmission>): BatchWriter<NewSubmission>[] => [
   deleteRows,
   ...p.purges,

@@ -19,10 +19,11 @@ export function createSubmissionsRepo(db: Database) {
   const insert = db.prepare("INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES (?, ?, ?, ?, ?, ?)");
   const formType = db.prepare<{ form_type: string }, [string]>("SELECT form_type FROM forms WHERE id = ?");
   const addJoiner = db.prepare("INSERT OR IGNORE INTO waitlist_joiners (form_id, email) VALUES (?, ?)");
+  const joinAgain = db.prepare("UPDATE waitlist_joiners SET submissions = submissions + 1 WHERE form_id = ? AND email = ?");
+  const leaveOnce = db.prepare("UPDATE waitlist_joiners SET submissions = submissions - 1 WHERE form_id = ? AND email = ? AND submissions > 1");
   const bumpCounters = db.prepare("UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?");
   const setStatus = db.prepare("UPDATE submissions SET status = ? WHERE id = ?");
   const removeJoiner = db.prepare("DELETE FROM waitlist_joiners WHERE form_id = ? AND email = ?");
-  const otherInboxWithEmail = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM submissions WHERE form_id = ? AND status = 'inbox' AND email = ? LIMIT 1");
   const saveIdempotency = db.prepare("INSERT OR IGNORE INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?)");
   const findById = db.prepare<Row & { status: SubmissionStatus }, [string]>("SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?");
   const deleteById = db.prepare("DELETE FROM submissions WHERE id = ?");
@@ -53,9 +54,9 @@ export function createSubmissionsRepo(db: Database) {
 
     /**
      * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for
-     * waitlists, distinct joiners. `count` takes a batch's inbox submissions in; `uncount` takes
-     * submissions that have left the inbox (their status already changed) out again: a joiner
-     * leaves only with the last inbox submission of their email.
+     * waitlists, distinct joiners, each with how many inbox submissions carry their email.
+     * `count` takes a batch's inbox submissions in; `uncount` takes submissions that leave the
+     * inbox (moved or deleted) out again: a joiner leaves with the last inbox submission of their email.
      */
     counters: {
       count(batch: NewSubmission[]): void {
@@ -66,8 +67,10 @@ export function createSubmissionsRepo(db: Database) {
           // The type as committed, not as cached: a form made a waitlist by another process counts from its next batch.
           if (!c) counts.set(s.form.id, (c = { waitlist: formType.get(s.form.id)?.form_type === "waitlist", submissions: 0, joiners: 0 }));
           c.submissions += 1;
+          if (!c.waitlist) continue;
           // A new joiner: no email (each counts once), or an email this waitlist has not had before.
-          if (c.waitlist && (s.email === null || addJoiner.run(s.form.id, s.email).changes === 1)) c.joiners += 1;
+          if (s.email === null || addJoiner.run(s.form.id, s.email).changes === 1) c.joiners += 1;
+          else joinAgain.run(s.form.id, s.email);
         }
         for (const [formId, c] of counts) bumpCounters.run(c.submissions, c.joiners, formId);
       },
@@ -76,7 +79,7 @@ export function createSubmissionsRepo(db: Database) {
           const waitlist = formType.get(s.form.id)?.form_type === "waitlist";
           let joiners = 0;
           if (waitlist && s.email === null) joiners = 1;
-          else if (waitlist && s.email !== null && !otherInboxWithEmail.get(s.form.id, s.email) && removeJoiner.run(s.form.id, s.email).changes === 1) joiners = 1;
+          else if (waitlist && s.email !== null && leaveOnce.run(s.form.id, s.email).changes === 0 && removeJoiner.run(s.form.id, s.email).changes === 1) joiners = 1;
           bumpCounters.run(-1, -joiners, s.form.id);
         }
       },
@@ -115,7 +118,8 @@ export function createSubmissionsRepo(db: Database) {
     findFormSubmissions(formId: string, ids: string[]): (StoredSubmission & { status: SubmissionStatus })[] {
       return db
         .query<Row & { status: SubmissionStatus }, [string, string]>(
-          "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id IN (SELECT value FROM json_each(?2)) AND form_id = ?1",
+          // `+form_id`: found by id (submissions_by_id), not by reading the form's whole range of submissions_by_form.
+          "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id IN (SELECT value FROM json_each(?2)) AND +form_id = ?1",
         )
         .all(formId, JSON.stringify(ids))
         .map((r) => ({ ...toStored(r), status: r.status }));
