@@ -77,7 +77,7 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
     )
     .use(
       new Elysia({ prefix: "/api/v1" })
-        .use(formsRoutes(services.forms))
+        .use(formsRoutes(services.forms, services.lifecycle.deleteForm))
         .use(submissionsRoutes(services.submissions, services.lifecycle, config.maxBodyBytes))
         .use(keysRoutes(services.keys))
         .use(analyticsRoutes(services.analytics))

@@ -173,9 +173,9 @@ export function formsCommand(): Command {
     .option("--yes", "confirm: this cannot be undone")
     .option("--json", "print only JSON")
     .action((id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         if (!opts.yes) throw new AppError("INVALID_PARAMETER", `this deletes form ${id} and all its submissions; add --yes to confirm`);
-        const form = s.forms.deleteForm(id);
+        const form = await s.lifecycle.deleteForm(id);
         emit(!!opts.json, { id: form.id, deleted: true }, () => `Deleted form ${form.id} ("${form.name}") and its ${form.submissionCount} submission(s).`);
       }),
     );

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ownerPrincipal } from "../../src/lib/principal";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
@@ -147,6 +148,17 @@ describe("DELETE /forms/{formId}", () => {
       expect([table, server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id)[0].n]).toEqual([table, 0]);
     }
     expect((await send("DELETE", `/forms/${form.id}`, owner.key)).status).toBe(404);
+  });
+
+  test("empties a form larger than one transaction's share a chunk at a time, then removes it, with one audit line", async () => {
+    const form = (await send("POST", "/forms", owner.key, { name: "Large", formType: "waitlist" })).body;
+    const caller = ownerPrincipal(owner.ownerId);
+    const submitter = { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null };
+    await Promise.all(Array.from({ length: 1_234 }, (_, i) => server.services.submissions.submit(caller, { formId: form.id, data: { email: `l${i % 300}@example.com` } }, submitter)));
+    expect((await send("DELETE", `/forms/${form.id}`, owner.key)).body).toEqual({ id: form.id, deleted: true });
+    for (const table of ["submissions", "waitlist_joiners", "form_daily_counts"]) expect(server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id)[0].n).toBe(0);
+    const lines = server.query("SELECT action, detail FROM audit_events WHERE object_id = ? ORDER BY id", form.id);
+    expect(lines).toEqual([{ action: "form.created", detail: '{"formType":"waitlist"}' }, { action: "form.deleted", detail: '{"submissions":1234}' }]);
   });
 
   test("refuses another owner's form (403), a publishable key (403 KEY_SCOPE) and an unknown form (404), deleting nothing", async () => {

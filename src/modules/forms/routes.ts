@@ -3,7 +3,8 @@ import { requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
-import { DeletedSchema, FormCreateSchema, FormListSchema, FormPatchSchema, FormSchema, UsersJoinedSchema, toFormJson, toFormListItem, type FormPatchBody } from "./model";
+import type { Principal } from "../../lib/principal";
+import { DeletedSchema, FormCreateSchema, FormListSchema, FormPatchSchema, FormSchema, UsersJoinedSchema, toFormJson, toFormListItem, type Form, type FormPatchBody } from "./model";
 import type { FormInput, FormsService } from "./service";
 
 /** A body shaped as Get Form shows a form, as the service's input (what is left out stays undefined). */
@@ -22,7 +23,7 @@ const formInput = (body: FormPatchBody): FormInput => ({
 
 const MANAGE = "Needs a secret key of all the owner's forms (or a session): a publishable key, or a key bound to some forms, is refused with 403 KEY_SCOPE.";
 
-export function formsRoutes(forms: FormsService) {
+export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller: Principal) => Promise<Form>) {
   return new Elysia({ name: "forms-routes" })
     .use(requestContext)
     .get(
@@ -74,8 +75,8 @@ export function formsRoutes(forms: FormsService) {
     })
     .delete(
       "/forms/:formId",
-      ({ params, principal }) => {
-        const form = forms.deleteForm(params.formId, principal);
+      async ({ params, principal }) => {
+        const form = await deleteForm(params.formId, principal);
         return { id: form.id, deleted: true as const };
       },
       {
@@ -83,7 +84,8 @@ export function formsRoutes(forms: FormsService) {
         params: FormIdParams,
         detail: {
           summary: "Delete a form",
-          description: "Removes the form with all its submissions, its analytics and its queued notifications. It cannot be undone.",
+          description:
+            "Removes the form with all its submissions, its analytics and its queued notifications. It cannot be undone. A large form's submissions go a few hundred per transaction, so the server keeps answering meanwhile (and the form's counts stay true); the answer comes when all is gone.",
           tags: ["Forms"],
           responses: responses({ schema: DeletedSchema, description: "deleted" }, 400, 401, 403, 404, 429),
         },

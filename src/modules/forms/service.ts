@@ -178,12 +178,16 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
       return requireForm(id);
     },
 
-    /** Removes the form with its submissions and everything derived from them. With a caller, its access is checked first. */
-    deleteForm(id: string, caller?: Principal): Form {
+    /**
+     * Removes the form with its submissions and everything derived from them, in one transaction
+     * (the submissions lifecycle's deleteForm empties a large form first, a chunk at a time).
+     * With a caller, its access is checked first; `submissions` is what the audit line says it had.
+     */
+    deleteForm(id: string, caller?: Principal, submissions?: number): Form {
       const form = caller ? formFor(id, caller) : requireForm(id);
       repo.atomically(() => {
         repo.deleteForm(id);
-        audit.record(caller ?? ownerPrincipal(form.ownerId), "form.deleted", id, { submissions: form.submissionCount });
+        audit.record(caller ?? ownerPrincipal(form.ownerId), "form.deleted", id, { submissions: submissions ?? form.submissionCount });
       });
       cache.delete(id);
       return form;

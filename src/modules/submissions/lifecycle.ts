@@ -1,5 +1,5 @@
 import type { BatchWriter } from "../../db/batch-transaction";
-import { retryWhileBusy } from "../../db/busy";
+import { DatabaseBusyError, retryWhileBusy } from "../../db/busy";
 import type { Shredder } from "../../db/shred";
 import type { Atomically } from "../../db/transaction";
 import { isoTime, type Clock } from "../../lib/clock";
@@ -14,9 +14,11 @@ import type { SubmissionsRepo } from "./repo";
 import { pipelineItem, unlessBusy, type SubmissionsService } from "./service";
 
 const DAY_MS = 86_400_000;
-// Retention deletes this many per transaction, so the write lock is never held long.
-const RETENTION_CHUNK = 500;
-const RETENTION_BUSY_WAIT_MS = 5_000;
+// Retention and form deletion go this many submissions per transaction (~30 ms), so neither the
+// server's event loop nor the write lock is held long.
+const CHUNK = 500;
+// How long a chunk waits for another process's write lock before the work stops (503 over HTTP).
+const BUSY_WAIT_MS = 5_000;
 
 export interface LifecycleDeps {
   repo: SubmissionsRepo;
@@ -51,7 +53,7 @@ const validAddress = (email: string) => {
 
 /**
  * Deleting submissions: one by one (an owner's), by person (an erasure request), by age (each
- * form's retention). Every deletion runs the pipeline's delete writers in one transaction with
+ * form's retention), all of a form (with the form). Every deletion runs the pipeline's delete writers in one transaction with
  * its audit line, so counters, waitlist joiners and analytics rollups stay equal to a recount of
  * what is stored, and nothing a submission left behind (queued messages) outlives it.
  */
@@ -86,7 +88,40 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
     return found;
   };
 
+  /** Waits for the next turn of the event loop: other requests run between chunks. */
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** Runs a chunk, waiting while another process holds the write lock; 503 when it holds it too long. */
+  const chunk = async <T>(write: () => T): Promise<T> => {
+    try {
+      return await retryWhileBusy(write, BUSY_WAIT_MS);
+    } catch (e) {
+      if (e instanceof DatabaseBusyError) throw new AppError("UNAVAILABLE", "the database stayed busy with another process's write; part of the work may be done, retry to finish it", { "retry-after": "1" });
+      throw e;
+    }
+  };
+
   return {
+    /**
+     * Deletes a form with all its submissions: the submissions go a few hundred per transaction,
+     * through the delete writers (so its counts stay true at every commit and the server keeps
+     * answering), then the form with what is left (rollups, joiners, submissions that arrived
+     * meanwhile) in one last transaction with its audit line. With a caller, its access is checked first.
+     */
+    async deleteForm(id: string, caller?: Principal): Promise<Form> {
+      const form = caller ? forms.formFor(id, caller) : forms.requireForm(id);
+      for (;;) {
+        const ids = repo.listFormSubmissionIds(form.id, CHUNK);
+        if (ids.length === 0) break;
+        await chunk(() => remove(form, ids, () => {}));
+        if (ids.length < CHUNK) break;
+        await nextTurn();
+      }
+      await chunk(() => forms.deleteForm(form.id, caller ?? ownerPrincipal(form.ownerId), form.submissionCount));
+      submissions.forget(new Set([form.id]));
+      return form;
+    },
+
     /** Deletes one submission of the caller's form (404, 403, 404 for another form's submission). */
     deleteSubmission(caller: Principal, formId: string, id: string): { id: string; deleted: true } {
       const { form } = submissions.submissionFor(caller, formId, id);
@@ -143,11 +178,11 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
         const actor = { job: "retention" as const, ownerId: form.ownerId };
         for (const status of ["inbox", "spam"] as const) {
           for (;;) {
-            const ids = repo.listSubmissionsCreatedBefore(form.id, status, before, RETENTION_CHUNK).map((s) => s.id);
+            const ids = repo.listSubmissionsCreatedBefore(form.id, status, before, CHUNK).map((s) => s.id);
             if (ids.length === 0) break;
-            total += await retryWhileBusy(() => remove(form, ids, (n) => audit.record(actor, "submissions.expired", form.id, { submissions: n, before })), RETENTION_BUSY_WAIT_MS);
-            if (ids.length < RETENTION_CHUNK) break;
-            await new Promise((resolve) => setImmediate(resolve));
+            total += await chunk(() => remove(form, ids, (n) => audit.record(actor, "submissions.expired", form.id, { submissions: n, before })));
+            if (ids.length < CHUNK) break;
+            await nextTurn();
           }
         }
       }

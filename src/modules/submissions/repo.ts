@@ -135,6 +135,11 @@ export function createSubmissionsRepo(db: Database) {
         .map((r) => r.form_id);
     },
 
+    /** Up to `limit` ids of a form's submissions, of any status (a form being deleted, a chunk at a time). */
+    listFormSubmissionIds(formId: string, limit: number): string[] {
+      return db.query<{ id: string }, [string, number]>("SELECT id FROM submissions WHERE form_id = ? LIMIT ?").all(formId, limit).map((r) => r.id);
+    },
+
     /** Up to `limit` of a form's submissions of one status created before `before`, oldest first. */
     listSubmissionsCreatedBefore(formId: string, status: SubmissionStatus, before: string, limit: number): (StoredSubmission & { status: SubmissionStatus })[] {
       return olderThan.all(formId, status, before, limit).map((r) => ({ ...toStored(r), status: r.status }));
