@@ -94,6 +94,21 @@ describe("formsvc submissions erase --email", () => {
     expect(inFiles("keep2@example.com").length).toBeGreaterThan(0);
   });
 
+  test("leaves nothing either of what was deleted before the erasure (a submission, a whole form): every deletion overwrites what it removes", async () => {
+    const address = "deleted.before@example.com";
+    // Long messages first: the address lands in overflow pages, which a deletion hands to the free list.
+    const long = "l".repeat(20_000);
+    const early = await submit(owner.key, contact, { message: long, email: address });
+    expect((await server.json(`/api/v1/forms/${contact}/submissions/${early}`, { method: "DELETE", key: owner.key })).status).toBe(200);
+    const temporary = (await server.json("/api/v1/forms", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Temporary" }) })).body.id;
+    await submit(owner.key, temporary, { message: long, email: address });
+    expect((await server.json(`/api/v1/forms/${temporary}`, { method: "DELETE", key: owner.key })).status).toBe(200);
+    await submit(owner.key, owner.formId, { email: address, message: "third" });
+    expect(inFiles(address).length).toBeGreaterThan(0);
+    expect(cliJson(["submissions", "erase", "--email", address], { db: server.dbPath }).erased).toBe(1);
+    expect(inFiles(address)).toEqual([]);
+  });
+
   test("keeps to one form with --form, or one owner's forms with --owner", async () => {
     const inContact = await submit(owner.key, contact, { email: "scoped@example.com" });
     const inOther = await submit(other.key, other.formId, { email: "scoped@example.com" });
