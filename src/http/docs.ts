@@ -9,7 +9,7 @@ const errorStatuses = {
   400: "invalid parameters or body",
   401: "missing, invalid or revoked API key",
   403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), or the page's origin is not allowed (ORIGIN_NOT_ALLOWED)",
-  404: "form (or route) not found",
+  404: "form, submission or key (or route) not found; another owner's key is not found either",
   413: "body larger than FORMSVC_MAX_BODY_BYTES",
   415: "unsupported Content-Type",
   429: "rate limit exceeded; wait until X-RateLimit-Reset (Retry-After is set)",

@@ -58,9 +58,19 @@ describe("formsvc audit", () => {
     expect(everything).not.toContain("private words");
   });
 
+  test("records what a session does as the session's: the seam the accounts module writes logins through", () => {
+    const session = { keyId: "ses_0123", ownerId: other.ownerId, kind: "secret" as const, forms: null };
+    server.services.audit.record(session, "owner.login", "ses_0123");
+    server.services.forms.updateForm(other.formId, { description: "from the dashboard" }, session);
+    const [changed, login] = cliJson<any[]>(["audit", "--owner", "other@example.com", "--limit", "2"], { db: server.dbPath });
+    expect([login.actorKind, login.actorId, login.action, login.objectId]).toEqual(["session", "ses_0123", "owner.login", "ses_0123"]);
+    expect([changed.actorKind, changed.actorId, changed.action]).toEqual(["session", "ses_0123", "form.updated"]);
+  });
+
   test("keeps to one owner with --owner, prints a table without --json, and refuses a bad --limit", () => {
     const theirs = cliJson<any[]>(["audit", "--owner", "other@example.com"], { db: server.dbPath });
-    expect(theirs.map((e) => [e.action, e.objectId])).toEqual([["form.created", other.formId], ["key.created", other.keyId]]);
+    expect(theirs.map((e) => [e.action, e.objectId]).slice(-2)).toEqual([["form.created", other.formId], ["key.created", other.keyId]]);
+    expect(theirs.every((e) => e.owner === "other@example.com")).toBe(true);
     expect(cliJson<any[]>(["audit", "--owner", "nobody@example.com"], { db: server.dbPath })).toEqual([]);
     expect(cliJson<any[]>(["audit", "--limit", "2"], { db: server.dbPath }).length).toBe(2);
     const text = runCli(["audit"], { db: server.dbPath }).stdout;

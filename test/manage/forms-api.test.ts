@@ -169,3 +169,30 @@ describe("DELETE /forms/{formId}", () => {
     expect((await send("GET", `/forms/${owner.formId}`, owner.key)).status).toBe(200);
   });
 });
+
+describe("with an empty bucket", () => {
+  test("every management endpoint answers 429 first, with the rate-limit headers and Retry-After", async () => {
+    const tight = await startTestServer({ config: { rateLimit: 1 } });
+    try {
+      const { key, formId, keyId } = seedOwner(tight);
+      expect((await tight.request(`/api/v1/forms/${formId}`, { key })).status).toBe(200);
+      for (const [method, path] of [
+        ["POST", "/forms"],
+        ["PATCH", `/forms/${formId}`],
+        ["DELETE", `/forms/${formId}`],
+        ["GET", "/keys"],
+        ["POST", "/keys"],
+        ["DELETE", `/keys/${keyId}`],
+        ["DELETE", `/forms/${formId}/submissions/sub_1`],
+        ["POST", `/forms/${formId}/submissions/sub_1/spam`],
+        ["GET", `/forms/${formId}/submissions/export`],
+      ]) {
+        const res = await tight.json(`/api/v1${path}`, { method, key, headers: { "content-type": "application/json" }, body: method === "GET" || method === "DELETE" ? undefined : "{" });
+        expect([method, path, res.status, res.body.code, res.headers.get("retry-after") !== null, res.headers.get("x-ratelimit-remaining")]).toEqual([method, path, 429, "RATE_LIMITED", true, "0"]);
+      }
+      expect((await tight.json(`/api/v1/forms/${formId}`, { key })).status).toBe(429);
+    } finally {
+      await tight.close();
+    }
+  });
+});

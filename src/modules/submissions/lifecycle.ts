@@ -81,8 +81,9 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
     for (const id of new Set(ids)) {
       try {
         found.set(id, forms.requireForm(id));
-      } catch {
+      } catch (e) {
         // Deleted meanwhile: its submissions went with it.
+        if (!(e instanceof AppError && e.code === "FORM_NOT_FOUND")) throw e;
       }
     }
     return found;
