@@ -14,6 +14,7 @@ import { analyticsRoutes } from "./modules/analytics/routes";
 import { confirmationRoutes } from "./modules/confirmations/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
+import { keysRoutes } from "./modules/keys/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
@@ -106,8 +107,9 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
     )
     .use(
       new Elysia({ prefix: "/api/v1" })
-        .use(formsRoutes(services.forms))
-        .use(submissionsRoutes(services.submissions, config.maxBodyBytes))
+        .use(formsRoutes(services.forms, services.lifecycle.deleteForm))
+        .use(submissionsRoutes(services.submissions, services.lifecycle, config.maxBodyBytes))
+        .use(keysRoutes(services.keys))
         .use(analyticsRoutes(services.analytics))
         .use(spamRoutes(services.spam))
         .use(webhooksRoutes(services.webhooks))

@@ -2,6 +2,8 @@ import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
 import { batchTransaction } from "./db/batch-transaction";
 import { sqliteChangeFeed } from "./db/change-feed";
+import { sqliteShredder } from "./db/shred";
+import { atomically } from "./db/transaction";
 import type { Clock } from "./lib/clock";
 import { createCursorCodec } from "./lib/cursor";
 import { countryLookup } from "./lib/geo";
@@ -10,6 +12,8 @@ import { createAccountsRepo } from "./modules/accounts/repo";
 import { createAccountsService } from "./modules/accounts/service";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
+import { createAuditRepo } from "./modules/audit/repo";
+import { createAuditService } from "./modules/audit/service";
 import { createFormsRepo } from "./modules/forms/repo";
 import { createFormsService } from "./modules/forms/service";
 import { createKeysRepo } from "./modules/keys/repo";
@@ -37,7 +41,8 @@ import { createOwnersService } from "./modules/owners/service";
 import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
 import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
-import { commitWriters, moveWriters, type SubmitPipeline } from "./modules/submissions/pipeline";
+import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
+import { commitWriters, deleteWriters, moveWriters, type SubmitPipeline } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
 
@@ -54,7 +59,7 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
 export const OUTBOX_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The stages of the submit pipeline that write, over one database; bench/seed.ts commits through the same. */
-export function submitStages(db: Database, clock: Clock = systemClock, outbox = createOutboxRepo(db)): Pick<SubmitPipeline, "rows" | "tallies" | "queues"> {
+export function submitStages(db: Database, clock: Clock = systemClock, outbox = createOutboxRepo(db)): Pick<SubmitPipeline, "rows" | "tallies" | "queues" | "purges"> {
   const submissions = createSubmissionsRepo(db);
   return {
     rows: [submissions.insertRows, createSpamRepo(db).recordUsedChallenges], // each submission with its status and idempotency key; the proof of work it used
@@ -67,6 +72,7 @@ export function submitStages(db: Database, clock: Clock = systemClock, outbox = 
       queueConfirmations(createConfirmationsRepo(db), outbox, clock),
       queueWebhooks(createWebhooksRepo(db), outbox, clock),
     ],
+    purges: [outbox.deleteForSubmissions], // a deleted submission's outbox rows (and their attempts), whatever their state
   };
 }
 
@@ -77,9 +83,10 @@ export function createServices(deps: Deps) {
   const cursors = createCursorCodec(secret);
   const changes = sqliteChangeFeed(db);
   const owners = createOwnersService(createOwnersRepo(db), clock);
+  const audit = createAuditService(createAuditRepo(db), clock);
   const formsRepo = createFormsRepo(db);
-  const forms = createFormsService(formsRepo, owners, cursors, clock, changes);
-  const keys = createKeysService(createKeysRepo(db), owners, clock, changes, (id) => formsRepo.findFormById(id)?.ownerId ?? null);
+  const forms = createFormsService(formsRepo, owners, cursors, clock, changes, audit);
+  const keys = createKeysService(createKeysRepo(db), owners, clock, changes, (id) => formsRepo.findFormById(id)?.ownerId ?? null, audit);
   const { config } = deps;
   const outboxRepo = createOutboxRepo(db);
   const webhooksRepo = createWebhooksRepo(db);
@@ -131,6 +138,8 @@ export function createServices(deps: Deps) {
     pipeline,
     commit: batchTransaction(db, commitWriters(pipeline)),
     move: { inbox: batchTransaction(db, moves.inbox), spam: batchTransaction(db, moves.spam) },
+    atomically: atomically(db),
+    audit,
   });
   const webhooks = createWebhooksService({
     repo: webhooksRepo,
@@ -146,7 +155,22 @@ export function createServices(deps: Deps) {
     mailer?.close();
     sender.close();
   };
-  return { owners, accounts, keys, forms, submissions, analytics, outbox, webhooks, confirmations, spam, close };
+  const lifecycle = createSubmissionLifecycle({
+    repo: submissionsRepo,
+    forms,
+    submissions,
+    deletes: deleteWriters(pipeline, submissionsRepo.deleteRows),
+    atomically: atomically(db),
+    audit,
+    clock,
+    shredder: sqliteShredder(db),
+    // What else a person's export shows about their submissions, one entry per store.
+    related: {
+      notifications: (ids) =>
+        outboxRepo.listForSubmissions(ids).map((n) => ({ id: n.id, submissionId: n.submission_id, formId: n.form_id, status: n.status, queuedAt: n.queued_at, sentAt: n.sent_at })),
+    },
+  });
+  return { owners, accounts, keys, forms, submissions, lifecycle, analytics, outbox, webhooks, confirmations, spam, audit, close };
 }
 
 export type Services = ReturnType<typeof createServices>;

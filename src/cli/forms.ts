@@ -26,7 +26,18 @@ interface FormFlags {
   doubleOptIn?: boolean;
   /** false from --no-confirm-redirect-url. */
   confirmRedirectUrl?: string | false;
+  retentionDays?: string;
+  /** false from --no-retention: keep submissions forever. */
+  retention?: boolean;
   json?: boolean;
+}
+
+function retentionOf(o: FormFlags): number | null | undefined {
+  if (o.retentionDays !== undefined && o.retention === false) throw new AppError("INVALID_PARAMETER", "give --retention-days or --no-retention, not both");
+  if (o.retention === false) return null;
+  if (o.retentionDays === undefined) return undefined;
+  if (!/^\d+$/.test(o.retentionDays)) throw new AppError("INVALID_PARAMETER", "--retention-days must be a whole number of days");
+  return Number(o.retentionDays);
 }
 
 const toInput = (o: FormFlags): FormInput => ({
@@ -45,6 +56,7 @@ const toInput = (o: FormFlags): FormInput => ({
       : { enabled: o.autoresponse, subject: o.autoresponseSubject, text: o.autoresponseText },
   doubleOptIn: o.doubleOptIn,
   confirmRedirectUrl: o.confirmRedirectUrl === false ? null : o.confirmRedirectUrl,
+  retentionDays: retentionOf(o),
 });
 
 function describe(form: Form): string {
@@ -68,6 +80,7 @@ function describe(form: Form): string {
           ["after confirming", f.confirmRedirectUrl ?? "formsvc's page"],
         ] as [string, unknown][])
       : []),
+    ["retention", f.retentionDays === null ? "forever" : `${f.retentionDays} day(s)`],
     ["created", f.createdAt],
     ["updated", f.updatedAt],
   ]);
@@ -93,7 +106,9 @@ const settingFlags = (cmd: Command, withNegations: boolean) => {
     .option("--autoresponse-subject <template>", "email each submitter (their extracted address, at most once an hour per form): the subject, {{field}} placeholders")
     .option("--autoresponse-text <template>", "the autoresponse's text, {{field}} placeholders (escaped in its HTML part); needs --email-notifications")
     .option("--double-opt-in", "waitlists: email each new joiner a confirmation link; only confirmed joiners count (needs FORMSVC_PUBLIC_URL on the server)")
-    .option("--confirm-redirect-url <url>", "where an opened confirmation link sends the joiner (default: formsvc's own page)");
+    .option("--confirm-redirect-url <url>", "where an opened confirmation link sends the joiner (default: formsvc's own page)")
+    .option("--retention-days <n>", "delete submissions older than this many days (checked every hour by serve)")
+    .option("--no-retention", "keep submissions forever (the default)");
   if (withNegations)
     cmd
       .option("--no-description", "clear the description")
@@ -121,6 +136,7 @@ export function formsCommand(): Command {
         `${me} forms update frm_… --allowed-origins https://www.example.com --challenge pow`,
         `${me} forms update frm_… --email-notifications --autoresponse-subject "Thanks, {{name}}" --autoresponse-text "We got your message and will answer soon."`,
         `${me} forms update frm_… --double-opt-in --confirm-redirect-url https://www.example.com/welcome`,
+        `${me} forms update frm_… --retention-days 90`,
         `${me} forms delete frm_… --yes`,
       ]),
     );
@@ -196,9 +212,9 @@ export function formsCommand(): Command {
     .option("--yes", "confirm: this cannot be undone")
     .option("--json", "print only JSON")
     .action((id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         if (!opts.yes) throw new AppError("INVALID_PARAMETER", `this deletes form ${id} and all its submissions; add --yes to confirm`);
-        const form = s.forms.deleteForm(id);
+        const form = await s.lifecycle.deleteForm(id);
         emit(!!opts.json, { id: form.id, deleted: true }, () => `Deleted form ${form.id} ("${form.name}") and its ${form.submissionCount} submission(s).`);
       }),
     );

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { toKeyJson, toRevokedJson } from "../modules/keys/model";
 import { withServices } from "./context";
 import { examples, invocation } from "./hints";
 import { emit, table } from "./output";
@@ -53,10 +54,7 @@ export function keysCommand(): Command {
     .option("--json", "print only JSON")
     .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
-        const list = s.keys.listKeys({ owner: opts.owner }).map((k) => ({
-          id: k.id, name: k.name, owner: k.ownerEmail, kind: k.kind, forms: k.forms, prefix: k.prefix, active: k.active,
-          createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt,
-        }));
+        const list = s.keys.listKeys({ owner: opts.owner }).map(toKeyJson);
         emit(!!opts.json, list, () =>
           list.length === 0
             ? `No API keys yet. Create one: ${invocation()} keys create --owner you@example.com`
@@ -76,7 +74,7 @@ export function keysCommand(): Command {
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
         const key = s.keys.revokeKey(id);
-        emit(!!opts.json, { id: key.id, active: key.active, revokedAt: key.revokedAt }, () => `Revoked API key ${key.id} ("${key.name}", ${key.ownerEmail}).`);
+        emit(!!opts.json, toRevokedJson(key), () => `Revoked API key ${key.id} ("${key.name}", ${key.ownerEmail}).`);
       }),
     );
 

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { VERSION } from "../version";
+import { auditCommand } from "./audit";
 import { configCommand } from "./config";
 import { formsCommand } from "./forms";
 import { initCommand } from "./init";
@@ -23,7 +24,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText("after", gettingStarted);
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), ownersCommand(), configCommand(), submissionsCommand(), webhooksCommand(), backupCommand(), outboxCommand(), mailCommand(), helpCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), ownersCommand(), configCommand(), submissionsCommand(), webhooksCommand(), backupCommand(), outboxCommand(), mailCommand(), auditCommand(), helpCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);

@@ -5,6 +5,7 @@ import { AppError } from "../lib/errors";
 import { ownerPrincipal } from "../lib/principal";
 import { exportCsv, exportJson } from "../modules/submissions/export";
 import type { SubmissionListJson } from "../modules/submissions/model";
+import type { Services } from "../services";
 import { withServices } from "./context";
 import { examples, invocation } from "./hints";
 import { emit, preview, table } from "./output";
@@ -15,9 +16,27 @@ const LIMIT = /^(100|[1-9][0-9]?)$/;
 const DEFAULT_LIMIT = "50";
 const PREVIEW_CHARS = 60;
 
+/** The forms a person's export or erasure covers: one form, one owner's (none for an unknown owner), or all (null). */
+function scope(s: Services, opts: { owner?: string; form?: string }): string[] | null {
+  if (opts.form !== undefined && opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "give --owner or a form, not both");
+  if (opts.form !== undefined) return [s.forms.requireForm(opts.form).id];
+  if (opts.owner !== undefined) return s.forms.listAllForms({ owner: opts.owner }).map((f) => f.id);
+  return null;
+}
+
+/** Writes chunks to a file, or to stdout. */
+function writeOut(out: string | undefined, chunks: Iterable<string>): void {
+  const fd = out ? openSync(out, "w") : 1;
+  try {
+    for (const chunk of chunks) writeSync(fd, chunk);
+  } finally {
+    if (fd !== 1) closeSync(fd);
+  }
+}
+
 export function submissionsCommand(): Command {
   const submissions = new Command("submissions")
-    .description("list, export, and move submissions into or out of the spam folder")
+    .description("list, export, move into or out of the spam folder, delete, and erase a person's submissions")
     .addHelpText(
       "after",
       examples((me) => [
@@ -27,6 +46,9 @@ export function submissionsCommand(): Command {
         `${me} submissions not-spam sub_…`,
         `${me} submissions export frm_… --out contact.csv`,
         `${me} submissions export frm_… --format json > contact.json`,
+        `${me} submissions delete sub_…`,
+        `${me} submissions export --email ada@example.com > ada.json`,
+        `${me} submissions erase --email ada@example.com`,
       ]),
     );
 
@@ -78,22 +100,74 @@ export function submissionsCommand(): Command {
       .option("--json", "print only JSON")
       .action((id: string, opts: { json?: boolean }, cmd: Command) =>
         withServices(cmd, (s) => {
-          const { moved, status } = s.submissions.moveSubmission(id, to);
+          const form = s.forms.requireForm(s.submissions.requireSubmission(id).formId);
+          const { moved, status } = s.submissions.moveSubmission(ownerPrincipal(form.ownerId), form.id, id, to);
           emit(!!opts.json, { id, status, moved }, () => (moved ? `Moved ${id} to the ${to === "spam" ? "spam folder" : "inbox"}.` : `${id} is already in the ${to === "spam" ? "spam folder" : "inbox"}; nothing changed.`));
         }),
       );
   }
 
   submissions
-    .command("export")
-    .description("write every submission of a form, oldest first, as CSV or JSON (streamed: any size)")
-    .argument("<formId>", "form id")
-    .option("--format <format>", "csv or json", "csv")
-    .option("--out <file>", "write to this file instead of stdout")
-    .addHelpText("after", examples((me) => [`${me} submissions export frm_… --out contact.csv`, `${me} submissions export frm_… --format json > contact.json`]))
-    .action((formId: string, opts: { format: string; out?: string }, cmd: Command) =>
+    .command("delete")
+    .description("delete one submission, inbox or spam, with its queued notifications; counts and analytics drop it")
+    .argument("<submissionId>", "submission id, as submissions list shows it")
+    .option("--json", "print only JSON")
+    .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, (s) => {
-        if (opts.format !== "csv" && opts.format !== "json") throw new AppError("INVALID_PARAMETER", "--format must be csv or json");
+        const form = s.forms.requireForm(s.submissions.requireSubmission(id).formId);
+        const result = s.lifecycle.deleteSubmission(ownerPrincipal(form.ownerId), form.id, id);
+        emit(!!opts.json, result, () => `Deleted ${id} from ${form.name} (${form.id}).`);
+      }),
+    );
+
+  submissions
+    .command("erase")
+    .description("erase everything stored about one person: every submission whose email is ADDRESS (inbox and spam), with its notifications; then the database files are made to forget it")
+    .requiredOption("--email <address>", "the person's email address (case does not matter)")
+    .option("--owner <email>", "only this owner's forms (default: every form)")
+    .option("--form <formId>", "only this form")
+    .option("--json", "print only JSON")
+    .addHelpText("after", examples((me) => [`${me} submissions export --email ada@example.com > ada.json   # first, if they asked for their data`, `${me} submissions erase --email ada@example.com`]))
+    .action((opts: { email: string; owner?: string; form?: string; json?: boolean }, cmd: Command) =>
+      withServices(cmd, async (s) => {
+        const result = await s.lifecycle.eraseByEmail(opts.email, scope(s, opts));
+        emit(!!opts.json, result, () =>
+          [
+            result.erased === 0 ? "No submissions with that email address." : `Erased ${result.erased} submission(s) from ${result.forms.length} form(s): ${result.forms.map((f) => `${f.formId} (${f.erased})`).join(", ")}.`,
+            result.vacuumed ? "The database was rewritten once (VACUUM) to clear what it held from before deleted data was overwritten." : "",
+            "Copies made before now (backups, the snapshots in backups/ beside the database, emails already sent) are not touched.",
+          ]
+            .filter(Boolean)
+            .join("\n"),
+        );
+      }),
+    );
+
+  submissions
+    .command("export")
+    .description("write every submission of a form, oldest first, as CSV or JSON (streamed: any size); or, with --email, all that is stored about one person, as JSON")
+    .argument("[formId]", "form id (with --email: only this form)")
+    .option("--format <format>", "csv or json (default csv; with --email json only)")
+    .option("--email <address>", "a person's data: their submissions, inbox and spam, the waitlists they joined, the notifications they caused")
+    .option("--owner <email>", "with --email: only this owner's forms")
+    .option("--out <file>", "write to this file instead of stdout")
+    .option("--json", "the same as --format json")
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} submissions export frm_… --out contact.csv`, `${me} submissions export frm_… --format json > contact.json`, `${me} submissions export --email ada@example.com --out ada.json`]),
+    )
+    .action((formId: string | undefined, opts: { format?: string; email?: string; owner?: string; out?: string; json?: boolean }, cmd: Command) =>
+      withServices(cmd, (s) => {
+        if (opts.json && opts.format !== undefined && opts.format !== "json") throw new AppError("INVALID_PARAMETER", "--json is --format json; give one of them");
+        const format = opts.format ?? (opts.json || opts.email !== undefined ? "json" : "csv");
+        if (format !== "csv" && format !== "json") throw new AppError("INVALID_PARAMETER", "--format must be csv or json");
+        if (opts.email !== undefined) {
+          if (format !== "json") throw new AppError("INVALID_PARAMETER", "a person's data (--email) is exported as JSON only");
+          const person = s.lifecycle.exportPerson(opts.email, scope(s, { owner: opts.owner, form: formId }));
+          return writeOut(opts.out, [`${JSON.stringify(person, null, 2)}\n`]);
+        }
+        if (formId === undefined) throw new AppError("INVALID_PARAMETER", "name a form (submissions export FORM_ID), or a person (--email ADDRESS)");
+        if (opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "--owner goes with --email");
         const form = s.forms.requireForm(formId);
         const pages = () => s.submissions.allSubmissions(form.id);
         // Long exports say how far they are, on stderr: stdout carries only the data.
@@ -103,12 +177,7 @@ export function submissionsCommand(): Command {
           reported = rows;
           process.stderr.write(`exported ${rows} of ${form.submissionCount} rows\n`);
         };
-        const fd = opts.out ? openSync(opts.out, "w") : 1;
-        try {
-          for (const chunk of (opts.format === "csv" ? exportCsv : exportJson)(pages, progress)) writeSync(fd, chunk);
-        } finally {
-          if (fd !== 1) closeSync(fd);
-        }
+        writeOut(opts.out, (format === "csv" ? exportCsv : exportJson)(pages, progress));
         if (opts.out) process.stderr.write(`exported ${form.submissionCount} submission(s) of ${form.id} to ${opts.out}\n`);
       }),
     );

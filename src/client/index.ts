@@ -2,7 +2,33 @@
  * The formsvc client: every endpoint, pagination as async iterators, 429s waited out,
  * safe retries. No dependencies; runs wherever `fetch` does (Bun, Node 18+, Deno, browsers).
  */
-import type { Analytics, AnalyticsQuery, CreatedWebhook, Delivery, Form, FormList, FormListItem, NewWebhook, PageQuery, RateLimit, Submission, SubmissionList, SubmissionQuery, SubmitRequest, SubmitResult, Webhook } from "./types";
+import type {
+  Analytics,
+  CreatedWebhook,
+  Delivery,
+  AnalyticsQuery,
+  ApiKey,
+  CreatedKey,
+  Deleted,
+  ExportFormat,
+  Form,
+  FormCreateRequest,
+  FormList,
+  FormListItem,
+  FormUpdateRequest,
+  KeyCreateRequest,
+  MovedSubmission,
+  NewWebhook,
+  PageQuery,
+  RateLimit,
+  RevokedKey,
+  Submission,
+  SubmissionList,
+  SubmissionQuery,
+  SubmitRequest,
+  SubmitResult,
+  Webhook,
+} from "./types";
 
 export type * from "./types";
 
@@ -50,7 +76,7 @@ export class FormsvcError extends Error {
 }
 
 interface Call {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -172,6 +198,88 @@ export class FormsvcClient {
     return this.request({ method: "POST", path: `/deliveries/${encodeURIComponent(deliveryId)}/replay`, idempotent: false }, options);
   }
 
+  /** A new form of the key's owner; only `name` is required. Needs a secret key of all the owner's forms. */
+  createForm(form: FormCreateRequest, options?: CallOptions): Promise<Form> {
+    return this.request({ method: "POST", path: "/forms", body: form, idempotent: false }, options);
+  }
+
+  /** Changes only the fields given; `retentionDays: null` keeps submissions forever. */
+  updateForm(formId: string, changes: FormUpdateRequest, options?: CallOptions): Promise<Form> {
+    return this.request({ method: "PATCH", path: `/forms/${encodeURIComponent(formId)}`, body: changes, idempotent: false }, options);
+  }
+
+  /** Deletes the form with all its submissions. */
+  deleteForm(formId: string, options?: CallOptions): Promise<Deleted> {
+    return this.request({ method: "DELETE", path: `/forms/${encodeURIComponent(formId)}`, idempotent: false }, options);
+  }
+
+  /** The owner's API keys, oldest first, revoked ones too; never a secret. */
+  listKeys(options?: CallOptions): Promise<ApiKey[]> {
+    return this.request({ method: "GET", path: "/keys", idempotent: true }, options);
+  }
+
+  /** A new API key; its secret (`key`) is in this answer only. */
+  createKey(key: KeyCreateRequest = {}, options?: CallOptions): Promise<CreatedKey> {
+    return this.request({ method: "POST", path: "/keys", body: key, idempotent: false }, options);
+  }
+
+  /** Revokes a key of the owner: every later request with it is refused (401). */
+  revokeKey(keyId: string, options?: CallOptions): Promise<RevokedKey> {
+    return this.request({ method: "DELETE", path: `/keys/${encodeURIComponent(keyId)}`, idempotent: false }, options);
+  }
+
+  /** Deletes one submission of a form, with what it left behind; counts and analytics drop it. */
+  deleteSubmission(formId: string, submissionId: string, options?: CallOptions): Promise<Deleted> {
+    return this.request({ method: "DELETE", path: this.submissionPath(formId, submissionId), idempotent: false }, options);
+  }
+
+  /** Moves a submission to the spam folder: it counts nowhere from now on. */
+  markSpam(formId: string, submissionId: string, options?: CallOptions): Promise<MovedSubmission> {
+    return this.request({ method: "POST", path: `${this.submissionPath(formId, submissionId)}/spam`, idempotent: false }, options);
+  }
+
+  /** Moves a submission out of the spam folder: it counts, and its notifications go out, as for a new one. */
+  markNotSpam(formId: string, submissionId: string, options?: CallOptions): Promise<MovedSubmission> {
+    return this.request({ method: "POST", path: `${this.submissionPath(formId, submissionId)}/not-spam`, idempotent: false }, options);
+  }
+
+  /**
+   * Every inbox submission of a form, oldest first, as CSV (default) or a JSON array: text chunks
+   * as the server streams them, so a form of any size never sits in memory whole. Errors (404,
+   * 403…) are thrown by the first step of the iteration; `signal` stops the download too.
+   */
+  async *exportSubmissions(formId: string, query: { format?: ExportFormat } = {}, options: CallOptions = {}): AsyncGenerator<string> {
+    const res = await this.send({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/submissions/export`, query: { ...query }, idempotent: true }, options);
+    const reader = res.body!.getReader();
+    const stop = () => void reader.cancel(options.signal?.reason).catch(() => {});
+    options.signal?.addEventListener("abort", stop, { once: true });
+    const decoder = new TextDecoder();
+    let done = false;
+    try {
+      for (;;) {
+        const next = await reader.read().catch((e) => {
+          if (options.signal?.aborted) throw options.signal.reason;
+          throw new FormsvcError({ status: 0, code: "NETWORK_ERROR", message: `the export stopped before its end: ${e instanceof Error ? e.message : String(e)}` });
+        });
+        // A cancelled read ends like a finished one: an aborted export must not pass for a whole one.
+        options.signal?.throwIfAborted();
+        if (next.done) break;
+        const text = decoder.decode(next.value, { stream: true });
+        if (text) yield text;
+      }
+      done = true;
+      const rest = decoder.decode();
+      if (rest) yield rest;
+    } finally {
+      options.signal?.removeEventListener("abort", stop);
+      if (!done) stop();
+    }
+  }
+
+  private submissionPath(formId: string, submissionId: string): string {
+    return `/forms/${encodeURIComponent(formId)}/submissions/${encodeURIComponent(submissionId)}`;
+  }
+
   private async *walk<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>): AsyncGenerator<T> {
     let cursor: string | undefined;
     do {
@@ -189,6 +297,11 @@ export class FormsvcClient {
   }
 
   private async request<T>(call: Call, options: CallOptions = {}): Promise<T> {
+    return (await (await this.send(call, options)).json()) as T;
+  }
+
+  /** The first successful answer to `call`, its body unread: 429s waited out, retries as `call` allows; anything else a FormsvcError. */
+  private async send(call: Call, options: CallOptions = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: "application/json", ...(this.apiKey === undefined ? {} : { "x-api-key": this.apiKey }), ...call.headers };
     if (call.body !== undefined) headers["content-type"] = "application/json";
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
@@ -210,7 +323,7 @@ export class FormsvcClient {
       }
 
       this.rememberRateLimit(res.headers);
-      if (res.ok) return (await res.json()) as T;
+      if (res.ok) return res;
 
       const error = await this.toError(res);
       // A 429 was refused before anything happened, so any request may wait it out and try again.

@@ -22,7 +22,96 @@ export interface Form {
   doubleOptIn: boolean;
   /** Where a confirmed joiner is sent; null = formsvc's own page. */
   confirmRedirectUrl: string | null;
+  /** Submissions older than this many days are deleted; null = kept forever. */
+  retentionDays: number | null;
 }
+
+export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha";
+
+/** A new form's settings (`createForm`), shaped as `Form`; only `name` is required. */
+export interface FormCreateRequest {
+  name: string;
+  description?: string;
+  formType?: FormType;
+  emailSettings?: { enabled?: boolean; developerNotificationsEnabled?: boolean };
+  usersJoinedSettings?: { enabled: boolean };
+  allowedOrigins?: string[];
+  /** `honeypotField: null` turns the honeypot off. */
+  spamSettings?: { honeypotField?: string | null; challenge?: Challenge };
+  /** 1 to 36500; null keeps submissions forever. */
+  retentionDays?: number | null;
+}
+
+/** What `updateForm` changes: only the fields given. */
+export interface FormUpdateRequest {
+  name?: string;
+  description?: string;
+  formType?: FormType;
+  emailSettings?: { enabled?: boolean; developerNotificationsEnabled?: boolean };
+  usersJoinedSettings?: { enabled: boolean };
+  allowedOrigins?: string[];
+  spamSettings?: { honeypotField?: string | null; challenge?: Challenge };
+  retentionDays?: number | null;
+}
+
+/** What deleting a form or a submission answers. */
+export interface Deleted {
+  id: string;
+  deleted: true;
+}
+
+export type KeyKind = "secret" | "publishable";
+
+/** An API key as `listKeys` shows it: never its secret. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  /** The owner's email. */
+  owner: string;
+  kind: KeyKind;
+  /** The forms it is bound to; null = all the owner's forms. */
+  forms: string[] | null;
+  /** The secret's first 12 characters. */
+  prefix: string;
+  active: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface KeyCreateRequest {
+  name?: string;
+  /** A key for web pages (fpk_…): it may only submit and fetch challenges. */
+  publishable?: boolean;
+  /** Bind the key to these forms; leave out for all the owner's forms. */
+  forms?: string[];
+}
+
+/** A new key: `key` is its secret, shown in this answer only. */
+export interface CreatedKey {
+  id: string;
+  name: string;
+  owner: string;
+  key: string;
+  kind: KeyKind;
+  forms: string[] | null;
+  createdAt: string;
+}
+
+export interface RevokedKey {
+  id: string;
+  active: boolean;
+  revokedAt: string | null;
+}
+
+/** Where a submission is after `markSpam` / `markNotSpam`; `moved` is false when it already was there. */
+export interface MovedSubmission {
+  id: string;
+  status: "inbox" | "spam";
+  moved: boolean;
+}
+
+export type ExportFormat = "csv" | "json";
 
 export interface FormListItem {
   id: string;

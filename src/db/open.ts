@@ -14,6 +14,9 @@ export function openDatabase(path: string): Database {
   db.run("PRAGMA synchronous = FULL");
   // Enforce owner -> form -> submission links and cascade deletes; SQLite leaves this off by default.
   db.run("PRAGMA foreign_keys = ON");
+  // Overwrite deleted content with zeros (rows, index entries, freed pages), so an erased person's
+  // data does not linger in free space; costs measured in bench/RESULTS.md (data lifecycle).
+  db.run("PRAGMA secure_delete = ON");
   // Read pages straight from the OS page cache instead of copying each one: +30% on submission pages.
   db.run("PRAGMA mmap_size = 268435456");
   return db;

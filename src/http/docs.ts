@@ -10,7 +10,7 @@ const errorStatuses = {
   400: "invalid parameters or body",
   401: "missing, invalid or revoked API key (or login session, where one is taken; wrong email or password at login)",
   403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), the page's origin is not allowed (ORIGIN_NOT_ALLOWED), or a request made with a login session that changes something does not carry the server's own Origin (CSRF)",
-  404: "form (or route) not found",
+  404: "form, submission, key or webhook (or route) not found; another owner's key is not found either",
   409: "the resource is not in a state that allows this (a disabled webhook, a delivery being sent, a limit reached)",
   413: "body larger than FORMSVC_MAX_BODY_BYTES",
   415: "unsupported Content-Type",
@@ -34,15 +34,19 @@ const everyAnswer = {
 const headersOf = (status: number) => (status === 429 || status === 503 ? { ...everyAnswer, "Retry-After": header("Retry-After") } : everyAnswer);
 
 /**
- * OpenAPI `responses` for a route: its success body and the errors it can answer, all errors with
+ * OpenAPI `responses` for a route: its success body (JSON `schema`, or `content` by media type) and the errors it can answer, all errors with
  * the shared error body. 500 and 503 come with every route: the app's error handler answers them
  * wherever an unexpected error or a locked database meets a request. Documentation only here; the
  * test harness checks every answer of the test suite against it.
  */
-export function responses(ok: { schema?: TSchema; description: string; status?: number; headers?: Record<string, unknown> }, ...errors: ErrorStatus[]) {
+export function responses(
+  ok: { schema?: TSchema; content?: Record<string, { schema: TSchema }>; description: string; status?: number; headers?: Record<string, unknown> },
+  ...errors: ErrorStatus[]
+) {
   const status = ok.status ?? 200;
+  const content = ok.content ?? (ok.schema ? json(ok.schema) : undefined);
   return {
-    [status]: { description: ok.description, headers: { ...headersOf(status), ...ok.headers }, ...(ok.schema ? { content: json(ok.schema) } : {}) },
+    [status]: { description: ok.description, headers: { ...headersOf(status), ...ok.headers }, ...(content ? { content } : {}) },
     ...Object.fromEntries(
       [...new Set<ErrorStatus>([...errors, 500, 503])].map((s) => [s, { description: errorStatuses[s], headers: headersOf(s), content: json({ $ref: "#/components/schemas/Error" }) }]),
     ),

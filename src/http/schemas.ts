@@ -24,3 +24,15 @@ export const ErrorSchema = t.Object(
 
 /** The page size a list query asked for. */
 export const pageLimit = (limit: string | undefined) => (limit === undefined ? 50 : Number(limit));
+
+/**
+ * The `additionalProperties` of a request body's objects: a field the schema does not name is a 400
+ * that names it. (With `false`, Elysia would drop such a field silently and answer as if it were
+ * not there: a misspelt setting would seem to be saved.)
+ */
+export const UnknownField = t.Never({
+  error: ({ errors }: { errors?: { path?: string }[] }) => `unknown field ${(errors?.[0]?.path ?? "").replace(/^\//, "").replaceAll("/", ".")}`,
+} as object);
+
+/** One of these strings; unlike t.UnionEnum, an optional field left out stays out (UnionEnum gives it its first value). */
+export const OneOf = <const T extends string>(values: readonly T[], error: string) => t.Union(values.map((v) => t.Literal(v)), { error });

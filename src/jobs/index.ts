@@ -26,6 +26,12 @@ export function createJobs(services: Services): Job[] {
       run: () => void services.accounts.deleteExpiredSessions(),
     },
     {
+      name: "expire-retained-submissions",
+      // Hourly, although retention counts days: a server down or restarted at a daily hour would skip a day.
+      schedule: "0 17 * * * *",
+      run: async () => void (await services.lifecycle.expireRetained()),
+    },
+    {
       name: "send-outbox",
       // A safety net: commits trigger a drain at once; this picks up retries that fall due and rows
       // another process queued (a `submissions not-spam` or a `webhooks replay` at the command line).

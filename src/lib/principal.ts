@@ -1,3 +1,5 @@
+import { AppError } from "./errors";
+
 export type KeyKind = "secret" | "publishable";
 
 /**
@@ -16,3 +18,16 @@ export interface Principal {
 
 /** The operator at the command line: the owner's own rights, as a secret key of theirs has them. */
 export const ownerPrincipal = (ownerId: string): Principal => ({ keyId: "cli", ownerId, kind: "secret", forms: null });
+
+/** The refusal of a publishable key anywhere but submit and challenge. */
+export const publishableScope = () => new AppError("KEY_SCOPE", "a publishable key (fpk_) may only submit and fetch challenges; use a secret key (fsk_) on the server for everything else");
+
+/**
+ * For what reaches beyond single forms (creating forms, managing keys): a secret key of all its
+ * owner's forms, or a session. A publishable key or a key bound to some forms is refused with
+ * KEY_SCOPE: a bound key must not mint itself a key that is not.
+ */
+export function requireOwnerScope(caller: Principal): void {
+  if (caller.kind === "publishable") throw publishableScope();
+  if (caller.forms) throw new AppError("KEY_SCOPE", "this API key is bound to some forms; creating forms and managing keys needs a secret key of all the owner's forms");
+}

@@ -2,9 +2,10 @@
 // `npm run typecheck` (run by CI) fails as soon as either side changes alone.
 import type * as Client from "../../src/client/types";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
-import type { FormJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
-import type { SubmissionJson, SubmissionListJson, SubmitBody, SubmitResult } from "../../src/modules/submissions/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
+import type { DeletedJson, FormCreateBody, FormJson, FormListJson, FormPatchBody, UsersJoinedJson } from "../../src/modules/forms/model";
+import type { ApiKeyJson, CreatedKey, KeyCreateBody, RevokedKeyJson } from "../../src/modules/keys/model";
+import type { MovedJson, SubmissionJson, SubmissionListJson, SubmitBody, SubmitResult } from "../../src/modules/submissions/model";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
@@ -21,8 +22,16 @@ export type Checks = [
   Assert<Equal<Client.Webhook, WebhookJson>>,
   Assert<Equal<Client.CreatedWebhook, CreatedWebhookJson>>,
   Assert<Equal<Client.Delivery, DeliveryJson>>,
+  Assert<Equal<Client.FormCreateRequest, FormCreateBody>>,
+  Assert<Equal<Client.FormUpdateRequest, FormPatchBody>>,
+  Assert<Equal<Client.Deleted, DeletedJson>>,
+  Assert<Equal<Client.ApiKey, ApiKeyJson>>,
+  Assert<Equal<Client.KeyCreateRequest, KeyCreateBody>>,
+  Assert<Equal<Client.CreatedKey, CreatedKey>>,
+  Assert<Equal<Client.RevokedKey, RevokedKeyJson>>,
+  Assert<Equal<Client.MovedSubmission, MovedJson>>,
 ];
 
 // A response that breaks the contract does not type-check.
 // @ts-expect-error usersJoinedSettings must be an object or null, never a number
-export const brokenForm: Client.Form = { id: "f", name: "n", description: "", formType: "contact", submissionCount: 0, createdAt: "", updatedAt: "", emailSettings: { enabled: false, developerNotificationsEnabled: false }, usersJoinedSettings: 3, allowedOrigins: [], spamSettings: { honeypotField: null, challenge: "none" }, autoresponse: { enabled: false, subject: "", text: "" }, doubleOptIn: false, confirmRedirectUrl: null };
+export const brokenForm: Client.Form = { id: "f", name: "n", description: "", formType: "contact", submissionCount: 0, createdAt: "", updatedAt: "", emailSettings: { enabled: false, developerNotificationsEnabled: false }, usersJoinedSettings: 3, allowedOrigins: [], spamSettings: { honeypotField: null, challenge: "none" }, autoresponse: { enabled: false, subject: "", text: "" }, doubleOptIn: false, confirmRedirectUrl: null, retentionDays: null };

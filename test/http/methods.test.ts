@@ -15,7 +15,14 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 /** Every path the API serves, with the methods it serves there (what Allow must list, exactly). */
 const routes = () => [
   { path: "/api/v1/forms/list", allow: "GET" },
-  { path: `/api/v1/forms/${owner.formId}`, allow: "GET" },
+  { path: "/api/v1/forms", allow: "POST" },
+  { path: `/api/v1/forms/${owner.formId}`, allow: "GET, PATCH, DELETE" },
+  { path: "/api/v1/keys", allow: "GET, POST" },
+  { path: `/api/v1/keys/${owner.keyId}`, allow: "DELETE" },
+  { path: `/api/v1/forms/${owner.formId}/submissions/export`, allow: "GET" },
+  { path: `/api/v1/forms/${owner.formId}/submissions/sub_1`, allow: "DELETE" },
+  { path: `/api/v1/forms/${owner.formId}/submissions/sub_1/spam`, allow: "POST" },
+  { path: `/api/v1/forms/${owner.formId}/submissions/sub_1/not-spam`, allow: "POST" },
   { path: `/api/v1/forms/${owner.formId}/users-joined`, allow: "GET" },
   { path: "/api/v1/forms/submit", allow: "POST" },
   { path: `/api/v1/forms/${owner.formId}/submissions`, allow: "GET" },
@@ -53,7 +60,7 @@ describe("OPTIONS", () => {
 describe("a method the route does not serve", () => {
   test("is a 405 with the route's Allow, before the key is checked (with a key, a wrong key, or none)", async () => {
     for (const { path, allow } of routes()) {
-      for (const method of METHODS.filter((m) => m !== allow)) {
+      for (const method of METHODS.filter((m) => !allow.split(", ").includes(m))) {
         for (const key of [owner.key, "fsk_wrong", undefined]) {
           const res = await server.json(path, { method, key });
           expect([method, path, res.status, res.headers.get("allow"), res.body.code]).toEqual([method, path, 405, allow, "METHOD_NOT_ALLOWED"]);
@@ -63,11 +70,16 @@ describe("a method the route does not serve", () => {
     }
   });
 
-  test("never reads /forms/submit as a form id, whatever the method", async () => {
+  test("never reads /forms/submit as a form id, whatever the method, now that forms can be changed and deleted", async () => {
     for (const method of ["GET", "HEAD", "PUT", "PATCH", "DELETE"]) {
       const res = await server.request("/api/v1/forms/submit", { method, key: owner.key });
       expect([method, res.status, res.headers.get("allow")]).toEqual([method, 405, "POST"]);
     }
+    // Nor /forms/list, nor `export` as a submission id.
+    for (const method of ["PATCH", "DELETE"]) expect((await server.request("/api/v1/forms/list", { method, key: owner.key })).headers.get("allow")).toBe("GET");
+    expect((await server.request(`/api/v1/forms/${owner.formId}/submissions/export`, { method: "DELETE", key: owner.key })).status).toBe(405);
+    // The form itself is untouched.
+    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).status).toBe(200);
   });
 });
 

@@ -48,7 +48,7 @@ describe("the response check of the test harness", () => {
     await check("GET", "/healthz", answer(200, { status: "ok" }, {}));
     await check("GET", "/metrics", new Response("formsvc_up 1\n", { headers: { "content-type": "text/plain" } }));
     await check("GET", "/no/such/route", answer(404, { error: "no such endpoint", code: "ROUTE_NOT_FOUND" }, {}));
-    await check("DELETE", "/api/v1/forms/frm_1", answer(405, { error: "DELETE is not allowed here; use GET" }, {}));
+    await check("PUT", "/api/v1/forms/frm_1", answer(405, { error: "PUT is not allowed here; use GET, PATCH, DELETE" }, {}));
     await expect(check("GET", "/no/such/route", answer(404, { message: "not found" }, {}))).rejects.toThrow("GET /no/such/route → 404: body must have required property 'error'");
     await expect(check("GET", "/docs", new Response("<h1>oops</h1>", { status: 500 }))).rejects.toThrow("body is not JSON");
   });

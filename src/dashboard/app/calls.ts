@@ -5,9 +5,7 @@ import { client, FormsvcError, sessionFetch } from "./api";
 import type { Me } from "./session";
 
 /** Settings newer than the client's Form type; each is present when the server has it. */
-export interface FormDetails extends Form {
-  retentionDays?: number | null;
-}
+export type FormDetails = Form;
 
 export interface ApiKey {
   id: string;

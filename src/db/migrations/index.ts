@@ -8,6 +8,7 @@ import * as submissionStatus from "./006-submission-status";
 import * as publicForms from "./007-public-forms";
 import * as outbound from "./008-outbound";
 import * as accounts from "./009-accounts";
+import * as manage from "./010-manage";
 
 export interface Migration {
   version: number;
@@ -26,4 +27,5 @@ export const migrations: Migration[] = [
   { version: 7, name: "public-forms", up: publicForms.up },
   { version: 8, name: "outbound", up: outbound.up },
   { version: 9, name: "accounts", up: accounts.up },
+  { version: 10, name: "manage", up: manage.up },
 ];

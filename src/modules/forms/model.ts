@@ -1,4 +1,6 @@
+import { Type } from "@sinclair/typebox";
 import { t, type Static } from "elysia";
+import { OneOf, UnknownField } from "../../http/schemas";
 
 export const FORM_TYPES = ["feedback", "contact", "waitlist", "custom", "survey", "application", "order", "analytics_opt_in", "rsvp"] as const;
 export type FormType = (typeof FORM_TYPES)[number];
@@ -28,6 +30,8 @@ export interface Form {
   doubleOptIn: boolean;
   /** Where a confirmed joiner is sent (303) instead of formsvc's own page; null = the page. */
   confirmRedirectUrl: string | null;
+  /** Submissions older than this many days are deleted by the retention job; null = kept forever. */
+  retentionDays: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -37,6 +41,9 @@ export interface Autoresponse {
   subject: string;
   text: string;
 }
+
+/** The longest retention a form may set: a hundred years (null keeps submissions forever). */
+export const MAX_RETENTION_DAYS = 36_500;
 
 /** A plain JSON Schema integer (Elysia's t.Integer also accepts numeric strings, which no response carries). */
 export const Count = () => t.Unsafe<number>({ type: "integer", minimum: 0 });
@@ -72,6 +79,9 @@ export const FormSchema = t.Object({
   ),
   doubleOptIn: t.Boolean({ description: "waitlists: each new joiner is emailed a confirmation link and counts only once they opened it" }),
   confirmRedirectUrl: t.Nullable(t.String({ description: "where an opened confirmation link sends the joiner (303); null = formsvc's own page" })),
+  retentionDays: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1, maximum: MAX_RETENTION_DAYS }), {
+    description: "submissions older than this many days are deleted (checked every hour); null = kept forever",
+  }),
 });
 export type FormJson = Static<typeof FormSchema>;
 
@@ -111,9 +121,61 @@ export function toFormJson(f: Form): FormJson {
     autoresponse: { ...f.autoresponse },
     doubleOptIn: f.doubleOptIn,
     confirmRedirectUrl: f.confirmRedirectUrl,
+    retentionDays: f.retentionDays,
   };
 }
 
 export function toFormListItem(f: Form): FormListItemJson {
   return { id: f.id, name: f.name, description: f.description, submissionCount: f.submissionCount, createdAt: f.createdAt, updatedAt: f.updatedAt };
 }
+
+/** The settings a form's body may carry (POST /forms, PATCH /forms/{formId}), shaped as Get Form shows them. */
+const settingsFields = {
+  description: t.Optional(t.String({ maxLength: 2000, error: "description must be at most 2000 characters" })),
+  formType: t.Optional(OneOf(FORM_TYPES, `formType must be one of ${FORM_TYPES.join(", ")}`)),
+  emailSettings: t.Optional(
+    t.Object(
+      {
+        enabled: t.Optional(t.Boolean({ description: "the form's master switch for email" })),
+        developerNotificationsEnabled: t.Optional(t.Boolean({ description: "email the owner on every submission" })),
+      },
+      { additionalProperties: UnknownField, error: "emailSettings may hold enabled and developerNotificationsEnabled, each true or false" },
+    ),
+  ),
+  usersJoinedSettings: t.Optional(
+    t.Object({ enabled: t.Boolean({ description: "count distinct joiners (waitlist forms)" }) }, { additionalProperties: UnknownField, error: "usersJoinedSettings must be {enabled: true|false}; its count is the server's" }),
+  ),
+  allowedOrigins: t.Optional(
+    t.Array(t.String({ maxLength: 2048 }), { maxItems: 1000, error: "allowedOrigins must be a list of origins such as https://www.example.com", description: "[] = any origin" }),
+  ),
+  spamSettings: t.Optional(
+    t.Object(
+      {
+        honeypotField: t.Optional(t.Nullable(t.String({ maxLength: 100 }), { description: "null turns the honeypot off" })),
+        challenge: t.Optional(OneOf(CHALLENGES, `challenge must be one of ${CHALLENGES.join(", ")}`)),
+      },
+      { additionalProperties: UnknownField, error: "spamSettings may hold honeypotField (a field name or null) and challenge" },
+    ),
+  ),
+  retentionDays: t.Optional(
+    // TypeBox's own integer: Elysia's t.Integer would also take "30", a string.
+    t.Nullable(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS }), {
+      error: `retentionDays must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or null to keep submissions forever`,
+      description: "delete submissions older than this many days; null = keep forever",
+    }),
+  ),
+};
+
+const nameField = t.String({ minLength: 1, maxLength: 200, error: "name must be 1 to 200 characters" });
+
+/** `POST /forms`: a new form's settings, as Get Form shows them; only `name` is required. Read-only fields (id, counts, times) are refused. */
+export const FormCreateSchema = t.Object({ name: nameField, ...settingsFields }, { additionalProperties: UnknownField });
+export type FormCreateBody = Static<typeof FormCreateSchema>;
+
+/** `PATCH /forms/{formId}`: the settings to change; what is left out stays as it is. */
+export const FormPatchSchema = t.Object({ name: t.Optional(nameField), ...settingsFields }, { additionalProperties: UnknownField });
+export type FormPatchBody = Static<typeof FormPatchSchema>;
+
+/** What deleting something answers (`DELETE /forms/{formId}`, `formsvc forms delete --json`, and a submission's). */
+export const DeletedSchema = t.Object({ id: t.String(), deleted: t.Literal(true) });
+export type DeletedJson = Static<typeof DeletedSchema>;

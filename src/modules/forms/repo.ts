@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { keysetQuery } from "../../db/keyset";
+import { atomically } from "../../db/transaction";
 import type { Position } from "../../lib/cursor";
 import type { Challenge, Form, FormType } from "./model";
 
@@ -22,6 +23,7 @@ interface FormRow {
   autoresponse_text: string;
   double_opt_in: number;
   confirm_redirect_url: string | null;
+  retention_days: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -43,6 +45,7 @@ const toForm = (r: FormRow): Form => ({
   autoresponse: { enabled: r.autoresponse_enabled === 1, subject: r.autoresponse_subject, text: r.autoresponse_text },
   doubleOptIn: r.double_opt_in === 1,
   confirmRedirectUrl: r.confirm_redirect_url,
+  retentionDays: r.retention_days,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -64,6 +67,7 @@ const bind = (f: Form) => ({
   autoresponse_text: f.autoresponse.text,
   double_opt_in: Number(f.doubleOptIn),
   confirm_redirect_url: f.confirmRedirectUrl,
+  retention_days: f.retentionDays,
   created_at: f.createdAt,
   updated_at: f.updatedAt,
 });
@@ -75,14 +79,16 @@ export function createFormsRepo(db: Database) {
     "newest",
   );
   return {
+    /** Runs writes (a change and its audit line) in one transaction. */
+    atomically: atomically(db),
     insertForm(f: Form): void {
       db.query(
         `INSERT INTO forms (id, owner_id, name, description, form_type, email_enabled, developer_notifications, users_joined_enabled,
            allowed_origins, honeypot_field, challenge, autoresponse_enabled, autoresponse_subject, autoresponse_text, double_opt_in,
-           confirm_redirect_url, created_at, updated_at)
+           confirm_redirect_url, retention_days, created_at, updated_at)
          VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled,
            $allowed_origins, $honeypot_field, $challenge, $autoresponse_enabled, $autoresponse_subject, $autoresponse_text, $double_opt_in,
-           $confirm_redirect_url, $created_at, $updated_at)`,
+           $confirm_redirect_url, $retention_days, $created_at, $updated_at)`,
       ).run(bind(f));
     },
     /**
@@ -100,13 +106,16 @@ export function createFormsRepo(db: Database) {
              developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled,
              allowed_origins = $allowed_origins, honeypot_field = $honeypot_field, challenge = $challenge,
              autoresponse_enabled = $autoresponse_enabled, autoresponse_subject = $autoresponse_subject, autoresponse_text = $autoresponse_text,
-             double_opt_in = $double_opt_in, confirm_redirect_url = $confirm_redirect_url, updated_at = $updated_at
+             double_opt_in = $double_opt_in, confirm_redirect_url = $confirm_redirect_url, retention_days = $retention_days, updated_at = $updated_at
            WHERE id = $id`,
         ).run(fields);
         if (!opts.recountJoiners) return;
         db.query("DELETE FROM waitlist_joiners WHERE form_id = ?").run(f.id);
         if (f.formType !== "waitlist") return void db.query("UPDATE forms SET users_joined_count = 0 WHERE id = ?").run(f.id);
-        db.query("INSERT INTO waitlist_joiners (form_id, email) SELECT DISTINCT form_id, email FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL").run(f.id);
+        db.query(
+          `INSERT INTO waitlist_joiners (form_id, email, submissions)
+           SELECT form_id, email, count(*) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL GROUP BY email`,
+        ).run(f.id);
         db.query(
           f.doubleOptIn
             ? `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners j JOIN waitlist_confirmations c ON c.form_id = j.form_id AND c.email = j.email
@@ -130,6 +139,10 @@ export function createFormsRepo(db: Database) {
     /** One page of an owner's forms (only `ids` when given), newest first, strictly after `after`. */
     listFormsByOwner(ownerId: string, ids: string[] | null, after: Position | null, limit: number): Form[] {
       return byOwner([ownerId, ids && JSON.stringify(ids)], after, limit).map(toForm);
+    },
+    /** Forms that delete their submissions after some days. */
+    listFormsWithRetention(): Form[] {
+      return db.query<FormRow, []>("SELECT * FROM forms WHERE retention_days IS NOT NULL ORDER BY id").all().map(toForm);
     },
     /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
     listAllForms(ownerId: string | null): (Form & { ownerEmail: string })[] {

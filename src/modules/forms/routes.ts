@@ -1,11 +1,29 @@
 import { Elysia, t } from "elysia";
 import { requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
+import { notServed } from "../../http/methods";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
-import { FormListSchema, FormSchema, UsersJoinedSchema, toFormJson, toFormListItem } from "./model";
-import type { FormsService } from "./service";
+import type { Principal } from "../../lib/principal";
+import { DeletedSchema, FormCreateSchema, FormListSchema, FormPatchSchema, FormSchema, UsersJoinedSchema, toFormJson, toFormListItem, type Form, type FormPatchBody } from "./model";
+import type { FormInput, FormsService } from "./service";
 
-export function formsRoutes(forms: FormsService) {
+/** A body shaped as Get Form shows a form, as the service's input (what is left out stays undefined). */
+const formInput = (body: FormPatchBody): FormInput => ({
+  name: body.name,
+  description: body.description,
+  formType: body.formType,
+  emailEnabled: body.emailSettings?.enabled,
+  developerNotifications: body.emailSettings?.developerNotificationsEnabled,
+  usersJoinedEnabled: body.usersJoinedSettings?.enabled,
+  allowedOrigins: body.allowedOrigins,
+  honeypotField: body.spamSettings?.honeypotField,
+  challenge: body.spamSettings?.challenge,
+  retentionDays: body.retentionDays,
+});
+
+const MANAGE = "Needs a secret key of all the owner's forms (or a session): a publishable key, or a key bound to some forms, is refused with 403 KEY_SCOPE.";
+
+export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller: Principal) => Promise<Form>) {
   return new Elysia({ name: "forms-routes" })
     .use(requestContext)
     .get(
@@ -25,11 +43,54 @@ export function formsRoutes(forms: FormsService) {
         },
       },
     )
+    // `list` is no form id: without these guards, PATCH or DELETE /forms/list would be read as a form named "list".
+    .patch("/forms/list", notServed, { detail: { hide: true } })
+    .delete("/forms/list", notServed, { detail: { hide: true } })
+    .post("/forms", ({ body, principal }) => toFormJson(forms.createFormFor(principal, { ...formInput(body), name: body.name })), {
+      auth: "secret",
+      body: FormCreateSchema,
+      detail: {
+        summary: "Create a form",
+        description: `A new form of the key's owner, with the settings given (shaped as Get Form shows them; only name is required, the rest has the defaults of formsvc forms create). Answered 200, as submit is. ${MANAGE}`,
+        tags: ["Forms"],
+        responses: responses({ schema: FormSchema, description: "the new form, as Get Form shows it" }, 400, 401, 403, 429),
+      },
+    })
     .get("/forms/:formId", ({ params, principal }) => toFormJson(forms.formFor(params.formId, principal)), {
       auth: "secret",
       params: FormIdParams,
       detail: { summary: "Get a form", tags: ["Forms"], responses: responses({ schema: FormSchema, description: "the form" }, 400, 401, 403, 404, 429) },
     })
+    .patch("/forms/:formId", ({ params, body, principal }) => toFormJson(forms.updateForm(params.formId, formInput(body), principal)), {
+      auth: "secret",
+      params: FormIdParams,
+      body: FormPatchSchema,
+      detail: {
+        summary: "Change a form",
+        description:
+          "Only the fields given change (as formsvc forms update does); {} changes nothing. retentionDays: null keeps submissions forever. Changing formType to or from waitlist recounts the distinct joiners. Read-only fields (id, submissionCount, usersJoinedSettings.count, times) are refused.",
+        tags: ["Forms"],
+        responses: responses({ schema: FormSchema, description: "the form as it is now" }, 400, 401, 403, 404, 429),
+      },
+    })
+    .delete(
+      "/forms/:formId",
+      async ({ params, principal }) => {
+        const form = await deleteForm(params.formId, principal);
+        return { id: form.id, deleted: true as const };
+      },
+      {
+        auth: "secret",
+        params: FormIdParams,
+        detail: {
+          summary: "Delete a form",
+          description:
+            "Removes the form with all its submissions, its analytics and its queued notifications. It cannot be undone. A large form's submissions go a few hundred per transaction, so the server keeps answering meanwhile (and the form's counts stay true); the answer comes when all is gone.",
+          tags: ["Forms"],
+          responses: responses({ schema: DeletedSchema, description: "deleted" }, 400, 401, 403, 404, 429),
+        },
+      },
+    )
     .get("/forms/:formId/users-joined", ({ params, principal }) => ({ usersJoined: forms.usersJoined(params.formId, principal) }), {
       auth: "secret",
       params: FormIdParams,

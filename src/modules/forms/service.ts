@@ -7,9 +7,10 @@ import { newId } from "../../lib/ids";
 import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
 import { parseOriginSetting } from "../../lib/origin";
-import type { Principal } from "../../lib/principal";
+import { ownerPrincipal, publishableScope, requireOwnerScope, type Principal } from "../../lib/principal";
 import { checkTemplate } from "../../lib/template";
-import { CHALLENGES, FORM_TYPES, usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
+import type { AuditService } from "../audit/service";
+import { CHALLENGES, FORM_TYPES, MAX_RETENTION_DAYS, usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
 import type { FormsRepo } from "./repo";
 
 /** What an operator may set on a form. */
@@ -29,7 +30,26 @@ export interface FormInput {
   doubleOptIn?: boolean;
   /** null sends confirmed joiners to formsvc's own page again. */
   confirmRedirectUrl?: string | null;
+  /** null keeps submissions forever. */
+  retentionDays?: number | null;
 }
+
+/** Each setting as Get Form names it, for the audit trail's list of what changed. */
+const FIELD_NAMES: Record<keyof FormInput, string> = {
+  name: "name",
+  description: "description",
+  formType: "formType",
+  emailEnabled: "emailSettings.enabled",
+  developerNotifications: "emailSettings.developerNotificationsEnabled",
+  usersJoinedEnabled: "usersJoinedSettings.enabled",
+  allowedOrigins: "allowedOrigins",
+  honeypotField: "spamSettings.honeypotField",
+  challenge: "spamSettings.challenge",
+  retentionDays: "retentionDays",
+  autoresponse: "autoresponse",
+  doubleOptIn: "doubleOptIn",
+  confirmRedirectUrl: "confirmRedirectUrl",
+};
 
 type CheckedInput = Omit<FormInput, "formType" | "challenge"> & { formType?: FormType; challenge?: Challenge };
 
@@ -71,6 +91,10 @@ function checked(input: FormInput): CheckedInput {
   if (typeof redirect === "string" && (redirect.length > 2048 || !/^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i.test(redirect) || !URL.canParse(redirect))) {
     problems.push("the confirm redirect URL must be an absolute http(s) URL of at most 2,048 characters");
   }
+  const days = input.retentionDays;
+  if (days !== undefined && days !== null && !(Number.isInteger(days) && days >= 1 && days <= MAX_RETENTION_DAYS)) {
+    problems.push(`retention must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  }
   if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
   return { ...input, name: input.name?.trim(), allowedOrigins } as CheckedInput;
 }
@@ -100,9 +124,11 @@ const CACHE_LIMIT = 10_000;
 /** What a caller does with a form: read or change it (secret keys), or submit to it (any key). */
 export type Access = "manage" | "submit";
 
-const publishableScope = () => new AppError("KEY_SCOPE", "a publishable key (fpk_) may only submit and fetch challenges; use a secret key (fsk_) on the server for everything else");
-
-export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock, changes: ChangeFeed) {
+/**
+ * Changes to forms are recorded in the audit trail, in the change's own transaction, as the
+ * doing of the caller who made them; without a caller, of the operator at the command line.
+ */
+export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock, changes: ChangeFeed, audit: Pick<AuditService, "record">) {
   // Forms are cached: every write that changes one drops its entry — edits here, commits of
   // submissions (`forget`, before they are acknowledged), and any commit by another process
   // (data_version) — so a read after a write always sees it.
@@ -135,53 +161,85 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
     return form;
   };
 
+  const insert = (ownerId: string, valid: CheckedInput, actor: Principal): Form => {
+    const now = isoTime(clock.now());
+    const form: Form = {
+      id: newId("frm"),
+      ownerId,
+      name: valid.name!,
+      description: valid.description ?? "",
+      formType: valid.formType ?? "custom",
+      emailEnabled: valid.emailEnabled ?? false,
+      developerNotifications: valid.developerNotifications ?? false,
+      usersJoinedEnabled: valid.usersJoinedEnabled ?? false,
+      allowedOrigins: valid.allowedOrigins ?? [],
+      honeypotField: valid.honeypotField === undefined ? "_gotcha" : valid.honeypotField,
+      challenge: valid.challenge ?? "none",
+      retentionDays: valid.retentionDays ?? null,
+      autoresponse: { enabled: false, subject: "", text: "" },
+      doubleOptIn: false,
+      confirmRedirectUrl: null,
+      submissionCount: 0,
+      usersJoinedCount: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const complete = withOutbound(form, valid);
+    repo.atomically(() => {
+      repo.insertForm(complete);
+      audit.record(actor, "form.created", complete.id, { formType: complete.formType });
+    });
+    return complete;
+  };
+
   return {
-    createForm(input: FormInput & { owner: string; name: string }): Form {
+    /** A new form for the owner with this email (created if new); the operator's doing unless `actor` says whose. */
+    createForm(input: FormInput & { owner: string; name: string }, actor?: Principal): Form {
       const valid = checked(input);
       const owner = owners.ensureOwner(input.owner);
-      const now = isoTime(clock.now());
-      const form: Form = {
-        id: newId("frm"),
-        ownerId: owner.id,
-        name: valid.name!,
-        description: valid.description ?? "",
-        formType: valid.formType ?? "custom",
-        emailEnabled: valid.emailEnabled ?? false,
-        developerNotifications: valid.developerNotifications ?? false,
-        usersJoinedEnabled: valid.usersJoinedEnabled ?? false,
-        allowedOrigins: valid.allowedOrigins ?? [],
-        honeypotField: valid.honeypotField === undefined ? "_gotcha" : valid.honeypotField,
-        challenge: valid.challenge ?? "none",
-        autoresponse: { enabled: false, subject: "", text: "" },
-        doubleOptIn: false,
-        confirmRedirectUrl: null,
-        submissionCount: 0,
-        usersJoinedCount: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      const complete = withOutbound(form, valid);
-      repo.insertForm(complete);
-      return complete;
+      return insert(owner.id, valid, actor ?? ownerPrincipal(owner.id));
     },
 
-    /** Changes only the fields given. */
-    updateForm(id: string, patch: FormInput): Form {
+    /** A new form for the caller's owner (POST /forms): a secret key of all the owner's forms, or a session; 400 before 403. */
+    createFormFor(caller: Principal, input: FormInput & { name: string }): Form {
+      const valid = checked(input);
+      requireOwnerScope(caller);
+      return insert(caller.ownerId, valid, caller);
+    },
+
+    /**
+     * Changes only the fields given; a field given its current value is no change. With a caller,
+     * the caller's access is checked (400, then 404, then 403); without, it is the operator's.
+     */
+    updateForm(id: string, patch: FormInput, caller?: Principal): Form {
       const valid = checked(patch);
-      const form = requireForm(id);
+      const form = caller ? formFor(id, caller) : requireForm(id);
       const { autoresponse: _a, doubleOptIn: _d, confirmRedirectUrl: _c, ...rest } = valid;
-      const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-      const updated = withOutbound({ ...form, ...defined, updatedAt: isoTime(clock.now()) }, valid);
+      const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Form>;
+      const updated = withOutbound({ ...form, ...defined }, valid);
+      const changed = (Object.keys(FIELD_NAMES) as (keyof FormInput & keyof Form)[]).filter((k) => JSON.stringify(updated[k]) !== JSON.stringify(form[k]));
+      if (changed.length === 0) return form;
+      updated.updatedAt = isoTime(clock.now());
       const recountJoiners = updated.formType !== form.formType || (updated.formType === "waitlist" && updated.doubleOptIn !== form.doubleOptIn);
-      repo.updateForm(updated, { recountJoiners });
+      repo.atomically(() => {
+        repo.updateForm(updated, { recountJoiners });
+        audit.record(caller ?? ownerPrincipal(form.ownerId), "form.updated", id, { fields: changed.map((k) => FIELD_NAMES[k]) });
+      });
       cache.delete(id);
       return requireForm(id);
     },
 
-    /** Removes the form with its submissions and everything derived from them. */
-    deleteForm(id: string): Form {
-      const form = requireForm(id);
-      repo.deleteForm(id);
+    /**
+     * Removes the form with its submissions and everything derived from them, in one transaction
+     * (the submissions lifecycle's deleteForm empties a large form first, a chunk at a time).
+     * With a caller, its access is checked first; `submissions` is what the audit line says it had.
+     */
+    deleteForm(id: string, caller?: Principal, submissions?: number): Form {
+      const form = caller ? formFor(id, caller) : requireForm(id);
+      repo.atomically(() => {
+        repo.deleteForm(id);
+        audit.record(caller ?? ownerPrincipal(form.ownerId), "form.deleted", id, { submissions: submissions ?? form.submissionCount });
+      });
       cache.delete(id);
       return form;
     },
@@ -209,6 +267,9 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
       const after = pageStart(cursors, list, query.cursor);
       return keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listFormsByOwner(caller.ownerId, caller.forms, from, limit));
     },
+
+    /** Forms whose submissions expire after their `retentionDays`. */
+    formsWithRetention: (): Form[] => repo.listFormsWithRetention(),
 
     /** Every form, or one owner's (none for an owner never named). */
     listAllForms(filter: { owner?: string } = {}) {

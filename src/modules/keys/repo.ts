@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { atomically } from "../../db/transaction";
 import type { KeyKind } from "../../lib/principal";
 
 export interface ApiKey {
@@ -49,6 +50,8 @@ const toKey = (r: KeyRow): ApiKey => ({
 
 export function createKeysRepo(db: Database) {
   return {
+    /** Runs writes (a change and its audit line) in one transaction. */
+    atomically: atomically(db),
     insertKey(k: { id: string; ownerId: string; name: string; kind: KeyKind; forms: string[] | null; prefix: string; hash: string; createdAt: string }): void {
       db.query("INSERT INTO api_keys (id, owner_id, name, kind, form_ids, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(
         k.id, k.ownerId, k.name, k.kind, k.forms === null ? null : JSON.stringify(k.forms), k.prefix, k.hash, k.createdAt,
@@ -68,8 +71,9 @@ export function createKeysRepo(db: Database) {
         .all(ownerId)
         .map(toKey);
     },
-    revokeKey(id: string, at: string): void {
-      db.query("UPDATE api_keys SET active = 0, revoked_at = ? WHERE id = ? AND active = 1").run(at, id);
+    /** Whether it was active until now. */
+    revokeKey(id: string, at: string): boolean {
+      return db.query("UPDATE api_keys SET active = 0, revoked_at = ? WHERE id = ? AND active = 1").run(at, id).changes === 1;
     },
     touchKey(id: string, at: string): void {
       db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, id);

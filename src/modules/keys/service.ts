@@ -5,20 +5,12 @@ import type { Clock } from "../../lib/clock";
 import { isoTime } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import type { AuditService } from "../audit/service";
+import type { Owner } from "../owners/repo";
 import type { OwnersService } from "../owners/service";
-import type { KeyKind, Principal } from "../../lib/principal";
+import { ownerPrincipal, requireOwnerScope, type KeyKind, type Principal } from "../../lib/principal";
+import type { CreatedKey } from "./model";
 import type { ApiKey, KeysRepo } from "./repo";
-
-/** `keys create --json`: the only time the secret is shown. */
-export interface CreatedKey {
-  id: string;
-  name: string;
-  owner: string;
-  key: string;
-  kind: KeyKind;
-  forms: string[] | null;
-  createdAt: string;
-}
 
 const PREFIX: Record<KeyKind, string> = { secret: "fsk_", publishable: "fpk_" };
 const CACHE_LIMIT = 10_000;
@@ -27,11 +19,33 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 const hashSecret = (secret: string) => Bun.SHA256.hash(secret, "hex");
 
+export interface KeyInput {
+  name?: string;
+  publishable?: boolean;
+  forms?: string[];
+}
+
+/** A key's name and bound forms as given, checked: 400 for a bad name or list. */
+function checked(input: KeyInput): { name: string; kind: KeyKind; forms: string[] | null } {
+  const name = (input.name ?? "default").trim();
+  if (!name || name.length > 200) throw new AppError("INVALID_PARAMETER", "key name must be 1 to 200 characters");
+  const forms = input.forms === undefined ? null : [...new Set(input.forms.map((f) => f.trim()))];
+  if (forms && (forms.length === 0 || forms.length > 100)) throw new AppError("INVALID_PARAMETER", "bind a key to 1 to 100 forms, or leave --forms out for all of them");
+  return { name, kind: input.publishable ? "publishable" : "secret", forms };
+}
+
 /**
  * `formOwner` names the owner of a form id (null when there is none): keys are bound only to their
- * owner's forms.
+ * owner's forms. Keys created and revoked are recorded in the audit trail, in the same transaction.
  */
-export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: Clock, changes: ChangeFeed, formOwner: (formId: string) => string | null) {
+export function createKeysService(
+  repo: KeysRepo,
+  owners: OwnersService,
+  clock: Clock,
+  changes: ChangeFeed,
+  formOwner: (formId: string) => string | null,
+  audit: Pick<AuditService, "record">,
+) {
   // Key lookups are cached, and the cache is dropped whenever another process commits
   // (a revocation by the CLI is seen from the next request on).
   const cache = new Map<string, ApiKey | null>();
@@ -49,26 +63,51 @@ export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: 
     return key;
   };
 
+  /** A 400 naming the bound forms that are not this owner's (or when there is no such owner yet). */
+  const requireOwnForms = (forms: string[] | null, owner: Owner | null, named: string) => {
+    const foreign = forms?.filter((id) => !owner || formOwner(id) !== owner.id) ?? [];
+    if (foreign.length) throw new AppError("INVALID_PARAMETER", `${named} has no form ${foreign.join(", ")}`);
+  };
+
+  const mint = (owner: Owner, key: ReturnType<typeof checked>, actor: Principal): CreatedKey => {
+    const secret = PREFIX[key.kind] + randomBytes(32).toString("base64url");
+    const row = { id: newId("key"), ownerId: owner.id, ...key, prefix: secret.slice(0, 12), hash: hashSecret(secret), createdAt: isoTime(clock.now()) };
+    repo.atomically(() => {
+      repo.insertKey(row);
+      audit.record(actor, "key.created", row.id, { kind: key.kind, name: key.name, forms: key.forms });
+    });
+    return { id: row.id, name: key.name, owner: owner.email, key: secret, kind: key.kind, forms: key.forms, createdAt: row.createdAt };
+  };
+
+  const revoke = (key: ApiKey, actor: Principal): ApiKey => {
+    repo.atomically(() => {
+      if (repo.revokeKey(key.id, isoTime(clock.now()))) audit.record(actor, "key.revoked", key.id, { kind: key.kind, name: key.name });
+    });
+    cache.clear();
+    return repo.findKeyById(key.id)!;
+  };
+
   return {
     /**
      * A new key for the owner (created if new): secret by default, or publishable (submit only),
      * optionally bound to some of the owner's forms. The secret is returned here and never again.
      */
-    createKey(input: { owner: string; name?: string; publishable?: boolean; forms?: string[] }): CreatedKey {
-      const name = (input.name ?? "default").trim();
-      if (!name || name.length > 200) throw new AppError("INVALID_PARAMETER", "key name must be 1 to 200 characters");
-      const kind: KeyKind = input.publishable ? "publishable" : "secret";
-      const forms = input.forms === undefined ? null : [...new Set(input.forms.map((f) => f.trim()))];
-      if (forms && (forms.length === 0 || forms.length > 100)) throw new AppError("INVALID_PARAMETER", "bind a key to 1 to 100 forms, or leave --forms out for all of them");
+    createKey(input: KeyInput & { owner: string }): CreatedKey {
+      const key = checked(input);
       // Checked before the owner is created: a refused key leaves nothing behind.
       const known = owners.findOwner(input.owner);
-      const foreign = forms?.filter((id) => !known || formOwner(id) !== known.id) ?? [];
-      if (foreign.length) throw new AppError("INVALID_PARAMETER", `${known?.email ?? input.owner.trim().toLowerCase()} has no form ${foreign.join(", ")}`);
+      requireOwnForms(key.forms, known, known?.email ?? input.owner.trim().toLowerCase());
       const owner = known ?? owners.ensureOwner(input.owner);
-      const secret = PREFIX[kind] + randomBytes(32).toString("base64url");
-      const key = { id: newId("key"), ownerId: owner.id, name, kind, forms, prefix: secret.slice(0, 12), hash: hashSecret(secret), createdAt: isoTime(clock.now()) };
-      repo.insertKey(key);
-      return { id: key.id, name, owner: owner.email, key: secret, kind, forms, createdAt: key.createdAt };
+      return mint(owner, key, ownerPrincipal(owner.id));
+    },
+
+    /** A new key for the caller's owner (POST /keys): needs a secret key of all the owner's forms, or a session; 400 before 403. */
+    createKeyFor(caller: Principal, input: KeyInput): CreatedKey {
+      const key = checked(input);
+      const owner = owners.findOwnerById(caller.ownerId)!;
+      requireOwnForms(key.forms, owner, owner.email);
+      requireOwnerScope(caller);
+      return mint(owner, key, caller);
     },
 
     /** Every key, or one owner's (none for an owner never named). */
@@ -78,13 +117,28 @@ export function createKeysService(repo: KeysRepo, owners: OwnersService, clock: 
       return owner ? repo.listKeys(owner.id) : [];
     },
 
-    /** Deactivates the key; every later request with it is a 401, in this process and others. */
+    /** The caller's owner's keys (GET /keys), oldest first, revoked ones too. */
+    listKeysFor(caller: Principal): ApiKey[] {
+      requireOwnerScope(caller);
+      return repo.listKeys(caller.ownerId);
+    },
+
+    /** Deactivates the key; every later request with it is a 401, in this process and others. Revoking a revoked key changes nothing. */
     revokeKey(id: string): ApiKey {
       const key = repo.findKeyById(id);
       if (!key) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
-      repo.revokeKey(id, isoTime(clock.now()));
-      cache.clear();
-      return repo.findKeyById(id)!;
+      return revoke(key, ownerPrincipal(key.ownerId));
+    },
+
+    /**
+     * Revokes one of the caller's owner's keys (DELETE /keys/{keyId}); another owner's key is a 404
+     * like a key that does not exist. A key may revoke itself: this answer is its last.
+     */
+    revokeKeyFor(caller: Principal, id: string): ApiKey {
+      const key = repo.findKeyById(id);
+      if (!key || key.ownerId !== caller.ownerId) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
+      requireOwnerScope(caller);
+      return revoke(key, caller);
     },
 
     /** The caller behind a secret, or null for an unknown or revoked key. */

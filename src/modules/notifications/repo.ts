@@ -98,6 +98,8 @@ export function createOutboxRepo(db: Database) {
   );
   let inserted = 0;
 
+  const deleteBySubmission = db.prepare("DELETE FROM outbox WHERE submission_id = ?");
+
   return {
     ownerEmail: (ownerId: string) => ownerEmail.get(ownerId)?.email ?? null,
 
@@ -194,6 +196,14 @@ export function createOutboxRepo(db: Database) {
     /** Sends a row again, whatever became of it (a replay): pending and due now, with a fresh retry horizon. */
     replay(id: number, now: string): void {
       db.query("UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE id = ?2 AND status <> 'sending'").run(now, id);
+    },
+    /** The pipeline's purge of deleted submissions: their notifications, queued, sent or failed, with the copy of the data each holds. */
+    deleteForSubmissions(batch: { id: string }[]): void {
+      for (const s of batch) deleteBySubmission.run(s.id);
+    },
+    /** The notifications about these submissions (a person's data export). */
+    listForSubmissions(ids: string[]): OutboxRow[] {
+      return db.query<OutboxRow, [string]>("SELECT * FROM outbox WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY id").all(JSON.stringify(ids));
     },
 
     /** One row as the sender sees it, with its webhook's settings. */

@@ -20,6 +20,10 @@ export function createOwnersRepo(db: Database) {
       const row = db.query<OwnerRow, [string]>("SELECT * FROM owners WHERE email = ?").get(email);
       return row ? toOwner(row) : null;
     },
+    findOwnerById(id: string): Owner | null {
+      const row = db.query<OwnerRow, [string]>("SELECT * FROM owners WHERE id = ?").get(id);
+      return row ? toOwner(row) : null;
+    },
     insertOwner(owner: Owner): void {
       db.query("INSERT INTO owners (id, email, created_at) VALUES (?, ?, ?)").run(owner.id, owner.email, owner.createdAt);
     },

@@ -22,6 +22,8 @@ export function createOwnersService(repo: OwnersRepo, clock: Clock) {
       repo.insertOwner(owner);
       return owner;
     },
+    /** The owner with this id, or null. */
+    findOwnerById: (id: string): Owner | null => repo.findOwnerById(id),
     /** The owner with this email, or null. */
     findOwner(email: string): Owner | null {
       return repo.findOwnerByEmail(valid(email));

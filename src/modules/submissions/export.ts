@@ -10,19 +10,15 @@ const parse = (s: StoredSubmission) => JSON.parse(s.data) as Record<string, unkn
 /** Told how many rows have been written so far, after each page. */
 export type Progress = (rowsWritten: number) => void;
 
-/** The API's item shape, one JSON array, written a page at a time. */
+/** The API's item shape, one JSON array, written a page at a time: one chunk per page. */
 export function* exportJson(pages: Pages, progress: Progress = () => {}): Generator<string> {
-  let first = true;
   let rows = 0;
   yield "[";
   for (const page of pages()) {
-    for (const s of page) {
-      yield `${first ? "\n" : ",\n"}${submissionJson(s)}`;
-      first = false;
-    }
+    yield `${rows === 0 ? "\n" : ",\n"}${page.map(submissionJson).join(",\n")}`;
     progress((rows += page.length));
   }
-  yield first ? "]\n" : "\n]\n";
+  yield rows === 0 ? "]\n" : "\n]\n";
 }
 
 // A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
@@ -37,11 +33,16 @@ export function csvCell(value: unknown): string {
 
 /**
  * CSV: id, createdAt, every data field seen (first-seen order), then `_meta.*`. A first pass
- * collects the field names, a second writes rows; both a page at a time, so memory stays flat.
+ * collects the field names, a second writes rows, one chunk per page; both a page at a time, so
+ * memory stays flat. The first pass yields an empty chunk after each page, so a server can let
+ * other requests run between pages before the header line is known.
  */
 export function* exportCsv(pages: Pages, progress: Progress = () => {}): Generator<string> {
   const fields = new Set<string>();
-  for (const page of pages()) for (const s of page) for (const key of Object.keys(parse(s))) if (key !== "_meta") fields.add(key);
+  for (const page of pages()) {
+    for (const s of page) for (const key of Object.keys(parse(s))) if (key !== "_meta") fields.add(key);
+    yield "";
+  }
   const columns = [...fields];
   const line = (cells: unknown[]) => `${cells.map(csvCell).join(",")}\r\n`;
   yield line(["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`)]);

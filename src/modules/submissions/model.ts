@@ -113,6 +113,22 @@ export type SubmissionJson = { id: string; formId: string; data: Record<string, 
 export const SubmissionListSchema = t.Object({ submissions: t.Array(SubmissionSchema), nextCursor: t.Nullable(t.String()) });
 export type SubmissionListJson = { submissions: SubmissionJson[]; nextCursor: string | null };
 
+/** A whole form's inbox as `GET /forms/{formId}/submissions/export?format=json` streams it, oldest first. */
+export const SubmissionExportSchema = t.Array(SubmissionSchema);
+
+export const SubmissionParams = t.Object({
+  formId: t.String({ minLength: 1, maxLength: 200, error: "formId must be a form id" }),
+  submissionId: t.String({ minLength: 1, maxLength: 200, error: "submissionId must be a submission id" }),
+});
+
+/** Where a moved submission is now (`POST …/spam`, `…/not-spam`, and `formsvc submissions spam|not-spam --json`). */
+export const MovedSchema = t.Object({
+  id: t.String(),
+  status: t.Union([t.Literal("inbox"), t.Literal("spam")]),
+  moved: t.Boolean({ description: "false when it already was there" }),
+});
+export type MovedJson = Static<typeof MovedSchema>;
+
 /** `inbox`, or `spam`: stored, but counted nowhere (counters, analytics, notifications). */
 export type SubmissionStatus = "inbox" | "spam";
 

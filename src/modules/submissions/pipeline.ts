@@ -15,7 +15,8 @@ import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
  * 3. hooks after the commit, before the submitters are answered: mail out, webhooks.
  * Every writer and hook sees each submission's `status` and respects it: spam is stored and
  * counted nowhere. A submission moved into the inbox later goes through the tallies' `count` and
- * the queues; one moved out of it through the tallies' `uncount`.
+ * the queues; one moved out of it through the tallies' `uncount`. Deleted submissions take
+ * what they left behind with them (purges) and, from the inbox, leave the tallies (`uncount`).
  */
 export interface SubmitPipeline {
   checks: SubmitCheck[];
@@ -23,6 +24,11 @@ export interface SubmitPipeline {
   rows: BatchWriter<NewSubmission>[];
   tallies: Tally[];
   queues: BatchWriter<NewSubmission>[];
+  /**
+   * What a submission leaves elsewhere (queued messages, delivery payloads), deleted with it in
+   * the deletion's transaction: whatever a queue writes, a purge removes.
+   */
+  purges: BatchWriter<NewSubmission>[];
   afterCommit: ((batch: NewSubmission[]) => void)[];
 }
 
@@ -42,6 +48,13 @@ export const moveWriters = (p: SubmitPipeline, setStatuses: BatchWriter<NewSubmi
   inbox: [setStatuses, ...p.tallies.map((t) => t.count), ...p.queues],
   spam: [setStatuses, ...p.tallies.map((t) => t.uncount)],
 });
+
+/** What deleting submissions (each with the status it has) writes: the rows and what they left elsewhere, then the inbox ones leave the tallies. */
+export const deleteWriters = (p: Pick<SubmitPipeline, "tallies" | "purges">, deleteRows: BatchWriter<NewSubmission>): BatchWriter<NewSubmission>[] => [
+  deleteRows,
+  ...p.purges,
+  ...p.tallies.map((t) => (batch: NewSubmission[]) => t.uncount(batch.filter((s) => s.status === "inbox"))),
+];
 
 /** A submission before the checks: its form, the key that sends it, the request's body and submitter. */
 export interface Candidate {

@@ -25,12 +25,17 @@ export function createSubmissionsRepo(db: Database) {
     return f?.form_type !== "waitlist" ? "none" : f.double_opt_in === 1 ? "confirmed" : "all";
   };
   const addJoiner = db.prepare("INSERT OR IGNORE INTO waitlist_joiners (form_id, email) VALUES (?, ?)");
+  const joinAgain = db.prepare("UPDATE waitlist_joiners SET submissions = submissions + 1 WHERE form_id = ? AND email = ?");
+  const leaveOnce = db.prepare("UPDATE waitlist_joiners SET submissions = submissions - 1 WHERE form_id = ? AND email = ? AND submissions > 1");
   const bumpCounters = db.prepare("UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?");
   const setStatus = db.prepare("UPDATE submissions SET status = ? WHERE id = ?");
   const removeJoiner = db.prepare("DELETE FROM waitlist_joiners WHERE form_id = ? AND email = ?");
-  const otherInboxWithEmail = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM submissions WHERE form_id = ? AND status = 'inbox' AND email = ? LIMIT 1");
   const saveIdempotency = db.prepare("INSERT OR IGNORE INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?)");
   const findById = db.prepare<Row & { status: SubmissionStatus }, [string]>("SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?");
+  const deleteById = db.prepare("DELETE FROM submissions WHERE id = ?");
+  const olderThan = db.prepare<Row & { status: SubmissionStatus }, [string, SubmissionStatus, string, number]>(
+    "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?",
+  );
   const newestFirst = keysetQuery<Row, [string, SubmissionStatus]>(db, SELECT, "newest");
   const oldestFirst = keysetQuery<Row, [string, SubmissionStatus]>(db, SELECT, "oldest");
 
@@ -43,6 +48,11 @@ export function createSubmissionsRepo(db: Database) {
       }
     },
 
+    /** The deletion's writer of rows: each submission's row goes (what it left elsewhere goes with the pipeline's purges). */
+    deleteRows(batch: NewSubmission[]): void {
+      for (const s of batch) deleteById.run(s.id);
+    },
+
     /** Sets each submission's status to the one it carries (a move into or out of spam). */
     setStatuses(batch: NewSubmission[]): void {
       for (const s of batch) setStatus.run(s.status, s.id);
@@ -50,9 +60,9 @@ export function createSubmissionsRepo(db: Database) {
 
     /**
      * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for
-     * waitlists, distinct joiners. `count` takes a batch's inbox submissions in; `uncount` takes
-     * submissions that have left the inbox (their status already changed) out again: a joiner
-     * leaves only with the last inbox submission of their email. With double opt-in a joiner
+     * waitlists, distinct joiners, each with how many inbox submissions carry their email.
+     * `count` takes a batch's inbox submissions in; `uncount` takes submissions that leave the
+     * inbox (moved or deleted) out again: a joiner leaves with the last inbox submission of their email. With double opt-in a joiner
      * counts only while their address is confirmed (confirmations/repo.ts counts them in when
      * they confirm), and a submission without an email never does.
      */
@@ -68,6 +78,7 @@ export function createSubmissionsRepo(db: Database) {
           if (c.rule === "none") continue;
           // A new joiner: no email (each counts once), or an email this waitlist has not had before.
           const added = s.email !== null && addJoiner.run(s.form.id, s.email).changes === 1;
+          if (s.email !== null && !added) joinAgain.run(s.form.id, s.email);
           if (c.rule === "all" ? s.email === null || added : added && confirmed.get(s.form.id, s.email!)) c.joiners += 1;
         }
         for (const [formId, c] of counts) bumpCounters.run(c.submissions, c.joiners, formId);
@@ -77,7 +88,7 @@ export function createSubmissionsRepo(db: Database) {
           const rule = joinerRule(s.form.id);
           let joiners = 0;
           if (rule === "all" && s.email === null) joiners = 1;
-          else if (rule !== "none" && s.email !== null && !otherInboxWithEmail.get(s.form.id, s.email) && removeJoiner.run(s.form.id, s.email).changes === 1) {
+          else if (rule !== "none" && s.email !== null && leaveOnce.run(s.form.id, s.email).changes === 0 && removeJoiner.run(s.form.id, s.email).changes === 1) {
             joiners = rule === "all" || confirmed.get(s.form.id, s.email) ? 1 : 0;
           }
           bumpCounters.run(-1, -joiners, s.form.id);
@@ -97,6 +108,52 @@ export function createSubmissionsRepo(db: Database) {
     findSubmission(id: string): (StoredSubmission & { status: SubmissionStatus }) | null {
       const row = findById.get(id);
       return row ? { ...toStored(row), status: row.status } : null;
+    },
+
+    /**
+     * Every submission, of any status, whose extracted email is `email`, in these forms (all when
+     * null), oldest first. Reads the whole table: the email has no index (it would cost every
+     * submit), and this serves the rare request of one person.
+     */
+    findSubmissionsByEmail(email: string, formIds: string[] | null): (StoredSubmission & { status: SubmissionStatus })[] {
+      return db
+        .query<Row & { status: SubmissionStatus }, [string, string | null]>(
+          `SELECT id, form_id, data, email, created_at, status FROM submissions
+           WHERE email = ?1 AND (?2 IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, id`,
+        )
+        .all(email, formIds && JSON.stringify(formIds))
+        .map((r) => ({ ...toStored(r), status: r.status }));
+    },
+
+    /** These submissions of one form, as they are now (inside a deletion's transaction: what it really deletes). */
+    findFormSubmissions(formId: string, ids: string[]): (StoredSubmission & { status: SubmissionStatus })[] {
+      return db
+        .query<Row & { status: SubmissionStatus }, [string, string]>(
+          // `+form_id`: found by id (submissions_by_id), not by reading the form's whole range of submissions_by_form.
+          "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id IN (SELECT value FROM json_each(?2)) AND +form_id = ?1",
+        )
+        .all(formId, JSON.stringify(ids))
+        .map((r) => ({ ...toStored(r), status: r.status }));
+    },
+
+    /** The waitlist forms (of these, or all) that count `email` as a joiner. */
+    listFormsJoinedBy(email: string, formIds: string[] | null): string[] {
+      return db
+        .query<{ form_id: string }, [string, string | null]>(
+          "SELECT form_id FROM waitlist_joiners WHERE email = ?1 AND (?2 IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY form_id",
+        )
+        .all(email, formIds && JSON.stringify(formIds))
+        .map((r) => r.form_id);
+    },
+
+    /** Up to `limit` ids of a form's submissions, of any status (a form being deleted, a chunk at a time). */
+    listFormSubmissionIds(formId: string, limit: number): string[] {
+      return db.query<{ id: string }, [string, number]>("SELECT id FROM submissions WHERE form_id = ? LIMIT ?").all(formId, limit).map((r) => r.id);
+    },
+
+    /** Up to `limit` of a form's submissions of one status created before `before`, oldest first. */
+    listSubmissionsCreatedBefore(formId: string, status: SubmissionStatus, before: string, limit: number): (StoredSubmission & { status: SubmissionStatus })[] {
+      return olderThan.all(formId, status, before, limit).map((r) => ({ ...toStored(r), status: r.status }));
     },
 
     /** One page of a form's submissions of one status, newest first, strictly after `after`. */

@@ -2,10 +2,13 @@ import { Elysia, t } from "elysia";
 import { requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
+import { textStream } from "../../http/stream";
+import { DeletedSchema } from "../forms/model";
 import type { ClientOrigin } from "../../lib/client-ip";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import type { SubmitterInfo } from "./meta";
-import { IdempotencyKeySchema, SubmissionListSchema, SubmitBodySchema, SubmitFormSchema, SubmitResultSchema } from "./model";
+import { IdempotencyKeySchema, MovedSchema, SubmissionExportSchema, SubmissionListSchema, SubmissionParams, SubmitBodySchema, SubmitFormSchema, SubmitResultSchema } from "./model";
+import type { SubmissionLifecycle } from "./lifecycle";
 import { readIdempotencyKey, readSubmitBody } from "./read-body";
 import type { SubmissionsService } from "./service";
 
@@ -20,8 +23,10 @@ function submitterInfo(request: Request, origin: ClientOrigin): SubmitterInfo {
   };
 }
 
-export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes: number) {
-  return new Elysia({ name: "submissions-routes" })
+const CONTENT_TYPES = { csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8" } as const;
+
+export function submissionsRoutes(submissions: SubmissionsService, lifecycle: SubmissionLifecycle, maxBodyBytes: number) {
+  const routes = new Elysia({ name: "submissions-routes" })
     .use(requestContext)
     .post(
       "/forms/submit",
@@ -66,9 +71,11 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
         },
       },
     )
-    // `submit` is no form id: without these guards, GET /forms/submit would be read as a form named
-    // "submit" (and other methods would be offered GET). They answer 405 with Allow: POST.
+    // `submit` is no form id: without these guards, GET, PATCH or DELETE /forms/submit would be read
+    // as a form named "submit" (and other methods would be offered GET). They answer 405 with Allow: POST.
     .get("/forms/submit", notServed, { detail: { hide: true } })
+    .patch("/forms/submit", notServed, { detail: { hide: true } })
+    .delete("/forms/submit", notServed, { detail: { hide: true } })
     .all("/forms/submit", notServed, { detail: { hide: true } })
     .get(
       "/forms/:formId/submissions",
@@ -94,5 +101,74 @@ export function submissionsRoutes(submissions: SubmissionsService, maxBodyBytes:
           responses: responses({ schema: SubmissionListSchema, description: "a page of submissions" }, 400, 401, 403, 404, 429),
         },
       },
+    )
+    .get(
+      "/forms/:formId/submissions/export",
+      ({ params, query, principal }) => {
+        const format = query.format ?? "csv";
+        const chunks = submissions.exportFor(principal, params.formId, format);
+        return new Response(textStream(chunks), {
+          headers: { "content-type": CONTENT_TYPES[format], "content-disposition": `attachment; filename="${params.formId.replace(/[^\w-]/g, "_")}.${format}"` },
+        });
+      },
+      {
+        auth: "secret",
+        params: FormIdParams,
+        query: t.Object({ format: t.Optional(t.UnionEnum(["csv", "json"], { error: "format must be csv or json", description: "csv (default) or json" })) }),
+        detail: {
+          summary: "Export submissions",
+          description:
+            "Every inbox submission of the form, oldest first, streamed as it is read (a page at a time: any size, memory stays flat), as formsvc submissions export writes it. CSV: id, createdAt, every data field seen, then _meta.*; cells that a spreadsheet would run as a formula start with '. JSON: an array of submissions as the list shows them. A submission stored while the export runs may or may not be in it.",
+          tags: ["Submissions"],
+          responses: responses(
+            {
+              description: "the export, as an attachment",
+              headers: { "Content-Disposition": { description: "attachment; filename=\"<formId>.<format>\"", required: true, schema: { type: "string" } } },
+              content: { "text/csv": { schema: t.String({ description: "RFC 4180, CRLF line ends" }) }, "application/json": { schema: SubmissionExportSchema } },
+            },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
+        },
+      },
+    )
+    // `export` is no submission id: DELETE on it answers 405 (Allow: GET), not "no such submission".
+    .delete("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
+    .delete("/forms/:formId/submissions/:submissionId", ({ params, principal }) => lifecycle.deleteSubmission(principal, params.formId, params.submissionId), {
+      auth: "secret",
+      params: SubmissionParams,
+      detail: {
+        summary: "Delete a submission",
+        description:
+          "Removes it, inbox or spam, with what it left behind (queued notifications); the form's counts, waitlist joiners and analytics drop it in the same transaction. A submission of another form is a 404.",
+        tags: ["Submissions"],
+        responses: responses({ schema: DeletedSchema, description: "deleted" }, 400, 401, 403, 404, 429),
+      },
+    });
+  for (const [path, to, summary, description] of [
+    ["spam", "spam", "Move a submission to spam", "It counts nowhere from now on (submissionCount, waitlist, analytics, exports)."],
+    ["not-spam", "inbox", "Move a submission out of spam", "It counts from now on, and its notifications and webhooks go out as for a new one."],
+  ] as const) {
+    routes.post(
+      `/forms/:formId/submissions/:submissionId/${path}`,
+      ({ params, principal }) => {
+        const { moved, status } = submissions.moveSubmission(principal, params.formId, params.submissionId, to);
+        return { id: params.submissionId, status, moved };
+      },
+      {
+        auth: "secret",
+        params: SubmissionParams,
+        detail: {
+          summary,
+          description: `${description} Moving it where it already is changes nothing (moved: false). A submission of another form is a 404.`,
+          tags: ["Submissions"],
+          responses: responses({ schema: MovedSchema, description: "where the submission is now" }, 400, 401, 403, 404, 429),
+        },
+      },
     );
+  }
+  return routes;
 }

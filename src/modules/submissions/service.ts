@@ -7,12 +7,15 @@ import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import type { Atomically } from "../../db/transaction";
 import type { Principal } from "../../lib/principal";
+import type { AuditService } from "../audit/service";
 import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { buildMeta, type SubmissionMeta, type SubmitterInfo } from "./meta";
 import { submissionJson, type NewSubmission, type StoredSubmission, type SubmissionStatus, type SubmitBody, type SubmitResult } from "./model";
+import { exportCsv, exportJson } from "./export";
 import { createPageCache } from "./page-cache";
 import { runChecks, type Candidate, type SubmitPipeline } from "./pipeline";
 import type { SubmissionsRepo } from "./repo";
@@ -31,21 +34,60 @@ export interface SubmissionsDeps {
   commit: (batch: NewSubmission[]) => Outcome[];
   /** Moves submissions into the inbox or out of it, with their tallies and queues, in one transaction. */
   move: Record<SubmissionStatus, (batch: NewSubmission[]) => Outcome[]>;
+  /** Runs a move with its audit line in one transaction. */
+  atomically: Atomically;
+  audit: Pick<AuditService, "record">;
+}
+
+/** A stored submission as the pipeline's writers take it, with the status it has (or is given). */
+export function pipelineItem(stored: StoredSubmission & { status: SubmissionStatus }, form: Form, status: SubmissionStatus = stored.status): NewSubmission {
+  const { _meta } = JSON.parse(stored.data) as { _meta?: SubmissionMeta };
+  return { id: stored.id, form, status, json: stored.data, meta: _meta ?? ({} as SubmissionMeta), email: stored.email, createdAt: stored.createdAt, idempotency: null };
+}
+
+/** Runs a write of the server's; a database locked by another process is a 503 with nothing changed. */
+export function unlessBusy<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    if (isDatabaseBusy(e)) throw new AppError("UNAVAILABLE", "the database is busy with another process's write; nothing changed, retry in a moment", { "retry-after": "1" });
+    throw e;
+  }
 }
 
 // The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
 const isForeignKeyError = (e: unknown) => e instanceof Error && (e as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY";
 
-export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, pipeline, commit, move }: SubmissionsDeps) {
+export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, pipeline, commit, move, atomically, audit }: SubmissionsDeps) {
   const pages = createPageCache();
   changes.onChange(pages.clear);
-  /** After a commit that changed these submissions' forms, before anyone is answered: caches dropped, then the pipeline's hooks. */
-  const committed = (batch: NewSubmission[]) => {
-    const formIds = new Set(batch.map((s) => s.form.id));
+  /** Drops what is cached of these forms (their counters, their pages): after a commit that changed their submissions. */
+  const forget = (formIds: Set<string>) => {
     forms.forget(formIds);
     pages.drop(formIds);
+  };
+  /** After a commit that changed these submissions' forms, before anyone is answered: caches dropped, then the pipeline's hooks. */
+  const committed = (batch: NewSubmission[]) => {
+    forget(new Set(batch.map((s) => s.form.id)));
     for (const hook of pipeline.afterCommit) hook(batch);
   };
+  /** A submission of this form, for this caller: 404 for the form, 403 for another owner's, 404 for an id that is not the form's. */
+  const submissionFor = (caller: Principal, formId: string, id: string): { form: Form; stored: StoredSubmission & { status: SubmissionStatus } } => {
+    const form = forms.formFor(formId, caller);
+    const stored = repo.findSubmission(id);
+    if (!stored || stored.formId !== form.id) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
+    return { form, stored };
+  };
+  function* inboxPages(formId: string, pageSize = 1000): Generator<StoredSubmission[]> {
+    const form = forms.requireForm(formId);
+    let after: StoredSubmission | null = null;
+    for (;;) {
+      const page = repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
+      if (page.length) yield page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!;
+    }
+  }
   const batches = groupCommit<NewSubmission>(commit, { afterCommit: committed });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
@@ -125,37 +167,50 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       return body;
     },
 
-    /**
-     * Moves a submission into the inbox (`not-spam`: counted from now on, its notifications and
-     * webhooks sent as for a new one) or out of it (`spam`: counted nowhere any more). Moving it
-     * where it already is changes nothing. Returns the submission as listed, and whether it moved.
-     */
-    moveSubmission(id: string, to: SubmissionStatus): { submission: StoredSubmission; status: SubmissionStatus; moved: boolean } {
+    submissionFor,
+
+    /** A submission by id alone, whatever its form (for the operator); 404 when there is none. */
+    requireSubmission(id: string): StoredSubmission & { status: SubmissionStatus } {
       const stored = repo.findSubmission(id);
       if (!stored) throw new AppError("NOT_FOUND", `no submission with id ${id}`);
-      const form = forms.requireForm(stored.formId);
-      if (stored.status === to) return { submission: stored, status: to, moved: false };
-      const data = JSON.parse(stored.data) as { _meta: SubmissionMeta };
-      const moving: NewSubmission = { id, form, status: to, json: stored.data, meta: data._meta, email: stored.email, createdAt: stored.createdAt, idempotency: null };
-      const [outcome] = move[to]([moving]);
-      if (outcome) {
-        if (isDatabaseBusy(outcome)) throw new AppError("UNAVAILABLE", "the database is busy with another process's write; nothing changed, retry in a moment", { "retry-after": "1" });
-        throw outcome;
-      }
-      committed([moving]);
-      return { submission: stored, status: to, moved: true };
+      return stored;
     },
 
+    /**
+     * Moves a submission of the caller's form into the inbox (`not-spam`: counted from now on, its
+     * notifications and webhooks sent as for a new one) or out of it (`spam`: counted nowhere any
+     * more). Moving it where it already is changes nothing. Returns the submission as listed, and
+     * whether it moved.
+     */
+    moveSubmission(caller: Principal, formId: string, id: string, to: SubmissionStatus): { submission: StoredSubmission; status: SubmissionStatus; moved: boolean } {
+      const { form, stored } = submissionFor(caller, formId, id);
+      if (stored.status === to) return { submission: stored, status: to, moved: false };
+      // Read again inside the transaction: another process may have moved or deleted it meanwhile.
+      const moving = unlessBusy(() =>
+        atomically(() => {
+          const [current] = repo.findFormSubmissions(form.id, [id]);
+          if (!current) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
+          if (current.status === to) return null;
+          const item = pipelineItem(current, form, to);
+          const [outcome] = move[to]([item]);
+          if (outcome) throw outcome;
+          audit.record(caller, "submission.moved", id, { formId: form.id, to });
+          return item;
+        }),
+      );
+      if (moving) committed([moving]);
+      return { submission: stored, status: to, moved: moving !== null };
+    },
+
+    forget,
+
     /** Every inbox submission of a form, oldest first, a page at a time; for exports that must not load a million rows at once. */
-    *allSubmissions(formId: string, pageSize = 1000): Generator<StoredSubmission[]> {
-      const form = forms.requireForm(formId);
-      let after: StoredSubmission | null = null;
-      for (;;) {
-        const page = repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
-        if (page.length) yield page;
-        if (page.length < pageSize) return;
-        after = page[page.length - 1]!;
-      }
+    allSubmissions: inboxPages,
+
+    /** A form's inbox as CSV or JSON text (export.ts), oldest first, made a page at a time as it is read; 404 and 403 at once. */
+    exportFor(caller: Principal, formId: string, format: "csv" | "json"): Generator<string> {
+      const form = forms.formFor(formId, caller);
+      return (format === "csv" ? exportCsv : exportJson)(() => inboxPages(form.id));
     },
 
     /** Forgets idempotency keys older than `maxAgeMs` (at least a day, per our promise to clients). */

@@ -1,0 +1,195 @@
+import type { BatchWriter } from "../../db/batch-transaction";
+import { DatabaseBusyError, retryWhileBusy } from "../../db/busy";
+import type { Shredder } from "../../db/shred";
+import type { Atomically } from "../../db/transaction";
+import { isoTime, type Clock } from "../../lib/clock";
+import { normalizeEmail } from "../../lib/email";
+import { AppError } from "../../lib/errors";
+import { ownerPrincipal, type Principal } from "../../lib/principal";
+import type { AuditService } from "../audit/service";
+import type { Form } from "../forms/model";
+import type { FormsService } from "../forms/service";
+import type { NewSubmission, SubmissionStatus } from "./model";
+import type { SubmissionsRepo } from "./repo";
+import { pipelineItem, unlessBusy, type SubmissionsService } from "./service";
+
+const DAY_MS = 86_400_000;
+// Retention and form deletion go this many submissions per transaction (~30 ms), so neither the
+// server's event loop nor the write lock is held long.
+const CHUNK = 500;
+// How long a chunk waits for another process's write lock before the work stops (503 over HTTP).
+const BUSY_WAIT_MS = 5_000;
+
+export interface LifecycleDeps {
+  repo: SubmissionsRepo;
+  forms: FormsService;
+  submissions: Pick<SubmissionsService, "submissionFor" | "forget">;
+  /** What deleting submissions writes (pipeline.ts `deleteWriters`): rows, what they left elsewhere, the tallies. */
+  deletes: BatchWriter<NewSubmission>[];
+  atomically: Atomically;
+  audit: Pick<AuditService, "record">;
+  clock: Clock;
+  /** Makes what an erasure deleted unrecoverable from the database's files. */
+  shredder: Shredder;
+  /** What is stored about submissions elsewhere, by name (the notifications they caused), for a person's export. */
+  related: Record<string, (submissionIds: string[]) => unknown[]>;
+}
+
+/** All that is stored about one person, as `formsvc submissions export --email` prints it. */
+export interface PersonExport {
+  email: string;
+  exportedAt: string;
+  submissions: { id: string; formId: string; formName: string; status: SubmissionStatus; createdAt: string; data: unknown }[];
+  /** Waitlists that count the address as a joiner. */
+  waitlists: { formId: string; formName: string }[];
+  [related: string]: unknown;
+}
+
+const validAddress = (email: string) => {
+  const address = normalizeEmail(email);
+  if (!address) throw new AppError("INVALID_PARAMETER", `"${email}" is not a valid email address`);
+  return address;
+};
+
+/**
+ * Deleting submissions: one by one (an owner's), by person (an erasure request), by age (each
+ * form's retention), all of a form (with the form). Every deletion runs the pipeline's delete writers in one transaction with
+ * its audit line, so counters, waitlist joiners and analytics rollups stay equal to a recount of
+ * what is stored, and nothing a submission left behind (queued messages) outlives it.
+ */
+export function createSubmissionLifecycle({ repo, forms, submissions, deletes, atomically, audit, clock, shredder, related }: LifecycleDeps) {
+  /**
+   * Deletes these submissions of `form` as they are inside the transaction (one deleted or moved
+   * meanwhile by another process is taken as it is now, never uncounted twice); `record` writes
+   * the audit line for the number deleted. Returns that number.
+   */
+  const remove = (form: Form, ids: string[], record: (deleted: number) => void): number => {
+    const deleted = atomically(() => {
+      const batch = repo.findFormSubmissions(form.id, ids).map((s) => pipelineItem(s, form));
+      if (batch.length === 0) return 0;
+      for (const write of deletes) write(batch);
+      record(batch.length);
+      return batch.length;
+    });
+    if (deleted) submissions.forget(new Set([form.id]));
+    return deleted;
+  };
+
+  /** The forms that still exist among these ids, by id. */
+  const formsById = (ids: Iterable<string>) => {
+    const found = new Map<string, Form>();
+    for (const id of new Set(ids)) {
+      try {
+        found.set(id, forms.requireForm(id));
+      } catch (e) {
+        // Deleted meanwhile: its submissions went with it.
+        if (!(e instanceof AppError && e.code === "FORM_NOT_FOUND")) throw e;
+      }
+    }
+    return found;
+  };
+
+  /** Waits for the next turn of the event loop: other requests run between chunks. */
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** Runs a chunk, waiting while another process holds the write lock; 503 when it holds it too long. */
+  const chunk = async <T>(write: () => T): Promise<T> => {
+    try {
+      return await retryWhileBusy(write, BUSY_WAIT_MS);
+    } catch (e) {
+      if (e instanceof DatabaseBusyError) throw new AppError("UNAVAILABLE", "the database stayed busy with another process's write; part of the work may be done, retry to finish it", { "retry-after": "1" });
+      throw e;
+    }
+  };
+
+  return {
+    /**
+     * Deletes a form with all its submissions: the submissions go a few hundred per transaction,
+     * through the delete writers (so its counts stay true at every commit and the server keeps
+     * answering), then the form with what is left (rollups, joiners, submissions that arrived
+     * meanwhile) in one last transaction with its audit line. With a caller, its access is checked first.
+     */
+    async deleteForm(id: string, caller?: Principal): Promise<Form> {
+      const form = caller ? forms.formFor(id, caller) : forms.requireForm(id);
+      for (;;) {
+        const ids = repo.listFormSubmissionIds(form.id, CHUNK);
+        if (ids.length === 0) break;
+        await chunk(() => remove(form, ids, () => {}));
+        if (ids.length < CHUNK) break;
+        await nextTurn();
+      }
+      await chunk(() => forms.deleteForm(form.id, caller ?? ownerPrincipal(form.ownerId), form.submissionCount));
+      submissions.forget(new Set([form.id]));
+      return form;
+    },
+
+    /** Deletes one submission of the caller's form (404, 403, 404 for another form's submission). */
+    deleteSubmission(caller: Principal, formId: string, id: string): { id: string; deleted: true } {
+      const { form } = submissions.submissionFor(caller, formId, id);
+      const deleted = unlessBusy(() => remove(form, [id], () => audit.record(caller, "submission.deleted", id, { formId: form.id })));
+      if (!deleted) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
+      return { id, deleted: true };
+    },
+
+    /**
+     * Erases every submission, inbox or spam, whose extracted email is `email`, in these forms (all
+     * when null), with what each left behind; one transaction and one audit line per form, never
+     * naming the address. Then the database's files are made to forget it (shred).
+     */
+    async eraseByEmail(email: string, formIds: string[] | null): Promise<{ erased: number; forms: { formId: string; erased: number }[]; vacuumed: boolean }> {
+      const address = validAddress(email);
+      const found = repo.findSubmissionsByEmail(address, formIds);
+      const byForm = Map.groupBy(found, (s) => s.formId);
+      const done: { formId: string; erased: number }[] = [];
+      for (const [formId, form] of formsById(byForm.keys())) {
+        const ids = byForm.get(formId)!.map((s) => s.id);
+        const erased = remove(form, ids, (n) => audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: n }));
+        if (erased) done.push({ formId, erased });
+      }
+      const { vacuumed } = await shredder.shred();
+      return { erased: done.reduce((n, f) => n + f.erased, 0), forms: done, vacuumed };
+    },
+
+    /** All that is stored about one person in these forms (all when null): their submissions, the waitlists they joined, and what their submissions caused. */
+    exportPerson(email: string, formIds: string[] | null): PersonExport {
+      const address = validAddress(email);
+      const found = repo.findSubmissionsByEmail(address, formIds);
+      const joined = repo.listFormsJoinedBy(address, formIds);
+      const known = formsById([...found.map((s) => s.formId), ...joined]);
+      const mine = found.filter((s) => known.has(s.formId));
+      const ids = mine.map((s) => s.id);
+      return {
+        email: address,
+        exportedAt: isoTime(clock.now()),
+        submissions: mine.map((s) => ({ id: s.id, formId: s.formId, formName: known.get(s.formId)!.name, status: s.status, createdAt: s.createdAt, data: JSON.parse(s.data) })),
+        waitlists: joined.filter((id) => known.has(id)).map((id) => ({ formId: id, formName: known.get(id)!.name })),
+        ...Object.fromEntries(Object.entries(related).map(([name, list]) => [name, list(ids)])),
+      };
+    },
+
+    /**
+     * Deletes the submissions, inbox and spam, of every form with a retention that are older than
+     * it; a few hundred per transaction, letting other requests run between them, each recorded as
+     * the retention job's. Returns how many went.
+     */
+    async expireRetained(): Promise<number> {
+      let total = 0;
+      for (const form of forms.formsWithRetention()) {
+        const before = isoTime(clock.now() - form.retentionDays! * DAY_MS);
+        const actor = { job: "retention" as const, ownerId: form.ownerId };
+        for (const status of ["inbox", "spam"] as const) {
+          for (;;) {
+            const ids = repo.listSubmissionsCreatedBefore(form.id, status, before, CHUNK).map((s) => s.id);
+            if (ids.length === 0) break;
+            total += await chunk(() => remove(form, ids, (n) => audit.record(actor, "submissions.expired", form.id, { submissions: n, before })));
+            if (ids.length < CHUNK) break;
+            await nextTurn();
+          }
+        }
+      }
+      return total;
+    },
+  };
+}
+
+export type SubmissionLifecycle = ReturnType<typeof createSubmissionLifecycle>;

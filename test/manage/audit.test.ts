@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cliJson, runCli, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+
+let server: TestServer;
+let owner: ReturnType<typeof seedOwner>;
+let other: ReturnType<typeof seedOwner>;
+const secrets: string[] = [];
+
+const send = (method: string, path: string, key: string, body?: unknown) =>
+  server.json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
+
+beforeAll(async () => {
+  server = await startTestServer({ config: { rateLimit: 100_000 } });
+  owner = seedOwner(server, "owner@example.com");
+  other = seedOwner(server, "other@example.com");
+  secrets.push(owner.key, other.key);
+});
+afterAll(() => server.close());
+
+describe("formsvc audit", () => {
+  test("lists who changed what, newest first, with the actor's kind (key over HTTP, cli at the command line), never a secret or submitted data", async () => {
+    const made = (await send("POST", "/keys", owner.key, { name: "ci" })).body;
+    secrets.push(made.key);
+    const form = (await send("POST", "/forms", made.key, { name: "Audited" })).body;
+    await send("PATCH", `/forms/${form.id}`, made.key, { name: "Audited twice", retentionDays: 10 });
+    const sub = (await send("POST", "/forms/submit", made.key, { formId: form.id, data: { email: "secret.person@example.com", message: "private words" } })).body.submissionId;
+    await send("POST", `/forms/${form.id}/submissions/${sub}/spam`, made.key);
+    await send("DELETE", `/forms/${form.id}/submissions/${sub}`, made.key);
+    await send("POST", "/forms/submit", made.key, { formId: form.id, data: { email: "secret.person@example.com" } });
+    expect((await runCliAsync(["submissions", "erase", "--email", "secret.person@example.com"], { db: server.dbPath })).code).toBe(0);
+    await send("DELETE", `/forms/${form.id}`, made.key);
+    await send("DELETE", `/keys/${made.id}`, owner.key);
+    expect(runCli(["forms", "update", owner.formId, "--description", "by hand"], { db: server.dbPath }).code).toBe(0);
+
+    const events = cliJson<any[]>(["audit", "--owner", "owner@example.com"], { db: server.dbPath });
+    const lines = events.map((e) => [e.actorKind, e.actorId, e.action, e.objectId]);
+    expect(lines.slice(0, 10)).toEqual([
+      ["cli", "cli", "form.updated", owner.formId],
+      ["key", owner.keyId, "key.revoked", made.id],
+      ["key", made.id, "form.deleted", form.id],
+      ["cli", "cli", "submissions.erased", form.id],
+      ["key", made.id, "submission.deleted", sub],
+      ["key", made.id, "submission.moved", sub],
+      ["key", made.id, "form.updated", form.id],
+      ["key", made.id, "form.created", form.id],
+      ["key", owner.keyId, "key.created", made.id],
+      ["cli", "cli", "form.created", owner.formId],
+    ]);
+    expect(events.every((e) => e.owner === "owner@example.com")).toBe(true);
+    expect(events[0].detail).toEqual({ fields: ["description"] });
+    expect(events[6].detail).toEqual({ fields: ["name", "retentionDays"] });
+    expect(events[3].detail).toEqual({ submissions: 1 });
+    expect(new Date(events[0].at).getTime()).toBeGreaterThanOrEqual(new Date(events[9].at).getTime());
+
+    const everything = JSON.stringify(server.query("SELECT * FROM audit_events")) + runCli(["audit"], { db: server.dbPath }).stdout + JSON.stringify(events);
+    for (const secret of secrets) expect(everything).not.toContain(secret);
+    expect(everything).not.toContain("secret.person");
+    expect(everything).not.toContain("private words");
+  });
+
+  test("records what a session does as the session's: the seam the accounts module writes logins through", () => {
+    const session = { keyId: "ses_0123", ownerId: other.ownerId, kind: "secret" as const, forms: null };
+    server.services.audit.record(session, "owner.login", "ses_0123");
+    server.services.forms.updateForm(other.formId, { description: "from the dashboard" }, session);
+    const [changed, login] = cliJson<any[]>(["audit", "--owner", "other@example.com", "--limit", "2"], { db: server.dbPath });
+    expect([login.actorKind, login.actorId, login.action, login.objectId]).toEqual(["session", "ses_0123", "owner.login", "ses_0123"]);
+    expect([changed.actorKind, changed.actorId, changed.action]).toEqual(["session", "ses_0123", "form.updated"]);
+  });
+
+  test("keeps to one owner with --owner, prints a table without --json, and refuses a bad --limit", () => {
+    const theirs = cliJson<any[]>(["audit", "--owner", "other@example.com"], { db: server.dbPath });
+    expect(theirs.map((e) => [e.action, e.objectId]).slice(-2)).toEqual([["form.created", other.formId], ["key.created", other.keyId]]);
+    expect(theirs.every((e) => e.owner === "other@example.com")).toBe(true);
+    expect(cliJson<any[]>(["audit", "--owner", "nobody@example.com"], { db: server.dbPath })).toEqual([]);
+    expect(cliJson<any[]>(["audit", "--limit", "2"], { db: server.dbPath }).length).toBe(2);
+    const text = runCli(["audit"], { db: server.dbPath }).stdout;
+    expect(text).toMatch(/^TIME\s+OWNER\s+ACTOR\s+ACTION\s+OBJECT\s+DETAIL/);
+    expect(text).toContain(`key ${owner.keyId}`);
+    const bad = runCli(["audit", "--limit", "0"], { db: server.dbPath });
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining("--limit")]);
+  });
+});

@@ -1,0 +1,152 @@
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { cliJson, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { keptCounts, recount } from "../helpers/recount";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+
+const ADDRESS = "erase.me@example.com";
+let server: TestServer;
+let smtp: SmtpSink;
+let owner: ReturnType<typeof seedOwner>;
+let other: ReturnType<typeof seedOwner>;
+let contact: string;
+
+const submit = async (key: string, formId: string, data: Record<string, unknown>) => {
+  const res = await server.json("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+  expect(res.status).toBe(200);
+  return res.body.submissionId as string;
+};
+
+/** Whether the database file or its write-ahead log holds `text`, in any case. */
+const inFiles = (text: string) =>
+  [server.dbPath, `${server.dbPath}-wal`].filter((f) => existsSync(f) && readFileSync(f).toString("latin1").toLowerCase().includes(text.toLowerCase()));
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  server = await startTestServer({ config: { rateLimit: 100_000, smtpUrl: smtp.url } });
+  owner = seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
+  other = seedOwner(server, "other@example.com", { emailEnabled: true, developerNotifications: true });
+  contact = server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact", emailEnabled: true, developerNotifications: true }).id;
+});
+afterAll(async () => {
+  await server.close();
+  await smtp.close();
+});
+
+describe("formsvc submissions export --email", () => {
+  test("prints, as JSON, all that is stored about one person: submissions in the inbox and spam, waitlists joined, notifications caused", async () => {
+    const a = await submit(owner.key, owner.formId, { email: "Pat@Example.com", name: "Pat" });
+    const b = await submit(owner.key, contact, { email: "pat@example.com", message: "hello", _gotcha: "filled" });
+    await submit(owner.key, contact, { email: "someone.else@example.com", message: "not Pat" });
+    await smtp.waitFor(2);
+    const person = cliJson(["submissions", "export", "--email", "PAT@example.com"], { db: server.dbPath });
+    expect(person).toMatchObject({ email: "pat@example.com", waitlists: [{ formId: owner.formId, formName: "Launch" }] });
+    expect(person.submissions.map((s: any) => [s.id, s.formId, s.formName, s.status, s.data.name ?? s.data.message])).toEqual([
+      [a, owner.formId, "Launch", "inbox", "Pat"],
+      [b, contact, "Contact", "spam", "hello"],
+    ]);
+    expect(person.notifications).toEqual([expect.objectContaining({ submissionId: a, formId: owner.formId, status: expect.any(String) })]);
+    // One form only, given as FORM_ID; --format csv is no shape for a person.
+    expect(cliJson(["submissions", "export", contact, "--email", "pat@example.com"], { db: server.dbPath }).submissions.map((s: any) => s.id)).toEqual([b]);
+    const csv = await runCliAsync(["submissions", "export", "--email", "pat@example.com", "--format", "csv"], { db: server.dbPath });
+    expect([csv.code, csv.stderr]).toEqual([1, expect.stringContaining("JSON only")]);
+    const neither = await runCliAsync(["submissions", "export"], { db: server.dbPath });
+    expect([neither.code, neither.stderr]).toEqual([1, expect.stringContaining("--email")]);
+  });
+});
+
+describe("formsvc submissions erase --email", () => {
+  test("erases every submission of an address across the forms, with joiners and notifications; counts equal a recount; the address is nowhere in the database files", async () => {
+    const mine: string[] = [];
+    for (const [formId, data] of [
+      [owner.formId, { email: "Erase.Me@Example.com", name: "Eve" }],
+      [owner.formId, { email: ADDRESS, name: "Eve again" }],
+      [contact, { contactEmail: ADDRESS, message: "call me" }],
+      [contact, { email: ADDRESS, message: "spam?", _gotcha: "yes" }],
+      [other.formId, { email: ADDRESS, message: "to another owner" }],
+    ] as const) {
+      mine.push(await submit(formId === other.formId ? other.key : owner.key, formId, data));
+    }
+    for (let i = 0; i < 3; i++) await submit(owner.key, owner.formId, { email: `keep${i}@example.com` });
+    // Moved to spam and back (a rewritten row), and every notification sent (rewritten outbox rows).
+    expect(cliJson(["submissions", "spam", mine[1]!], { db: server.dbPath }).moved).toBe(true);
+    expect(cliJson(["submissions", "not-spam", mine[1]!], { db: server.dbPath }).moved).toBe(true);
+    await smtp.waitFor(smtp.messages.length + 1);
+    await Bun.sleep(200);
+    expect(inFiles(ADDRESS).length).toBeGreaterThan(0);
+    const joinedBefore = (await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.usersJoinedSettings.count;
+
+    const res = await runCliAsync(["submissions", "erase", "--email", "ERASE.ME@example.com", "--json"], { db: server.dbPath });
+    expect(res.code).toBe(0);
+    const result = JSON.parse(res.stdout);
+    expect(result.erased).toBe(5);
+    expect(result.forms.map((f: any) => [f.formId, f.erased]).sort()).toEqual([[contact, 2], [other.formId, 1], [owner.formId, 2]].sort());
+    expect(result.vacuumed).toBe(false);
+
+    for (const formId of [owner.formId, contact, other.formId]) expect(keptCounts(server, formId)).toEqual(recount(server, formId));
+    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.usersJoinedSettings.count).toBe(joinedBefore - 1);
+    const listed = (await server.json(`/api/v1/forms/${owner.formId}/submissions`, { key: owner.key })).body.submissions.map((s: any) => s.id);
+    expect(listed.filter((id: string) => mine.includes(id))).toEqual([]);
+    expect(server.query("SELECT count(*) AS n FROM outbox WHERE submission_id IN (SELECT value FROM json_each(?))", JSON.stringify(mine))[0].n).toBe(0);
+    expect(inFiles(ADDRESS)).toEqual([]);
+    // Everyone else is still there.
+    expect(inFiles("keep2@example.com").length).toBeGreaterThan(0);
+  });
+
+  test("leaves nothing either of what was deleted before the erasure (a submission, a whole form): every deletion overwrites what it removes", async () => {
+    const address = "deleted.before@example.com";
+    // Long messages first: the address lands in overflow pages, which a deletion hands to the free list.
+    const long = "l".repeat(20_000);
+    const early = await submit(owner.key, contact, { message: long, email: address });
+    expect((await server.json(`/api/v1/forms/${contact}/submissions/${early}`, { method: "DELETE", key: owner.key })).status).toBe(200);
+    const temporary = (await server.json("/api/v1/forms", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Temporary" }) })).body.id;
+    await submit(owner.key, temporary, { message: long, email: address });
+    expect((await server.json(`/api/v1/forms/${temporary}`, { method: "DELETE", key: owner.key })).status).toBe(200);
+    await submit(owner.key, owner.formId, { email: address, message: "third" });
+    expect(inFiles(address).length).toBeGreaterThan(0);
+    expect(cliJson(["submissions", "erase", "--email", address], { db: server.dbPath }).erased).toBe(1);
+    expect(inFiles(address)).toEqual([]);
+  });
+
+  test("keeps to one form with --form, or one owner's forms with --owner", async () => {
+    const inContact = await submit(owner.key, contact, { email: "scoped@example.com" });
+    const inOther = await submit(other.key, other.formId, { email: "scoped@example.com" });
+    expect(cliJson(["submissions", "erase", "--email", "scoped@example.com", "--form", other.formId], { db: server.dbPath }).forms).toEqual([{ formId: other.formId, erased: 1 }]);
+    expect(cliJson(["submissions", "erase", "--email", "scoped@example.com", "--owner", "other@example.com"], { db: server.dbPath }).erased).toBe(0);
+    expect(cliJson(["submissions", "erase", "--email", "scoped@example.com", "--owner", "owner@example.com"], { db: server.dbPath }).forms).toEqual([{ formId: contact, erased: 1 }]);
+    expect(server.query("SELECT count(*) AS n FROM submissions WHERE id IN (?, ?)", inContact, inOther)[0].n).toBe(0);
+    const bad = await runCliAsync(["submissions", "erase", "--email", "not-an-address"], { db: server.dbPath });
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining("not a valid email address")]);
+  });
+
+  test("rewrites a database written before secure_delete once (VACUUM), so old deleted rows are gone too", async () => {
+    // What an older formsvc left: a deleted row, not overwritten, in free space; migration 010 marks such a database.
+    const legacy = new Database(server.dbPath);
+    legacy.run("PRAGMA secure_delete = OFF");
+    legacy.run("INSERT INTO settings (key, value) VALUES ('vacuum_before_shred', '1')");
+    legacy.run("CREATE TABLE scratch (data TEXT)");
+    legacy.run("INSERT INTO scratch VALUES (?)", [`{"email":"old.row@example.com","pad":"${"y".repeat(3000)}"}`]);
+    legacy.run("DROP TABLE scratch");
+    legacy.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    legacy.close();
+    expect(inFiles("old.row@example.com")).toEqual([server.dbPath]);
+
+    const first = cliJson(["submissions", "erase", "--email", "old.row@example.com"], { db: server.dbPath });
+    expect([first.erased, first.vacuumed]).toEqual([0, true]);
+    expect(inFiles("old.row@example.com")).toEqual([]);
+    expect(cliJson(["submissions", "erase", "--email", "old.row@example.com"], { db: server.dbPath }).vacuumed).toBe(false);
+    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).status).toBe(200);
+  });
+});
+
+describe("formsvc submissions delete", () => {
+  test("deletes one submission by id, with its notification, counts following; an unknown id is an error", async () => {
+    const id = await submit(owner.key, owner.formId, { email: "once@example.com" });
+    expect(cliJson(["submissions", "delete", id], { db: server.dbPath })).toEqual({ id, deleted: true });
+    expect(keptCounts(server, owner.formId)).toEqual(recount(server, owner.formId));
+    expect(server.query("SELECT count(*) AS n FROM outbox WHERE submission_id = ?", id)[0].n).toBe(0);
+    const again = await runCliAsync(["submissions", "delete", id], { db: server.dbPath });
+    expect([again.code, again.stderr]).toEqual([1, expect.stringContaining(`no submission with id ${id}`)]);
+  });
+});
