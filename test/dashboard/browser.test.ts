@@ -155,6 +155,137 @@ describe("the dashboard in a browser", () => {
     await finish(opened);
   });
 
+  test("marks a submission as spam and back, and the API's counts follow", async () => {
+    const opened = await loggedIn({}, `#/forms/${seed.formId}/submissions`);
+    const { page } = opened;
+    const first = (await api(`/api/v1/forms/${seed.formId}/submissions?limit=1`)).body.submissions[0];
+    await page.locator(".submissions-table tbody tr").first().getByRole("button").click();
+    await page.getByRole("dialog").getByRole("button", { name: "Mark as spam" }).click();
+    await page.getByText("Moved to spam").waitFor();
+    expect((await api(`/api/v1/forms/${seed.formId}`)).body.submissionCount).toBe(SUBMISSIONS - 1);
+    const spam = (await api(`/api/v1/forms/${seed.formId}/submissions?status=spam`)).body.submissions;
+    expect(spam.map((s: any) => s.id)).toEqual([first.id]);
+
+    await page.getByRole("link", { name: "Spam", exact: true }).click();
+    await page.locator(".submissions-table tbody td[data-label=From]", { hasText: first.data.email }).waitFor();
+    await page.locator(".submissions-table tbody tr").first().getByRole("button").click();
+    await page.getByRole("dialog").getByRole("button", { name: "Not spam" }).click();
+    await page.getByText("Moved to the inbox").waitFor();
+    await page.getByRole("heading", { name: "No spam" }).waitFor();
+    expect((await api(`/api/v1/forms/${seed.formId}`)).body.submissionCount).toBe(SUBMISSIONS);
+    await finish(opened);
+  });
+
+  test("creates a secret key, shows it once, and revokes it after a confirmation", async () => {
+    const opened = await loggedIn({ permissions: ["clipboard-read", "clipboard-write"] }, "#/keys");
+    const { page } = opened;
+    await page.getByRole("button", { name: "New key" }).click();
+    await page.getByLabel("Name").fill("deploy script");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const shown = page.locator('[data-testid="new-key"]');
+    await shown.waitFor();
+    const secret = (await shown.innerText()).trim();
+    expect(secret).toMatch(/^fsk_/);
+    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByRole("button", { name: "Copied" }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    // The key works, and once the dialog is closed it is nowhere on the page again.
+    expect((await server.json("/api/v1/forms/list", { key: secret })).status).toBe(200);
+    await page.getByRole("button", { name: "Done" }).click();
+    const row = page.getByRole("row").filter({ hasText: "deploy script" });
+    await row.waitFor();
+    await page.reload();
+    await row.waitFor();
+    expect(await page.content()).not.toContain(secret);
+
+    await row.getByRole("button", { name: /Revoke/ }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
+    await page.getByText("Key revoked").waitFor();
+    await row.waitFor({ state: "detached" });
+    expect((await server.json("/api/v1/forms/list", { key: secret })).status).toBe(401);
+    await finish(opened);
+  });
+
+  test("saves a changed setting, which GET /forms/{formId} then shows", async () => {
+    const opened = await loggedIn({}, `#/forms/${seed.waitlistId}/settings`);
+    const { page } = opened;
+    await page.getByLabel("Name", { exact: true }).fill("Launch waitlist");
+    await page.getByLabel("Allowed origins").fill("https://www.example.com\nhttps://example.org");
+    await page.getByLabel("Challenge").selectOption("pow");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved").waitFor();
+    const form = (await api(`/api/v1/forms/${seed.waitlistId}`)).body;
+    expect(form.name).toBe("Launch waitlist");
+    expect(form.allowedOrigins).toEqual(["https://www.example.com", "https://example.org"]);
+    expect(form.spamSettings.challenge).toBe("pow");
+    await page.getByRole("heading", { name: "Launch waitlist", level: 1 }).waitFor();
+
+    // A bad origin is refused on the page, in words, and nothing is sent.
+    await page.getByLabel("Allowed origins").fill("www.example.com/contact");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Not an origin: www.example.com/contact").waitFor();
+    expect((await api(`/api/v1/forms/${seed.waitlistId}`)).body.allowedOrigins).toEqual(["https://www.example.com", "https://example.org"]);
+    await finish(opened);
+  });
+
+  test("creates a form whose snippet, pasted into a page on another loopback origin, submits", async () => {
+    const opened = await loggedIn();
+    const { page } = opened;
+    await page.getByRole("button", { name: "New form" }).click();
+    await page.getByLabel("Name").fill("Site contact");
+    await page.getByLabel("Type").selectOption("contact");
+    await page.getByRole("button", { name: "Create form" }).click();
+    await page.getByRole("heading", { name: "Put this form on your website" }).waitFor();
+    await page.getByRole("button", { name: "Create a publishable key" }).click();
+    await page.locator('[data-testid="snippet"]', { hasText: "apiKey=fpk_" }).waitFor();
+
+    // Another origin: the same loopback address on another port, serving the snippet as a static page.
+    let thanked = false;
+    const site = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        if (new URL(req.url).pathname === "/thanks.html") {
+          thanked = true;
+          return new Response("<!doctype html><title>Thanks</title><h1>Thank you</h1>", { headers: { "content-type": "text/html" } });
+        }
+        return new Response(`<!doctype html><html lang="en"><head><title>Contact</title></head><body>${pasted}</body></html>`, { headers: { "content-type": "text/html" } });
+      },
+    });
+    let pasted = "";
+    try {
+      await page.getByLabel("Thank-you page").fill(`http://127.0.0.1:${site.port}/thanks.html`);
+      pasted = await page.locator('[data-testid="snippet"]').innerText();
+      expect(pasted).toContain(`action="${server.url}/api/v1/forms/submit?apiKey=fpk_`);
+      expect(pasted).toContain('name="_gotcha"');
+      const formId = /name="formId" value="([^"]+)"/.exec(pasted)![1]!;
+
+      const visitor = await browser.newPage({ locale: "en-GB" });
+      try {
+        await visitor.page.goto(`http://127.0.0.1:${site.port}/`);
+        // The honeypot is off screen and out of reach for people.
+        expect(await visitor.page.locator('input[name="_gotcha"]').isVisible()).toBe(true);
+        const box = await visitor.page.locator('input[name="_gotcha"]').boundingBox();
+        expect(box!.x).toBeLessThan(0);
+        await visitor.page.getByLabel("Name").fill("Ada Lovelace");
+        await visitor.page.getByLabel("Email").fill("ada@example.com");
+        await visitor.page.getByLabel("Message").fill("Sent from a static page");
+        await visitor.page.getByRole("button", { name: "Send" }).click();
+        await visitor.page.getByRole("heading", { name: "Thank you" }).waitFor();
+        expect(visitor.blocked).toEqual([]);
+      } finally {
+        await visitor.close();
+      }
+      expect(thanked).toBe(true);
+      const stored = (await api(`/api/v1/forms/${formId}/submissions`)).body.submissions;
+      expect(stored.map((s: any) => [s.data.name, s.data.email, s.data.message])).toEqual([["Ada Lovelace", "ada@example.com", "Sent from a static page"]]);
+      expect(stored[0].data._gotcha).toBeUndefined();
+    } finally {
+      site.stop(true);
+    }
+    await finish(opened);
+  });
+
   test("sends a user whose session ended to the login page, and back to the same place after logging in", async () => {
     const opened = await loggedIn({}, `#/forms/${seed.formId}/submissions`);
     const { page, context } = opened;

@@ -1,28 +1,14 @@
-// What the dashboard asks of the API, in one place. Reads go through the typed client; the calls
-// of endpoints the client does not have yet go through `send`, which answers and fails the same way.
-import type { Analytics, AnalyticsQuery, Form, FormListItem, Submission } from "../../client/index";
+// What the dashboard asks of the API, in one place, through formsvc's typed client; the calls of
+// endpoints the client does not have (webhooks, accounts) go through `send`, which answers and
+// fails the same way (a FormsvcError with the server's message).
+import type { Analytics, AnalyticsQuery, Form, FormListItem, FormType, FormUpdateRequest, Submission } from "../../client/index";
 import { client, FormsvcError, sessionFetch } from "./api";
 import type { Me } from "./session";
 
 /** Settings newer than the client's Form type; each is present when the server has it. */
 export type FormDetails = Form;
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  kind: "secret" | "publishable";
-  forms: string[] | null;
-  createdAt: string;
-  /** The secret's first characters, to tell keys apart. */
-  prefix?: string;
-  /** false once revoked (a revoked key stays listed). */
-  active?: boolean;
-  lastUsedAt?: string | null;
-}
-
-export interface CreatedKey extends ApiKey {
-  key: string;
-}
+export type { ApiKey, CreatedKey } from "../../client/index";
 
 export interface Webhook {
   id: string;
@@ -81,27 +67,24 @@ export const auth = {
 export const forms = {
   list: (cursor?: string) => client.listForms({ limit: 50, cursor }),
   get: (id: string) => client.getForm(id) as Promise<FormDetails>,
-  create: (body: { name: string; formType: string; description?: string }) => send<FormDetails>("POST", "/forms", body),
-  update: (id: string, body: Record<string, unknown>) => send<FormDetails>("PATCH", `/forms/${enc(id)}`, body),
-  remove: (id: string) => send<void>("DELETE", `/forms/${enc(id)}`),
+  create: (body: { name: string; formType: FormType; description?: string }) => client.createForm(body) as Promise<FormDetails>,
+  update: (id: string, body: FormUpdateRequest & Record<string, unknown>) => client.updateForm(id, body) as Promise<FormDetails>,
+  remove: (id: string) => client.deleteForm(id),
   analytics: (id: string, query: AnalyticsQuery): Promise<Analytics> => client.getAnalytics(id, query),
 };
 
 export const submissions = {
   list: (formId: string, status: "inbox" | "spam", cursor?: string, limit = 25) => client.listSubmissions(formId, { status, cursor, limit }),
-  remove: (formId: string, id: string) => send<void>("DELETE", `/forms/${enc(formId)}/submissions/${enc(id)}`),
-  move: (formId: string, id: string, to: "spam" | "not-spam") => send<unknown>("POST", `/forms/${enc(formId)}/submissions/${enc(id)}/${to}`),
+  remove: (formId: string, id: string) => client.deleteSubmission(formId, id),
+  move: (formId: string, id: string, to: "spam" | "not-spam") => (to === "spam" ? client.markSpam(formId, id) : client.markNotSpam(formId, id)),
   exportUrl: (formId: string, format: "csv" | "json") => `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
 };
 
 export const keys = {
-  list: async () => {
-    const body = await send<ApiKey[] | { keys: ApiKey[] }>("GET", "/keys");
-    return Array.isArray(body) ? body : body.keys;
-  },
+  list: () => client.listKeys(),
   create: (body: { name: string; kind: "secret" | "publishable"; forms: string[] | null }) =>
-    send<CreatedKey>("POST", "/keys", { name: body.name, ...(body.kind === "publishable" ? { publishable: true } : {}), ...(body.forms ? { forms: body.forms } : {}) }),
-  revoke: (id: string) => send<void>("DELETE", `/keys/${enc(id)}`),
+    client.createKey({ name: body.name, ...(body.kind === "publishable" ? { publishable: true } : {}), ...(body.forms ? { forms: body.forms } : {}) }),
+  revoke: (id: string) => client.revokeKey(id),
 };
 
 export const webhooks = {

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { offers } from "../api";
+import type { FormType } from "../../../client/index";
 import { forms, type FormDetails, type FormListItem } from "../calls";
 import { FORM_TYPES, typeLabel } from "../form-types";
 import { formatDate, formatNumber, plural } from "../format";
@@ -125,7 +126,7 @@ function CreateForm({ onClose }: { onClose: () => void }) {
           try {
             const created: FormDetails = await forms.create({
               name: String(data.get("name")).trim(),
-              formType: String(data.get("formType")),
+              formType: String(data.get("formType")) as FormType,
               description: String(data.get("description") ?? "").trim(),
             });
             go(href(["forms", created.id, "embed"]));
