@@ -94,6 +94,16 @@ describe("formsvc submissions erase --email", () => {
     expect(inFiles("keep2@example.com").length).toBeGreaterThan(0);
   });
 
+  test("forgets the address's autoresponse throttle with its submissions, so it is nowhere in the files", async () => {
+    const form = server.services.forms.createForm({ owner: "owner@example.com", name: "Replies", emailEnabled: true, autoresponse: { subject: "Thanks", text: "Got it" } }).id;
+    const address = "throttled@example.com";
+    await submit(owner.key, form, { email: address });
+    expect(server.query("SELECT count(*) AS n FROM autoresponse_throttle WHERE email = ?", address)[0].n).toBe(1);
+    expect((await runCliAsync(["submissions", "erase", "--email", address, "--json"], { db: server.dbPath })).code).toBe(0);
+    expect(server.query("SELECT count(*) AS n FROM autoresponse_throttle WHERE email = ?", address)[0].n).toBe(0);
+    expect(inFiles(address)).toEqual([]);
+  });
+
   test("leaves nothing either of what was deleted before the erasure (a submission, a whole form): every deletion overwrites what it removes", async () => {
     const address = "deleted.before@example.com";
     // Long messages first: the address lands in overflow pages, which a deletion hands to the free list.

@@ -143,7 +143,11 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
       const done: { formId: string; erased: number }[] = [];
       for (const [formId, form] of formsById(byForm.keys())) {
         const ids = byForm.get(formId)!.map((s) => s.id);
-        const erased = remove(form, ids, (n) => audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: n }));
+        const erased = remove(form, ids, (n) => {
+          // In the same transaction: the address's throttle row and waitlist confirmation go with its submissions.
+          repo.forgetAddress(form.id, address);
+          audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: n });
+        });
         if (erased) done.push({ formId, erased });
       }
       const { vacuumed } = await shredder.shred();

@@ -25,6 +25,8 @@ export function createSubmissionsRepo(db: Database) {
     return f?.form_type !== "waitlist" ? "none" : f.double_opt_in === 1 ? "confirmed" : "all";
   };
   const addJoiner = db.prepare("INSERT OR IGNORE INTO waitlist_joiners (form_id, email) VALUES (?, ?)");
+  const forgetThrottle = db.prepare("DELETE FROM autoresponse_throttle WHERE form_id = ? AND email = ?");
+  const forgetConfirmation = db.prepare("DELETE FROM waitlist_confirmations WHERE form_id = ? AND email = ?");
   const joinAgain = db.prepare("UPDATE waitlist_joiners SET submissions = submissions + 1 WHERE form_id = ? AND email = ?");
   const leaveOnce = db.prepare("UPDATE waitlist_joiners SET submissions = submissions - 1 WHERE form_id = ? AND email = ? AND submissions > 1");
   const bumpCounters = db.prepare("UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?");
@@ -115,6 +117,12 @@ export function createSubmissionsRepo(db: Database) {
      * null), oldest first. Reads the whole table: the email has no index (it would cost every
      * submit), and this serves the rare request of one person.
      */
+    /** Forgets what a form keeps about an address beside its submissions: its autoresponse throttle and its waitlist confirmation (an erasure). */
+    forgetAddress(formId: string, email: string): void {
+      forgetThrottle.run(formId, email);
+      forgetConfirmation.run(formId, email);
+    },
+
     findSubmissionsByEmail(email: string, formIds: string[] | null): (StoredSubmission & { status: SubmissionStatus })[] {
       return db
         .query<Row & { status: SubmissionStatus }, [string, string | null]>(
