@@ -118,7 +118,7 @@ export function createServices(deps: Deps) {
   });
   const analytics = createAnalyticsService(createAnalyticsRepo(db), forms, clock);
   const spam = createSpamService({ db, clock, config: deps.config, log: deps.log, forms });
-  const accounts = createAccountsService({ repo: createAccountsRepo(db), owners, clock, sessionIdleDays: deps.config.sessionIdleDays, sessionMaxDays: deps.config.sessionMaxDays });
+  const accounts = createAccountsService({ repo: createAccountsRepo(db), owners, clock, sessionIdleDays: deps.config.sessionIdleDays, sessionMaxDays: deps.config.sessionMaxDays, audit });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts).
   const pipeline: SubmitPipeline = {

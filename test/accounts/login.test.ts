@@ -32,6 +32,16 @@ describe("POST /auth/login", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
+  test("writes each login to the audit trail as the session it starts, never the password", async () => {
+    const before = server.query("SELECT count(*) AS n FROM audit_events WHERE action = 'owner.login'")[0].n;
+    expect((await login(server, "owner@example.com")).status).toBe(200);
+    const rows = server.query("SELECT * FROM audit_events WHERE action = 'owner.login' ORDER BY id DESC");
+    expect(rows.length).toBe(before + 1);
+    expect(rows[0].actor_kind).toBe("session");
+    expect(rows[0].actor_id).toMatch(/^ses_/);
+    expect(JSON.stringify(rows)).not.toContain(PASSWORD);
+  });
+
   test("stores only the SHA-256 of the session token", async () => {
     const { cookie } = await login(server, "owner@example.com");
     const token = cookie!.split("=")[1]!;

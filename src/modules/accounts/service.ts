@@ -5,6 +5,7 @@ import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { Principal } from "../../lib/principal";
+import type { AuditService } from "../audit/service";
 import type { OwnersService } from "../owners/service";
 import { checkPasswordRule, DUMMY_HASH, hashPassword, isOutdated, verifyPassword } from "./password";
 import type { AccountsRepo, Credentials } from "./repo";
@@ -43,6 +44,8 @@ export interface AccountsDeps {
   clock: Clock;
   sessionIdleDays: number;
   sessionMaxDays: number;
+  /** Each login is a line of the audit trail, as the session it starts. */
+  audit: Pick<AuditService, "record">;
 }
 
 /**
@@ -52,7 +55,7 @@ export interface AccountsDeps {
  * ended (logout, revocation, a new password). Every check reads the database, so a session ended
  * by another process (`owners sessions revoke`) is refused from the next request on.
  */
-export function createAccountsService({ repo, owners, clock, sessionIdleDays, sessionMaxDays }: AccountsDeps) {
+export function createAccountsService({ repo, owners, clock, sessionIdleDays, sessionMaxDays, audit }: AccountsDeps) {
   const idleMs = sessionIdleDays * DAY_MS;
   const maxMs = sessionMaxDays * DAY_MS;
   const now = () => clock.now();
@@ -118,6 +121,8 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
       const session = { id: newId("ses"), ownerId: credentials.ownerId, tokenHash: hashToken(token), createdAt: isoTime(clock.now()) };
       try {
         await retryWhileBusy(() => repo.insertSession(session), WRITE_WAIT_MS);
+        const actor: Principal = { keyId: session.id, ownerId: session.ownerId, kind: "secret", forms: null };
+        await retryWhileBusy(() => audit.record(actor, "owner.login", session.id), WRITE_WAIT_MS);
       } catch (e) {
         if (e instanceof DatabaseBusyError) throw new AppError("UNAVAILABLE", "the database is busy with another process's write; log in again in a moment", { "retry-after": "1" });
         throw e;
