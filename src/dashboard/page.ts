@@ -1,31 +1,16 @@
 import { Elysia } from "elysia";
-import { CACHE_FOREVER } from "../http/assets";
+import { CACHE_FOREVER, PAGE_CSP } from "../http/assets";
 import { AppError } from "../lib/errors";
 import { dashboardBundle, type DashboardBundle } from "./bundle";
 
 const BASE = "/dashboard";
 const ASSETS = `${BASE}/assets`;
 
-/**
- * Only this server, and no inline script or style. Preact and uPlot set styles through the DOM
- * (element.style), which CSP allows; `img-src data:` is for the icon below, which is part of the page.
- */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
 // The app's headers beside the front's (nosniff, X-Frame-Options, no-store): no referrer leaves it,
 // no other window keeps a handle on it, no other site may load its files, and no powerful feature.
 const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
-  "content-security-policy": DASHBOARD_CSP,
+  "content-security-policy": PAGE_CSP,
   "referrer-policy": "no-referrer",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",

@@ -10,3 +10,20 @@ export const asset = (body: () => Blob | string, type: string, cache = CACHE_FOR
   ctx.set.headers["cache-control"] = cache;
   return body();
 };
+
+/**
+ * The Content-Security-Policy of formsvc's own pages (/docs, /dashboard): everything from this server
+ * only, no inline script or style (the renderers set styles through the DOM, which CSP allows), no
+ * framing. `img-src data:` admits the images a page or its stylesheet carries inline (Swagger UI's
+ * icons, the dashboard's tab icon); they never touch the network.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { asset, CSS, JS } from "./assets";
+import { asset, CSS, JS, PAGE_CSP } from "./assets";
 // A file import yields a path: into node_modules from a checkout, under /$bunfs/ inside the compiled
 // binary, which embeds the file (as src/lib/geo.ts does with the geo data). Swagger UI is pinned in
 // package.json, so /docs draws the same way on a machine without internet as on the day it was built.
@@ -75,23 +75,6 @@ const PAGE_HTML = `<!doctype html>
 </html>
 `;
 
-/**
- * Only this server, for everything, and no inline script or style: Swagger UI sets its styles through
- * the DOM, which CSP allows. The one exception is `img-src data:`: swagger-ui.css draws its arrows and
- * icons as data: SVGs (without it the browser refuses each one); they are part of the stylesheet and
- * never touch the network.
- */
-export const DOCS_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
 
 /**
  * GET /docs and its assets: an API reference that works offline and from the binary, loading
@@ -104,7 +87,7 @@ export function docsPage() {
       "/docs",
       ({ set }) => {
         set.headers["content-type"] = "text/html; charset=utf-8";
-        set.headers["content-security-policy"] = DOCS_CSP;
+        set.headers["content-security-policy"] = PAGE_CSP;
         set.headers["referrer-policy"] = "no-referrer";
         return PAGE_HTML;
       },
