@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 /** A consistent copy of the live database, safe while the server writes. */
 export interface Backup {
   /** Writes the copy to `file` (folders created) and checks it; throws when the copy is not sound. */
-  snapshot(file: string): void;
+  snapshot(file: string): Promise<void>;
 }
 
 /**
@@ -14,7 +14,7 @@ export interface Backup {
  */
 export function sqliteBackup(db: Database): Backup {
   return {
-    snapshot(file) {
+    async snapshot(file) {
       mkdirSync(dirname(file), { recursive: true });
       db.run("VACUUM INTO ?", [file]);
       const copy = new Database(file, { readonly: true });

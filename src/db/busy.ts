@@ -14,11 +14,11 @@ export class DatabaseBusyError extends Error {
  * server's connection never waits inside SQLite: that would stop its event loop). Gives up with
  * DatabaseBusyError after `maxWaitMs`.
  */
-export async function retryWhileBusy<T>(write: () => T, maxWaitMs: number): Promise<T> {
+export async function retryWhileBusy<T>(write: () => T | Promise<T>, maxWaitMs: number): Promise<T> {
   const started = performance.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      return write();
+      return await write();
     } catch (e) {
       const waited = performance.now() - started;
       if (!isDatabaseBusy(e)) throw e;

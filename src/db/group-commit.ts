@@ -30,26 +30,29 @@ const retryDelay = (attempt: number) => Math.min(50, 2 ** (attempt + 1));
 
 /**
  * Group commit: items that arrive while the event loop is busy are written together in one
- * transaction on the next `setImmediate`, and every writer is answered after that commit. With
+ * transaction on the next `setImmediate` (or, while a batch commits, once it has), and every writer is answered after that commit. With
  * synchronous=FULL each commit is an fsync, so sharing it is what makes durable acknowledgements
  * fast (~3.7x one transaction per request). `commit` answers per item: null when stored, else
  * the error that kept it out, so a bad item fails alone. A batch that finds the database busy is
  * tried again on a timer, never by blocking the event loop, until its items have waited `maxWaitMs`.
  */
-export function groupCommit<T>(commit: (items: T[]) => Outcome[], opts: GroupCommitOptions<T> = {}): GroupCommit<T> {
+export function groupCommit<T>(commit: (items: T[]) => Promise<Outcome[]>, opts: GroupCommitOptions<T> = {}): GroupCommit<T> {
   const { afterCommit = () => {}, maxBatch = 256, maxWaitMs = 5000 } = opts;
   let queue: Waiting<T>[] = [];
   let scheduled = false;
+  // One batch at a time: what arrives while it commits waits for the next one, and shares its commit.
+  let committing = false;
   let busyAttempts = 0;
   const idle: (() => void)[] = [];
 
-  const flush = () => {
+  const flush = async () => {
     scheduled = false;
+    committing = true;
     const batch = queue.slice(0, maxBatch);
     queue = queue.slice(batch.length);
     let outcomes: Outcome[];
     try {
-      outcomes = commit(batch.map((w) => w.item));
+      outcomes = await commit(batch.map((w) => w.item));
     } catch (e) {
       outcomes = batch.map(() => (e instanceof Error ? e : new Error(String(e))));
     }
@@ -68,13 +71,14 @@ export function groupCommit<T>(commit: (items: T[]) => Outcome[], opts: GroupCom
       // Waiting items keep their place at the front of the queue.
       queue = retry.concat(queue);
       busyAttempts = retry.length ? busyAttempts + 1 : 0;
+      committing = false;
       if (queue.length) schedule();
       else for (const done of idle.splice(0)) done();
     }
   };
 
   const schedule = () => {
-    if (scheduled) return;
+    if (scheduled || committing) return;
     scheduled = true;
     if (busyAttempts) setTimeout(flush, retryDelay(busyAttempts));
     else setImmediate(flush);
@@ -88,7 +92,7 @@ export function groupCommit<T>(commit: (items: T[]) => Outcome[], opts: GroupCom
       });
     },
     drain() {
-      return scheduled ? new Promise<void>((r) => idle.push(r)) : Promise.resolve();
+      return scheduled || committing ? new Promise<void>((r) => idle.push(r)) : Promise.resolve();
     },
     get pending() {
       return queue.length;

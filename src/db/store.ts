@@ -1,20 +1,48 @@
 import type { Database } from "bun:sqlite";
+import { sqliteBackup, upgradeSnapshotPath, type Backup } from "./backup";
+import { sqliteChangeFeed, type ChangeFeed } from "./change-feed";
 import { currentVersion, migrate, pendingMigrations } from "./migrate";
 import { openDatabase } from "./open";
-import { sqliteBackup, upgradeSnapshotPath } from "./backup";
+import { sqliteShredder, type Shredder } from "./shred";
+import type { Sql } from "./sql";
+import { sqliteSql } from "./sqlite-sql";
+
+/** One database and what the engine holding it offers beside statements. */
+export interface Store {
+  readonly sql: Sql;
+  /** Tells caches that another process committed. */
+  readonly changes: ChangeFeed;
+  readonly backup: Backup;
+  readonly shredder: Shredder;
+  /** Answers at once while the database is reachable (health checks). */
+  ping(): Promise<void>;
+  /** Ends the store's use: flushes what the engine keeps in memory, then closes its connections. */
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /**
+   * `server`: the long-running process. Its event loop serves everyone, so no statement may wait
+   * inside the engine for another process's write lock: writes that find it taken fail at once as
+   * busy and are tried again on a timer (group-commit.ts, busy.ts). `command`: a CLI command waits.
+   */
+  role?: "server" | "command";
+  notify?: (message: string) => void;
+}
 
 /**
  * Opens the database and brings its schema up to date; every command goes through here.
  * Before migrating a database that already holds data, it writes a snapshot, so an upgrade
  * that goes wrong can be undone by putting the old file back with the old binary.
  */
-export function openStore(path: string, notify: (message: string) => void = (m) => process.stderr.write(`${m}\n`)): Database {
-  const db = openDatabase(path);
+export async function openStore(location: string, opts: StoreOptions = {}): Promise<Store> {
+  const { role = "command", notify = (m) => process.stderr.write(`${m}\n`) } = opts;
+  const db = openDatabase(location);
   try {
     const from = currentVersion(db);
-    if (from > 0 && path !== ":memory:" && pendingMigrations(db).length > 0) {
-      const snapshot = upgradeSnapshotPath(path, from);
-      sqliteBackup(db).snapshot(snapshot);
+    if (from > 0 && location !== ":memory:" && pendingMigrations(db).length > 0) {
+      const snapshot = upgradeSnapshotPath(location, from);
+      await sqliteBackup(db).snapshot(snapshot);
       notify(`formsvc: upgrading the database schema from version ${from}; snapshot written to ${snapshot}`);
     }
     migrate(db);
@@ -22,5 +50,23 @@ export function openStore(path: string, notify: (message: string) => void = (m) 
     db.close();
     throw e;
   }
-  return db;
+  if (role === "server") db.run("PRAGMA busy_timeout = 0");
+  return sqliteStore(db);
+}
+
+function sqliteStore(db: Database): Store {
+  const sql = sqliteSql(db);
+  const ping = db.query("SELECT 1");
+  return {
+    sql,
+    changes: sqliteChangeFeed(db),
+    backup: sqliteBackup(db),
+    shredder: sqliteShredder(db),
+    ping: async () => void ping.get(),
+    async close() {
+      // Leaves a lone database file behind, the write-ahead log folded into it (after any open transaction).
+      await sql.get("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => {});
+      await sql.close();
+    },
+  };
 }

@@ -1,0 +1,36 @@
+/** A value a statement takes as a parameter (booleans go in as 0 or 1: both engines store them as INTEGER). */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+/** Positional (`?`, `?N`) or named (`$name`) parameters. */
+export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
+
+/**
+ * One database, whichever engine holds it. Statements are written once, in the SQL both engines
+ * speak (placeholders `?`, `?N` or `$name`; `json_each(?)` for a JSON array of values; casts where
+ * PostgreSQL cannot infer a parameter's type): SQLite runs them as written, PostgreSQL through a
+ * translation made once per text (postgres-sql.ts).
+ *
+ * Every statement made while a `transaction` callback runs, anywhere in its async flow, belongs to
+ * that transaction: repositories need not pass a connection around, and a service decides what
+ * commits together by wrapping it in `transaction`.
+ */
+export interface Sql {
+  readonly engine: "sqlite" | "postgres";
+  /** Every row the statement returns. */
+  all<Row>(text: string, params?: SqlParams): Promise<Row[]>;
+  /** The first row the statement returns, or null. */
+  get<Row>(text: string, params?: SqlParams): Promise<Row | null>;
+  /** Runs a write; resolves with how many rows it changed. */
+  run(text: string, params?: SqlParams): Promise<number>;
+  /**
+   * Runs `fn` as one transaction: committed when it resolves, rolled back when it throws. Writers
+   * take their locks at the start (SQLite: IMMEDIATE), so a busy database fails the transaction at
+   * once, before `fn` runs. Inside another transaction it is a savepoint.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** Closes the connections once the statements in flight have finished. */
+  close(): Promise<void>;
+}
+
+/** Runs `fn`'s writes as one transaction; the name services use for it. */
+export type Atomically = <T>(fn: () => Promise<T>) => Promise<T>;

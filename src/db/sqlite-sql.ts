@@ -1,0 +1,73 @@
+import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Sql, SqlParams } from "./sql";
+
+const bind = (params: SqlParams | undefined): SQLQueryBindings[] =>
+  params === undefined ? [] : Array.isArray(params) ? (params as SQLQueryBindings[]) : [params as SQLQueryBindings];
+
+/**
+ * `Sql` over one bun:sqlite connection. Statements run synchronously and resolve at once; the
+ * promise is only the shape PostgreSQL needs. A transaction is a state of the one connection, so
+ * while one is open, statements from outside its async flow wait for it to end: they would
+ * otherwise join it, and be rolled back with it. A transaction whose callback awaits only
+ * statements ends within the same turn of the event loop, so nothing waits in practice.
+ */
+export function sqliteSql(db: Database): Sql {
+  const inTransaction = new AsyncLocalStorage<{ depth: number }>();
+  // Settles when the open transaction ends; null while none is open.
+  let open: Promise<void> | null = null;
+
+  const statement = (text: string): Statement => db.query(text);
+  const exec = <T>(work: () => T): Promise<T> => {
+    if (open && !inTransaction.getStore()) return open.then(() => exec(work));
+    try {
+      return Promise.resolve(work());
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+
+  const savepoint = async <T>(depth: number, fn: () => Promise<T>): Promise<T> => {
+    const name = `sp${depth}`;
+    db.run(`SAVEPOINT ${name}`);
+    try {
+      const result = await inTransaction.run({ depth }, fn);
+      db.run(`RELEASE ${name}`);
+      return result;
+    } catch (e) {
+      db.run(`ROLLBACK TO ${name}`);
+      db.run(`RELEASE ${name}`);
+      throw e;
+    }
+  };
+
+  return {
+    engine: "sqlite",
+    all: <Row>(text: string, params?: SqlParams) => exec(() => statement(text).all(...bind(params)) as Row[]),
+    get: <Row>(text: string, params?: SqlParams) => exec(() => (statement(text).get(...bind(params)) as Row | null) ?? null),
+    run: (text, params) => exec(() => statement(text).run(...bind(params)).changes),
+    async transaction(fn) {
+      const outer = inTransaction.getStore();
+      if (outer) return savepoint(outer.depth + 1, fn);
+      while (open) await open;
+      let end!: () => void;
+      open = new Promise((resolve) => (end = resolve));
+      try {
+        db.run("BEGIN IMMEDIATE");
+        const result = await inTransaction.run({ depth: 0 }, fn);
+        db.run("COMMIT");
+        return result;
+      } catch (e) {
+        if (db.inTransaction) db.run("ROLLBACK");
+        throw e;
+      } finally {
+        open = null;
+        end();
+      }
+    },
+    async close() {
+      while (open) await open;
+      db.close();
+    },
+  };
+}
