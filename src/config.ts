@@ -2,7 +2,13 @@ import { isIP } from "node:net";
 
 /** Every setting formsvc reads: its environment variable, default, parser, and whether it is a secret. */
 const settings = {
-  db: { env: "FORMSVC_DB", default: "./data/formsvc.db", parse: sqlitePath, doc: "SQLite database file (folders are created)" },
+  db: {
+    env: "FORMSVC_DB",
+    default: "./data/formsvc.db",
+    parse: database,
+    secret: "password",
+    doc: "the database: a SQLite file (folders are created), or a PostgreSQL URL (postgres://user:pass@host:5432/formsvc) for several instances on one database",
+  },
   host: { env: "FORMSVC_HOST", default: "127.0.0.1", parse: host, doc: "address `serve` listens on" },
   port: { env: "FORMSVC_PORT", default: "3000", parse: int(0, 65535), doc: "port `serve` listens on (0 picks a free one)" },
   rateLimit: { env: "FORMSVC_RATE_LIMIT", default: "120", parse: int(1, 1_000_000_000), doc: "requests per window, per secret API key (per client address without a valid key)" },
@@ -32,7 +38,8 @@ interface Setting<T> {
   env: string;
   default: string;
   parse: (raw: string) => T;
-  secret?: boolean;
+  /** Never shown as it is: `true` hides the whole value, `"password"` only the password of a URL. */
+  secret?: boolean | "password";
   doc: string;
 }
 
@@ -70,13 +77,21 @@ export function describeConfig(config: Config): { key: string; env: string; valu
   return (Object.entries(settings) as [keyof Config, Setting<unknown>][]).map(([key, s]) => ({
     key,
     env: s.env,
-    value: s.secret ? redact(config[key]) : config[key],
+    value: s.secret === "password" ? redactPassword(config[key]) : s.secret ? redact(config[key]) : config[key],
     doc: s.doc,
   }));
 }
 
 /** Every setting with its default, for documentation. */
 export const settingDocs = Object.entries(settings).map(([key, s]) => ({ key, env: s.env, default: s.default, doc: s.doc }));
+
+/** A URL with its password hidden; anything else as it is. */
+export function redactPassword(value: unknown): unknown {
+  if (typeof value !== "string" || !URL.canParse(value)) return value;
+  const u = new URL(value);
+  if (u.password) u.password = "***";
+  return u.toString();
+}
 
 function redact(value: unknown): unknown {
   if (value === "" || value === null) return value;
@@ -99,15 +114,23 @@ function text(raw: string): string {
   return raw.trim();
 }
 
+/** Whether a database setting names a PostgreSQL database rather than a SQLite file. */
+export const isPostgresUrl = (db: string) => /^postgres(ql)?:\/\//i.test(db);
+
 /**
- * A SQLite file path. A URL (`postgres://user:pass@host/db`) would otherwise be taken as a path
- * and become folders named after it, password included; it is refused, naming only its scheme.
- * Two letters at least, so a Windows drive (`C://data`) is still a path.
+ * A SQLite file path, or a PostgreSQL URL. Any other URL would otherwise be taken as a path and
+ * become folders named after it, password included; it is refused, naming only its scheme. Two
+ * letters at least, so a Windows drive (`C://data`) is still a path.
  */
-function sqlitePath(raw: string): string {
-  const scheme = /^\s*([a-z][a-z0-9+.-]+):\/\//i.exec(raw)?.[1];
-  if (scheme) throw new Error(`a ${scheme.toLowerCase()}:// URL; only SQLite file paths are supported so far (e.g. ./data/formsvc.db)`);
-  return text(raw);
+function database(raw: string): string {
+  const value = text(raw);
+  if (isPostgresUrl(value)) {
+    if (!URL.canParse(value) || !new URL(value).hostname) throw new Error("a postgres:// URL needs a host (postgres://user:pass@host:5432/formsvc)");
+    return value;
+  }
+  const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
+  if (scheme) throw new Error(`a ${scheme.toLowerCase()}:// URL; a SQLite file path (e.g. ./data/formsvc.db) or a postgres:// URL`);
+  return value;
 }
 
 /**

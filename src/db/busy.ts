@@ -1,5 +1,13 @@
-/** Another process holds the write lock (e.g. a long CLI write): the same write can simply be tried again. */
-export const isDatabaseBusy = (e: unknown): boolean => e instanceof Error && (e as { code?: unknown }).code === "SQLITE_BUSY";
+// PostgreSQL's codes for a transaction that lost to another one and can simply run again:
+// serialization failure, deadlock, a lock not available.
+const RETRYABLE_SQLSTATES = new Set(["40001", "40P01", "55P03"]);
+
+/**
+ * Another process holds the write lock (e.g. a long CLI write) or, on PostgreSQL, another
+ * transaction won a conflict: the same write can simply be tried again.
+ */
+export const isDatabaseBusy = (e: unknown): boolean =>
+  e instanceof Error && ((e as { code?: unknown }).code === "SQLITE_BUSY" || RETRYABLE_SQLSTATES.has((e as { errno?: string }).errno ?? ""));
 
 /** Thrown for a write that waited for the lock as long as it may: nothing of it was stored. */
 export class DatabaseBusyError extends Error {

@@ -1,8 +1,10 @@
 import type { Database } from "bun:sqlite";
+import { isPostgresUrl } from "../config";
 import { sqliteBackup, upgradeSnapshotPath, type Backup } from "./backup";
 import { sqliteChangeFeed, type ChangeFeed } from "./change-feed";
 import { currentVersion, migrate, pendingMigrations } from "./migrate";
 import { openDatabase } from "./open";
+import { openPostgresStore } from "./postgres/store";
 import { sqliteShredder, type Shredder } from "./shred";
 import type { Sql } from "./sql";
 import { sqliteSql } from "./sqlite-sql";
@@ -16,6 +18,11 @@ export interface Store {
   readonly shredder: Shredder;
   /** Answers at once while the database is reachable (health checks). */
   ping(): Promise<void>;
+  /**
+   * Runs a scheduled job unless another process on the same database is running it now (several
+   * instances on one PostgreSQL database run each job once); resolves with whether it ran.
+   */
+  runAlone(name: string, fn: () => Promise<void>): Promise<boolean>;
   /** Ends the store's use: flushes what the engine keeps in memory, then closes its connections. */
   close(): Promise<void>;
 }
@@ -36,6 +43,7 @@ export interface StoreOptions {
  * that goes wrong can be undone by putting the old file back with the old binary.
  */
 export async function openStore(location: string, opts: StoreOptions = {}): Promise<Store> {
+  if (isPostgresUrl(location)) return openPostgresStore(location, opts);
   const { role = "command", notify = (m) => process.stderr.write(`${m}\n`) } = opts;
   const db = openDatabase(location);
   try {
@@ -63,6 +71,8 @@ function sqliteStore(db: Database): Store {
     backup: sqliteBackup(db),
     shredder: sqliteShredder(db),
     ping: async () => void ping.get(),
+    // One server per file: nothing else runs its jobs.
+    runAlone: async (_name, fn) => (await fn(), true),
     async close() {
       // Leaves a lone database file behind, the write-ahead log folded into it (after any open transaction).
       await sql.get("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => {});

@@ -1,0 +1,34 @@
+import { migrations as sqliteMigrations } from "../migrations";
+import type { Sql } from "../sql";
+import { POSTGRES_SCHEMA, POSTGRES_SEED } from "./schema";
+
+/** The SQLite schema version the PostgreSQL schema equals: a new PostgreSQL database starts there. */
+const BASELINE = 10;
+
+/** Schema changes after the baseline, each with its SQLite twin's version (none yet). */
+const LATER: { version: number; name: string; statements: string[] }[] = [];
+
+/**
+ * Brings a PostgreSQL database's schema up to date in one transaction, under an advisory lock:
+ * instances that start together wait for the first, then find nothing left to do. A new database
+ * gets the whole schema at once, recorded as the SQLite migrations it equals, so both engines
+ * name a schema by the same version.
+ */
+export async function migratePostgres(sql: Sql): Promise<void> {
+  await sql.transaction(async () => {
+    await sql.get("SELECT pg_advisory_xact_lock(hashtext('formsvc:migrate'))");
+    await sql.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    const applied = new Set((await sql.all<{ version: number }>("SELECT version FROM schema_migrations")).map((r) => r.version));
+    const now = new Date().toISOString();
+    const record = (version: number, name: string) => sql.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [version, name, now]);
+    if (applied.size === 0) {
+      for (const statement of POSTGRES_SCHEMA) await sql.run(statement);
+      for (const seed of POSTGRES_SEED) await sql.run(seed.sql, seed.params());
+      for (const m of sqliteMigrations.filter((m) => m.version <= BASELINE)) await record(m.version, m.name);
+    }
+    for (const m of LATER.filter((m) => !applied.has(m.version))) {
+      for (const statement of m.statements) await sql.run(statement);
+      await record(m.version, m.name);
+    }
+  });
+}

@@ -1,0 +1,103 @@
+import { SQL } from "bun";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Sql, SqlParams, SqlValue } from "../sql";
+
+/** A statement as PostgreSQL takes it: `$n` placeholders, and the names of named parameters in their order. */
+export interface Translated {
+  text: string;
+  names: string[] | null;
+}
+
+/**
+ * Translates a statement written for both engines (sql.ts) into PostgreSQL's dialect: `?N` becomes
+ * `$N`, each bare `?` the next `$n`, each `$name` a number of its own (the same name, the same
+ * number); `json_each(x)`, a JSON array read as rows of `value`, becomes
+ * `json_array_elements_text(CAST(x AS json))`, whose column has that name too. Quoted literals and
+ * identifiers are copied as they are.
+ */
+export function translateForPostgres(text: string): Translated {
+  let out = "";
+  let next = 0;
+  const named = new Map<string, number>();
+  for (let i = 0; i < text.length; ) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      const end = closingQuote(text, i);
+      out += text.slice(i, end);
+      i = end;
+    } else if (c === "?") {
+      const digits = /^\d+/.exec(text.slice(i + 1))?.[0];
+      if (digits) {
+        out += `$${digits}`;
+        i += 1 + digits.length;
+      } else {
+        out += `$${++next}`;
+        i += 1;
+      }
+    } else if (c === "$" && /[A-Za-z_]/.test(text[i + 1] ?? "")) {
+      const name = /^[A-Za-z_]\w*/.exec(text.slice(i + 1))![0];
+      if (!named.has(name)) named.set(name, named.size + 1);
+      out += `$${named.get(name)}`;
+      i += 1 + name.length;
+    } else {
+      out += c;
+      i += 1;
+    }
+  }
+  return {
+    text: out.replace(/\bjson_each\((\$\d+)\)/g, "json_array_elements_text(CAST($1 AS json))"),
+    names: named.size ? [...named.keys()] : null,
+  };
+}
+
+/** The index just past the quote that closes the one at `start` (a doubled quote is part of the text). */
+function closingQuote(text: string, start: number): number {
+  const quote = text[start];
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] !== quote) continue;
+    if (text[i + 1] === quote) i += 1;
+    else return i + 1;
+  }
+  return text.length;
+}
+
+/** A client of Bun's: the pool, or the connection of one transaction or savepoint. */
+type Client = SQL | SQL.TransactionSQL | SQL.SavepointSQL;
+
+/**
+ * `Sql` over a pool of PostgreSQL connections (Bun's built-in client). A transaction holds one
+ * connection of the pool; every statement its callback's async flow makes goes to that connection.
+ */
+export function postgresSql(pool: SQL): Sql {
+  const current = new AsyncLocalStorage<Client>();
+  const translations = new Map<string, Translated>();
+
+  const translate = (text: string): Translated => {
+    let t = translations.get(text);
+    if (!t) translations.set(text, (t = translateForPostgres(text)));
+    return t;
+  };
+  const values = (t: Translated, params: SqlParams | undefined): SqlValue[] => {
+    if (params === undefined) return [];
+    if (Array.isArray(params)) return params as SqlValue[];
+    const byName = params as Record<string, SqlValue>;
+    return (t.names ?? []).map((name) => byName[name] ?? null);
+  };
+  const query = <Row>(text: string, params: SqlParams | undefined) => {
+    const t = translate(text);
+    return (current.getStore() ?? pool).unsafe<Row[]>(t.text, values(t, params)) as unknown as Promise<Row[] & { affectedRows?: number; count: number }>;
+  };
+
+  return {
+    engine: "postgres",
+    all: <Row>(text: string, params?: SqlParams) => query<Row>(text, params).then((rows) => [...rows]),
+    get: <Row>(text: string, params?: SqlParams) => query<Row>(text, params).then((rows) => rows[0] ?? null),
+    run: (text, params) => query(text, params).then((r) => r.affectedRows ?? r.count),
+    transaction<T>(fn: () => Promise<T>): Promise<T> {
+      const outer = current.getStore();
+      if (outer && "savepoint" in outer) return outer.savepoint((sp) => current.run(sp, fn)) as Promise<T>;
+      return pool.begin((tx) => current.run(tx, fn)) as Promise<T>;
+    },
+    close: () => pool.close(),
+  };
+}
