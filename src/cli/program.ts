@@ -11,6 +11,7 @@ import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
 import { backupCommand } from "./backup";
+import { copyToCommand } from "./copy-to";
 import { webhooksCommand } from "./webhooks";
 import { invocation } from "./hints";
 
@@ -19,12 +20,12 @@ export function buildProgram(): Command {
   const program = new Command("formsvc")
     .description("Self-hosted form backend: one executable with its database inside.")
     .version(VERSION, "-v, --version", "print the version")
-    .option("--db <path>", "SQLite database file (FORMSVC_DB, default ./data/formsvc.db)")
+    .option("--db <path>", "SQLite database file, or a postgres:// URL (FORMSVC_DB, default ./data/formsvc.db)")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride()
     .addHelpText("after", gettingStarted);
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), ownersCommand(), configCommand(), submissionsCommand(), webhooksCommand(), backupCommand(), outboxCommand(), mailCommand(), auditCommand(), helpCommand()]) program.addCommand(cmd);
+  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), ownersCommand(), configCommand(), submissionsCommand(), webhooksCommand(), backupCommand(), copyToCommand(), outboxCommand(), mailCommand(), auditCommand(), helpCommand()]) program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);

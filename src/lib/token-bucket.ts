@@ -8,6 +8,24 @@ export interface RateDecision {
   retryAfter: number;
 }
 
+/** Buckets by name: each caller's, in memory (TokenBuckets) or shared by every instance on a database (db/shared-buckets.ts). */
+export interface Buckets {
+  /** Takes `cost` tokens if the name's bucket holds them; a cost of 0 only reports the bucket. */
+  take(name: string, cost?: number): RateDecision | Promise<RateDecision>;
+}
+
+/** What a bucket of `capacity` refilled at `perMs` tokens per millisecond tells a caller, holding `tokens` at `now` after the take. */
+export function rateDecision(capacity: number, perMs: number, tokens: number, allowed: boolean, now: number): RateDecision {
+  const msToFull = (capacity - tokens) / perMs;
+  return {
+    allowed,
+    limit: capacity,
+    remaining: Math.floor(tokens),
+    reset: Math.ceil((now + msToFull) / 1000),
+    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)),
+  };
+}
+
 interface Bucket {
   tokens: number;
   updatedAt: number;
@@ -29,7 +47,7 @@ const LOOK_PAST = 32;
  * it; at most `maxBuckets` are held. While all of them are still refilling, new names share one
  * overflow bucket (see `take`).
  */
-export class TokenBuckets {
+export class TokenBuckets implements Buckets {
   private readonly byName = new Map<string, Entry>();
   /**
    * The ends of a circular list in order of last use (or look, see `evictOneFull`): `ends.newer`
@@ -75,14 +93,7 @@ export class TokenBuckets {
     }
     const allowed = bucket.tokens >= cost;
     if (allowed) bucket.tokens -= cost;
-    const msToFull = (this.capacity - bucket.tokens) / this.perMs;
-    return {
-      allowed,
-      limit: this.capacity,
-      remaining: Math.floor(bucket.tokens),
-      reset: Math.ceil((now + msToFull) / 1000),
-      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000)),
-    };
+    return rateDecision(this.capacity, this.perMs, bucket.tokens, allowed, now);
   }
 
   /** How many named buckets are held (the overflow bucket aside); never more than `maxBuckets`. */
