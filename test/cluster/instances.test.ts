@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { cliJson, spawnServe, type ServeProcess } from "../helpers/harness";
+import { testPostgres } from "../helpers/postgres";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+
+/**
+ * Two `formsvc serve` processes on one PostgreSQL database, requests alternated between them: to
+ * every client they must behave as one service.
+ */
+const stops: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+});
+
+async function cluster(env: Record<string, string> = {}) {
+  const db = await (await testPostgres()).newDatabase();
+  // Started together on an empty database: one creates the schema, the other waits for it.
+  const [a, b] = await Promise.all([spawnServe(db, env), spawnServe(db, env)]);
+  for (const p of [a, b]) stops.push(() => (p.proc.kill(), p.proc.exited));
+  const key = cliJson<{ key: string; id: string }>(["keys", "create", "--owner", "owner@example.com"], { db }).key;
+  const form = cliJson<{ id: string }>(["forms", "create", "--owner", "owner@example.com", "--name", "Contact", "--type", "contact", "--email-notifications", "--developer-notifications"], { db });
+  const ask = (p: ServeProcess, path: string, init: RequestInit & { key?: string } = {}) =>
+    p.fetch(p.url + path, { ...init, headers: { "x-api-key": init.key ?? key, "content-type": "application/json", origin: p.url, ...(init.headers as Record<string, string>) } });
+  const submit = (p: ServeProcess, data: Record<string, unknown>) => ask(p, "/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: form.id, data }) });
+  return { db, a, b, key, formId: form.id, ask, submit };
+}
+
+describe("two instances on one PostgreSQL database", () => {
+  test("share each key's rate limit: the quota is spent across both, and the next request is refused by either", async () => {
+    const c = await cluster({ FORMSVC_RATE_LIMIT: "6" });
+    const remaining: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await c.ask(i % 2 ? c.b : c.a, "/api/v1/forms/list");
+      expect(res.status).toBe(200);
+      remaining.push(Number(res.headers.get("x-ratelimit-remaining")));
+    }
+    expect(remaining).toEqual([5, 4, 3, 2, 1, 0]);
+    expect((await c.ask(c.a, "/api/v1/forms/list")).status).toBe(429);
+    expect((await c.ask(c.b, "/api/v1/forms/list")).status).toBe(429);
+  });
+
+  test("page with a cursor from one instance on the other, with no submission missed or repeated", async () => {
+    const c = await cluster();
+    for (let i = 0; i < 5; i++) expect((await c.submit(i % 2 ? c.b : c.a, { n: i })).status).toBe(200);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 3; page++) {
+      const from: ServeProcess = page % 2 ? c.b : c.a;
+      const res = await c.ask(from, `/api/v1/forms/${c.formId}/submissions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { submissions: { data: { n: number } }[]; nextCursor: string | null };
+      seen.push(...body.submissions.map((s) => s.data.n));
+      cursor = body.nextCursor;
+    }
+    expect(seen).toEqual([4, 3, 2, 1, 0]);
+    expect(cursor).toBeNull();
+  });
+
+  test("refuse a key at the other instance's next request once one instance revoked it", async () => {
+    const c = await cluster();
+    const created = await c.ask(c.a, "/api/v1/keys", { method: "POST", body: JSON.stringify({ name: "temporary" }) });
+    expect(created.status).toBe(201);
+    const second = (await created.json()) as { id: string; key: string };
+    // Both instances have now seen (and may cache) the new key.
+    expect((await c.ask(c.b, "/api/v1/forms/list", { key: second.key })).status).toBe(200);
+    expect((await c.ask(c.a, "/api/v1/forms/list", { key: second.key })).status).toBe(200);
+    expect((await c.ask(c.a, `/api/v1/keys/${second.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await c.ask(c.b, "/api/v1/forms/list", { key: second.key })).status).toBe(401);
+    expect((await c.ask(c.a, "/api/v1/forms/list", { key: second.key })).status).toBe(401);
+  });
+
+  test("send each of 20 notifications exactly once, whichever instance took the submission", async () => {
+    const smtp: SmtpSink = await startSmtpSink();
+    stops.push(() => smtp.close());
+    const c = await cluster({ FORMSVC_SMTP_URL: smtp.url });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => c.submit(i % 2 ? c.b : c.a, { email: `person${i}@example.com`, message: `hello ${i}` }).then((r) => expect(r.status).toBe(200))));
+    await smtp.waitFor(20, 20_000);
+    // Both drains run every few seconds: long enough for a second copy to arrive if one were coming.
+    await Bun.sleep(6_000);
+    const senders = smtp.messages.map((m) => m.replyTo?.value[0]?.address).sort();
+    expect(senders).toEqual(Array.from({ length: 20 }, (_, i) => `person${i}@example.com`).sort());
+  }, 60_000);
+
+  test("keep every acknowledged submission when one instance is killed with SIGKILL under load", async () => {
+    const c = await cluster({ FORMSVC_RATE_LIMIT: "100000" });
+    const acknowledged: string[] = [];
+    let stop = false;
+    const worker = async (p: ServeProcess, w: number) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          const res = await c.submit(p, { worker: w, i });
+          if (res.status === 200) acknowledged.push(((await res.json()) as { submissionId: string }).submissionId);
+        } catch {
+          return; // the instance is gone: its connections fail
+        }
+      }
+    };
+    const load = [...Array.from({ length: 8 }, (_, w) => worker(c.a, w)), ...Array.from({ length: 8 }, (_, w) => worker(c.b, 8 + w))];
+    while (acknowledged.length < 200) await Bun.sleep(10);
+    c.a.proc.kill("SIGKILL");
+    await c.a.proc.exited;
+    const before = acknowledged.length;
+    while (acknowledged.length < before + 100) await Bun.sleep(10);
+    stop = true;
+    await Promise.all(load);
+    const pg = new SQL(c.db, { max: 1 });
+    try {
+      const stored = new Set((await pg.unsafe("SELECT id FROM submissions")).map((r: { id: string }) => r.id));
+      expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
+      const [{ count }] = await pg.unsafe("SELECT submission_count AS count FROM forms WHERE id = $1", [c.formId]);
+      expect(count).toBe(stored.size);
+    } finally {
+      await pg.close();
+    }
+  }, 60_000);
+});
