@@ -13,27 +13,25 @@ export interface Translated {
  * `$N`, each bare `?` the next `$n`, each `$name` a number of its own (the same name, the same
  * number); `json_each(x)`, a JSON array read as rows of `value`, becomes
  * `json_array_elements_text(CAST(x AS json))`, whose column has that name too. Quoted literals and
- * identifiers are copied as they are.
+ * identifiers, and `--` comments, are copied as they are.
  */
 export function translateForPostgres(text: string): Translated {
   let out = "";
-  let next = 0;
+  // As in SQLite, a bare `?` takes the number after the largest one used so far.
+  let largest = 0;
   const named = new Map<string, number>();
   for (let i = 0; i < text.length; ) {
     const c = text[i]!;
-    if (c === "'" || c === '"') {
-      const end = closingQuote(text, i);
+    if (c === "'" || c === '"' || (c === "-" && text[i + 1] === "-")) {
+      const end = c === "-" ? endOfLine(text, i) : closingQuote(text, i);
       out += text.slice(i, end);
       i = end;
     } else if (c === "?") {
       const digits = /^\d+/.exec(text.slice(i + 1))?.[0];
-      if (digits) {
-        out += `$${digits}`;
-        i += 1 + digits.length;
-      } else {
-        out += `$${++next}`;
-        i += 1;
-      }
+      const n = digits ? Number(digits) : largest + 1;
+      largest = Math.max(largest, n);
+      out += `$${n}`;
+      i += 1 + (digits?.length ?? 0);
     } else if (c === "$" && /[A-Za-z_]/.test(text[i + 1] ?? "")) {
       const name = /^[A-Za-z_]\w*/.exec(text.slice(i + 1))![0];
       if (!named.has(name)) named.set(name, named.size + 1);
@@ -45,9 +43,16 @@ export function translateForPostgres(text: string): Translated {
     }
   }
   return {
-    text: out.replace(/\bjson_each\((\$\d+)\)/g, "json_array_elements_text(CAST($1 AS json))"),
+    // The parameter is cast to text first: cast straight to json, Bun would send the string as a JSON string.
+    text: out.replace(/\bjson_each\((\$\d+)\)/g, "json_array_elements_text(CAST(CAST($1 AS TEXT) AS json))"),
     names: named.size ? [...named.keys()] : null,
   };
+}
+
+/** The index of the line break that ends the comment at `start`. */
+function endOfLine(text: string, start: number): number {
+  const end = text.indexOf("\n", start);
+  return end === -1 ? text.length : end;
 }
 
 /** The index just past the quote that closes the one at `start` (a doubled quote is part of the text). */
