@@ -9,6 +9,7 @@ import * as publicForms from "./007-public-forms";
 import * as outbound from "./008-outbound";
 import * as accounts from "./009-accounts";
 import * as manage from "./010-manage";
+import * as cluster from "./011-cluster";
 
 export interface Migration {
   version: number;
@@ -28,4 +29,5 @@ export const migrations: Migration[] = [
   { version: 8, name: "outbound", up: outbound.up },
   { version: 9, name: "accounts", up: accounts.up },
   { version: 10, name: "manage", up: manage.up },
+  { version: 11, name: "cluster", up: cluster.up },
 ];

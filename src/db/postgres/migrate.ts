@@ -1,9 +1,7 @@
 import { migrations as sqliteMigrations } from "../migrations";
 import type { Sql } from "../sql";
-import { POSTGRES_SCHEMA, POSTGRES_SEED } from "./schema";
-
-/** The SQLite schema version the PostgreSQL schema equals: a new PostgreSQL database starts there. */
-const BASELINE = 10;
+import type { SqlValue } from "../sql";
+import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION as BASELINE, POSTGRES_SEED } from "./schema";
 
 /** Schema changes after the baseline, each with its SQLite twin's version (none yet). */
 const LATER: { version: number; name: string; statements: string[] }[] = [];
@@ -23,7 +21,7 @@ export async function migratePostgres(sql: Sql): Promise<void> {
     const record = (version: number, name: string) => sql.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [version, name, now]);
     if (applied.size === 0) {
       for (const statement of POSTGRES_SCHEMA) await sql.run(statement);
-      for (const seed of POSTGRES_SEED) await sql.run(seed.sql, seed.params());
+      for (const seed of POSTGRES_SEED) await sql.run(seed.sql, seed.params() as SqlValue[]);
       for (const m of sqliteMigrations.filter((m) => m.version <= BASELINE)) await record(m.version, m.name);
     }
     for (const m of LATER.filter((m) => !applied.has(m.version))) {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 /**
- * The PostgreSQL schema (15–18) equal to the SQLite schema at migration 10: the same tables, columns
+ * The PostgreSQL schema (15–18) equal to the SQLite schema at migration 11 (`POSTGRES_SCHEMA_VERSION`): the same tables, columns
  * in the same order, constraints and index names, made so that the SQL written for SQLite (its `?`
  * placeholders numbered `$N`) returns the same JS values through Bun.sql as through bun:sqlite.
  *
@@ -164,7 +164,8 @@ export const POSTGRES_SCHEMA: string[] = [
     next_attempt_at text COLLATE "C" NOT NULL,
     last_status     integer,
     last_error      text COLLATE "C",
-    sent_at         text COLLATE "C"
+    sent_at         text COLLATE "C",
+    lease_until     text COLLATE "C"
   )`,
   "CREATE INDEX outbox_due ON outbox (status, next_attempt_at)",
   "CREATE INDEX outbox_by_form ON outbox (form_id)",
@@ -222,10 +223,32 @@ export const POSTGRES_SCHEMA: string[] = [
     detail     text COLLATE "C"
   )`,
   "CREATE INDEX audit_events_by_owner ON audit_events (owner_id, id)",
+
+  `CREATE TABLE login_failures (
+    id    text COLLATE "C" PRIMARY KEY,
+    scope text COLLATE "C" NOT NULL CHECK (scope IN ('email', 'address')),
+    name  text COLLATE "C" NOT NULL,
+    at    text COLLATE "C" NOT NULL
+  )`,
+  "CREATE INDEX login_failures_by_name ON login_failures (scope, name, at)",
+  "CREATE INDEX login_failures_by_age ON login_failures (at)",
+
+  // PostgreSQL only: the rate limits every instance shares (db/shared-buckets.ts); one process on a
+  // SQLite file keeps them in memory. UNLOGGED: no WAL and no fsync per request; a crash empties it,
+  // which only refills every bucket.
+  `CREATE UNLOGGED TABLE rate_buckets (
+    name       text COLLATE "C" PRIMARY KEY,
+    tokens     double precision NOT NULL,
+    updated_at double precision NOT NULL,
+    allowed    integer NOT NULL
+  )`,
 ];
 
+/** Tables only PostgreSQL has: what SQLite keeps in memory when one process serves the file. */
+export const POSTGRES_ONLY_TABLES = ["rate_buckets"];
+
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 10;
+export const POSTGRES_SCHEMA_VERSION = 11;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),
