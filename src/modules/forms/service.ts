@@ -153,11 +153,14 @@ export function createFormsService(
     cache.clear();
   });
 
-  /** The form; a 404 when there is none. Answered from the cache without a statement when it can be. */
-  const requireForm = async (id: string): Promise<Form> => {
+  /** The form as cached, once other processes' commits are taken into account; undefined when it is not. */
+  const cached = (id: string): Form | undefined => {
     changes.sync();
-    const cached = cache.get(id);
-    if (cached) return cached;
+    return cache.get(id);
+  };
+
+  /** The form as stored, cached unless something was dropped while it was read; a 404 when there is none. */
+  const load = async (id: string): Promise<Form> => {
     const seen = drops;
     const found = await repo.findFormById(id);
     if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
@@ -168,13 +171,17 @@ export function createFormsService(
     return found;
   };
 
+  /** The form; a 404 when there is none. Answered from the cache without a statement when it can be. */
+  const requireForm = async (id: string): Promise<Form> => cached(id) ?? load(id);
+
   /**
    * The form if this caller may `access` it: 404 when it does not exist, 403 when it is another
    * owner's, 403 KEY_SCOPE when the key may not do that there (a publishable key anywhere but
    * submit, a bound key outside its forms).
    */
   const formFor = async (id: string, caller: Principal, access: Access = "manage"): Promise<Form> => {
-    const form = await requireForm(id);
+    // The cache is asked here rather than through requireForm: one async step less on every request.
+    const form = cached(id) ?? (await load(id));
     if (form.ownerId !== caller.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
     if (caller.forms && !caller.forms.includes(id)) throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
     if (caller.kind === "publishable" && access !== "submit") throw publishableScope();

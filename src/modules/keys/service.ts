@@ -60,10 +60,8 @@ export function createKeysService(
   };
   changes.onChange(clear);
 
-  const lookup = async (hash: string): Promise<ApiKey | null> => {
-    changes.sync();
-    const cached = cache.get(hash);
-    if (cached !== undefined) return cached;
+  /** The key with this hash as stored (null when there is none), cached unless something was dropped while it was read. */
+  const load = async (hash: string): Promise<ApiKey | null> => {
     const seen = drops;
     const key = await repo.findKeyByHash(hash);
     if (seen === drops) {
@@ -154,7 +152,11 @@ export function createKeysService(
 
     /** The caller behind a secret, or null for an unknown or revoked key. */
     async authenticate(secret: string): Promise<Principal | null> {
-      const key = await lookup(hashSecret(secret));
+      const hash = hashSecret(secret);
+      changes.sync();
+      // Answered from the cache without a statement (or another async step) when it can be.
+      const known = cache.get(hash);
+      const key = known !== undefined ? known : await load(hash);
       if (!key || !key.active) return null;
       const now = clock.now();
       if (now - (lastTouched.get(key.id) ?? 0) >= TOUCH_INTERVAL_MS) {
