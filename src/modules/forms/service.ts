@@ -142,15 +142,23 @@ export function createFormsService(
   // submissions (`forget`, before they are acknowledged), and any commit by another process
   // (data_version) — so a read after a write always sees it.
   const cache = new Map<string, Form>();
-  // Counts the drops: a form read before a drop may be older than it, so it is not cached.
+  // Reads in progress, shared by every request that misses the cache meanwhile: a commit drops the
+  // form it counted, and the next requests for it arrive together; one statement serves them all.
+  const loading = new Map<string, Promise<Form>>();
+  // Counts the drops: a form read before a drop may be older than it, so it is not cached, and a
+  // request after the drop starts a read of its own.
   let drops = 0;
   const drop = (ids: Iterable<string>) => {
     drops += 1;
-    for (const id of ids) cache.delete(id);
+    for (const id of ids) {
+      cache.delete(id);
+      loading.delete(id);
+    }
   };
   changes.onChange(() => {
     drops += 1;
     cache.clear();
+    loading.clear();
   });
 
   /** The form as cached, once other processes' commits are taken into account; undefined when it is not. */
@@ -159,16 +167,31 @@ export function createFormsService(
     return cache.get(id);
   };
 
-  /** The form as stored, cached unless something was dropped while it was read; a 404 when there is none. */
-  const load = async (id: string): Promise<Form> => {
+  /** The form as stored (one read for all who ask meanwhile), cached unless something was dropped while it was read; a 404 when there is none. */
+  const load = (id: string): Promise<Form> => {
+    const inFlight = loading.get(id);
+    if (inFlight) return inFlight;
     const seen = drops;
-    const found = await repo.findFormById(id);
-    if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
-    if (seen === drops) {
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(id, found);
-    }
-    return found;
+    const settled = () => {
+      if (loading.get(id) === read) loading.delete(id);
+    };
+    const read = repo.findFormById(id).then(
+      (found) => {
+        settled();
+        if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
+        if (seen === drops) {
+          if (cache.size >= CACHE_LIMIT) cache.clear();
+          cache.set(id, found);
+        }
+        return found;
+      },
+      (e: unknown) => {
+        settled();
+        throw e;
+      },
+    );
+    loading.set(id, read);
+    return read;
   };
 
   /** The form; a 404 when there is none. Answered from the cache without a statement when it can be. */
