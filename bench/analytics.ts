@@ -21,15 +21,14 @@ mkdirSync(WORK, { recursive: true });
 
 if (!existsSync(meta)) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
-  const store = openStore(db);
-  const services = createServices({ db: store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
-  const key = services.keys.createKey({ owner: "bench@example.com" }).key;
-  const big = services.forms.createForm({ owner: "bench@example.com", name: "Big" });
-  const small = services.forms.createForm({ owner: "bench@example.com", name: "Small" });
-  seedSubmissions(store, big, BIG, { label: `seeding ${BIG} submissions` });
-  seedSubmissions(store, small, SMALL, { label: `seeding ${SMALL} submissions` });
-  store.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  store.close();
+  const store = await openStore(db);
+  const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
+  const key = (await services.keys.createKey({ owner: "bench@example.com" })).key;
+  const big = await services.forms.createForm({ owner: "bench@example.com", name: "Big" });
+  const small = await services.forms.createForm({ owner: "bench@example.com", name: "Small" });
+  await seedSubmissions(store.sql, big, BIG, { label: `seeding ${BIG} submissions` });
+  await seedSubmissions(store.sql, small, SMALL, { label: `seeding ${SMALL} submissions` });
+  await store.close();
   writeFileSync(meta, JSON.stringify({ key, big: big.id, small: small.id }));
 }
 

@@ -14,16 +14,16 @@ const SIZES = [10_000, 100_000, 600_000];
 const DB = join(import.meta.dir, ".work", "export-memory.db");
 if (!existsSync(`${DB}.json`)) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(DB + suffix, { force: true });
-  const store = openStore(DB);
-  const services = createServices({ db: store, clock: systemClock, config: loadConfig({}, { db: DB, logLevel: "silent" }), log: silentLogger });
-  const key = services.keys.createKey({ owner: "bench@example.com" }).key;
-  const forms = SIZES.map((n) => {
-    const form = services.forms.createForm({ owner: "bench@example.com", name: `${n}` });
-    seedSubmissions(store, form, n, { label: `seeding ${n}` });
-    return form.id;
-  });
-  store.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  store.close();
+  const store = await openStore(DB);
+  const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db: DB, logLevel: "silent" }), log: silentLogger });
+  const key = (await services.keys.createKey({ owner: "bench@example.com" })).key;
+  const forms: string[] = [];
+  for (const n of SIZES) {
+    const form = await services.forms.createForm({ owner: "bench@example.com", name: `${n}` });
+    await seedSubmissions(store.sql, form, n, { label: `seeding ${n}` });
+    forms.push(form.id);
+  }
+  await store.close();
   writeFileSync(`${DB}.json`, JSON.stringify({ key, forms }));
 }
 const { key, forms } = JSON.parse(readFileSync(`${DB}.json`, "utf8")) as { key: string; forms: string[] };

@@ -8,7 +8,6 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { batchTransaction } from "../src/db/batch-transaction";
 import { openStore } from "../src/db/store";
-import { atomically } from "../src/db/transaction";
 import { loadConfig } from "../src/config";
 import { isoTime, systemClock } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
@@ -32,9 +31,9 @@ const log = (s: string) => process.stderr.write(`${s}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`;
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-const time = <T>(fn: () => T): [T, number] => {
+const time = async <T>(fn: () => T | Promise<T>): Promise<[T, number]> => {
   const t0 = performance.now();
-  const out = fn();
+  const out = await fn();
   return [out, performance.now() - t0];
 };
 const fileSize = (f: string) => (existsSync(f) ? statSync(f).size : 0);
@@ -45,28 +44,29 @@ const config = loadConfig({}, { db: DB, logLevel: "silent" });
 // Seeded once and kept; each run works on a fresh copy (it deletes).
 if (!existsSync(`${SEEDED}.json`)) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(SEEDED + suffix, { force: true });
-  const store = openStore(SEEDED);
-  const services = createServices({ db: store, clock: systemClock, config: loadConfig({}, { db: SEEDED, logLevel: "silent" }), log: silentLogger });
-  const key = services.keys.createKey({ owner: "bench@example.com" }).key;
+  const store = await openStore(SEEDED);
+  const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db: SEEDED, logLevel: "silent" }), log: silentLogger });
+  const key = (await services.keys.createKey({ owner: "bench@example.com" })).key;
   const forms: string[] = [];
   for (let i = 0; i < FORMS; i++) {
     const notify = i < FORMS / 2;
-    const form = services.forms.createForm({ owner: "bench@example.com", name: `Form ${i}`, formType: i % 3 === 0 ? "waitlist" : "contact", emailEnabled: notify, developerNotifications: notify });
-    seedSubmissions(store, form, ROWS / FORMS, { label: `seeding form ${i + 1} of ${FORMS}` });
+    const form = await services.forms.createForm({ owner: "bench@example.com", name: `Form ${i}`, formType: i % 3 === 0 ? "waitlist" : "contact", emailEnabled: notify, developerNotifications: notify });
+    await seedSubmissions(store.sql, form, ROWS / FORMS, { label: `seeding form ${i + 1} of ${FORMS}` });
     forms.push(form.id);
   }
-  store.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  store.close();
+  await store.close();
   writeFileSync(`${SEEDED}.json`, JSON.stringify({ key, forms }));
 }
 const { forms } = JSON.parse(readFileSync(`${SEEDED}.json`, "utf8")) as { forms: string[] };
 for (const suffix of ["", "-wal", "-shm"]) rmSync(DB + suffix, { force: true });
 await Bun.write(DB, Bun.file(SEEDED));
 
-const store = openStore(DB);
-const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
-const repo = createSubmissionsRepo(store);
-const setSecureDelete = (on: boolean) => store.run(`PRAGMA secure_delete = ${on ? "ON" : "OFF"}`);
+const store = await openStore(DB);
+const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
+// What this bench measures is SQLite's (pragmas, VACUUM, its files): its statements go through the store as they are.
+const { sql } = store;
+const repo = createSubmissionsRepo(sql);
+const setSecureDelete = (on: boolean) => sql.run(`PRAGMA secure_delete = ${on ? "ON" : "OFF"}`);
 const lines: string[] = [];
 const report = (s: string) => {
   lines.push(s);
@@ -76,8 +76,8 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
 
 // 1. The submit path: commits of 50 through the pipeline's writers (fsync'd), secure_delete off and on in turns.
 {
-  const commit = batchTransaction(store, commitWriters(submitStages(store)));
-  const form = services.forms.requireForm(forms[0]!) as Form;
+  const commit = batchTransaction(sql, commitWriters(submitStages(sql)));
+  const form: Form = await services.forms.requireForm(forms[0]!);
   let n = 0;
   const batch = (): NewSubmission[] =>
     Array.from({ length: 50 }, () => {
@@ -85,57 +85,67 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
       const json = JSON.stringify({ email: `new${n}@example.com`, message: `Hello ${n++}`, _meta: meta });
       return { id: newId("sub"), form, status: "inbox", json, meta, email: `new${n}@example.com`, createdAt: isoTime(Date.now()), idempotency: null };
     });
-  const round = () => median(Array.from({ length: 40 }, () => time(() => commit(batch()))[1]));
+  const round = async () => {
+    const rounds: number[] = [];
+    for (let i = 0; i < 40; i++) rounds.push((await time(() => commit(batch())))[1]);
+    return median(rounds);
+  };
   const times: Record<string, number[]> = { off: [], on: [] };
-  for (let r = 0; r < 6; r++) for (const mode of ["off", "on"] as const) (setSecureDelete(mode === "on"), times[mode]!.push(round()));
+  for (let r = 0; r < 6; r++) {
+    for (const mode of ["off", "on"] as const) {
+      await setSecureDelete(mode === "on");
+      times[mode]!.push(await round());
+    }
+  }
   report(`submit commit of 50 (median of 6 rounds of 40): secure_delete off ${ms(median(times.off!))}, on ${ms(median(times.on!))}`);
   // With and without the index in turns (dropping and building it takes a second or two on a large table).
   const indexed: Record<string, number[]> = { with: [], without: [] };
   let build = 0;
   for (let r = 0; r < 3; r++) {
-    indexed.with!.push(round());
-    store.run("DROP INDEX submissions_by_id");
-    indexed.without!.push(round());
-    build = time(() => store.run("CREATE UNIQUE INDEX submissions_by_id ON submissions (id)"))[1];
+    indexed.with!.push(await round());
+    await sql.run("DROP INDEX submissions_by_id");
+    indexed.without!.push(await round());
+    build = (await time(() => sql.run("CREATE UNIQUE INDEX submissions_by_id ON submissions (id)")))[1];
   }
   report(`submit commit of 50 with the submissions_by_id index ${ms(median(indexed.with!))}, without ${ms(median(indexed.without!))} (medians of 3 rounds in turns); building it (migration 010) ${ms(build)}`);
-  store.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  await sql.get("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 // 2. One submission by id (delete and moves over HTTP), and one person's submissions (erase, export --email).
 {
-  const someId = store.query<{ id: string }, []>("SELECT id FROM submissions ORDER BY seq LIMIT 1 OFFSET 12345").get()!.id;
-  const [, byId] = time(() => repo.findSubmission(someId));
-  const scans = Array.from({ length: 5 }, (_, i) => time(() => repo.findSubmissionsByEmail(`user${100 + i}@example.com`, null))[1]);
-  const found = repo.findSubmissionsByEmail("user100@example.com", null).length;
+  const someId = (await sql.get<{ id: string }>("SELECT id FROM submissions ORDER BY seq LIMIT 1 OFFSET 12345"))!.id;
+  const [, byId] = await time(() => repo.findSubmission(someId));
+  const scans: number[] = [];
+  for (let i = 0; i < 5; i++) scans.push((await time(() => repo.findSubmissionsByEmail(`user${100 + i}@example.com`, null)))[1]);
+  const found = (await repo.findSubmissionsByEmail("user100@example.com", null)).length;
   report(`a submission by id ${ms(byId)}; one person's submissions (no email index: a full scan), ${found} found: median ${ms(median(scans))}`);
 }
 
 // 3. Deleting, secure_delete off and on: one submission, one person's (erase, without its checkpoint), a retention backlog (10,000), a whole form.
 {
   const lifecycle = services.lifecycle;
-  const owner = ownerPrincipal(services.forms.requireForm(forms[0]!).ownerId);
+  const owner = ownerPrincipal((await services.forms.requireForm(forms[0]!)).ownerId);
   // The erasure's own steps without its checkpoint (measured on its own below).
   const unshredded = createSubmissionLifecycle({
     repo,
     forms: services.forms,
     submissions: services.submissions,
-    deletes: deleteWriters(submitStages(store), repo.deleteRows),
-    atomically: atomically(store),
+    deletes: deleteWriters(submitStages(sql), repo.deleteRows),
+    atomically: (fn) => sql.transaction(fn),
     audit: services.audit,
     clock: systemClock,
     shredder: { shred: async () => ({ vacuumed: false }) },
     related: {},
   });
-  const found = repo.findSubmissionsByEmail("user1000@example.com", null).length;
+  const found = (await repo.findSubmissionsByEmail("user1000@example.com", null)).length;
   const one: Record<string, number[]> = { off: [], on: [] };
   const person: Record<string, number[]> = { off: [], on: [] };
-  const ids = store.query<{ id: string; form_id: string }, []>("SELECT id, form_id FROM submissions ORDER BY seq DESC LIMIT 400").all();
+  const ids = await sql.all<{ id: string; form_id: string }>("SELECT id, form_id FROM submissions ORDER BY seq DESC LIMIT 400");
   for (let i = 0; i < 10; i++) {
     for (const mode of ["off", "on"] as const) {
-      setSecureDelete(mode === "on");
+      await setSecureDelete(mode === "on");
       const { id, form_id } = ids.pop()!;
-      one[mode]!.push(time(() => lifecycle.deleteSubmission(owner, form_id, id))[1]);
+      one[mode]!.push((await time(() => lifecycle.deleteSubmission(owner, form_id, id)))[1]);
       const t0 = performance.now();
       await unshredded.eraseByEmail(`user${1000 + i * 2 + (mode === "on" ? 1 : 0)}@example.com`, null);
       person[mode]!.push(performance.now() - t0);
@@ -144,33 +154,33 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
   report(`delete one submission (a transaction with counters, rollups, outbox, audit): secure_delete off ${ms(median(one.off!))}, on ${ms(median(one.on!))}`);
   report(`erase one person's ${found} submissions across ${FORMS} forms (scan, then a transaction per form; no checkpoint): off ${ms(median(person.off!))}, on ${ms(median(person.on!))}`);
 
-  const [, checkpoint] = time(() => store.run("PRAGMA wal_checkpoint(TRUNCATE)"));
+  const [, checkpoint] = await time(() => sql.get("PRAGMA wal_checkpoint(TRUNCATE)"));
   report(`wal_checkpoint(TRUNCATE) after those deletions: ${ms(checkpoint)}`);
 
   const retention: Record<string, number> = {};
   for (const [mode, formId] of [["off", forms[1]!], ["on", forms[2]!]] as const) {
-    setSecureDelete(mode === "on");
+    await setSecureDelete(mode === "on");
     const backlog = Math.min(10_000, ROWS / FORMS / 2);
-    const cutoff = store.query<{ created_at: string }, [string, number]>("SELECT created_at FROM submissions WHERE form_id = ? ORDER BY created_at LIMIT 1 OFFSET ?").get(formId, backlog)!.created_at;
+    const cutoff = (await sql.get<{ created_at: string }>("SELECT created_at FROM submissions WHERE form_id = ? ORDER BY created_at LIMIT 1 OFFSET ?", [formId, backlog]))!.created_at;
     const days = Math.ceil((Date.now() - Date.parse(cutoff)) / 86_400_000);
-    services.forms.updateForm(formId, { retentionDays: days });
+    await services.forms.updateForm(formId, { retentionDays: days });
     const t0 = performance.now();
     const deleted = await lifecycle.expireRetained();
     retention[mode] = performance.now() - t0;
-    services.forms.updateForm(formId, { retentionDays: null });
+    await services.forms.updateForm(formId, { retentionDays: null });
     report(`retention: ${deleted} submissions in transactions of 500, secure_delete ${mode}: ${ms(retention[mode]!)} (${((retention[mode]! * 1000) / deleted).toFixed(0)} µs each)`);
   }
 
   for (const [mode, formId] of [["off", forms[3]!], ["on", forms[4]!]] as const) {
-    setSecureDelete(mode === "on");
-    const count = services.forms.requireForm(formId).submissionCount;
-    const [, cascade] = time(() => services.forms.deleteForm(formId));
+    await setSecureDelete(mode === "on");
+    const count = (await services.forms.requireForm(formId)).submissionCount;
+    const [, cascade] = await time(() => services.forms.deleteForm(formId));
     report(`delete a form of ${count.toLocaleString("en")} submissions in one cascading transaction (the event loop held throughout), secure_delete ${mode}: ${ms(cascade)}`);
   }
-  setSecureDelete(true);
+  await setSecureDelete(true);
   {
     const formId = forms[6]!;
-    const count = services.forms.requireForm(formId).submissionCount;
+    const count = (await services.forms.requireForm(formId)).submissionCount;
     // How long the event loop is held at a stretch, seen from a timer that should fire every millisecond.
     let last = performance.now();
     let longest = 0;
@@ -184,18 +194,18 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
     clearInterval(probe);
     report(`delete a form of ${count.toLocaleString("en")} submissions as DELETE /forms/{formId} does (500 per transaction through the delete writers), secure_delete on: ${ms(total)}, the event loop held at most ${ms(longest)} at a stretch`);
   }
-  setSecureDelete(true);
+  await setSecureDelete(true);
   const wal = fileSize(`${DB}-wal`);
-  const [, full] = time(() => store.run("PRAGMA wal_checkpoint(TRUNCATE)"));
+  const [, full] = await time(() => sql.get("PRAGMA wal_checkpoint(TRUNCATE)"));
   report(`wal_checkpoint(TRUNCATE) of a ${mib(wal)} WAL: ${ms(full)}`);
 }
 
 // 4. A whole erasure as the command line runs it (scan, delete, checkpoint), after a burst of submits left a WAL behind.
 {
-  const commit = batchTransaction(store, commitWriters(submitStages(store)));
-  const form = services.forms.requireForm(forms[5]!);
+  const commit = batchTransaction(sql, commitWriters(submitStages(sql)));
+  const form = await services.forms.requireForm(forms[5]!);
   for (let b = 0; b < 40; b++) {
-    commit(
+    await commit(
       Array.from({ length: 50 }, (_, i) => {
         const meta = { browser: null, browserVersion: null, os: null, osVersion: null, device: "unknown" as const, country: "ZZ", language: null, referrer: null };
         return { id: newId("sub"), form, status: "inbox", json: JSON.stringify({ email: `burst${b}-${i}@example.com`, _meta: meta }), meta, email: `burst${b}-${i}@example.com`, createdAt: isoTime(Date.now()), idempotency: null };
@@ -211,10 +221,10 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
 // 5. VACUUM: the whole file rewritten (what a legacy database's first erasure does once).
 {
   const before = fileSize(DB);
-  const [, vacuum] = time(() => store.run("VACUUM"));
-  const [, checkpoint] = time(() => store.run("PRAGMA wal_checkpoint(TRUNCATE)"));
+  const [, vacuum] = await time(() => sql.run("VACUUM"));
+  const [, checkpoint] = await time(() => sql.get("PRAGMA wal_checkpoint(TRUNCATE)"));
   report(`VACUUM of a ${mib(before)} database: ${ms(vacuum)} (+ checkpoint ${ms(checkpoint)}), ${mib(fileSize(DB))} after`);
 }
-store.close();
+await store.close();
 
 console.log(lines.join("\n"));

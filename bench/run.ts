@@ -5,13 +5,12 @@
 import { spawnSync, type Subprocess } from "bun";
 import { solveChallenge } from "altcha-lib";
 import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
-import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
-import { openStore } from "../src/db/store";
+import { openStore, type Store } from "../src/db/store";
 import { createCursorCodec, type Position } from "../src/lib/cursor";
 import { silentLogger } from "../src/lib/log";
 import { systemClock } from "../src/lib/clock";
@@ -163,8 +162,9 @@ async function loadLoop(name: string, url: string, bodies: string[], headers: Re
  * server's verification costs the same whatever the counter (two HMACs, no key derivation).
  */
 async function solvedBodies(db: string, formId: string, n: number): Promise<string[]> {
-  const store = openStore(db);
-  const pow = createPowService({ repo: createSpamRepo(store), clock: systemClock, maxCounter: 1 });
+  const store = await openStore(db);
+  const repo = createSpamRepo(store.sql);
+  const pow = createPowService({ repo, challengeSecret: await repo.findChallengeSecret(), clock: systemClock, maxCounter: 1 });
   const bodies: string[] = [];
   for (let i = 0; i < n; i++) {
     const challenge = await pow.createChallenge(formId);
@@ -172,7 +172,7 @@ async function solvedBodies(db: string, formId: string, n: number): Promise<stri
     const altcha = btoa(JSON.stringify({ challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution }));
     bodies.push(JSON.stringify({ formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 }, altcha }));
   }
-  store.close();
+  await store.close();
   return bodies;
 }
 
@@ -185,7 +185,7 @@ function postScript(name: string, path: string, body: unknown, headers: Record<s
 }
 
 /** A database with a key, a form to submit to, and a form holding PAGED_ROWS submissions (cached between runs). */
-function prepareDatabase(): {
+async function prepareDatabase(): Promise<{
   db: string;
   key: string;
   formId: string;
@@ -196,20 +196,19 @@ function prepareDatabase(): {
   page1: string;
   page9000: string;
   storeMs: { page1: number; page9000: number };
-} {
+}> {
   const db = join(WORK, `formsvc-${PAGED_ROWS}.db`);
   const meta = `${db}.json`;
   if (!existsSync(meta)) {
     for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
     const config = loadConfig({}, { db, logLevel: "silent" });
-    const store = openStore(db);
-    const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
-    const key = services.keys.createKey({ owner: "bench@example.com", name: "bench" }).key;
-    const formId = services.forms.createForm({ owner: "bench@example.com", name: "Submit target", formType: "contact" }).id;
-    const paged = services.forms.createForm({ owner: "bench@example.com", name: "Paged", formType: "feedback" });
-    seedSubmissions(store, paged, PAGED_ROWS, { label: `seeding ${PAGED_ROWS} submissions` });
-    store.run("PRAGMA wal_checkpoint(TRUNCATE)");
-    store.close();
+    const store = await openStore(db);
+    const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
+    const key = (await services.keys.createKey({ owner: "bench@example.com", name: "bench" })).key;
+    const formId = (await services.forms.createForm({ owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
+    const paged = await services.forms.createForm({ owner: "bench@example.com", name: "Paged", formType: "feedback" });
+    await seedSubmissions(store.sql, paged, PAGED_ROWS, { label: `seeding ${PAGED_ROWS} submissions` });
+    await store.close();
     writeFileSync(meta, JSON.stringify({ key, formId, pagedFormId: paged.id }));
   }
   const cached = JSON.parse(readFileSync(meta, "utf8"));
@@ -217,25 +216,27 @@ function prepareDatabase(): {
     // Forms as "Put a form on your website" sets them up (allowed origin, honeypot, challenge none
     // or pow) and a publishable key bound to them; added to a database cached by an older bench.
     const config = loadConfig({}, { db, logLevel: "silent" });
-    const store = openStore(db);
-    const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
-    const publicForm = (name: string, challenge: string) => services.forms.createForm({ owner: "bench@example.com", name, formType: "contact", allowedOrigins: [SITE], challenge }).id;
-    cached.publicFormId = publicForm("Public form", "none");
-    cached.powFormId = publicForm("Public form with pow", "pow");
-    cached.publishableKey = services.keys.createKey({ owner: "bench@example.com", name: "site", publishable: true, forms: [cached.publicFormId, cached.powFormId] }).key;
-    store.close();
+    const store = await openStore(db);
+    const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
+    const publicForm = async (name: string, challenge: string) =>
+      (await services.forms.createForm({ owner: "bench@example.com", name, formType: "contact", allowedOrigins: [SITE], challenge })).id;
+    cached.publicFormId = await publicForm("Public form", "none");
+    cached.powFormId = await publicForm("Public form with pow", "pow");
+    cached.publishableKey = (await services.keys.createKey({ owner: "bench@example.com", name: "site", publishable: true, forms: [cached.publicFormId, cached.powFormId] })).key;
+    await store.close();
     writeFileSync(meta, JSON.stringify(cached));
   }
   const { key, formId, pagedFormId, powFormId, publicFormId, publishableKey } = cached;
   // Page 9,000 (or the last page of a smaller quick form): its cursor, made as the server makes it.
-  const store = openStore(db);
-  const secret = store.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'cursor_secret'").get()!.value;
+  const store = await openStore(db);
+  const secret = (await store.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'cursor_secret'"))!.value;
   const pageNo = Math.min(9000, PAGED_ROWS / PAGE_SIZE - 1);
-  const at = store
-    .query<{ created_at: string; id: string }, [string, number]>("SELECT created_at, id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?")
-    .get(pagedFormId, (pageNo - 1) * PAGE_SIZE - 1)!;
-  const storeMs = storePageTimes(store, pagedFormId, { createdAt: at.created_at, id: at.id });
-  store.close();
+  const at = (await store.sql.get<{ created_at: string; id: string }>(
+    "SELECT created_at, id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?",
+    [pagedFormId, (pageNo - 1) * PAGE_SIZE - 1],
+  ))!;
+  const storeMs = await storePageTimes(store, pagedFormId, { createdAt: at.created_at, id: at.id });
+  await store.close();
   const cursor = createCursorCodec(secret).encode(`submissions:${pagedFormId}`, { createdAt: at.created_at, id: at.id });
   const base = `/api/v1/forms/${pagedFormId}/submissions`;
   return { db, key, formId, pagedFormId, powFormId, publicFormId, publishableKey, page1: base, page9000: `${base}?cursor=${encodeURIComponent(cursor)}`, storeMs };
@@ -246,17 +247,17 @@ function prepareDatabase(): {
  * are answered from the page cache, and this shows what a page costs when it is not cached. The two
  * are timed in turns, so a neighbour's burst on this shared machine lands on both alike.
  */
-function storePageTimes(store: Database, formId: string, deep: Position): { page1: number; page9000: number } {
-  const repo = createSubmissionsRepo(store);
-  const time = (after: Position | null) => {
+async function storePageTimes(store: Store, formId: string, deep: Position): Promise<{ page1: number; page9000: number }> {
+  const repo = createSubmissionsRepo(store.sql);
+  const time = async (after: Position | null) => {
     const t0 = performance.now();
-    repo.listSubmissionsByForm(formId, "inbox", after, PAGE_SIZE + 1);
+    await repo.listSubmissionsByForm(formId, "inbox", after, PAGE_SIZE + 1);
     return performance.now() - t0;
   };
   const page1: number[] = [];
   const page9000: number[] = [];
   for (let i = 0; i < 1100; i++) {
-    const [a, b] = [time(null), time(deep)];
+    const [a, b] = [await time(null), await time(deep)];
     // The first hundred warm the page cache and the JIT.
     if (i >= 100) page1.push(a), page9000.push(b);
   }
@@ -289,23 +290,29 @@ function distinctEmailScript(name: string, formId: string, key: string, prefix: 
  * sends nothing; `outbound` has one standard webhook (to `hookUrl`) and an autoresponse (with the
  * email switch on; SMTP is not configured, so the autoresponses stay queued).
  */
-function prepareOutbound(hookUrl: string): { db: string; key: string; plain: string; outbound: string } {
+async function prepareOutbound(hookUrl: string): Promise<{ db: string; key: string; plain: string; outbound: string }> {
   const db = join(WORK, "outbound.db");
   for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
   const config = loadConfig({}, { db, logLevel: "silent", webhookAllowPrivate: true });
-  const store = openStore(db);
-  const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
-  const key = services.keys.createKey({ owner: "bench@example.com", name: "bench" }).key;
-  const plain = services.forms.createForm({ owner: "bench@example.com", name: "Plain", formType: "contact" }).id;
-  const outbound = services.forms.createForm({
-    owner: "bench@example.com",
-    name: "Outbound",
-    formType: "contact",
-    emailEnabled: true,
-    autoresponse: { subject: "Thanks", text: "We got your message, {{email}}." },
-  }).id;
-  store.query("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_bench', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)").run(outbound, hookUrl, new Date().toISOString());
-  store.close();
+  const store = await openStore(db);
+  const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
+  const key = (await services.keys.createKey({ owner: "bench@example.com", name: "bench" })).key;
+  const plain = (await services.forms.createForm({ owner: "bench@example.com", name: "Plain", formType: "contact" })).id;
+  const outbound = (
+    await services.forms.createForm({
+      owner: "bench@example.com",
+      name: "Outbound",
+      formType: "contact",
+      emailEnabled: true,
+      autoresponse: { subject: "Thanks", text: "We got your message, {{email}}." },
+    })
+  ).id;
+  await store.sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_bench', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)", [
+    outbound,
+    hookUrl,
+    new Date().toISOString(),
+  ]);
+  await store.close();
   return { db, key, plain, outbound };
 }
 
@@ -317,13 +324,16 @@ async function drainRate(count: number, receiverPort: number): Promise<{ perSeco
   const db = join(WORK, "drain.db");
   for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
   const config = loadConfig({}, { db, logLevel: "silent", webhookAllowPrivate: true });
-  const store = openStore(db);
-  const services = createServices({ db: store, clock: systemClock, config, log: silentLogger });
-  const form = services.forms.createForm({ owner: "bench@example.com", name: "Drained", formType: "contact" });
-  store.query("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_drain', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)").run(form.id, `http://127.0.0.1:${receiverPort}/hook`, new Date().toISOString());
-  seedSubmissions(store, form, count, { days: 1, label: `queuing ${count} deliveries` });
-  store.run("PRAGMA wal_checkpoint(TRUNCATE)");
-  store.close();
+  const store = await openStore(db);
+  const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
+  const form = await services.forms.createForm({ owner: "bench@example.com", name: "Drained", formType: "contact" });
+  await store.sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_drain', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)", [
+    form.id,
+    `http://127.0.0.1:${receiverPort}/hook`,
+    new Date().toISOString(),
+  ]);
+  await seedSubmissions(store.sql, form, count, { days: 1, label: `queuing ${count} deliveries` });
+  await store.close();
   const received = async () => ((await (await fetch(`http://127.0.0.1:${receiverPort}/count`)).json()) as { received: number }).received;
   const before = await received();
   const port = await freePort();
@@ -364,7 +374,7 @@ async function main() {
   mkdirSync(WORK, { recursive: true });
   ensureWrk();
   const withFastify = ensureFastify();
-  const setup = prepareDatabase();
+  const setup = await prepareDatabase();
   const env = { FORMSVC_DB: setup.db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_PUBLIC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "info" };
   const ports = {
     formsvc: await freePort(), binary: await freePort(), post: await freePort(), get: await freePort(), fastify: await freePort(),
@@ -396,7 +406,7 @@ async function main() {
   started.push(Bun.spawn([BUN, "bench/baselines/receiver.ts", String(ports.silent), "silent"], { cwd: ROOT, stdout: "ignore", stderr: "inherit" }));
   await Bun.sleep(300);
   await startServer([BUN, "bench/baselines/receiver.ts", String(ports.receiver), "answer"], ports.receiver);
-  const outboundSetup = prepareOutbound(`http://127.0.0.1:${ports.silent}/hook`);
+  const outboundSetup = await prepareOutbound(`http://127.0.0.1:${ports.silent}/hook`);
   const outboundServer = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.outbound)], ports.outbound, {
     ...env, FORMSVC_DB: outboundSetup.db, FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true",
   });
@@ -448,10 +458,10 @@ async function main() {
     server?.kill("SIGTERM");
     await server?.exited;
   }
-  const queued = (() => {
-    const store = openStore(outboundSetup.db);
-    const rows = store.query<{ kind: string; n: number }, []>("SELECT kind, count(*) AS n FROM outbox GROUP BY kind").all();
-    store.close();
+  const queued = await (async () => {
+    const store = await openStore(outboundSetup.db);
+    const rows = await store.sql.all<{ kind: string; n: number }>("SELECT kind, CAST(count(*) AS INTEGER) AS n FROM outbox GROUP BY kind");
+    await store.close();
     return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
   })();
   const drainCount = QUICK ? 5_000 : 20_000;

@@ -1,11 +1,11 @@
 // Bulk seeding through the code the submit path commits with (rows, counters, rollups, outbox), in big transactions.
-import type { Database } from "bun:sqlite";
 import { isoTime } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
 import type { Form } from "../src/modules/forms/model";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import type { SubmissionMeta } from "../src/modules/submissions/meta";
 import { batchTransaction } from "../src/db/batch-transaction";
+import type { Sql } from "../src/db/sql";
 import { commitWriters } from "../src/modules/submissions/pipeline";
 import { submitStages } from "../src/services";
 
@@ -14,8 +14,8 @@ const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Mobile Safari", "Samsu
 const DEVICES: SubmissionMeta["device"][] = ["desktop", "mobile", "tablet", "bot", "unknown"];
 
 /** Writes `count` submissions to `form`, spread over the `days` days before `end`. */
-export function seedSubmissions(db: Database, form: Form, count: number, opts: { days?: number; end?: number; label?: string } = {}): void {
-  const commit = batchTransaction(db, commitWriters(submitStages(db)));
+export async function seedSubmissions(sql: Sql, form: Form, count: number, opts: { days?: number; end?: number; label?: string } = {}): Promise<void> {
+  const commit = batchTransaction(sql, commitWriters(submitStages(sql)));
   const days = opts.days ?? 365;
   const end = opts.end ?? Date.now();
   const step = (days * 86_400_000) / count;
@@ -35,7 +35,7 @@ export function seedSubmissions(db: Database, form: Form, count: number, opts: {
         createdAt: isoTime(end - days * 86_400_000 + i * step), idempotency: null,
       });
     }
-    const failed = commit(batch).find((outcome) => outcome !== null);
+    const failed = (await commit(batch)).find((outcome) => outcome !== null);
     if (failed) throw new Error(`seeding failed: ${failed.message}`);
     if (i % 100_000 === 0 || i === count) process.stderr.write(`\r${opts.label ?? "seeding"}: ${i}/${count} (${Math.round((performance.now() - started) / 1000)} s)`);
   }

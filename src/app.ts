@@ -1,6 +1,6 @@
-import type { Database } from "bun:sqlite";
 import { Elysia } from "elysia";
 import type { Config } from "./config";
+import type { Store } from "./db/store";
 import { dashboardPage } from "./dashboard/page";
 import { docs } from "./http/docs";
 import { docsPage } from "./http/docs-page";
@@ -21,7 +21,7 @@ import { submissionsRoutes } from "./modules/submissions/routes";
 import type { Services } from "./services";
 
 export interface AppDeps {
-  db: Database;
+  store: Store;
   services: Services;
   config: Config;
   log: Logger;
@@ -32,16 +32,16 @@ export interface AppDeps {
 }
 
 /** The outbox's backlog: rows waiting (or being sent) and failed for good, in all and by kind, and how late the oldest is. */
-function backlog(services: Services) {
-  const counts = services.outbox.counts();
+async function backlog(services: Services) {
+  const counts = await services.outbox.counts();
   const byKind = Object.fromEntries(Object.entries(counts).map(([kind, c]) => [kind, { pending: c.pending + c.sending, failed: c.failed }]));
   const sum = (f: "pending" | "failed") => Object.values(byKind).reduce((n, c) => n + c[f], 0);
-  return { pending: sum("pending"), failed: sum("failed"), byKind, oldestDueAt: services.outbox.oldestDue() };
+  return { pending: sum("pending"), failed: sum("failed"), byKind, oldestDueAt: await services.outbox.oldestDue() };
 }
 
 /** Operational gauges for /metrics. */
-function gauges(services: Services): Gauge[] {
-  const outbox = backlog(services);
+async function gauges(services: Services): Promise<Gauge[]> {
+  const outbox = await backlog(services);
   const kinds = Object.entries(outbox.byKind);
   return [
     { name: "formsvc_outbox_pending", help: "Outbox messages (emails and webhook deliveries) waiting to be sent, or being sent.", value: outbox.pending },
@@ -65,9 +65,8 @@ function gauges(services: Services): Gauge[] {
 }
 
 /** The whole HTTP application: the front, then docs, operations and each module's routes. `listen` it, or `handle` a Request. */
-export function createApp({ db, services, config, log, rateClock, rateMaxBuckets }: AppDeps) {
+export function createApp({ store, services, config, log, rateClock, rateMaxBuckets }: AppDeps) {
   const metrics = new HttpMetrics();
-  const ping = db.query("SELECT 1");
   const app: Elysia = new Elysia();
   return app
     .use(
@@ -95,9 +94,9 @@ export function createApp({ db, services, config, log, rateClock, rateMaxBuckets
     .use(confirmationRoutes(services.confirmations))
     .use(
       opsRoutes({
-        ping: () => void ping.get(),
-        health: () => {
-          const { pending, failed, byKind, oldestDueAt } = backlog(services);
+        ping: () => store.ping(),
+        health: async () => {
+          const { pending, failed, byKind, oldestDueAt } = await backlog(services);
           return { outbox: { pending, failed }, backlog: { byKind, oldestDueAt } };
         },
         gauges: () => gauges(services),

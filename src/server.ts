@@ -1,6 +1,5 @@
-import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
-import { openStore } from "./db/store";
+import { openStore, type Store } from "./db/store";
 import { createApp, type App } from "./app";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
@@ -12,22 +11,26 @@ export interface RunningServer {
   url: string;
   port: number;
   app: App;
-  db: Database;
+  store: Store;
   services: Services;
   jobs: Scheduler;
-  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  /** Stops accepting, lets in-flight requests finish, then closes the store. */
   stop(): Promise<void>;
 }
 
 /** Opens the store, builds the app and listens; what `formsvc serve` runs, and what tests start. */
 export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger; rateClock?: Clock; rateMaxBuckets?: number } = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
-  const db = openStore(config.db);
-  // One event loop serves everyone: no statement may wait for another process's write lock.
-  // Writes that find it taken are tried again on a timer (group-commit.ts); reads never need it (WAL).
-  db.run("PRAGMA busy_timeout = 0");
-  const services = createServices({ db, clock: opts.clock ?? systemClock, config, log });
-  const app = createApp({ db, services, config, log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
+  // The server role: no statement waits for another process's write lock (store.ts).
+  const store = await openStore(config.db, { role: "server" });
+  let services: Services;
+  try {
+    services = await createServices({ store, clock: opts.clock ?? systemClock, config, log });
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  const app = createApp({ store, services, config, log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
   app.listen({
     hostname: config.host,
     port: config.port,
@@ -47,14 +50,14 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
   });
   const server = app.server!;
   const jobs = startJobs(createJobs(services), log);
-  services.outbox.start();
+  await services.outbox.start();
   let stopped: Promise<void> | undefined;
 
   return {
     url: `http://${server.hostname}:${server.port}`,
     port: server.port!,
     app,
-    db,
+    store,
     services,
     jobs,
     stop: () =>
@@ -64,8 +67,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
         await services.outbox.stop();
         services.close();
         await jobs.stop();
-        db.run("PRAGMA wal_checkpoint(TRUNCATE)");
-        db.close();
+        await store.close();
       })()),
   };
 }

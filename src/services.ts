@@ -1,9 +1,7 @@
-import type { Database } from "bun:sqlite";
 import type { Config } from "./config";
 import { batchTransaction } from "./db/batch-transaction";
-import { sqliteChangeFeed } from "./db/change-feed";
-import { sqliteShredder } from "./db/shred";
-import { atomically } from "./db/transaction";
+import type { Atomically, Sql } from "./db/sql";
+import type { Store } from "./db/store";
 import type { Clock } from "./lib/clock";
 import { createCursorCodec } from "./lib/cursor";
 import { countryLookup } from "./lib/geo";
@@ -47,7 +45,7 @@ import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
 
 export interface Deps {
-  db: Database;
+  store: Store;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -59,37 +57,43 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
 export const OUTBOX_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The stages of the submit pipeline that write, over one database; bench/seed.ts commits through the same. */
-export function submitStages(db: Database, clock: Clock = systemClock, outbox = createOutboxRepo(db)): Pick<SubmitPipeline, "rows" | "tallies" | "queues" | "purges"> {
-  const submissions = createSubmissionsRepo(db);
+export function submitStages(sql: Sql, clock: Clock = systemClock, outbox = createOutboxRepo(sql)): Pick<SubmitPipeline, "rows" | "tallies" | "queues" | "purges"> {
+  const submissions = createSubmissionsRepo(sql);
   return {
-    rows: [submissions.insertRows, createSpamRepo(db).recordUsedChallenges], // each submission with its status and idempotency key; the proof of work it used
-    tallies: [submissions.counters, createAnalyticsRepo(db).rollups], // the forms' counters and waitlist joiners; daily and monthly rollups
+    rows: [submissions.insertRows, createSpamRepo(sql).recordUsedChallenges], // each submission with its status and idempotency key; the proof of work it used
+    tallies: [submissions.counters, createAnalyticsRepo(sql).rollups], // the forms' counters and waitlist joiners; daily and monthly rollups
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.
     queues: [
       queueNotifications(outbox, clock),
       queueAutoresponses(outbox, clock),
-      queueConfirmations(createConfirmationsRepo(db), outbox, clock),
-      queueWebhooks(createWebhooksRepo(db), outbox, clock),
+      queueConfirmations(createConfirmationsRepo(sql), outbox, clock),
+      queueWebhooks(createWebhooksRepo(sql), outbox, clock),
     ],
     purges: [outbox.deleteForSubmissions], // a deleted submission's outbox rows (and their attempts), whatever their state
   };
 }
 
-/** The composition root: every service, built once over one database. The CLI and the HTTP API share them. */
-export function createServices(deps: Deps) {
-  const { db, clock } = deps;
-  const secret = db.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'cursor_secret'").get()!.value;
-  const cursors = createCursorCodec(secret);
-  const changes = sqliteChangeFeed(db);
-  const owners = createOwnersService(createOwnersRepo(db), clock);
-  const audit = createAuditService(createAuditRepo(db), clock);
-  const formsRepo = createFormsRepo(db);
-  const forms = createFormsService(formsRepo, owners, cursors, clock, changes, audit);
-  const keys = createKeysService(createKeysRepo(db), owners, clock, changes, (id) => formsRepo.findFormById(id)?.ownerId ?? null, audit);
+/**
+ * The composition root: every service, built once over one store. The CLI and the HTTP API share
+ * them. Reads the database's secrets once (cursor and challenge keys), hence async.
+ */
+export async function createServices(deps: Deps) {
+  const { store, clock } = deps;
+  const { sql, changes } = store;
+  // Writes that must commit together (a change and its audit line) run in one transaction.
+  const atomically: Atomically = (fn) => sql.transaction(fn);
+  const secret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'cursor_secret'");
+  if (!secret) throw new Error("the settings row cursor_secret is missing; the database was not migrated");
+  const cursors = createCursorCodec(secret.value);
+  const owners = createOwnersService(createOwnersRepo(sql), clock);
+  const audit = createAuditService(createAuditRepo(sql), clock);
+  const formsRepo = createFormsRepo(sql);
+  const forms = createFormsService(formsRepo, atomically, owners, cursors, clock, changes, audit);
+  const keys = createKeysService(createKeysRepo(sql), atomically, owners, clock, changes, async (id) => (await formsRepo.findFormById(id))?.ownerId ?? null, audit);
   const { config } = deps;
-  const outboxRepo = createOutboxRepo(db);
-  const webhooksRepo = createWebhooksRepo(db);
+  const outboxRepo = createOutboxRepo(sql);
+  const webhooksRepo = createWebhooksRepo(sql);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : null;
   const retryMail = mailRetry(config.mailRetryBaseSeconds, config.mailRetryHours);
   const sender = createHttpSender({ timeoutMs: WEBHOOK_TIMEOUT_MS, allowPrivate: config.webhookAllowPrivate });
@@ -109,24 +113,25 @@ export function createServices(deps: Deps) {
     },
     clock,
     log: deps.log,
-    notReady: () => [
+    notReady: async () => [
       ...(mailer ? [] : ["FORMSVC_SMTP_URL is not set: owner notifications, autoresponses and confirmation emails are queued and will be sent once it is"]),
-      ...(config.publicUrl || !formsRepo.anyDoubleOptIn()
+      ...(config.publicUrl || !(await formsRepo.anyDoubleOptIn())
         ? []
         : ["FORMSVC_PUBLIC_URL is not set: waitlist confirmation emails (double opt-in) are queued and will be sent once it is (their links start with it)"]),
     ],
   });
-  const analytics = createAnalyticsService(createAnalyticsRepo(db), forms, clock);
-  const spam = createSpamService({ db, clock, config: deps.config, log: deps.log, forms });
-  const accounts = createAccountsService({ repo: createAccountsRepo(db), owners, clock, sessionIdleDays: deps.config.sessionIdleDays, sessionMaxDays: deps.config.sessionMaxDays, audit });
+  const analytics = createAnalyticsService(createAnalyticsRepo(sql), forms, clock);
+  const spamRepo = createSpamRepo(sql);
+  const spam = createSpamService({ repo: spamRepo, challengeSecret: await spamRepo.findChallengeSecret(), clock, config: deps.config, log: deps.log, forms });
+  const accounts = createAccountsService({ repo: createAccountsRepo(sql), owners, clock, sessionIdleDays: deps.config.sessionIdleDays, sessionMaxDays: deps.config.sessionMaxDays, audit });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts).
   const pipeline: SubmitPipeline = {
     checks: [allowedOriginCheck, spam.checks.challenge, spam.checks.honeypot],
-    ...submitStages(db, clock, outboxRepo),
+    ...submitStages(sql, clock, outboxRepo),
     afterCommit: [outbox.afterCommit], // the outbox sends what the commit queued
   };
-  const submissionsRepo = createSubmissionsRepo(db);
+  const submissionsRepo = createSubmissionsRepo(sql);
   const moves = moveWriters(pipeline, submissionsRepo.setStatuses);
   const submissions = createSubmissionsService({
     repo: submissionsRepo,
@@ -136,9 +141,9 @@ export function createServices(deps: Deps) {
     changes,
     countryOf: countryLookup(),
     pipeline,
-    commit: batchTransaction(db, commitWriters(pipeline)),
-    move: { inbox: batchTransaction(db, moves.inbox), spam: batchTransaction(db, moves.spam) },
-    atomically: atomically(db),
+    commit: batchTransaction(sql, commitWriters(pipeline)),
+    move: { inbox: batchTransaction(sql, moves.inbox), spam: batchTransaction(sql, moves.spam) },
+    atomically,
     audit,
   });
   const webhooks = createWebhooksService({
@@ -149,7 +154,7 @@ export function createServices(deps: Deps) {
     checkUrl: config.webhookAllowPrivate ? async () => {} : (url) => assertPublicUrl(url),
     sendOnce: outbox.sendOnce,
   });
-  const confirmations = createConfirmationsService({ repo: createConfirmationsRepo(db), forms, clock });
+  const confirmations = createConfirmationsService({ repo: createConfirmationsRepo(sql), forms, clock });
   /** Closes the transports' connections (after the outbox has stopped). */
   const close = () => {
     mailer?.close();
@@ -160,17 +165,17 @@ export function createServices(deps: Deps) {
     forms,
     submissions,
     deletes: deleteWriters(pipeline, submissionsRepo.deleteRows),
-    atomically: atomically(db),
+    atomically,
     audit,
     clock,
-    shredder: sqliteShredder(db),
+    shredder: store.shredder,
     // What else a person's export shows about their submissions, one entry per store.
     related: {
-      notifications: (ids) =>
-        outboxRepo.listForSubmissions(ids).map((n) => ({ id: n.id, submissionId: n.submission_id, formId: n.form_id, status: n.status, queuedAt: n.queued_at, sentAt: n.sent_at })),
+      notifications: async (ids) =>
+        (await outboxRepo.listForSubmissions(ids)).map((n) => ({ id: n.id, submissionId: n.submission_id, formId: n.form_id, status: n.status, queuedAt: n.queued_at, sentAt: n.sent_at })),
     },
   });
   return { owners, accounts, keys, forms, submissions, lifecycle, analytics, outbox, webhooks, confirmations, spam, audit, close };
 }
 
-export type Services = ReturnType<typeof createServices>;
+export type Services = Awaited<ReturnType<typeof createServices>>;

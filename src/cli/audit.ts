@@ -14,10 +14,10 @@ export function auditCommand(): Command {
     .option("--json", "print only JSON")
     .addHelpText("after", examples((me) => [`${me} audit`, `${me} audit --owner you@example.com --json`]))
     .action((opts: { owner?: string; limit: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 999999");
-        const owner = opts.owner === undefined ? null : s.owners.findOwner(opts.owner);
-        const events = opts.owner !== undefined && !owner ? [] : s.audit.list({ ownerId: owner?.id ?? null, limit: Number(opts.limit) });
+        const owner = opts.owner === undefined ? null : await s.owners.findOwner(opts.owner);
+        const events = opts.owner !== undefined && !owner ? [] : await s.audit.list({ ownerId: owner?.id ?? null, limit: Number(opts.limit) });
         emit(!!opts.json, events, () =>
           events.length === 0
             ? "Nothing recorded yet."

@@ -1,7 +1,6 @@
 import { Command } from "commander";
 import { existsSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { sqliteBackup } from "../db/backup";
 import { AppError } from "../lib/errors";
 import { withServices } from "./context";
 import { examples } from "./hints";
@@ -15,13 +14,13 @@ export function backupCommand(): Command {
     .option("--json", "print only JSON")
     .addHelpText("after", examples((me) => [`${me} backup /var/backups/formsvc-$(date +%F).db`]))
     .action((file: string, opts: { force?: boolean; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (_s, { db }) => {
+      withServices(cmd, async (_s, { store }) => {
         const target = resolve(file);
         if (existsSync(target)) {
           if (!opts.force) throw new AppError("CONFLICT", `${target} exists; add --force to overwrite it`);
           rmSync(target);
         }
-        sqliteBackup(db).snapshot(target);
+        await store.backup.snapshot(target);
         const bytes = statSync(target).size;
         emit(!!opts.json, { file: target, bytes, integrity: "ok" }, () => `Backed up to ${target} (${bytes} bytes, integrity ok).`);
       }),

@@ -11,14 +11,14 @@ export function configFor(cmd: Command, flags: ConfigOverrides = {}): Config {
   return loadConfig(process.env, { db: global.db, ...flags });
 }
 
-/** Runs `fn` with the services over the configured database, and closes the database after. */
+/** Runs `fn` with the services over the configured database, and closes the store after. */
 export async function withServices<T>(cmd: Command, fn: (services: Services, deps: Deps) => T | Promise<T>): Promise<T> {
   const config = configFor(cmd);
-  const db = openStore(config.db);
+  const store = await openStore(config.db);
   try {
-    const deps: Deps = { db, clock: systemClock, config, log: createLogger("warn", (l) => process.stderr.write(l)) };
-    return await fn(createServices(deps), deps);
+    const deps: Deps = { store, clock: systemClock, config, log: createLogger("warn", (l) => process.stderr.write(l)) };
+    return await fn(await createServices(deps), deps);
   } finally {
-    db.close();
+    await store.close();
   }
 }

@@ -152,8 +152,8 @@ export function formsCommand(): Command {
   )
     .addHelpText("after", examples((me) => [`${me} forms create --owner you@example.com --name "Launch waitlist" --type waitlist --users-joined`]))
     .action((opts: FormFlags & { owner: string; name: string }, cmd: Command) =>
-      withServices(cmd, (s, deps) => {
-        const form = s.forms.createForm({ ...toInput(opts), owner: opts.owner, name: opts.name });
+      withServices(cmd, async (s, deps) => {
+        const form = await s.forms.createForm({ ...toInput(opts), owner: opts.owner, name: opts.name });
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
       }),
@@ -165,8 +165,8 @@ export function formsCommand(): Command {
     .option("--owner <email>", "only this owner's forms")
     .option("--json", "print only JSON")
     .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const list = s.forms.listAllForms({ owner: opts.owner });
+      withServices(cmd, async (s) => {
+        const list = await s.forms.listAllForms({ owner: opts.owner });
         emit(!!opts.json, list.map((f) => ({ ...toFormJson(f), owner: f.ownerEmail })), () =>
           list.length === 0
             ? `No forms yet. Create one: ${invocation()} forms create --owner you@example.com --name Contact --type contact`
@@ -181,8 +181,8 @@ export function formsCommand(): Command {
     .argument("<id>", "form id")
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const form = s.forms.requireForm(id);
+      withServices(cmd, async (s) => {
+        const form = await s.forms.requireForm(id);
         emit(!!opts.json, toFormJson(form), () => describe(form));
       }),
     );
@@ -198,8 +198,8 @@ export function formsCommand(): Command {
   )
     .addHelpText("after", examples((me) => [`${me} forms update frm_… --email-notifications --developer-notifications`]))
     .action((id: string, opts: FormFlags, cmd: Command) =>
-      withServices(cmd, (s, deps) => {
-        const form = s.forms.updateForm(id, toInput(opts));
+      withServices(cmd, async (s, deps) => {
+        const form = await s.forms.updateForm(id, toInput(opts));
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Updated form ${form.id}\n\n${describe(form)}`);
       }),

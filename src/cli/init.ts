@@ -24,10 +24,10 @@ export function initCommand(): Command {
     .action((opts: InitFlags, cmd: Command) =>
       withServices(cmd, async (s) => {
         // Like `git init` run twice: an owner that exists is reported, not an error, and left as it is.
-        const existing = s.owners.findOwner(opts.owner);
+        const existing = await s.owners.findOwner(opts.owner);
         if (existing && !opts.force) return reportExisting(s, existing.email, !!opts.json);
-        const key = s.keys.createKey({ owner: opts.owner, name: "default" });
-        const form = s.forms.createForm({
+        const key = await s.keys.createKey({ owner: opts.owner, name: "default" });
+        const form = await s.forms.createForm({
           owner: opts.owner,
           name: "Contact",
           formType: "contact",
@@ -78,9 +78,9 @@ async function offerPassword(s: Services, owner: string): Promise<void> {
 }
 
 /** What an already-initialised owner has (active keys, forms), and how to get more; changes nothing. */
-function reportExisting(s: Services, owner: string, json: boolean): void {
-  const keys = s.keys.listKeys({ owner }).filter((k) => k.active).length;
-  const forms = s.forms.listAllForms({ owner }).length;
+async function reportExisting(s: Services, owner: string, json: boolean): Promise<void> {
+  const keys = (await s.keys.listKeys({ owner })).filter((k) => k.active).length;
+  const forms = (await s.forms.listAllForms({ owner })).length;
   const me = invocation();
   const who = shellWord(owner);
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;

@@ -30,9 +30,9 @@ export function keysCommand(): Command {
       examples((me) => [`${me} keys create --owner you@example.com --name server`, `${me} keys create --owner you@example.com --name website --publishable --forms frm_…,frm_…`]),
     )
     .action((opts: { owner: string; name: string; publishable?: boolean; forms?: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         const forms = opts.forms === undefined ? undefined : opts.forms.split(",").filter((id) => id.trim() !== "");
-        const key = s.keys.createKey({ owner: opts.owner, name: opts.name, publishable: opts.publishable, forms });
+        const key = await s.keys.createKey({ owner: opts.owner, name: opts.name, publishable: opts.publishable, forms });
         const scope = key.kind === "publishable" ? "Publishable: it may only submit (and fetch challenges), so it can sit in a web page." : "Secret: keep it on servers, never in a web page.";
         emit(!!opts.json, key, () =>
           [
@@ -53,8 +53,8 @@ export function keysCommand(): Command {
     .option("--owner <email>", "only this owner's keys")
     .option("--json", "print only JSON")
     .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const list = s.keys.listKeys({ owner: opts.owner }).map(toKeyJson);
+      withServices(cmd, async (s) => {
+        const list = (await s.keys.listKeys({ owner: opts.owner })).map(toKeyJson);
         emit(!!opts.json, list, () =>
           list.length === 0
             ? `No API keys yet. Create one: ${invocation()} keys create --owner you@example.com`
@@ -72,8 +72,8 @@ export function keysCommand(): Command {
     .argument("<id>", "key id, as `keys list` shows it")
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const key = s.keys.revokeKey(id);
+      withServices(cmd, async (s) => {
+        const key = await s.keys.revokeKey(id);
         emit(!!opts.json, toRevokedJson(key), () => `Revoked API key ${key.id} ("${key.name}", ${key.ownerEmail}).`);
       }),
     );

@@ -25,12 +25,12 @@ export function outboxCommand(): Command {
     .option("--limit <n>", "at most this many", "100")
     .option("--json", "print only JSON")
     .action((opts: { status?: string; kind?: string; limit: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         if (opts.status && !STATUSES.includes(opts.status)) throw new AppError("INVALID_PARAMETER", `--status must be one of ${STATUSES.join(", ")}`);
         if (opts.kind && !(OUTBOX_KINDS as readonly string[]).includes(opts.kind)) throw new AppError("INVALID_PARAMETER", `--kind must be one of ${OUTBOX_KINDS.join(", ")}`);
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1) throw new AppError("INVALID_PARAMETER", "--limit must be a positive whole number");
-        const rows = s.outbox.list((opts.status as OutboxStatus) ?? null, limit, (opts.kind as OutboxKind) ?? null).map((r) => ({
+        const rows = (await s.outbox.list((opts.status as OutboxStatus) ?? null, limit, (opts.kind as OutboxKind) ?? null)).map((r) => ({
           id: r.id, kind: r.kind, formId: r.form_id, submissionId: r.submission_id, recipient: r.recipient, status: r.status,
           attempts: r.attempts, nextAttemptAt: r.next_attempt_at, lastStatus: r.last_status, lastError: r.last_error, sentAt: r.sent_at,
           ...(r.message_id ? { webhookId: r.webhook_id, deliveryId: r.message_id } : {}),
@@ -52,8 +52,8 @@ export function outboxCommand(): Command {
     .argument("<id>", "outbox row id, as `outbox list` shows it")
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const { row, attempts } = s.outbox.show(wholeId(id));
+      withServices(cmd, async (s) => {
+        const { row, attempts } = await s.outbox.show(wholeId(id));
         const value = {
           id: row.id, kind: row.kind, formId: row.form_id, submissionId: row.submission_id, recipient: row.recipient, status: row.status,
           createdAt: row.created_at, nextAttemptAt: row.next_attempt_at, lastStatus: row.last_status, lastError: row.last_error, sentAt: row.sent_at,
@@ -82,9 +82,9 @@ export function outboxCommand(): Command {
     .option("--json", "print only JSON")
     .addHelpText("after", examples((me) => [`${me} outbox retry 42`, `${me} outbox retry --all-failed`]))
     .action((id: string | undefined, opts: { allFailed?: boolean; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         if (!id === !opts.allFailed) throw new AppError("INVALID_PARAMETER", "name one outbox id, or --all-failed");
-        const requeued = s.outbox.retry(id === undefined ? null : wholeId(id));
+        const requeued = await s.outbox.retry(id === undefined ? null : wholeId(id));
         emit(!!opts.json, { requeued }, () => `Queued ${requeued} message(s) again.`);
       }),
     );

@@ -51,8 +51,8 @@ export function ownersCommand(): Command {
     .option("--json", "print only JSON")
     .addHelpText("after", examples((me) => [`${me} owners sessions revoke you@example.com`]))
     .action((email: string, opts: { json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const result = s.accounts.revokeSessions(email);
+      withServices(cmd, async (s) => {
+        const result = await s.accounts.revokeSessions(email);
         emit(!!opts.json, result, () => `Ended ${result.sessionsEnded} session${result.sessionsEnded === 1 ? "" : "s"} of ${result.owner}.`);
       }),
     );

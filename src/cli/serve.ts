@@ -22,7 +22,7 @@ export function serveCommand(): Command {
       const running = await startServer(config);
       // stdout holds this one line and then the JSON request log; what is said to a person goes to stderr.
       process.stdout.write(`formsvc listening on ${running.url}\n`);
-      if (running.services.keys.listKeys().length === 0) process.stderr.write(firstRunSteps(running.url));
+      if ((await running.services.keys.listKeys()).length === 0) process.stderr.write(firstRunSteps(running.url));
 
       process.stderr.write(`${await signal} received: finishing in-flight requests\n`);
       const deadline = new Promise<void>((resolve) =>

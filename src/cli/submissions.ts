@@ -17,18 +17,18 @@ const DEFAULT_LIMIT = "50";
 const PREVIEW_CHARS = 60;
 
 /** The forms a person's export or erasure covers: one form, one owner's (none for an unknown owner), or all (null). */
-function scope(s: Services, opts: { owner?: string; form?: string }): string[] | null {
+async function scope(s: Services, opts: { owner?: string; form?: string }): Promise<string[] | null> {
   if (opts.form !== undefined && opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "give --owner or a form, not both");
-  if (opts.form !== undefined) return [s.forms.requireForm(opts.form).id];
-  if (opts.owner !== undefined) return s.forms.listAllForms({ owner: opts.owner }).map((f) => f.id);
+  if (opts.form !== undefined) return [(await s.forms.requireForm(opts.form)).id];
+  if (opts.owner !== undefined) return (await s.forms.listAllForms({ owner: opts.owner })).map((f) => f.id);
   return null;
 }
 
 /** Writes chunks to a file, or to stdout. */
-function writeOut(out: string | undefined, chunks: Iterable<string>): void {
+async function writeOut(out: string | undefined, chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
   const fd = out ? openSync(out, "w") : 1;
   try {
-    for (const chunk of chunks) writeSync(fd, chunk);
+    for await (const chunk of chunks) writeSync(fd, chunk);
   } finally {
     if (fd !== 1) closeSync(fd);
   }
@@ -62,13 +62,13 @@ export function submissionsCommand(): Command {
     .option("--json", "print only the API's JSON: {submissions, nextCursor}")
     .addHelpText("after", examples((me) => [`${me} submissions list frm_…`, `${me} submissions list frm_… --limit 10 --cursor <nextCursor> --json`]))
     .action((formId: string, opts: { limit: string; cursor?: string; spam?: boolean; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
         if (opts.cursor === "") throw new AppError("INVALID_CURSOR", "--cursor must be the nextCursor of a previous page");
-        const form = s.forms.requireForm(formId);
+        const form = await s.forms.requireForm(formId);
         // The operator sees every owner's forms; the page is asked for as the form's own owner would.
         const status = opts.spam ? "spam" : "inbox";
-        const page = s.submissions.pageJson(form.id, ownerPrincipal(form.ownerId), { limit: Number(opts.limit), cursor: opts.cursor, status });
+        const page = await s.submissions.pageJson(form.id, ownerPrincipal(form.ownerId), { limit: Number(opts.limit), cursor: opts.cursor, status });
         // The API's text as it is: the same bytes, the same cursors.
         if (opts.json) return void process.stdout.write(`${page}\n`);
         const { submissions: items, nextCursor } = JSON.parse(page) as SubmissionListJson;
@@ -99,9 +99,9 @@ export function submissionsCommand(): Command {
       .argument("<submissionId>", "submission id, as submissions list shows it")
       .option("--json", "print only JSON")
       .action((id: string, opts: { json?: boolean }, cmd: Command) =>
-        withServices(cmd, (s) => {
-          const form = s.forms.requireForm(s.submissions.requireSubmission(id).formId);
-          const { moved, status } = s.submissions.moveSubmission(ownerPrincipal(form.ownerId), form.id, id, to);
+        withServices(cmd, async (s) => {
+          const form = await s.forms.requireForm((await s.submissions.requireSubmission(id)).formId);
+          const { moved, status } = await s.submissions.moveSubmission(ownerPrincipal(form.ownerId), form.id, id, to);
           emit(!!opts.json, { id, status, moved }, () => (moved ? `Moved ${id} to the ${to === "spam" ? "spam folder" : "inbox"}.` : `${id} is already in the ${to === "spam" ? "spam folder" : "inbox"}; nothing changed.`));
         }),
       );
@@ -113,9 +113,9 @@ export function submissionsCommand(): Command {
     .argument("<submissionId>", "submission id, as submissions list shows it")
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const form = s.forms.requireForm(s.submissions.requireSubmission(id).formId);
-        const result = s.lifecycle.deleteSubmission(ownerPrincipal(form.ownerId), form.id, id);
+      withServices(cmd, async (s) => {
+        const form = await s.forms.requireForm((await s.submissions.requireSubmission(id)).formId);
+        const result = await s.lifecycle.deleteSubmission(ownerPrincipal(form.ownerId), form.id, id);
         emit(!!opts.json, result, () => `Deleted ${id} from ${form.name} (${form.id}).`);
       }),
     );
@@ -130,7 +130,7 @@ export function submissionsCommand(): Command {
     .addHelpText("after", examples((me) => [`${me} submissions export --email ada@example.com > ada.json   # first, if they asked for their data`, `${me} submissions erase --email ada@example.com`]))
     .action((opts: { email: string; owner?: string; form?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const result = await s.lifecycle.eraseByEmail(opts.email, scope(s, opts));
+        const result = await s.lifecycle.eraseByEmail(opts.email, await scope(s, opts));
         emit(!!opts.json, result, () =>
           [
             result.erased === 0 ? "No submissions with that email address." : `Erased ${result.erased} submission(s) from ${result.forms.length} form(s): ${result.forms.map((f) => `${f.formId} (${f.erased})`).join(", ")}.`,
@@ -157,18 +157,18 @@ export function submissionsCommand(): Command {
       examples((me) => [`${me} submissions export frm_… --out contact.csv`, `${me} submissions export frm_… --format json > contact.json`, `${me} submissions export --email ada@example.com --out ada.json`]),
     )
     .action((formId: string | undefined, opts: { format?: string; email?: string; owner?: string; out?: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         if (opts.json && opts.format !== undefined && opts.format !== "json") throw new AppError("INVALID_PARAMETER", "--json is --format json; give one of them");
         const format = opts.format ?? (opts.json || opts.email !== undefined ? "json" : "csv");
         if (format !== "csv" && format !== "json") throw new AppError("INVALID_PARAMETER", "--format must be csv or json");
         if (opts.email !== undefined) {
           if (format !== "json") throw new AppError("INVALID_PARAMETER", "a person's data (--email) is exported as JSON only");
-          const person = s.lifecycle.exportPerson(opts.email, scope(s, { owner: opts.owner, form: formId }));
+          const person = await s.lifecycle.exportPerson(opts.email, await scope(s, { owner: opts.owner, form: formId }));
           return writeOut(opts.out, [`${JSON.stringify(person, null, 2)}\n`]);
         }
         if (formId === undefined) throw new AppError("INVALID_PARAMETER", "name a form (submissions export FORM_ID), or a person (--email ADDRESS)");
         if (opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "--owner goes with --email");
-        const form = s.forms.requireForm(formId);
+        const form = await s.forms.requireForm(formId);
         const pages = () => s.submissions.allSubmissions(form.id);
         // Long exports say how far they are, on stderr: stdout carries only the data.
         let reported = 0;
@@ -177,7 +177,7 @@ export function submissionsCommand(): Command {
           reported = rows;
           process.stderr.write(`exported ${rows} of ${form.submissionCount} rows\n`);
         };
-        writeOut(opts.out, (format === "csv" ? exportCsv : exportJson)(pages, progress));
+        await writeOut(opts.out, (format === "csv" ? exportCsv : exportJson)(pages, progress));
         if (opts.out) process.stderr.write(`exported ${form.submissionCount} submission(s) of ${form.id} to ${opts.out}\n`);
       }),
     );

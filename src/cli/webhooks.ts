@@ -50,8 +50,8 @@ export function webhooksCommand(): Command {
     .argument("[formId]", "only this form's")
     .option("--json", "print only JSON")
     .action((formId: string | undefined, opts: { json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const list = s.webhooks.listWebhooks(formId ?? null).map(toWebhookJson);
+      withServices(cmd, async (s) => {
+        const list = (await s.webhooks.listWebhooks(formId ?? null)).map(toWebhookJson);
         emit(!!opts.json, list, () =>
           list.length === 0
             ? "No webhooks."
@@ -66,8 +66,8 @@ export function webhooksCommand(): Command {
     .argument("<id>", "webhook id")
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const hook = s.webhooks.removeWebhook(id);
+      withServices(cmd, async (s) => {
+        const hook = await s.webhooks.removeWebhook(id);
         emit(!!opts.json, { id: hook.id, deleted: true }, () => `Removed webhook ${hook.id} (${hook.url}).`);
       }),
     );
@@ -94,9 +94,9 @@ export function webhooksCommand(): Command {
     .option("--limit <n>", "at most this many, 1 to 100", "50")
     .option("--json", "print only JSON")
     .action((id: string, opts: { limit: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
+      withServices(cmd, async (s) => {
         if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
-        const list = s.webhooks.deliveries(id, Number(opts.limit));
+        const list = await s.webhooks.deliveries(id, Number(opts.limit));
         emit(!!opts.json, list, () =>
           list.length === 0
             ? "No deliveries yet."
@@ -111,8 +111,8 @@ export function webhooksCommand(): Command {
     .argument("<deliveryId>", "delivery id (msg_…), as `webhooks deliveries` shows it")
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
-      withServices(cmd, (s) => {
-        const delivery = s.webhooks.replay(id);
+      withServices(cmd, async (s) => {
+        const delivery = await s.webhooks.replay(id);
         emit(!!opts.json, delivery, () => `Queued delivery ${delivery.id} again.\n\n${fields([["status", delivery.status], ["attempts so far", delivery.attempts], ["next attempt", delivery.nextAttemptAt]])}`);
       }),
     );

@@ -15,9 +15,9 @@ import { readSessionToken } from "./session-cookie";
 
 export interface FrontDeps extends RateLimitSettings {
   /** The caller behind an API key, or null for an unknown or revoked one. */
-  authenticate(secret: string): Principal | null;
+  authenticate(secret: string): Promise<Principal | null>;
   /** The owner behind a login session's token (as its secret key), or null for an unknown, ended or expired one. */
-  authenticateSession(token: string): Principal | null;
+  authenticateSession(token: string): Promise<Principal | null>;
   /** FORMSVC_PUBLIC_URL's origin: the one requests made with a session must come from (null: the request's own). */
   publicOrigin: string | null;
   /** The socket address of a request (Bun's server knows it). */
@@ -52,14 +52,14 @@ export function front(deps: FrontDeps) {
 
   return new Elysia({ name: "front" })
     .use(requestContext)
-    .onRequest((ctx) => {
+    .onRequest(async (ctx) => {
       const { request, set } = ctx;
       let origin: ClientOrigin | undefined;
       const client = () => (origin ??= clientOrigin(request.headers, deps.socketAddress(request), deps.trustProxy));
       const secret = readApiKey(request);
       // An API key, when given, wins over a session cookie: a script's key is never silently replaced by a browser's session.
       const token = secret === null ? readSessionToken(request) : null;
-      const caller = secret !== null ? deps.authenticate(secret) : token !== null ? deps.authenticateSession(token) : null;
+      const caller = secret !== null ? await deps.authenticate(secret) : token !== null ? await deps.authenticateSession(token) : null;
       const id = `req_${Bun.randomUUIDv7("base64url")}`;
       ctx.requestId = id;
       ctx.startedAt = performance.now();

@@ -5,12 +5,12 @@ import { bearerToken } from "./api-key";
 import type { Gauge, HttpMetrics } from "./metrics";
 
 export interface OpsDeps {
-  /** Throws when the database does not answer. */
-  ping(): void;
+  /** Rejects when the database does not answer. */
+  ping(): Promise<void>;
   /** What /healthz reports beside the database, e.g. the outbox. */
-  health(): Record<string, unknown>;
+  health(): Promise<Record<string, unknown>>;
   /** Gauges read at scrape time, so they are never stale. */
-  gauges(): Gauge[];
+  gauges(): Promise<Gauge[]>;
   metrics: HttpMetrics;
   /** When set, /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string;
@@ -21,20 +21,20 @@ const sameSecret = (a: string, b: string) => a.length === b.length && timingSafe
 /** /healthz and /metrics: for load balancers and Prometheus, outside the versioned API and without an API key. */
 export function opsRoutes(deps: OpsDeps) {
   return new Elysia({ name: "ops-routes" })
-    .get("/healthz", ({ set }) => {
+    .get("/healthz", async ({ set }) => {
       try {
-        deps.ping();
+        await deps.ping();
       } catch {
         set.status = 503;
         return { status: "unavailable", database: "unreachable" };
       }
-      return { status: "ok", database: "ok", ...deps.health() };
+      return { status: "ok", database: "ok", ...(await deps.health()) };
     })
-    .get("/metrics", ({ request, set }) => {
+    .get("/metrics", async ({ request, set }) => {
       if (deps.metricsToken && !sameSecret(bearerToken(request.headers.get("authorization")) ?? "", deps.metricsToken)) {
         throw new AppError("UNAUTHORIZED", "metrics need Authorization: Bearer <FORMSVC_METRICS_TOKEN>");
       }
       set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";
-      return deps.metrics.render(deps.gauges());
+      return deps.metrics.render(await deps.gauges());
     });
 }

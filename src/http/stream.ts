@@ -4,20 +4,20 @@
  * file), and empty chunks (work between pages that produced nothing yet) let other requests run
  * before the work goes on. Closing the connection stops the chunks.
  */
-export function textStream(chunks: Iterator<string>): ReadableStream<Uint8Array> {
+export function textStream(chunks: AsyncIterator<string>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         for (;;) {
-          const next = chunks.next();
+          const next = await chunks.next();
           if (next.done) return controller.close();
           if (next.value) return controller.enqueue(encoder.encode(next.value));
           await new Promise((resolve) => setImmediate(resolve));
         }
       },
-      cancel() {
-        chunks.return?.(undefined);
+      async cancel() {
+        await chunks.return?.(undefined);
       },
     },
     { highWaterMark: 0 },

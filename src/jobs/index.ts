@@ -11,19 +11,19 @@ export function createJobs(services: Services): Job[] {
       name: "expire-idempotency-keys",
       schedule: "0 */10 * * * *",
       // Clients may retry for a day; after that a key is forgotten.
-      run: () => void services.submissions.expireIdempotencyKeys(DAY_MS),
+      run: async () => void (await services.submissions.expireIdempotencyKeys(DAY_MS)),
     },
     {
       name: "delete-expired-challenges",
       schedule: "0 */10 * * * *",
       // A used solution is remembered until its challenge expires; after that it is refused as expired.
-      run: () => void services.spam.pow.deleteExpiredChallenges(),
+      run: async () => void (await services.spam.pow.deleteExpiredChallenges()),
     },
     {
       name: "delete-expired-sessions",
       schedule: "0 7 * * * *",
       // Expired sessions are refused when used; deleting them keeps the table to the live ones.
-      run: () => void services.accounts.deleteExpiredSessions(),
+      run: async () => void (await services.accounts.deleteExpiredSessions()),
     },
     {
       name: "expire-retained-submissions",
@@ -41,17 +41,17 @@ export function createJobs(services: Services): Job[] {
     {
       name: "delete-old-outbox-rows",
       schedule: "0 17 3 * * *",
-      run: () => void services.outbox.deleteOldRows(OUTBOX_KEEP_MS),
+      run: async () => void (await services.outbox.deleteOldRows(OUTBOX_KEEP_MS)),
     },
     {
       name: "expire-autoresponse-throttle",
       schedule: "0 */10 * * * *",
-      run: () => void services.outbox.forgetAutoresponsesBefore(AUTORESPONSE_WINDOW_MS),
+      run: async () => void (await services.outbox.forgetAutoresponsesBefore(AUTORESPONSE_WINDOW_MS)),
     },
     {
       name: "delete-expired-confirmations",
       schedule: "0 23 * * * *",
-      run: () => void services.confirmations.deleteExpired(),
+      run: async () => void (await services.confirmations.deleteExpired()),
     },
   ];
 }

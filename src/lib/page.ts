@@ -15,14 +15,14 @@ export function pageStart(codec: CursorCodec, list: string, cursor: string | und
  * `after` (see pageStart); the extra row only tells whether a next page exists, so the last
  * page is never empty and `nextCursor` is null exactly when nothing follows.
  */
-export function keysetPage<T extends Position>(
+export async function keysetPage<T extends Position>(
   codec: CursorCodec,
   list: string,
   limit: number,
   after: Position | null,
-  fetch: (after: Position | null, limit: number) => T[],
-): Page<T> {
-  const rows = fetch(after, limit + 1);
+  fetch: (after: Position | null, limit: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const rows = await fetch(after, limit + 1);
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? codec.encode(list, last) : null };

@@ -8,11 +8,11 @@ import { seedOwner, startTestServer, type TestServer } from "../helpers/harness"
 import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = seedOwner(server, "owner@example.com");
+  owner = await seedOwner(server, "owner@example.com");
   await withPassword(server, "owner@example.com");
 });
 afterAll(() => server.close());
@@ -24,7 +24,7 @@ afterAll(() => server.close());
  */
 function appWithProbe() {
   const config = loadConfig({}, { db: server.dbPath, logLevel: "silent" });
-  const app = createApp({ db: server.db, services: server.services, config, log: silentLogger }).use(
+  const app = createApp({ store: server.store, services: server.services, config, log: silentLogger }).use(
     new Elysia({ prefix: "/api/v1" })
       .use(requestContext)
       .post("/probe", ({ principal }) => principal, { auth: "secret" })

@@ -4,14 +4,14 @@ import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../hel
 import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 const logLines: string[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({ log: createLogger("info", (l) => void logLines.push(l)) });
-  owner = seedOwner(server, "owner@example.com");
-  other = seedOwner(server, "other@example.com");
+  owner = await seedOwner(server, "owner@example.com");
+  other = await seedOwner(server, "other@example.com");
   await withPassword(server, "owner@example.com");
   await withPassword(server, "other@example.com");
 });
@@ -51,7 +51,7 @@ describe("POST /auth/login", () => {
   });
 
   test("a wrong password, an unknown email and an owner without a password get the same 401", async () => {
-    seedOwner(server, "nopassword@example.com");
+    await seedOwner(server, "nopassword@example.com");
     const answers = await Promise.all([
       login(server, "owner@example.com", "not the right password"),
       login(server, "nobody@example.com", PASSWORD),

@@ -121,7 +121,7 @@ describe("session expiry", () => {
     const fresh = (await login(server, "owner@example.com")).cookie!;
     const count = () => server.query<{ n: number }>("SELECT count(*) AS n FROM sessions")[0]!.n;
     const before = count();
-    expect(server.services.accounts.deleteExpiredSessions()).toBeGreaterThanOrEqual(1);
+    expect(await server.services.accounts.deleteExpiredSessions()).toBeGreaterThanOrEqual(1);
     expect(count()).toBe(1);
     expect(before).toBeGreaterThan(1);
     expect((await me(fresh)).status).toBe(200);

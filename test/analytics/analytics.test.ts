@@ -7,7 +7,7 @@ import { ownerPrincipal } from "../../src/lib/principal";
 
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
@@ -22,17 +22,17 @@ const analytics = (formId: string, query = "", key = owner.key) => server.json(`
 
 beforeAll(async () => {
   server = await startTestServer({ clock });
-  owner = seedOwner(server, "owner@example.com");
+  owner = await seedOwner(server, "owner@example.com");
 });
 afterAll(() => server.close());
 
-function newForm(name: string) {
-  return server.services.forms.createForm({ owner: "owner@example.com", name }).id;
+async function newForm(name: string) {
+  return (await server.services.forms.createForm({ owner: "owner@example.com", name })).id;
 }
 
 describe("periods", () => {
   test("each period covers the last 1, 7, 30 or 365 UTC days ending today, month by default", async () => {
-    const formId = newForm("periods");
+    const formId = await newForm("periods");
     clock.set("2026-11-22T12:00:00.000Z");
     for (const [period, days, first] of [["day", 1, "2026-11-22"], ["week", 7, "2026-11-16"], ["month", 30, "2026-10-24"], ["year", 365, "2025-11-23"]] as const) {
       const { status, body } = await analytics(formId, `?period=${period}`);
@@ -48,7 +48,7 @@ describe("periods", () => {
   });
 
   test("a submission at 23:59:59.999Z and one at 00:00:00.000Z land on consecutive days", async () => {
-    const formId = newForm("boundaries");
+    const formId = await newForm("boundaries");
     await submitAt(formId, "2026-11-20T23:59:59.999Z");
     await submitAt(formId, "2026-11-21T00:00:00.000Z");
     await submitAt(formId, "2026-11-21T00:00:00.000Z");
@@ -65,7 +65,7 @@ describe("periods", () => {
 describe("custom ranges", () => {
   let formId: string;
   beforeAll(async () => {
-    formId = newForm("custom");
+    formId = await newForm("custom");
     for (const at of ["2023-12-31T23:00:00.000Z", "2024-01-01T01:00:00.000Z", "2024-02-29T10:00:00.000Z", "2024-03-01T10:00:00.000Z", "2026-11-01T10:00:00.000Z"]) await submitAt(formId, at);
     clock.set("2026-11-22T12:00:00.000Z");
   });
@@ -117,7 +117,7 @@ describe("custom ranges", () => {
 
 describe("top lists", () => {
   test("hold at most 10 entries, count descending then name ascending, unknowns grouped", async () => {
-    const formId = newForm("tops");
+    const formId = await newForm("tops");
     const countries = ["AA", "BB", "CC", "DD", "EE", "FF", "GG", "HH", "II", "JJ", "KK", "LL"];
     let at = Date.parse("2026-11-10T00:00:00.000Z");
     const next = () => new Date((at += 60_000)).toISOString();
@@ -137,7 +137,7 @@ describe("top lists", () => {
 
 describe("rollups", () => {
   test("agree with a recount of the raw submissions after a random mixed load", async () => {
-    const formId = newForm("random");
+    const formId = await newForm("random");
     let seed = 42;
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const start = Date.parse("2026-01-01T00:00:00.000Z");
@@ -180,10 +180,10 @@ describe("rollups", () => {
   });
 
   test("disappear with their form", async () => {
-    const formId = newForm("doomed");
+    const formId = await newForm("doomed");
     await submitAt(formId, "2026-11-20T10:00:00.000Z");
     expect(server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId)[0].n).toBe(4);
-    server.services.forms.deleteForm(formId);
+    await server.services.forms.deleteForm(formId);
     expect(server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId)[0].n).toBe(0);
     expect(server.query("SELECT count(*) AS n FROM form_monthly_counts WHERE form_id = ?", formId)[0].n).toBe(0);
   });
@@ -201,7 +201,7 @@ describe("splitting a range", () => {
 
 describe("access", () => {
   test("answers 404 for an unknown form and 403 for another owner's, after 401 and 400", async () => {
-    const other = server.services.keys.createKey({ owner: "other@example.com" }).key;
+    const other = (await server.services.keys.createKey({ owner: "other@example.com" })).key;
     expect((await analytics("frm_missing")).status).toBe(404);
     expect((await analytics(owner.formId, "", other)).status).toBe(403);
     expect((await analytics(owner.formId, "?period=bad", other)).status).toBe(400);

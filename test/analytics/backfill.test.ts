@@ -8,7 +8,7 @@ import { fixedClock } from "../../src/lib/clock";
 import { startTestServer, tempDir } from "../helpers/harness";
 import { ownerPrincipal } from "../../src/lib/principal";
 
-test("the rollups migration counts submissions stored before it", () => {
+test("the rollups migration counts submissions stored before it", async () => {
   const { dir, cleanup } = tempDir();
   try {
     const file = join(dir, "old.db");
@@ -24,9 +24,9 @@ test("the rollups migration counts submissions stored before it", () => {
     for (const [id, at, data] of rows) old.run("INSERT INTO submissions (id, form_id, data, created_at) VALUES (?, 'frm_1', ?, ?)", [id, JSON.stringify(data), at]);
     old.close();
 
-    const db = openStore(file, () => {});
-    const counts = db.query("SELECT dimension, day, value, count FROM form_daily_counts ORDER BY dimension, day, value").all();
-    db.close();
+    const store = await openStore(file, { notify: () => {} });
+    const counts = await store.sql.all("SELECT dimension, day, value, count FROM form_daily_counts ORDER BY dimension, day, value");
+    await store.close();
     expect(counts).toEqual([
       { dimension: "browser", day: "2026-03-01", value: "Chrome", count: 1 },
       { dimension: "browser", day: "2026-03-01", value: "unknown", count: 1 },

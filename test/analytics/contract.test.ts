@@ -6,7 +6,7 @@ import { ownerPrincipal } from "../../src/lib/principal";
 const DAY = 86_400_000;
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
@@ -31,11 +31,11 @@ function prng(seed: number) {
 
 beforeAll(async () => {
   server = await startTestServer({ clock, config: { rateLimit: 1_000_000, trustProxy: true } });
-  owner = seedOwner(server, "owner@example.com");
+  owner = await seedOwner(server, "owner@example.com");
 });
 afterAll(() => server.close());
 
-const newForm = (name: string) => server.services.forms.createForm({ owner: "owner@example.com", name }).id;
+const newForm = async (name: string) => (await server.services.forms.createForm({ owner: "owner@example.com", name })).id;
 
 /** Every submission of a form, read page by page through the list endpoint. */
 async function listAll(formId: string): Promise<any[]> {
@@ -82,7 +82,7 @@ describe("a seeded random mixed load", () => {
   const TODAY = "2026-11-22T12:00:00.000Z";
 
   beforeAll(async () => {
-    for (let i = 0; i < 3; i++) forms.push(newForm(`mixed ${i}`));
+    for (let i = 0; i < 3; i++) forms.push(await newForm(`mixed ${i}`));
     const rand = prng(20261122);
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
     // ~420 days back, across a year boundary and the end of February; some submissions exactly at midnight.
@@ -172,7 +172,7 @@ describe("a seeded random mixed load", () => {
 
 describe("today", () => {
   test("turns over at UTC midnight, and periods early in January reach back into December", async () => {
-    const formId = newForm("new year");
+    const formId = await newForm("new year");
     clock.set("2027-01-02T23:59:59.999Z");
     await server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId, data: {} }, { userAgent: CHROME, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB" });
     const before = await analytics(formId, "?period=day");
@@ -194,7 +194,7 @@ describe("today", () => {
   });
 
   test("a year ending in a leap year counts February 29 as one of its 365 days", async () => {
-    const formId = newForm("leap");
+    const formId = await newForm("leap");
     const { body } = await analytics(formId, "?endDate=2024-12-31&period=year");
     expect(body.submissionsOverTime.length).toBe(365);
     expect(body.submissionsOverTime[0].date).toBe("2024-01-02");
@@ -210,7 +210,7 @@ describe("today", () => {
 
 describe("malformed input", () => {
   test("every impossible date, unknown period, reversed or oversized range is a 400 with an error message", async () => {
-    const formId = newForm("malformed");
+    const formId = await newForm("malformed");
     const longest = Date.parse("2021-06-01T00:00:00.000Z") + 1829 * DAY;
     const bad = [
       "?period=decade", "?period=", "?period=Day", "?period=MONTH", "?period=day%20", "?period=7",

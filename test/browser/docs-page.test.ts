@@ -38,7 +38,7 @@ describe("/docs in a browser that cannot reach the internet", () => {
   });
 
   test("sends Try it out to this server with the key given in Authorize", async () => {
-    const { key, formId } = seedOwner(server, "docs@example.com", { name: "Docs page form" });
+    const { key, formId } = await seedOwner(server, "docs@example.com", { name: "Docs page form" });
     const { page, blocked, errors, close } = await browser.newPage();
     try {
       await page.goto(`${server.url}/docs`);

@@ -51,9 +51,9 @@ afterAll(async () => {
 });
 
 /** A form that takes submissions from the site's origin only, and a publishable key bound to it. */
-function publicForm(name: string, settings: { challenge?: string } = {}) {
-  const formId = server.services.forms.createForm({ owner: OWNER, name, formType: "contact", allowedOrigins: [siteOrigin], ...settings }).id;
-  const key = server.services.keys.createKey({ owner: OWNER, name, publishable: true, forms: [formId] }).key;
+async function publicForm(name: string, settings: { challenge?: string } = {}) {
+  const formId = (await server.services.forms.createForm({ owner: OWNER, name, formType: "contact", allowedOrigins: [siteOrigin], ...settings })).id;
+  const key = (await server.services.keys.createKey({ owner: OWNER, name, publishable: true, forms: [formId] })).key;
   return { formId, key };
 }
 
@@ -75,7 +75,7 @@ type Row = { status: string; data: Record<string, any> };
 const rows = (formId: string): Row[] =>
   server.query<{ status: string; data: string }>("SELECT status, data FROM submissions WHERE form_id = ? ORDER BY created_at, id", formId).map((r) => ({ status: r.status, data: JSON.parse(r.data) }));
 const fields = ({ _meta, ...data }: Record<string, unknown>) => data;
-const submissionCount = (formId: string) => server.services.forms.requireForm(formId).submissionCount;
+const submissionCount = async (formId: string) => (await server.services.forms.requireForm(formId)).submissionCount;
 
 /** The requests a page makes to formsvc, in order (recorded as they are sent); `answered()` lists them with their answers' statuses. */
 function formsvcTraffic(page: OfflinePage["page"]) {
@@ -104,7 +104,7 @@ describe("the README's snippets", () => {
 
 describe("the no-JavaScript form of examples/contact.html, from another origin", () => {
   test("posts with the publishable key in its action, lands on the thank-you page, and is stored once with its fields", async () => {
-    const form = publicForm("No-JS contact");
+    const form = await publicForm("No-JS contact");
     const url = serveExample("contact.html", "/contact.html", form);
     const { page, blocked, errors, close } = await browser.newPage({}, "proxy");
     try {
@@ -125,7 +125,7 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
         { status: "inbox", data: { name: "Ada Lovelace", email: "ada@example.com", message: "Hello from a static page", topics: ["sales", "support"] } },
       ]);
       expect(stored[0]!.data._meta.referrer).toBe(siteOrigin);
-      expect(submissionCount(form.formId)).toBe(1);
+      expect(await submissionCount(form.formId)).toBe(1);
       expect(blocked).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
@@ -134,7 +134,7 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
   });
 
   test("hides the honeypot from people: off screen, not in the accessibility tree, not in the Tab order", async () => {
-    const url = serveExample("contact.html", "/contact-honeypot.html", publicForm("Honeypot look"));
+    const url = serveExample("contact.html", "/contact-honeypot.html", await publicForm("Honeypot look"));
     const { page, close } = await browser.newPage({}, "proxy");
     try {
       await page.goto(url);
@@ -158,7 +158,7 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
   });
 
   test("a bot that fills the honeypot is sent to the same thank-you page, and its submission goes to the spam folder", async () => {
-    const form = publicForm("No-JS spam");
+    const form = await publicForm("No-JS spam");
     const url = serveExample("contact.html", "/contact-bot.html", form);
     const { page, blocked, close } = await browser.newPage({}, "proxy");
     try {
@@ -172,7 +172,7 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
       expect(rows(form.formId).map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
         { status: "spam", data: { name: "Buy now", email: "bot@spam.example", message: "cheap pills" } },
       ]);
-      expect(submissionCount(form.formId)).toBe(0);
+      expect(await submissionCount(form.formId)).toBe(0);
       expect(blocked).toEqual([]);
     } finally {
       await close();
@@ -196,7 +196,7 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
       .then((handle) => handle.jsonValue() as Promise<string>);
 
   test("fetches its challenge from formsvc, solves it, passes the real CORS preflight, and is stored exactly once", async () => {
-    const form = publicForm("Fetch contact", { challenge: "pow" });
+    const form = await publicForm("Fetch contact", { challenge: "pow" });
     const url = serveExample("contact-fetch.html", "/contact-fetch.html", form);
     const { page, blocked, errors, close } = await browser.newPage({}, "proxy");
     const traffic = formsvcTraffic(page);
@@ -230,7 +230,7 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
       expect(stored.map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
         { status: "inbox", data: { name: "Grace Hopper", email: "grace@example.com", message: "Hello with a proof of work" } },
       ]);
-      expect(submissionCount(form.formId)).toBe(1);
+      expect(await submissionCount(form.formId)).toBe(1);
       // The form was reset, the widget with it: the next message needs a new proof of work.
       expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("");
       expect(await page.locator('input[name="altcha"]').inputValue()).toBe("");
@@ -263,7 +263,7 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
   });
 
   test("shows the server's error when its proof of work was used by someone else, sends it once, and succeeds after a new solve", async () => {
-    const form = publicForm("Fetch refused", { challenge: "pow" });
+    const form = await publicForm("Fetch refused", { challenge: "pow" });
     const url = serveExample("contact-fetch.html", "/contact-fetch-used.html", form);
     const { page, blocked, close } = await browser.newPage({}, "proxy");
     const traffic = formsvcTraffic(page);
@@ -302,7 +302,7 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
   test("the network cut of these pages refuses and records any request for another host", async () => {
     const { page, blocked, close } = await browser.newPage({}, "proxy");
     try {
-      await page.goto(serveExample("contact-fetch.html", "/contact-fetch-cut.html", publicForm("Cut")));
+      await page.goto(serveExample("contact-fetch.html", "/contact-fetch-cut.html", await publicForm("Cut")));
       const outcomes = await page.evaluate(() =>
         Promise.all(["http://example.com/x", "https://example.com/y"].map((u) => fetch(u, { mode: "no-cors" }).then(() => "answered", () => "failed"))),
       );

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 const submit = (data: Record<string, unknown>) =>
   server.request("/api/v1/forms/submit", {
@@ -37,7 +37,7 @@ function parseCsv(text: string): string[][] {
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = seedOwner(server);
+  owner = await seedOwner(server);
   for (const data of [
     { name: "Ada", email: "ada@example.com", message: 'says "hi", then\nleaves' },
     { name: "=1+1", extra: { nested: [1, 2] } },

@@ -76,8 +76,8 @@ describe("formsvc forms", () => {
   test("show --json prints exactly what GET /api/v1/forms/{formId} answers", async () => {
     const server = await startTestServer({ dir: scratch.dir });
     try {
-      const key = server.services.keys.createKey({ owner: "api@example.com" }).key;
-      const id = server.services.forms.createForm({ owner: "api@example.com", name: "Same", formType: "waitlist", usersJoinedEnabled: true }).id;
+      const key = (await server.services.keys.createKey({ owner: "api@example.com" })).key;
+      const id = (await server.services.forms.createForm({ owner: "api@example.com", name: "Same", formType: "waitlist", usersJoinedEnabled: true })).id;
       const api = await server.json(`/api/v1/forms/${id}`, { key });
       expect(cliJson(["forms", "show", id], { db: server.dbPath })).toEqual(api.body);
     } finally {

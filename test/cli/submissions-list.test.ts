@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 let other: string;
 
 const submit = (data: Record<string, unknown>) =>
@@ -23,8 +23,8 @@ const list = (...args: string[]) => runCli(["submissions", "list", owner.formId,
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = seedOwner(server);
-  other = server.services.forms.createForm({ owner: owner.ownerEmail, name: "Other" }).id;
+  owner = await seedOwner(server);
+  other = (await server.services.forms.createForm({ owner: owner.ownerEmail, name: "Other" })).id;
   // One at a time, so that newest first is also the order they were sent in.
   expect((await submit({ name: "Ada", Email: "Ada@Example.com", message: "Hello" })).status).toBe(200);
   expect((await submit({ name: "Eve", message: `line one\nline two \u001b[2J${"x".repeat(200)}` })).status).toBe(200);

@@ -6,12 +6,12 @@ import { FormsvcClient, FormsvcError } from "../../src/client";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 let client: FormsvcClient;
 
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "client@example.com", { name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
+  owner = await seedOwner(server, "client@example.com", { name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
   client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, fetch: server.fetch });
 });
 afterAll(() => server.close());
@@ -33,7 +33,7 @@ describe("FormsvcClient against a running server", () => {
   });
 
   test("walks every page of forms and submissions, in order, while new submissions arrive", async () => {
-    for (let i = 0; i < 3; i++) server.services.forms.createForm({ owner: "client@example.com", name: `Extra ${i}` });
+    for (let i = 0; i < 3; i++) await server.services.forms.createForm({ owner: "client@example.com", name: `Extra ${i}` });
     const allForms: string[] = [];
     for await (const f of client.allForms({ limit: 2 })) allForms.push(f.id);
     expect(allForms.length).toBe(4);
@@ -114,10 +114,10 @@ describe("FormsvcClient against a running server", () => {
 
 describe("FormsvcClient and rate limits", () => {
   let limited: TestServer;
-  let o: ReturnType<typeof seedOwner>;
+  let o: Awaited<ReturnType<typeof seedOwner>>;
   beforeAll(async () => {
     limited = await startTestServer({ config: { rateLimit: 2, rateWindow: 2 } });
-    o = seedOwner(limited);
+    o = await seedOwner(limited);
   });
   afterAll(() => limited.close());
 

@@ -4,13 +4,13 @@ import { ownerPrincipal } from "../../src/lib/principal";
 import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 let client: FormsvcClient;
 const NO_SUBMITTER = { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null };
 
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "client@example.com");
+  owner = await seedOwner(server, "client@example.com");
   client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, fetch: server.fetch });
 });
 afterAll(() => server.close());
@@ -69,7 +69,7 @@ describe("FormsvcClient's management methods against a running server", () => {
   });
 
   test("exportSubmissions stops when its signal is aborted, and says so instead of ending as if complete", async () => {
-    for (let i = 0; i < 2_000; i++) server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId: owner.formId, data: { i, pad: "z".repeat(300) } }, NO_SUBMITTER);
+    await Promise.all(Array.from({ length: 2_000 }, (_, i) => server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId: owner.formId, data: { i, pad: "z".repeat(300) } }, NO_SUBMITTER)));
     await server.services.submissions.flush();
     // The plain fetch, so the answer is still arriving when the signal fires (the checked one reads it whole first).
     const streaming = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key });

@@ -47,7 +47,7 @@ test("upgrading keeps a waitlist's distinct joiners: repeats of old emails do no
 test("newest-first pages and oldest-first exports walk the submissions index without sorting", async () => {
   const server = await startTestServer();
   try {
-    const { formId } = seedOwner(server);
+    const { formId } = await seedOwner(server);
     const plan = (sql: string, ...params: string[]) => server.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params).map((r) => r.detail).join("; ");
     for (const sql of [
       "SELECT * FROM submissions WHERE form_id = ? AND status = 'inbox' ORDER BY created_at DESC, id DESC LIMIT 51",

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = seedOwner(server);
+  owner = await seedOwner(server);
 });
 afterAll(() => server.close());
 
@@ -56,7 +56,7 @@ describe("another connection holding the write lock for a moment", () => {
 
 describe("another connection holding the write lock past the 5 s wait", () => {
   test("a submit is answered 503 with Retry-After and stores nothing; reads still answer; it works once the lock is gone", async () => {
-    const fresh = server.services.keys.createKey({ owner: owner.ownerEmail }).key;
+    const fresh = (await server.services.keys.createKey({ owner: owner.ownerEmail })).key;
     const before = count();
     const other = new Database(server.dbPath);
     other.run("BEGIN EXCLUSIVE");

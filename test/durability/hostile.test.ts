@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = seedOwner(server);
+  owner = await seedOwner(server);
 });
 afterAll(() => server.close());
 

@@ -41,7 +41,7 @@ describe("owner notifications", () => {
   test("mail the owner one message per submission with both parts, escaped HTML and Reply-To", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url, mailFrom: "formsvc <noreply@example.com>" });
-    const o = notifyingForm(s);
+    const o = await notifyingForm(s);
     const res = await submit(s, o, { email: " Ada@Example.com ", message: "<script>alert(1)</script>", details: { plan: "pro" } });
     expect(res.status).toBe(200);
     const [mail] = await smtp.waitFor(1);
@@ -58,9 +58,9 @@ describe("owner notifications", () => {
   test("send nothing for forms with developer notifications or the email master switch off", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url });
-    const off = seedOwner(s, "owner@example.com", { name: "Quiet", emailEnabled: true, developerNotifications: false });
-    const masterOff = seedOwner(s, "owner@example.com", { name: "Muted", emailEnabled: false, developerNotifications: true });
-    const on = notifyingForm(s);
+    const off = await seedOwner(s, "owner@example.com", { name: "Quiet", emailEnabled: true, developerNotifications: false });
+    const masterOff = await seedOwner(s, "owner@example.com", { name: "Muted", emailEnabled: false, developerNotifications: true });
+    const on = await notifyingForm(s);
     expect((await submit(s, off, { a: 1 })).status).toBe(200);
     expect((await submit(s, masterOff, { a: 2 })).status).toBe(200);
     expect((await submit(s, on, { a: 3 })).status).toBe(200);
@@ -73,7 +73,7 @@ describe("owner notifications", () => {
   test("deliver once after the SMTP server was down when the submission arrived", async () => {
     const port = await freePort();
     const s = await server({ smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 0.05 });
-    const o = notifyingForm(s);
+    const o = await notifyingForm(s);
     expect((await submit(s, o, { message: "while down" })).status).toBe(200);
     const failed = await outboxUntil(s, (rows) => rows[0]?.attempts >= 1 && rows[0]?.status === "pending");
     expect(failed[0].last_error).toContain("connect");
@@ -89,7 +89,7 @@ describe("owner notifications", () => {
     cleanups.push(cleanup);
     const port = await freePort();
     const first = await startTestServer({ dir, config: { smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 30 } });
-    const o = notifyingForm(first);
+    const o = await notifyingForm(first);
     expect((await submit(first, o, { message: "queued" })).status).toBe(200);
     await outboxUntil(first, (rows) => rows[0]?.attempts >= 1);
     await first.close();
@@ -108,7 +108,7 @@ describe("owner notifications", () => {
     const smtp = await sink();
     smtp.refuse = true;
     const s = await server({ smtpUrl: smtp.url, mailRetryBaseSeconds: 0.05, mailRetryHours: 0.0001 });
-    const o = notifyingForm(s);
+    const o = await notifyingForm(s);
     expect((await submit(s, o, { message: "bounce" })).status).toBe(200);
     const rows = await outboxUntil(s, (r) => r[0]?.status === "failed");
     expect(rows[0].last_error).toContain("550");
@@ -125,7 +125,7 @@ describe("owner notifications", () => {
   test("report the queue on /healthz and /metrics", async () => {
     const port = await freePort();
     const s = await server({ smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 30 });
-    const o = notifyingForm(s);
+    const o = await notifyingForm(s);
     expect((await submit(s, o, { message: "waiting" })).status).toBe(200);
     await outboxUntil(s, (rows) => rows[0]?.attempts >= 1);
     expect((await s.json("/healthz")).body.outbox).toEqual({ pending: 1, failed: 0 });

@@ -34,8 +34,8 @@ const MESSAGES = [
  * "Waitlist". Submissions go through the real submit endpoint, each at its own moment of the clock.
  */
 export async function seedDashboard(server: TestServer, clock: ReturnType<typeof movableClock>, count = 60, email = "owner@example.com") {
-  const { key, formId, ownerId } = seedOwner(server, email, { name: "Contact", formType: "contact", description: "The contact form on the home page" });
-  const waitlist = server.services.forms.createForm({ owner: email, name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
+  const { key, formId, ownerId } = await seedOwner(server, email, { name: "Contact", formType: "contact", description: "The contact form on the home page" });
+  const waitlist = await server.services.forms.createForm({ owner: email, name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
   const now = Date.now();
   for (let i = 0; i < count; i++) {
     // Older ones thinner, recent ones denser; the same every run.

@@ -122,9 +122,9 @@ export function cliJson<T = any>(args: string[], opts: Parameters<typeof runCli>
 }
 
 /** Owner, key and form made through the services, for tests that are about something else. */
-export function seedOwner(server: RunningServer, email = "owner@example.com", form: { name?: string; formType?: string } & Record<string, unknown> = {}) {
-  const key = server.services.keys.createKey({ owner: email });
-  const created = server.services.forms.createForm({ owner: email, name: "Contact", ...form });
+export async function seedOwner(server: RunningServer, email = "owner@example.com", form: { name?: string; formType?: string } & Record<string, unknown> = {}) {
+  const key = await server.services.keys.createKey({ owner: email });
+  const created = await server.services.forms.createForm({ owner: email, name: "Contact", ...form });
   return { key: key.key, keyId: key.id, formId: created.id, ownerEmail: email, ownerId: created.ownerId };
 }
 

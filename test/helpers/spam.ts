@@ -7,14 +7,14 @@ import type { SubmitBody } from "../../src/modules/submissions/model";
 import type { Candidate } from "../../src/modules/submissions/pipeline";
 
 /** A candidate submission for a real form of the server, as the submit service hands it to the checks. */
-export function candidate(
+export async function candidate(
   server: RunningServer,
   formId: string,
   opts: { altcha?: unknown; captchaToken?: unknown; data?: Record<string, unknown>; ip?: string } = {},
-): Candidate {
+): Promise<Candidate> {
   const data = { ...(opts.data ?? { message: "hello" }) };
   const body = { formId, data: { ...data }, ...(opts.altcha !== undefined ? { altcha: opts.altcha } : {}), ...(opts.captchaToken !== undefined ? { captchaToken: opts.captchaToken } : {}) };
-  const form = server.services.forms.requireForm(formId);
+  const form = await server.services.forms.requireForm(formId);
   return {
     form,
     caller: ownerPrincipal(form.ownerId),

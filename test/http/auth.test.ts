@@ -3,14 +3,14 @@ import { createLogger } from "../../src/lib/log";
 import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 const logLines: string[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({ log: createLogger("info", (l) => void logLines.push(l)) });
-  owner = seedOwner(server, "owner@example.com");
-  other = seedOwner(server, "other@example.com");
+  owner = await seedOwner(server, "owner@example.com");
+  other = await seedOwner(server, "other@example.com");
 });
 afterAll(() => server.close());
 
@@ -55,7 +55,7 @@ describe("API keys", () => {
   });
 
   test("a key revoked by the CLI is refused by the running server from the next request on", async () => {
-    const key = server.services.keys.createKey({ owner: "owner@example.com", name: "to revoke" });
+    const key = await server.services.keys.createKey({ owner: "owner@example.com", name: "to revoke" });
     expect((await get("/api/v1/forms/list", { "x-api-key": key.key })).status).toBe(200);
     const res = await runCliAsync(["keys", "revoke", key.id], { db: server.dbPath });
     expect(res.code).toBe(0);

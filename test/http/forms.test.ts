@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = seedOwner(server, "owner@example.com", { name: "Contact", formType: "contact" });
+  owner = await seedOwner(server, "owner@example.com", { name: "Contact", formType: "contact" });
 });
 afterAll(() => server.close());
 

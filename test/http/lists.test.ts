@@ -5,17 +5,17 @@ import { seedOwner, startTestServer, storedData, type TestServer } from "../help
 
 const clock = fixedClock("2026-11-01T00:00:00.000Z");
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
   server = await startTestServer({ clock, config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "owner@example.com", { name: "Form 0" });
-  other = seedOwner(server, "other@example.com");
+  owner = await seedOwner(server, "owner@example.com", { name: "Form 0" });
+  other = await seedOwner(server, "other@example.com");
   // 55 forms in all; every third shares its millisecond with the one before, so ids break ties.
   for (let i = 1; i < 55; i++) {
     if (i % 3) clock.advance(1000);
-    server.services.forms.createForm({ owner: "owner@example.com", name: `Form ${i}` });
+    await server.services.forms.createForm({ owner: "owner@example.com", name: `Form ${i}` });
   }
 });
 afterAll(() => server.close());
@@ -109,7 +109,7 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
   });
 
   test("stays consistent while new submissions arrive between pages", async () => {
-    const formId = server.services.forms.createForm({ owner: "owner@example.com", name: "busy" }).id;
+    const formId = (await server.services.forms.createForm({ owner: "owner@example.com", name: "busy" })).id;
     for (let i = 0; i < 9; i++) {
       clock.advance(1);
       await submit(formId, owner.key, { n: i });
@@ -128,7 +128,7 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
   });
 
   test("a page read again after a commit shows what it added, from this process or another", async () => {
-    const formId = server.services.forms.createForm({ owner: "owner@example.com", name: "polled" }).id;
+    const formId = (await server.services.forms.createForm({ owner: "owner@example.com", name: "polled" })).id;
     const page = async () => (await server.json(`/api/v1/forms/${formId}/submissions`, { key: owner.key })).body.submissions.map((s: any) => s.data.n);
     await submit(formId, owner.key, { n: 1 });
     expect(await page()).toEqual([1]);
@@ -145,7 +145,7 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
   });
 
   test("refuses a cursor from another form's list", async () => {
-    const second = server.services.forms.createForm({ owner: "owner@example.com", name: "second" }).id;
+    const second = (await server.services.forms.createForm({ owner: "owner@example.com", name: "second" })).id;
     const { body } = await server.json(`/api/v1/forms/${owner.formId}/submissions?limit=1`, { key: owner.key });
     const res = await server.json(`/api/v1/forms/${second}/submissions?cursor=${encodeURIComponent(body.nextCursor)}`, { key: owner.key });
     expect([res.status, res.body.code]).toEqual([400, "INVALID_CURSOR"]);
@@ -153,7 +153,7 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
   });
 
   test("checks the cursor before the form: 400 ahead of 404 and 403", async () => {
-    const stranger = seedOwner(server, "stranger@example.com");
+    const stranger = await seedOwner(server, "stranger@example.com");
     for (const formId of ["frm_missing", stranger.formId]) {
       const res = await server.json(`/api/v1/forms/${formId}/submissions?cursor=garbage`, { key: owner.key });
       expect([formId, res.status, res.body.code]).toEqual([formId, 400, "INVALID_CURSOR"]);

@@ -4,14 +4,14 @@ import { seedOwner, startTestServer, type TestServer } from "../helpers/harness"
 
 describe("rate limiting", () => {
   let server: TestServer;
-  let a: ReturnType<typeof seedOwner>;
-  let b: ReturnType<typeof seedOwner>;
+  let a: Awaited<ReturnType<typeof seedOwner>>;
+  let b: Awaited<ReturnType<typeof seedOwner>>;
   const clock = fixedClock("2026-03-01T12:00:00.000Z");
 
   beforeAll(async () => {
     server = await startTestServer({ config: { rateLimit: 3, rateWindow: 2 }, rateClock: clock });
-    a = seedOwner(server, "a@example.com");
-    b = seedOwner(server, "b@example.com");
+    a = await seedOwner(server, "a@example.com");
+    b = await seedOwner(server, "b@example.com");
   });
   afterAll(() => server.close());
 
@@ -58,12 +58,12 @@ describe("rate limiting by client address", () => {
   // Two tokens per minute (one back every 30 s); each table holds at most 8 buckets.
   const BOUND = 8;
   let server: TestServer;
-  let owner: ReturnType<typeof seedOwner>;
+  let owner: Awaited<ReturnType<typeof seedOwner>>;
   const clock = fixedClock("2026-03-01T12:00:00.000Z");
 
   beforeAll(async () => {
     server = await startTestServer({ config: { rateLimit: 2, rateWindow: 60, trustProxy: true }, rateClock: clock, rateMaxBuckets: BOUND });
-    owner = seedOwner(server, "owner@example.com");
+    owner = await seedOwner(server, "owner@example.com");
   });
   afterAll(() => server.close());
   // A whole window later every bucket is full again: each test starts from an empty table.

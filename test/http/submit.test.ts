@@ -12,13 +12,13 @@ const UA = {
 
 let server: TestServer;
 let proxied: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
   server = await startTestServer({ config: { maxBodyBytes: 2048, rateLimit: 100_000 } });
-  owner = seedOwner(server, "owner@example.com");
-  other = seedOwner(server, "other@example.com");
+  owner = await seedOwner(server, "owner@example.com");
+  other = await seedOwner(server, "other@example.com");
   proxied = await startTestServer({ config: { trustProxy: true } });
 });
 afterAll(async () => {
@@ -109,7 +109,7 @@ describe("POST /api/v1/forms/submit", () => {
       expect([JSON.stringify(body).slice(0, 80), res.status, (await res.json()).error]).toEqual([JSON.stringify(body).slice(0, 80), 400, expect.stringContaining(message)]);
     }
     // This server takes 2 KiB bodies; the other one the default 100 KiB.
-    const p = seedOwner(proxied, "long@example.com");
+    const p = await seedOwner(proxied, "long@example.com");
     const long = await postJson({ formId: p.formId, data: {}, redirectUrl: `https://example.com/${"x".repeat(2048)}` }, {}, proxied, p.key);
     expect([long.status, (await long.json()).error]).toEqual([400, "redirectUrl must be an absolute http(s) URL of at most 2048 characters"]);
     const form = async (fields: Record<string, string>) => (await (await post(new URLSearchParams(fields).toString(), { "content-type": "application/x-www-form-urlencoded" })).json()).error;
@@ -210,7 +210,7 @@ describe("_meta", () => {
   });
 
   test("takes the country from a trusted proxy's X-Forwarded-For or CF-IPCountry, and ignores them otherwise", async () => {
-    const p = seedOwner(proxied, "p@example.com");
+    const p = await seedOwner(proxied, "p@example.com");
     const country = async (headers: Record<string, string>, s = proxied, key = p.key, formId = p.formId) =>
       (await stored(await postJson({ formId, data: {} }, headers, s, key), s))._meta.country;
     expect(await country({ "x-forwarded-for": "81.2.69.142, 10.0.0.1" })).toBe("GB");
@@ -220,9 +220,9 @@ describe("_meta", () => {
   });
 
   test("never stores the client's IP address", async () => {
-    const p = seedOwner(proxied, "ip@example.com");
+    const p = await seedOwner(proxied, "ip@example.com");
     await stored(await postJson({ formId: p.formId, data: { hello: "world" } }, { "x-forwarded-for": "81.2.69.142" }, proxied, p.key), proxied);
-    proxied.db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    await proxied.store.sql.get("PRAGMA wal_checkpoint(TRUNCATE)");
     const file = readFileSync(proxied.dbPath).toString("latin1");
     expect(file).toContain("world");
     expect(file).not.toContain("81.2.69.142");
@@ -256,7 +256,7 @@ describe("Idempotency-Key", () => {
   });
 
   test("is scoped to the form", async () => {
-    const second = server.services.forms.createForm({ owner: "owner@example.com", name: "second" }).id;
+    const second = (await server.services.forms.createForm({ owner: "owner@example.com", name: "second" })).id;
     const a = await (await postJson({ formId: owner.formId, data: {} }, { "idempotency-key": "shared" })).json();
     const b = await (await postJson({ formId: second, data: {} }, { "idempotency-key": "shared" })).json();
     expect(a.submissionId).not.toBe(b.submissionId);

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true });
+  owner = await seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true });
 });
 afterAll(() => server.close());
 
@@ -29,24 +29,24 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
   });
 
   test("answers 0 while the counter is off, and the count again when it is back on", async () => {
-    server.services.forms.updateForm(owner.formId, { usersJoinedEnabled: false });
+    await server.services.forms.updateForm(owner.formId, { usersJoinedEnabled: false });
     expect((await joined()).body).toEqual({ usersJoined: 0 });
     expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.usersJoinedSettings).toEqual({ enabled: false, count: 0 });
-    server.services.forms.updateForm(owner.formId, { usersJoinedEnabled: true });
+    await server.services.forms.updateForm(owner.formId, { usersJoinedEnabled: true });
     expect((await joined()).body).toEqual({ usersJoined: 5 });
   });
 
   test("is a 404 for forms that are not waitlists, and for unknown forms; 403 for another owner's", async () => {
-    const contact = server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact" });
+    const contact = await server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact" });
     expect((await joined(contact.id)).status).toBe(404);
     expect((await server.json(`/api/v1/forms/${contact.id}`, { key: owner.key })).body.usersJoinedSettings).toBeNull();
     expect((await joined("frm_missing")).status).toBe(404);
-    const theirs = seedOwner(server, "other@example.com", { formType: "waitlist" });
+    const theirs = await seedOwner(server, "other@example.com", { formType: "waitlist" });
     expect((await joined(theirs.formId)).status).toBe(403);
   });
 
   test("a form made a waitlist by the command line counts the joiners it already had, and goes on counting", async () => {
-    const form = server.services.forms.createForm({ owner: "owner@example.com", name: "Becomes a waitlist", formType: "contact", usersJoinedEnabled: true });
+    const form = await server.services.forms.createForm({ owner: "owner@example.com", name: "Becomes a waitlist", formType: "contact", usersJoinedEnabled: true });
     for (const data of [{ email: "ann@example.com" }, { email: "ANN@example.com" }, { name: "no email" }, { contactEmail: "ben@example.com" }]) {
       expect((await join(data, form.id)).status).toBe(200);
     }

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cliJson, runCli, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 const secrets: string[] = [];
 
 const send = (method: string, path: string, key: string, body?: unknown) =>
@@ -11,8 +11,8 @@ const send = (method: string, path: string, key: string, body?: unknown) =>
 
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "owner@example.com");
-  other = seedOwner(server, "other@example.com");
+  owner = await seedOwner(server, "owner@example.com");
+  other = await seedOwner(server, "other@example.com");
   secrets.push(owner.key, other.key);
 });
 afterAll(() => server.close());
@@ -58,10 +58,10 @@ describe("formsvc audit", () => {
     expect(everything).not.toContain("private words");
   });
 
-  test("records what a session does as the session's: the seam the accounts module writes logins through", () => {
+  test("records what a session does as the session's: the seam the accounts module writes logins through", async () => {
     const session = { keyId: "ses_0123", ownerId: other.ownerId, kind: "secret" as const, forms: null };
-    server.services.audit.record(session, "owner.login", "ses_0123");
-    server.services.forms.updateForm(other.formId, { description: "from the dashboard" }, session);
+    await server.services.audit.record(session, "owner.login", "ses_0123");
+    await server.services.forms.updateForm(other.formId, { description: "from the dashboard" }, session);
     const [changed, login] = cliJson<any[]>(["audit", "--owner", "other@example.com", "--limit", "2"], { db: server.dbPath });
     expect([login.actorKind, login.actorId, login.action, login.objectId]).toEqual(["session", "ses_0123", "owner.login", "ses_0123"]);
     expect([changed.actorKind, changed.actorId, changed.action]).toEqual(["session", "ses_0123", "form.updated"]);

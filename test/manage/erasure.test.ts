@@ -8,8 +8,8 @@ import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 const ADDRESS = "erase.me@example.com";
 let server: TestServer;
 let smtp: SmtpSink;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 let contact: string;
 
 const submit = async (key: string, formId: string, data: Record<string, unknown>) => {
@@ -25,9 +25,9 @@ const inFiles = (text: string) =>
 beforeAll(async () => {
   smtp = await startSmtpSink();
   server = await startTestServer({ config: { rateLimit: 100_000, smtpUrl: smtp.url } });
-  owner = seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
-  other = seedOwner(server, "other@example.com", { emailEnabled: true, developerNotifications: true });
-  contact = server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact", emailEnabled: true, developerNotifications: true }).id;
+  owner = await seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
+  other = await seedOwner(server, "other@example.com", { emailEnabled: true, developerNotifications: true });
+  contact = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact", emailEnabled: true, developerNotifications: true })).id;
 });
 afterAll(async () => {
   await server.close();
@@ -95,7 +95,7 @@ describe("formsvc submissions erase --email", () => {
   });
 
   test("forgets the address's autoresponse throttle with its submissions, so it is nowhere in the files", async () => {
-    const form = server.services.forms.createForm({ owner: "owner@example.com", name: "Replies", emailEnabled: true, autoresponse: { subject: "Thanks", text: "Got it" } }).id;
+    const form = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Replies", emailEnabled: true, autoresponse: { subject: "Thanks", text: "Got it" } })).id;
     const address = "throttled@example.com";
     await submit(owner.key, form, { email: address });
     expect(server.query("SELECT count(*) AS n FROM autoresponse_throttle WHERE email = ?", address)[0].n).toBe(1);

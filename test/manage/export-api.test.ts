@@ -8,15 +8,15 @@ import { submitStages } from "../../src/services";
 import { runCliAsync, seedOwner, startTestServer, storedData, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 
 const exportPath = (formId: string, format?: string) => `/api/v1/forms/${formId}/submissions/export${format ? `?format=${format}` : ""}`;
 
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "owner@example.com");
-  other = seedOwner(server, "other@example.com");
+  owner = await seedOwner(server, "owner@example.com");
+  other = await seedOwner(server, "other@example.com");
   for (const data of [{ email: "ann@example.com", note: "=1+1" }, { email: "bob@example.com", extra: 'says "hi", twice' }, { email: "spam@example.com", _gotcha: "x" }]) {
     await server.request("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: owner.formId, data }) });
   }
@@ -46,7 +46,7 @@ describe("GET /forms/{formId}/submissions/export", () => {
   });
 
   test("answers 400 for another format, 404 for an unknown form, 403 for another owner's form and for a publishable key", async () => {
-    const publishable = server.services.keys.createKey({ owner: "owner@example.com", publishable: true }).key;
+    const publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
     const cases: [string, string, number, string][] = [
       [exportPath(owner.formId, "xml"), owner.key, 400, "INVALID_PARAMETER"],
       [exportPath("frm_missing"), owner.key, 404, "FORM_NOT_FOUND"],
@@ -61,8 +61,8 @@ describe("GET /forms/{formId}/submissions/export", () => {
   });
 
   test("streams a large form as it reads it: the first chunk arrives before the end, and a page not read yet reflects a later change", async () => {
-    const big = server.services.forms.createForm({ owner: "owner@example.com", name: "Big" });
-    const commit = batchTransaction(server.db, commitWriters(submitStages(server.db)));
+    const big = await server.services.forms.createForm({ owner: "owner@example.com", name: "Big" });
+    const commit = batchTransaction(server.store.sql, commitWriters(submitStages(server.store.sql)));
     const rows = 60_000;
     const start = Date.parse("2026-01-01T00:00:00.000Z");
     const padding = "x".repeat(400);
@@ -72,7 +72,7 @@ describe("GET /forms/{formId}/submissions/export", () => {
         const json = storedData({ email: `p${j}@example.com`, n: j, padding });
         batch.push({ id: newId("sub"), form: big, status: "inbox", json, meta: JSON.parse(json)._meta, email: `p${j}@example.com`, createdAt: isoTime(start + j * 1000), idempotency: null });
       }
-      expect(commit(batch).every((outcome) => outcome === null)).toBe(true);
+      expect((await commit(batch)).every((outcome) => outcome === null)).toBe(true);
     }
     const newest = (await server.json(`/api/v1/forms/${big.id}/submissions?limit=1`, { key: owner.key })).body.submissions[0].id;
 

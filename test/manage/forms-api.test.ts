@@ -3,8 +3,8 @@ import { ownerPrincipal } from "../../src/lib/principal";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 let publishable: string;
 let bound: string;
 
@@ -13,10 +13,10 @@ const send = (method: string, path: string, key: string | undefined, body?: unkn
 
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "owner@example.com");
-  other = seedOwner(server, "other@example.com");
-  publishable = server.services.keys.createKey({ owner: "owner@example.com", publishable: true }).key;
-  bound = server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] }).key;
+  owner = await seedOwner(server, "owner@example.com");
+  other = await seedOwner(server, "other@example.com");
+  publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+  bound = (await server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] })).key;
 });
 afterAll(() => server.close());
 
@@ -174,7 +174,7 @@ describe("with an empty bucket", () => {
   test("every management endpoint answers 429 first, with the rate-limit headers and Retry-After", async () => {
     const tight = await startTestServer({ config: { rateLimit: 1 } });
     try {
-      const { key, formId, keyId } = seedOwner(tight);
+      const { key, formId, keyId } = await seedOwner(tight);
       expect((await tight.request(`/api/v1/forms/${formId}`, { key })).status).toBe(200);
       for (const [method, path] of [
         ["POST", "/forms"],

@@ -3,16 +3,16 @@ import { createHash } from "node:crypto";
 import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 
 const send = (method: string, path: string, key: string | undefined, body?: unknown) =>
   server.json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
 
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "owner@example.com");
-  other = seedOwner(server, "other@example.com");
+  owner = await seedOwner(server, "owner@example.com");
+  other = await seedOwner(server, "other@example.com");
 });
 afterAll(() => server.close());
 
@@ -69,8 +69,8 @@ describe("POST /keys", () => {
   });
 
   test("refuses a publishable key and a key bound to some forms (403 KEY_SCOPE): a bound key cannot mint itself an unbound one", async () => {
-    const pub = server.services.keys.createKey({ owner: "owner@example.com", publishable: true }).key;
-    const bound = server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] }).key;
+    const pub = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+    const bound = (await server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] })).key;
     for (const key of [pub, bound]) {
       for (const [method, path, body] of [["POST", "/keys", {}], ["GET", "/keys", undefined], ["DELETE", `/keys/${owner.keyId}`, undefined]] as const) {
         const res = await send(method, path, key, body);

@@ -8,7 +8,7 @@ const DAY = 86_400_000;
 const NOW = Date.parse("2026-11-22T12:00:00.000Z");
 const clock = fixedClock(NOW);
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 const submitAt = async (at: number, formId: string, data: Record<string, unknown>) => {
   clock.set(at);
@@ -20,7 +20,7 @@ const ids = (formId: string) => server.query("SELECT id FROM submissions WHERE f
 
 beforeAll(async () => {
   server = await startTestServer({ clock, config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true });
+  owner = await seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true });
 });
 afterAll(() => server.close());
 
@@ -38,7 +38,7 @@ describe("retentionDays", () => {
   });
 
   test("the job deletes older submissions, inbox and spam, of forms with a retention only; counts, joiners and analytics equal a recount", async () => {
-    const keepAll = server.services.forms.createForm({ owner: "owner@example.com", name: "Forever" }).id;
+    const keepAll = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Forever" })).id;
     const old = [
       await submitAt(NOW - 40 * DAY, owner.formId, { email: "old@example.com" }),
       await submitAt(NOW - 31 * DAY, owner.formId, { email: "both@example.com" }),
@@ -68,7 +68,7 @@ describe("retentionDays", () => {
   });
 
   test("deletes a large backlog in several transactions, each recorded in the audit trail as the retention job's", async () => {
-    const big = server.services.forms.createForm({ owner: "owner@example.com", name: "Backlog", retentionDays: 1 }).id;
+    const big = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Backlog", retentionDays: 1 })).id;
     await Promise.all(Array.from({ length: 1_200 }, (_, i) => server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId: big, data: { i } }, { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null })));
     clock.set(NOW + 10 * DAY);
     expect(await server.services.lifecycle.expireRetained()).toBe(1_200);

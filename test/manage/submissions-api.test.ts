@@ -6,8 +6,8 @@ import { keptCounts, recount } from "../helpers/recount";
 const DAY = 86_400_000;
 const clock = fixedClock("2026-10-30T10:00:00.000Z");
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 let publishable: string;
 
 const send = (method: string, path: string, key: string | undefined, body?: unknown) =>
@@ -21,9 +21,9 @@ const form = async () => (await send("GET", `/forms/${owner.formId}`, owner.key)
 
 beforeAll(async () => {
   server = await startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true } });
-  owner = seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
-  other = seedOwner(server, "other@example.com");
-  publishable = server.services.keys.createKey({ owner: "owner@example.com", publishable: true }).key;
+  owner = await seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
+  other = await seedOwner(server, "other@example.com");
+  publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
 });
 afterAll(() => server.close());
 

@@ -19,10 +19,10 @@ describe("GET /healthz", () => {
 
 describe("GET /metrics", () => {
   let server: TestServer;
-  let owner: ReturnType<typeof seedOwner>;
+  let owner: Awaited<ReturnType<typeof seedOwner>>;
   beforeAll(async () => {
     server = await startTestServer({ config: { metricsToken: "s3cret-token", rateLimit: 5, rateWindow: 600 } });
-    owner = seedOwner(server);
+    owner = await seedOwner(server);
   });
   afterAll(() => server.close());
 

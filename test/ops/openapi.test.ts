@@ -88,7 +88,7 @@ describe("the OpenAPI document", () => {
     // `error` stays only as the name of the Error body's property, never as a keyword with a message.
     expect(text).not.toMatch(/"error":"/);
     expect(text).not.toContain('"nullable"');
-    const owner = seedOwner(server, "keywords@example.com");
+    const owner = await seedOwner(server, "keywords@example.com");
     expect((await server.json("/api/v1/forms/list?limit=0", { key: owner.key })).body.error).toBe("limit must be a whole number from 1 to 100");
   });
 
@@ -114,7 +114,7 @@ describe("the OpenAPI document", () => {
   });
 
   test("agrees with the server on which JSON submit bodies are valid", async () => {
-    const owner = seedOwner(server, "agree@example.com");
+    const owner = await seedOwner(server, "agree@example.com");
     const ajv = new Ajv2020({ strict: true });
     addFormats(ajv);
     ajv.addFormat("iri", (value: string) => URL.canParse(value));

@@ -6,12 +6,12 @@ import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers
 
 const clock = fixedClock("2026-10-01T12:00:00.000Z");
 let s: TestServer;
-let o: ReturnType<typeof seedOwner>;
+let o: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
   // No SMTP: notifications stay queued, so the test decides what becomes of each row.
   s = await startTestServer({ clock, config: { rateLimit: 10_000 } });
-  o = seedOwner(s, "owner@example.com", { emailEnabled: true, developerNotifications: true });
+  o = await seedOwner(s, "owner@example.com", { emailEnabled: true, developerNotifications: true });
 });
 afterAll(() => s.close());
 
@@ -29,7 +29,7 @@ describe("the outbox", () => {
     db.run("UPDATE outbox SET status = 'sent' WHERE id IN (?, ?)", [ids[0], ids[3]]);
     db.run("UPDATE outbox SET status = 'failed' WHERE id = ?", [ids[1]]);
     db.close();
-    expect(s.services.outbox.deleteOldRows(OUTBOX_KEEP_MS)).toBe(2);
+    expect(await s.services.outbox.deleteOldRows(OUTBOX_KEEP_MS)).toBe(2);
     expect(s.query("SELECT id, status FROM outbox ORDER BY id")).toEqual([
       { id: ids[2], status: "pending" },
       { id: ids[3], status: "sent" },

@@ -32,7 +32,7 @@ describe("autoresponses", () => {
   test("send the submitter one message with the placeholders filled, escaped in the HTML part, Auto-Submitted and Reply-To the owner", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url });
-    const o = seedOwner(s, "owner@example.com", { name: "Contact", emailEnabled: true, autoresponse });
+    const o = await seedOwner(s, "owner@example.com", { name: "Contact", emailEnabled: true, autoresponse });
     expect((await submit(s, o, { name: "Ada <b>", email: " Ada@Example.com ", message: "<script>x</script> & more" })).status).toBe(200);
     const [mail] = await smtp.waitFor(1);
     expect(to(mail!)).toBe("ada@example.com");
@@ -50,8 +50,8 @@ describe("autoresponses", () => {
     const smtp = await sink();
     const clock = fixedClock("2026-11-20T10:00:00.000Z");
     const s = await server({ smtpUrl: smtp.url }, clock);
-    const o = seedOwner(s, "owner@example.com", { name: "A", emailEnabled: true, autoresponse });
-    const other = seedOwner(s, "owner@example.com", { name: "B", emailEnabled: true, autoresponse });
+    const o = await seedOwner(s, "owner@example.com", { name: "A", emailEnabled: true, autoresponse });
+    const other = await seedOwner(s, "owner@example.com", { name: "B", emailEnabled: true, autoresponse });
     // Four at once share one batch; then later ones.
     await Promise.all([1, 2, 3, 4].map((n) => submit(s, o, { email: "same@example.com", name: `n${n}` })));
     await submit(s, o, { email: "SAME@example.com" });
@@ -70,8 +70,8 @@ describe("autoresponses", () => {
   test("are not sent for spam, without an extracted address, or with the form's email switch off", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url });
-    const on = seedOwner(s, "owner@example.com", { name: "On", emailEnabled: true, autoresponse });
-    const off = seedOwner(s, "owner@example.com", { name: "Off", emailEnabled: false, autoresponse });
+    const on = await seedOwner(s, "owner@example.com", { name: "On", emailEnabled: true, autoresponse });
+    const off = await seedOwner(s, "owner@example.com", { name: "Off", emailEnabled: false, autoresponse });
     await submit(s, on, { email: "bot@example.com", _gotcha: "x" });
     await submit(s, on, { message: "no address" });
     await submit(s, off, { email: "muted@example.com" });
@@ -83,7 +83,7 @@ describe("autoresponses", () => {
 
   test("are set with forms update flags and shown by forms show --json; bad templates and half settings are refused", async () => {
     const s = await server({});
-    const o = seedOwner(s, "owner@example.com", { name: "Contact" });
+    const o = await seedOwner(s, "owner@example.com", { name: "Contact" });
     const db = { db: s.dbPath };
     const updated = cliJson(["forms", "update", o.formId, "--email-notifications", "--autoresponse-subject", "Thanks {{name}}", "--autoresponse-text", "We will answer soon."], db);
     expect(updated.autoresponse).toEqual({ enabled: true, subject: "Thanks {{name}}", text: "We will answer soon." });
@@ -93,7 +93,7 @@ describe("autoresponses", () => {
     expect(cliJson(["forms", "update", o.formId, "--autoresponse"], db).autoresponse.enabled).toBe(true);
     const broken = runCli(["forms", "update", o.formId, "--autoresponse-text", "Hi {{#name}}"], db);
     expect([broken.code, broken.stderr]).toEqual([1, expect.stringContaining("not a valid template")]);
-    const other = seedOwner(s, "owner@example.com", { name: "Half" });
+    const other = await seedOwner(s, "owner@example.com", { name: "Half" });
     const half = runCli(["forms", "update", other.formId, "--autoresponse-subject", "Hi"], db);
     expect([half.code, half.stderr]).toEqual([1, expect.stringContaining("needs a subject and a text")]);
   });
@@ -118,7 +118,7 @@ describe("waitlist double opt-in", () => {
     const smtp = await sink();
     // Confirmation emails go out whatever the form's email switch says (it is off here).
     const s = await server({ smtpUrl: smtp.url, publicUrl: PUBLIC });
-    const o = seedOwner(s, "owner@example.com", waitlist);
+    const o = await seedOwner(s, "owner@example.com", waitlist);
     await submit(s, o, { email: "Ada@Example.com", name: "Ada" });
     await submit(s, o, { name: "no address" });
     const [mail] = await smtp.waitFor(1);
@@ -160,7 +160,7 @@ describe("waitlist double opt-in", () => {
   test("send a confirmed joiner to the form's confirmRedirectUrl", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url, publicUrl: PUBLIC });
-    const o = seedOwner(s, "owner@example.com", { ...waitlist, confirmRedirectUrl: "https://www.example.com/welcome?from=formsvc" });
+    const o = await seedOwner(s, "owner@example.com", { ...waitlist, confirmRedirectUrl: "https://www.example.com/welcome?from=formsvc" });
     await submit(s, o, { email: "ben@example.com" });
     const token = linkOf((await smtp.waitFor(1))[0]!.text!);
     for (let i = 0; i < 2; i++) {
@@ -173,7 +173,7 @@ describe("waitlist double opt-in", () => {
   test("keep the count equal to a recount through spam moves, a second submission and switching double opt-in off and on", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url, publicUrl: PUBLIC });
-    const o = seedOwner(s, "owner@example.com", waitlist);
+    const o = await seedOwner(s, "owner@example.com", waitlist);
     const a = await submit(s, o, { email: "ann@example.com" });
     await submit(s, o, { email: "cat@example.com" });
     await smtp.waitFor(2);
@@ -193,7 +193,7 @@ describe("waitlist double opt-in", () => {
     // Off: every distinct joiner counts (ann, cat); on again: the confirmed one only.
     expect(cliJson(["forms", "update", o.formId, "--no-double-opt-in"], db).usersJoinedSettings.count).toBe(2);
     expect(cliJson(["forms", "update", o.formId, "--double-opt-in"], db).usersJoinedSettings.count).toBe(1);
-    const refused = runCli(["forms", "update", seedOwner(s, "owner@example.com", { name: "Contact" }).formId, "--double-opt-in"], db);
+    const refused = runCli(["forms", "update", (await seedOwner(s, "owner@example.com", { name: "Contact" })).formId, "--double-opt-in"], db);
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining("double opt-in is for waitlist forms")]);
   });
 
@@ -201,7 +201,7 @@ describe("waitlist double opt-in", () => {
     const smtp = await sink();
     const clock = fixedClock("2026-11-01T10:00:00.000Z");
     const s = await server({ smtpUrl: smtp.url, publicUrl: PUBLIC }, clock);
-    const o = seedOwner(s, "owner@example.com", waitlist);
+    const o = await seedOwner(s, "owner@example.com", waitlist);
     await submit(s, o, { email: "dan@example.com" });
     const old = linkOf((await smtp.waitFor(1))[0]!.text!);
     clock.advance(7 * 24 * 60 * 60 * 1000 + 1000);
@@ -216,7 +216,7 @@ describe("waitlist double opt-in", () => {
   test("without FORMSVC_PUBLIC_URL, confirmation emails wait in the outbox (and /healthz shows them)", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url });
-    const o = seedOwner(s, "owner@example.com", waitlist);
+    const o = await seedOwner(s, "owner@example.com", waitlist);
     await submit(s, o, { email: "eve@example.com" });
     await Bun.sleep(300);
     expect(smtp.messages).toHaveLength(0);

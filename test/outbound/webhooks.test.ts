@@ -40,7 +40,7 @@ describe("standard webhooks", () => {
   test("deliver a signed submission.created event that the standardwebhooks library verifies", async () => {
     const rx = receiver();
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = await addHook(s, o, `${rx.url}/hooks/formsvc`);
     expect(hook.status).toBe(200);
     expect(hook.body).toMatchObject({ formId: o.formId, url: `${rx.url}/hooks/formsvc`, format: "standard", enabled: true });
@@ -69,7 +69,7 @@ describe("standard webhooks", () => {
   test("retry after a 500 with the same webhook-id, and record each attempt", async () => {
     const rx = receiver((_r, n) => (n === 0 ? new Response("database down", { status: 500 }) : new Response("ok")));
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = (await addHook(s, o, rx.url)).body;
     await submit(s, o, { email: "ann@example.com" });
     const [first, second] = await rx.waitFor(2);
@@ -91,7 +91,7 @@ describe("standard webhooks", () => {
   test("give up after the last retry of the schedule: ten attempts, then failed with the last error", async () => {
     const rx = receiver(() => new Response("nope", { status: 503 }));
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = (await addHook(s, o, rx.url)).body;
     await submit(s, o, { n: 1 });
     const [d] = await until(() => deliveries(s, o.key, hook.id), (list) => list[0]?.status === "failed", 15_000);
@@ -103,7 +103,7 @@ describe("standard webhooks", () => {
   test("a 410 disables the webhook: the delivery fails at once and later submissions are not sent", async () => {
     const rx = receiver(() => new Response("", { status: 410 }));
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = (await addHook(s, o, rx.url)).body;
     await submit(s, o, { n: 1 });
     const [d] = await until(() => deliveries(s, o.key, hook.id), (list) => list[0]?.status === "failed");
@@ -122,7 +122,7 @@ describe("standard webhooks", () => {
   test("a redirect is not followed: the 3xx is a failed attempt", async () => {
     const rx = receiver((r) => (r.path === "/hook" ? new Response(null, { status: 302, headers: { location: "/elsewhere" } }) : new Response("ok")));
     const s = await server({ webhookRetryScale: 1 });
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = (await addHook(s, o, `${rx.url}/hook`)).body;
     await submit(s, o, { n: 1 });
     const [d] = await until(() => deliveries(s, o.key, hook.id), (list) => list[0]?.attempts === 1);
@@ -134,7 +134,7 @@ describe("standard webhooks", () => {
   test("a 429 with Retry-After is waited out before the next attempt", async () => {
     const rx = receiver((_r, n) => (n === 0 ? new Response("slow down", { status: 429, headers: { "retry-after": "1" } }) : new Response("ok")));
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = (await addHook(s, o, rx.url)).body;
     await submit(s, o, { n: 1 });
     const [first, second] = await rx.waitFor(2);
@@ -145,7 +145,7 @@ describe("standard webhooks", () => {
   test("replay sends a delivery again with the same webhook-id and body, through the client library", async () => {
     const rx = receiver();
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const client = new FormsvcClient({ baseUrl: `${s.url}/api/v1`, apiKey: o.key, fetch: s.fetch });
     const hook = await client.createWebhook(o.formId, { url: rx.url });
     expect((await client.listWebhooks(o.formId)).map((w) => w.id)).toEqual([hook.id]);
@@ -168,7 +168,7 @@ describe("Slack and Discord", () => {
   test("get a message in their incoming-webhook format naming the form and its fields, with nothing that pings", async () => {
     const rx = receiver((r) => (r.path === "/discord" ? new Response(null, { status: 204 }) : new Response("ok")));
     const s = await server();
-    const o = seedOwner(s, "owner@example.com", { name: "Contact <site>" });
+    const o = await seedOwner(s, "owner@example.com", { name: "Contact <site>" });
     const slack = (await addHook(s, o, `${rx.url}/slack`, "slack")).body;
     const discord = (await addHook(s, o, `${rx.url}/discord`, "discord")).body;
     expect([slack.secret, discord.secret]).toEqual([null, null]);
@@ -193,7 +193,7 @@ describe("what is sent", () => {
   test("spam is never sent; a submission moved out of spam is, once", async () => {
     const rx = receiver();
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = (await addHook(s, o, rx.url)).body;
     const spam = await submit(s, o, { email: "bot@example.com", _gotcha: "filled" });
     await Bun.sleep(300);
@@ -210,7 +210,7 @@ describe("what is sent", () => {
   test("webhooks test sends a signed webhook.test event and records it as a delivery that is not retried", async () => {
     const rx = receiver();
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = cliJson(["webhooks", "add", o.formId, "--url", `${rx.url}/t`], { db: s.dbPath, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
     expect(Object.keys(hook).sort()).toEqual(["createdAt", "disabledReason", "enabled", "format", "formId", "id", "secret", "url"].sort());
     const res = await runCliAsync(["webhooks", "test", hook.id, "--json"], { db: s.dbPath, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
@@ -237,7 +237,7 @@ describe("removal", () => {
       return new Response("ok");
     });
     const s = await server();
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const gone = (await addHook(s, o, `${rx.url}/gone`)).body;
     const kept = (await addHook(s, o, `${rx.url}/kept`)).body;
     await submit(s, o, { n: 1 });
@@ -257,7 +257,7 @@ describe("restarts", () => {
     const rx = receiver((_r, n) => (n === 0 ? new Response("", { status: 500 }) : new Response("ok")));
     // First retry after about a second: the first server is stopped before it.
     const first = await startTestServer({ dir, config: { webhookAllowPrivate: true, webhookRetryScale: 0.2 } });
-    const o = seedOwner(first);
+    const o = await seedOwner(first);
     const hook = (await addHook(first, o, rx.url)).body;
     await submit(first, o, { n: 1 });
     await until(() => first.query("SELECT attempts, status FROM outbox"), (rows) => rows[0]?.attempts === 1);
@@ -280,7 +280,7 @@ describe("restarts", () => {
       return new Response("ok");
     });
     const first = await startTestServer({ dir, config: { webhookAllowPrivate: true } });
-    const o = seedOwner(first);
+    const o = await seedOwner(first);
     await addHook(first, o, rx.url);
     await submit(first, o, { n: 1 });
     await rx.waitFor(1);
@@ -297,7 +297,7 @@ describe("operators see failures", () => {
     const rx = receiver((_r, n) => (n === 0 ? new Response("", { status: 500 }) : new Response("ok")));
     const lines: string[] = [];
     const s = await server({}, { lines });
-    const o = seedOwner(s);
+    const o = await seedOwner(s);
     const hook = (await addHook(s, o, `${rx.url}/secret-path-token`)).body;
     await submit(s, o, { email: "private@example.com", message: "the payload" });
     await until(() => deliveries(s, o.key, hook.id), (l) => l[0]?.status === "succeeded");
@@ -321,9 +321,9 @@ describe("the webhook endpoints", () => {
   test("need a secret key of the form's owner: 401, 404, 403 and KEY_SCOPE", async () => {
     const rx = receiver();
     const s = await server();
-    const o = seedOwner(s);
-    const other = seedOwner(s, "other@example.com");
-    const publishable = s.services.keys.createKey({ owner: "owner@example.com", publishable: true }).key;
+    const o = await seedOwner(s);
+    const other = await seedOwner(s, "other@example.com");
+    const publishable = (await s.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
     const hook = (await addHook(s, o, rx.url)).body;
     expect((await s.json(`/api/v1/forms/${o.formId}/webhooks`)).status).toBe(401);
     expect((await s.json(`/api/v1/forms/frm_nope/webhooks`, { key: o.key })).status).toBe(404);

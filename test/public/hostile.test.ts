@@ -17,17 +17,17 @@ const rateClock = fixedClock("2026-03-01T12:00:00.000Z");
 
 beforeAll(async () => {
   server = await startTestServer({ config: { publicRateLimit: PUBLIC_LIMIT, rateLimit: 100_000 }, rateClock });
-  secret = server.services.keys.createKey({ owner: OWNER, name: "server" }).key;
+  secret = (await server.services.keys.createKey({ owner: OWNER, name: "server" })).key;
 });
 afterAll(() => server.close());
 
-const publishableFor = (formId: string) => server.services.keys.createKey({ owner: OWNER, name: "site", publishable: true, forms: [formId] }).key;
+const publishableFor = async (formId: string) => (await server.services.keys.createKey({ owner: OWNER, name: "site", publishable: true, forms: [formId] })).key;
 const count = (sql: string, ...params: string[]) => server.query<{ n: number }>(`SELECT count(*) AS n FROM ${sql}`, ...params)[0]!.n;
 const stored = (formId: string) => count("submissions WHERE form_id = ?", formId);
 
 describe("a thousand honeypot posts from one address with a publishable key", () => {
   test("let the first few in, to the spam folder only, refuse the rest with 429, and count nothing anywhere", async () => {
-    const form = server.services.forms.createForm({
+    const form = await server.services.forms.createForm({
       owner: OWNER,
       name: "Launch waitlist",
       formType: "waitlist",
@@ -36,7 +36,7 @@ describe("a thousand honeypot posts from one address with a publishable key", ()
       developerNotifications: true,
       allowedOrigins: [SITE],
     });
-    const key = publishableFor(form.id);
+    const key = await publishableFor(form.id);
     const outboxBefore = count("outbox");
 
     // What a bot sends to the no-JavaScript form: every field filled, the honeypot too.
@@ -88,8 +88,8 @@ describe("oversized and malformed proofs of work over HTTP", () => {
   let real: Awaited<ReturnType<typeof solvedPayload>>;
 
   beforeAll(async () => {
-    formId = server.services.forms.createForm({ owner: OWNER, name: "Guarded by pow", challenge: "pow" }).id;
-    otherFormId = server.services.forms.createForm({ owner: OWNER, name: "Another pow form", challenge: "pow" }).id;
+    formId = (await server.services.forms.createForm({ owner: OWNER, name: "Guarded by pow", challenge: "pow" })).id;
+    otherFormId = (await server.services.forms.createForm({ owner: OWNER, name: "Another pow form", challenge: "pow" })).id;
     const fetched = await server.json<ChallengeJson>(`/api/v1/forms/${formId}/challenge`, { key: secret });
     challenge = fetched.body;
     real = await solvedPayload(challenge);
@@ -197,8 +197,8 @@ describe("forged origins", () => {
   let formId: string;
   let formName: string;
 
-  beforeAll(() => {
-    const form = server.services.forms.createForm({ owner: OWNER, name: "Origin-bound form", allowedOrigins: [SITE] });
+  beforeAll(async () => {
+    const form = await server.services.forms.createForm({ owner: OWNER, name: "Origin-bound form", allowedOrigins: [SITE] });
     [formId, formName] = [form.id, form.name];
   });
 
@@ -245,7 +245,7 @@ describe("forged origins", () => {
   });
 
   test("with a publishable key are refused from another origin, and one forged to look allowed still has to solve the proof of work", async () => {
-    const key = publishableFor(formId);
+    const key = await publishableFor(formId);
     const before = stored(formId);
     const fromEvil = await server.json("/api/v1/forms/submit", { method: "POST", key, headers: { origin: EVIL, "content-type": "application/json" }, body: JSON.stringify({ formId, data: {} }) });
     expect([fromEvil.status, fromEvil.body.code, fromEvil.headers.get("access-control-allow-origin")]).toEqual([403, "ORIGIN_NOT_ALLOWED", null]);
@@ -254,8 +254,8 @@ describe("forged origins", () => {
     expect(stored(formId)).toBe(before);
 
     // A script can claim any Origin; on a form whose challenge is pow that buys it nothing.
-    const powForm = server.services.forms.createForm({ owner: OWNER, name: "Origin-bound pow form", allowedOrigins: [SITE], challenge: "pow" }).id;
-    const powKey = publishableFor(powForm);
+    const powForm = (await server.services.forms.createForm({ owner: OWNER, name: "Origin-bound pow form", allowedOrigins: [SITE], challenge: "pow" })).id;
+    const powKey = await publishableFor(powForm);
     const forged = await server.json("/api/v1/forms/submit", { method: "POST", key: powKey, headers: { origin: SITE, "content-type": "application/json" }, body: JSON.stringify({ formId: powForm, data: {} }) });
     expect([forged.status, forged.body.code]).toEqual([400, "CHALLENGE_FAILED"]);
     expect(stored(powForm)).toBe(0);

@@ -17,15 +17,15 @@ const outbox = () => server.query("SELECT submission_id FROM outbox").map((r) =>
 beforeAll(async () => {
   smtp = await startSmtpSink();
   server = await startTestServer({ config: { rateLimit: 10_000, smtpUrl: smtp.url } });
-  key = server.services.keys.createKey({ owner: "owner@example.com" }).key;
-  formId = server.services.forms.createForm({
+  key = (await server.services.keys.createKey({ owner: "owner@example.com" })).key;
+  formId = (await server.services.forms.createForm({
     owner: "owner@example.com",
     name: "Launch",
     formType: "waitlist",
     usersJoinedEnabled: true,
     emailEnabled: true,
     developerNotifications: true,
-  }).id;
+  })).id;
 });
 afterAll(async () => {
   await server.close();

@@ -61,9 +61,9 @@ beforeAll(async () => {
     },
     log: createLogger("debug", (line) => void logLines.push(line)),
   });
-  const owner = seedOwner(server, "captcha@example.com", { challenge: "turnstile" });
+  const owner = await seedOwner(server, "captcha@example.com", { challenge: "turnstile" });
   turnstileForm = owner.formId;
-  hcaptchaForm = server.services.forms.createForm({ owner: "captcha@example.com", name: "h", challenge: "hcaptcha" }).id;
+  hcaptchaForm = (await server.services.forms.createForm({ owner: "captcha@example.com", name: "h", challenge: "hcaptcha" })).id;
   unconfigured = await startTestServer({ config: { turnstileVerifyUrl: `${verifierUrl}/turnstile`, hcaptchaVerifyUrl: `${verifierUrl}/hcaptcha` } });
 });
 afterAll(async () => {
@@ -73,8 +73,8 @@ afterAll(async () => {
   verifier.stop(true);
 });
 
-const check = (formId: string, captchaToken: unknown, s: TestServer = server, ip?: string): Promise<Verdict> =>
-  Promise.resolve(s.services.spam.checks.challenge.check(candidate(s, formId, { captchaToken, ip })));
+const check = async (formId: string, captchaToken: unknown, s: TestServer = server, ip?: string): Promise<Verdict> =>
+  s.services.spam.checks.challenge.check(await candidate(s, formId, { captchaToken, ip }));
 const expectError = (verdict: Verdict, code: "CHALLENGE_FAILED" | "UNAVAILABLE", words: RegExp) => {
   expect(verdict).toBeInstanceOf(AppError);
   expect((verdict as AppError).code).toBe(code);
@@ -135,7 +135,7 @@ describe("Turnstile and hCaptcha", () => {
     closed.stop(true);
     const down = await startTestServer({ config: { turnstileSecret: TURNSTILE_SECRET, turnstileVerifyUrl: url } });
     try {
-      const formId = seedOwner(down, "down@example.com", { challenge: "turnstile" }).formId;
+      const formId = await (await seedOwner(down, "down@example.com", { challenge: "turnstile" })).formId;
       expectError(await check(formId, "ts-token", down), "UNAVAILABLE", /Turnstile did not answer/);
     } finally {
       await down.close();
@@ -144,8 +144,8 @@ describe("Turnstile and hCaptcha", () => {
 
   test("fails closed with 503 naming the missing setting when a form needs a provider whose secret is not set", async () => {
     received.length = 0;
-    const owner = seedOwner(unconfigured, "nosecret@example.com", { challenge: "turnstile" });
-    const h = unconfigured.services.forms.createForm({ owner: "nosecret@example.com", name: "h", challenge: "hcaptcha" }).id;
+    const owner = await seedOwner(unconfigured, "nosecret@example.com", { challenge: "turnstile" });
+    const h = (await unconfigured.services.forms.createForm({ owner: "nosecret@example.com", name: "h", challenge: "hcaptcha" })).id;
     expectError(await check(owner.formId, "ts-token", unconfigured), "UNAVAILABLE", /FORMSVC_TURNSTILE_SECRET/);
     expectError(await check(h, "hc-token", unconfigured), "UNAVAILABLE", /FORMSVC_HCAPTCHA_SECRET/);
     expect(received).toEqual([]);

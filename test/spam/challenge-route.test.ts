@@ -4,14 +4,14 @@ import { ChallengeSchema } from "../../src/modules/spam/model";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
-let other: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
+let other: Awaited<ReturnType<typeof seedOwner>>;
 const shape = TypeCompiler.Compile(ChallengeSchema);
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = seedOwner(server, "route@example.com");
-  other = seedOwner(server, "someone-else@example.com");
+  owner = await seedOwner(server, "route@example.com");
+  other = await seedOwner(server, "someone-else@example.com");
 });
 afterAll(() => server.close());
 
@@ -19,7 +19,7 @@ const path = (formId: string) => `/api/v1/forms/${formId}/challenge`;
 
 describe("GET /api/v1/forms/{formId}/challenge", () => {
   test("answers the bare ALTCHA challenge for the form, uncached, whatever the form's challenge setting", async () => {
-    expect(server.services.forms.requireForm(owner.formId).challenge).toBe("none");
+    expect((await server.services.forms.requireForm(owner.formId)).challenge).toBe("none");
     const before = Math.floor(Date.now() / 1000);
     const res = await server.json(path(owner.formId), { key: owner.key });
     expect(res.status).toBe(200);

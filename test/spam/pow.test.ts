@@ -10,14 +10,14 @@ import { seedOwner, startTestServer, type TestServer } from "../helpers/harness"
 import { encode, solvedPayload } from "../helpers/spam";
 
 let server: TestServer;
-let owner: ReturnType<typeof seedOwner>;
+let owner: Awaited<ReturnType<typeof seedOwner>>;
 let otherFormId: string;
 
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = seedOwner(server, "pow@example.com");
-  server.services.forms.updateForm(owner.formId, { challenge: "pow" });
-  otherFormId = server.services.forms.createForm({ owner: "pow@example.com", name: "Other", challenge: "pow" }).id;
+  owner = await seedOwner(server, "pow@example.com");
+  await server.services.forms.updateForm(owner.formId, { challenge: "pow" });
+  otherFormId = (await server.services.forms.createForm({ owner: "pow@example.com", name: "Other", challenge: "pow" })).id;
 });
 afterAll(() => server.close());
 
@@ -182,7 +182,7 @@ describe("proof of work (ALTCHA v2)", () => {
   });
 
   test("leaves the solution unused when its submission is refused after the check (another check says no)", async () => {
-    const guarded = server.services.forms.createForm({ owner: "pow@example.com", name: "Guarded", challenge: "pow", allowedOrigins: ["https://site.example"] }).id;
+    const guarded = (await server.services.forms.createForm({ owner: "pow@example.com", name: "Guarded", challenge: "pow", allowedOrigins: ["https://site.example"] })).id;
     const { payload } = await solvedPayload(await fetchChallenge(guarded));
     // A redirect outside the allowed origins: refused before the challenge is even looked at.
     const refused = await server.json("/api/v1/forms/submit", {
@@ -221,11 +221,11 @@ describe("proof of work over time", () => {
     // altcha-lib also checks expiry against the wall clock, so the server's clock starts at now.
     clock = fixedClock(Date.now());
     timed = await startTestServer({ clock });
-    const seeded = seedOwner(timed, "time@example.com");
+    const seeded = await seedOwner(timed, "time@example.com");
     formId = seeded.formId;
     key = seeded.key;
     timedKey = seeded.key;
-    timed.services.forms.updateForm(formId, { challenge: "pow" });
+    await timed.services.forms.updateForm(formId, { challenge: "pow" });
   });
   afterAll(() => timed.close());
 

@@ -18,7 +18,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
       async ({ body, client, caller, viaSession, set }) => {
         const { account, token } = await accounts.login(body, addressBucket(client().ip));
         // One browser, one session: the one it came with (if any) ends here.
-        if (viaSession) accounts.endSession(caller!.keyId);
+        if (viaSession) await accounts.endSession(caller!.keyId);
         set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
         return account;
       },
@@ -44,8 +44,8 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
     )
     .post(
       "/auth/logout",
-      ({ principal, set }) => {
-        accounts.endSession(principal.keyId);
+      async ({ principal, set }) => {
+        await accounts.endSession(principal.keyId);
         set.headers["set-cookie"] = clearedSessionCookie(opts.secureCookie);
         set.status = 204;
       },
@@ -61,7 +61,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         },
       },
     )
-    .get("/auth/me", ({ principal }) => accounts.account(principal), {
+    .get("/auth/me", async ({ principal }) => await accounts.account(principal), {
       auth: "session",
       detail: {
         summary: "The session's owner",

@@ -79,10 +79,10 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
      */
     async setPassword(email: string, password: string): Promise<{ owner: string; ownerCreated: boolean; sessionsEnded: number }> {
       checkPasswordRule(password);
-      const existing = owners.findOwner(email);
+      const existing = await owners.findOwner(email);
       const hash = await hashPassword(password);
-      const owner = existing ?? owners.ensureOwner(email);
-      const sessionsEnded = repo.replacePassword(owner.id, hash, isoTime(clock.now()));
+      const owner = existing ?? (await owners.ensureOwner(email));
+      const sessionsEnded = await repo.replacePassword(owner.id, hash, isoTime(clock.now()));
       return { owner: owner.email, ownerCreated: !existing, sessionsEnded };
     },
 
@@ -102,7 +102,7 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
         failuresByEmail.forgive(email);
         throw throttled(byAddress.retryAfter, "from this address");
       }
-      const credentials = repo.findCredentialsByEmail(email);
+      const credentials = await repo.findCredentialsByEmail(email);
       const matches = await verifyPassword(input.password, credentials?.passwordHash ?? DUMMY_HASH);
       if (!matches || !credentials?.passwordHash) throw new AppError("UNAUTHORIZED", "wrong email or password");
       failuresByEmail.clear(email);
@@ -111,7 +111,7 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
       if (isOutdated(credentials.passwordHash)) {
         const rehashed = await hashPassword(input.password);
         try {
-          repo.updatePasswordHash(credentials.ownerId, rehashed);
+          await repo.updatePasswordHash(credentials.ownerId, rehashed);
         } catch (e) {
           // The old hash still works: a database locked by another process only delays the upgrade.
           if (!isDatabaseBusy(e)) throw e;
@@ -131,16 +131,16 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
     },
 
     /** The owner behind a session token, as their secret key (`keyId` is the session's `ses_` id); null for an unknown, ended or expired session. */
-    authenticate(token: string): Principal | null {
+    async authenticate(token: string): Promise<Principal | null> {
       if (!token.startsWith(TOKEN_PREFIX) || token.length > 100) return null;
-      const session = repo.findSessionByTokenHash(hashToken(token));
+      const session = await repo.findSessionByTokenHash(hashToken(token));
       if (!session) return null;
       const at = clock.now();
       const lastSeen = Date.parse(session.lastSeenAt);
       if (at - lastSeen >= idleMs || at - Date.parse(session.createdAt) >= maxMs) return null;
       if (at - lastSeen >= TOUCH_INTERVAL_MS) {
         try {
-          repo.touchSession(session.id, isoTime(at));
+          await repo.touchSession(session.id, isoTime(at));
         } catch (e) {
           // A database locked by another process must not fail the request; the session is only touched later.
           if (!isDatabaseBusy(e)) throw e;
@@ -150,26 +150,26 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
     },
 
     /** The account a caller acts for. */
-    account(caller: Principal): Account {
-      const credentials = repo.findCredentialsById(caller.ownerId);
+    async account(caller: Principal): Promise<Account> {
+      const credentials = await repo.findCredentialsById(caller.ownerId);
       if (!credentials) throw new AppError("UNAUTHORIZED", "the owner of this session no longer exists");
       return toAccount(credentials);
     },
 
     /** Ends one session (logout); later requests with its token are a 401. */
-    endSession(sessionId: string): void {
-      repo.deleteSession(sessionId);
+    endSession(sessionId: string): Promise<void> {
+      return repo.deleteSession(sessionId);
     },
 
     /** Ends every session of the owner; a running server refuses them from the next request on. */
-    revokeSessions(email: string): { owner: string; sessionsEnded: number } {
-      const owner = owners.findOwner(email);
+    async revokeSessions(email: string): Promise<{ owner: string; sessionsEnded: number }> {
+      const owner = await owners.findOwner(email);
       if (!owner) throw new AppError("NOT_FOUND", `no owner ${email.trim().toLowerCase()}`);
-      return { owner: owner.email, sessionsEnded: repo.deleteOwnerSessions(owner.id) };
+      return { owner: owner.email, sessionsEnded: await repo.deleteOwnerSessions(owner.id) };
     },
 
     /** Deletes sessions past their idle or absolute lifetime (they are refused anyway; this keeps the table small). */
-    deleteExpiredSessions(): number {
+    deleteExpiredSessions(): Promise<number> {
       const at = clock.now();
       return repo.deleteExpiredSessions(isoTime(at - idleMs), isoTime(at - maxMs));
     },

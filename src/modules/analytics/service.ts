@@ -64,13 +64,13 @@ export function splitRange(from: number, to: number): { headDays: [string, strin
 export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService, clock: Clock) {
   return {
     /** Daily counts and top values for a form the owner owns; reads rollups only. */
-    analytics(formId: string, caller: Principal, query: AnalyticsQuery): AnalyticsJson {
+    async analytics(formId: string, caller: Principal, query: AnalyticsQuery): Promise<AnalyticsJson> {
       const today = Date.parse(`${utcDay(clock.now())}T00:00:00.000Z`);
       const range = resolveRange(query, today);
-      const form = forms.formFor(formId, caller);
+      const form = await forms.formFor(formId, caller);
       const [from, to] = [utcDay(range.from), utcDay(range.to)];
 
-      const perDay = new Map(repo.countsPerDay(form.id, from, to).map((r) => [r.day, r.count]));
+      const perDay = new Map((await repo.countsPerDay(form.id, from, to)).map((r) => [r.day, r.count]));
       const submissionsOverTime: { date: string; count: number }[] = [];
       let totalSubmissions = 0;
       for (let d = range.from; d <= range.to; d += DAY_MS) {
@@ -80,16 +80,16 @@ export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService,
         submissionsOverTime.push({ date, count });
       }
       const parts = splitRange(range.from, range.to);
-      const top = <K extends string>(dimension: "country" | "browser" | "device", key: K) =>
-        repo.topValues(form.id, dimension, parts).map((r) => ({ [key]: r.value, count: r.count }) as Record<K, string> & { count: number });
+      const top = async <K extends string>(dimension: "country" | "browser" | "device", key: K) =>
+        (await repo.topValues(form.id, dimension, parts)).map((r) => ({ [key]: r.value, count: r.count }) as Record<K, string> & { count: number });
 
       return {
         period: range.period,
         totalSubmissions,
         submissionsOverTime,
-        topCountries: top("country", "country"),
-        topBrowsers: top("browser", "browser"),
-        topDevices: top("device", "device"),
+        topCountries: await top("country", "country"),
+        topBrowsers: await top("browser", "browser"),
+        topDevices: await top("device", "device"),
       };
     },
   };

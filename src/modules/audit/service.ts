@@ -11,13 +11,13 @@ import type { AuditRepo } from "./repo";
 export function createAuditService(repo: AuditRepo, clock: Clock) {
   return {
     /** Records one change made by `actor` to `objectId`, on the actor's owner's data. */
-    record(actor: Actor, action: AuditAction, objectId: string | null, detail?: AuditDetail): void {
+    record(actor: Actor, action: AuditAction, objectId: string | null, detail?: AuditDetail): Promise<void> {
       const { kind, id } = actorOf(actor);
-      repo.insertEvent({ at: isoTime(clock.now()), ownerId: actor.ownerId, actorKind: kind, actorId: id, action, objectId, detail: detail ? JSON.stringify(detail) : null });
+      return repo.insertEvent({ at: isoTime(clock.now()), ownerId: actor.ownerId, actorKind: kind, actorId: id, action, objectId, detail: detail ? JSON.stringify(detail) : null });
     },
 
     /** The newest events first, of one owner (by id) or of everyone. */
-    list(filter: { ownerId: string | null; limit: number }): AuditEvent[] {
+    list(filter: { ownerId: string | null; limit: number }): Promise<AuditEvent[]> {
       return repo.listEvents(filter.ownerId, filter.limit);
     },
   };

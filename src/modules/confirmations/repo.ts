@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Sql } from "../../db/sql";
 
 export interface Confirmation {
   formId: string;
@@ -7,43 +7,39 @@ export interface Confirmation {
   confirmedAt: string | null;
 }
 
+const SETTINGS = "SELECT form_type, double_opt_in FROM forms WHERE id = ?";
+
 /** Waitlist confirmations (double opt-in): one per form and address, found by the hash of its token. */
-export function createConfirmationsRepo(db: Database) {
-  const settings = db.prepare<{ form_type: string; double_opt_in: number }, [string]>("SELECT form_type, double_opt_in FROM forms WHERE id = ?");
-  const state = db.prepare<{ expires_at: string; confirmed_at: string | null }, [string, string]>(
-    "SELECT expires_at, confirmed_at FROM waitlist_confirmations WHERE form_id = ? AND email = ?",
-  );
-  const issue = db.prepare(
-    `INSERT INTO waitlist_confirmations (form_id, email, token_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)
-     ON CONFLICT (form_id, email) DO UPDATE SET token_hash = ?3, created_at = ?4, expires_at = ?5, confirmed_at = NULL`,
-  );
-  const byHash = db.prepare<{ form_id: string; email: string; expires_at: string; confirmed_at: string | null }, [string]>(
-    "SELECT form_id, email, expires_at, confirmed_at FROM waitlist_confirmations WHERE token_hash = ?",
-  );
-  const markConfirmed = db.prepare("UPDATE waitlist_confirmations SET confirmed_at = ? WHERE form_id = ? AND email = ? AND confirmed_at IS NULL");
-  const isJoiner = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM waitlist_joiners WHERE form_id = ? AND email = ?");
-  const countIn = db.prepare("UPDATE forms SET users_joined_count = users_joined_count + 1 WHERE id = ?");
+export function createConfirmationsRepo(sql: Sql) {
+  /** Whether a form asks its joiners to confirm, as committed (not as cached). */
+  const wantsConfirmation = async (formId: string): Promise<boolean> => {
+    const f = await sql.get<{ form_type: string; double_opt_in: number }>(SETTINGS, [formId]);
+    return f?.form_type === "waitlist" && f.double_opt_in === 1;
+  };
 
   return {
-    /** Whether a form asks its joiners to confirm, as committed (not as cached). */
-    wantsConfirmation(formId: string): boolean {
-      const f = settings.get(formId);
-      return f?.form_type === "waitlist" && f.double_opt_in === 1;
-    },
+    wantsConfirmation,
 
     /** Whether this address needs a (new) confirmation: none yet, or one that expired unconfirmed. */
-    needsConfirmation(formId: string, email: string, now: string): boolean {
-      const s = state.get(formId, email);
+    async needsConfirmation(formId: string, email: string, now: string): Promise<boolean> {
+      const s = await sql.get<{ expires_at: string; confirmed_at: string | null }>("SELECT expires_at, confirmed_at FROM waitlist_confirmations WHERE form_id = ? AND email = ?", [formId, email]);
       return !s || (s.confirmed_at === null && s.expires_at <= now);
     },
 
     /** Stores a new token's hash for this address (replacing an expired one); runs in the submission's transaction. */
-    issue(formId: string, email: string, tokenHash: string, createdAt: string, expiresAt: string): void {
-      issue.run(formId, email, tokenHash, createdAt, expiresAt);
+    async issue(formId: string, email: string, tokenHash: string, createdAt: string, expiresAt: string): Promise<void> {
+      await sql.run(
+        `INSERT INTO waitlist_confirmations (form_id, email, token_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (form_id, email) DO UPDATE SET token_hash = ?3, created_at = ?4, expires_at = ?5, confirmed_at = NULL`,
+        [formId, email, tokenHash, createdAt, expiresAt],
+      );
     },
 
-    findByTokenHash(hash: string): Confirmation | null {
-      const r = byHash.get(hash);
+    async findByTokenHash(hash: string): Promise<Confirmation | null> {
+      const r = await sql.get<{ form_id: string; email: string; expires_at: string; confirmed_at: string | null }>(
+        "SELECT form_id, email, expires_at, confirmed_at FROM waitlist_confirmations WHERE token_hash = ?",
+        [hash],
+      );
       return r ? { formId: r.form_id, email: r.email, expiresAt: r.expires_at, confirmedAt: r.confirmed_at } : null;
     },
 
@@ -52,19 +48,17 @@ export function createConfirmationsRepo(db: Database) {
      * that counts confirmed joiners is counted from now on (a joiner not in it is counted when
      * they come back, by the submissions' tally). Returns false when it was confirmed already.
      */
-    confirm(formId: string, email: string, at: string): boolean {
-      return db.transaction(() => {
-        if (markConfirmed.run(at, formId, email).changes === 0) return false;
-        const f = settings.get(formId);
-        if (f?.form_type === "waitlist" && f.double_opt_in === 1 && isJoiner.get(formId, email)) countIn.run(formId);
+    confirm(formId: string, email: string, at: string): Promise<boolean> {
+      return sql.transaction(async () => {
+        if ((await sql.run("UPDATE waitlist_confirmations SET confirmed_at = ? WHERE form_id = ? AND email = ? AND confirmed_at IS NULL", [at, formId, email])) === 0) return false;
+        const joiner = async () => (await sql.get("SELECT 1 AS one FROM waitlist_joiners WHERE form_id = ? AND email = ?", [formId, email])) !== null;
+        if ((await wantsConfirmation(formId)) && (await joiner())) await sql.run("UPDATE forms SET users_joined_count = users_joined_count + 1 WHERE id = ?", [formId]);
         return true;
-      }).immediate();
+      });
     },
 
     /** Deletes confirmations that expired unconfirmed (the address may sign up again and get a new one). */
-    deleteExpired(now: string): number {
-      return db.query("DELETE FROM waitlist_confirmations WHERE confirmed_at IS NULL AND expires_at <= ?").run(now).changes;
-    },
+    deleteExpired: (now: string): Promise<number> => sql.run("DELETE FROM waitlist_confirmations WHERE confirmed_at IS NULL AND expires_at <= ?", [now]),
   };
 }
 

@@ -16,12 +16,12 @@ export function createConfirmationsService({ repo, forms, clock }: { repo: Confi
      */
     async confirm(token: string): Promise<ConfirmResult> {
       if (!looksLikeToken(token)) return { outcome: "unknown" };
-      const found = repo.findByTokenHash(hashConfirmationToken(token));
+      const found = await repo.findByTokenHash(hashConfirmationToken(token));
       const now = isoTime(clock.now());
       if (!found || (found.confirmedAt === null && found.expiresAt <= now)) return { outcome: "unknown" };
       let form;
       try {
-        form = forms.requireForm(found.formId);
+        form = await forms.requireForm(found.formId);
       } catch {
         return { outcome: "unknown" };
       }

@@ -1,6 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { keysetQuery } from "../../db/keyset";
-import { atomically } from "../../db/transaction";
+import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
 import type { Challenge, Form, FormType } from "./model";
 
@@ -72,24 +71,19 @@ const bind = (f: Form) => ({
   updated_at: f.updatedAt,
 });
 
-export function createFormsRepo(db: Database) {
-  const byOwner = keysetQuery<FormRow, [string, string | null]>(
-    db,
-    "SELECT * FROM forms WHERE owner_id = ?1 AND (?2 IS NULL OR id IN (SELECT value FROM json_each(?2)))",
-    "newest",
-  );
+export function createFormsRepo(sql: Sql) {
+  const byOwner = keysetQuery<FormRow>(sql, "SELECT * FROM forms WHERE owner_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))", "newest");
   return {
-    /** Runs writes (a change and its audit line) in one transaction. */
-    atomically: atomically(db),
-    insertForm(f: Form): void {
-      db.query(
+    async insertForm(f: Form): Promise<void> {
+      await sql.run(
         `INSERT INTO forms (id, owner_id, name, description, form_type, email_enabled, developer_notifications, users_joined_enabled,
            allowed_origins, honeypot_field, challenge, autoresponse_enabled, autoresponse_subject, autoresponse_text, double_opt_in,
            confirm_redirect_url, retention_days, created_at, updated_at)
          VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled,
            $allowed_origins, $honeypot_field, $challenge, $autoresponse_enabled, $autoresponse_subject, $autoresponse_text, $double_opt_in,
            $confirm_redirect_url, $retention_days, $created_at, $updated_at)`,
-      ).run(bind(f));
+        bind(f),
+      );
     },
     /**
      * Writes the editable fields; counters belong to the submissions that maintain them. The
@@ -98,61 +92,63 @@ export function createFormsRepo(db: Database) {
      * the submissions it already has (one read of them, in the update's transaction), and one that
      * stops being one drops them. With double opt-in, only joiners who confirmed count.
      */
-    updateForm(f: Form, opts: { recountJoiners: boolean }): void {
+    updateForm(f: Form, opts: { recountJoiners: boolean }): Promise<void> {
       const { owner_id: _, created_at: __, ...fields } = bind(f);
-      db.transaction(() => {
-        db.query(
+      return sql.transaction(async () => {
+        await sql.run(
           `UPDATE forms SET name = $name, description = $description, form_type = $form_type, email_enabled = $email_enabled,
              developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled,
              allowed_origins = $allowed_origins, honeypot_field = $honeypot_field, challenge = $challenge,
              autoresponse_enabled = $autoresponse_enabled, autoresponse_subject = $autoresponse_subject, autoresponse_text = $autoresponse_text,
              double_opt_in = $double_opt_in, confirm_redirect_url = $confirm_redirect_url, retention_days = $retention_days, updated_at = $updated_at
            WHERE id = $id`,
-        ).run(fields);
+          fields,
+        );
         if (!opts.recountJoiners) return;
-        db.query("DELETE FROM waitlist_joiners WHERE form_id = ?").run(f.id);
-        if (f.formType !== "waitlist") return void db.query("UPDATE forms SET users_joined_count = 0 WHERE id = ?").run(f.id);
-        db.query(
+        await sql.run("DELETE FROM waitlist_joiners WHERE form_id = ?", [f.id]);
+        if (f.formType !== "waitlist") return void (await sql.run("UPDATE forms SET users_joined_count = 0 WHERE id = ?", [f.id]));
+        await sql.run(
           `INSERT INTO waitlist_joiners (form_id, email, submissions)
-           SELECT form_id, email, count(*) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL GROUP BY email`,
-        ).run(f.id);
-        db.query(
+           SELECT form_id, email, CAST(count(*) AS INTEGER) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL GROUP BY form_id, email`,
+          [f.id],
+        );
+        await sql.run(
           f.doubleOptIn
-            ? `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners j JOIN waitlist_confirmations c ON c.form_id = j.form_id AND c.email = j.email
+            ? `UPDATE forms SET users_joined_count = (SELECT CAST(count(*) AS INTEGER) FROM waitlist_joiners j JOIN waitlist_confirmations c ON c.form_id = j.form_id AND c.email = j.email
                  WHERE j.form_id = ?1 AND c.confirmed_at IS NOT NULL) WHERE id = ?1`
-            : `UPDATE forms SET users_joined_count = (SELECT count(*) FROM waitlist_joiners WHERE form_id = ?1)
-                 + (SELECT count(*) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NULL) WHERE id = ?1`,
-        ).run(f.id);
-      }).immediate();
+            : `UPDATE forms SET users_joined_count = (SELECT CAST(count(*) AS INTEGER) FROM waitlist_joiners WHERE form_id = ?1)
+                 + (SELECT CAST(count(*) AS INTEGER) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NULL) WHERE id = ?1`,
+          [f.id],
+        );
+      });
     },
     /** Whether any form asks its joiners to confirm (so the server must know its public URL). */
-    anyDoubleOptIn(): boolean {
-      return db.query<{ one: number }, []>("SELECT 1 AS one FROM forms WHERE double_opt_in = 1 LIMIT 1").get() !== null;
+    async anyDoubleOptIn(): Promise<boolean> {
+      return (await sql.get("SELECT 1 AS one FROM forms WHERE double_opt_in = 1 LIMIT 1")) !== null;
     },
-    deleteForm(id: string): void {
-      db.query("DELETE FROM forms WHERE id = ?").run(id);
+    async deleteForm(id: string): Promise<void> {
+      await sql.run("DELETE FROM forms WHERE id = ?", [id]);
     },
-    findFormById(id: string): Form | null {
-      const row = db.query<FormRow, [string]>("SELECT * FROM forms WHERE id = ?").get(id);
+    async findFormById(id: string): Promise<Form | null> {
+      const row = await sql.get<FormRow>("SELECT * FROM forms WHERE id = ?", [id]);
       return row ? toForm(row) : null;
     },
     /** One page of an owner's forms (only `ids` when given), newest first, strictly after `after`. */
-    listFormsByOwner(ownerId: string, ids: string[] | null, after: Position | null, limit: number): Form[] {
-      return byOwner([ownerId, ids && JSON.stringify(ids)], after, limit).map(toForm);
+    async listFormsByOwner(ownerId: string, ids: string[] | null, after: Position | null, limit: number): Promise<Form[]> {
+      return (await byOwner([ownerId, ids && JSON.stringify(ids)], after, limit)).map(toForm);
     },
     /** Forms that delete their submissions after some days. */
-    listFormsWithRetention(): Form[] {
-      return db.query<FormRow, []>("SELECT * FROM forms WHERE retention_days IS NOT NULL ORDER BY id").all().map(toForm);
+    async listFormsWithRetention(): Promise<Form[]> {
+      return (await sql.all<FormRow>("SELECT * FROM forms WHERE retention_days IS NOT NULL ORDER BY id")).map(toForm);
     },
     /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
-    listAllForms(ownerId: string | null): (Form & { ownerEmail: string })[] {
-      return db
-        .query<FormRow & { owner_email: string }, [string | null]>(
-          `SELECT f.*, o.email AS owner_email FROM forms f JOIN owners o ON o.id = f.owner_id
-           WHERE ?1 IS NULL OR f.owner_id = ?1 ORDER BY f.created_at DESC, f.id DESC`,
-        )
-        .all(ownerId)
-        .map((r) => ({ ...toForm(r), ownerEmail: r.owner_email }));
+    async listAllForms(ownerId: string | null): Promise<(Form & { ownerEmail: string })[]> {
+      const rows = await sql.all<FormRow & { owner_email: string }>(
+        `SELECT f.*, o.email AS owner_email FROM forms f JOIN owners o ON o.id = f.owner_id
+         WHERE CAST(?1 AS TEXT) IS NULL OR f.owner_id = ?1 ORDER BY f.created_at DESC, f.id DESC`,
+        [ownerId],
+      );
+      return rows.map((r) => ({ ...toForm(r), ownerEmail: r.owner_email }));
     },
   };
 }

@@ -28,8 +28,8 @@ export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller
     .use(requestContext)
     .get(
       "/forms/list",
-      ({ query, principal }) => {
-        const page = forms.listForms(principal, { limit: pageLimit(query.limit), cursor: query.cursor });
+      async ({ query, principal }) => {
+        const page = await forms.listForms(principal, { limit: pageLimit(query.limit), cursor: query.cursor });
         return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
       },
       {
@@ -46,7 +46,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller
     // `list` is no form id: without these guards, PATCH or DELETE /forms/list would be read as a form named "list".
     .patch("/forms/list", notServed, { detail: { hide: true } })
     .delete("/forms/list", notServed, { detail: { hide: true } })
-    .post("/forms", ({ body, principal }) => toFormJson(forms.createFormFor(principal, { ...formInput(body), name: body.name })), {
+    .post("/forms", async ({ body, principal }) => toFormJson(await forms.createFormFor(principal, { ...formInput(body), name: body.name })), {
       auth: "secret",
       body: FormCreateSchema,
       detail: {
@@ -56,12 +56,12 @@ export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller
         responses: responses({ schema: FormSchema, description: "the new form, as Get Form shows it" }, 400, 401, 403, 429),
       },
     })
-    .get("/forms/:formId", ({ params, principal }) => toFormJson(forms.formFor(params.formId, principal)), {
+    .get("/forms/:formId", async ({ params, principal }) => toFormJson(await forms.formFor(params.formId, principal)), {
       auth: "secret",
       params: FormIdParams,
       detail: { summary: "Get a form", tags: ["Forms"], responses: responses({ schema: FormSchema, description: "the form" }, 400, 401, 403, 404, 429) },
     })
-    .patch("/forms/:formId", ({ params, body, principal }) => toFormJson(forms.updateForm(params.formId, formInput(body), principal)), {
+    .patch("/forms/:formId", async ({ params, body, principal }) => toFormJson(await forms.updateForm(params.formId, formInput(body), principal)), {
       auth: "secret",
       params: FormIdParams,
       body: FormPatchSchema,
@@ -91,7 +91,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller
         },
       },
     )
-    .get("/forms/:formId/users-joined", ({ params, principal }) => ({ usersJoined: forms.usersJoined(params.formId, principal) }), {
+    .get("/forms/:formId/users-joined", async ({ params, principal }) => ({ usersJoined: await forms.usersJoined(params.formId, principal) }), {
       auth: "secret",
       params: FormIdParams,
       detail: {

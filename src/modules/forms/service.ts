@@ -1,6 +1,7 @@
 import type { Clock } from "../../lib/clock";
 import { isoTime } from "../../lib/clock";
 import type { ChangeFeed } from "../../db/change-feed";
+import type { Atomically } from "../../db/sql";
 import type { CursorCodec } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -128,40 +129,89 @@ export type Access = "manage" | "submit";
  * Changes to forms are recorded in the audit trail, in the change's own transaction, as the
  * doing of the caller who made them; without a caller, of the operator at the command line.
  */
-export function createFormsService(repo: FormsRepo, owners: OwnersService, cursors: CursorCodec, clock: Clock, changes: ChangeFeed, audit: Pick<AuditService, "record">) {
+export function createFormsService(
+  repo: FormsRepo,
+  atomically: Atomically,
+  owners: OwnersService,
+  cursors: CursorCodec,
+  clock: Clock,
+  changes: ChangeFeed,
+  audit: Pick<AuditService, "record">,
+) {
   // Forms are cached: every write that changes one drops its entry — edits here, commits of
   // submissions (`forget`, before they are acknowledged), and any commit by another process
   // (data_version) — so a read after a write always sees it.
   const cache = new Map<string, Form>();
-  changes.onChange(() => cache.clear());
-
-  /** The form; a 404 when there is none. */
-  const requireForm = (id: string): Form => {
-    changes.sync();
-    let form = cache.get(id);
-    if (!form) {
-      const found = repo.findFormById(id);
-      if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(id, (form = found));
+  // Reads in progress, shared by every request that misses the cache meanwhile: a commit drops the
+  // form it counted, and the next requests for it arrive together; one statement serves them all.
+  const loading = new Map<string, Promise<Form>>();
+  // Counts the drops: a form read before a drop may be older than it, so it is not cached, and a
+  // request after the drop starts a read of its own.
+  let drops = 0;
+  const drop = (ids: Iterable<string>) => {
+    drops += 1;
+    for (const id of ids) {
+      cache.delete(id);
+      loading.delete(id);
     }
-    return form;
   };
+  changes.onChange(() => {
+    drops += 1;
+    cache.clear();
+    loading.clear();
+  });
+
+  /** The form as cached, once other processes' commits are taken into account; undefined when it is not. */
+  const cached = (id: string): Form | undefined => {
+    changes.sync();
+    return cache.get(id);
+  };
+
+  /** The form as stored (one read for all who ask meanwhile), cached unless something was dropped while it was read; a 404 when there is none. */
+  const load = (id: string): Promise<Form> => {
+    const inFlight = loading.get(id);
+    if (inFlight) return inFlight;
+    const seen = drops;
+    const settled = () => {
+      if (loading.get(id) === read) loading.delete(id);
+    };
+    const read = repo.findFormById(id).then(
+      (found) => {
+        settled();
+        if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
+        if (seen === drops) {
+          if (cache.size >= CACHE_LIMIT) cache.clear();
+          cache.set(id, found);
+        }
+        return found;
+      },
+      (e: unknown) => {
+        settled();
+        throw e;
+      },
+    );
+    loading.set(id, read);
+    return read;
+  };
+
+  /** The form; a 404 when there is none. Answered from the cache without a statement when it can be. */
+  const requireForm = async (id: string): Promise<Form> => cached(id) ?? load(id);
 
   /**
    * The form if this caller may `access` it: 404 when it does not exist, 403 when it is another
    * owner's, 403 KEY_SCOPE when the key may not do that there (a publishable key anywhere but
    * submit, a bound key outside its forms).
    */
-  const formFor = (id: string, caller: Principal, access: Access = "manage"): Form => {
-    const form = requireForm(id);
+  const formFor = async (id: string, caller: Principal, access: Access = "manage"): Promise<Form> => {
+    // The cache is asked here rather than through requireForm: one async step less on every request.
+    const form = cached(id) ?? (await load(id));
     if (form.ownerId !== caller.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
     if (caller.forms && !caller.forms.includes(id)) throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
     if (caller.kind === "publishable" && access !== "submit") throw publishableScope();
     return form;
   };
 
-  const insert = (ownerId: string, valid: CheckedInput, actor: Principal): Form => {
+  const insert = async (ownerId: string, valid: CheckedInput, actor: Principal): Promise<Form> => {
     const now = isoTime(clock.now());
     const form: Form = {
       id: newId("frm"),
@@ -185,23 +235,23 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
       updatedAt: now,
     };
     const complete = withOutbound(form, valid);
-    repo.atomically(() => {
-      repo.insertForm(complete);
-      audit.record(actor, "form.created", complete.id, { formType: complete.formType });
+    await atomically(async () => {
+      await repo.insertForm(complete);
+      await audit.record(actor, "form.created", complete.id, { formType: complete.formType });
     });
     return complete;
   };
 
   return {
     /** A new form for the owner with this email (created if new); the operator's doing unless `actor` says whose. */
-    createForm(input: FormInput & { owner: string; name: string }, actor?: Principal): Form {
+    async createForm(input: FormInput & { owner: string; name: string }, actor?: Principal): Promise<Form> {
       const valid = checked(input);
-      const owner = owners.ensureOwner(input.owner);
+      const owner = await owners.ensureOwner(input.owner);
       return insert(owner.id, valid, actor ?? ownerPrincipal(owner.id));
     },
 
     /** A new form for the caller's owner (POST /forms): a secret key of all the owner's forms, or a session; 400 before 403. */
-    createFormFor(caller: Principal, input: FormInput & { name: string }): Form {
+    async createFormFor(caller: Principal, input: FormInput & { name: string }): Promise<Form> {
       const valid = checked(input);
       requireOwnerScope(caller);
       return insert(caller.ownerId, valid, caller);
@@ -211,9 +261,9 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
      * Changes only the fields given; a field given its current value is no change. With a caller,
      * the caller's access is checked (400, then 404, then 403); without, it is the operator's.
      */
-    updateForm(id: string, patch: FormInput, caller?: Principal): Form {
+    async updateForm(id: string, patch: FormInput, caller?: Principal): Promise<Form> {
       const valid = checked(patch);
-      const form = caller ? formFor(id, caller) : requireForm(id);
+      const form = await (caller ? formFor(id, caller) : requireForm(id));
       const { autoresponse: _a, doubleOptIn: _d, confirmRedirectUrl: _c, ...rest } = valid;
       const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Form>;
       const updated = withOutbound({ ...form, ...defined }, valid);
@@ -221,11 +271,11 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
       if (changed.length === 0) return form;
       updated.updatedAt = isoTime(clock.now());
       const recountJoiners = updated.formType !== form.formType || (updated.formType === "waitlist" && updated.doubleOptIn !== form.doubleOptIn);
-      repo.atomically(() => {
-        repo.updateForm(updated, { recountJoiners });
-        audit.record(caller ?? ownerPrincipal(form.ownerId), "form.updated", id, { fields: changed.map((k) => FIELD_NAMES[k]) });
+      await atomically(async () => {
+        await repo.updateForm(updated, { recountJoiners });
+        await audit.record(caller ?? ownerPrincipal(form.ownerId), "form.updated", id, { fields: changed.map((k) => FIELD_NAMES[k]) });
       });
-      cache.delete(id);
+      drop([id]);
       return requireForm(id);
     },
 
@@ -234,13 +284,13 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
      * (the submissions lifecycle's deleteForm empties a large form first, a chunk at a time).
      * With a caller, its access is checked first; `submissions` is what the audit line says it had.
      */
-    deleteForm(id: string, caller?: Principal, submissions?: number): Form {
-      const form = caller ? formFor(id, caller) : requireForm(id);
-      repo.atomically(() => {
-        repo.deleteForm(id);
-        audit.record(caller ?? ownerPrincipal(form.ownerId), "form.deleted", id, { submissions: submissions ?? form.submissionCount });
+    async deleteForm(id: string, caller?: Principal, submissions?: number): Promise<Form> {
+      const form = await (caller ? formFor(id, caller) : requireForm(id));
+      await atomically(async () => {
+        await repo.deleteForm(id);
+        await audit.record(caller ?? ownerPrincipal(form.ownerId), "form.deleted", id, { submissions: submissions ?? form.submissionCount });
       });
-      cache.delete(id);
+      drop([id]);
       return form;
     },
 
@@ -250,18 +300,18 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
 
     /** Drops cached forms whose counters a commit just changed. */
     forget(formIds: Iterable<string>): void {
-      for (const id of formIds) cache.delete(id);
+      drop(formIds);
     },
 
     /** Distinct joiners of a waitlist form (0 while its counter is off); 404 for other form types. */
-    usersJoined(id: string, caller: Principal): number {
-      const form = formFor(id, caller);
+    async usersJoined(id: string, caller: Principal): Promise<number> {
+      const form = await formFor(id, caller);
       if (form.formType !== "waitlist") throw new AppError("NOT_FOUND", `form ${id} is not a waitlist form`);
       return usersJoined(form);
     },
 
     /** One page of the caller's forms (a bound key's only), newest first. */
-    listForms(caller: Principal, query: { limit: number; cursor?: string }): Page<Form> {
+    async listForms(caller: Principal, query: { limit: number; cursor?: string }): Promise<Page<Form>> {
       if (caller.kind === "publishable") throw publishableScope();
       const list = `forms:${caller.ownerId}`;
       const after = pageStart(cursors, list, query.cursor);
@@ -269,12 +319,12 @@ export function createFormsService(repo: FormsRepo, owners: OwnersService, curso
     },
 
     /** Forms whose submissions expire after their `retentionDays`. */
-    formsWithRetention: (): Form[] => repo.listFormsWithRetention(),
+    formsWithRetention: (): Promise<Form[]> => repo.listFormsWithRetention(),
 
     /** Every form, or one owner's (none for an owner never named). */
-    listAllForms(filter: { owner?: string } = {}) {
+    async listAllForms(filter: { owner?: string } = {}) {
       if (filter.owner === undefined) return repo.listAllForms(null);
-      const owner = owners.findOwner(filter.owner);
+      const owner = await owners.findOwner(filter.owner);
       return owner ? repo.listAllForms(owner.id) : [];
     },
   };

@@ -1,5 +1,4 @@
-import type { Database } from "bun:sqlite";
-import { atomically } from "../../db/transaction";
+import type { Sql } from "../../db/sql";
 import type { KeyKind } from "../../lib/principal";
 
 export interface ApiKey {
@@ -48,35 +47,28 @@ const toKey = (r: KeyRow): ApiKey => ({
   revokedAt: r.revoked_at,
 });
 
-export function createKeysRepo(db: Database) {
+export function createKeysRepo(sql: Sql) {
+  const one = async (where: string, value: string) => {
+    const row = await sql.get<KeyRow>(`${SELECT} WHERE ${where} = ?`, [value]);
+    return row ? toKey(row) : null;
+  };
   return {
-    /** Runs writes (a change and its audit line) in one transaction. */
-    atomically: atomically(db),
-    insertKey(k: { id: string; ownerId: string; name: string; kind: KeyKind; forms: string[] | null; prefix: string; hash: string; createdAt: string }): void {
-      db.query("INSERT INTO api_keys (id, owner_id, name, kind, form_ids, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").run(
+    async insertKey(k: { id: string; ownerId: string; name: string; kind: KeyKind; forms: string[] | null; prefix: string; hash: string; createdAt: string }): Promise<void> {
+      await sql.run("INSERT INTO api_keys (id, owner_id, name, kind, form_ids, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
         k.id, k.ownerId, k.name, k.kind, k.forms === null ? null : JSON.stringify(k.forms), k.prefix, k.hash, k.createdAt,
-      );
+      ]);
     },
-    findKeyByHash(hash: string): ApiKey | null {
-      const row = db.query<KeyRow, [string]>(`${SELECT} WHERE k.hash = ?`).get(hash);
-      return row ? toKey(row) : null;
-    },
-    findKeyById(id: string): ApiKey | null {
-      const row = db.query<KeyRow, [string]>(`${SELECT} WHERE k.id = ?`).get(id);
-      return row ? toKey(row) : null;
-    },
-    listKeys(ownerId: string | null): ApiKey[] {
-      return db
-        .query<KeyRow, [string | null]>(`${SELECT} WHERE ?1 IS NULL OR k.owner_id = ?1 ORDER BY k.created_at, k.id`)
-        .all(ownerId)
-        .map(toKey);
+    findKeyByHash: (hash: string): Promise<ApiKey | null> => one("k.hash", hash),
+    findKeyById: (id: string): Promise<ApiKey | null> => one("k.id", id),
+    async listKeys(ownerId: string | null): Promise<ApiKey[]> {
+      return (await sql.all<KeyRow>(`${SELECT} WHERE CAST(?1 AS TEXT) IS NULL OR k.owner_id = ?1 ORDER BY k.created_at, k.id`, [ownerId])).map(toKey);
     },
     /** Whether it was active until now. */
-    revokeKey(id: string, at: string): boolean {
-      return db.query("UPDATE api_keys SET active = 0, revoked_at = ? WHERE id = ? AND active = 1").run(at, id).changes === 1;
+    async revokeKey(id: string, at: string): Promise<boolean> {
+      return (await sql.run("UPDATE api_keys SET active = 0, revoked_at = ? WHERE id = ? AND active = 1", [at, id])) === 1;
     },
-    touchKey(id: string, at: string): void {
-      db.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, id);
+    async touchKey(id: string, at: string): Promise<void> {
+      await sql.run("UPDATE api_keys SET last_used_at = ? WHERE id = ?", [at, id]);
     },
   };
 }

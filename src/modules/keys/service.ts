@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { isDatabaseBusy } from "../../db/busy";
 import type { ChangeFeed } from "../../db/change-feed";
+import type { Atomically } from "../../db/sql";
 import type { Clock } from "../../lib/clock";
 import { isoTime } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
@@ -40,51 +41,59 @@ function checked(input: KeyInput): { name: string; kind: KeyKind; forms: string[
  */
 export function createKeysService(
   repo: KeysRepo,
+  atomically: Atomically,
   owners: OwnersService,
   clock: Clock,
   changes: ChangeFeed,
-  formOwner: (formId: string) => string | null,
+  formOwner: (formId: string) => Promise<string | null>,
   audit: Pick<AuditService, "record">,
 ) {
   // Key lookups are cached, and the cache is dropped whenever another process commits
   // (a revocation by the CLI is seen from the next request on).
   const cache = new Map<string, ApiKey | null>();
   const lastTouched = new Map<string, number>();
-  changes.onChange(() => cache.clear());
+  // Counts the drops: a key read before a drop (a revocation) may be older than it, so it is not cached.
+  let drops = 0;
+  const clear = () => {
+    drops += 1;
+    cache.clear();
+  };
+  changes.onChange(clear);
 
-  const lookup = (hash: string): ApiKey | null => {
-    changes.sync();
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    let key = cache.get(hash);
-    if (key === undefined) {
-      key = repo.findKeyByHash(hash);
+  /** The key with this hash as stored (null when there is none), cached unless something was dropped while it was read. */
+  const load = async (hash: string): Promise<ApiKey | null> => {
+    const seen = drops;
+    const key = await repo.findKeyByHash(hash);
+    if (seen === drops) {
+      if (cache.size >= CACHE_LIMIT) cache.clear();
       cache.set(hash, key);
     }
     return key;
   };
 
   /** A 400 naming the bound forms that are not this owner's (or when there is no such owner yet). */
-  const requireOwnForms = (forms: string[] | null, owner: Owner | null, named: string) => {
-    const foreign = forms?.filter((id) => !owner || formOwner(id) !== owner.id) ?? [];
+  const requireOwnForms = async (forms: string[] | null, owner: Owner | null, named: string) => {
+    const foreign: string[] = [];
+    for (const id of forms ?? []) if (!owner || (await formOwner(id)) !== owner.id) foreign.push(id);
     if (foreign.length) throw new AppError("INVALID_PARAMETER", `${named} has no form ${foreign.join(", ")}`);
   };
 
-  const mint = (owner: Owner, key: ReturnType<typeof checked>, actor: Principal): CreatedKey => {
+  const mint = async (owner: Owner, key: ReturnType<typeof checked>, actor: Principal): Promise<CreatedKey> => {
     const secret = PREFIX[key.kind] + randomBytes(32).toString("base64url");
     const row = { id: newId("key"), ownerId: owner.id, ...key, prefix: secret.slice(0, 12), hash: hashSecret(secret), createdAt: isoTime(clock.now()) };
-    repo.atomically(() => {
-      repo.insertKey(row);
-      audit.record(actor, "key.created", row.id, { kind: key.kind, name: key.name, forms: key.forms });
+    await atomically(async () => {
+      await repo.insertKey(row);
+      await audit.record(actor, "key.created", row.id, { kind: key.kind, name: key.name, forms: key.forms });
     });
     return { id: row.id, name: key.name, owner: owner.email, key: secret, kind: key.kind, forms: key.forms, createdAt: row.createdAt };
   };
 
-  const revoke = (key: ApiKey, actor: Principal): ApiKey => {
-    repo.atomically(() => {
-      if (repo.revokeKey(key.id, isoTime(clock.now()))) audit.record(actor, "key.revoked", key.id, { kind: key.kind, name: key.name });
+  const revoke = async (key: ApiKey, actor: Principal): Promise<ApiKey> => {
+    await atomically(async () => {
+      if (await repo.revokeKey(key.id, isoTime(clock.now()))) await audit.record(actor, "key.revoked", key.id, { kind: key.kind, name: key.name });
     });
-    cache.clear();
-    return repo.findKeyById(key.id)!;
+    clear();
+    return (await repo.findKeyById(key.id))!;
   };
 
   return {
@@ -92,40 +101,40 @@ export function createKeysService(
      * A new key for the owner (created if new): secret by default, or publishable (submit only),
      * optionally bound to some of the owner's forms. The secret is returned here and never again.
      */
-    createKey(input: KeyInput & { owner: string }): CreatedKey {
+    async createKey(input: KeyInput & { owner: string }): Promise<CreatedKey> {
       const key = checked(input);
       // Checked before the owner is created: a refused key leaves nothing behind.
-      const known = owners.findOwner(input.owner);
-      requireOwnForms(key.forms, known, known?.email ?? input.owner.trim().toLowerCase());
-      const owner = known ?? owners.ensureOwner(input.owner);
+      const known = await owners.findOwner(input.owner);
+      await requireOwnForms(key.forms, known, known?.email ?? input.owner.trim().toLowerCase());
+      const owner = known ?? (await owners.ensureOwner(input.owner));
       return mint(owner, key, ownerPrincipal(owner.id));
     },
 
     /** A new key for the caller's owner (POST /keys): needs a secret key of all the owner's forms, or a session; 400 before 403. */
-    createKeyFor(caller: Principal, input: KeyInput): CreatedKey {
+    async createKeyFor(caller: Principal, input: KeyInput): Promise<CreatedKey> {
       const key = checked(input);
-      const owner = owners.findOwnerById(caller.ownerId)!;
-      requireOwnForms(key.forms, owner, owner.email);
+      const owner = (await owners.findOwnerById(caller.ownerId))!;
+      await requireOwnForms(key.forms, owner, owner.email);
       requireOwnerScope(caller);
       return mint(owner, key, caller);
     },
 
     /** Every key, or one owner's (none for an owner never named). */
-    listKeys(filter: { owner?: string } = {}): ApiKey[] {
+    async listKeys(filter: { owner?: string } = {}): Promise<ApiKey[]> {
       if (filter.owner === undefined) return repo.listKeys(null);
-      const owner = owners.findOwner(filter.owner);
+      const owner = await owners.findOwner(filter.owner);
       return owner ? repo.listKeys(owner.id) : [];
     },
 
     /** The caller's owner's keys (GET /keys), oldest first, revoked ones too. */
-    listKeysFor(caller: Principal): ApiKey[] {
+    async listKeysFor(caller: Principal): Promise<ApiKey[]> {
       requireOwnerScope(caller);
       return repo.listKeys(caller.ownerId);
     },
 
     /** Deactivates the key; every later request with it is a 401, in this process and others. Revoking a revoked key changes nothing. */
-    revokeKey(id: string): ApiKey {
-      const key = repo.findKeyById(id);
+    async revokeKey(id: string): Promise<ApiKey> {
+      const key = await repo.findKeyById(id);
       if (!key) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
       return revoke(key, ownerPrincipal(key.ownerId));
     },
@@ -134,23 +143,27 @@ export function createKeysService(
      * Revokes one of the caller's owner's keys (DELETE /keys/{keyId}); another owner's key is a 404
      * like a key that does not exist. A key may revoke itself: this answer is its last.
      */
-    revokeKeyFor(caller: Principal, id: string): ApiKey {
-      const key = repo.findKeyById(id);
+    async revokeKeyFor(caller: Principal, id: string): Promise<ApiKey> {
+      const key = await repo.findKeyById(id);
       if (!key || key.ownerId !== caller.ownerId) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
       requireOwnerScope(caller);
       return revoke(key, caller);
     },
 
     /** The caller behind a secret, or null for an unknown or revoked key. */
-    authenticate(secret: string): Principal | null {
-      const key = lookup(hashSecret(secret));
+    async authenticate(secret: string): Promise<Principal | null> {
+      const hash = hashSecret(secret);
+      changes.sync();
+      // Answered from the cache without a statement (or another async step) when it can be.
+      const known = cache.get(hash);
+      const key = known !== undefined ? known : await load(hash);
       if (!key || !key.active) return null;
       const now = clock.now();
       if (now - (lastTouched.get(key.id) ?? 0) >= TOUCH_INTERVAL_MS) {
         if (lastTouched.size >= CACHE_LIMIT) lastTouched.clear();
         lastTouched.set(key.id, now);
         try {
-          repo.touchKey(key.id, isoTime(now));
+          await repo.touchKey(key.id, isoTime(now));
         } catch (e) {
           // Last use is a hint for `keys list`: a database locked by another process must not fail the request.
           if (!isDatabaseBusy(e)) throw e;

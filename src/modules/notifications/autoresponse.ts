@@ -16,15 +16,15 @@ const wantsAutoresponse = (s: NewSubmission) => s.status === "inbox" && s.email 
  * throttle is taken in the same transaction, so two submissions in one batch cannot both pass).
  * The row keeps the templates as they are now; a later edit of the form does not change it.
  */
-export const queueAutoresponses = (repo: OutboxRepo, clock: Clock) => (batch: NewSubmission[]): void => {
+export const queueAutoresponses = (repo: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<void> => {
   let now: number | undefined;
   const owners = new Map<string, string | null>();
   for (const s of batch) {
     if (!wantsAutoresponse(s)) continue;
     now ??= clock.now();
-    if (!repo.takeAutoresponseSlot(s.form.id, s.email!, isoTime(now), isoTime(now - AUTORESPONSE_WINDOW_MS))) continue;
-    if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, repo.ownerEmail(s.form.ownerId));
-    repo.insert({
+    if (!(await repo.takeAutoresponseSlot(s.form.id, s.email!, isoTime(now), isoTime(now - AUTORESPONSE_WINDOW_MS)))) continue;
+    if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerEmail(s.form.ownerId));
+    await repo.insert({
       kind: "autoresponse",
       formId: s.form.id,
       submissionId: s.id,

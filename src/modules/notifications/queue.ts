@@ -10,15 +10,15 @@ export const wantsNotification = (s: NewSubmission) => s.status === "inbox" && s
  * an email, inside the batch's transaction. A row is queued (and its retry horizon starts) now,
  * also for a submission moved out of spam long after it arrived.
  */
-export const queueNotifications = (repo: OutboxRepo, clock: Clock) => (batch: NewSubmission[]): void => {
+export const queueNotifications = (repo: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<void> => {
   const owners = new Map<string, string | null>();
   let now: string | undefined;
   for (const s of batch) {
     if (!wantsNotification(s)) continue;
-    if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, repo.ownerEmail(s.form.ownerId));
+    if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerEmail(s.form.ownerId));
     const recipient = owners.get(s.form.ownerId);
     if (!recipient) continue;
     now ??= isoTime(clock.now());
-    repo.insert({ kind: "notification", formId: s.form.id, submissionId: s.id, recipient, replyTo: s.email, formName: s.form.name, data: s.json, submittedAt: s.createdAt, createdAt: now });
+    await repo.insert({ kind: "notification", formId: s.form.id, submissionId: s.id, recipient, replyTo: s.email, formName: s.form.name, data: s.json, submittedAt: s.createdAt, createdAt: now });
   }
 };

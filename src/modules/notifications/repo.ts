@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Sql } from "../../db/sql";
 
 export type OutboxStatus = "pending" | "sending" | "sent" | "failed";
 export const OUTBOX_KINDS = ["notification", "autoresponse", "confirmation", "webhook"] as const;
@@ -67,45 +67,37 @@ export type NextStep = { status: "sent" } | { status: "pending"; nextAttemptAt: 
 
 export type KindCounts = Record<OutboxKind, { pending: number; sending: number; failed: number }>;
 
-export function createOutboxRepo(db: Database) {
-  const insert = db.prepare(
-    `INSERT INTO outbox (kind, form_id, submission_id, webhook_id, message_id, recipient, reply_to, form_name, data, payload, submitted_at, created_at, queued_at, next_attempt_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?12)`,
-  );
-  const ownerEmail = db.prepare<{ email: string }, [string]>("SELECT email FROM owners WHERE id = ?");
-  // A row may be gone by the time its attempt ends (its webhook or form was deleted meanwhile): then
-  // there is nothing to record, and the batch it is recorded with must not fail for it.
-  const addAttempt = db.prepare(
-    "INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms) SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM outbox WHERE id = ?1)",
-  );
-  // A confirmation's token leaves the outbox once its email is out: from then on only its hash is stored.
-  const markSent = db.prepare(
-    "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_status = ?3, last_error = NULL, payload = CASE WHEN kind = 'confirmation' THEN NULL ELSE payload END WHERE id = ?1",
-  );
-  const markRetry = db.prepare("UPDATE outbox SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?2, last_status = ?3, last_error = ?4 WHERE id = ?1");
-  const markFailed = db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_status = ?2, last_error = ?3 WHERE id = ?1");
-  const finishAll = db.transaction((results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]) => {
-    for (const { id, attempt, next } of results) {
-      addAttempt.run(id, attempt.at, attempt.statusCode, attempt.error, attempt.durationMs);
-      if (next.status === "sent") markSent.run(id, attempt.at, attempt.statusCode);
-      else if (next.status === "pending") markRetry.run(id, next.nextAttemptAt, attempt.statusCode, attempt.error);
-      else markFailed.run(id, attempt.statusCode, attempt.error);
-    }
-  });
-  // One statement: a new address takes its slot, one whose slot is older than the window takes it again, any other changes nothing.
-  const takeSlot = db.prepare(
-    "INSERT INTO autoresponse_throttle (form_id, email, sent_at) VALUES (?1, ?2, ?3) ON CONFLICT (form_id, email) DO UPDATE SET sent_at = ?3 WHERE sent_at <= ?4",
-  );
+const COLUMNS = "kind, form_id, submission_id, webhook_id, message_id, recipient, reply_to, form_name, data, payload, submitted_at, created_at, queued_at, next_attempt_at";
+const INSERT = `INSERT INTO outbox (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?12)`;
+// A row may be gone by the time its attempt ends (its webhook or form was deleted meanwhile): then
+// there is nothing to record, and the batch it is recorded with must not fail for it. The values
+// are cast because PostgreSQL cannot tell a selected parameter's type from the column it goes to.
+const ADD_ATTEMPT = `INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms)
+  SELECT id, CAST(?2 AS TEXT), CAST(?3 AS INTEGER), CAST(?4 AS TEXT), CAST(?5 AS DOUBLE PRECISION) FROM outbox WHERE id = ?1`;
+// A confirmation's token leaves the outbox once its email is out: from then on only its hash is stored.
+const MARK_SENT =
+  "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_status = ?3, last_error = NULL, payload = CASE WHEN kind = 'confirmation' THEN NULL ELSE payload END WHERE id = ?1";
+const MARK_RETRY = "UPDATE outbox SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?2, last_status = ?3, last_error = ?4 WHERE id = ?1";
+const MARK_FAILED = "UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_status = ?2, last_error = ?3 WHERE id = ?1";
+// One statement: a new address takes its slot, one whose slot is older than the window takes it again, any other changes nothing.
+const TAKE_SLOT = `INSERT INTO autoresponse_throttle (form_id, email, sent_at) VALUES (?1, ?2, ?3)
+  ON CONFLICT (form_id, email) DO UPDATE SET sent_at = ?3 WHERE autoresponse_throttle.sent_at <= ?4`;
+const WITH_WEBHOOK = `SELECT o.*, w.url AS webhook_url, w.format AS webhook_format, w.secret AS webhook_secret, w.enabled AS webhook_enabled
+  FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id`;
+
+const values = (m: QueuedMessage) => [
+  m.kind, m.formId, m.submissionId, m.webhookId ?? null, m.messageId ?? null, m.recipient, m.replyTo ?? null, m.formName, m.data, m.payload ?? null, m.submittedAt, m.createdAt,
+];
+
+export function createOutboxRepo(sql: Sql) {
   let inserted = 0;
 
-  const deleteBySubmission = db.prepare("DELETE FROM outbox WHERE submission_id = ?");
-
   return {
-    ownerEmail: (ownerId: string) => ownerEmail.get(ownerId)?.email ?? null,
+    ownerEmail: async (ownerId: string) => (await sql.get<{ email: string }>("SELECT email FROM owners WHERE id = ?", [ownerId]))?.email ?? null,
 
     /** Queues one message; runs inside the submission's transaction. */
-    insert(m: QueuedMessage): void {
-      insert.run(m.kind, m.formId, m.submissionId, m.webhookId ?? null, m.messageId ?? null, m.recipient, m.replyTo ?? null, m.formName, m.data, m.payload ?? null, m.submittedAt, m.createdAt);
+    async insert(m: QueuedMessage): Promise<void> {
+      await sql.run(INSERT, values(m));
       inserted += 1;
     },
 
@@ -113,22 +105,20 @@ export function createOutboxRepo(db: Database) {
      * Takes this address's autoresponse slot for the form unless it was taken after `since`;
      * returns whether it was. Runs inside the submission's transaction.
      */
-    takeAutoresponseSlot(formId: string, email: string, now: string, since: string): boolean {
-      return takeSlot.run(formId, email, now, since).changes === 1;
+    async takeAutoresponseSlot(formId: string, email: string, now: string, since: string): Promise<boolean> {
+      return (await sql.run(TAKE_SLOT, [formId, email, now, since])) === 1;
     },
 
     /** Forgets autoresponse slots taken before `before` (they no longer hold anyone back). */
-    deleteAutoresponseSlotsBefore(before: string): number {
-      return db.query("DELETE FROM autoresponse_throttle WHERE sent_at < ?").run(before).changes;
-    },
+    deleteAutoresponseSlotsBefore: (before: string): Promise<number> => sql.run("DELETE FROM autoresponse_throttle WHERE sent_at < ?", [before]),
 
     /** Inserts a row already claimed (`sending`) by the caller, who sends it at once (a webhook's test event); returns its id. */
-    insertSending(m: QueuedMessage): number {
-      return db.transaction(() => {
-        const { lastInsertRowid } = insert.run(m.kind, m.formId, m.submissionId, m.webhookId ?? null, m.messageId ?? null, m.recipient, m.replyTo ?? null, m.formName, m.data, m.payload ?? null, m.submittedAt, m.createdAt);
-        db.query("UPDATE outbox SET status = 'sending' WHERE id = ?").run(lastInsertRowid);
-        return Number(lastInsertRowid);
-      }).immediate();
+    async insertSending(m: QueuedMessage): Promise<number> {
+      const row = await sql.get<{ id: number }>(
+        `INSERT INTO outbox (${COLUMNS}, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?12, 'sending') RETURNING id`,
+        values(m),
+      );
+      return row!.id;
     },
 
     /** Rows this connection has queued so far (a commit that queued nothing need not wake the sender). */
@@ -140,123 +130,105 @@ export function createOutboxRepo(db: Database) {
      * Claims up to `limit` due rows of these kinds by marking them `sending` in one transaction, so a
      * second drain (or a second process) never picks the same row.
      */
-    claimDue(kinds: readonly OutboxKind[], now: string, limit: number): ClaimedRow[] {
+    async claimDue(kinds: readonly OutboxKind[], now: string, limit: number): Promise<ClaimedRow[]> {
       if (limit <= 0 || kinds.length === 0) return [];
-      return db.transaction(() => {
-        const rows = db
-          .query<ClaimedRow, [string, string, number]>(
-            `SELECT o.*, w.url AS webhook_url, w.format AS webhook_format, w.secret AS webhook_secret, w.enabled AS webhook_enabled
-             FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id
-             WHERE o.status = 'pending' AND o.next_attempt_at <= ?1 AND o.kind IN (SELECT value FROM json_each(?2))
-             ORDER BY o.next_attempt_at, o.id LIMIT ?3`,
-          )
-          .all(now, JSON.stringify(kinds), limit);
-        const claim = db.prepare("UPDATE outbox SET status = 'sending' WHERE id = ?");
-        for (const r of rows) claim.run(r.id);
+      return sql.transaction(async () => {
+        const rows = await sql.all<ClaimedRow>(
+          `${WITH_WEBHOOK}
+           WHERE o.status = 'pending' AND o.next_attempt_at <= ?1 AND o.kind IN (SELECT value FROM json_each(?2))
+           ORDER BY o.next_attempt_at, o.id LIMIT ?3`,
+          [now, JSON.stringify(kinds), limit],
+        );
+        for (const r of rows) await sql.run("UPDATE outbox SET status = 'sending' WHERE id = ?", [r.id]);
         return rows;
-      }).immediate();
+      });
     },
 
     /** Records attempts, each with what follows it (sent, retried at a time, or failed), in one transaction (one fsync for all). */
-    finishMany(results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]): void {
-      finishAll.immediate(results);
+    finishMany(results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]): Promise<void> {
+      return sql.transaction(async () => {
+        for (const { id, attempt, next } of results) {
+          await sql.run(ADD_ATTEMPT, [id, attempt.at, attempt.statusCode, attempt.error, attempt.durationMs]);
+          if (next.status === "sent") await sql.run(MARK_SENT, [id, attempt.at, attempt.statusCode]);
+          else if (next.status === "pending") await sql.run(MARK_RETRY, [id, next.nextAttemptAt, attempt.statusCode, attempt.error]);
+          else await sql.run(MARK_FAILED, [id, attempt.statusCode, attempt.error]);
+        }
+      });
     },
 
     /** Claimed rows that were not sent after all (a stop) go back to the queue. */
-    release(ids: readonly number[]): void {
-      db.query("UPDATE outbox SET status = 'pending' WHERE status = 'sending' AND id IN (SELECT value FROM json_each(?))").run(JSON.stringify(ids));
+    async release(ids: readonly number[]): Promise<void> {
+      // Cast: the values of a JSON array may reach PostgreSQL as text, and ids are integers.
+      await sql.run("UPDATE outbox SET status = 'pending' WHERE status = 'sending' AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))", [JSON.stringify(ids)]);
     },
 
     /** Rows left `sending` by a process that died mid-send go back to the queue. */
-    releaseStale(): number {
-      return db.query("UPDATE outbox SET status = 'pending' WHERE status = 'sending'").run().changes;
-    },
+    releaseStale: (): Promise<number> => sql.run("UPDATE outbox SET status = 'pending' WHERE status = 'sending'"),
 
     /** Makes every pending row of these kinds due now (a restart is when an operator has fixed the mail settings). */
-    makePendingDue(kinds: readonly OutboxKind[], now: string): void {
-      db.query("UPDATE outbox SET next_attempt_at = ?1 WHERE status = 'pending' AND next_attempt_at > ?1 AND kind IN (SELECT value FROM json_each(?2))").run(now, JSON.stringify(kinds));
+    async makePendingDue(kinds: readonly OutboxKind[], now: string): Promise<void> {
+      await sql.run("UPDATE outbox SET next_attempt_at = ?1 WHERE status = 'pending' AND next_attempt_at > ?1 AND kind IN (SELECT value FROM json_each(?2))", [now, JSON.stringify(kinds)]);
     },
 
     /** When the next pending row of these kinds falls due, if any. */
-    nextDue(kinds: readonly OutboxKind[]): string | null {
-      return (
-        db
-          .query<{ at: string | null }, [string]>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending' AND kind IN (SELECT value FROM json_each(?1))")
-          .get(JSON.stringify(kinds))?.at ?? null
-      );
+    async nextDue(kinds: readonly OutboxKind[]): Promise<string | null> {
+      const row = await sql.get<{ at: string | null }>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending' AND kind IN (SELECT value FROM json_each(?1))", [JSON.stringify(kinds)]);
+      return row?.at ?? null;
     },
 
     /** Puts failed rows (one, or all) back in the queue with a fresh retry horizon. */
-    requeue(id: number | null, now: string): number {
-      return db
-        .query("UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE status = 'failed' AND (?2 IS NULL OR id = ?2)")
-        .run(now, id).changes;
-    },
+    requeue: (id: number | null, now: string): Promise<number> =>
+      sql.run("UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE status = 'failed' AND (CAST(?2 AS INTEGER) IS NULL OR id = ?2)", [now, id]),
 
     /** Sends a row again, whatever became of it (a replay): pending and due now, with a fresh retry horizon. */
-    replay(id: number, now: string): void {
-      db.query("UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE id = ?2 AND status <> 'sending'").run(now, id);
+    async replay(id: number, now: string): Promise<void> {
+      await sql.run("UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE id = ?2 AND status <> 'sending'", [now, id]);
     },
     /** The pipeline's purge of deleted submissions: their notifications, queued, sent or failed, with the copy of the data each holds. */
-    deleteForSubmissions(batch: { id: string }[]): void {
-      for (const s of batch) deleteBySubmission.run(s.id);
+    async deleteForSubmissions(batch: { id: string }[]): Promise<void> {
+      for (const s of batch) await sql.run("DELETE FROM outbox WHERE submission_id = ?", [s.id]);
     },
     /** The notifications about these submissions (a person's data export). */
-    listForSubmissions(ids: string[]): OutboxRow[] {
-      return db.query<OutboxRow, [string]>("SELECT * FROM outbox WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY id").all(JSON.stringify(ids));
-    },
+    listForSubmissions: (ids: string[]): Promise<OutboxRow[]> => sql.all<OutboxRow>("SELECT * FROM outbox WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY id", [JSON.stringify(ids)]),
 
     /** One row as the sender sees it, with its webhook's settings. */
-    findClaimedById: (id: number) =>
-      db
-        .query<ClaimedRow, [number]>(
-          `SELECT o.*, w.url AS webhook_url, w.format AS webhook_format, w.secret AS webhook_secret, w.enabled AS webhook_enabled
-           FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id WHERE o.id = ?`,
-        )
-        .get(id),
+    findClaimedById: (id: number): Promise<ClaimedRow | null> => sql.get<ClaimedRow>(`${WITH_WEBHOOK} WHERE o.id = ?`, [id]),
 
-    findById: (id: number) => db.query<OutboxRow, [number]>("SELECT * FROM outbox WHERE id = ?").get(id),
-    findByMessageId: (messageId: string) => db.query<OutboxRow, [string]>("SELECT * FROM outbox WHERE message_id = ?").get(messageId),
+    findById: (id: number): Promise<OutboxRow | null> => sql.get<OutboxRow>("SELECT * FROM outbox WHERE id = ?", [id]),
+    findByMessageId: (messageId: string): Promise<OutboxRow | null> => sql.get<OutboxRow>("SELECT * FROM outbox WHERE message_id = ?", [messageId]),
 
-    list(status: OutboxStatus | null, limit: number, kind: OutboxKind | null = null): OutboxRow[] {
-      return db
-        .query<OutboxRow, [string | null, number, string | null]>("SELECT * FROM outbox WHERE (?1 IS NULL OR status = ?1) AND (?3 IS NULL OR kind = ?3) ORDER BY id DESC LIMIT ?2")
-        .all(status, limit, kind);
-    },
+    list: (status: OutboxStatus | null, limit: number, kind: OutboxKind | null = null): Promise<OutboxRow[]> =>
+      sql.all<OutboxRow>("SELECT * FROM outbox WHERE (CAST(?1 AS TEXT) IS NULL OR status = ?1) AND (CAST(?3 AS TEXT) IS NULL OR kind = ?3) ORDER BY id DESC LIMIT ?2", [status, limit, kind]),
 
     /** A webhook's deliveries, newest first, each with every attempt it has had (replays and retries of failed rows too). */
-    listByWebhook(webhookId: string, limit: number): (OutboxRow & { total_attempts: number })[] {
-      return db
-        .query<OutboxRow & { total_attempts: number }, [string, number]>(
-          "SELECT o.*, (SELECT count(*) FROM outbox_attempts a WHERE a.outbox_id = o.id) AS total_attempts FROM outbox o WHERE o.webhook_id = ? ORDER BY o.id DESC LIMIT ?",
-        )
-        .all(webhookId, limit);
-    },
+    listByWebhook: (webhookId: string, limit: number): Promise<(OutboxRow & { total_attempts: number })[]> =>
+      sql.all<OutboxRow & { total_attempts: number }>(
+        "SELECT o.*, (SELECT CAST(count(*) AS INTEGER) FROM outbox_attempts a WHERE a.outbox_id = o.id) AS total_attempts FROM outbox o WHERE o.webhook_id = ? ORDER BY o.id DESC LIMIT ?",
+        [webhookId, limit],
+      ),
 
-    attemptsOf(id: number): AttemptRecord[] {
-      return db
-        .query<{ at: string; status_code: number | null; error: string | null; duration_ms: number }, [number]>(
-          "SELECT at, status_code, error, duration_ms FROM outbox_attempts WHERE outbox_id = ? ORDER BY at, rowid",
-        )
-        .all(id)
-        .map((a) => ({ at: a.at, statusCode: a.status_code, error: a.error, durationMs: a.duration_ms }));
+    async attemptsOf(id: number): Promise<AttemptRecord[]> {
+      // A row's attempts never overlap (each starts after the last one is recorded), so their start times order them.
+      const rows = await sql.all<{ at: string; status_code: number | null; error: string | null; duration_ms: number }>(
+        "SELECT at, status_code, error, duration_ms FROM outbox_attempts WHERE outbox_id = ? ORDER BY at",
+        [id],
+      );
+      return rows.map((a) => ({ at: a.at, statusCode: a.status_code, error: a.error, durationMs: a.duration_ms }));
     },
 
     /** Rows not yet sent, by kind and status; reads only the short ranges of the status index that are not `sent`. */
-    counts(): KindCounts {
+    async counts(): Promise<KindCounts> {
       const out = Object.fromEntries(OUTBOX_KINDS.map((k) => [k, { pending: 0, sending: 0, failed: 0 }])) as KindCounts;
-      const rows = db
-        .query<{ kind: OutboxKind; status: "pending" | "sending" | "failed"; n: number }, []>(
-          "SELECT kind, status, count(*) AS n FROM outbox WHERE status IN ('pending', 'sending', 'failed') GROUP BY kind, status",
-        )
-        .all();
+      const rows = await sql.all<{ kind: OutboxKind; status: "pending" | "sending" | "failed"; n: number }>(
+        "SELECT kind, status, CAST(count(*) AS INTEGER) AS n FROM outbox WHERE status IN ('pending', 'sending', 'failed') GROUP BY kind, status",
+      );
       for (const r of rows) out[r.kind][r.status] = r.n;
       return out;
     },
 
     /** When the longest-waiting pending row fell due, if any. */
-    oldestDue(): string | null {
-      return db.query<{ at: string | null }, []>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending'").get()?.at ?? null;
+    async oldestDue(): Promise<string | null> {
+      return (await sql.get<{ at: string | null }>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending'"))?.at ?? null;
     },
 
     /**
@@ -265,16 +237,17 @@ export function createOutboxRepo(db: Database) {
      * than that: no index on the age is kept (it would cost every queued row), and only the rows
      * deleted (plus a page) are read.
      */
-    deleteOldOutboxRows(createdAt: string): number {
-      const page = db.prepare<{ id: number; created_at: string; status: OutboxStatus }, [number]>("SELECT id, created_at, status FROM outbox WHERE id > ? ORDER BY id LIMIT 500");
-      const remove = db.prepare("DELETE FROM outbox WHERE id = ?");
+    async deleteOldOutboxRows(createdAt: string): Promise<number> {
       let deleted = 0;
       for (let after = 0; ; ) {
-        const rows = page.all(after);
+        const rows = await sql.all<{ id: number; created_at: string; status: OutboxStatus }>("SELECT id, created_at, status FROM outbox WHERE id > ? ORDER BY id LIMIT 500", [after]);
         const old = rows.filter((r) => r.created_at < createdAt);
-        db.transaction(() => {
-          for (const r of old) if (r.status === "sent" || r.status === "failed") deleted += remove.run(r.id).changes;
-        })();
+        const done = old.filter((r) => r.status === "sent" || r.status === "failed");
+        if (done.length) {
+          await sql.transaction(async () => {
+            for (const r of done) deleted += await sql.run("DELETE FROM outbox WHERE id = ?", [r.id]);
+          });
+        }
         if (rows.length < 500 || old.length < rows.length) return deleted;
         after = rows[rows.length - 1]!.id;
       }

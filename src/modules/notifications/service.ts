@@ -12,7 +12,7 @@ export interface OutboxDeps {
   clock: Clock;
   log: Logger;
   /** What cannot go out yet (no SMTP, no public URL for the forms that need one), said once at start. */
-  notReady?: () => string[];
+  notReady?: () => Promise<string[]>;
 }
 
 // Rows in flight at once per transport: SMTP shares a pool of two connections; webhook receivers
@@ -39,7 +39,7 @@ export type DeliveryOutcome = "sent" | "retry" | "failed";
  * next start and may be sent a second time (at-least-once for that single message; webhook
  * receivers recognise it by its `webhook-id`).
  */
-export function createOutboxService({ repo, channels, clock, log, notReady = () => [] }: OutboxDeps) {
+export function createOutboxService({ repo, channels, clock, log, notReady = async () => [] }: OutboxDeps) {
   let draining: Promise<void> | null = null;
   let stopped = false;
   // Only `serve` sends (it calls start): a command line that queues a message leaves it to the server.
@@ -72,11 +72,11 @@ export function createOutboxService({ repo, channels, clock, log, notReady = () 
   const readyKinds = (transport?: TransportName) => OUTBOX_KINDS.filter((k) => channels[k].ready() && (transport === undefined || channels[k].transport === transport));
 
   /** Sleeps until the earliest retry falls due (but at least `minMs`), so the backoff is kept to the moment. */
-  function scheduleNextRetry(minMs = 0): void {
+  async function scheduleNextRetry(minMs = 0): Promise<void> {
     clearTimeout(wakeUp);
     if (stopped) return;
-    const next = repo.nextDue(readyKinds());
-    if (!next) return;
+    const next = await repo.nextDue(readyKinds());
+    if (!next || stopped) return;
     wakeUp = setTimeout(() => void drain(), Math.max(minMs, Date.parse(next) - clock.now()));
     wakeUp.unref?.();
   }
@@ -137,7 +137,7 @@ export function createOutboxService({ repo, channels, clock, log, notReady = () 
           if (inFlight[transport] >= IN_FLIGHT[transport]) continue;
           if (claimed[transport].length === 0 && !busy) {
             try {
-              claimed[transport] = repo.claimDue(readyKinds(transport), isoTime(clock.now()), CLAIM[transport]);
+              claimed[transport] = await repo.claimDue(readyKinds(transport), isoTime(clock.now()), CLAIM[transport]);
             } catch (e) {
               // Another process holds the write lock: send what is claimed, then look again in a second.
               if (!isDatabaseBusy(e)) throw e;
@@ -170,7 +170,7 @@ export function createOutboxService({ repo, channels, clock, log, notReady = () 
       if (!poked) await Promise.race([...running, new Promise<void>((r) => (poke = r))]);
       poke = null;
     }
-    scheduleNextRetry(busy ? 1000 : 0);
+    await scheduleNextRetry(busy ? 1000 : 0);
   }
 
   /** Sends every due row; one drain at a time (a call during a drain makes it look for new rows at once). */
@@ -200,12 +200,12 @@ export function createOutboxService({ repo, channels, clock, log, notReady = () 
     drain,
 
     /** At start-up: release rows a dead process left mid-send, say what cannot go out yet, and send what is due. */
-    start(): void {
+    async start(): Promise<void> {
       started = true;
-      const released = repo.releaseStale();
+      const released = await repo.releaseStale();
       if (released) log.warn("released outbox rows left mid-send by a previous run", { count: released });
-      repo.makePendingDue(DUE_AT_START, isoTime(clock.now()));
-      for (const warning of notReady()) log.warn(warning);
+      await repo.makePendingDue(DUE_AT_START, isoTime(clock.now()));
+      for (const warning of await notReady()) log.warn(warning);
       void drain();
     },
 
@@ -229,16 +229,16 @@ export function createOutboxService({ repo, channels, clock, log, notReady = () 
     },
 
     /** One row with every attempt it has had. */
-    show(id: number) {
-      const row = repo.findById(id);
+    async show(id: number) {
+      const row = await repo.findById(id);
       if (!row) throw new AppError("NOT_FOUND", `no outbox row with id ${id}`);
-      return { row, attempts: repo.attemptsOf(id) };
+      return { row, attempts: await repo.attemptsOf(id) };
     },
 
     /** Queues failed rows again: one by id, or all. */
-    retry(id: number | null): number {
+    async retry(id: number | null): Promise<number> {
       if (id !== null) {
-        const row = repo.findById(id);
+        const row = await repo.findById(id);
         if (!row) throw new AppError("NOT_FOUND", `no outbox row with id ${id}`);
         if (row.status !== "failed") throw new AppError("CONFLICT", `outbox row ${id} is ${row.status}, not failed`);
       }
@@ -258,12 +258,12 @@ export function createOutboxService({ repo, channels, clock, log, notReady = () 
     },
 
     /** Forgets autoresponse throttle entries older than `windowMs`. */
-    forgetAutoresponsesBefore(windowMs: number): number {
+    forgetAutoresponsesBefore(windowMs: number): Promise<number> {
       return repo.deleteAutoresponseSlotsBefore(isoTime(clock.now() - windowMs));
     },
 
     /** Deletes sent and failed rows older than `maxAgeMs`. */
-    deleteOldRows(maxAgeMs: number): number {
+    deleteOldRows(maxAgeMs: number): Promise<number> {
       return repo.deleteOldOutboxRows(isoTime(clock.now() - maxAgeMs));
     },
   };

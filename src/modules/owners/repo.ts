@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Sql } from "../../db/sql";
 
 export interface Owner {
   id: string;
@@ -14,18 +14,16 @@ interface OwnerRow {
 
 const toOwner = (r: OwnerRow): Owner => ({ id: r.id, email: r.email, createdAt: r.created_at });
 
-export function createOwnersRepo(db: Database) {
+export function createOwnersRepo(sql: Sql) {
+  const one = async (column: "email" | "id", value: string) => {
+    const row = await sql.get<OwnerRow>(`SELECT * FROM owners WHERE ${column} = ?`, [value]);
+    return row ? toOwner(row) : null;
+  };
   return {
-    findOwnerByEmail(email: string): Owner | null {
-      const row = db.query<OwnerRow, [string]>("SELECT * FROM owners WHERE email = ?").get(email);
-      return row ? toOwner(row) : null;
-    },
-    findOwnerById(id: string): Owner | null {
-      const row = db.query<OwnerRow, [string]>("SELECT * FROM owners WHERE id = ?").get(id);
-      return row ? toOwner(row) : null;
-    },
-    insertOwner(owner: Owner): void {
-      db.query("INSERT INTO owners (id, email, created_at) VALUES (?, ?, ?)").run(owner.id, owner.email, owner.createdAt);
+    findOwnerByEmail: (email: string): Promise<Owner | null> => one("email", email),
+    findOwnerById: (id: string): Promise<Owner | null> => one("id", id),
+    async insertOwner(owner: Owner): Promise<void> {
+      await sql.run("INSERT INTO owners (id, email, created_at) VALUES (?, ?, ?)", [owner.id, owner.email, owner.createdAt]);
     },
   };
 }

@@ -14,18 +14,18 @@ export function createOwnersService(repo: OwnersRepo, clock: Clock) {
 
   return {
     /** The owner with this email, created the first time it is named. */
-    ensureOwner(email: string): Owner {
+    async ensureOwner(email: string): Promise<Owner> {
       const normalized = valid(email);
-      const existing = repo.findOwnerByEmail(normalized);
+      const existing = await repo.findOwnerByEmail(normalized);
       if (existing) return existing;
       const owner = { id: newId("own"), email: normalized, createdAt: isoTime(clock.now()) };
-      repo.insertOwner(owner);
+      await repo.insertOwner(owner);
       return owner;
     },
     /** The owner with this id, or null. */
-    findOwnerById: (id: string): Owner | null => repo.findOwnerById(id),
-    /** The owner with this email, or null. */
-    findOwner(email: string): Owner | null {
+    findOwnerById: (id: string): Promise<Owner | null> => repo.findOwnerById(id),
+    /** The owner with this email, or null (a 400 for what is no email address). */
+    async findOwner(email: string): Promise<Owner | null> {
       return repo.findOwnerByEmail(valid(email));
     },
   };

@@ -57,6 +57,8 @@ export function powSecrets(challengeSecret: string) {
 
 export interface PowDeps {
   repo: SpamRepo;
+  /** The database's challenge secret (SpamRepo.findChallengeSecret), read once at start. */
+  challengeSecret: string;
   clock: Clock;
   /** The largest counter a challenge asks for; the solver's work is uniform in 1..maxCounter + 1 derivations. */
   maxCounter: number;
@@ -66,8 +68,8 @@ export interface PowDeps {
  * Proof-of-work challenges in the ALTCHA v2 format, signed with the database's challenge secret,
  * bound to one form, valid for 10 minutes, and accepted once.
  */
-export function createPowService({ repo, clock, maxCounter }: PowDeps) {
-  const { hmacSignatureSecret, hmacKeySignatureSecret } = powSecrets(repo.findChallengeSecret());
+export function createPowService({ repo, challengeSecret, clock, maxCounter }: PowDeps) {
+  const { hmacSignatureSecret, hmacKeySignatureSecret } = powSecrets(challengeSecret);
 
   return {
     /** A fresh challenge for this form: the solver must find a counter drawn uniformly from 0..maxCounter. */
@@ -98,7 +100,7 @@ export function createPowService({ repo, clock, maxCounter }: PowDeps) {
       if (!payload) return "malformed";
       const { parameters, signature } = payload.challenge;
       // Cheap refusals first: a replayed payload costs a lookup, not a verification.
-      if (repo.isChallengeUsed(signature)) return "used";
+      if (await repo.isChallengeUsed(signature)) return "used";
       if (parameters.expiresAt * 1000 <= clock.now()) return "expired";
       if (parameters.data.formId !== formId) return "other-form";
       let result;
@@ -113,7 +115,7 @@ export function createPowService({ repo, clock, maxCounter }: PowDeps) {
     },
 
     /** Forgets used solutions whose challenges have expired; returns how many. */
-    deleteExpiredChallenges: (): number => repo.deleteExpiredChallenges(isoTime(clock.now())),
+    deleteExpiredChallenges: (): Promise<number> => repo.deleteExpiredChallenges(isoTime(clock.now())),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Sql } from "../../db/sql";
 import { AppError } from "../../lib/errors";
 import type { NewSubmission } from "../submissions/model";
 
@@ -9,39 +9,34 @@ export interface UsedChallenge {
 }
 
 /** The statements of the spam checks: the proof-of-work secret and the solutions already used. */
-export function createSpamRepo(db: Database) {
-  const secret = db.query<{ value: string }, []>("SELECT value FROM settings WHERE key = 'challenge_secret'");
-  const used = db.query<{ one: number }, [string]>("SELECT 1 AS one FROM used_challenges WHERE signature = ?");
-  // One statement both asks "is it used?" and marks it used: also between processes sharing the database.
-  const markUsed = db.query<never, [string, string]>("INSERT INTO used_challenges (signature, expires_at) VALUES (?, ?) ON CONFLICT (signature) DO NOTHING");
-  const deleteExpired = db.query<never, [string]>("DELETE FROM used_challenges WHERE expires_at <= ?");
-
+export function createSpamRepo(sql: Sql) {
   return {
     /** The HMAC key of proof-of-work challenges, made by migration 007. */
-    findChallengeSecret(): string {
-      const row = secret.get();
+    async findChallengeSecret(): Promise<string> {
+      const row = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'challenge_secret'");
       if (!row) throw new Error("the settings row challenge_secret is missing; the database was not migrated");
       return row.value;
     },
 
     /** Whether a challenge's solution was accepted before (and its row not yet expired). */
-    isChallengeUsed: (signature: string): boolean => used.get(signature) !== null,
+    isChallengeUsed: async (signature: string): Promise<boolean> => (await sql.get("SELECT 1 AS one FROM used_challenges WHERE signature = ?", [signature])) !== null,
 
     /**
      * The submit pipeline's writer of used solutions, beside the rows: a solution already recorded
      * (by an earlier commit, another process, or another submission of this batch) fails its
      * submission with CHALLENGE_FAILED, and the batch's others are committed without it.
      */
-    recordUsedChallenges(batch: NewSubmission[]): void {
+    async recordUsedChallenges(batch: NewSubmission[]): Promise<void> {
       for (const s of batch) {
-        if (s.usedChallenge && markUsed.run(s.usedChallenge.signature, s.usedChallenge.expiresAt).changes === 0) {
-          throw new AppError("CHALLENGE_FAILED", "this proof of work was already used: every submission needs a newly solved challenge; nothing was stored");
-        }
+        if (!s.usedChallenge) continue;
+        // One statement both asks "is it used?" and marks it used: also between processes sharing the database.
+        const marked = await sql.run("INSERT INTO used_challenges (signature, expires_at) VALUES (?, ?) ON CONFLICT (signature) DO NOTHING", [s.usedChallenge.signature, s.usedChallenge.expiresAt]);
+        if (marked === 0) throw new AppError("CHALLENGE_FAILED", "this proof of work was already used: every submission needs a newly solved challenge; nothing was stored");
       }
     },
 
     /** Forgets used challenges that expired at or before `now`: they are refused as expired anyway. */
-    deleteExpiredChallenges: (now: string): number => deleteExpired.run(now).changes,
+    deleteExpiredChallenges: (now: string): Promise<number> => sql.run("DELETE FROM used_challenges WHERE expires_at <= ?", [now]),
   };
 }
 

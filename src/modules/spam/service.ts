@@ -1,4 +1,3 @@
-import type { Database } from "bun:sqlite";
 import type { Config } from "../../config";
 import type { Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/log";
@@ -9,10 +8,12 @@ import { createChallengeCheck, type CaptchaSetting } from "./challenge";
 import { honeypotCheck } from "./honeypot";
 import type { ChallengeJson } from "./model";
 import { createPowService } from "./pow";
-import { createSpamRepo } from "./repo";
+import type { SpamRepo } from "./repo";
 
 export interface SpamDeps {
-  db: Database;
+  repo: SpamRepo;
+  /** The HMAC key of proof-of-work challenges (the settings row challenge_secret). */
+  challengeSecret: string;
   clock: Clock;
   config: Config;
   log: Logger;
@@ -20,8 +21,8 @@ export interface SpamDeps {
 }
 
 /** The spam checks of the submit pipeline and the proof-of-work challenges they verify, built once per database. */
-export function createSpamService({ db, clock, config, log, forms }: SpamDeps) {
-  const pow = createPowService({ repo: createSpamRepo(db), clock, maxCounter: config.powMaxCounter });
+export function createSpamService({ repo, challengeSecret, clock, config, log, forms }: SpamDeps) {
+  const pow = createPowService({ repo, challengeSecret, clock, maxCounter: config.powMaxCounter });
   const setting = (provider: CaptchaProvider, secretEnv: string, field: string): CaptchaSetting => ({
     provider,
     secretEnv,
@@ -39,8 +40,8 @@ export function createSpamService({ db, clock, config, log, forms }: SpamDeps) {
     checks: { challenge: createChallengeCheck({ pow, captcha, log }), honeypot: honeypotCheck },
 
     /** A proof-of-work challenge for a form the caller may submit to, whatever its challenge setting (a page may fetch it before the switch to pow). */
-    challengeFor(formId: string, caller: Principal): Promise<ChallengeJson> {
-      return pow.createChallenge(forms.formFor(formId, caller, "submit").id);
+    async challengeFor(formId: string, caller: Principal): Promise<ChallengeJson> {
+      return pow.createChallenge((await forms.formFor(formId, caller, "submit")).id);
     },
   };
 }

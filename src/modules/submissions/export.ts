@@ -3,7 +3,7 @@ import { submissionJson, type StoredSubmission } from "./model";
 const META_KEYS = ["browser", "browserVersion", "os", "osVersion", "device", "country", "language", "referrer"] as const;
 
 /** Pages of stored submissions, oldest first; read again for each pass. */
-export type Pages = () => Iterable<StoredSubmission[]>;
+export type Pages = () => AsyncIterable<StoredSubmission[]>;
 
 const parse = (s: StoredSubmission) => JSON.parse(s.data) as Record<string, unknown> & { _meta?: Record<string, unknown> };
 
@@ -11,10 +11,10 @@ const parse = (s: StoredSubmission) => JSON.parse(s.data) as Record<string, unkn
 export type Progress = (rowsWritten: number) => void;
 
 /** The API's item shape, one JSON array, written a page at a time: one chunk per page. */
-export function* exportJson(pages: Pages, progress: Progress = () => {}): Generator<string> {
+export async function* exportJson(pages: Pages, progress: Progress = () => {}): AsyncGenerator<string> {
   let rows = 0;
   yield "[";
-  for (const page of pages()) {
+  for await (const page of pages()) {
     yield `${rows === 0 ? "\n" : ",\n"}${page.map(submissionJson).join(",\n")}`;
     progress((rows += page.length));
   }
@@ -37,9 +37,9 @@ export function csvCell(value: unknown): string {
  * memory stays flat. The first pass yields an empty chunk after each page, so a server can let
  * other requests run between pages before the header line is known.
  */
-export function* exportCsv(pages: Pages, progress: Progress = () => {}): Generator<string> {
+export async function* exportCsv(pages: Pages, progress: Progress = () => {}): AsyncGenerator<string> {
   const fields = new Set<string>();
-  for (const page of pages()) {
+  for await (const page of pages()) {
     for (const s of page) for (const key of Object.keys(parse(s))) if (key !== "_meta") fields.add(key);
     yield "";
   }
@@ -47,7 +47,7 @@ export function* exportCsv(pages: Pages, progress: Progress = () => {}): Generat
   const line = (cells: unknown[]) => `${cells.map(csvCell).join(",")}\r\n`;
   yield line(["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`)]);
   let rows = 0;
-  for (const page of pages()) {
+  for await (const page of pages()) {
     let chunk = "";
     for (const s of page) {
       const data = parse(s);

@@ -1,7 +1,7 @@
 import type { BatchWriter } from "../../db/batch-transaction";
 import { DatabaseBusyError, retryWhileBusy } from "../../db/busy";
 import type { Shredder } from "../../db/shred";
-import type { Atomically } from "../../db/transaction";
+import type { Atomically } from "../../db/sql";
 import { isoTime, type Clock } from "../../lib/clock";
 import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
@@ -32,7 +32,7 @@ export interface LifecycleDeps {
   /** Makes what an erasure deleted unrecoverable from the database's files. */
   shredder: Shredder;
   /** What is stored about submissions elsewhere, by name (the notifications they caused), for a person's export. */
-  related: Record<string, (submissionIds: string[]) => unknown[]>;
+  related: Record<string, (submissionIds: string[]) => Promise<unknown[]>>;
 }
 
 /** All that is stored about one person, as `formsvc submissions export --email` prints it. */
@@ -63,12 +63,12 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
    * meanwhile by another process is taken as it is now, never uncounted twice); `record` writes
    * the audit line for the number deleted. Returns that number.
    */
-  const remove = (form: Form, ids: string[], record: (deleted: number) => void): number => {
-    const deleted = atomically(() => {
-      const batch = repo.findFormSubmissions(form.id, ids).map((s) => pipelineItem(s, form));
+  const remove = async (form: Form, ids: string[], record: (deleted: number) => Promise<void>): Promise<number> => {
+    const deleted = await atomically(async () => {
+      const batch = (await repo.findFormSubmissions(form.id, ids)).map((s) => pipelineItem(s, form));
       if (batch.length === 0) return 0;
-      for (const write of deletes) write(batch);
-      record(batch.length);
+      for (const write of deletes) await write(batch);
+      await record(batch.length);
       return batch.length;
     });
     if (deleted) submissions.forget(new Set([form.id]));
@@ -76,11 +76,11 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
   };
 
   /** The forms that still exist among these ids, by id. */
-  const formsById = (ids: Iterable<string>) => {
+  const formsById = async (ids: Iterable<string>) => {
     const found = new Map<string, Form>();
     for (const id of new Set(ids)) {
       try {
-        found.set(id, forms.requireForm(id));
+        found.set(id, await forms.requireForm(id));
       } catch (e) {
         // Deleted meanwhile: its submissions went with it.
         if (!(e instanceof AppError && e.code === "FORM_NOT_FOUND")) throw e;
@@ -93,7 +93,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
   /** Runs a chunk, waiting while another process holds the write lock; 503 when it holds it too long. */
-  const chunk = async <T>(write: () => T): Promise<T> => {
+  const chunk = async <T>(write: () => Promise<T>): Promise<T> => {
     try {
       return await retryWhileBusy(write, BUSY_WAIT_MS);
     } catch (e) {
@@ -110,11 +110,11 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
      * meanwhile) in one last transaction with its audit line. With a caller, its access is checked first.
      */
     async deleteForm(id: string, caller?: Principal): Promise<Form> {
-      const form = caller ? forms.formFor(id, caller) : forms.requireForm(id);
+      const form = await (caller ? forms.formFor(id, caller) : forms.requireForm(id));
       for (;;) {
-        const ids = repo.listFormSubmissionIds(form.id, CHUNK);
+        const ids = await repo.listFormSubmissionIds(form.id, CHUNK);
         if (ids.length === 0) break;
-        await chunk(() => remove(form, ids, () => {}));
+        await chunk(() => remove(form, ids, async () => {}));
         if (ids.length < CHUNK) break;
         await nextTurn();
       }
@@ -124,9 +124,9 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
     },
 
     /** Deletes one submission of the caller's form (404, 403, 404 for another form's submission). */
-    deleteSubmission(caller: Principal, formId: string, id: string): { id: string; deleted: true } {
-      const { form } = submissions.submissionFor(caller, formId, id);
-      const deleted = unlessBusy(() => remove(form, [id], () => audit.record(caller, "submission.deleted", id, { formId: form.id })));
+    async deleteSubmission(caller: Principal, formId: string, id: string): Promise<{ id: string; deleted: true }> {
+      const { form } = await submissions.submissionFor(caller, formId, id);
+      const deleted = await unlessBusy(() => remove(form, [id], () => audit.record(caller, "submission.deleted", id, { formId: form.id })));
       if (!deleted) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
       return { id, deleted: true };
     },
@@ -138,15 +138,15 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
      */
     async eraseByEmail(email: string, formIds: string[] | null): Promise<{ erased: number; forms: { formId: string; erased: number }[]; vacuumed: boolean }> {
       const address = validAddress(email);
-      const found = repo.findSubmissionsByEmail(address, formIds);
+      const found = await repo.findSubmissionsByEmail(address, formIds);
       const byForm = Map.groupBy(found, (s) => s.formId);
       const done: { formId: string; erased: number }[] = [];
-      for (const [formId, form] of formsById(byForm.keys())) {
+      for (const [formId, form] of await formsById(byForm.keys())) {
         const ids = byForm.get(formId)!.map((s) => s.id);
-        const erased = remove(form, ids, (n) => {
+        const erased = await remove(form, ids, async (n) => {
           // In the same transaction: the address's throttle row and waitlist confirmation go with its submissions.
-          repo.forgetAddress(form.id, address);
-          audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: n });
+          await repo.forgetAddress(form.id, address);
+          await audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: n });
         });
         if (erased) done.push({ formId, erased });
       }
@@ -155,11 +155,11 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
     },
 
     /** All that is stored about one person in these forms (all when null): their submissions, the waitlists they joined, and what their submissions caused. */
-    exportPerson(email: string, formIds: string[] | null): PersonExport {
+    async exportPerson(email: string, formIds: string[] | null): Promise<PersonExport> {
       const address = validAddress(email);
-      const found = repo.findSubmissionsByEmail(address, formIds);
-      const joined = repo.listFormsJoinedBy(address, formIds);
-      const known = formsById([...found.map((s) => s.formId), ...joined]);
+      const found = await repo.findSubmissionsByEmail(address, formIds);
+      const joined = await repo.listFormsJoinedBy(address, formIds);
+      const known = await formsById([...found.map((s) => s.formId), ...joined]);
       const mine = found.filter((s) => known.has(s.formId));
       const ids = mine.map((s) => s.id);
       return {
@@ -167,7 +167,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
         exportedAt: isoTime(clock.now()),
         submissions: mine.map((s) => ({ id: s.id, formId: s.formId, formName: known.get(s.formId)!.name, status: s.status, createdAt: s.createdAt, data: JSON.parse(s.data) })),
         waitlists: joined.filter((id) => known.has(id)).map((id) => ({ formId: id, formName: known.get(id)!.name })),
-        ...Object.fromEntries(Object.entries(related).map(([name, list]) => [name, list(ids)])),
+        ...Object.fromEntries(await Promise.all(Object.entries(related).map(async ([name, list]) => [name, await list(ids)]))),
       };
     },
 
@@ -178,12 +178,12 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
      */
     async expireRetained(): Promise<number> {
       let total = 0;
-      for (const form of forms.formsWithRetention()) {
+      for (const form of await forms.formsWithRetention()) {
         const before = isoTime(clock.now() - form.retentionDays! * DAY_MS);
         const actor = { job: "retention" as const, ownerId: form.ownerId };
         for (const status of ["inbox", "spam"] as const) {
           for (;;) {
-            const ids = repo.listSubmissionsCreatedBefore(form.id, status, before, CHUNK).map((s) => s.id);
+            const ids = (await repo.listSubmissionsCreatedBefore(form.id, status, before, CHUNK)).map((s) => s.id);
             if (ids.length === 0) break;
             total += await chunk(() => remove(form, ids, (n) => audit.record(actor, "submissions.expired", form.id, { submissions: n, before })));
             if (ids.length < CHUNK) break;

@@ -8,8 +8,11 @@
 export function createPageCache(maxChars = 4 * 1024 * 1024) {
   const byForm = new Map<string, Map<string, string>>();
   let size = 0;
+  // Counts the drops and clears: a page read before one may be older than it.
+  let drops = 0;
 
   const clear = () => {
+    drops += 1;
     byForm.clear();
     size = 0;
   };
@@ -17,7 +20,12 @@ export function createPageCache(maxChars = 4 * 1024 * 1024) {
   return {
     get: (formId: string, page: string): string | undefined => byForm.get(formId)?.get(page),
 
-    set(formId: string, page: string, body: string): void {
+    /** Where the cache is now; a page read from here on is passed to `set` with it. */
+    generation: () => drops,
+
+    /** Keeps a page read at `generation` (see `generation`), unless something was dropped since: then it may be stale. */
+    set(formId: string, page: string, body: string, generation: number): void {
+      if (generation !== drops) return;
       // A page of 100 large submissions is rare and would evict everything else: left out.
       if (body.length > maxChars / 8) return;
       if (size + body.length > maxChars) clear();
@@ -28,6 +36,7 @@ export function createPageCache(maxChars = 4 * 1024 * 1024) {
     },
 
     drop(formIds: Iterable<string>): void {
+      drops += 1;
       for (const id of formIds) {
         for (const body of byForm.get(id)?.values() ?? []) size -= body.length;
         byForm.delete(id);

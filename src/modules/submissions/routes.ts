@@ -79,9 +79,9 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
     .all("/forms/submit", notServed, { detail: { hide: true } })
     .get(
       "/forms/:formId/submissions",
-      ({ params, query, principal, set }) => {
+      async ({ params, query, principal, set }) => {
         set.headers["content-type"] = "application/json;charset=utf-8";
-        return submissions.pageJson(params.formId, principal, { limit: pageLimit(query.limit), cursor: query.cursor, status: query.status });
+        return await submissions.pageJson(params.formId, principal, { limit: pageLimit(query.limit), cursor: query.cursor, status: query.status });
       },
       {
         auth: "secret",
@@ -104,9 +104,9 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
     )
     .get(
       "/forms/:formId/submissions/export",
-      ({ params, query, principal }) => {
+      async ({ params, query, principal }) => {
         const format = query.format ?? "csv";
-        const chunks = submissions.exportFor(principal, params.formId, format);
+        const chunks = await submissions.exportFor(principal, params.formId, format);
         return new Response(textStream(chunks), {
           headers: { "content-type": CONTENT_TYPES[format], "content-disposition": `attachment; filename="${params.formId.replace(/[^\w-]/g, "_")}.${format}"` },
         });
@@ -137,7 +137,7 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
     )
     // `export` is no submission id: DELETE on it answers 405 (Allow: GET), not "no such submission".
     .delete("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
-    .delete("/forms/:formId/submissions/:submissionId", ({ params, principal }) => lifecycle.deleteSubmission(principal, params.formId, params.submissionId), {
+    .delete("/forms/:formId/submissions/:submissionId", async ({ params, principal }) => await lifecycle.deleteSubmission(principal, params.formId, params.submissionId), {
       auth: "secret",
       params: SubmissionParams,
       detail: {
@@ -154,8 +154,8 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
   ] as const) {
     routes.post(
       `/forms/:formId/submissions/:submissionId/${path}`,
-      ({ params, principal }) => {
-        const { moved, status } = submissions.moveSubmission(principal, params.formId, params.submissionId, to);
+      async ({ params, principal }) => {
+        const { moved, status } = await submissions.moveSubmission(principal, params.formId, params.submissionId, to);
         return { id: params.submissionId, status, moved };
       },
       {

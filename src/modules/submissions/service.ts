@@ -2,12 +2,12 @@ import type { Outcome } from "../../db/batch-transaction";
 import { DatabaseBusyError, isDatabaseBusy } from "../../db/busy";
 import type { ChangeFeed } from "../../db/change-feed";
 import { groupCommit } from "../../db/group-commit";
+import type { Atomically } from "../../db/sql";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import type { Atomically } from "../../db/transaction";
 import type { Principal } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import { keysetPage, pageStart } from "../../lib/page";
@@ -31,9 +31,9 @@ export interface SubmissionsDeps {
   /** The stages a submission goes through (pipeline.ts). */
   pipeline: SubmitPipeline;
   /** Commits a batch through the pipeline's writers in one transaction (db/batch-transaction.ts). */
-  commit: (batch: NewSubmission[]) => Outcome[];
+  commit: (batch: NewSubmission[]) => Promise<Outcome[]>;
   /** Moves submissions into the inbox or out of it, with their tallies and queues, in one transaction. */
-  move: Record<SubmissionStatus, (batch: NewSubmission[]) => Outcome[]>;
+  move: Record<SubmissionStatus, (batch: NewSubmission[]) => Promise<Outcome[]>>;
   /** Runs a move with its audit line in one transaction. */
   atomically: Atomically;
   audit: Pick<AuditService, "record">;
@@ -46,9 +46,9 @@ export function pipelineItem(stored: StoredSubmission & { status: SubmissionStat
 }
 
 /** Runs a write of the server's; a database locked by another process is a 503 with nothing changed. */
-export function unlessBusy<T>(write: () => T): T {
+export async function unlessBusy<T>(write: () => Promise<T>): Promise<T> {
   try {
-    return write();
+    return await write();
   } catch (e) {
     if (isDatabaseBusy(e)) throw new AppError("UNAVAILABLE", "the database is busy with another process's write; nothing changed, retry in a moment", { "retry-after": "1" });
     throw e;
@@ -72,17 +72,17 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
     for (const hook of pipeline.afterCommit) hook(batch);
   };
   /** A submission of this form, for this caller: 404 for the form, 403 for another owner's, 404 for an id that is not the form's. */
-  const submissionFor = (caller: Principal, formId: string, id: string): { form: Form; stored: StoredSubmission & { status: SubmissionStatus } } => {
-    const form = forms.formFor(formId, caller);
-    const stored = repo.findSubmission(id);
+  const submissionFor = async (caller: Principal, formId: string, id: string): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
+    const form = await forms.formFor(formId, caller);
+    const stored = await repo.findSubmission(id);
     if (!stored || stored.formId !== form.id) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
     return { form, stored };
   };
-  function* inboxPages(formId: string, pageSize = 1000): Generator<StoredSubmission[]> {
-    const form = forms.requireForm(formId);
+  async function* inboxPages(formId: string, pageSize = 1000): AsyncGenerator<StoredSubmission[]> {
+    const form = await forms.requireForm(formId);
     let after: StoredSubmission | null = null;
     for (;;) {
-      const page = repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
+      const page = await repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
       if (page.length) yield page;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!;
@@ -130,15 +130,17 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * Stores a submission for a form the owner owns. Resolves only after the submission is
      * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
      */
-    submit(caller: Principal, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
-      const form = forms.formFor(body.formId, caller, "submit");
+    async submit(caller: Principal, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
+      const form = await forms.formFor(body.formId, caller, "submit");
       if (!idempotencyKey) return store(form, caller, body, info, null);
       const slot = `${form.id}\n${idempotencyKey}`;
       const running = inflight.get(slot);
       if (running) return running;
-      const stored = repo.findIdempotentResponse(form.id, idempotencyKey);
-      if (stored) return Promise.resolve(JSON.parse(stored) as SubmitResult);
-      const attempt = store(form, caller, body, info, idempotencyKey).finally(() => inflight.delete(slot));
+      // In flight from before the lookup: a retry arriving while it reads shares it rather than storing twice.
+      const attempt = (async () => {
+        const stored = await repo.findIdempotentResponse(form.id, idempotencyKey);
+        return stored ? (JSON.parse(stored) as SubmitResult) : store(form, caller, body, info, idempotencyKey);
+      })().finally(() => inflight.delete(slot));
       inflight.set(slot, attempt);
       return attempt;
     },
@@ -147,7 +149,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * One page of a form's submissions as the API's JSON, newest first; the cursor is bound to
      * this form. Answered from the page cache while nothing new has been committed to the form.
      */
-    pageJson(formId: string, caller: Principal, query: { limit: number; cursor?: string; status?: SubmissionStatus }): string {
+    async pageJson(formId: string, caller: Principal, query: { limit: number; cursor?: string; status?: SubmissionStatus }): Promise<string> {
       changes.sync();
       const status = query.status ?? "inbox";
       const key = `${status}:${query.limit}:${query.cursor ?? ""}`;
@@ -158,11 +160,12 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       // Inbox cursors keep the name they always had; spam pages are a list of their own.
       const list = status === "inbox" ? `submissions:${formId}` : `submissions:${formId}:${status}`;
       const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
-      forms.formFor(formId, caller);
+      await forms.formFor(formId, caller);
       if (body === undefined) {
-        const page = keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, status, from, limit));
+        const seen = pages.generation();
+        const page = await keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, status, from, limit));
         body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
-        pages.set(formId, key, body);
+        pages.set(formId, key, body, seen);
       }
       return body;
     },
@@ -170,8 +173,8 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
     submissionFor,
 
     /** A submission by id alone, whatever its form (for the operator); 404 when there is none. */
-    requireSubmission(id: string): StoredSubmission & { status: SubmissionStatus } {
-      const stored = repo.findSubmission(id);
+    async requireSubmission(id: string): Promise<StoredSubmission & { status: SubmissionStatus }> {
+      const stored = await repo.findSubmission(id);
       if (!stored) throw new AppError("NOT_FOUND", `no submission with id ${id}`);
       return stored;
     },
@@ -182,19 +185,19 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * more). Moving it where it already is changes nothing. Returns the submission as listed, and
      * whether it moved.
      */
-    moveSubmission(caller: Principal, formId: string, id: string, to: SubmissionStatus): { submission: StoredSubmission; status: SubmissionStatus; moved: boolean } {
-      const { form, stored } = submissionFor(caller, formId, id);
+    async moveSubmission(caller: Principal, formId: string, id: string, to: SubmissionStatus): Promise<{ submission: StoredSubmission; status: SubmissionStatus; moved: boolean }> {
+      const { form, stored } = await submissionFor(caller, formId, id);
       if (stored.status === to) return { submission: stored, status: to, moved: false };
       // Read again inside the transaction: another process may have moved or deleted it meanwhile.
-      const moving = unlessBusy(() =>
-        atomically(() => {
-          const [current] = repo.findFormSubmissions(form.id, [id]);
+      const moving = await unlessBusy(() =>
+        atomically(async () => {
+          const [current] = await repo.findFormSubmissions(form.id, [id]);
           if (!current) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
           if (current.status === to) return null;
           const item = pipelineItem(current, form, to);
-          const [outcome] = move[to]([item]);
+          const [outcome] = await move[to]([item]);
           if (outcome) throw outcome;
-          audit.record(caller, "submission.moved", id, { formId: form.id, to });
+          await audit.record(caller, "submission.moved", id, { formId: form.id, to });
           return item;
         }),
       );
@@ -208,13 +211,13 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
     allSubmissions: inboxPages,
 
     /** A form's inbox as CSV or JSON text (export.ts), oldest first, made a page at a time as it is read; 404 and 403 at once. */
-    exportFor(caller: Principal, formId: string, format: "csv" | "json"): Generator<string> {
-      const form = forms.formFor(formId, caller);
+    async exportFor(caller: Principal, formId: string, format: "csv" | "json"): Promise<AsyncGenerator<string>> {
+      const form = await forms.formFor(formId, caller);
       return (format === "csv" ? exportCsv : exportJson)(() => inboxPages(form.id));
     },
 
     /** Forgets idempotency keys older than `maxAgeMs` (at least a day, per our promise to clients). */
-    expireIdempotencyKeys(maxAgeMs: number): number {
+    expireIdempotencyKeys(maxAgeMs: number): Promise<number> {
       return repo.deleteIdempotencyKeysBefore(isoTime(clock.now() - maxAgeMs));
     },
 

@@ -60,7 +60,7 @@ export function webhookChannel({ sender, repo, retryScale, now = Date.now }: Web
       if (answer.status >= 200 && answer.status < 300) return { ok: true, statusCode: answer.status };
       const error = describeAnswer(answer);
       if (answer.status === 410) {
-        repo.disableWebhook(row.webhook_id!, `the receiver answered 410 Gone at ${isoTime(now())}`);
+        await repo.disableWebhook(row.webhook_id!, `the receiver answered 410 Gone at ${isoTime(now())}`);
         return { ok: false, statusCode: 410, error: `${error} (webhook disabled)`, final: true };
       }
       const wait = answer.status === 429 ? retryAfterMs(answer.retryAfter, now()) : null;

@@ -9,17 +9,17 @@ import type { WebhooksRepo } from "./repo";
  * row per inbox submission and enabled webhook of its form (spam goes nowhere), each with the
  * `webhook-id` it keeps across retries and replays. A form's webhooks are read once per batch.
  */
-export const queueWebhooks = (repo: WebhooksRepo, outbox: OutboxRepo, clock: Clock) => (batch: NewSubmission[]): void => {
+export const queueWebhooks = (repo: WebhooksRepo, outbox: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<void> => {
   const hooks = new Map<string, { id: string; url: string }[]>();
   let now: string | undefined;
   for (const s of batch) {
     if (s.status !== "inbox") continue;
     let of = hooks.get(s.form.id);
-    if (!of) hooks.set(s.form.id, (of = repo.enabledWebhooksOfForm(s.form.id)));
+    if (!of) hooks.set(s.form.id, (of = await repo.enabledWebhooksOfForm(s.form.id)));
     if (of.length === 0) continue;
     now ??= isoTime(clock.now());
     for (const hook of of) {
-      outbox.insert({
+      await outbox.insert({
         kind: "webhook",
         formId: s.form.id,
         submissionId: s.id,

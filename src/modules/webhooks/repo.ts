@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Sql } from "../../db/sql";
 import type { Webhook, WebhookFormat } from "./model";
 
 interface Row {
@@ -23,28 +23,27 @@ const toWebhook = (r: Row): Webhook => ({
   createdAt: r.created_at,
 });
 
-export function createWebhooksRepo(db: Database) {
-  const enabledOfForm = db.prepare<{ id: string; url: string }, [string]>("SELECT id, url FROM webhooks WHERE form_id = ? AND enabled = 1 ORDER BY created_at, id");
+export function createWebhooksRepo(sql: Sql) {
   return {
-    insertWebhook(w: Webhook): void {
-      db.query("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES (?, ?, ?, ?, ?, 1, ?)").run(w.id, w.formId, w.url, w.format, w.secret, w.createdAt);
+    async insertWebhook(w: Webhook): Promise<void> {
+      await sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES (?, ?, ?, ?, ?, 1, ?)", [w.id, w.formId, w.url, w.format, w.secret, w.createdAt]);
     },
-    findWebhookById(id: string): Webhook | null {
-      const r = db.query<Row, [string]>("SELECT * FROM webhooks WHERE id = ?").get(id);
+    async findWebhookById(id: string): Promise<Webhook | null> {
+      const r = await sql.get<Row>("SELECT * FROM webhooks WHERE id = ?", [id]);
       return r ? toWebhook(r) : null;
     },
     /** One form's webhooks (or every form's), oldest first. */
-    listWebhooks(formId: string | null): Webhook[] {
-      return db.query<Row, [string | null]>("SELECT * FROM webhooks WHERE ?1 IS NULL OR form_id = ?1 ORDER BY created_at, id").all(formId).map(toWebhook);
+    async listWebhooks(formId: string | null): Promise<Webhook[]> {
+      return (await sql.all<Row>("SELECT * FROM webhooks WHERE CAST(?1 AS TEXT) IS NULL OR form_id = ?1 ORDER BY created_at, id", [formId])).map(toWebhook);
     },
     /** The webhooks a new event of this form goes to; read inside the submission's transaction. */
-    enabledWebhooksOfForm: (formId: string) => enabledOfForm.all(formId),
-    deleteWebhook(id: string): void {
-      db.query("DELETE FROM webhooks WHERE id = ?").run(id);
+    enabledWebhooksOfForm: (formId: string) => sql.all<{ id: string; url: string }>("SELECT id, url FROM webhooks WHERE form_id = ? AND enabled = 1 ORDER BY created_at, id", [formId]),
+    async deleteWebhook(id: string): Promise<void> {
+      await sql.run("DELETE FROM webhooks WHERE id = ?", [id]);
     },
     /** Stops sending to a webhook (its receiver answered 410 Gone); its pending deliveries fail when their turn comes. */
-    disableWebhook(id: string, reason: string): void {
-      db.query("UPDATE webhooks SET enabled = 0, disabled_reason = ? WHERE id = ?").run(reason, id);
+    async disableWebhook(id: string, reason: string): Promise<void> {
+      await sql.run("UPDATE webhooks SET enabled = 0, disabled_reason = ? WHERE id = ?", [reason, id]);
     },
   };
 }

@@ -13,7 +13,7 @@ const RemovedSchema = t.Object({ id: t.String(), deleted: t.Literal(true) });
 export function webhooksRoutes(webhooks: WebhooksService) {
   return new Elysia({ name: "webhooks-routes" })
     .use(requestContext)
-    .get("/forms/:formId/webhooks", ({ params, principal }) => webhooks.listWebhooks(params.formId, principal).map(toWebhookJson), {
+    .get("/forms/:formId/webhooks", async ({ params, principal }) => (await webhooks.listWebhooks(params.formId, principal)).map(toWebhookJson), {
       auth: "secret",
       params: FormIdParams,
       detail: {
@@ -35,7 +35,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         responses: responses({ schema: CreatedWebhookSchema, description: "the new webhook, with its secret" }, 400, 401, 403, 404, 409, 429),
       },
     })
-    .delete("/webhooks/:webhookId", ({ params, principal }) => ({ id: webhooks.removeWebhook(params.webhookId, principal).id, deleted: true as const }), {
+    .delete("/webhooks/:webhookId", async ({ params, principal }) => ({ id: (await webhooks.removeWebhook(params.webhookId, principal)).id, deleted: true as const }), {
       auth: "secret",
       params: WebhookIdParams,
       detail: {
@@ -45,7 +45,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         responses: responses({ schema: RemovedSchema, description: "removed" }, 400, 401, 403, 404, 429),
       },
     })
-    .get("/webhooks/:webhookId/deliveries", ({ params, query, principal }) => webhooks.deliveries(params.webhookId, pageLimit(query.limit), principal), {
+    .get("/webhooks/:webhookId/deliveries", async ({ params, query, principal }) => await webhooks.deliveries(params.webhookId, pageLimit(query.limit), principal), {
       auth: "secret",
       params: WebhookIdParams,
       query: t.Object({ limit: LimitParam }),
@@ -56,7 +56,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         responses: responses({ schema: DeliveryListSchema, description: "deliveries, newest first" }, 400, 401, 403, 404, 429),
       },
     })
-    .post("/deliveries/:deliveryId/replay", ({ params, principal }) => webhooks.replay(params.deliveryId, principal), {
+    .post("/deliveries/:deliveryId/replay", async ({ params, principal }) => await webhooks.replay(params.deliveryId, principal), {
       auth: "secret",
       params: DeliveryIdParams,
       detail: {

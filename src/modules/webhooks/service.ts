@@ -3,6 +3,7 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { Principal } from "../../lib/principal";
 import { InternalAddressError } from "../../lib/public-address";
+import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { ClaimedRow, OutboxRepo } from "../notifications/repo";
 import { toDeliveryJson, WEBHOOK_FORMATS, type DeliveryJson, type Webhook, type WebhookFormat } from "./model";
@@ -24,28 +25,28 @@ const MAX_WEBHOOKS_PER_FORM = 20;
 
 export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, sendOnce }: WebhooksDeps) {
   /** The form, as the caller may manage it (404, 403); any form for the operator (no caller). */
-  const formOf = (formId: string, caller?: Principal) => (caller ? forms.formFor(formId, caller) : forms.requireForm(formId));
+  const formOf = (formId: string, caller?: Principal): Promise<Form> => (caller ? forms.formFor(formId, caller) : forms.requireForm(formId));
 
   /** The webhook (404 when there is none), then the caller's right to its form (403). */
-  const webhookFor = (id: string, caller?: Principal): Webhook => {
-    const hook = repo.findWebhookById(id);
+  const webhookFor = async (id: string, caller?: Principal): Promise<Webhook> => {
+    const hook = await repo.findWebhookById(id);
     if (!hook) throw new AppError("NOT_FOUND", `no webhook with id ${id}`);
-    formOf(hook.formId, caller);
+    await formOf(hook.formId, caller);
     return hook;
   };
 
   /** A delivery by its id (the webhook-id), as the caller may see it. */
-  const deliveryFor = (id: string, caller?: Principal) => {
-    const row = outbox.findByMessageId(id);
+  const deliveryFor = async (id: string, caller?: Principal) => {
+    const row = await outbox.findByMessageId(id);
     if (!row || row.kind !== "webhook" || !row.webhook_id) throw new AppError("NOT_FOUND", `no delivery with id ${id}`);
-    return { row, hook: webhookFor(row.webhook_id, caller) };
+    return { row, hook: await webhookFor(row.webhook_id, caller) };
   };
 
   const refuseDisabled = (hook: Webhook) => {
     if (!hook.enabled) throw new AppError("CONFLICT", `webhook ${hook.id} is disabled (${hook.disabledReason ?? "by its receiver"}); remove it and add it again`);
   };
 
-  const deliveryJson = (id: number) => toDeliveryJson({ ...outbox.findById(id)!, total_attempts: outbox.attemptsOf(id).length });
+  const deliveryJson = async (id: number) => toDeliveryJson({ ...(await outbox.findById(id))!, total_attempts: (await outbox.attemptsOf(id)).length });
 
   return {
     /**
@@ -54,7 +55,7 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
      * signing secret, returned here.
      */
     async addWebhook(formId: string, input: { url: string; format?: string }, caller?: Principal): Promise<Webhook> {
-      const form = formOf(formId, caller);
+      const form = await formOf(formId, caller);
       const format = (input.format ?? "standard") as WebhookFormat;
       if (!WEBHOOK_FORMATS.includes(format)) throw new AppError("INVALID_PARAMETER", `format must be one of ${WEBHOOK_FORMATS.join(", ")}`);
       let url: URL;
@@ -71,7 +72,7 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
         if (e instanceof InternalAddressError) throw new AppError("INVALID_PARAMETER", `url refused: ${e.message}`);
         throw new AppError("INVALID_PARAMETER", `url refused: ${url.hostname} could not be resolved (${(e as Error).message})`);
       }
-      if (repo.listWebhooks(form.id).length >= MAX_WEBHOOKS_PER_FORM) throw new AppError("CONFLICT", `a form has at most ${MAX_WEBHOOKS_PER_FORM} webhooks`);
+      if ((await repo.listWebhooks(form.id)).length >= MAX_WEBHOOKS_PER_FORM) throw new AppError("CONFLICT", `a form has at most ${MAX_WEBHOOKS_PER_FORM} webhooks`);
       const hook: Webhook = {
         id: newId("whk"),
         formId: form.id,
@@ -82,34 +83,34 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
         disabledReason: null,
         createdAt: isoTime(clock.now()),
       };
-      repo.insertWebhook(hook);
+      await repo.insertWebhook(hook);
       return hook;
     },
 
     /** A form's webhooks (every form's for the operator without a form), oldest first. */
-    listWebhooks(formId: string | null, caller?: Principal): Webhook[] {
-      return repo.listWebhooks(formId === null ? null : formOf(formId, caller).id);
+    async listWebhooks(formId: string | null, caller?: Principal): Promise<Webhook[]> {
+      return repo.listWebhooks(formId === null ? null : (await formOf(formId, caller)).id);
     },
 
     /** Removes a webhook with its deliveries (pending ones are not sent). */
-    removeWebhook(id: string, caller?: Principal): Webhook {
-      const hook = webhookFor(id, caller);
-      repo.deleteWebhook(id);
+    async removeWebhook(id: string, caller?: Principal): Promise<Webhook> {
+      const hook = await webhookFor(id, caller);
+      await repo.deleteWebhook(id);
       return hook;
     },
 
     /** A webhook's deliveries, newest first. */
-    deliveries(webhookId: string, limit: number, caller?: Principal): DeliveryJson[] {
-      const hook = webhookFor(webhookId, caller);
-      return outbox.listByWebhook(hook.id, limit).map(toDeliveryJson);
+    async deliveries(webhookId: string, limit: number, caller?: Principal): Promise<DeliveryJson[]> {
+      const hook = await webhookFor(webhookId, caller);
+      return (await outbox.listByWebhook(hook.id, limit)).map(toDeliveryJson);
     },
 
     /** Sends a delivery again, with the same webhook-id and body: pending and due now, on a fresh schedule. */
-    replay(deliveryId: string, caller?: Principal): DeliveryJson {
-      const { row, hook } = deliveryFor(deliveryId, caller);
+    async replay(deliveryId: string, caller?: Principal): Promise<DeliveryJson> {
+      const { row, hook } = await deliveryFor(deliveryId, caller);
       refuseDisabled(hook);
       if (row.status === "sending") throw new AppError("CONFLICT", `delivery ${deliveryId} is being sent right now`);
-      outbox.replay(row.id, isoTime(clock.now()));
+      await outbox.replay(row.id, isoTime(clock.now()));
       return deliveryJson(row.id);
     },
 
@@ -118,13 +119,13 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
      * channel as deliveries, and records it as a delivery that is not retried.
      */
     async testWebhook(id: string, caller?: Principal): Promise<{ delivery: DeliveryJson; ok: boolean }> {
-      const hook = webhookFor(id, caller);
+      const hook = await webhookFor(id, caller);
       refuseDisabled(hook);
-      const form = forms.requireForm(hook.formId);
+      const form = await forms.requireForm(hook.formId);
       const at = isoTime(clock.now());
-      const rowId = outbox.insertSending({ kind: "webhook", formId: form.id, submissionId: null, webhookId: hook.id, messageId: newId("msg"), recipient: hook.url, formName: form.name, data: "{}", submittedAt: at, createdAt: at });
-      const ok = await sendOnce(outbox.findClaimedById(rowId)!);
-      return { delivery: deliveryJson(rowId), ok };
+      const rowId = await outbox.insertSending({ kind: "webhook", formId: form.id, submissionId: null, webhookId: hook.id, messageId: newId("msg"), recipient: hook.url, formName: form.name, data: "{}", submittedAt: at, createdAt: at });
+      const ok = await sendOnce((await outbox.findClaimedById(rowId))!);
+      return { delivery: await deliveryJson(rowId), ok };
     },
   };
 }
