@@ -26,6 +26,12 @@ export function createJobs(services: Services): Job[] {
       run: async () => void (await services.accounts.deleteExpiredSessions()),
     },
     {
+      name: "forget-old-login-failures",
+      schedule: "0 */5 * * * *",
+      // A failure counts for 15 minutes; after that its row only takes space.
+      run: async () => void (await services.accounts.forgetOldFailures()),
+    },
+    {
       name: "expire-retained-submissions",
       // Hourly, although retention counts days: a server down or restarted at a daily hour would skip a day.
       schedule: "0 17 * * * *",

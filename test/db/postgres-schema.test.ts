@@ -4,7 +4,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { migrations } from "../../src/db/migrations";
 import { POSTGRES_ONLY_TABLES, POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION, POSTGRES_SEED } from "../../src/db/postgres/schema";
-import { openStore } from "../../src/db/store";
+import { migrate } from "../../src/db/migrate";
+import { openDatabase } from "../../src/db/open";
+import { translateForPostgres } from "../../src/db/postgres/sql";
 import { tempDir } from "../helpers/harness";
 import { testPostgres } from "../helpers/postgres";
 
@@ -13,16 +15,14 @@ let lite: Database;
 let pg: SQL;
 let cleanup: () => void;
 
-/** SQLite's `?` placeholders as PostgreSQL's `$N`, as the engine's Sql does it. */
-const numbered = (text: string) => {
-  let n = 0;
-  return text.replace(/\?(\d*)/g, (_, k: string) => `$${k || ++n}`);
-};
+/** A statement as the PostgreSQL engine's Sql runs it. */
+const numbered = (text: string) => translateForPostgres(text).text;
 
 beforeAll(async () => {
   const dir = tempDir();
   cleanup = dir.cleanup;
-  lite = openStore(join(dir.dir, "formsvc.db"), () => {});
+  lite = openDatabase(join(dir.dir, "formsvc.db"));
+  migrate(lite);
   pg = new SQL({ url: await (await testPostgres()).newDatabase(), max: 2 });
   await pg.begin(async (tx) => {
     for (const statement of POSTGRES_SCHEMA) await tx.unsafe(statement);

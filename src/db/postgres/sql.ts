@@ -1,4 +1,4 @@
-import { SQL } from "bun";
+import type { SQL, TransactionSQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Sql, SqlParams, SqlValue } from "../sql";
 
@@ -67,7 +67,7 @@ function closingQuote(text: string, start: number): number {
 }
 
 /** A client of Bun's: the pool, or the connection of one transaction or savepoint. */
-type Client = SQL | SQL.TransactionSQL | SQL.SavepointSQL;
+type Client = SQL | TransactionSQL;
 
 /**
  * `Sql` over a pool of PostgreSQL connections (Bun's built-in client). A transaction holds one
@@ -100,7 +100,7 @@ export function postgresSql(pool: SQL): Sql {
     run: (text, params) => query(text, params).then((r) => r.affectedRows ?? r.count),
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       const outer = current.getStore();
-      if (outer && "savepoint" in outer) return outer.savepoint((sp) => current.run(sp, fn)) as Promise<T>;
+      if (outer && "savepoint" in outer) return outer.savepoint((sp: TransactionSQL) => current.run(sp, fn)) as Promise<T>;
       return pool.begin((tx) => current.run(tx, fn)) as Promise<T>;
     },
     close: () => pool.close(),

@@ -8,6 +8,9 @@ export interface Credentials {
   passwordHash: string | null;
 }
 
+/** What a login failure is counted against: the email tried, or the client's address. */
+export type FailureScope = "email" | "address";
+
 export interface Session {
   id: string;
   ownerId: string;
@@ -69,6 +72,18 @@ export function createAccountsRepo(sql: Sql) {
     /** Deletes sessions last used before `idleBefore` or created before `createdBefore`; returns how many. */
     deleteExpiredSessions: (idleBefore: string, createdBefore: string): Promise<number> =>
       sql.run("DELETE FROM sessions WHERE last_seen_at < ? OR created_at < ?", [idleBefore, createdBefore]),
+
+    /** Records one failed (or not yet finished) login of `name`. */
+    async insertFailure(f: { id: string; scope: FailureScope; name: string; at: string }): Promise<void> {
+      await sql.run("INSERT INTO login_failures (id, scope, name, at) VALUES (?, ?, ?, ?)", [f.id, f.scope, f.name, f.at]);
+    },
+    /** The failures of `name` after `since`, oldest first. */
+    recentFailures: (scope: FailureScope, name: string, since: string) =>
+      sql.all<{ id: string; at: string }>("SELECT id, at FROM login_failures WHERE scope = ? AND name = ? AND at > ? ORDER BY at, id", [scope, name, since]),
+    deleteFailure: (id: string) => sql.run("DELETE FROM login_failures WHERE id = ?", [id]),
+    clearFailures: (scope: FailureScope, name: string) => sql.run("DELETE FROM login_failures WHERE scope = ? AND name = ?", [scope, name]),
+    /** Deletes failures recorded before `before`; returns how many. */
+    deleteFailuresBefore: (before: string) => sql.run("DELETE FROM login_failures WHERE at < ?", [before]),
   };
 }
 

@@ -9,7 +9,7 @@ import type { AuditService } from "../audit/service";
 import type { OwnersService } from "../owners/service";
 import { checkPasswordRule, DUMMY_HASH, hashPassword, isOutdated, verifyPassword } from "./password";
 import type { AccountsRepo, Credentials } from "./repo";
-import { FailureWindow } from "./throttle";
+import { failureWindow } from "./throttle";
 
 /** An owner as the API shows them to themselves. */
 export interface Account {
@@ -59,8 +59,8 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
   const idleMs = sessionIdleDays * DAY_MS;
   const maxMs = sessionMaxDays * DAY_MS;
   const now = () => clock.now();
-  const failuresByEmail = new FailureWindow(FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS, now);
-  const failuresByAddress = new FailureWindow(FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
+  const failuresByEmail = failureWindow(repo, "email", FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS, now);
+  const failuresByAddress = failureWindow(repo, "address", FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
 
   const validEmail = (email: string) => {
     const normalized = normalizeEmail(email);
@@ -95,18 +95,17 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
      */
     async login(input: { email: string; password: string }, address: string): Promise<{ account: Account; token: string }> {
       const email = validEmail(input.email);
-      const byEmail = failuresByEmail.attempt(email);
+      const byEmail = await retryWhileBusy(() => failuresByEmail.attempt(email), WRITE_WAIT_MS);
       if (!byEmail.allowed) throw throttled(byEmail.retryAfter, "for this email");
-      const byAddress = failuresByAddress.attempt(address);
+      const byAddress = await retryWhileBusy(() => failuresByAddress.attempt(address), WRITE_WAIT_MS);
       if (!byAddress.allowed) {
-        failuresByEmail.forgive(email);
+        await retryWhileBusy(() => failuresByEmail.forgive(byEmail.id), WRITE_WAIT_MS);
         throw throttled(byAddress.retryAfter, "from this address");
       }
       const credentials = await repo.findCredentialsByEmail(email);
       const matches = await verifyPassword(input.password, credentials?.passwordHash ?? DUMMY_HASH);
       if (!matches || !credentials?.passwordHash) throw new AppError("UNAUTHORIZED", "wrong email or password");
-      failuresByEmail.clear(email);
-      failuresByAddress.forgive(address);
+      await retryWhileBusy(() => Promise.all([failuresByEmail.clear(email), failuresByAddress.forgive(byAddress.id)]), WRITE_WAIT_MS);
 
       if (isOutdated(credentials.passwordHash)) {
         const rehashed = await hashPassword(input.password);
@@ -173,6 +172,9 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
       const at = clock.now();
       return repo.deleteExpiredSessions(isoTime(at - idleMs), isoTime(at - maxMs));
     },
+
+    /** Forgets login failures older than the throttle's window: they no longer count against anyone. */
+    forgetOldFailures: (): Promise<number> => repo.deleteFailuresBefore(isoTime(now() - THROTTLE_WINDOW_MS)),
   };
 }
 
