@@ -4,15 +4,17 @@ import type { Sql } from "./sql";
 /**
  * Tells caches that another process committed (e.g. `formsvc keys revoke` while `serve` runs, or
  * another instance on the same PostgreSQL database). Caches register a reset with `onChange` and
- * await `sync()` before they answer. A cache that loads an entry keeps it only if `version` is
- * the same after the load as before: a reset during the load may concern what it read.
+ * call `sync()` before they answer. A cache keeps what it loaded only if no reset came meanwhile:
+ * the reset may concern what it read.
  */
 export interface ChangeFeed {
   onChange(reset: () => void): void;
-  /** Resolves once every commit made before the call is known here: the caches it may concern are reset. */
+  /**
+   * Resets the caches if another process committed since the last look. Returns a promise only
+   * when the look takes a round trip (PostgreSQL): await it, then every commit made before the
+   * call is known here.
+   */
   sync(): void | Promise<void>;
-  /** How many times the caches were reset so far. */
-  readonly version: number;
 }
 
 /**
@@ -24,14 +26,12 @@ export interface ChangeFeed {
 function tokenFeed<T>(look: () => T | Promise<T>): ChangeFeed {
   const resets: (() => void)[] = [];
   let seen: T | undefined;
-  let version = 0;
   let lookedThisTurn = false;
   let looking: void | Promise<void>;
 
   const compare = (token: T) => {
     if (token === seen) return;
     seen = token;
-    version += 1;
     for (const reset of resets) reset();
   };
   return {
@@ -48,9 +48,6 @@ function tokenFeed<T>(look: () => T | Promise<T>): ChangeFeed {
       const token = look();
       looking = token instanceof Promise ? token.then(compare) : compare(token);
       return looking;
-    },
-    get version() {
-      return version;
     },
   };
 }

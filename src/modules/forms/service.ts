@@ -161,10 +161,13 @@ export function createFormsService(
     loading.clear();
   });
 
-  /** The form as cached, once other processes' commits are taken into account; undefined when it is not. */
-  const cached = (id: string): Form | undefined => {
-    changes.sync();
-    return cache.get(id);
+  /**
+   * The form as cached, once other processes' commits are taken into account; undefined when it is
+   * not. At once on SQLite (no async step on every request); after a round trip on PostgreSQL.
+   */
+  const cached = (id: string): Form | undefined | Promise<Form | undefined> => {
+    const synced = changes.sync();
+    return synced ? synced.then(() => cache.get(id)) : cache.get(id);
   };
 
   /** The form as stored (one read for all who ask meanwhile), cached unless something was dropped while it was read; a 404 when there is none. */
@@ -195,7 +198,7 @@ export function createFormsService(
   };
 
   /** The form; a 404 when there is none. Answered from the cache without a statement when it can be. */
-  const requireForm = async (id: string): Promise<Form> => cached(id) ?? load(id);
+  const requireForm = async (id: string): Promise<Form> => (await cached(id)) ?? load(id);
 
   /**
    * The form if this caller may `access` it: 404 when it does not exist, 403 when it is another
@@ -204,7 +207,8 @@ export function createFormsService(
    */
   const formFor = async (id: string, caller: Principal, access: Access = "manage"): Promise<Form> => {
     // The cache is asked here rather than through requireForm: one async step less on every request.
-    const form = cached(id) ?? (await load(id));
+    const hit = cached(id);
+    const form = (hit instanceof Promise ? await hit : hit) ?? (await load(id));
     if (form.ownerId !== caller.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
     if (caller.forms && !caller.forms.includes(id)) throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
     if (caller.kind === "publishable" && access !== "submit") throw publishableScope();

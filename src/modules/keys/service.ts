@@ -153,7 +153,8 @@ export function createKeysService(
     /** The caller behind a secret, or null for an unknown or revoked key. */
     async authenticate(secret: string): Promise<Principal | null> {
       const hash = hashSecret(secret);
-      changes.sync();
+      const synced = changes.sync();
+      if (synced) await synced; // PostgreSQL: a round trip; SQLite looks at once
       // Answered from the cache without a statement (or another async step) when it can be.
       const known = cache.get(hash);
       const key = known !== undefined ? known : await load(hash);

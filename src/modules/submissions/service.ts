@@ -150,7 +150,8 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * this form. Answered from the page cache while nothing new has been committed to the form.
      */
     async pageJson(formId: string, caller: Principal, query: { limit: number; cursor?: string; status?: SubmissionStatus }): Promise<string> {
-      changes.sync();
+      const synced = changes.sync();
+      if (synced) await synced;
       const status = query.status ?? "inbox";
       const key = `${status}:${query.limit}:${query.cursor ?? ""}`;
       let body = pages.get(formId, key);
