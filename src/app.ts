@@ -82,6 +82,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         rateWindow: config.rateWindow,
         rateClock,
         rateMaxBuckets,
+        buckets: store.sharedBuckets,
         trustProxy: config.trustProxy,
         metrics,
         log,

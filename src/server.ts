@@ -49,7 +49,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
     },
   });
   const server = app.server!;
-  const jobs = startJobs(createJobs(services), log);
+  const jobs = startJobs(createJobs(services), log, store.runAlone);
   await services.outbox.start();
   let stopped: Promise<void> | undefined;
 

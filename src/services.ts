@@ -105,6 +105,7 @@ export async function createServices(deps: Deps) {
   // Every outbound message goes through this one outbox, each kind through its channel.
   const outbox = createOutboxService({
     repo: outboxRepo,
+    soleSender: sql.engine === "sqlite",
     channels: {
       notification: mailChannel(mailer, renderNotification, retryMail),
       autoresponse: mailChannel(mailer, renderAutoresponse, retryMail),

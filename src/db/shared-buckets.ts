@@ -6,18 +6,25 @@ import type { Sql } from "./sql";
  * fsync, emptied by a crash, which only refills everyone), so every instance takes from the same
  * bucket. One statement per take, atomic under the row's lock: it refills the bucket for the time
  * since it was last used, takes `cost` tokens if it holds them, and says whether it did. A new name
- * starts full; a bucket unused for a whole window is full again, so `forgetFull` may delete it.
+ * starts full; a bucket unused for a whole window is full again, so it is deleted (once a window,
+ * after a take): a flood of names costs rows for one window, never anyone else's tokens.
  * Names carry `table` as a prefix: keys, visitors and addresses never share a bucket.
  */
-export function sharedTokenBuckets(sql: Sql, table: string, capacity: number, windowSeconds: number, now: () => number): Buckets & { forgetFull(): Promise<number> } {
+export function sharedTokenBuckets(sql: Sql, table: string, capacity: number, windowSeconds: number, now: () => number): Buckets {
   const perMs = capacity / (windowSeconds * 1000);
+  const windowMs = windowSeconds * 1000;
+  let swept = now();
   return {
     async take(name, cost = 1): Promise<RateDecision> {
       const at = now();
       const row = await sql.get<{ tokens: number; allowed: number }>(TAKE, [`${table}:${name}`, capacity, cost, at, perMs]);
+      if (at - swept > windowMs) {
+        swept = at;
+        // Best effort: a failed sweep leaves full buckets, which the next one takes.
+        sql.run("DELETE FROM rate_buckets WHERE name LIKE ? AND updated_at < ?", [`${table}:%`, at - windowMs]).catch(() => {});
+      }
       return rateDecision(capacity, perMs, row!.tokens, row!.allowed === 1, at);
     },
-    forgetFull: () => sql.run(`DELETE FROM rate_buckets WHERE name LIKE ? AND updated_at < ?`, [`${table}:%`, now() - windowSeconds * 1000]),
   };
 }
 

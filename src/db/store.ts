@@ -6,6 +6,7 @@ import { currentVersion, migrate, pendingMigrations } from "./migrate";
 import { openDatabase } from "./open";
 import { openPostgresStore } from "./postgres/store";
 import { sqliteShredder, type Shredder } from "./shred";
+import type { Buckets } from "../lib/token-bucket";
 import type { Sql } from "./sql";
 import { sqliteSql } from "./sqlite-sql";
 
@@ -23,6 +24,11 @@ export interface Store {
    * instances on one PostgreSQL database run each job once); resolves with whether it ran.
    */
   runAlone(name: string, fn: () => Promise<void>): Promise<boolean>;
+  /**
+   * Rate-limit buckets every instance on the database shares; undefined where one process serves
+   * the database (SQLite), which keeps them in memory.
+   */
+  readonly sharedBuckets?: (table: string, capacity: number, windowSeconds: number, now: () => number) => Buckets;
   /** Ends the store's use: flushes what the engine keeps in memory, then closes its connections. */
   close(): Promise<void>;
 }

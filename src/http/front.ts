@@ -73,7 +73,8 @@ export function front(deps: FrontDeps) {
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
       const cost = request.method === "OPTIONS" || isHealthCheck(request.url) ? 0 : 1;
-      const rate = takeToken(caller, client, cost);
+      const taken = takeToken(caller, client, cost);
+      const rate = taken instanceof Promise ? await taken : taken;
       const headers = set.headers;
       // API answers are per caller: never sniffed into another type, framed, or cached.
       headers["x-content-type-options"] = "nosniff";

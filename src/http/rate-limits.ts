@@ -2,7 +2,7 @@ import { addressBucket } from "../lib/address-bucket";
 import type { ClientOrigin } from "../lib/client-ip";
 import type { Clock } from "../lib/clock";
 import type { Principal } from "../lib/principal";
-import { TokenBuckets, type RateDecision } from "../lib/token-bucket";
+import { TokenBuckets, type Buckets, type RateDecision } from "../lib/token-bucket";
 
 export interface RateLimitSettings {
   /** Per secret key, and per client address without a valid key. */
@@ -14,6 +14,11 @@ export interface RateLimitSettings {
   rateClock?: Clock;
   /** Buckets each table holds at most (default 100,000). */
   rateMaxBuckets?: number;
+  /**
+   * Where buckets live: in this process (the default, one server per SQLite file), or shared by every
+   * instance on one database (db/shared-buckets.ts). `table` keeps the kinds of callers apart.
+   */
+  buckets?: (table: "keys" | "visitors" | "addresses", capacity: number, windowSeconds: number, now: () => number) => Buckets;
 }
 
 /**
@@ -25,11 +30,12 @@ export interface RateLimitSettings {
  */
 export function createRateLimits(s: RateLimitSettings) {
   const now = s.rateClock ? () => s.rateClock!.now() : Date.now;
-  const keys = new TokenBuckets(s.rateLimit, s.rateWindow, now, s.rateMaxBuckets);
-  const visitors = new TokenBuckets(s.publicRateLimit, s.rateWindow, now, s.rateMaxBuckets);
-  const addresses = new TokenBuckets(s.rateLimit, s.rateWindow, now, s.rateMaxBuckets);
+  const make = s.buckets ?? ((_table, capacity, windowSeconds, clock) => new TokenBuckets(capacity, windowSeconds, clock, s.rateMaxBuckets));
+  const keys = make("keys", s.rateLimit, s.rateWindow, now);
+  const visitors = make("visitors", s.publicRateLimit, s.rateWindow, now);
+  const addresses = make("addresses", s.rateLimit, s.rateWindow, now);
   /** Takes `cost` tokens (0 only reads the bucket) from the caller's bucket. */
-  return (caller: Principal | null, client: () => ClientOrigin, cost: number): RateDecision => {
+  return (caller: Principal | null, client: () => ClientOrigin, cost: number): RateDecision | Promise<RateDecision> => {
     if (!caller) return addresses.take(addressBucket(client().ip), cost);
     if (caller.kind === "publishable") return visitors.take(`${caller.keyId} ${addressBucket(client().ip)}`, cost);
     return keys.take(caller.keyId, cost);

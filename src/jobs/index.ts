@@ -45,6 +45,12 @@ export function createJobs(services: Services): Job[] {
       run: () => services.outbox.drain(),
     },
     {
+      name: "release-expired-leases",
+      schedule: "30 * * * * *",
+      // A row whose sender died mid-send (an instance killed) goes back to the queue once its lease runs out.
+      run: async () => void (await services.outbox.releaseExpired()),
+    },
+    {
       name: "delete-old-outbox-rows",
       schedule: "0 17 3 * * *",
       run: async () => void (await services.outbox.deleteOldRows(OUTBOX_KEEP_MS)),

@@ -13,7 +13,11 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
-export function startJobs(jobs: Job[], log: Logger): Scheduler {
+/**
+ * Runs each job on its schedule, never twice at once in this process; `alone` keeps processes
+ * sharing a database from running the same job together (Store.runAlone): one run per cluster.
+ */
+export function startJobs(jobs: Job[], log: Logger, alone: (name: string, fn: () => Promise<void>) => Promise<boolean> = async (_, fn) => (await fn(), true)): Scheduler {
   const running = new Map<string, Promise<void>>();
 
   const runOnce = (job: Job): Promise<void> => {
@@ -21,7 +25,7 @@ export function startJobs(jobs: Job[], log: Logger): Scheduler {
     if (current) return current;
     const run = (async () => {
       try {
-        await job.run();
+        await alone(job.name, async () => void (await job.run()));
       } catch (e) {
         log.error("job failed", { job: job.name, error: e instanceof Error ? e.message : String(e) });
       } finally {

@@ -1,6 +1,7 @@
 import { SQL } from "bun";
 import { redactPassword } from "../../config";
 import { postgresChangeFeed } from "../change-feed";
+import { sharedTokenBuckets } from "../shared-buckets";
 import type { Store, StoreOptions } from "../store";
 import { migratePostgres } from "./migrate";
 import { postgresSql } from "./sql";
@@ -43,6 +44,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
       },
     },
     ping: async () => void (await sql.get("SELECT 1")),
+    sharedBuckets: (table, capacity, windowSeconds, now) => sharedTokenBuckets(sql, table, capacity, windowSeconds, now),
     async runAlone(name, fn) {
       // A session lock, held on one reserved connection while the job runs; released with it if this process dies.
       const conn = await pool.reserve();

@@ -65,6 +65,13 @@ export interface AttemptRecord {
 /** What happens to a row after an attempt. */
 export type NextStep = { status: "sent" } | { status: "pending"; nextAttemptAt: string } | { status: "failed" };
 
+/**
+ * How long a claim holds a row: past it, the sender is taken for dead (a crash mid-send) and the row
+ * goes back to the queue. Longer than any attempt takes with its wait for a free slot.
+ */
+export const SEND_LEASE_MS = 10 * 60 * 1000;
+const leaseFrom = (now: string) => new Date(Date.parse(now) + SEND_LEASE_MS).toISOString();
+
 export type KindCounts = Record<OutboxKind, { pending: number; sending: number; failed: number }>;
 
 const COLUMNS = "kind, form_id, submission_id, webhook_id, message_id, recipient, reply_to, form_name, data, payload, submitted_at, created_at, queued_at, next_attempt_at";
@@ -115,8 +122,8 @@ export function createOutboxRepo(sql: Sql) {
     /** Inserts a row already claimed (`sending`) by the caller, who sends it at once (a webhook's test event); returns its id. */
     async insertSending(m: QueuedMessage): Promise<number> {
       const row = await sql.get<{ id: number }>(
-        `INSERT INTO outbox (${COLUMNS}, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?12, 'sending') RETURNING id`,
-        values(m),
+        `INSERT INTO outbox (${COLUMNS}, status, lease_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?12, 'sending', ?13) RETURNING id`,
+        [...values(m), leaseFrom(m.createdAt)],
       );
       return row!.id;
     },
@@ -127,21 +134,23 @@ export function createOutboxRepo(sql: Sql) {
     },
 
     /**
-     * Claims up to `limit` due rows of these kinds by marking them `sending` in one transaction, so a
-     * second drain (or a second process) never picks the same row.
+     * Claims up to `limit` due rows of these kinds in one statement: each is marked `sending` with a
+     * lease as it is picked, so no other drain, in this process or another, takes it. On PostgreSQL
+     * a row another instance's claim has locked is skipped rather than waited for.
      */
     async claimDue(kinds: readonly OutboxKind[], now: string, limit: number): Promise<ClaimedRow[]> {
       if (limit <= 0 || kinds.length === 0) return [];
-      return sql.transaction(async () => {
-        const rows = await sql.all<ClaimedRow>(
-          `${WITH_WEBHOOK}
-           WHERE o.status = 'pending' AND o.next_attempt_at <= ?1 AND o.kind IN (SELECT value FROM json_each(?2))
-           ORDER BY o.next_attempt_at, o.id LIMIT ?3`,
-          [now, JSON.stringify(kinds), limit],
-        );
-        for (const r of rows) await sql.run("UPDATE outbox SET status = 'sending' WHERE id = ?", [r.id]);
-        return rows;
-      });
+      const claimed = await sql.all<{ id: number }>(
+        `UPDATE outbox SET status = 'sending', lease_until = ?4 WHERE id IN (
+           SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+           ORDER BY next_attempt_at, id LIMIT ?3${sql.engine === "postgres" ? " FOR UPDATE SKIP LOCKED" : ""})
+         RETURNING id`,
+        [now, JSON.stringify(kinds), limit, leaseFrom(now)],
+      );
+      if (claimed.length === 0) return [];
+      return sql.all<ClaimedRow>(`${WITH_WEBHOOK} WHERE o.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY o.next_attempt_at, o.id`, [
+        JSON.stringify(claimed.map((r) => r.id)),
+      ]);
     },
 
     /** Records attempts, each with what follows it (sent, retried at a time, or failed), in one transaction (one fsync for all). */
@@ -159,11 +168,20 @@ export function createOutboxRepo(sql: Sql) {
     /** Claimed rows that were not sent after all (a stop) go back to the queue. */
     async release(ids: readonly number[]): Promise<void> {
       // Cast: the values of a JSON array may reach PostgreSQL as text, and ids are integers.
-      await sql.run("UPDATE outbox SET status = 'pending' WHERE status = 'sending' AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))", [JSON.stringify(ids)]);
+      await sql.run("UPDATE outbox SET status = 'pending', lease_until = NULL WHERE status = 'sending' AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))", [
+        JSON.stringify(ids),
+      ]);
     },
 
-    /** Rows left `sending` by a process that died mid-send go back to the queue. */
-    releaseStale: (): Promise<number> => sql.run("UPDATE outbox SET status = 'pending' WHERE status = 'sending'"),
+    /**
+     * Rows left `sending` by a process that died mid-send go back to the queue: those whose lease
+     * ran out, or (`everyLease`, a process that is the database's only sender, restarting) all.
+     */
+    releaseStale: (now: string, everyLease: boolean): Promise<number> =>
+      sql.run("UPDATE outbox SET status = 'pending', lease_until = NULL WHERE status = 'sending' AND (CAST(?2 AS INTEGER) = 1 OR lease_until IS NULL OR lease_until < ?1)", [
+        now,
+        Number(everyLease),
+      ]),
 
     /** Makes every pending row of these kinds due now (a restart is when an operator has fixed the mail settings). */
     async makePendingDue(kinds: readonly OutboxKind[], now: string): Promise<void> {

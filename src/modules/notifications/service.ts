@@ -13,12 +13,18 @@ export interface OutboxDeps {
   log: Logger;
   /** What cannot go out yet (no SMTP, no public URL for the forms that need one), said once at start. */
   notReady?: () => Promise<string[]>;
+  /**
+   * Whether this process is the only one sending from the database (one server per SQLite file):
+   * then at its start every row left `sending` was left by its own previous run, and goes back to
+   * the queue at once. Instances sharing a database wait for a row's lease to run out.
+   */
+  soleSender?: boolean;
 }
 
 // Rows in flight at once per transport: SMTP shares a pool of two connections; webhook receivers
 // are many and slow ones (10 s timeouts) must not hold up the rest, nor mail.
 const IN_FLIGHT: Record<TransportName, number> = { smtp: 4, http: 32 };
-// Rows claimed at once (a transaction, so an fsync, per claim): more than fit in flight, so a busy
+// Rows claimed at once (a statement, so an fsync, per claim): more than fit in flight, so a busy
 // drain claims once per many deliveries. Rows claimed and not started yet are released at a stop.
 const CLAIM: Record<TransportName, number> = { smtp: 8, http: 128 };
 // A sent message must be marked sent, or the next start sends it again: worth a long wait for the lock.
@@ -39,7 +45,7 @@ export type DeliveryOutcome = "sent" | "retry" | "failed";
  * next start and may be sent a second time (at-least-once for that single message; webhook
  * receivers recognise it by its `webhook-id`).
  */
-export function createOutboxService({ repo, channels, clock, log, notReady = async () => [] }: OutboxDeps) {
+export function createOutboxService({ repo, channels, clock, log, notReady = async () => [], soleSender = true }: OutboxDeps) {
   let draining: Promise<void> | null = null;
   let stopped = false;
   // Only `serve` sends (it calls start): a command line that queues a message leaves it to the server.
@@ -199,10 +205,13 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
 
     drain,
 
+    /** Rows whose sender's lease ran out (it died mid-send) go back to the queue; how many did. */
+    releaseExpired: (): Promise<number> => repo.releaseStale(isoTime(clock.now()), false),
+
     /** At start-up: release rows a dead process left mid-send, say what cannot go out yet, and send what is due. */
     async start(): Promise<void> {
       started = true;
-      const released = await repo.releaseStale();
+      const released = await repo.releaseStale(isoTime(clock.now()), soleSender);
       if (released) log.warn("released outbox rows left mid-send by a previous run", { count: released });
       await repo.makePendingDue(DUE_AT_START, isoTime(clock.now()));
       for (const warning of await notReady()) log.warn(warning);

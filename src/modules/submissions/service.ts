@@ -1,4 +1,5 @@
 import type { Outcome } from "../../db/batch-transaction";
+import { isForeignKeyViolation } from "../../db/errors";
 import { DatabaseBusyError, isDatabaseBusy } from "../../db/busy";
 import type { ChangeFeed } from "../../db/change-feed";
 import { groupCommit } from "../../db/group-commit";
@@ -54,9 +55,6 @@ export async function unlessBusy<T>(write: () => Promise<T>): Promise<T> {
     throw e;
   }
 }
-
-// The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
-const isForeignKeyError = (e: unknown) => e instanceof Error && (e as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY";
 
 export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, pipeline, commit, move, atomically, audit }: SubmissionsDeps) {
   const pages = createPageCache();
@@ -116,7 +114,8 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       await batches.write(submission);
       storedCount += 1;
     } catch (e) {
-      if (isForeignKeyError(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
+      // The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
+      if (isForeignKeyViolation(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
       if (e instanceof DatabaseBusyError) {
         throw new AppError("UNAVAILABLE", "the database is busy with another process's write; nothing was stored, retry in a moment", { "retry-after": "1" });
       }
