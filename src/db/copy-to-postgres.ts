@@ -29,6 +29,7 @@ const TABLES = [
   "used_challenges",
   "sessions",
   "audit_events",
+  "login_failures",
 ];
 // Columns PostgreSQL numbers itself (identity); after the copy its counter continues past the copied ids.
 const IDENTITIES: [table: string, column: string][] = [
@@ -50,14 +51,14 @@ export async function copyToPostgres(sqlitePath: string, url: string, progress: 
   const target = await openStore(url); // creates the schema in an empty database
   await target.close();
   const source = new Database(sqlitePath, { readonly: true, strict: true });
-  // A table added later must be added to TABLES too, not left behind.
-  const left = source
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'")
-    .all()
-    .filter((t) => !TABLES.includes(t.name));
-  if (left.length) throw new Error(`copy-to does not know the tables ${left.map((t) => t.name).join(", ")}`);
   const pg = new SQL(url, { max: 1 });
   try {
+    // A table added later must be added to TABLES too, not left behind.
+    const left = source
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'")
+      .all()
+      .filter((t) => !TABLES.includes(t.name));
+    if (left.length) throw new Error(`copy-to does not know the tables ${left.map((t) => t.name).join(", ")}`);
     return await pg.begin(async (tx) => {
       const [{ n }] = await tx.unsafe("SELECT CAST(count(*) AS INTEGER) AS n FROM owners");
       if (n > 0) throw new Error(`${redactPassword(url)} already holds data (${n} owners); copy-to fills an empty database only`);
