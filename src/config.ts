@@ -85,9 +85,10 @@ export function describeConfig(config: Config): { key: string; env: string; valu
 /** Every setting with its default, for documentation. */
 export const settingDocs = Object.entries(settings).map(([key, s]) => ({ key, env: s.env, default: s.default, doc: s.doc }));
 
-/** A URL with its password hidden; anything else as it is. */
+/** A URL with its password hidden; anything else (a file path, even `C://data/x.db`) as it is. */
 export function redactPassword(value: unknown): unknown {
-  if (typeof value !== "string" || !URL.canParse(value)) return value;
+  // Only a URL with user information can hold a password.
+  if (typeof value !== "string" || !/^[a-z][a-z0-9+.-]+:\/\/[^/]*@/i.test(value) || !URL.canParse(value)) return value;
   const u = new URL(value);
   if (u.password) u.password = "***";
   return u.toString();
