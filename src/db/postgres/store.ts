@@ -18,7 +18,14 @@ const ERASED_TABLES = ["submissions", "waitlist_joiners", "waitlist_confirmation
  * up to date under an advisory lock, so that instances starting together do not race.
  */
 export async function openPostgresStore(url: string, opts: StoreOptions = {}): Promise<Store> {
-  const pool = new SQL(url, { max: opts.role === "server" ? 16 : 4, idleTimeout: 30, connectionTimeout: 10 });
+  const pool = new SQL(url, {
+    max: opts.role === "server" ? 16 : 4,
+    idleTimeout: 30,
+    connectionTimeout: 10,
+    // An acknowledgement follows a commit on disk, whatever the database's default says. (Writes to
+    // the UNLOGGED rate_buckets alone write no WAL, so they commit without waiting for it.)
+    connection: { synchronous_commit: "on", application_name: "formsvc" },
+  });
   const sql = postgresSql(pool);
   try {
     await migratePostgres(sql);
