@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { cliJson, spawnServe, type ServeProcess } from "../helpers/harness";
+import { cliJson, runCliAsync, spawnServe, type ServeProcess } from "../helpers/harness";
 import { testPostgres } from "../helpers/postgres";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+import { solvedPayload } from "../helpers/spam";
 
 /**
  * Two `formsvc serve` processes on one PostgreSQL database, requests alternated between them: to
@@ -68,6 +69,36 @@ describe("two instances on one PostgreSQL database", () => {
     expect((await c.ask(c.a, `/api/v1/keys/${second.id}`, { method: "DELETE" })).status).toBe(200);
     expect((await c.ask(c.b, "/api/v1/forms/list", { key: second.key })).status).toBe(401);
     expect((await c.ask(c.a, "/api/v1/forms/list", { key: second.key })).status).toBe(401);
+  });
+
+  test("accept a proof of work fetched from one instance at the other, once", async () => {
+    const c = await cluster();
+    const publishable = cliJson<{ key: string }>(["keys", "create", "--owner", "owner@example.com", "--publishable"], { db: c.db }).key;
+    cliJson(["forms", "update", c.formId, "--challenge", "pow"], { db: c.db });
+    const challenge = await (await c.ask(c.a, `/api/v1/forms/${c.formId}/challenge`, { key: publishable })).json();
+    const { payload } = await solvedPayload(challenge);
+    const body = JSON.stringify({ formId: c.formId, data: { message: "hi" }, altcha: payload });
+    expect((await c.ask(c.b, "/api/v1/forms/submit", { method: "POST", key: publishable, body })).status).toBe(200);
+    const replay = await c.ask(c.a, "/api/v1/forms/submit", { method: "POST", key: publishable, body });
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { code: string }).code).toBe("CHALLENGE_FAILED");
+  });
+
+  test("keep a login session made on one instance valid on the other, and ended on both by a logout on one", async () => {
+    const c = await cluster();
+    const password = "correct horse battery staple";
+    expect((await runCliAsync(["owners", "set-password", "owner@example.com", "--password-stdin"], { db: c.db, stdin: password })).code).toBe(0);
+    const login = await c.a.fetch(c.a.url + "/api/v1/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: c.a.url },
+      body: JSON.stringify({ email: "owner@example.com", password }),
+    });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const me = (p: ServeProcess) => p.fetch(p.url + "/api/v1/auth/me", { headers: { cookie } });
+    expect((await me(c.b)).status).toBe(200);
+    expect((await c.b.fetch(c.b.url + "/api/v1/auth/logout", { method: "POST", headers: { cookie, origin: c.b.url } })).status).toBeLessThan(300);
+    expect((await me(c.a)).status).toBe(401);
   });
 
   test("send each of 20 notifications exactly once, whichever instance took the submission", async () => {
