@@ -1,5 +1,6 @@
 import { ValidationError } from "elysia";
 import { isDatabaseBusy } from "../db/busy";
+import { isDatabaseUnreachable } from "../db/errors";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../lib/errors";
 import type { Logger } from "../lib/log";
 
@@ -37,6 +38,11 @@ export function toErrorResponse(error: unknown, frameworkCode: string | number, 
     code = "UNAVAILABLE";
     message = "the database is busy with another process's write; retry in a moment";
     headers = { "retry-after": "1" };
+  } else if (isDatabaseUnreachable(error)) {
+    code = "UNAVAILABLE";
+    message = "the database cannot be reached right now; retry in a moment";
+    headers = { "retry-after": "1" };
+    log.warn("database unreachable", { requestId, error: error instanceof Error ? error.message : String(error) });
   } else if (frameworkCode === "NOT_FOUND") {
     code = "ROUTE_NOT_FOUND";
     message = "no such endpoint; see /docs for the API";
