@@ -17,7 +17,7 @@ beforeAll(async () => {
   // Countries come from X-Forwarded-For in the seed; a high limit, since the seed alone sends 60 submits.
   [server, browser] = await Promise.all([startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true } }), launchBrowser()]);
   seed = await seedDashboard(server, clock, SUBMISSIONS);
-  await setPassword(server.dbPath, seed.email);
+  await setPassword(server.db, seed.email);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
