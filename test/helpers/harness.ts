@@ -40,8 +40,9 @@ export interface TestServer extends RunningServer {
   json<T = any>(path: string, init?: RequestInit & { key?: string }): Promise<{ status: number; body: T; headers: Headers }>;
   /**
    * A second look at the database, as another process would see it: one statement in the SQL the
-   * repositories write (`?` placeholders, `json_each(?)`), on either engine. Integers come back as
-   * numbers on both (PostgreSQL's count(*) is int8, which Bun's client would return as a string).
+   * repositories write (`?` placeholders, `json_each(?)`; and `json_extract(column, '$.a.b')` for a
+   * recount), on either engine. Integers come back as numbers on both (PostgreSQL's count(*) is
+   * int8, which Bun's client would return as a string).
    */
   query<T = any>(sql: string, ...params: (string | number | null)[]): Promise<T[]>;
   /** The tables with a row that holds `text` (in any case, in any column), by name: where the database keeps something, on either engine. */
