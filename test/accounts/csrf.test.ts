@@ -23,7 +23,7 @@ afterAll(() => server.close());
  * http://forms.test, which is then the server's own origin.
  */
 function appWithProbe() {
-  const config = loadConfig({}, { db: server.dbPath, logLevel: "silent" });
+  const config = loadConfig({}, { db: server.db, logLevel: "silent" });
   const app = createApp({ store: server.store, services: server.services, config, log: silentLogger }).use(
     new Elysia({ prefix: "/api/v1" })
       .use(requestContext)
@@ -41,7 +41,7 @@ describe("a request made with a session that changes something", () => {
     expect(passed.status).toBe(200);
     const principal = await passed.json();
     expect(principal).toEqual({ keyId: expect.stringMatching(/^ses_[0-9a-f]{32}$/), ownerId: owner.ownerId, kind: "secret", forms: null });
-    expect(server.query("SELECT id FROM sessions WHERE id = ?", principal.keyId)).toHaveLength(1);
+    expect(await server.query("SELECT id FROM sessions WHERE id = ?", principal.keyId)).toHaveLength(1);
     for (const origin of [undefined, "null", "https://evil.example", "http://evil.forms.test", "http://forms.test:8080", "https://forms.test"]) {
       const res = await probe("POST", { cookie: cookie!, ...(origin ? { origin } : {}) });
       expect([origin, res.status, (await res.json()).code]).toEqual([origin, 403, "CSRF"]);
@@ -136,7 +136,7 @@ describe("the public endpoints", () => {
       body: new URLSearchParams({ formId: owner.formId, message: "hi" }).toString(),
     });
     expect(form.status).toBe(401);
-    expect(server.query("SELECT count(*) AS n FROM submissions")[0].n).toBe(0);
+    expect((await server.query("SELECT count(*) AS n FROM submissions"))[0].n).toBe(0);
   });
 
   test("GET /forms/{formId}/challenge with a session and no key is a 401", async () => {

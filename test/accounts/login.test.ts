@@ -33,9 +33,9 @@ describe("POST /auth/login", () => {
   });
 
   test("writes each login to the audit trail as the session it starts, never the password", async () => {
-    const before = server.query("SELECT count(*) AS n FROM audit_events WHERE action = 'owner.login'")[0].n;
+    const before = (await server.query("SELECT count(*) AS n FROM audit_events WHERE action = 'owner.login'"))[0].n;
     expect((await login(server, "owner@example.com")).status).toBe(200);
-    const rows = server.query("SELECT * FROM audit_events WHERE action = 'owner.login' ORDER BY id DESC");
+    const rows = await server.query("SELECT * FROM audit_events WHERE action = 'owner.login' ORDER BY id DESC");
     expect(rows.length).toBe(before + 1);
     expect(rows[0].actor_kind).toBe("session");
     expect(rows[0].actor_id).toMatch(/^ses_/);
@@ -45,7 +45,7 @@ describe("POST /auth/login", () => {
   test("stores only the SHA-256 of the session token", async () => {
     const { cookie } = await login(server, "owner@example.com");
     const token = cookie!.split("=")[1]!;
-    const rows = server.query<{ id: string; token_hash: string }>("SELECT id, token_hash FROM sessions WHERE owner_id = ?", owner.ownerId);
+    const rows = await server.query<{ id: string; token_hash: string }>("SELECT id, token_hash FROM sessions WHERE owner_id = ?", owner.ownerId);
     expect(rows.map((r) => r.token_hash)).toContain(new Bun.CryptoHasher("sha256").update(token).digest("hex"));
     expect(JSON.stringify(rows)).not.toContain(token);
   });
@@ -140,7 +140,7 @@ describe("a session", () => {
     const b = (await login(server, "owner@example.com")).cookie!;
     const theirs = (await login(server, "other@example.com")).cookie!;
     expect((await formsList({ cookie: a })).status).toBe(200);
-    const res = await runCliAsync(["owners", "sessions", "revoke", "owner@example.com", "--json"], { db: server.dbPath });
+    const res = await runCliAsync(["owners", "sessions", "revoke", "owner@example.com", "--json"], { db: server.db });
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout).sessionsEnded).toBeGreaterThanOrEqual(2);
     expect((await formsList({ cookie: a })).status).toBe(401);

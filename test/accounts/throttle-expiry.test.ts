@@ -119,10 +119,10 @@ describe("session expiry", () => {
     const old = (await login(server, "owner@example.com")).cookie!;
     clock.advance(8 * DAY);
     const fresh = (await login(server, "owner@example.com")).cookie!;
-    const count = () => server.query<{ n: number }>("SELECT count(*) AS n FROM sessions")[0]!.n;
-    const before = count();
+    const count = async () => (await server.query<{ n: number }>("SELECT count(*) AS n FROM sessions"))[0]!.n;
+    const before = await count();
     expect(await server.services.accounts.deleteExpiredSessions()).toBeGreaterThanOrEqual(1);
-    expect(count()).toBe(1);
+    expect(await count()).toBe(1);
     expect(before).toBeGreaterThan(1);
     expect((await me(fresh)).status).toBe(200);
     expect((await me(old)).status).toBe(401);

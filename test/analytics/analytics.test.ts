@@ -149,9 +149,9 @@ describe("rollups", () => {
       if (batch.length === 25) await Promise.all(batch.splice(0));
     }
     await Promise.all(batch);
-    const rollup = server.query<{ dimension: string; day: string; value: string; count: number }>(
+    const rollup = await server.query<{ dimension: string; day: string; value: string; count: number }>(
       "SELECT dimension, day, value, count FROM form_daily_counts WHERE form_id = ? ORDER BY dimension, day, value", formId);
-    const recount = server.query<{ dimension: string; day: string; value: string; count: number }>(
+    const recount = await server.query<{ dimension: string; day: string; value: string; count: number }>(
       `SELECT dimension, day, value, count(*) AS count FROM (
          SELECT 'total' AS dimension, substr(created_at, 1, 10) AS day, '' AS value FROM submissions WHERE form_id = ?1
          UNION ALL SELECT 'country', substr(created_at, 1, 10), json_extract(data, '$._meta.country') FROM submissions WHERE form_id = ?1
@@ -160,8 +160,8 @@ describe("rollups", () => {
        GROUP BY dimension, day, value ORDER BY dimension, day, value`, formId);
     expect(rollup).toEqual(recount);
 
-    const monthly = server.query("SELECT dimension, month, value, count FROM form_monthly_counts WHERE form_id = ? ORDER BY dimension, month, value", formId);
-    const monthlyRecount = server.query(
+    const monthly = await server.query("SELECT dimension, month, value, count FROM form_monthly_counts WHERE form_id = ? ORDER BY dimension, month, value", formId);
+    const monthlyRecount = await server.query(
       `SELECT dimension, substr(day, 1, 7) AS month, value, sum(count) AS count FROM form_daily_counts WHERE form_id = ?
        GROUP BY dimension, month, value ORDER BY dimension, month, value`, formId);
     expect(monthly).toEqual(monthlyRecount);
@@ -170,10 +170,10 @@ describe("rollups", () => {
     // A range with ragged edges: days at both ends, whole months between.
     const { body } = await analytics(formId, "?startDate=2026-01-17&endDate=2026-10-09");
     const inRange = "form_id = ?1 AND substr(created_at, 1, 10) BETWEEN '2026-01-17' AND '2026-10-09'";
-    const expected = server.query<{ n: number }>(`SELECT count(*) AS n FROM submissions WHERE ${inRange}`, formId)[0]!.n;
+    const expected = (await server.query<{ n: number }>(`SELECT count(*) AS n FROM submissions WHERE ${inRange}`, formId))[0]!.n;
     expect(body.totalSubmissions).toBe(expected);
     expect(body.submissionsOverTime.reduce((n: number, d: any) => n + d.count, 0)).toBe(expected);
-    const countries = server.query(
+    const countries = await server.query(
       `SELECT json_extract(data, '$._meta.country') AS country, count(*) AS count FROM submissions WHERE ${inRange}
        GROUP BY country ORDER BY count DESC, country ASC LIMIT 10`, formId);
     expect(body.topCountries).toEqual(countries);
@@ -182,10 +182,10 @@ describe("rollups", () => {
   test("disappear with their form", async () => {
     const formId = await newForm("doomed");
     await submitAt(formId, "2026-11-20T10:00:00.000Z");
-    expect(server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId)[0].n).toBe(4);
+    expect((await server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId))[0].n).toBe(4);
     await server.services.forms.deleteForm(formId);
-    expect(server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId)[0].n).toBe(0);
-    expect(server.query("SELECT count(*) AS n FROM form_monthly_counts WHERE form_id = ?", formId)[0].n).toBe(0);
+    expect((await server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId))[0].n).toBe(0);
+    expect((await server.query("SELECT count(*) AS n FROM form_monthly_counts WHERE form_id = ?", formId))[0].n).toBe(0);
   });
 });
 

@@ -116,7 +116,7 @@ describe("a seeded random mixed load", () => {
     clock.set(TODAY);
   });
 
-  test("leaves the daily and monthly rollups equal to a recount of the raw submissions", () => {
+  test("leaves the daily and monthly rollups equal to a recount of the raw submissions", async () => {
     const recount = (length: number) =>
       server.query(
         `SELECT form_id, dimension, k, value, count(*) AS count FROM (
@@ -127,17 +127,17 @@ describe("a seeded random mixed load", () => {
          WHERE form_id IN (?, ?, ?) GROUP BY form_id, dimension, k, value ORDER BY form_id, dimension, k, value`,
         ...forms,
       );
-    const daily = server.query(
+    const daily = await server.query(
       "SELECT form_id, dimension, day AS k, value, count FROM form_daily_counts WHERE form_id IN (?, ?, ?) ORDER BY form_id, dimension, k, value",
       ...forms,
     );
-    const monthly = server.query(
+    const monthly = await server.query(
       "SELECT form_id, dimension, month AS k, value, count FROM form_monthly_counts WHERE form_id IN (?, ?, ?) ORDER BY form_id, dimension, k, value",
       ...forms,
     );
     expect(daily.length).toBeGreaterThan(100);
-    expect(daily).toEqual(recount(10));
-    expect(monthly).toEqual(recount(7));
+    expect(daily).toEqual(await recount(10));
+    expect(monthly).toEqual(await recount(7));
   });
 
   test("answers, for every kind of range, exactly what the listed submissions of that range add up to", async () => {

@@ -72,8 +72,8 @@ function serveExample(file: string, path: string, form: { formId: string; key: s
 }
 
 type Row = { status: string; data: Record<string, any> };
-const rows = (formId: string): Row[] =>
-  server.query<{ status: string; data: string }>("SELECT status, data FROM submissions WHERE form_id = ? ORDER BY created_at, id", formId).map((r) => ({ status: r.status, data: JSON.parse(r.data) }));
+const rows = async (formId: string): Promise<Row[]> =>
+  (await server.query<{ status: string; data: string }>("SELECT status, data FROM submissions WHERE form_id = ? ORDER BY created_at, id", formId)).map((r) => ({ status: r.status, data: JSON.parse(r.data) }));
 const fields = ({ _meta, ...data }: Record<string, unknown>) => data;
 const submissionCount = async (formId: string) => (await server.services.forms.requireForm(formId)).submissionCount;
 
@@ -120,7 +120,7 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
       await page.getByRole("heading", { name: "Thank you, we will be in touch" }).waitFor();
       await screenshot(page, "public-form-nojs-thanks");
 
-      const stored = rows(form.formId);
+      const stored = await rows(form.formId);
       expect(stored.map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
         { status: "inbox", data: { name: "Ada Lovelace", email: "ada@example.com", message: "Hello from a static page", topics: ["sales", "support"] } },
       ]);
@@ -169,7 +169,7 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
       await page.locator('input[name="_gotcha"]').evaluate((el: HTMLInputElement) => (el.value = "http://spam.example"));
       await Promise.all([page.waitForURL(`${siteOrigin}/thanks.html`), page.getByRole("button", { name: "Send" }).click()]);
 
-      expect(rows(form.formId).map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
+      expect((await rows(form.formId)).map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
         { status: "spam", data: { name: "Buy now", email: "bot@spam.example", message: "cheap pills" } },
       ]);
       expect(await submissionCount(form.formId)).toBe(0);
@@ -226,7 +226,7 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
       expect(fromPage.filter((r) => r.method === "OPTIONS")).toEqual([{ method: "OPTIONS", route: expect.any(String), status: 204 }]);
       expect(fromPage.findIndex((r) => r.method === "OPTIONS")).toBeLessThan(fromPage.findIndex((r) => r.method === "POST"));
 
-      const stored = rows(form.formId);
+      const stored = await rows(form.formId);
       expect(stored.map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
         { status: "inbox", data: { name: "Grace Hopper", email: "grace@example.com", message: "Hello with a proof of work" } },
       ]);
@@ -248,12 +248,12 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
           headers: { "content-type": headers["content-type"]!, "x-api-key": form.key, "idempotency-key": key, origin: siteOrigin },
           body: new Uint8Array(body),
         });
-      const id = server.query<{ id: string }>("SELECT id FROM submissions WHERE form_id = ?", form.formId)[0]!.id;
+      const id = (await server.query<{ id: string }>("SELECT id FROM submissions WHERE form_id = ?", form.formId))[0]!.id;
       const retried = await replay(idempotencyKey);
       expect([retried.status, retried.body]).toEqual([200, { success: true, submissionId: id }]);
       const reused = await replay(crypto.randomUUID());
       expect([reused.status, reused.body.code, reused.body.error]).toEqual([400, "CHALLENGE_FAILED", expect.stringContaining("already used")]);
-      expect(rows(form.formId)).toHaveLength(1);
+      expect((await rows(form.formId))).toHaveLength(1);
 
       expect(blocked).toEqual([]);
       expect(errors).toEqual([]);
@@ -292,7 +292,7 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
       await page.getByRole("status").getByText("Thank you! Your message has been sent.").waitFor();
       expect(await posts()).toEqual([400, 200]);
       expect((await traffic.answered()).filter((t) => t.path.endsWith("/challenge")).map((t) => t.status)).toEqual([200, 200]);
-      expect(rows(form.formId).map((r) => fields(r.data).message)).toEqual(["copied", "Second try"]);
+      expect((await rows(form.formId)).map((r) => fields(r.data).message)).toEqual(["copied", "Second try"]);
       expect(blocked).toEqual([]);
     } finally {
       await close();

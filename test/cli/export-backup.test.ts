@@ -1,8 +1,8 @@
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { onPostgres, onSqlite } from "../helpers/engine";
+import { readDatabase, runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof seedOwner>>;
@@ -51,7 +51,7 @@ afterAll(() => server.close());
 
 describe("formsvc submissions export", () => {
   test("writes JSON items shaped exactly like the API, oldest first", async () => {
-    const res = runCli(["submissions", "export", owner.formId, "--format", "json"], { db: server.dbPath });
+    const res = runCli(["submissions", "export", owner.formId, "--format", "json"], { db: server.db });
     expect(res.code).toBe(0);
     const items = JSON.parse(res.stdout);
     const api = (await server.json(`/api/v1/forms/${owner.formId}/submissions`, { key: owner.key })).body.submissions;
@@ -60,7 +60,7 @@ describe("formsvc submissions export", () => {
 
   test("writes CSV with the union of field names and flattened _meta columns", () => {
     const out = join(server.dir, "export.csv");
-    const res = runCli(["submissions", "export", owner.formId, "--out", out], { db: server.dbPath });
+    const res = runCli(["submissions", "export", owner.formId, "--out", out], { db: server.db });
     expect(res.code).toBe(0);
     const rows = parseCsv(readFileSync(out, "utf8"));
     expect(rows[0]).toEqual(["id", "createdAt", "name", "email", "message", "extra", "note", "_meta.browser", "_meta.browserVersion", "_meta.os", "_meta.osVersion", "_meta.device", "_meta.country", "_meta.language", "_meta.referrer"]);
@@ -71,7 +71,7 @@ describe("formsvc submissions export", () => {
   });
 
   test("neutralises cells a spreadsheet would run as formulas", () => {
-    const rows = parseCsv(runCli(["submissions", "export", owner.formId], { db: server.dbPath }).stdout);
+    const rows = parseCsv(runCli(["submissions", "export", owner.formId], { db: server.db }).stdout);
     expect(rows[2]![2]).toBe("'=1+1");
     expect(rows[3]![2]).toBe("'+cmd");
     expect(rows[3]![3]).toBe("'-x");
@@ -80,36 +80,44 @@ describe("formsvc submissions export", () => {
   });
 
   test("refuses an unknown form and a wrong format", () => {
-    const unknown = runCli(["submissions", "export", "frm_nope"], { db: server.dbPath });
+    const unknown = runCli(["submissions", "export", "frm_nope"], { db: server.db });
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain("does not exist");
-    expect(runCli(["submissions", "export", owner.formId, "--format", "xml"], { db: server.dbPath }).code).not.toBe(0);
+    expect(runCli(["submissions", "export", owner.formId, "--format", "xml"], { db: server.db }).code).not.toBe(0);
   });
 });
 
 describe("formsvc backup", () => {
-  test("copies the live database while the server is writing, and the copy passes integrity_check", async () => {
-    const before = server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c;
+  // Backup copies a SQLite file; on PostgreSQL it points to pg_dump (below).
+  test.if(onSqlite)("copies the live database while the server is writing, and the copy passes integrity_check", async () => {
+    const before = (await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
     const writes = Promise.all(Array.from({ length: 40 }, (_, i) => submit({ i })));
     const file = join(server.dir, "backup.db");
-    const res = runCli(["backup", file, "--json"], { db: server.dbPath });
+    const res = runCli(["backup", file, "--json"], { db: server.db });
     await writes;
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ file, integrity: "ok" });
-    const copy = new Database(file, { readonly: true });
-    expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
-    expect(copy.query<{ c: number }, []>("SELECT count(*) AS c FROM submissions").get()!.c).toBeGreaterThanOrEqual(before);
-    copy.close();
+    expect(await readDatabase(file, "PRAGMA integrity_check")).toEqual([{ integrity_check: "ok" }]);
+    expect((await readDatabase<{ c: number }>(file, "SELECT count(*) AS c FROM submissions"))[0]!.c).toBeGreaterThanOrEqual(before);
   });
 
-  test("refuses to overwrite an existing file unless --force", () => {
+  test.if(onSqlite)("refuses to overwrite an existing file unless --force", () => {
     const file = join(server.dir, "existing.db");
     writeFileSync(file, "keep me");
-    const refused = runCli(["backup", file], { db: server.dbPath });
+    const refused = runCli(["backup", file], { db: server.db });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain("--force");
     expect(readFileSync(file, "utf8")).toBe("keep me");
-    expect(runCli(["backup", file, "--force"], { db: server.dbPath }).code).toBe(0);
+    expect(runCli(["backup", file, "--force"], { db: server.db }).code).toBe(0);
     expect(readFileSync(file).subarray(0, 15).toString()).toBe("SQLite format 3");
+  });
+
+  test.if(onPostgres)("on PostgreSQL exits non-zero, says to use pg_dump, and writes no file", () => {
+    const file = join(server.dir, "backup.db");
+    const res = runCli(["backup", file], { db: server.db });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain("pg_dump");
+    expect(res.stderr).not.toMatch(/^\s+at /m); // a message, not a stack
+    expect(existsSync(file)).toBe(false);
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
+import { testDatabase } from "../helpers/engine";
 import { cliJson, runCli, tempDir } from "../helpers/harness";
 
 const scratch = tempDir();
 afterAll(() => scratch.cleanup());
 let n = 0;
-const freshDb = () => join(scratch.dir, `init-${++n}.db`);
+const freshDb = () => testDatabase(scratch.dir, `init-${++n}.db`);
 
 /** How many keys (active or not) and forms the database holds for the owner. */
 function holdings(db: string, owner: string) {
@@ -13,15 +13,15 @@ function holdings(db: string, owner: string) {
 }
 
 describe("formsvc init", () => {
-  test("a first run keeps its JSON shape, adding only created: true", () => {
-    const first = cliJson(["init", "--owner", "me@example.com"], { db: freshDb() });
+  test("a first run keeps its JSON shape, adding only created: true", async () => {
+    const first = cliJson(["init", "--owner", "me@example.com"], { db: await freshDb() });
     expect(Object.keys(first).sort()).toEqual(["created", "examples", "form", "key", "owner"]);
     expect(first.created).toBe(true);
     expect(first.key.key).toStartWith("fsk_");
   });
 
-  test("run again for the same owner it changes nothing, exits 0 and says what exists and what to run instead", () => {
-    const db = freshDb();
+  test("run again for the same owner it changes nothing, exits 0 and says what exists and what to run instead", async () => {
+    const db = await freshDb();
     cliJson(["init", "--owner", "me@example.com"], { db });
     const again = runCli(["init", "--owner", "Me@Example.com"], { db });
     expect(again.code).toBe(0);
@@ -32,8 +32,8 @@ describe("formsvc init", () => {
     expect(holdings(db, "me@example.com")).toEqual({ keys: 1, forms: 1 });
   });
 
-  test("with --json, an owner that exists is reported as created: false with its active keys and forms", () => {
-    const db = freshDb();
+  test("with --json, an owner that exists is reported as created: false with its active keys and forms", async () => {
+    const db = await freshDb();
     cliJson(["init", "--owner", "me@example.com"], { db });
     cliJson(["forms", "create", "--owner", "me@example.com", "--name", "Second"], { db });
     const extra = cliJson(["keys", "create", "--owner", "me@example.com"], { db });
@@ -42,8 +42,8 @@ describe("formsvc init", () => {
     expect(holdings(db, "me@example.com")).toEqual({ keys: 2, forms: 2 });
   });
 
-  test("an owner that exists without a key is reported too, with how to make one", () => {
-    const db = freshDb();
+  test("an owner that exists without a key is reported too, with how to make one", async () => {
+    const db = await freshDb();
     cliJson(["forms", "create", "--owner", "me@example.com", "--name", "Only a form"], { db });
     const res = runCli(["init", "--owner", "me@example.com"], { db });
     expect(res.code).toBe(0);
@@ -52,8 +52,8 @@ describe("formsvc init", () => {
     expect(holdings(db, "me@example.com")).toEqual({ keys: 0, forms: 1 });
   });
 
-  test("--force makes another key and sample form for an owner that exists, as a first run does", () => {
-    const db = freshDb();
+  test("--force makes another key and sample form for an owner that exists, as a first run does", async () => {
+    const db = await freshDb();
     const first = cliJson(["init", "--owner", "me@example.com"], { db });
     const forced = cliJson(["init", "--owner", "me@example.com", "--force"], { db });
     expect(Object.keys(forced).sort()).toEqual(Object.keys(first).sort());

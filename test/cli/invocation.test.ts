@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { testDatabase } from "../helpers/engine";
 import { runCli, tempDir } from "../helpers/harness";
 
 // Hints must name the command as the operator typed it, which only the compiled binary can show:
@@ -9,7 +10,7 @@ const scratch = tempDir();
 const bin = join(scratch.dir, "bin");
 const spaced = join(scratch.dir, "my apps");
 let db = 0;
-const freshDb = () => join(scratch.dir, `hints-${++db}.db`);
+const freshDb = () => testDatabase(scratch.dir, `hints-${++db}.db`);
 
 beforeAll(async () => {
   mkdirSync(bin);
@@ -33,18 +34,18 @@ describe("the command named in hints", () => {
     ["its absolute path", join(bin, "formsvc"), () => scratch.dir, join(bin, "formsvc")],
     ["its name, found through PATH", "formsvc", () => scratch.dir, "formsvc"],
     ["a path with a space, quoted", `'${join(spaced, "formsvc")}'`, () => scratch.dir, `'${join(spaced, "formsvc")}'`],
-  ])("is the binary as it was typed: %s", (_how, typed, cwd, named) => {
-    const db = freshDb();
+  ])("is the binary as it was typed: %s", async (_how, typed, cwd, named) => {
+    const db = await freshDb();
     const init = shell(`${typed} --db '${db}' init --owner me@example.com`, cwd());
     expect(init.code).toBe(0);
     expect(init.stdout).toContain(`Start the server:  ${named} serve\n`);
     expect(shell(`${typed} --help`, cwd()).stdout).toContain(`\n  ${named} init --owner you@example.com `);
     expect(shell(`${typed} keys create --help`, cwd()).stdout).toContain(`\n  ${named} keys create --owner you@example.com`);
-    expect(shell(`${typed} --db '${freshDb()}' forms list`, cwd()).stdout).toContain(`Create one: ${named} forms create`);
+    expect(shell(`${typed} --db '${await freshDb()}' forms list`, cwd()).stdout).toContain(`Create one: ${named} forms create`);
   });
 
   test("serve's first-run steps name the binary as it was typed", async () => {
-    const proc = Bun.spawn(["sh", "-c", `exec ./formsvc --db '${freshDb()}' serve --port 0`], { cwd: bin, stdout: "ignore", stderr: "pipe" });
+    const proc = Bun.spawn(["sh", "-c", `exec ./formsvc --db '${await freshDb()}' serve --port 0`], { cwd: bin, stdout: "ignore", stderr: "pipe" });
     try {
       const reader = proc.stderr.getReader();
       let err = "";
@@ -61,8 +62,8 @@ describe("the command named in hints", () => {
     }
   });
 
-  test("is `npx bun src/main.ts` from a checkout", () => {
-    const res = runCli(["init", "--owner", "me@example.com"], { db: freshDb() });
+  test("is `npx bun src/main.ts` from a checkout", async () => {
+    const res = runCli(["init", "--owner", "me@example.com"], { db: await freshDb() });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("Start the server:  npx bun src/main.ts serve\n");
     expect(runCli(["keys", "create", "--help"]).stdout).toContain("\n  npx bun src/main.ts keys create --owner you@example.com");

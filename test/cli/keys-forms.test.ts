@@ -1,26 +1,23 @@
-import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { join } from "node:path";
-import { cliJson, runCli, startTestServer, tempDir } from "../helpers/harness";
+import { testDatabase } from "../helpers/engine";
+import { cliJson, readDatabase, runCli, startTestServer, tempDir } from "../helpers/harness";
 
 const scratch = tempDir();
-const db = join(scratch.dir, "cli.db");
+const db = await testDatabase(scratch.dir, "cli.db");
 afterAll(() => scratch.cleanup());
 
 describe("formsvc keys", () => {
-  test("create prints the key once as JSON and stores only its SHA-256", () => {
+  test("create prints the key once as JSON and stores only its SHA-256", async () => {
     const res = runCli(["keys", "create", "--owner", "Dev@Example.com", "--name", "site", "--json"], { db });
     expect(res.code).toBe(0);
     const key = JSON.parse(res.stdout);
     expect(Object.keys(key).sort()).toEqual(["createdAt", "forms", "id", "key", "kind", "name", "owner"]);
     expect(key).toMatchObject({ name: "site", owner: "dev@example.com", kind: "secret", forms: null });
     expect(key.key).toMatch(/^fsk_[A-Za-z0-9_-]{43}$/);
-    const raw = new Database(db, { readonly: true });
-    const row = raw.query<{ hash: string }, [string]>("SELECT hash FROM api_keys WHERE id = ?").get(key.id)!;
-    const dump = JSON.stringify(raw.query("SELECT * FROM api_keys").all());
-    raw.close();
-    expect(row.hash).toBe(createHash("sha256").update(key.key).digest("hex"));
+    const [row] = await readDatabase<{ hash: string }>(db, "SELECT hash FROM api_keys WHERE id = ?", key.id);
+    const dump = JSON.stringify(await readDatabase(db, "SELECT * FROM api_keys"));
+    expect(row!.hash).toBe(createHash("sha256").update(key.key).digest("hex"));
     expect(dump).not.toContain(key.key);
   });
 
@@ -79,7 +76,7 @@ describe("formsvc forms", () => {
       const key = (await server.services.keys.createKey({ owner: "api@example.com" })).key;
       const id = (await server.services.forms.createForm({ owner: "api@example.com", name: "Same", formType: "waitlist", usersJoinedEnabled: true })).id;
       const api = await server.json(`/api/v1/forms/${id}`, { key });
-      expect(cliJson(["forms", "show", id], { db: server.dbPath })).toEqual(api.body);
+      expect(cliJson(["forms", "show", id], { db: server.db })).toEqual(api.body);
     } finally {
       await server.close();
     }
@@ -87,9 +84,9 @@ describe("formsvc forms", () => {
 });
 
 describe("the command line", () => {
-  test("takes the database from --db or FORMSVC_DB", () => {
-    const a = join(scratch.dir, "a.db");
-    const b = join(scratch.dir, "b.db");
+  test("takes the database from --db or FORMSVC_DB", async () => {
+    const a = await testDatabase(scratch.dir, "a.db");
+    const b = await testDatabase(scratch.dir, "b.db");
     cliJson(["--db", a, "forms", "create", "--owner", "x@example.com", "--name", "in a"]);
     cliJson(["forms", "create", "--owner", "x@example.com", "--name", "in b"], { env: { FORMSVC_DB: b } });
     expect(cliJson<any[]>(["--db", a, "forms", "list"]).map((f) => f.name)).toEqual(["in a"]);

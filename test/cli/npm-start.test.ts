@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { testDatabase } from "../helpers/engine";
 import { tempDir } from "../helpers/harness";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -35,7 +36,7 @@ describe("npm start", () => {
     cleanups.push(tmp.cleanup);
     const npm = Bun.spawn(["npm", "start"], {
       cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), FORMSVC_PORT: "0", FORMSVC_DB: join(tmp.dir, "formsvc.db"), FORMSVC_LOG_LEVEL: "warn" },
+      env: { ...(process.env as Record<string, string>), FORMSVC_PORT: "0", FORMSVC_DB: await testDatabase(tmp.dir), FORMSVC_LOG_LEVEL: "warn" },
       stdout: "pipe",
       stderr: "pipe",
     });

@@ -19,7 +19,7 @@ async function apiPage(query: string): Promise<{ status: number; text: string }>
   return { status: res.status, text: await res.text() };
 }
 
-const list = (...args: string[]) => runCli(["submissions", "list", owner.formId, ...args], { db: server.dbPath });
+const list = (...args: string[]) => runCli(["submissions", "list", owner.formId, ...args], { db: server.db });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -58,7 +58,7 @@ describe("formsvc submissions list --json", () => {
       cursor = page.nextCursor;
       if (!cursor) break;
     }
-    const all = server.query<{ id: string }>("SELECT id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC", owner.formId).map((r) => r.id);
+    const all = (await server.query<{ id: string }>("SELECT id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC", owner.formId)).map((r) => r.id);
     expect(seen).toEqual(all);
     expect(seen.length).toBe(55);
   });
@@ -88,11 +88,11 @@ describe("formsvc submissions list", () => {
   });
 
   test("says so when a form has no submissions", () => {
-    const res = runCli(["submissions", "list", other], { db: server.dbPath });
+    const res = runCli(["submissions", "list", other], { db: server.db });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("Other (");
     expect(res.stdout).toContain("No submissions on this page.");
-    expect(JSON.parse(runCli(["submissions", "list", other, "--json"], { db: server.dbPath }).stdout)).toEqual({ submissions: [], nextCursor: null });
+    expect(JSON.parse(runCli(["submissions", "list", other, "--json"], { db: server.db }).stdout)).toEqual({ submissions: [], nextCursor: null });
   });
 
   test.each(["0", "101", "abc", "1.5", "05", "", "1e2"])("refuses --limit %p, as the API refuses that limit", async (limit) => {
@@ -114,7 +114,7 @@ describe("formsvc submissions list", () => {
     const tampered = list("--cursor", `${cursor.slice(0, -2)}xx`);
     expect(tampered.code).not.toBe(0);
     expect(tampered.stderr).toContain("cursor is not valid for this list");
-    const elsewhere = runCli(["submissions", "list", other, "--cursor", cursor], { db: server.dbPath });
+    const elsewhere = runCli(["submissions", "list", other, "--cursor", cursor], { db: server.db });
     expect(elsewhere.code).not.toBe(0);
     expect(elsewhere.stderr).toContain("cursor is not valid for this list");
     const empty = list("--cursor", "");
@@ -123,7 +123,7 @@ describe("formsvc submissions list", () => {
   });
 
   test("refuses an unknown form", () => {
-    const res = runCli(["submissions", "list", "frm_nope"], { db: server.dbPath });
+    const res = runCli(["submissions", "list", "frm_nope"], { db: server.db });
     expect(res.code).not.toBe(0);
     expect(res.stdout).toBe("");
     expect(res.stderr).toContain("form frm_nope does not exist");

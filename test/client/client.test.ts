@@ -94,7 +94,7 @@ describe("FormsvcClient against a running server", () => {
     });
     const result = await flaky.submit({ formId: owner.formId, data: { retried: "yes" } }, { idempotencyKey: true });
     expect(calls).toBe(2);
-    const rows = server.query<{ id: string }>("SELECT id FROM submissions WHERE data LIKE '%\"retried\":\"yes\"%'");
+    const rows = await server.query<{ id: string }>("SELECT id FROM submissions WHERE data LIKE '%\"retried\":\"yes\"%'");
     expect(rows).toEqual([{ id: result.submissionId }]);
   });
 

@@ -61,7 +61,7 @@ describe("FormsvcClient's management methods against a running server", () => {
   test("exportSubmissions yields the export as text chunks: CSV as the command line writes it, or JSON", async () => {
     for (let i = 0; i < 3; i++) await client.submit({ formId: owner.formId, data: { email: `e${i}@example.com`, n: i } });
     const csv = await collect(client.exportSubmissions(owner.formId));
-    expect(csv.text).toBe((await runCliAsync(["submissions", "export", owner.formId], { db: server.dbPath })).stdout);
+    expect(csv.text).toBe((await runCliAsync(["submissions", "export", owner.formId], { db: server.db })).stdout);
     const json = JSON.parse((await collect(client.exportSubmissions(owner.formId, { format: "json" }))).text);
     expect(json.map((s: { data: { n: number } }) => s.data.n)).toEqual([0, 1, 2]);
     const missing = await collect(client.exportSubmissions("frm_missing")).catch((e) => e);

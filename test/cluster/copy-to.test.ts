@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { cliJson, runCliAsync, spawnServe, tempDir } from "../helpers/harness";
+import { onPostgres } from "../helpers/engine";
 import { testPostgres } from "../helpers/postgres";
 
 const stops: (() => unknown)[] = [];
@@ -25,7 +26,7 @@ async function sqliteWithData() {
   return { db, key, formId: form.id, firstPage: page.submissions.map((s) => s.id), cursor: page.nextCursor };
 }
 
-describe("formsvc copy-to", () => {
+describe.if(onPostgres)("formsvc copy-to", () => {
   test("copies a SQLite database into an empty PostgreSQL one, and the copy serves the same data, keys and cursors", async () => {
     const source = await sqliteWithData();
     const url = await (await testPostgres()).newDatabase();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { cliJson, runCliAsync, spawnServe, type ServeProcess } from "../helpers/harness";
+import { onPostgres } from "../helpers/engine";
 import { testPostgres } from "../helpers/postgres";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 import { solvedPayload } from "../helpers/spam";
@@ -27,7 +28,8 @@ async function cluster(env: Record<string, string> = {}) {
   return { db, a, b, key, formId: form.id, ask, submit };
 }
 
-describe("two instances on one PostgreSQL database", () => {
+// Several instances share a database only on PostgreSQL: these run in the PostgreSQL pass of the suite.
+describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
   test("share each key's rate limit: the quota is spent across both, and the next request is refused by either", async () => {
     const c = await cluster({ FORMSVC_RATE_LIMIT: "6" });
     const remaining: number[] = [];

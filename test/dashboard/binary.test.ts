@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { buildBinary, buildVersion } from "../../build";
 import { launchBrowser, type TestBrowser } from "../helpers/browser";
 import { logIn, PASSWORD, saveScreenshot, setPassword, watchConsole } from "../helpers/dashboard";
+import { testDatabase } from "../helpers/engine";
 import { tempDir } from "../helpers/harness";
 
 // The dashboard as the compiled binary serves it: its bundle built by build.ts, no bundler and no
@@ -25,7 +26,7 @@ const run = (args: string[]) => {
 
 beforeAll(async () => {
   dir = tempDir();
-  db = join(dir.dir, "formsvc.db");
+  db = await testDatabase(dir.dir);
   [bin, browser] = await Promise.all([buildBinary(await buildVersion(), join(dir.dir, "formsvc")), launchBrowser()]);
   await setPassword(db, EMAIL, PASSWORD, [bin]);
   formId = JSON.parse(run(["forms", "create", "--owner", EMAIL, "--name", "Contact", "--type", "contact", "--json"])).id;

@@ -3,9 +3,11 @@ import { join } from "node:path";
 import { migrate } from "../../src/db/migrate";
 import { migrations } from "../../src/db/migrations";
 import { openDatabase } from "../../src/db/open";
+import { onSqlite } from "../helpers/engine";
 import { seedOwner, startTestServer, storedData, tempDir } from "../helpers/harness";
 
-test("upgrading keeps a waitlist's distinct joiners: repeats of old emails do not count again, new ones do", async () => {
+// Upgrades of old SQLite schemas, and SQLite's query plans (EXPLAIN QUERY PLAN): SQLite only.
+test.if(onSqlite)("upgrading keeps a waitlist's distinct joiners: repeats of old emails do not count again, new ones do", async () => {
   const { dir, cleanup } = tempDir();
   try {
     const old = openDatabase(join(dir, "formsvc.db"));
@@ -44,17 +46,17 @@ test("upgrading keeps a waitlist's distinct joiners: repeats of old emails do no
   }
 });
 
-test("newest-first pages and oldest-first exports walk the submissions index without sorting", async () => {
+test.if(onSqlite)("newest-first pages and oldest-first exports walk the submissions index without sorting", async () => {
   const server = await startTestServer();
   try {
     const { formId } = await seedOwner(server);
-    const plan = (sql: string, ...params: string[]) => server.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params).map((r) => r.detail).join("; ");
+    const plan = async (sql: string, ...params: string[]) => (await server.query<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...params)).map((r) => r.detail).join("; ");
     for (const sql of [
       "SELECT * FROM submissions WHERE form_id = ? AND status = 'inbox' ORDER BY created_at DESC, id DESC LIMIT 51",
       "SELECT * FROM submissions WHERE form_id = ? AND status = 'inbox' AND (created_at, id) < ('2026-01-01', 'sub_x') ORDER BY created_at DESC, id DESC LIMIT 51",
       "SELECT * FROM submissions WHERE form_id = ? AND status = 'spam' AND (created_at, id) > ('2026-01-01', 'sub_x') ORDER BY created_at, id LIMIT 1000",
     ]) {
-      const detail = plan(sql, formId);
+      const detail = await plan(sql, formId);
       expect(detail).toContain("USING INDEX submissions_by_form");
       expect(detail).not.toContain("TEMP B-TREE");
     }

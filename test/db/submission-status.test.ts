@@ -19,12 +19,12 @@ test("every writer of the submit pipeline stores spam and counts it nowhere: not
     expect(await commit([submission("spam", "bot@example.com"), submission("inbox", "ann@example.com"), submission("spam", "bot2@example.com")])).toEqual([null, null, null]);
     server.services.forms.forget([form.id]);
 
-    expect(server.query("SELECT status, count(*) AS n FROM submissions GROUP BY status ORDER BY status")).toEqual([{ status: "inbox", n: 1 }, { status: "spam", n: 2 }]);
+    expect(await server.query("SELECT status, count(*) AS n FROM submissions GROUP BY status ORDER BY status")).toEqual([{ status: "inbox", n: 1 }, { status: "spam", n: 2 }]);
     const shown = (await server.json(`/api/v1/forms/${form.id}`, { key: owner.key })).body;
     expect([shown.submissionCount, shown.usersJoinedSettings.count]).toEqual([1, 1]);
-    expect(server.query("SELECT email FROM waitlist_joiners")).toEqual([{ email: "ann@example.com" }]);
-    expect(server.query("SELECT count FROM form_daily_counts WHERE dimension = 'total'")).toEqual([{ count: 1 }]);
-    expect(server.query("SELECT reply_to FROM outbox")).toEqual([{ reply_to: "ann@example.com" }]);
+    expect(await server.query("SELECT email FROM waitlist_joiners")).toEqual([{ email: "ann@example.com" }]);
+    expect(await server.query("SELECT count FROM form_daily_counts WHERE dimension = 'total'")).toEqual([{ count: 1 }]);
+    expect(await server.query("SELECT reply_to FROM outbox")).toEqual([{ reply_to: "ann@example.com" }]);
     const page = (await server.json(`/api/v1/forms/${form.id}/submissions`, { key: owner.key })).body;
     expect(page.submissions.map((s: { data: { email: string } }) => s.data.email)).toEqual(["ann@example.com"]);
     const analytics = (await server.json(`/api/v1/forms/${form.id}/analytics?period=day`, { key: owner.key })).body;

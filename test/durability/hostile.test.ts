@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const count = () => server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c;
+const count = async () => (await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
 
 /** Sends a request and insists on a 4xx JSON error with an `error` string. */
 async function expectClientError(label: string, path: string, init: RequestInit & { key?: string }) {
@@ -29,7 +29,7 @@ async function expectClientError(label: string, path: string, init: RequestInit 
 
 describe("hostile input", () => {
   test("only ever gets 4xx JSON errors, stores nothing, and leaves the server answering", async () => {
-    const before = count();
+    const before = await count();
     const json = { "content-type": "application/json" };
     const nestedArrays = `{"formId":"${owner.formId}","data":{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}}`;
     let nestedObjects = "1";
@@ -65,7 +65,7 @@ describe("hostile input", () => {
     }
     await expectClientError("bad Idempotency-Key", "/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: owner.formId, data: {} }), headers: { ...json, "idempotency-key": "\u00ff".repeat(3) } });
 
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
     expect((await server.request("/healthz")).status).toBe(200);
     expect((await server.request(`/api/v1/forms/${owner.formId}`, { key: owner.key })).status).toBe(200);
   });

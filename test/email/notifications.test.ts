@@ -13,8 +13,8 @@ async function sink(port?: number): Promise<SmtpSink> {
   return s;
 }
 
-async function server(config: Record<string, string | number>, dir?: string): Promise<TestServer> {
-  const s = await startTestServer({ config, dir });
+async function server(config: Record<string, string | number>, at: { dir?: string; db?: string } = {}): Promise<TestServer> {
+  const s = await startTestServer({ config, ...at });
   cleanups.push(() => s.close());
   return s;
 }
@@ -30,7 +30,7 @@ const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<
 async function outboxUntil(s: TestServer, predicate: (rows: any[]) => boolean, timeoutMs = 10_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const rows = s.query("SELECT * FROM outbox ORDER BY id");
+    const rows = await s.query("SELECT * FROM outbox ORDER BY id");
     if (predicate(rows)) return rows;
     if (Date.now() > until) throw new Error(`outbox never reached the expected state: ${JSON.stringify(rows)}`);
     await Bun.sleep(20);
@@ -67,7 +67,7 @@ describe("owner notifications", () => {
     await smtp.waitFor(1);
     await Bun.sleep(200);
     expect(smtp.messages.length).toBe(1);
-    expect(s.query("SELECT form_id FROM outbox")).toEqual([{ form_id: on.formId }]);
+    expect(await s.query("SELECT form_id FROM outbox")).toEqual([{ form_id: on.formId }]);
   });
 
   test("deliver once after the SMTP server was down when the submission arrived", async () => {
@@ -96,12 +96,12 @@ describe("owner notifications", () => {
 
     const smtp = await sink();
     // Its next retry is 30 s away; a start-up tries the queue at once.
-    expect(runCli(["outbox", "list", "--status", "pending", "--json"], { db: `${dir}/formsvc.db` }).stdout).toContain('"status": "pending"');
-    const second = await server({ smtpUrl: smtp.url }, dir);
+    expect(runCli(["outbox", "list", "--status", "pending", "--json"], { db: first.db }).stdout).toContain('"status": "pending"');
+    const second = await server({ smtpUrl: smtp.url }, { dir, db: first.db });
     await smtp.waitFor(1);
     await Bun.sleep(200);
     expect(smtp.messages.length).toBe(1);
-    expect(second.query("SELECT status FROM outbox")).toEqual([{ status: "sent" }]);
+    expect(await second.query("SELECT status FROM outbox")).toEqual([{ status: "sent" }]);
   });
 
   test("mark a notification failed after its retry horizon, and send it after outbox retry", async () => {
@@ -115,7 +115,7 @@ describe("owner notifications", () => {
     expect(smtp.messages.length).toBe(0);
 
     smtp.refuse = false;
-    const retry = runCli(["outbox", "retry", "--all-failed", "--json"], { db: s.dbPath });
+    const retry = runCli(["outbox", "retry", "--all-failed", "--json"], { db: s.db });
     expect(retry.code).toBe(0);
     expect(JSON.parse(retry.stdout)).toEqual({ requeued: 1 });
     await smtp.waitFor(1);

@@ -1,3 +1,4 @@
+import { SQL } from "bun";
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -5,8 +6,12 @@ import { join } from "node:path";
 import { loadConfig, type ConfigOverrides } from "../../src/config";
 import type { Clock } from "../../src/lib/clock";
 import type { Logger } from "../../src/lib/log";
+import { postgresSql } from "../../src/db/postgres/sql";
+import type { Sql } from "../../src/db/sql";
+import { sqliteSql } from "../../src/db/sqlite-sql";
 import { buildMeta } from "../../src/modules/submissions/meta";
 import { startServer, type RunningServer } from "../../src/server";
+import { engine, testDatabase } from "./engine";
 import { checkedFetch } from "./openapi-check";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
@@ -19,7 +24,9 @@ export function tempDir(): { dir: string; cleanup: () => void } {
 }
 
 export interface TestServer extends RunningServer {
-  dbPath: string;
+  /** Where the database is, as `--db` takes it: the SQLite file, or the PostgreSQL URL (engine.ts). */
+  db: string;
+  /** The test's temp folder (the SQLite file is in it). */
   dir: string;
   /**
    * fetch that checks every answer against the server's OpenAPI document (see openapi-check.ts): a
@@ -31,19 +38,37 @@ export interface TestServer extends RunningServer {
   request(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
   /** request() and the parsed JSON body. */
   json<T = any>(path: string, init?: RequestInit & { key?: string }): Promise<{ status: number; body: T; headers: Headers }>;
-  /** A second, read-only look at the database file, as another process would see it. */
-  query<T = any>(sql: string, ...params: (string | number | null)[]): T[];
+  /**
+   * A second look at the database, as another process would see it: one statement in the SQL the
+   * repositories write (`?` placeholders, `json_each(?)`; and `json_extract(column, '$.a.b')` for a
+   * recount), on either engine. Integers come back as numbers on both (PostgreSQL's count(*) is
+   * int8, which Bun's client would return as a string).
+   */
+  query<T = any>(sql: string, ...params: (string | number | null)[]): Promise<T[]>;
+  /** The tables with a row that holds `text` (in any case, in any column), by name: where the database keeps something, on either engine. */
+  tablesHolding(text: string): Promise<string[]>;
+  /** A write from another connection, as another process (a restore, a second tool) would make it; resolves with the rows changed. */
+  exec(sql: string, ...params: (string | number | null)[]): Promise<number>;
   close(): Promise<void>;
 }
 
-/** Starts the real server on a loopback port over a real SQLite file in a temp folder. */
+/** Starts the real server on a loopback port over a fresh database of the engine under test (engine.ts): a SQLite file in a temp folder, or a PostgreSQL database. */
 export async function startTestServer(
-  opts: { config?: ConfigOverrides; clock?: Clock; dir?: string; log?: Logger; rateClock?: Clock; rateMaxBuckets?: number } = {},
+  opts: {
+    config?: ConfigOverrides;
+    clock?: Clock;
+    dir?: string;
+    /** The database to serve, e.g. the `db` of a server closed before; else a new one (`testDatabase(dir)`). */
+    db?: string;
+    log?: Logger;
+    rateClock?: Clock;
+    rateMaxBuckets?: number;
+  } = {},
 ): Promise<TestServer> {
   const own = opts.dir ? null : tempDir();
   const dir = opts.dir ?? own!.dir;
-  const dbPath = join(dir, "formsvc.db");
-  const config = loadConfig({}, { db: dbPath, port: 0, logLevel: "silent", ...opts.config });
+  const db = opts.db ?? (await testDatabase(dir));
+  const config = loadConfig({}, { db, port: 0, logLevel: "silent", ...opts.config });
   const server = await startServer(config, { clock: opts.clock, log: opts.log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
   // The document is asked in-process: over the socket it would take a token from the tests' own address.
   const checked = checkedFetch(async () => (await server.app.handle(new Request(`http://localhost${SPEC_PATH}`))).json());
@@ -52,10 +77,14 @@ export async function startTestServer(
     if (init.key) headers.set("x-api-key", init.key);
     return checked(server.url + path, { ...init, headers });
   };
-  let reader: Database | undefined;
+  // On SQLite a read-only connection for looks and another for writes, as before the switch; on PostgreSQL one pool does both.
+  let reader: Sql | undefined;
+  let writer: Sql | undefined;
+  const writerAside = () => (writer ??= connectAside(db, "write"));
+  const readerAside = () => (reader ??= engine === "postgres" ? writerAside() : connectAside(db, "read"));
   return {
     ...server,
-    dbPath,
+    db,
     dir,
     fetch: checked,
     request,
@@ -70,16 +99,67 @@ export async function startTestServer(
       }
       return { status: res.status, body, headers: res.headers };
     },
-    query(sql, ...params) {
-      reader ??= new Database(dbPath, { readonly: true });
-      return reader.query(sql).all(...params) as any[];
+    async query(sql, ...params) {
+      return (await readerAside().all<Record<string, unknown>>(sql, params)).map(numbersAsNumbers) as any[];
+    },
+    exec: (sql, ...params) => writerAside().run(sql, params),
+    async tablesHolding(text) {
+      const tables = await readerAside().all<{ name: string }>(
+        engine === "postgres"
+          ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
+          : "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+      );
+      const holding: string[] = [];
+      for (const { name } of tables) {
+        const rows = await readerAside().all(`SELECT * FROM ${name}`);
+        if (JSON.stringify(rows, (_, v) => (typeof v === "bigint" ? Number(v) : v)).toLowerCase().includes(text.toLowerCase())) holding.push(name);
+      }
+      return holding;
     },
     async close() {
-      reader?.close();
+      await Promise.all([...new Set([reader, writer])].map((c) => c?.close()));
       await server.stop();
       own?.cleanup();
     },
   };
+}
+
+/** One look at a database no TestServer holds (`formsvc serve` run as a process, a CLI's), as TestServer.query: the rows, then the connection is closed. */
+export async function readDatabase<T = any>(db: string, sql: string, ...params: (string | number | null)[]): Promise<T[]> {
+  const reader = connectAside(db, "read");
+  try {
+    return (await reader.all<Record<string, unknown>>(sql, params)).map(numbersAsNumbers) as T[];
+  } finally {
+    await reader.close();
+  }
+}
+
+/** A connection of its own to the test's database, beside the server's: through `Sql`, so one statement text serves both engines. */
+function connectAside(db: string, mode: "read" | "write"): Sql {
+  if (engine === "postgres") {
+    const sql = postgresSql(new SQL({ url: db, max: 2, idleTimeout: 1, bigint: true }));
+    return { ...sql, all: (text, params) => sql.all(jsonExtractForPostgres(text), params), run: (text, params) => sql.run(jsonExtractForPostgres(text), params) };
+  }
+  if (mode === "read") return sqliteSql(new Database(db, { readonly: true }));
+  const conn = new Database(db);
+  // A write waits for the server's transaction to end, as another process's would.
+  conn.run("PRAGMA busy_timeout = 5000");
+  return sqliteSql(conn);
+}
+
+/**
+ * `json_extract(column, '$.a.b')`, which tests use to recount from the stored JSON (the repositories
+ * never do), as PostgreSQL's `#>>` on the column read as json; its text compared bytewise, as
+ * SQLite's is, so a recount groups and orders as the rollup tables (all COLLATE "C") do.
+ */
+function jsonExtractForPostgres(text: string): string {
+  return text.replace(/\bjson_extract\((\w+), '\$\.([\w.]+)'\)/g, (_, column: string, path: string) => `(CAST(${column} AS json) #>> '{${path.replaceAll(".", ",")}}') COLLATE "C"`);
+}
+
+/** A row with its bigints (PostgreSQL's int8, asked as bigint) as numbers, as bun:sqlite gives them. */
+function numbersAsNumbers(row: Record<string, unknown>): Record<string, unknown> {
+  for (const [k, v] of Object.entries(row)) if (typeof v === "bigint") row[k] = Number(v);
+  return row;
 }
 
 /** `data` as the server stores it, with the `_meta` of a submitter it knows nothing about: for rows a test writes straight to the file. */

@@ -11,27 +11,27 @@ const RECOUNT = (length: number) => `
   GROUP BY dimension, k, value ORDER BY dimension, k, value`;
 
 /** What formsvc keeps about a form's inbox: its counters, its waitlist joiners (with their submissions), its daily and monthly rollups. */
-export function keptCounts(server: TestServer, formId: string) {
-  const form = server.query("SELECT submission_count, users_joined_count FROM forms WHERE id = ?", formId)[0];
+export async function keptCounts(server: TestServer, formId: string) {
+  const form = (await server.query("SELECT submission_count, users_joined_count FROM forms WHERE id = ?", formId))[0];
   return {
     submissionCount: form.submission_count as number,
     usersJoined: form.users_joined_count as number,
-    joiners: server.query("SELECT email, submissions FROM waitlist_joiners WHERE form_id = ? ORDER BY email", formId),
-    daily: server.query(ROLLUP("form_daily_counts", "day"), formId),
-    monthly: server.query(ROLLUP("form_monthly_counts", "month"), formId),
+    joiners: await server.query("SELECT email, submissions FROM waitlist_joiners WHERE form_id = ? ORDER BY email", formId),
+    daily: await server.query(ROLLUP("form_daily_counts", "day"), formId),
+    monthly: await server.query(ROLLUP("form_monthly_counts", "month"), formId),
   };
 }
 
 /** The same, recounted from the submissions stored now: what keptCounts must equal. */
-export function recount(server: TestServer, formId: string) {
-  const waitlist = server.query("SELECT form_type FROM forms WHERE id = ?", formId)[0].form_type === "waitlist";
+export async function recount(server: TestServer, formId: string) {
+  const waitlist = (await server.query("SELECT form_type FROM forms WHERE id = ?", formId))[0].form_type === "waitlist";
   const inbox = `WITH inbox AS (SELECT * FROM submissions WHERE form_id = ?1 AND status = 'inbox')`;
-  const joiners = waitlist ? server.query(`${inbox} SELECT email, count(*) AS submissions FROM inbox WHERE email IS NOT NULL GROUP BY email ORDER BY email`, formId) : [];
+  const joiners = waitlist ? await server.query(`${inbox} SELECT email, count(*) AS submissions FROM inbox WHERE email IS NOT NULL GROUP BY email ORDER BY email`, formId) : [];
   return {
-    submissionCount: server.query(`${inbox} SELECT count(*) AS n FROM inbox`, formId)[0].n as number,
-    usersJoined: waitlist ? joiners.length + (server.query(`${inbox} SELECT count(*) AS n FROM inbox WHERE email IS NULL`, formId)[0].n as number) : 0,
+    submissionCount: (await server.query(`${inbox} SELECT count(*) AS n FROM inbox`, formId))[0].n as number,
+    usersJoined: waitlist ? joiners.length + ((await server.query(`${inbox} SELECT count(*) AS n FROM inbox WHERE email IS NULL`, formId))[0].n as number) : 0,
     joiners,
-    daily: server.query(`${inbox} ${RECOUNT(10)}`, formId),
-    monthly: server.query(`${inbox} ${RECOUNT(7)}`, formId),
+    daily: await server.query(`${inbox} ${RECOUNT(10)}`, formId),
+    monthly: await server.query(`${inbox} ${RECOUNT(7)}`, formId),
   };
 }

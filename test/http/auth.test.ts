@@ -57,7 +57,7 @@ describe("API keys", () => {
   test("a key revoked by the CLI is refused by the running server from the next request on", async () => {
     const key = await server.services.keys.createKey({ owner: "owner@example.com", name: "to revoke" });
     expect((await get("/api/v1/forms/list", { "x-api-key": key.key })).status).toBe(200);
-    const res = await runCliAsync(["keys", "revoke", key.id], { db: server.dbPath });
+    const res = await runCliAsync(["keys", "revoke", key.id], { db: server.db });
     expect(res.code).toBe(0);
     expect((await get("/api/v1/forms/list", { "x-api-key": key.key })).status).toBe(401);
   });

@@ -1,4 +1,3 @@
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { seedOwner, startTestServer, storedData, type TestServer } from "../helpers/harness";
@@ -136,11 +135,8 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
     clock.advance(1);
     await submit(formId, owner.key, { n: 2 });
     expect(await page()).toEqual([2, 1]);
-    // Another connection (a restore, a second tool) writes straight to the file.
-    const writer = new Database(server.dbPath);
-    writer.run("PRAGMA busy_timeout = 5000");
-    writer.run("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES ('sub_zz', ?, ?, NULL, '2099-01-01T00:00:00.000Z')", [formId, storedData({ n: 3 })]);
-    writer.close();
+    // Another connection (a restore, a second tool) writes straight to the database.
+    await server.exec("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES ('sub_zz', ?, ?, NULL, '2099-01-01T00:00:00.000Z')", formId, storedData({ n: 3 }));
     expect(await page()).toEqual([3, 2, 1]);
   });
 

@@ -51,9 +51,9 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
       expect((await join(data, form.id)).status).toBe(200);
     }
     // Only waitlists keep joiners: a contact form's submissions write none.
-    expect(server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE form_id = ?", form.id)).toEqual([{ n: 0 }]);
+    expect(await server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE form_id = ?", form.id)).toEqual([{ n: 0 }]);
 
-    const shown = cliJson(["forms", "update", form.id, "--type", "waitlist"], { db: server.dbPath });
+    const shown = cliJson(["forms", "update", form.id, "--type", "waitlist"], { db: server.db });
     expect(shown.usersJoinedSettings).toEqual({ enabled: true, count: 3 });
     expect((await joined(form.id)).body).toEqual({ usersJoined: 3 });
     for (const data of [{ email: "ann@example.com" }, { email: "cat@example.com" }, { name: "no email" }]) {
@@ -61,10 +61,10 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
     }
     expect((await joined(form.id)).body).toEqual({ usersJoined: 5 });
 
-    cliJson(["forms", "update", form.id, "--type", "contact"], { db: server.dbPath });
+    cliJson(["forms", "update", form.id, "--type", "contact"], { db: server.db });
     expect((await joined(form.id)).status).toBe(404);
     expect((await join({ email: "dan@example.com" }, form.id)).status).toBe(200);
-    cliJson(["forms", "update", form.id, "--type", "waitlist"], { db: server.dbPath });
+    cliJson(["forms", "update", form.id, "--type", "waitlist"], { db: server.db });
     expect((await joined(form.id)).body).toEqual({ usersJoined: 6 });
   });
 });

@@ -31,7 +31,7 @@ describe("GET /forms/{formId}/submissions/export", () => {
     expect(res.headers.get("content-disposition")).toBe(`attachment; filename="${owner.formId}.csv"`);
     expect(res.headers.get("x-ratelimit-remaining")).not.toBeNull();
     const csv = await res.text();
-    expect(csv).toBe((await runCliAsync(["submissions", "export", owner.formId], { db: server.dbPath })).stdout);
+    expect(csv).toBe((await runCliAsync(["submissions", "export", owner.formId], { db: server.db })).stdout);
     expect(csv).toContain("'=1+1");
     expect(csv).not.toContain("spam@example.com");
   });

@@ -55,7 +55,7 @@ describe("POST /forms", () => {
   });
 
   test("refuses a missing name, an unknown or read-only field, a bad type, retention or origin with a 400 that says which, creating nothing", async () => {
-    const before = server.query("SELECT count(*) AS n FROM forms")[0].n;
+    const before = (await server.query("SELECT count(*) AS n FROM forms"))[0].n;
     const cases: [unknown, string][] = [
       [{}, "name"],
       [{ name: "" }, "name must be 1 to 200 characters"],
@@ -73,7 +73,7 @@ describe("POST /forms", () => {
     }
     const notJson = await server.json("/api/v1/forms", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: "{" });
     expect(notJson.status).toBe(400);
-    expect(server.query("SELECT count(*) AS n FROM forms")[0].n).toBe(before);
+    expect((await server.query("SELECT count(*) AS n FROM forms"))[0].n).toBe(before);
   });
 
   test("refuses a publishable key and a key bound to some forms with 403 KEY_SCOPE, after the body check", async () => {
@@ -145,7 +145,7 @@ describe("DELETE /forms/{formId}", () => {
     expect([res.status, res.body]).toEqual([200, { id: form.id, deleted: true }]);
     expect((await send("GET", `/forms/${form.id}`, owner.key)).status).toBe(404);
     for (const table of ["submissions", "form_daily_counts", "form_monthly_counts", "outbox"]) {
-      expect([table, server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id)[0].n]).toEqual([table, 0]);
+      expect([table, (await server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id))[0].n]).toEqual([table, 0]);
     }
     expect((await send("DELETE", `/forms/${form.id}`, owner.key)).status).toBe(404);
   });
@@ -156,8 +156,8 @@ describe("DELETE /forms/{formId}", () => {
     const submitter = { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null };
     await Promise.all(Array.from({ length: 1_234 }, (_, i) => server.services.submissions.submit(caller, { formId: form.id, data: { email: `l${i % 300}@example.com` } }, submitter)));
     expect((await send("DELETE", `/forms/${form.id}`, owner.key)).body).toEqual({ id: form.id, deleted: true });
-    for (const table of ["submissions", "waitlist_joiners", "form_daily_counts"]) expect(server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id)[0].n).toBe(0);
-    const lines = server.query("SELECT action, detail FROM audit_events WHERE object_id = ? ORDER BY id", form.id);
+    for (const table of ["submissions", "waitlist_joiners", "form_daily_counts"]) expect((await server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id))[0].n).toBe(0);
+    const lines = await server.query("SELECT action, detail FROM audit_events WHERE object_id = ? ORDER BY id", form.id);
     expect(lines).toEqual([{ action: "form.created", detail: '{"formType":"waitlist"}' }, { action: "form.deleted", detail: '{"submissions":1234}' }]);
   });
 

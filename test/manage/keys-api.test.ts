@@ -20,7 +20,7 @@ describe("GET /keys", () => {
   test("lists the owner's keys, oldest first, as keys list --json shows them, never a secret or another owner's key", async () => {
     const res = await send("GET", "/keys", owner.key);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(cliJson(["keys", "list", "--owner", "owner@example.com"], { db: server.dbPath }));
+    expect(res.body).toEqual(cliJson(["keys", "list", "--owner", "owner@example.com"], { db: server.db }));
     expect(res.body.map((k: { id: string }) => k.id)).toEqual([owner.keyId]);
     expect(res.body[0]).toMatchObject({ owner: "owner@example.com", kind: "secret", forms: null, active: true, prefix: owner.key.slice(0, 12) });
     expect(JSON.stringify(res.body)).not.toContain(owner.key);
@@ -35,7 +35,7 @@ describe("POST /keys", () => {
     expect(Object.keys(res.body).sort()).toEqual(["createdAt", "forms", "id", "key", "kind", "name", "owner"]);
     expect(res.body).toMatchObject({ name: "deploy", owner: "owner@example.com", kind: "secret", forms: null });
     expect(res.body.key).toMatch(/^fsk_[A-Za-z0-9_-]{43}$/);
-    expect(server.query("SELECT hash FROM api_keys WHERE id = ?", res.body.id)[0].hash).toBe(createHash("sha256").update(res.body.key).digest("hex"));
+    expect((await server.query("SELECT hash FROM api_keys WHERE id = ?", res.body.id))[0].hash).toBe(createHash("sha256").update(res.body.key).digest("hex"));
     expect((await send("GET", `/forms/${owner.formId}`, res.body.key)).status).toBe(200);
     const listed = (await send("GET", "/keys", owner.key)).body;
     expect(listed.find((k: { id: string }) => k.id === res.body.id)).toMatchObject({ name: "deploy", active: true });
@@ -51,7 +51,7 @@ describe("POST /keys", () => {
   });
 
   test("refuses a bad body with a 400 that says what is wrong, creating nothing", async () => {
-    const before = server.query("SELECT count(*) AS n FROM api_keys")[0].n;
+    const before = (await server.query("SELECT count(*) AS n FROM api_keys"))[0].n;
     const cases: [unknown, string][] = [
       [{ name: "" }, "name must be 1 to 200 characters"],
       [{ name: "   " }, "key name must be 1 to 200 characters"],
@@ -65,7 +65,7 @@ describe("POST /keys", () => {
       const res = await send("POST", "/keys", owner.key, body);
       expect([JSON.stringify(body), res.status, res.body.error]).toEqual([JSON.stringify(body), 400, expect.stringContaining(message)]);
     }
-    expect(server.query("SELECT count(*) AS n FROM api_keys")[0].n).toBe(before);
+    expect((await server.query("SELECT count(*) AS n FROM api_keys"))[0].n).toBe(before);
   });
 
   test("refuses a publishable key and a key bound to some forms (403 KEY_SCOPE): a bound key cannot mint itself an unbound one", async () => {

@@ -16,7 +16,7 @@ const submitAt = async (at: number, formId: string, data: Record<string, unknown
   expect(res.status).toBe(200);
   return res.body.submissionId as string;
 };
-const ids = (formId: string) => server.query("SELECT id FROM submissions WHERE form_id = ? ORDER BY created_at", formId).map((r) => r.id);
+const ids = async (formId: string) => (await server.query("SELECT id FROM submissions WHERE form_id = ? ORDER BY created_at", formId)).map((r) => r.id);
 
 beforeAll(async () => {
   server = await startTestServer({ clock, config: { rateLimit: 100_000 } });
@@ -26,13 +26,13 @@ afterAll(() => server.close());
 
 describe("retentionDays", () => {
   test("is set and cleared by forms create|update --retention-days N | --no-retention, shown by Get Form and forms show", () => {
-    const form = cliJson(["forms", "create", "--owner", "owner@example.com", "--name", "Short", "--retention-days", "14"], { db: server.dbPath });
+    const form = cliJson(["forms", "create", "--owner", "owner@example.com", "--name", "Short", "--retention-days", "14"], { db: server.db });
     expect(form.retentionDays).toBe(14);
-    expect(cliJson(["forms", "update", form.id, "--no-retention"], { db: server.dbPath }).retentionDays).toBeNull();
-    expect(cliJson(["forms", "update", form.id, "--retention-days", "90"], { db: server.dbPath }).retentionDays).toBe(90);
-    expect(runCli(["forms", "show", form.id], { db: server.dbPath }).stdout).toMatch(/retention:\s+90 day\(s\)/);
+    expect(cliJson(["forms", "update", form.id, "--no-retention"], { db: server.db }).retentionDays).toBeNull();
+    expect(cliJson(["forms", "update", form.id, "--retention-days", "90"], { db: server.db }).retentionDays).toBe(90);
+    expect(runCli(["forms", "show", form.id], { db: server.db }).stdout).toMatch(/retention:\s+90 day\(s\)/);
     for (const bad of [["--retention-days", "0"], ["--retention-days", "1.5"], ["--retention-days", "36501"], ["--retention-days", "3", "--no-retention"]]) {
-      const res = runCli(["forms", "update", form.id, ...bad], { db: server.dbPath });
+      const res = runCli(["forms", "update", form.id, ...bad], { db: server.db });
       expect([bad.join(" "), res.code, res.stderr]).toEqual([bad.join(" "), 1, expect.stringContaining("retention")]);
     }
   });
@@ -47,13 +47,13 @@ describe("retentionDays", () => {
     const recent = [await submitAt(NOW - 29 * DAY, owner.formId, { email: "both@example.com" }), await submitAt(NOW - DAY, owner.formId, { n: 1 })];
     const forever = await submitAt(NOW - 400 * DAY, keepAll, { email: "old@example.com" });
     clock.set(NOW);
-    expect(cliJson(["forms", "update", owner.formId, "--retention-days", "30"], { db: server.dbPath }).retentionDays).toBe(30);
-    expect(ids(owner.formId).length).toBe(5);
+    expect(cliJson(["forms", "update", owner.formId, "--retention-days", "30"], { db: server.db }).retentionDays).toBe(30);
+    expect((await ids(owner.formId)).length).toBe(5);
 
     expect(await server.services.lifecycle.expireRetained()).toBe(old.length);
-    expect(ids(owner.formId).sort()).toEqual([...recent].sort());
-    expect(ids(keepAll)).toEqual([forever]);
-    for (const formId of [owner.formId, keepAll]) expect(keptCounts(server, formId)).toEqual(recount(server, formId));
+    expect((await ids(owner.formId)).sort()).toEqual([...recent].sort());
+    expect(await ids(keepAll)).toEqual([forever]);
+    for (const formId of [owner.formId, keepAll]) expect(await keptCounts(server, formId)).toEqual(await recount(server, formId));
     const form = (await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body;
     expect([form.submissionCount, form.usersJoinedSettings.count]).toEqual([2, 2]);
     const analytics = (await server.json(`/api/v1/forms/${owner.formId}/analytics?period=year`, { key: owner.key })).body;
@@ -63,8 +63,8 @@ describe("retentionDays", () => {
     clock.set(NOW + 2 * DAY);
     expect(await server.services.lifecycle.expireRetained()).toBe(1);
     expect(await server.services.lifecycle.expireRetained()).toBe(0);
-    expect(ids(owner.formId)).toEqual([recent[1]]);
-    expect(keptCounts(server, owner.formId)).toEqual(recount(server, owner.formId));
+    expect(await ids(owner.formId)).toEqual([recent[1]]);
+    expect(await keptCounts(server, owner.formId)).toEqual(await recount(server, owner.formId));
   });
 
   test("deletes a large backlog in several transactions, each recorded in the audit trail as the retention job's", async () => {
@@ -72,8 +72,8 @@ describe("retentionDays", () => {
     await Promise.all(Array.from({ length: 1_200 }, (_, i) => server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId: big, data: { i } }, { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null })));
     clock.set(NOW + 10 * DAY);
     expect(await server.services.lifecycle.expireRetained()).toBe(1_200);
-    expect(keptCounts(server, big)).toEqual(recount(server, big));
-    const lines = cliJson<any[]>(["audit", "--owner", "owner@example.com"], { db: server.dbPath }).filter((e) => e.objectId === big && e.action === "submissions.expired");
+    expect(await keptCounts(server, big)).toEqual(await recount(server, big));
+    const lines = cliJson<any[]>(["audit", "--owner", "owner@example.com"], { db: server.db }).filter((e) => e.objectId === big && e.action === "submissions.expired");
     expect(lines.map((e) => e.detail.submissions)).toEqual([200, 500, 500]);
     expect(lines[0]).toMatchObject({ actorKind: "system", actorId: "retention", owner: "owner@example.com" });
   });

@@ -5,16 +5,17 @@ import { join } from "node:path";
 import { migrate } from "../../src/db/migrate";
 import { migrations } from "../../src/db/migrations";
 import { openDatabase } from "../../src/db/open";
-import { cliJson, runCli, spawnServe, tempDir } from "../helpers/harness";
+import { onSqlite, testDatabase } from "../helpers/engine";
+import { cliJson, readDatabase, runCli, spawnServe, tempDir } from "../helpers/harness";
 import { droppedAsNull } from "../helpers/openapi-check";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
 
-function scratch() {
+async function scratch() {
   const t = tempDir();
   cleanups.push(t.cleanup);
-  return { dir: t.dir, db: join(t.dir, "formsvc.db") };
+  return { dir: t.dir, db: await testDatabase(t.dir) };
 }
 
 async function serve(db: string) {
@@ -25,7 +26,7 @@ async function serve(db: string) {
 
 describe("first run", () => {
   test("init creates an owner, a working key and a sample form, and prints curl examples", async () => {
-    const { db } = scratch();
+    const { db } = await scratch();
     const created = cliJson(["init", "--owner", "Me@Example.com"], { db });
     expect(created.owner).toBe("me@example.com");
     expect(created.key.key).toStartWith("fsk_");
@@ -40,7 +41,7 @@ describe("first run", () => {
   });
 
   test("serve prints one line with the URL on stdout, and on an empty database the next steps on stderr", async () => {
-    const { db } = scratch();
+    const { db } = await scratch();
     const server = await serve(db);
     server.proc.kill("SIGTERM");
     expect(await server.proc.exited).toBe(0);
@@ -57,7 +58,7 @@ describe("first run", () => {
 
 describe("shutdown", () => {
   test("SIGTERM while submissions are in flight exits 0 and keeps every acknowledged one", async () => {
-    const { db } = scratch();
+    const { db } = await scratch();
     const created = cliJson(["init", "--owner", "me@example.com"], { db });
     const server = await serve(db);
     const acknowledged: string[] = [];
@@ -77,16 +78,15 @@ describe("shutdown", () => {
     await load;
     expect(await server.proc.exited).toBe(0);
     expect(acknowledged.length).toBeGreaterThan(0);
-    const check = new Database(db, { readonly: true });
-    const stored = new Set(check.query<{ id: string }, []>("SELECT id FROM submissions").all().map((r) => r.id));
-    check.close();
+    const stored = new Set((await readDatabase<{ id: string }>(db, "SELECT id FROM submissions")).map((r) => r.id));
     for (const id of acknowledged) expect(stored.has(id)).toBe(true);
   });
 });
 
-describe("upgrades", () => {
-  test("a database with pending migrations is snapshotted to backups/ before it is migrated", () => {
-    const { dir, db } = scratch();
+// Snapshots of a SQLite file before its schema is migrated: a PostgreSQL database is the operator's to back up (pg_dump).
+describe.if(onSqlite)("upgrades", () => {
+  test("a database with pending migrations is snapshotted to backups/ before it is migrated", async () => {
+    const { dir, db } = await scratch();
     const old = openDatabase(db);
     migrate(old, migrations.slice(0, 1));
     old.run("INSERT INTO owners (id, email, created_at) VALUES ('own_old', 'old@example.com', '2026-01-01T00:00:00.000Z')");
@@ -103,8 +103,8 @@ describe("upgrades", () => {
     snapshot.close();
   });
 
-  test("a new database is created without a snapshot", () => {
-    const { dir, db } = scratch();
+  test("a new database is created without a snapshot", async () => {
+    const { dir, db } = await scratch();
     expect(runCli(["keys", "list"], { db }).code).toBe(0);
     expect(existsSync(join(dir, "backups"))).toBe(false);
   });

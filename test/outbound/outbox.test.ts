@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { fixedClock } from "../../src/lib/clock";
 import { OUTBOX_KEEP_MS } from "../../src/services";
 import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
@@ -23,14 +22,12 @@ describe("the outbox", () => {
     for (let i = 0; i < 3; i++) await submit(i);
     clock.advance(OUTBOX_KEEP_MS + 60_000);
     for (let i = 3; i < 5; i++) await submit(i);
-    const ids = s.query("SELECT id FROM outbox ORDER BY id").map((r) => r.id);
-    const db = new Database(s.dbPath);
+    const ids = (await s.query("SELECT id FROM outbox ORDER BY id")).map((r) => r.id);
     // Old: one sent, one failed, one still pending; new: one sent, one pending.
-    db.run("UPDATE outbox SET status = 'sent' WHERE id IN (?, ?)", [ids[0], ids[3]]);
-    db.run("UPDATE outbox SET status = 'failed' WHERE id = ?", [ids[1]]);
-    db.close();
+    await s.exec("UPDATE outbox SET status = 'sent' WHERE id IN (?, ?)", ids[0], ids[3]);
+    await s.exec("UPDATE outbox SET status = 'failed' WHERE id = ?", ids[1]);
     expect(await s.services.outbox.deleteOldRows(OUTBOX_KEEP_MS)).toBe(2);
-    expect(s.query("SELECT id, status FROM outbox ORDER BY id")).toEqual([
+    expect(await s.query("SELECT id, status FROM outbox ORDER BY id")).toEqual([
       { id: ids[2], status: "pending" },
       { id: ids[3], status: "sent" },
       { id: ids[4], status: "pending" },
@@ -38,9 +35,9 @@ describe("the outbox", () => {
   });
 
   test("outbox list shows each row's kind and last error; outbox show its attempts", async () => {
-    const rows = cliJson(["outbox", "list", "--kind", "notification"], { db: s.dbPath });
+    const rows = cliJson(["outbox", "list", "--kind", "notification"], { db: s.db });
     expect(rows.length).toBeGreaterThan(0);
     expect(rows[0]).toMatchObject({ kind: "notification", lastError: null, lastStatus: null });
-    expect(cliJson(["outbox", "show", String(rows[0].id)], { db: s.dbPath })).toMatchObject({ id: rows[0].id, attempts: [] });
+    expect(cliJson(["outbox", "show", String(rows[0].id)], { db: s.db })).toMatchObject({ id: rows[0].id, attempts: [] });
   });
 });

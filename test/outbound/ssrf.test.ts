@@ -4,7 +4,6 @@ import { checkedLookup, internalRange, InternalAddressError } from "../../src/li
 import { createHttpSender } from "../../src/modules/notifications/http-sender";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { startReceiver, until, type Receiver } from "../helpers/receiver";
-import { Database } from "bun:sqlite";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -116,17 +115,15 @@ describe("webhooks without FORMSVC_WEBHOOK_ALLOW_PRIVATE", () => {
       const res = await s.json(`/api/v1/forms/${o.formId}/webhooks`, { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ url }) });
       expect([url, res.status, res.body.error]).toEqual([url, 400, expect.stringMatching(/^url refused: .*(loopback|private|linkLocal|uniqueLocal|unspecified|multicast|carrierGradeNat) address/)]);
     }
-    expect(s.query("SELECT count(*) AS n FROM webhooks")[0].n).toBe(0);
+    expect((await s.query("SELECT count(*) AS n FROM webhooks"))[0].n).toBe(0);
     expect(rx.requests).toHaveLength(0);
   });
 
   test("refuse an internal address again at delivery (the name may resolve elsewhere by then)", async () => {
     const rx = receiver();
     const o = await start();
-    // As if a public name had since been pointed at this machine: the row is written straight to the file.
-    const db = new Database(s.dbPath);
-    db.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_rebound', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, '2026-01-01T00:00:00.000Z')", [o.formId, `${rx.url}/hook`]);
-    db.close();
+    // As if a public name had since been pointed at this machine: the row is written straight to the database.
+    await s.exec("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_rebound', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, '2026-01-01T00:00:00.000Z')", o.formId, `${rx.url}/hook`);
     await s.json("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data: { n: 1 } }) });
     const [d] = await until(async () => (await s.json("/api/v1/webhooks/whk_rebound/deliveries", { key: o.key })).body, (l: any[]) => l[0]?.status === "failed", 15_000);
     expect(d.lastError).toContain("127.0.0.1, a loopback address");

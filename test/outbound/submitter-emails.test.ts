@@ -64,7 +64,7 @@ describe("autoresponses", () => {
     await smtp.waitFor(4);
     await Bun.sleep(300);
     expect(smtp.messages.map(to).sort()).toEqual(["same@example.com", "same@example.com", "same@example.com", "someone-else@example.com"]);
-    expect(s.query("SELECT count(*) AS n FROM outbox WHERE kind = 'autoresponse'")[0].n).toBe(4);
+    expect((await s.query("SELECT count(*) AS n FROM outbox WHERE kind = 'autoresponse'"))[0].n).toBe(4);
   });
 
   test("are not sent for spam, without an extracted address, or with the form's email switch off", async () => {
@@ -84,7 +84,7 @@ describe("autoresponses", () => {
   test("are set with forms update flags and shown by forms show --json; bad templates and half settings are refused", async () => {
     const s = await server({});
     const o = await seedOwner(s, "owner@example.com", { name: "Contact" });
-    const db = { db: s.dbPath };
+    const db = { db: s.db };
     const updated = cliJson(["forms", "update", o.formId, "--email-notifications", "--autoresponse-subject", "Thanks {{name}}", "--autoresponse-text", "We will answer soon."], db);
     expect(updated.autoresponse).toEqual({ enabled: true, subject: "Thanks {{name}}", text: "We will answer soon." });
     expect(cliJson(["forms", "show", o.formId], db).autoresponse.enabled).toBe(true);
@@ -106,13 +106,13 @@ describe("waitlist double opt-in", () => {
   const linkOf = (text: string) => /https:\/\/forms\.example\.com\/base\/confirm\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
   const open = (s: TestServer, token: string) => fetch(`${s.url}/confirm/${token}`, { redirect: "manual" });
   /** users_joined_count equal to a recount from the tables (confirmed joiners still in the inbox). */
-  const recount = (s: TestServer, formId: string) =>
-    s.query(
+  const recount = async (s: TestServer, formId: string) =>
+    (await s.query(
       `SELECT (SELECT users_joined_count FROM forms WHERE id = ?1) AS stored,
         (SELECT count(*) FROM (SELECT DISTINCT email FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL) j
           JOIN waitlist_confirmations c ON c.form_id = ?1 AND c.email = j.email AND c.confirmed_at IS NOT NULL) AS recount`,
       formId,
-    )[0];
+    ))[0];
 
   test("count a joiner only once they open their link; the link works once, again it changes nothing, a made-up one is a 404 page", async () => {
     const smtp = await sink();
@@ -130,8 +130,8 @@ describe("waitlist double opt-in", () => {
     expect((await s.json(`/api/v1/forms/${o.formId}`, { key: o.key })).body.usersJoinedSettings.count).toBe(0);
     // Only the token's hash is kept: not in the confirmations, and no longer in the sent email's row.
     await until(() => s.query("SELECT status, payload FROM outbox WHERE kind = 'confirmation'"), (r) => r[0]?.status === "sent");
-    expect(s.query("SELECT payload FROM outbox WHERE kind = 'confirmation'")[0].payload).toBeNull();
-    expect(JSON.stringify(s.query("SELECT * FROM waitlist_confirmations"))).not.toContain(token);
+    expect((await s.query("SELECT payload FROM outbox WHERE kind = 'confirmation'"))[0].payload).toBeNull();
+    expect(JSON.stringify(await s.query("SELECT * FROM waitlist_confirmations"))).not.toContain(token);
 
     const first = await open(s, token);
     expect([first.status, first.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
@@ -154,7 +154,7 @@ describe("waitlist double opt-in", () => {
       const res = await open(s, made);
       expect([res.status, res.headers.get("content-type"), await res.text()]).toEqual([404, "text/html; charset=utf-8", expect.stringContaining("Link not found")]);
     }
-    expect(recount(s, o.formId)).toEqual({ stored: 1, recount: 1 });
+    expect(await recount(s, o.formId)).toEqual({ stored: 1, recount: 1 });
   });
 
   test("send a confirmed joiner to the form's confirmRedirectUrl", async () => {
@@ -179,16 +179,16 @@ describe("waitlist double opt-in", () => {
     await smtp.waitFor(2);
     const ann = smtp.messages.find((m) => to(m) === "ann@example.com")!;
     await open(s, linkOf(ann.text!));
-    expect(recount(s, o.formId)).toEqual({ stored: 1, recount: 1 });
-    const db = { db: s.dbPath };
+    expect(await recount(s, o.formId)).toEqual({ stored: 1, recount: 1 });
+    const db = { db: s.db };
     cliJson(["submissions", "spam", a.body.submissionId], db);
-    expect(recount(s, o.formId)).toEqual({ stored: 0, recount: 0 });
+    expect(await recount(s, o.formId)).toEqual({ stored: 0, recount: 0 });
     cliJson(["submissions", "not-spam", a.body.submissionId], db);
-    expect(recount(s, o.formId)).toEqual({ stored: 1, recount: 1 });
+    expect(await recount(s, o.formId)).toEqual({ stored: 1, recount: 1 });
     expect(await joined(s, o)).toBe(1);
     // Moved back in, a confirmed address is not asked again.
     await Bun.sleep(300);
-    expect(s.query("SELECT count(*) AS n FROM outbox WHERE kind = 'confirmation'")[0].n).toBe(2);
+    expect((await s.query("SELECT count(*) AS n FROM outbox WHERE kind = 'confirmation'"))[0].n).toBe(2);
 
     // Off: every distinct joiner counts (ann, cat); on again: the confirmed one only.
     expect(cliJson(["forms", "update", o.formId, "--no-double-opt-in"], db).usersJoinedSettings.count).toBe(2);
@@ -220,7 +220,7 @@ describe("waitlist double opt-in", () => {
     await submit(s, o, { email: "eve@example.com" });
     await Bun.sleep(300);
     expect(smtp.messages).toHaveLength(0);
-    expect(s.query("SELECT kind, status, attempts FROM outbox")).toEqual([{ kind: "confirmation", status: "pending", attempts: 0 }]);
+    expect(await s.query("SELECT kind, status, attempts FROM outbox")).toEqual([{ kind: "confirmation", status: "pending", attempts: 0 }]);
     expect((await s.json("/healthz")).body.backlog.byKind.confirmation).toEqual({ pending: 1, failed: 0 });
   });
 });

@@ -12,9 +12,9 @@ afterEach(async () => {
 
 // Receivers here are on loopback: these servers allow private addresses (the SSRF tests below do not).
 // A tiny retry scale makes the contract's 5 s … 24 h schedule run in about 3 s.
-async function server(config: Record<string, string | number | boolean> = {}, opts: { dir?: string; lines?: string[] } = {}): Promise<TestServer> {
+async function server(config: Record<string, string | number | boolean> = {}, opts: { dir?: string; db?: string; lines?: string[] } = {}): Promise<TestServer> {
   const log = opts.lines ? createLogger("warn", (l) => void opts.lines!.push(l)) : undefined;
-  const s = await startTestServer({ config: { webhookAllowPrivate: true, webhookRetryScale: 0.00001, rateLimit: 10_000, ...config }, dir: opts.dir, log });
+  const s = await startTestServer({ config: { webhookAllowPrivate: true, webhookRetryScale: 0.00001, rateLimit: 10_000, ...config }, dir: opts.dir, db: opts.db, log });
   cleanups.push(() => s.close());
   return s;
 }
@@ -80,8 +80,8 @@ describe("standard webhooks", () => {
 
     const [d] = await until(() => deliveries(s, o.key, hook.id), (list) => list[0]?.status === "succeeded");
     expect([d.attempts, d.lastStatus]).toEqual([2, 200]);
-    const row = s.query("SELECT id FROM outbox WHERE message_id = ?", d.id)[0];
-    const shown = cliJson(["outbox", "show", String(row.id)], { db: s.dbPath });
+    const row = (await s.query("SELECT id FROM outbox WHERE message_id = ?", d.id))[0];
+    const shown = cliJson(["outbox", "show", String(row.id)], { db: s.db });
     expect(shown.attempts.map((a: any) => [a.statusCode, a.error])).toEqual([[500, "HTTP 500: database down"], [200, null]]);
     expect(shown.attempts.every((a: any) => typeof a.durationMs === "number" && a.at)).toBe(true);
     await Bun.sleep(100);
@@ -199,7 +199,7 @@ describe("what is sent", () => {
     await Bun.sleep(300);
     expect(rx.requests).toHaveLength(0);
     expect(await deliveries(s, o.key, hook.id)).toEqual([]);
-    expect(cliJson(["submissions", "not-spam", spam.body.submissionId], { db: s.dbPath }).moved).toBe(true);
+    expect(cliJson(["submissions", "not-spam", spam.body.submissionId], { db: s.db }).moved).toBe(true);
     // Queued by the command line, sent by the server's next drain (every 5 s).
     const [req] = await rx.waitFor(1, 15_000);
     expect(verify(hook.secret, req!).data.id).toBe(spam.body.submissionId);
@@ -211,22 +211,22 @@ describe("what is sent", () => {
     const rx = receiver();
     const s = await server();
     const o = await seedOwner(s);
-    const hook = cliJson(["webhooks", "add", o.formId, "--url", `${rx.url}/t`], { db: s.dbPath, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
+    const hook = cliJson(["webhooks", "add", o.formId, "--url", `${rx.url}/t`], { db: s.db, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
     expect(Object.keys(hook).sort()).toEqual(["createdAt", "disabledReason", "enabled", "format", "formId", "id", "secret", "url"].sort());
-    const res = await runCliAsync(["webhooks", "test", hook.id, "--json"], { db: s.dbPath, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
+    const res = await runCliAsync(["webhooks", "test", hook.id, "--json"], { db: s.db, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ status: "succeeded", attempts: 1, lastStatus: 200 });
     expect(verify(hook.secret, rx.requests[0]!)).toMatchObject({ type: "webhook.test", data: { formId: o.formId, webhookId: hook.id } });
 
     rx.script = () => new Response("no", { status: 500 });
-    const failed = await runCliAsync(["webhooks", "test", hook.id], { db: s.dbPath, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
+    const failed = await runCliAsync(["webhooks", "test", hook.id], { db: s.db, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
     expect([failed.code, failed.stderr]).toEqual([1, expect.stringContaining("HTTP 500")]);
-    const list = cliJson(["webhooks", "deliveries", hook.id], { db: s.dbPath });
+    const list = cliJson(["webhooks", "deliveries", hook.id], { db: s.db });
     expect(list.map((d: any) => d.status)).toEqual(["failed", "succeeded"]);
     const { secret: _secret, ...listed } = hook;
-    expect(cliJson(["webhooks", "list", o.formId], { db: s.dbPath })).toEqual([listed]);
-    expect(cliJson(["webhooks", "remove", hook.id], { db: s.dbPath })).toEqual({ id: hook.id, deleted: true });
-    expect(cliJson(["webhooks", "list"], { db: s.dbPath })).toEqual([]);
+    expect(cliJson(["webhooks", "list", o.formId], { db: s.db })).toEqual([listed]);
+    expect(cliJson(["webhooks", "remove", hook.id], { db: s.db })).toEqual({ id: hook.id, deleted: true });
+    expect(cliJson(["webhooks", "list"], { db: s.db })).toEqual([]);
   });
 });
 
@@ -245,8 +245,8 @@ describe("removal", () => {
     expect((await s.json(`/api/v1/webhooks/${gone.id}`, { method: "DELETE", key: o.key })).status).toBe(200);
     const [d] = await until(() => deliveries(s, o.key, kept.id), (l) => l[0]?.status === "succeeded");
     expect(d.attempts).toBe(1);
-    expect(s.query("SELECT count(*) AS n FROM outbox WHERE webhook_id = ?", gone.id)[0].n).toBe(0);
-    expect(s.query("SELECT count(*) AS n FROM outbox WHERE status = 'sending'")[0].n).toBe(0);
+    expect((await s.query("SELECT count(*) AS n FROM outbox WHERE webhook_id = ?", gone.id))[0].n).toBe(0);
+    expect((await s.query("SELECT count(*) AS n FROM outbox WHERE status = 'sending'"))[0].n).toBe(0);
   });
 });
 
@@ -264,7 +264,7 @@ describe("restarts", () => {
     await first.close();
     expect(rx.requests).toHaveLength(1);
 
-    const second = await server({ webhookRetryScale: 0.2 }, { dir });
+    const second = await server({ webhookRetryScale: 0.2 }, { dir, db: first.db });
     await rx.waitFor(2);
     await until(() => deliveries(second, o.key, hook.id), (l) => l[0]?.status === "succeeded");
     await Bun.sleep(1500);
@@ -285,10 +285,10 @@ describe("restarts", () => {
     await submit(first, o, { n: 1 });
     await rx.waitFor(1);
     await first.close();
-    const second = await server({}, { dir });
+    const second = await server({}, { dir, db: first.db });
     await Bun.sleep(500);
     expect(rx.requests).toHaveLength(1);
-    expect(second.query("SELECT status, attempts FROM outbox")).toEqual([{ status: "sent", attempts: 1 }]);
+    expect(await second.query("SELECT status, attempts FROM outbox")).toEqual([{ status: "sent", attempts: 1 }]);
   });
 });
 

@@ -8,7 +8,7 @@ let publishable: string;
 let openForm: string;
 let guarded: string;
 
-const count = (formId: string) => server.query("SELECT count(*) AS n FROM submissions WHERE form_id = ?", formId)[0].n as number;
+const count = async (formId: string) => (await server.query("SELECT count(*) AS n FROM submissions WHERE form_id = ?", formId))[0].n as number;
 
 const post = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   server.request("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -86,20 +86,20 @@ describe("CORS on actual answers", () => {
 
 describe("allowed origins", () => {
   test("accept a publishable-key submit from a listed origin, by Origin or, lacking it, by Referer", async () => {
-    const before = count(guarded);
+    const before = await count(guarded);
     expect((await post(publishable, { formId: guarded, data: {} }, { origin: SITE })).status).toBe(200);
     expect((await post(publishable, { formId: guarded, data: {} }, { origin: "http://localhost:8080" })).status).toBe(200);
     expect((await post(publishable, { formId: guarded, data: {} }, { referer: `${SITE}/contact?x=1` })).status).toBe(200);
-    expect(count(guarded)).toBe(before + 3);
+    expect(await count(guarded)).toBe(before + 3);
   });
 
   test("refuse it from any other origin, without an Origin or Referer, or from an opaque origin: 403, nothing stored, no CORS header", async () => {
-    const before = count(guarded);
+    const before = await count(guarded);
     for (const headers of [{ origin: "https://evil.example" }, {}, { origin: "null" }, { origin: "null", referer: `${SITE}/` }, { referer: "https://evil.example/" }, { origin: `${SITE}.evil.example` }] as Record<string, string>[]) {
       const res = await post(publishable, { formId: guarded, data: {} }, headers);
       expect([JSON.stringify(headers), res.status, (await res.json()).code, res.headers.get("access-control-allow-origin")]).toEqual([JSON.stringify(headers), 403, "ORIGIN_NOT_ALLOWED", null]);
     }
-    expect(count(guarded)).toBe(before);
+    expect(await count(guarded)).toBe(before);
   });
 
   test("do not bind a secret key on the server, which sends no Origin", async () => {
@@ -107,12 +107,12 @@ describe("allowed origins", () => {
   });
 
   test("restrict redirects to the listed origins, whatever the key: no open redirect", async () => {
-    const before = count(guarded);
+    const before = await count(guarded);
     for (const key of [publishable, secret]) {
       const res = await post(key, { formId: guarded, data: {}, redirectUrl: "https://evil.example/thanks" }, { origin: SITE });
       expect([res.status, (await res.json()).code]).toEqual([403, "ORIGIN_NOT_ALLOWED"]);
     }
-    expect(count(guarded)).toBe(before);
+    expect(await count(guarded)).toBe(before);
     const form = new URLSearchParams({ formId: guarded, redirectUrl: `${SITE}/thanks`, message: "hi" });
     const ok = await server.request(`/api/v1/forms/submit?apiKey=${publishable}`, { method: "POST", body: form, headers: { origin: SITE }, redirect: "manual" });
     expect([ok.status, ok.headers.get("location")]).toEqual([303, `${SITE}/thanks`]);

@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const publishableFor = async (formId: string) => (await server.services.keys.createKey({ owner: OWNER, name: "site", publishable: true, forms: [formId] })).key;
-const count = (sql: string, ...params: string[]) => server.query<{ n: number }>(`SELECT count(*) AS n FROM ${sql}`, ...params)[0]!.n;
+const count = async (sql: string, ...params: string[]) => (await server.query<{ n: number }>(`SELECT count(*) AS n FROM ${sql}`, ...params))[0]!.n;
 const stored = (formId: string) => count("submissions WHERE form_id = ?", formId);
 
 describe("a thousand honeypot posts from one address with a publishable key", () => {
@@ -37,7 +37,7 @@ describe("a thousand honeypot posts from one address with a publishable key", ()
       allowedOrigins: [SITE],
     });
     const key = await publishableFor(form.id);
-    const outboxBefore = count("outbox");
+    const outboxBefore = await count("outbox");
 
     // What a bot sends to the no-JavaScript form: every field filled, the honeypot too.
     const post = (i: number) =>
@@ -69,8 +69,8 @@ describe("a thousand honeypot posts from one address with a publishable key", ()
       submissionCount: (await server.json(`/api/v1/forms/${form.id}`, { key: secret })).body.submissionCount,
       usersJoined: (await server.json(`/api/v1/forms/${form.id}/users-joined`, { key: secret })).body.usersJoined,
       analytics: (await server.json(`/api/v1/forms/${form.id}/analytics?period=day`, { key: secret })).body.totalSubmissions,
-      outbox: count("outbox") - outboxBefore,
-      dailyRows: count("form_daily_counts WHERE form_id = ?", form.id),
+      outbox: await count("outbox") - outboxBefore,
+      dailyRows: await count("form_daily_counts WHERE form_id = ?", form.id),
     });
     expect(await counted()).toEqual({ submissionCount: 0, usersJoined: 0, analytics: 0, outbox: 0, dailyRows: 0 });
 
@@ -101,7 +101,7 @@ describe("oversized and malformed proofs of work over HTTP", () => {
   const withParameters = (parameters: Record<string, unknown>) => encode({ challenge: { ...real.value.challenge, parameters: { ...real.value.challenge.parameters, ...parameters } }, solution: real.value.solution });
 
   test("are each a 400 that names the problem, never a 500, and store nothing", async () => {
-    const usedBefore = count("used_challenges");
+    const usedBefore = await count("used_challenges");
     const nested = `${"[".repeat(3000)}${"]".repeat(3000)}`;
     const cases: [string, unknown][] = [
       ["empty", ""],
@@ -146,8 +146,8 @@ describe("oversized and malformed proofs of work over HTTP", () => {
     const notText = new Set(["over the schema's 8,192 characters", "a number", "an object", "an array", "null"]);
     expect(seen).toEqual(cases.map(([label]) => [label, 400, notText.has(label) ? "INVALID_BODY" : "CHALLENGE_FAILED"]));
 
-    expect(stored(formId)).toBe(0);
-    expect(count("used_challenges")).toBe(usedBefore);
+    expect(await stored(formId)).toBe(0);
+    expect(await count("used_challenges")).toBe(usedBefore);
   });
 
   test("in a form post (repeated, as a file, oversized) are 400 or 413, never a 500, and store nothing", async () => {
@@ -181,7 +181,7 @@ describe("oversized and malformed proofs of work over HTTP", () => {
       [400, "INVALID_BODY"],
       [413, "PAYLOAD_TOO_LARGE"],
     ]);
-    expect(stored(formId)).toBe(0);
+    expect(await stored(formId)).toBe(0);
   });
 
   test("leave the real solution unspent: after all of them it is accepted once, then refused as used", async () => {
@@ -189,7 +189,7 @@ describe("oversized and malformed proofs of work over HTTP", () => {
     expect(first.status).toBe(200);
     const again = await submitJson(real.payload);
     expect([again.status, (await again.json()).code]).toEqual([400, "CHALLENGE_FAILED"]);
-    expect(stored(formId)).toBe(1);
+    expect(await stored(formId)).toBe(1);
   });
 });
 
@@ -203,7 +203,7 @@ describe("forged origins", () => {
   });
 
   test("do not bind a secret key: from a server any Origin is accepted, but a redirect still goes only to an allowed origin", async () => {
-    const before = stored(formId);
+    const before = await stored(formId);
     const res = await server.json("/api/v1/forms/submit", { method: "POST", key: secret, headers: { origin: EVIL, "content-type": "application/json" }, body: JSON.stringify({ formId, data: { via: "server" } }) });
     expect([res.status, res.body.success]).toEqual([200, true]);
     const redirect = await server.json("/api/v1/forms/submit", {
@@ -213,12 +213,12 @@ describe("forged origins", () => {
       body: JSON.stringify({ formId, data: {}, redirectUrl: `${EVIL}/phish` }),
     });
     expect([redirect.status, redirect.body.code]).toEqual([403, "ORIGIN_NOT_ALLOWED"]);
-    expect(stored(formId)).toBe(before + 1);
+    expect(await stored(formId)).toBe(before + 1);
   });
 
   test("without a key are a 401 on every endpoint, whose answer carries no data and stores nothing", async () => {
-    const before = count("submissions");
-    const usedBefore = count("used_challenges");
+    const before = await count("submissions");
+    const usedBefore = await count("used_challenges");
     const attempts: [string, RequestInit][] = [
       ["/api/v1/forms/submit", { method: "POST", headers: { origin: SITE, "content-type": "application/json" }, body: JSON.stringify({ formId, data: { forged: true } }) }],
       ["/api/v1/forms/submit", { method: "POST", headers: { origin: SITE, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ formId, forged: "yes" }) }],
@@ -240,24 +240,24 @@ describe("forged origins", () => {
       const isPublic = path.endsWith("/submit") || path.endsWith("/challenge");
       expect([path, res.headers.get("access-control-allow-origin")]).toEqual([path, isPublic ? SITE : null]);
     }
-    expect(count("submissions")).toBe(before);
-    expect(count("used_challenges")).toBe(usedBefore);
+    expect(await count("submissions")).toBe(before);
+    expect(await count("used_challenges")).toBe(usedBefore);
   });
 
   test("with a publishable key are refused from another origin, and one forged to look allowed still has to solve the proof of work", async () => {
     const key = await publishableFor(formId);
-    const before = stored(formId);
+    const before = await stored(formId);
     const fromEvil = await server.json("/api/v1/forms/submit", { method: "POST", key, headers: { origin: EVIL, "content-type": "application/json" }, body: JSON.stringify({ formId, data: {} }) });
     expect([fromEvil.status, fromEvil.body.code, fromEvil.headers.get("access-control-allow-origin")]).toEqual([403, "ORIGIN_NOT_ALLOWED", null]);
     const opaque = await server.json("/api/v1/forms/submit", { method: "POST", key, headers: { origin: "null", referer: `${SITE}/contact`, "content-type": "application/json" }, body: JSON.stringify({ formId, data: {} }) });
     expect([opaque.status, opaque.body.code]).toEqual([403, "ORIGIN_NOT_ALLOWED"]);
-    expect(stored(formId)).toBe(before);
+    expect(await stored(formId)).toBe(before);
 
     // A script can claim any Origin; on a form whose challenge is pow that buys it nothing.
     const powForm = (await server.services.forms.createForm({ owner: OWNER, name: "Origin-bound pow form", allowedOrigins: [SITE], challenge: "pow" })).id;
     const powKey = await publishableFor(powForm);
     const forged = await server.json("/api/v1/forms/submit", { method: "POST", key: powKey, headers: { origin: SITE, "content-type": "application/json" }, body: JSON.stringify({ formId: powForm, data: {} }) });
     expect([forged.status, forged.body.code]).toEqual([400, "CHALLENGE_FAILED"]);
-    expect(stored(powForm)).toBe(0);
+    expect(await stored(powForm)).toBe(0);
   });
 });

@@ -25,10 +25,10 @@ afterAll(() => server.close());
 
 describe("a publishable key", () => {
   test("is made by keys create --publishable, starts fpk_, and keys list shows its kind and forms, never the secret", () => {
-    const created = cliJson(["keys", "create", "--owner", "cli@example.com", "--name", "site", "--publishable"], { db: server.dbPath });
+    const created = cliJson(["keys", "create", "--owner", "cli@example.com", "--name", "site", "--publishable"], { db: server.db });
     expect(created).toMatchObject({ kind: "publishable", forms: null, owner: "cli@example.com" });
     expect(created.key).toMatch(/^fpk_[A-Za-z0-9_-]{43}$/);
-    const listed = cliJson<any[]>(["keys", "list", "--owner", "cli@example.com"], { db: server.dbPath });
+    const listed = cliJson<any[]>(["keys", "list", "--owner", "cli@example.com"], { db: server.db });
     expect(listed).toEqual([expect.objectContaining({ id: created.id, kind: "publishable", forms: null })]);
     expect(JSON.stringify(listed)).not.toContain(created.key);
   });
@@ -51,7 +51,7 @@ describe("a publishable key", () => {
   test("cannot submit to another owner's form (403) and stores nothing there", async () => {
     const res = await submit(publishable, foreignFormId);
     expect([res.status, res.body.code]).toEqual([403, "FORBIDDEN"]);
-    expect(server.query("SELECT count(*) AS n FROM submissions WHERE form_id = ?", foreignFormId)[0].n).toBe(0);
+    expect((await server.query("SELECT count(*) AS n FROM submissions WHERE form_id = ?", foreignFormId))[0].n).toBe(0);
   });
 
   test("bound to forms submits to them only: another form of the same owner is 403 KEY_SCOPE", async () => {
@@ -60,11 +60,11 @@ describe("a publishable key", () => {
     expect([res.status, res.body.code]).toEqual([403, "KEY_SCOPE"]);
   });
 
-  test("cannot be bound to a form its owner does not have, and a refused key leaves no owner behind", () => {
-    const res = runCli(["keys", "create", "--owner", "newcomer@example.com", "--publishable", "--forms", formId], { db: server.dbPath });
+  test("cannot be bound to a form its owner does not have, and a refused key leaves no owner behind", async () => {
+    const res = runCli(["keys", "create", "--owner", "newcomer@example.com", "--publishable", "--forms", formId], { db: server.db });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain("has no form");
-    expect(server.query("SELECT count(*) AS n FROM owners WHERE email = 'newcomer@example.com'")[0].n).toBe(0);
+    expect((await server.query("SELECT count(*) AS n FROM owners WHERE email = 'newcomer@example.com'"))[0].n).toBe(0);
   });
 });
 
@@ -95,7 +95,7 @@ describe("rate limits of a publishable key", () => {
       expect((await post("198.51.100.9")).status).toBe(200);
       const ownerCall = await tight.request(`/api/v1/forms/${form}`, { key: owner });
       expect([ownerCall.status, ownerCall.headers.get("x-ratelimit-limit"), ownerCall.headers.get("x-ratelimit-remaining")]).toEqual([200, "50", "49"]);
-      expect(tight.query("SELECT count(*) AS n FROM submissions")[0].n).toBe(4);
+      expect((await tight.query("SELECT count(*) AS n FROM submissions"))[0].n).toBe(4);
     } finally {
       await tight.close();
     }

@@ -12,7 +12,7 @@ const submit = (data: Record<string, unknown>) =>
 const form = async () => (await server.json(`/api/v1/forms/${formId}`, { key })).body;
 const list = async (status?: string) => (await server.json(`/api/v1/forms/${formId}/submissions${status ? `?status=${status}` : ""}`, { key })).body;
 const total = async () => (await server.json(`/api/v1/forms/${formId}/analytics?period=day`, { key })).body.totalSubmissions;
-const outbox = () => server.query("SELECT submission_id FROM outbox").map((r) => r.submission_id);
+const outbox = async () => (await server.query("SELECT submission_id FROM outbox")).map((r) => r.submission_id);
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
@@ -44,10 +44,10 @@ describe("the spam folder", () => {
     const folder = (await list("spam")).submissions;
     expect(folder.map((s: { id: string }) => s.id)).toEqual([spam.body.submissionId]);
     expect(Object.keys(folder[0].data).sort()).toEqual(["_meta", "email"]);
-    expect(outbox()).toEqual([ham.body.submissionId]);
+    expect(await outbox()).toEqual([ham.body.submissionId]);
     expect(smtp.messages).toHaveLength(1);
     // Exports leave spam out too.
-    const csv = (await runCliAsync(["submissions", "export", formId], { db: server.dbPath })).stdout;
+    const csv = (await runCliAsync(["submissions", "export", formId], { db: server.db })).stdout;
     expect(csv).toContain("ann@example.com");
     expect(csv).not.toContain("bot@example.com");
   });
@@ -58,19 +58,19 @@ describe("the spam folder", () => {
     const before = await form();
     const mails = smtp.messages.length;
 
-    const moved = cliJson(["submissions", "not-spam", id], { db: server.dbPath });
+    const moved = cliJson(["submissions", "not-spam", id], { db: server.db });
     expect(moved).toEqual({ id, status: "inbox", moved: true });
     const after = await form();
     expect([after.submissionCount, after.usersJoinedSettings.count]).toEqual([before.submissionCount + 1, before.usersJoinedSettings.count + 1]);
     expect(await total()).toBe(before.submissionCount + 1);
     expect((await list()).submissions[0].id).toBe(id);
-    expect(outbox()).toContain(id);
+    expect(await outbox()).toContain(id);
     // The running server's drain sends what the command line queued.
     await smtp.waitFor(mails + 1, 15_000);
     expect(smtp.messages.at(-1)!.replyTo?.value[0]?.address).toBe("cat@example.com");
 
-    expect(cliJson(["submissions", "not-spam", id], { db: server.dbPath })).toEqual({ id, status: "inbox", moved: false });
-    expect(cliJson(["submissions", "spam", id], { db: server.dbPath })).toEqual({ id, status: "spam", moved: true });
+    expect(cliJson(["submissions", "not-spam", id], { db: server.db })).toEqual({ id, status: "inbox", moved: false });
+    expect(cliJson(["submissions", "spam", id], { db: server.db })).toEqual({ id, status: "spam", moved: true });
     const back = await form();
     expect([back.submissionCount, back.usersJoinedSettings.count, await total()]).toEqual([before.submissionCount, before.usersJoinedSettings.count, before.submissionCount]);
     expect((await list("spam")).submissions.map((s: { id: string }) => s.id)).toContain(id);
@@ -80,13 +80,13 @@ describe("the spam folder", () => {
     await submit({ email: "dan@example.com" });
     const second = await submit({ email: "DAN@example.com" });
     const joined = (await form()).usersJoinedSettings.count;
-    cliJson(["submissions", "spam", second.body.submissionId], { db: server.dbPath });
+    cliJson(["submissions", "spam", second.body.submissionId], { db: server.db });
     expect((await form()).usersJoinedSettings.count).toBe(joined);
-    expect(server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE email = 'dan@example.com'")[0].n).toBe(1);
+    expect((await server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE email = 'dan@example.com'"))[0].n).toBe(1);
   });
 
   test("refuses an unknown submission id and a status that is no folder", async () => {
-    const res = await runCliAsync(["submissions", "spam", "sub_nope"], { db: server.dbPath });
+    const res = await runCliAsync(["submissions", "spam", "sub_nope"], { db: server.db });
     expect([res.code !== 0, res.stderr]).toEqual([true, expect.stringContaining("no submission with id sub_nope")]);
     const bad = await server.json(`/api/v1/forms/${formId}/submissions?status=junk`, { key });
     expect([bad.status, bad.body.error]).toEqual([400, "status must be inbox or spam"]);

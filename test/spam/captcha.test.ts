@@ -159,7 +159,7 @@ describe("Turnstile and hCaptcha", () => {
     });
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ code: "UNAVAILABLE", error: expect.stringContaining("FORMSVC_TURNSTILE_SECRET") });
-    expect(unconfigured.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c).toBe(0);
+    expect((await unconfigured.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c).toBe(0);
   });
 
   test("tells the operator when the provider refuses our secret key, and never logs a secret or a token", async () => {

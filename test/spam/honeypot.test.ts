@@ -56,7 +56,7 @@ describe("the honeypot check", () => {
 describe("the honeypot in the submit pipeline", () => {
   const submit = (body: BodyInit, contentType: string) =>
     server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": contentType }, body });
-  const row = (id: string) => server.query<{ status: string; data: string }>("SELECT status, data FROM submissions WHERE id = ?", id)[0]!;
+  const row = async (id: string) => (await server.query<{ status: string; data: string }>("SELECT status, data FROM submissions WHERE id = ?", id))[0]!;
   const submissionCount = async () => (await server.services.forms.requireForm(owner.formId)).submissionCount;
 
   test("stores a JSON submission with a filled honeypot as spam, answered like any other, without the field and without counting it", async () => {
@@ -64,7 +64,7 @@ describe("the honeypot in the submit pipeline", () => {
     const res = await submit(JSON.stringify({ formId: owner.formId, data: { email: "bot@example.com", _gotcha: "http://spam.example" } }), "application/json");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, submissionId: expect.stringMatching(/^sub_/) });
-    const stored = row(res.body.submissionId);
+    const stored = await row(res.body.submissionId);
     expect(stored.status).toBe("spam");
     expect(JSON.parse(stored.data)).not.toHaveProperty("_gotcha");
     expect(await submissionCount()).toBe(before);
@@ -74,7 +74,7 @@ describe("the honeypot in the submit pipeline", () => {
     const before = await submissionCount();
     const res = await submit(new URLSearchParams({ formId: owner.formId, message: "hello", _gotcha: "" }).toString(), "application/x-www-form-urlencoded");
     expect(res.status).toBe(200);
-    const stored = row(res.body.submissionId);
+    const stored = await row(res.body.submissionId);
     expect(stored.status).toBe("inbox");
     expect(JSON.parse(stored.data)).toMatchObject({ message: "hello" });
     expect(JSON.parse(stored.data)).not.toHaveProperty("_gotcha");

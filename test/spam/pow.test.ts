@@ -6,6 +6,7 @@ import { fixedClock } from "../../src/lib/clock";
 import { AppError } from "../../src/lib/errors";
 import { CHALLENGE_TTL_MS } from "../../src/modules/spam/pow";
 import type { Verdict } from "../../src/modules/submissions/pipeline";
+import { onSqlite } from "../helpers/engine";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { encode, solvedPayload } from "../helpers/spam";
 
@@ -52,7 +53,7 @@ describe("proof of work (ALTCHA v2)", () => {
     const challenge = await fetchChallenge();
     const { payload } = await solvedPayload(challenge);
     expect(await check(payload)).toBe("accept");
-    const row = usedRows().find((r) => r.signature === challenge.signature);
+    const row = (await usedRows()).find((r) => r.signature === challenge.signature);
     expect(row?.expires_at).toBe(new Date(challenge.parameters.expiresAt * 1000).toISOString());
   });
 
@@ -148,20 +149,21 @@ describe("proof of work (ALTCHA v2)", () => {
       { challenge: value.challenge, solution: value.solution }, // the object itself, not its encoding
       [encode(value)],
     ];
-    const before = server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c;
+    const before = (await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
     for (const raw of malformed) {
       const verdict = (await check(raw)) as AppError;
       // Text of a sane length reaches the check; anything else the body's schema (400) or size limit (413) refuses first.
       if (typeof raw === "string" && raw.length <= 8192) expectRefused(verdict, /not a payload of the ALTCHA widget/);
       else expect([verdict.code, verdict.status]).toEqual(typeof raw === "string" && raw.length > 100_000 ? ["PAYLOAD_TOO_LARGE", 413] : ["INVALID_BODY", 400]);
     }
-    expect(server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c).toBe(before);
+    expect((await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c).toBe(before);
     expect(await check(encode(value))).toBe("accept");
   });
 
-  test("records the solution with its submission: while another process holds the write lock both wait, then one of two copies is stored", async () => {
+  // SQLite's database-wide write lock; concurrent copies of one solution on either engine: "accepts only one of several concurrent submissions".
+  test.if(onSqlite)("records the solution with its submission: while another process holds the write lock both wait, then one of two copies is stored", async () => {
     const { payload, value } = await solvedPayload(await fetchChallenge());
-    const other = new Database(server.dbPath);
+    const other = new Database(server.db);
     other.run("BEGIN IMMEDIATE");
     const verdicts: Verdict[] = [];
     const pending = Promise.all([check(payload), check(payload)].map((p) => p.then((v) => void verdicts.push(v))));
@@ -170,7 +172,7 @@ describe("proof of work (ALTCHA v2)", () => {
       // Not decided yet, and the event loop was free to answer others meanwhile.
       expect(verdicts).toEqual([]);
       expect((await server.request("/healthz")).status).toBe(200);
-      expect(usedRows().map((r) => r.signature)).not.toContain(value.challenge.signature);
+      expect((await usedRows()).map((r) => r.signature)).not.toContain(value.challenge.signature);
     } finally {
       other.run("COMMIT");
       other.close();
@@ -178,7 +180,7 @@ describe("proof of work (ALTCHA v2)", () => {
     await pending;
     expect(verdicts.filter((v) => v === "accept")).toHaveLength(1);
     for (const v of verdicts.filter((v) => v !== "accept")) expectRefused(v, /already used/);
-    expect(usedRows().map((r) => r.signature)).toContain(value.challenge.signature);
+    expect((await usedRows()).map((r) => r.signature)).toContain(value.challenge.signature);
   });
 
   test("leaves the solution unused when its submission is refused after the check (another check says no)", async () => {
@@ -196,7 +198,7 @@ describe("proof of work (ALTCHA v2)", () => {
   });
 
   test("a pow form refuses a submit without a solution with 400 CHALLENGE_FAILED and stores nothing", async () => {
-    const before = server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c;
+    const before = (await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
     const res = await server.json("/api/v1/forms/submit", {
       method: "POST",
       key: owner.key,
@@ -207,7 +209,7 @@ describe("proof of work (ALTCHA v2)", () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("CHALLENGE_FAILED");
     expect(res.body.error).toContain("altcha");
-    expect(server.query<{ c: number }>("SELECT count(*) AS c FROM submissions")[0]!.c).toBe(before);
+    expect((await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c).toBe(before);
   });
 });
 
@@ -252,13 +254,13 @@ describe("proof of work over time", () => {
     const job = createJobs(timed.services).find((j) => j.name === "delete-expired-challenges")!;
 
     await job.run();
-    const signatures = () => usedRows(timed).map((r) => r.signature);
-    expect(signatures()).toContain(old.value.challenge.signature!);
+    const signatures = async () => (await usedRows(timed)).map((r) => r.signature);
+    expect(await signatures()).toContain(old.value.challenge.signature!);
 
     clock.advance(5 * 60 * 1000 + 1000);
     await job.run();
-    expect(signatures()).not.toContain(old.value.challenge.signature!);
-    expect(signatures()).toContain(recent.value.challenge.signature!);
+    expect(await signatures()).not.toContain(old.value.challenge.signature!);
+    expect(await signatures()).toContain(recent.value.challenge.signature!);
     // Forgotten, yet still refused: it has expired.
     expectRefused(await check(old.payload, formId, timed), /expired/);
   });
