@@ -66,6 +66,13 @@ function closingQuote(text: string, start: number): number {
   return text.length;
 }
 
+/**
+ * PostgreSQL's text cannot hold U+0000 (SQLite's can): such a parameter is refused with an error.
+ * No stored text holds it, so for a lookup (`/forms/%00`) U+FFFD finds the same nothing; text
+ * written with it keeps every other character.
+ */
+const hasNul = (v: SqlValue): boolean => typeof v === "string" && v.includes("\0");
+
 /** A client of Bun's: the pool, or the connection of one transaction or savepoint. */
 type Client = SQL | TransactionSQL;
 
@@ -84,9 +91,8 @@ export function postgresSql(pool: SQL): Sql {
   };
   const values = (t: Translated, params: SqlParams | undefined): SqlValue[] => {
     if (params === undefined) return [];
-    if (Array.isArray(params)) return params as SqlValue[];
-    const byName = params as Record<string, SqlValue>;
-    return (t.names ?? []).map((name) => byName[name] ?? null);
+    const list = Array.isArray(params) ? (params as SqlValue[]) : (t.names ?? []).map((name) => (params as Record<string, SqlValue>)[name] ?? null);
+    return list.some(hasNul) ? list.map((v) => (hasNul(v) ? (v as string).replaceAll("\0", "\uFFFD") : v)) : list;
   };
   const query = <Row>(text: string, params: SqlParams | undefined) => {
     const t = translate(text);
