@@ -492,7 +492,7 @@ async function main() {
   const ports = {
     formsvc: await freePort(), binary: await freePort(), post: await freePort(), get: await freePort(), fastify: await freePort(),
     outbound: await freePort(), silent: await freePort(), receiver: await freePort(),
-    pgA: await freePort(), pgB: await freePort(), pgLocal: await freePort(),
+    pgA: await freePort(), pgB: await freePort(), pgLocal: await freePort(), pgNoFeed: await freePort(),
   };
 
   const formsvc = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.formsvc)], ports.formsvc, env);
@@ -532,12 +532,14 @@ async function main() {
   const pg = await startBenchPostgres(0);
   const pgSetup = await preparePostgres(pg.url);
   const pgEnv = { ...env, FORMSVC_DB: pg.url };
-  const pgLogs = ["pg-a", "pg-b", "pg-local"].map((n) => join(WORK, `${n}.log`));
+  const pgLogs = ["pg-a", "pg-b", "pg-local", "pg-no-feed"].map((n) => join(WORK, `${n}.log`));
   for (const f of pgLogs) rmSync(f, { force: true });
   const pgServe = (port: number, logFile: string) => startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, pgEnv, logFile);
   const pgA = await pgServe(ports.pgA, pgLogs[0]!);
   const pgB = await pgServe(ports.pgB, pgLogs[1]!);
-  const pgLocal = await startServer([BUN, "bench/pg-local-buckets.ts", String(ports.pgLocal)], ports.pgLocal, pgEnv, pgLogs[2]);
+  // The limiter's A/B (bench/pg-variant.ts): rate limits in process; the shared limiter without the change feed.
+  const pgLocal = await startServer([BUN, "bench/pg-variant.ts", String(ports.pgLocal), "local-buckets"], ports.pgLocal, pgEnv, pgLogs[2]);
+  const pgNoFeed = await startServer([BUN, "bench/pg-variant.ts", String(ports.pgNoFeed), "no-feed"], ports.pgNoFeed, pgEnv, pgLogs[3]);
 
   const body = { formId: setup.formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 } };
   const submitScript = postScript("submit", "/api/v1/forms/submit", body, { "X-API-Key": setup.key, "User-Agent": UA });
@@ -565,13 +567,15 @@ async function main() {
   });
   const getReq = (formId: string, k: string): PgRequest => ({ method: "GET", path: `/api/v1/forms/${formId}`, headers: { "X-API-Key": k } });
   const pgTargets = [
-    { name: "SQLite, 1 instance", ports: [ports.formsvc], pids: [formsvc.pid], pg: null, setup: { key: setup.key, formId: setup.formId } },
-    { name: "PostgreSQL, 1 instance", ports: [ports.pgA], pids: [pgA.pid], pg, setup: pgSetup },
-    { name: "PostgreSQL, 2 instances", ports: [ports.pgA, ports.pgB], pids: [pgA.pid, pgB.pid], pg, setup: pgSetup },
-    { name: "PostgreSQL, 1 instance, rate limits in process (A/B)", ports: [ports.pgLocal], pids: [pgLocal.pid], pg, setup: pgSetup },
+    { name: SQLITE_1, ports: [ports.formsvc], pids: [formsvc.pid], pg: null, setup: { key: setup.key, formId: setup.formId }, submit: true },
+    { name: PG_1, ports: [ports.pgA], pids: [pgA.pid], pg, setup: pgSetup, submit: true },
+    { name: PG_2, ports: [ports.pgA, ports.pgB], pids: [pgA.pid, pgB.pid], pg, setup: pgSetup, submit: true },
+    { name: PG_LOCAL, ports: [ports.pgLocal], pids: [pgLocal.pid], pg, setup: pgSetup, submit: true },
+    // GET only: a submit resets its own instance's form cache at each commit anyway.
+    { name: PG_NO_FEED, ports: [ports.pgNoFeed], pids: [pgNoFeed.pid], pg, setup: pgSetup, submit: false },
   ];
   const pgScenarios = pgTargets.flatMap((t, i) => [
-    { name: `submit: ${t.name}`, target: t, script: splitScript(`pg-submit-${i}`, t.ports, submitReq(t.setup.formId, t.setup.key)) },
+    ...(t.submit ? [{ name: `submit: ${t.name}`, target: t, script: splitScript(`pg-submit-${i}`, t.ports, submitReq(t.setup.formId, t.setup.key)) }] : []),
     { name: `GET form: ${t.name}`, target: t, script: splitScript(`pg-get-${i}`, t.ports, getReq(t.setup.formId, t.setup.key)) },
   ]);
   // Submits first, then GETs, so each GET run follows another GET run (a submit leaves batches and cache drops behind).
@@ -604,7 +608,7 @@ async function main() {
     }
     for (const sc of pgScenarios) (pgRuns[sc.name] ??= []).push(await pgSectionRun(sc.target.pg, sc.target.pids, url(sc.target.ports[0]!), sc.script));
   }
-  for (const server of [pgA, pgB, pgLocal]) {
+  for (const server of [pgA, pgB, pgLocal, pgNoFeed]) {
     server.kill("SIGTERM");
     await server.exited;
   }
@@ -701,12 +705,18 @@ async function main() {
   console.log(lines.join("\n"));
 }
 
+const SQLITE_1 = "SQLite, 1 instance";
+const PG_1 = "PostgreSQL, 1 instance";
+const PG_2 = "PostgreSQL, 2 instances";
+const PG_LOCAL = "PostgreSQL, 1 instance, rate limits in process (A/B)";
+const PG_NO_FEED = "PostgreSQL, 1 instance, shared limiter, no change feed (A/B)";
+
 /** The PostgreSQL section of the report: its table, the ratios, the database's own limits, and the servers' errors. */
 function postgresLines(pgRuns: Record<string, PgRun[]>, limits: PgLimits | null, errors: { errors: number; warnings: number; samples: string[] }): string[] {
   const m = (name: string, k: keyof PgRun) => (pgRuns[name] ? median(pgRuns[name]!.map((r) => r[k] ?? NaN)) : NaN);
   const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
   const ratio = (a: number, b: number) => f(a / b);
-  const [sqlite, pg1, pg2, local] = ["SQLite, 1 instance", "PostgreSQL, 1 instance", "PostgreSQL, 2 instances", "PostgreSQL, 1 instance, rate limits in process (A/B)"];
+  const [sqlite, pg1, pg2, local, noFeed] = [SQLITE_1, PG_1, PG_2, PG_LOCAL, PG_NO_FEED];
   const errs = (n: string) => (pgRuns[n] ?? []).reduce((s, r) => s + (r.non2xx ?? 0) + (r.socketErrors ?? 0), 0);
   const row = (n: string) => {
     const busy = (m(n, "rps") * (m(n, "appCpuUs") + (Number.isFinite(m(n, "pgCpuUs")) ? m(n, "pgCpuUs") : 0))) / 1e6;
@@ -724,6 +734,7 @@ function postgresLines(pgRuns: Record<string, PgRun[]>, limits: PgLimits | null,
     `| PostgreSQL, 1 instance vs SQLite | ${ratio(m(`submit: ${pg1}`, "rps"), m(`submit: ${sqlite}`, "rps"))} | ${ratio(m(`GET form: ${pg1}`, "rps"), m(`GET form: ${sqlite}`, "rps"))} |`,
     `| PostgreSQL, 2 instances vs 1 | ${ratio(m(`submit: ${pg2}`, "rps"), m(`submit: ${pg1}`, "rps"))} | ${ratio(m(`GET form: ${pg2}`, "rps"), m(`GET form: ${pg1}`, "rps"))} |`,
     `| PostgreSQL, 1 instance, shared limiter vs rate limits in process | ${ratio(m(`submit: ${pg1}`, "rps"), m(`submit: ${local}`, "rps"))} | ${ratio(m(`GET form: ${pg1}`, "rps"), m(`GET form: ${local}`, "rps"))} |`,
+    `| PostgreSQL, 1 instance, shared limiter vs the same without the change feed | - | ${ratio(m(`GET form: ${pg1}`, "rps"), m(`GET form: ${noFeed}`, "rps"))} |`,
   ];
   if (limits) {
     const at = (rates: Rate[], n: number) => rates.find((r) => r.inFlight === n);
@@ -736,12 +747,13 @@ function postgresLines(pgRuns: Record<string, PgRun[]>, limits: PgLimits | null,
       "|---|---|---|---|---|",
       ...limits.commits.map((c) => `| ${c.inFlight} | ${cell(c)} | ${cell(at(limits.roundTrip, c.inFlight))} | ${cell(at(limits.oneBucket, c.inFlight))} | ${cell(at(limits.ownBuckets, c.inFlight))} |`),
     );
+    const cpuDiff = (a: string, b: string) => `${f(m(a, "appCpuUs") - m(b, "appCpuUs"), 1)} + ${f(m(a, "pgCpuUs") - m(b, "pgCpuUs"), 1)}`;
     const fsyncsPerS = (n: string) => (m(n, "rps") * m(n, "walFsyncsPerK")) / 1000;
     const best = Math.max(...limits.commits.map((c) => c.perSecond));
     lines.push(
       "",
       `Commit rate used: submit on 1 instance flushed the WAL ${f(fsyncsPerS(`submit: ${pg1}`), 0)} times/s and on 2 instances ${f(fsyncsPerS(`submit: ${pg2}`), 0)} times/s, against ${f(limits.commits[0]!.perSecond, 0)} durable commits/s one at a time and ${f(best, 0)}/s at most (group commit batches ${f(1000 / m(`submit: ${pg1}`, "walFsyncsPerK"), 0)} submissions per flush on 1 instance).`,
-      `Limiter: per GET form request, shared minus in-process: ${f(m(`GET form: ${pg1}`, "appCpuUs") - m(`GET form: ${local}`, "appCpuUs"), 1)} µs formsvc CPU + ${f(m(`GET form: ${pg1}`, "pgCpuUs") - m(`GET form: ${local}`, "pgCpuUs"), 1)} µs PostgreSQL CPU; per submit: ${f(m(`submit: ${pg1}`, "appCpuUs") - m(`submit: ${local}`, "appCpuUs"), 1)} + ${f(m(`submit: ${pg1}`, "pgCpuUs") - m(`submit: ${local}`, "pgCpuUs"), 1)} µs.`,
+      `Limiter, CPU per request (formsvc + PostgreSQL), from the A/B runs: GET form, the take itself (no change feed − in process) ${cpuDiff(`GET form: ${noFeed}`, `GET form: ${local}`)} µs and the cache resets its commits cause (shared − no change feed) ${cpuDiff(`GET form: ${pg1}`, `GET form: ${noFeed}`)} µs; submit, shared − in process ${cpuDiff(`submit: ${pg1}`, `submit: ${local}`)} µs.`,
     );
   } else lines.push("", "bench/pg-limits.ts failed: the database's own limits are missing from this run.");
   lines.push(
