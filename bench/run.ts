@@ -19,6 +19,7 @@ import { createSubmissionsRepo } from "../src/modules/submissions/repo";
 import { createPowService } from "../src/modules/spam/pow";
 import { createSpamRepo } from "../src/modules/spam/repo";
 import { seedSubmissions } from "./seed";
+import { preparePostgres, startBenchPostgres, type BenchPostgres, type PgLimits, type PgStats, type Rate } from "./postgres";
 
 const QUICK = process.argv.includes("--quick");
 const DURATION_S = QUICK ? 3 : 8;
@@ -88,8 +89,10 @@ async function waitForPort(port: number, proc: Subprocess, timeoutMs = 15_000): 
   }
 }
 
-async function startServer(cmd: string[], port: number, env: Record<string, string> = {}): Promise<Subprocess> {
-  const proc = Bun.spawn(pinned(0, cmd), { cwd: ROOT, env: { ...process.env, ...env }, stdout: "ignore", stderr: "inherit" });
+/** Starts a server on core 0; its stdout (the JSON request log) is dropped, or written to `logFile`. */
+async function startServer(cmd: string[], port: number, env: Record<string, string> = {}, logFile?: string): Promise<Subprocess> {
+  const stdout = logFile ? Bun.file(logFile) : "ignore";
+  const proc = Bun.spawn(pinned(0, cmd), { cwd: ROOT, env: { ...process.env, ...env }, stdout, stderr: "inherit" });
   started.push(proc);
   await waitForPort(port, proc);
   return proc;
@@ -101,20 +104,25 @@ function rssMb(pid: number): number {
 }
 
 interface WrkResult {
+  /** Answers in the run (wrk runs only). */
+  requests?: number;
   rps: number;
   p50: number;
   p99: number;
   maxRss?: number;
   /** Server CPU (user + system) per request, µs: load-loop runs only. */
   cpuUs?: number;
+  /** Answers that were not 2xx or 3xx, and socket errors (connect, read, write, timeout), as wrk counts them. */
+  non2xx?: number;
+  socketErrors?: number;
 }
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
 
 /** One bounded wrk run against 127.0.0.1, sampling the server's RSS meanwhile. */
-async function wrk(url: string, opts: { script?: string; headers?: string[]; pid?: number; durationS?: number } = {}): Promise<WrkResult> {
+async function wrk(url: string, opts: { script?: string; headers?: string[]; pid?: number; durationS?: number; threads?: number } = {}): Promise<WrkResult> {
   if (!url.startsWith("http://127.0.0.1:")) throw new Error("benchmarks target 127.0.0.1 only");
-  const args = ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${opts.durationS ?? DURATION_S}s`, "--timeout", "5s", "--latency"];
+  const args = ["wrk", `-t${opts.threads ?? 1}`, `-c${CONNECTIONS}`, `-d${opts.durationS ?? DURATION_S}s`, "--timeout", "5s", "--latency"];
   for (const h of opts.headers ?? []) args.push("-H", h);
   if (opts.script) args.push("-s", opts.script);
   const proc = Bun.spawn(pinned(1, [...args, url]), { stdout: "pipe", stderr: "inherit" });
@@ -130,7 +138,10 @@ async function wrk(url: string, opts: { script?: string; headers?: string[]; pid
   };
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   if (non2xx) log(`  warning: ${non2xx[1]} non-2xx answers from ${url}`);
-  return { rps, p50: pct("50"), p99: pct("99"), ...(opts.pid ? { maxRss } : {}) };
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const socketErrors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
+  if (socketErrors) log(`  warning: ${socket![0]} (${url})`);
+  return { requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN), rps, p50: pct("50"), p99: pct("99"), non2xx: non2xx ? Number(non2xx[1]) : 0, socketErrors, ...(opts.pid ? { maxRss } : {}) };
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
@@ -285,6 +296,108 @@ function distinctEmailScript(name: string, formId: string, key: string, prefix: 
   return file;
 }
 
+interface PgRequest {
+  method: "GET" | "POST";
+  path: string;
+  body?: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * A wrk script for the PostgreSQL section, run with two threads (32 connections each): thread n goes
+ * to `ports[n % ports.length]`, so both go to one server, or one thread to each of two. Every scenario
+ * of the section (SQLite's too) runs through this one shape, one wrk process on core 1, so only the
+ * target differs; two wrk processes would each report latencies of their own that cannot be merged.
+ */
+function splitScript(name: string, ports: number[], req: PgRequest): string {
+  const file = join(WORK, `${name}.lua`);
+  const lines = [
+    `local ports = { ${ports.map((p) => `"${p}"`).join(", ")} }`,
+    "local threads = 0",
+    "function setup(thread)",
+    "  threads = threads + 1",
+    `  thread.addr = wrk.lookup("127.0.0.1", ports[(threads - 1) % #ports + 1])[1]`,
+    "end",
+    `wrk.method = ${JSON.stringify(req.method)}`,
+    `wrk.path = ${JSON.stringify(req.path)}`,
+  ];
+  if (req.body !== undefined) lines.push(`wrk.body = ${JSON.stringify(JSON.stringify(req.body))}`);
+  for (const [k, v] of Object.entries(req.headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
+}
+
+/** What one run of the PostgreSQL section cost, per request: CPU on each side, and what the database did. */
+interface PgRun extends WrkResult {
+  /** CPU (user + system) of the formsvc process(es) loaded, µs per request. */
+  appCpuUs: number;
+  /** CPU of the whole PostgreSQL cluster, µs per request (NaN for SQLite). */
+  pgCpuUs: number;
+  /** Per request: transactions committed (read-only ones too), WAL bytes, reads of api_keys and forms; WAL fsyncs per 1,000 requests. */
+  commits: number;
+  walBytes: number;
+  walFsyncsPerK: number;
+  keyReads: number;
+  formReads: number;
+}
+
+/**
+ * One wrk run of the section with the CPU it cost both sides and the database's counters around it.
+ * PostgreSQL's backends send their statistics within a second of going idle, so the counters are read
+ * again 1.2 s after the run.
+ */
+async function pgSectionRun(pg: BenchPostgres | null, appPids: number[], url: string, script: string): Promise<PgRun> {
+  const appCpu = () => appPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const before: PgStats | null = pg ? await pg.stats() : null;
+  const app0 = appCpu();
+  const pg0 = pg ? pg.cpuMs() : NaN;
+  const r = await wrk(url, { script, threads: 2 });
+  const n = r.requests!;
+  const app = appCpu() - app0;
+  const pgCpu = pg ? pg.cpuMs() - pg0 : NaN;
+  let after: PgStats | null = null;
+  if (pg) {
+    await Bun.sleep(1200);
+    after = await pg.stats();
+  }
+  const per = (k: keyof PgStats, scale = 1) => (before && after ? ((after[k] - before[k]) * scale) / n : NaN);
+  return {
+    ...r,
+    appCpuUs: (app * 1000) / n,
+    pgCpuUs: (pgCpu * 1000) / n,
+    commits: per("commits"),
+    walBytes: per("walBytes"),
+    walFsyncsPerK: per("walFsyncs", 1000),
+    keyReads: per("keyReads"),
+    formReads: per("formReads"),
+  };
+}
+
+/** The PostgreSQL servers' log lines that are errors or answers ≥ 500, and warnings: how many, and the first few distinct texts. */
+function serverErrors(files: string[]): { errors: number; warnings: number; samples: string[] } {
+  const samples = new Set<string>();
+  let errors = 0;
+  let warnings = 0;
+  for (const file of files) {
+    if (!existsSync(file)) continue;
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (!line.startsWith("{")) continue;
+      let entry: { level?: string; msg?: string; status?: number; error?: string; route?: string };
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const failed = entry.level === "error" || (typeof entry.status === "number" && entry.status >= 500);
+      if (!failed && entry.level !== "warn") continue;
+      if (failed) errors++;
+      else warnings++;
+      if (samples.size < 5) samples.add(`${entry.level} ${entry.msg}${entry.status ? ` ${entry.status} ${entry.route}` : ""}${entry.error ? `: ${entry.error.split("\n")[0]}` : ""}`);
+    }
+  }
+  return { errors, warnings, samples: [...samples] };
+}
+
 /**
  * A fresh database for the outbound comparison: two forms alike but for what goes out. `plain`
  * sends nothing; `outbound` has one standard webhook (to `hookUrl`) and an autoresponse (with the
@@ -379,6 +492,7 @@ async function main() {
   const ports = {
     formsvc: await freePort(), binary: await freePort(), post: await freePort(), get: await freePort(), fastify: await freePort(),
     outbound: await freePort(), silent: await freePort(), receiver: await freePort(),
+    pgA: await freePort(), pgB: await freePort(), pgLocal: await freePort(), pgNoFeed: await freePort(),
   };
 
   const formsvc = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.formsvc)], ports.formsvc, env);
@@ -411,6 +525,22 @@ async function main() {
     ...env, FORMSVC_DB: outboundSetup.db, FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true",
   });
 
+  // PostgreSQL (issue 19): a private cluster, and formsvc instances on one database of it. The cluster
+  // and every instance run on core 0 with the SQLite server, wrk on core 1: each engine's whole
+  // service (HTTP and database) gets the same one core, as SQLite's in-process database has it.
+  log("starting PostgreSQL (test/helpers/postgres.ts) and formsvc on it");
+  const pg = await startBenchPostgres(0);
+  const pgSetup = await preparePostgres(pg.url);
+  const pgEnv = { ...env, FORMSVC_DB: pg.url };
+  const pgLogs = ["pg-a", "pg-b", "pg-local", "pg-no-feed"].map((n) => join(WORK, `${n}.log`));
+  for (const f of pgLogs) rmSync(f, { force: true });
+  const pgServe = (port: number, logFile: string) => startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, pgEnv, logFile);
+  const pgA = await pgServe(ports.pgA, pgLogs[0]!);
+  const pgB = await pgServe(ports.pgB, pgLogs[1]!);
+  // The limiter's A/B (bench/pg-variant.ts): rate limits in process; the shared limiter without the change feed.
+  const pgLocal = await startServer([BUN, "bench/pg-variant.ts", String(ports.pgLocal), "local-buckets"], ports.pgLocal, pgEnv, pgLogs[2]);
+  const pgNoFeed = await startServer([BUN, "bench/pg-variant.ts", String(ports.pgNoFeed), "no-feed"], ports.pgNoFeed, pgEnv, pgLogs[3]);
+
   const body = { formId: setup.formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 } };
   const submitScript = postScript("submit", "/api/v1/forms/submit", body, { "X-API-Key": setup.key, "User-Agent": UA });
   const plainScript = postScript("plain", "/submit", body, {});
@@ -430,8 +560,31 @@ async function main() {
   await loadLoop("warm-public", submitUrl, await solvedBodies(setup.db, setup.powFormId, 1000), publicHeaders);
   await wrk(url(ports.outbound), { script: distinctEmailScript("warm-outbound", outboundSetup.outbound, outboundSetup.key, "w"), durationS: 2 });
 
+  // The PostgreSQL section's scenarios: the same submit (secret key, the SQLite submit's body) and
+  // GET /forms/{id}, through one wrk shape (splitScript), against each target.
+  const submitReq = (formId: string, k: string): PgRequest => ({
+    method: "POST", path: "/api/v1/forms/submit", body: { ...body, formId }, headers: { "Content-Type": "application/json", "X-API-Key": k, "User-Agent": UA },
+  });
+  const getReq = (formId: string, k: string): PgRequest => ({ method: "GET", path: `/api/v1/forms/${formId}`, headers: { "X-API-Key": k } });
+  const pgTargets = [
+    { name: SQLITE_1, ports: [ports.formsvc], pids: [formsvc.pid], pg: null, setup: { key: setup.key, formId: setup.formId }, submit: true },
+    { name: PG_1, ports: [ports.pgA], pids: [pgA.pid], pg, setup: pgSetup, submit: true },
+    { name: PG_2, ports: [ports.pgA, ports.pgB], pids: [pgA.pid, pgB.pid], pg, setup: pgSetup, submit: true },
+    { name: PG_LOCAL, ports: [ports.pgLocal], pids: [pgLocal.pid], pg, setup: pgSetup, submit: true },
+    // GET only: a submit resets its own instance's form cache at each commit anyway.
+    { name: PG_NO_FEED, ports: [ports.pgNoFeed], pids: [pgNoFeed.pid], pg, setup: pgSetup, submit: false },
+  ];
+  const pgScenarios = pgTargets.flatMap((t, i) => [
+    ...(t.submit ? [{ name: `submit: ${t.name}`, target: t, script: splitScript(`pg-submit-${i}`, t.ports, submitReq(t.setup.formId, t.setup.key)) }] : []),
+    { name: `GET form: ${t.name}`, target: t, script: splitScript(`pg-get-${i}`, t.ports, getReq(t.setup.formId, t.setup.key)) },
+  ]);
+  // Submits first, then GETs, so each GET run follows another GET run (a submit leaves batches and cache drops behind).
+  pgScenarios.sort((a, b) => Number(a.name.startsWith("GET")) - Number(b.name.startsWith("GET")));
+  for (const sc of pgScenarios) await wrk(url(sc.target.ports[0]!), { script: sc.script, threads: 2, durationS: sc.name.startsWith("GET") ? 1 : 2 });
+
   const runs: Record<string, WrkResult[]> = {};
   const record = (name: string, r: WrkResult) => (runs[name] ??= []).push(r);
+  const pgRuns: Record<string, PgRun[]> = {};
   for (let rep = 1; rep <= REPS; rep++) {
     log(`repetition ${rep}/${REPS}`);
     record("submit", await wrk(url(ports.formsvc), { script: submitScript, pid: formsvc.pid }));
@@ -453,7 +606,18 @@ async function main() {
       record("submit (dist/formsvc)", await wrk(url(ports.binary), { script: submitScript, pid: binary.pid }));
       record("GET form (dist/formsvc)", await wrk(url(ports.binary, `/api/v1/forms/${setup.formId}`), { headers: key }));
     }
+    for (const sc of pgScenarios) (pgRuns[sc.name] ??= []).push(await pgSectionRun(sc.target.pg, sc.target.pids, url(sc.target.ports[0]!), sc.script));
   }
+  for (const server of [pgA, pgB, pgLocal, pgNoFeed]) {
+    server.kill("SIGTERM");
+    await server.exited;
+  }
+  const pgErrors = serverErrors(pgLogs);
+  // The database alone (bench/pg-limits.ts, pinned to wrk's core, the cluster on core 0): its commit rate and the limiter's statement.
+  log("measuring PostgreSQL's commit rate and the shared limiter's statement (bench/pg-limits.ts)");
+  const limitsRun = spawnSync(pinned(1, [BUN, join(import.meta.dir, "pg-limits.ts"), pg.url, String(pg.postmasterPid), QUICK ? "1.5" : "4"]), { cwd: ROOT, stderr: "inherit" });
+  const limits = limitsRun.exitCode === 0 ? (JSON.parse(limitsRun.stdout.toString()) as PgLimits) : null;
+  await pg.close();
   for (const server of [formsvc, binary, outboundServer]) {
     server?.kill("SIGTERM");
     await server?.exited;
@@ -535,8 +699,69 @@ async function main() {
     "",
     `Outbox rows queued by the outbound runs: ${Object.entries(queued).map(([k, n]) => `${k} ${n}`).join(", ")}.`,
     `Drain: ${drainCount} webhook deliveries (standard, signed) to a loopback receiver in ${f(drain.seconds)} s: ${f(drain.perSecond, 0)} deliveries/s.`,
+    "",
+    ...postgresLines(pgRuns, limits, pgErrors),
   ];
   console.log(lines.join("\n"));
+}
+
+const SQLITE_1 = "SQLite, 1 instance";
+const PG_1 = "PostgreSQL, 1 instance";
+const PG_2 = "PostgreSQL, 2 instances";
+const PG_LOCAL = "PostgreSQL, 1 instance, rate limits in process (A/B)";
+const PG_NO_FEED = "PostgreSQL, 1 instance, shared limiter, no change feed (A/B)";
+
+/** The PostgreSQL section of the report: its table, the ratios, the database's own limits, and the servers' errors. */
+function postgresLines(pgRuns: Record<string, PgRun[]>, limits: PgLimits | null, errors: { errors: number; warnings: number; samples: string[] }): string[] {
+  const m = (name: string, k: keyof PgRun) => (pgRuns[name] ? median(pgRuns[name]!.map((r) => r[k] ?? NaN)) : NaN);
+  const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+  const ratio = (a: number, b: number) => f(a / b);
+  const [sqlite, pg1, pg2, local, noFeed] = [SQLITE_1, PG_1, PG_2, PG_LOCAL, PG_NO_FEED];
+  const errs = (n: string) => (pgRuns[n] ?? []).reduce((s, r) => s + (r.non2xx ?? 0) + (r.socketErrors ?? 0), 0);
+  const row = (n: string) => {
+    const busy = (m(n, "rps") * (m(n, "appCpuUs") + (Number.isFinite(m(n, "pgCpuUs")) ? m(n, "pgCpuUs") : 0))) / 1e6;
+    return `| ${n} | ${f(m(n, "rps"), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} | ${errs(n)} | ${f(m(n, "appCpuUs"), 1)} | ${f(m(n, "pgCpuUs"), 1)} | ${f(busy)} | ${f(m(n, "commits"))} | ${f(m(n, "walFsyncsPerK"), 1)} | ${f(m(n, "keyReads"))} / ${f(m(n, "formReads"))} |`;
+  };
+  const lines = [
+    `PostgreSQL (issue 19): a private PostgreSQL ${limits?.settings.server_version ?? ""} cluster (test/helpers/postgres.ts; fsync and synchronous_commit on) and every formsvc instance pinned to core 0 with the SQLite server; one wrk on core 1 with 2 threads of 32 connections, both threads to one instance or one to each of two; FORMSVC_RATE_LIMIT 1e9 (never refuses, every request still takes from the bucket).`,
+    "",
+    "| scenario | req/s | p50 ms | p99 ms | non-2xx + socket errors (all reps) | formsvc CPU µs/req | PostgreSQL CPU µs/req | core 0 busy (CPU s per s) | commits/req | WAL fsyncs per 1k req | scans of api_keys / forms per req |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    ...Object.keys(pgRuns).map(row),
+    "",
+    "| ratio | submit | GET form |",
+    "|---|---|---|",
+    `| PostgreSQL, 1 instance vs SQLite | ${ratio(m(`submit: ${pg1}`, "rps"), m(`submit: ${sqlite}`, "rps"))} | ${ratio(m(`GET form: ${pg1}`, "rps"), m(`GET form: ${sqlite}`, "rps"))} |`,
+    `| PostgreSQL, 2 instances vs 1 | ${ratio(m(`submit: ${pg2}`, "rps"), m(`submit: ${pg1}`, "rps"))} | ${ratio(m(`GET form: ${pg2}`, "rps"), m(`GET form: ${pg1}`, "rps"))} |`,
+    `| PostgreSQL, 1 instance, shared limiter vs rate limits in process | ${ratio(m(`submit: ${pg1}`, "rps"), m(`submit: ${local}`, "rps"))} | ${ratio(m(`GET form: ${pg1}`, "rps"), m(`GET form: ${local}`, "rps"))} |`,
+    `| PostgreSQL, 1 instance, shared limiter vs the same without the change feed | - | ${ratio(m(`GET form: ${pg1}`, "rps"), m(`GET form: ${noFeed}`, "rps"))} |`,
+  ];
+  if (limits) {
+    const at = (rates: Rate[], n: number) => rates.find((r) => r.inFlight === n);
+    const cell = (r: Rate | undefined) => (r ? `${f(r.perSecond, 0)} / ${f(r.p50)} ms / ${f(r.clientCpuUs, 1)} + ${f(r.serverCpuUs, 1)} µs` : "-");
+    lines.push(
+      "",
+      `The database alone (bench/pg-limits.ts on core 1, Bun's SQL client, ${limits.seconds} s each; wal_sync_method ${limits.settings.wal_sync_method}, commit_delay ${limits.settings.commit_delay}). Each cell: operations/s / p50 latency / CPU per operation, client + PostgreSQL:`,
+      "",
+      "| in flight | INSERT transactions (synchronous_commit on) | SELECT 1 (round trip) | limiter take, one bucket | limiter take, own buckets |",
+      "|---|---|---|---|---|",
+      ...limits.commits.map((c) => `| ${c.inFlight} | ${cell(c)} | ${cell(at(limits.roundTrip, c.inFlight))} | ${cell(at(limits.oneBucket, c.inFlight))} | ${cell(at(limits.ownBuckets, c.inFlight))} |`),
+    );
+    const cpuDiff = (a: string, b: string) => `${f(m(a, "appCpuUs") - m(b, "appCpuUs"), 1)} + ${f(m(a, "pgCpuUs") - m(b, "pgCpuUs"), 1)}`;
+    const fsyncsPerS = (n: string) => (m(n, "rps") * m(n, "walFsyncsPerK")) / 1000;
+    const best = Math.max(...limits.commits.map((c) => c.perSecond));
+    lines.push(
+      "",
+      `Commit rate used: submit on 1 instance flushed the WAL ${f(fsyncsPerS(`submit: ${pg1}`), 0)} times/s and on 2 instances ${f(fsyncsPerS(`submit: ${pg2}`), 0)} times/s, against ${f(limits.commits[0]!.perSecond, 0)} durable commits/s one at a time and ${f(best, 0)}/s at most (group commit batches ${f(1000 / m(`submit: ${pg1}`, "walFsyncsPerK"), 0)} submissions per flush on 1 instance).`,
+      `Limiter, CPU per request (formsvc + PostgreSQL), from the A/B runs: GET form, the take itself (no change feed − in process) ${cpuDiff(`GET form: ${noFeed}`, `GET form: ${local}`)} µs and the cache resets its commits cause (shared − no change feed) ${cpuDiff(`GET form: ${pg1}`, `GET form: ${noFeed}`)} µs; submit, shared − in process ${cpuDiff(`submit: ${pg1}`, `submit: ${local}`)} µs.`,
+    );
+  } else lines.push("", "bench/pg-limits.ts failed: the database's own limits are missing from this run.");
+  lines.push(
+    "",
+    "Scans of api_keys and forms count the key and form caches' misses (a submit's forms scans also hold its foreign-key check); commits count every transaction, read-only statements too.",
+    `PostgreSQL servers' logs: ${errors.errors} errors or answers ≥ 500, ${errors.warnings} warnings${errors.samples.length ? `; first: ${errors.samples.join(" | ")}` : ""}.`,
+  );
+  return lines;
 }
 
 try {
