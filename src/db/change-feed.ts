@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Sql } from "./sql";
+import type { SQL } from "bun";
 
 /**
  * Tells caches that another process committed (e.g. `formsvc keys revoke` while `serve` runs, or
@@ -22,16 +22,22 @@ export interface ChangeFeed {
  * from the one seen last. It looks at most once per event-loop turn: requests read in the same turn
  * arrived together, so none of them can have arrived after a commit the look does not see. A look
  * that takes a round trip is shared by the requests of the turn it started in, not later ones.
+ * `changed` tells whether a new token means another process committed; with `maxAgeMs`, the
+ * caches are also reset when they are that old, for commits the token cannot show.
  */
-function tokenFeed<T>(look: () => T | Promise<T>): ChangeFeed {
+function tokenFeed<T>(look: () => T | Promise<T>, opts: { changed?: (seen: T, now: T) => boolean; maxAgeMs?: number } = {}): ChangeFeed {
+  const { changed = (seen, now) => seen !== now, maxAgeMs = Infinity } = opts;
   const resets: (() => void)[] = [];
   let seen: T | undefined;
+  let resetAt = 0;
   let lookedThisTurn = false;
   let looking: void | Promise<void>;
 
   const compare = (token: T) => {
-    if (token === seen) return;
+    const fresh = performance.now() - resetAt < maxAgeMs;
+    if (seen !== undefined && !changed(seen, token) && fresh) return void (seen = token);
     seen = token;
+    resetAt = performance.now();
     for (const reset of resets) reset();
   };
   return {
@@ -58,12 +64,38 @@ export function sqliteChangeFeed(db: Database): ChangeFeed {
   return tokenFeed(() => dataVersion.get()!.data_version);
 }
 
+// How long PostgreSQL's caches live at most: how late a write made outside formsvc may be seen.
+const CACHE_MAX_AGE_MS = 1000;
+
 /**
- * PostgreSQL's change feed: the current snapshot (the transactions running, and where new ones
- * start) changes whenever a transaction that wrote begins or ends, in any instance. Reading it is
- * one round trip per turn; a NOTIFY from the committing instance would cost none, but arrives
- * after the commit, so a client's next request to another instance could overtake it.
+ * PostgreSQL's change feed: a sequence every process moves on after each commit that wrote
+ * (`publish`, which the Sql awaits before the commit's caller goes on), so a client's next
+ * request, to any instance, finds it moved. Read once per turn (`last_value`, one round trip);
+ * the moves this process made itself reset nothing, as SQLite's data_version ignores the
+ * connection's own commits: the caches drop what their own writes change. A NOTIFY would cost no
+ * round trip to read, but arrives after the commit, so a client's next request could overtake it;
+ * and the snapshot (`pg_current_snapshot()`) moves with every writing transaction, the rate
+ * limiter's too, which emptied the caches on every request (bench/RESULTS.md). A write made
+ * outside formsvc (psql, a restore) moves no sequence: the caches live at most CACHE_MAX_AGE_MS.
  */
-export function postgresChangeFeed(sql: Sql): ChangeFeed {
-  return tokenFeed(async () => (await sql.get<{ snapshot: string }>("SELECT CAST(pg_current_snapshot() AS TEXT) AS snapshot"))!.snapshot);
+export function postgresChangeFeed(pool: SQL): ChangeFeed & { publish(): Promise<void> } {
+  const ours = new Set<number>();
+  // Whether a move between the last look and this one was another process's.
+  const othersMoved = (seen: number, now: number) => {
+    let others = now - seen > 1000;
+    for (let v = seen + 1; !others && v <= now; v++) others = !ours.has(v);
+    for (const v of ours) if (v <= now) ours.delete(v);
+    return others;
+  };
+  const feed = tokenFeed(async () => Number((await pool.unsafe("SELECT last_value FROM formsvc_changes"))[0].last_value), {
+    changed: othersMoved,
+    maxAgeMs: CACHE_MAX_AGE_MS,
+  });
+  return {
+    ...feed,
+    async publish() {
+      const [row] = await pool.unsafe("SELECT nextval('formsvc_changes') AS v");
+      ours.add(Number(row.v));
+    },
+  };
 }

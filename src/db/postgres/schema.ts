@@ -242,6 +242,8 @@ export const POSTGRES_SCHEMA: string[] = [
     updated_at double precision NOT NULL,
     allowed    integer NOT NULL
   )`,
+  // PostgreSQL only: what tells every instance's caches that another one committed.
+  "CREATE SEQUENCE formsvc_changes",
 ];
 
 /** Tables only PostgreSQL has: what SQLite keeps in memory when one process serves the file. */

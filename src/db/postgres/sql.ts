@@ -79,8 +79,12 @@ type Client = SQL | TransactionSQL;
 /**
  * `Sql` over a pool of PostgreSQL connections (Bun's built-in client). A transaction holds one
  * connection of the pool; every statement its callback's async flow makes goes to that connection.
+ * After a transaction commits, or a `run` outside one changes rows, `afterWrite` is awaited before
+ * the caller goes on (the change feed's publish: other instances' caches learn of the commit
+ * before anyone is told of it). Statements through `get`/`all` (the rate limiter's take) do not
+ * count as writes.
  */
-export function postgresSql(pool: SQL): Sql {
+export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async () => {}): Sql {
   const current = new AsyncLocalStorage<Client>();
   const translations = new Map<string, Translated>();
 
@@ -103,11 +107,19 @@ export function postgresSql(pool: SQL): Sql {
     engine: "postgres",
     all: <Row>(text: string, params?: SqlParams) => query<Row>(text, params).then((rows) => [...rows]),
     get: <Row>(text: string, params?: SqlParams) => query<Row>(text, params).then((rows) => rows[0] ?? null),
-    run: (text, params) => query(text, params).then((r) => r.affectedRows ?? r.count),
+    async run(text, params) {
+      const r = await query(text, params);
+      const changed = r.affectedRows ?? r.count;
+      if (changed > 0 && !current.getStore()) await afterWrite();
+      return changed;
+    },
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       const outer = current.getStore();
       if (outer && "savepoint" in outer) return outer.savepoint((sp: TransactionSQL) => current.run(sp, fn)) as Promise<T>;
-      return pool.begin((tx) => current.run(tx, fn)) as Promise<T>;
+      return (pool.begin((tx) => current.run(tx, fn)) as Promise<T>).then(async (result) => {
+        await afterWrite();
+        return result;
+      });
     },
     close: () => pool.close(),
   };

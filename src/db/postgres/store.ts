@@ -26,7 +26,8 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     // the UNLOGGED rate_buckets alone write no WAL, so they commit without waiting for it.)
     connection: { synchronous_commit: "on", application_name: "formsvc" },
   });
-  const sql = postgresSql(pool);
+  const changes = postgresChangeFeed(pool);
+  const sql = postgresSql(pool, changes.publish);
   try {
     await migratePostgres(sql);
   } catch (e) {
@@ -35,7 +36,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
   }
   return {
     sql,
-    changes: postgresChangeFeed(sql),
+    changes,
     backup: {
       async snapshot() {
         throw new Error(PG_DUMP_HINT);
