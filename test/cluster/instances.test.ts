@@ -73,6 +73,19 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     expect((await c.ask(c.a, "/api/v1/forms/list", { key: second.key })).status).toBe(401);
   });
 
+  test("store a submission once when its retries with one Idempotency-Key reach both instances at the same time", async () => {
+    const c = await cluster();
+    for (let round = 0; round < 5; round++) {
+      const init = { method: "POST", headers: { "idempotency-key": `retry-${round}` }, body: JSON.stringify({ formId: c.formId, data: { round } }) };
+      const answers = await Promise.all([c.ask(c.a, "/api/v1/forms/submit", init), c.ask(c.b, "/api/v1/forms/submit", init), c.ask(c.a, "/api/v1/forms/submit", init)]);
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+      const ids = new Set(await Promise.all(answers.map(async (r) => ((await r.json()) as { submissionId: string }).submissionId)));
+      expect(ids.size).toBe(1);
+    }
+    const form = (await (await c.ask(c.b, `/api/v1/forms/${c.formId}`)).json()) as { submissionCount: number };
+    expect(form.submissionCount).toBe(5);
+  });
+
   test("accept a proof of work fetched from one instance at the other, once", async () => {
     const c = await cluster();
     const publishable = cliJson<{ key: string }>(["keys", "create", "--owner", "owner@example.com", "--publishable"], { db: c.db }).key;

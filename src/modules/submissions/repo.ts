@@ -18,6 +18,18 @@ const withStatus = (r: StatusRow): StoredSubmission & { status: SubmissionStatus
 
 const SELECT = "SELECT id, form_id, data, email, created_at FROM submissions WHERE form_id = ?1 AND status = ?2";
 const INSERT = "INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES (?, ?, ?, ?, ?, ?)";
+/**
+ * Another process committed a submission with the same Idempotency-Key meanwhile (two instances on
+ * one database; one process shares the attempt instead): this one must not be stored, and its
+ * caller gets the first one's answer.
+ */
+export class IdempotencyKeyTaken extends Error {
+  constructor() {
+    super("another submission with this Idempotency-Key was committed first");
+    this.name = "IdempotencyKeyTaken";
+  }
+}
+
 const SAVE_IDEMPOTENCY = "INSERT INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
 const FORM_TYPE = "SELECT form_type, double_opt_in FROM forms WHERE id = ?";
 const CONFIRMED = "SELECT 1 AS one FROM waitlist_confirmations WHERE form_id = ? AND email = ? AND confirmed_at IS NOT NULL";
@@ -42,7 +54,9 @@ export function createSubmissionsRepo(sql: Sql) {
     async insertRows(batch: NewSubmission[]): Promise<void> {
       for (const s of batch) {
         await sql.run(INSERT, [s.id, s.form.id, s.status, s.json, s.email, s.createdAt]);
-        if (s.idempotency) await sql.run(SAVE_IDEMPOTENCY, [s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt]);
+        if (s.idempotency && (await sql.run(SAVE_IDEMPOTENCY, [s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt])) === 0) {
+          throw new IdempotencyKeyTaken();
+        }
       }
     },
 

@@ -19,7 +19,7 @@ import { submissionJson, type NewSubmission, type StoredSubmission, type Submiss
 import { exportCsv, exportJson } from "./export";
 import { createPageCache } from "./page-cache";
 import { runChecks, type Candidate, type SubmitPipeline } from "./pipeline";
-import type { SubmissionsRepo } from "./repo";
+import { IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
 
 export interface SubmissionsDeps {
   repo: SubmissionsRepo;
@@ -114,6 +114,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       await batches.write(submission);
       storedCount += 1;
     } catch (e) {
+      if (e instanceof IdempotencyKeyTaken) return JSON.parse((await repo.findIdempotentResponse(form.id, idempotencyKey!))!) as SubmitResult;
       // The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
       if (isForeignKeyViolation(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
       if (e instanceof DatabaseBusyError) {
