@@ -312,6 +312,8 @@ describe("the dashboard in a browser", () => {
     const opened = await loggedIn({}, `#/forms/${seed.formId}/submissions`);
     const { page } = opened;
     await page.locator(".submissions-table tbody tr").first().waitFor();
+    // The page's loads done: a row rendered again after the dialog opened would take its opener away.
+    await page.waitForLoadState("networkidle");
     // Arriving on a page puts focus on its heading, so a screen reader says where the user is.
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
     const unnamed = await page.evaluate(() =>
@@ -329,6 +331,8 @@ describe("the dashboard in a browser", () => {
     expect(await page.evaluate(() => !!document.activeElement?.closest("dialog"))).toBe(true);
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
+    // On a loaded machine the focus may come back a frame after the dialog is gone: wait for it (bounded), then check.
+    await page.waitForFunction((text) => document.activeElement?.textContent === text, opener, { timeout: 3000 }).catch(() => {});
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(opener);
     // Back up the page: the first stop is the skip link, which leads to the page's heading.
     for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Skip to content"; i++) await page.keyboard.press("Shift+Tab");

@@ -202,6 +202,17 @@ export function cliJson<T = any>(args: string[], opts: Parameters<typeof runCli>
 }
 
 /** Owner, key and form made through the services, for tests that are about something else. */
+/**
+ * cliJson without blocking this process: for a command on the database of a server running in this
+ * test process. On PostgreSQL a blocked event loop can leave one of the server's transactions open
+ * with its row locks, and the command would wait for them forever.
+ */
+export async function cliJsonAsync<T = any>(args: string[], opts: Parameters<typeof runCliAsync>[1] = {}): Promise<T> {
+  const res = await runCliAsync([...args, "--json"], opts);
+  if (res.code !== 0) throw new Error(`formsvc ${args.join(" ")} exited ${res.code}: ${res.stderr}`);
+  return JSON.parse(res.stdout) as T;
+}
+
 export async function seedOwner(server: RunningServer, email = "owner@example.com", form: { name?: string; formType?: string } & Record<string, unknown> = {}) {
   const key = await server.services.keys.createKey({ owner: email });
   const created = await server.services.forms.createForm({ owner: email, name: "Contact", ...form });

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { onPostgres, onSqlite } from "../helpers/engine";
-import { cliJson, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { cliJsonAsync, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 
@@ -48,7 +48,7 @@ describe("formsvc submissions export --email", () => {
     const b = await submit(owner.key, contact, { email: "pat@example.com", message: "hello", _gotcha: "filled" });
     await submit(owner.key, contact, { email: "someone.else@example.com", message: "not Pat" });
     await smtp.waitFor(2);
-    const person = cliJson(["submissions", "export", "--email", "PAT@example.com"], { db: server.db });
+    const person = await cliJsonAsync(["submissions", "export", "--email", "PAT@example.com"], { db: server.db });
     expect(person).toMatchObject({ email: "pat@example.com", waitlists: [{ formId: owner.formId, formName: "Launch" }] });
     expect(person.submissions.map((s: any) => [s.id, s.formId, s.formName, s.status, s.data.name ?? s.data.message])).toEqual([
       [a, owner.formId, "Launch", "inbox", "Pat"],
@@ -56,7 +56,7 @@ describe("formsvc submissions export --email", () => {
     ]);
     expect(person.notifications).toEqual([expect.objectContaining({ submissionId: a, formId: owner.formId, status: expect.any(String) })]);
     // One form only, given as FORM_ID; --format csv is no shape for a person.
-    expect(cliJson(["submissions", "export", contact, "--email", "pat@example.com"], { db: server.db }).submissions.map((s: any) => s.id)).toEqual([b]);
+    expect((await cliJsonAsync(["submissions", "export", contact, "--email", "pat@example.com"], { db: server.db })).submissions.map((s: any) => s.id)).toEqual([b]);
     const csv = await runCliAsync(["submissions", "export", "--email", "pat@example.com", "--format", "csv"], { db: server.db });
     expect([csv.code, csv.stderr]).toEqual([1, expect.stringContaining("JSON only")]);
     const neither = await runCliAsync(["submissions", "export"], { db: server.db });
@@ -78,8 +78,8 @@ describe("formsvc submissions erase --email", () => {
     }
     for (let i = 0; i < 3; i++) await submit(owner.key, owner.formId, { email: `keep${i}@example.com` });
     // Moved to spam and back (a rewritten row), and every notification sent (rewritten outbox rows).
-    expect(cliJson(["submissions", "spam", mine[1]!], { db: server.db }).moved).toBe(true);
-    expect(cliJson(["submissions", "not-spam", mine[1]!], { db: server.db }).moved).toBe(true);
+    expect((await cliJsonAsync(["submissions", "spam", mine[1]!], { db: server.db })).moved).toBe(true);
+    expect((await cliJsonAsync(["submissions", "not-spam", mine[1]!], { db: server.db })).moved).toBe(true);
     await smtp.waitFor(smtp.messages.length + 1);
     await Bun.sleep(200);
     expect((await holding(ADDRESS)).length).toBeGreaterThan(0);
@@ -125,16 +125,16 @@ describe("formsvc submissions erase --email", () => {
     expect((await server.json(`/api/v1/forms/${temporary}`, { method: "DELETE", key: owner.key })).status).toBe(200);
     await submit(owner.key, owner.formId, { email: address, message: "third" });
     expect(inFiles(address).length).toBeGreaterThan(0);
-    expect(cliJson(["submissions", "erase", "--email", address], { db: server.db }).erased).toBe(1);
+    expect((await cliJsonAsync(["submissions", "erase", "--email", address], { db: server.db })).erased).toBe(1);
     expect(inFiles(address)).toEqual([]);
   });
 
   test("keeps to one form with --form, or one owner's forms with --owner", async () => {
     const inContact = await submit(owner.key, contact, { email: "scoped@example.com" });
     const inOther = await submit(other.key, other.formId, { email: "scoped@example.com" });
-    expect(cliJson(["submissions", "erase", "--email", "scoped@example.com", "--form", other.formId], { db: server.db }).forms).toEqual([{ formId: other.formId, erased: 1 }]);
-    expect(cliJson(["submissions", "erase", "--email", "scoped@example.com", "--owner", "other@example.com"], { db: server.db }).erased).toBe(0);
-    expect(cliJson(["submissions", "erase", "--email", "scoped@example.com", "--owner", "owner@example.com"], { db: server.db }).forms).toEqual([{ formId: contact, erased: 1 }]);
+    expect((await cliJsonAsync(["submissions", "erase", "--email", "scoped@example.com", "--form", other.formId], { db: server.db })).forms).toEqual([{ formId: other.formId, erased: 1 }]);
+    expect((await cliJsonAsync(["submissions", "erase", "--email", "scoped@example.com", "--owner", "other@example.com"], { db: server.db })).erased).toBe(0);
+    expect((await cliJsonAsync(["submissions", "erase", "--email", "scoped@example.com", "--owner", "owner@example.com"], { db: server.db })).forms).toEqual([{ formId: contact, erased: 1 }]);
     expect((await server.query("SELECT count(*) AS n FROM submissions WHERE id IN (?, ?)", inContact, inOther))[0].n).toBe(0);
     const bad = await runCliAsync(["submissions", "erase", "--email", "not-an-address"], { db: server.db });
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining("not a valid email address")]);
@@ -153,10 +153,10 @@ describe("formsvc submissions erase --email", () => {
     legacy.close();
     expect(inFiles("old.row@example.com")).toEqual([server.db]);
 
-    const first = cliJson(["submissions", "erase", "--email", "old.row@example.com"], { db: server.db });
+    const first = await cliJsonAsync(["submissions", "erase", "--email", "old.row@example.com"], { db: server.db });
     expect([first.erased, first.vacuumed]).toEqual([0, true]);
     expect(inFiles("old.row@example.com")).toEqual([]);
-    expect(cliJson(["submissions", "erase", "--email", "old.row@example.com"], { db: server.db }).vacuumed).toBe(false);
+    expect((await cliJsonAsync(["submissions", "erase", "--email", "old.row@example.com"], { db: server.db })).vacuumed).toBe(false);
     expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).status).toBe(200);
   });
 });
@@ -164,7 +164,7 @@ describe("formsvc submissions erase --email", () => {
 describe("formsvc submissions delete", () => {
   test("deletes one submission by id, with its notification, counts following; an unknown id is an error", async () => {
     const id = await submit(owner.key, owner.formId, { email: "once@example.com" });
-    expect(cliJson(["submissions", "delete", id], { db: server.db })).toEqual({ id, deleted: true });
+    expect(await cliJsonAsync(["submissions", "delete", id], { db: server.db })).toEqual({ id, deleted: true });
     expect(await keptCounts(server, owner.formId)).toEqual(await recount(server, owner.formId));
     expect((await server.query("SELECT count(*) AS n FROM outbox WHERE submission_id = ?", id))[0].n).toBe(0);
     const again = await runCliAsync(["submissions", "delete", id], { db: server.db });
