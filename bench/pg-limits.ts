@@ -11,7 +11,7 @@
 import { SQL } from "bun";
 import { postgresSql } from "../src/db/postgres/sql";
 import { sharedTokenBuckets } from "../src/db/shared-buckets";
-import { clusterCpuMs, type PgLimits, type Rate } from "./postgres";
+import { closedLoop, clusterCpuMs, type PgLimits, type Rate } from "./postgres";
 
 const [url, pidArg, secondsArg] = process.argv.slice(2);
 if (!url?.startsWith("postgres://") || !pidArg) throw new Error("usage: bun bench/pg-limits.ts postgres://… POSTMASTER_PID [SECONDS]");
@@ -23,20 +23,7 @@ const CONCURRENCY = [1, 2, 16, 64];
 
 /** Runs `op` with `inFlight` callers in a loop for SECONDS (after a short warm-up); rate, latency and CPU per operation. */
 async function measure(inFlight: number, op: (i: number) => unknown): Promise<Rate> {
-  const loop = async (until: number, latencies: number[] | null) => {
-    let n = 0;
-    await Promise.all(
-      Array.from({ length: inFlight }, async (_, i) => {
-        while (performance.now() < until) {
-          const t0 = performance.now();
-          await op(i);
-          latencies?.push(performance.now() - t0);
-          n++;
-        }
-      }),
-    );
-    return n;
-  };
+  const loop = (until: number, latencies: number[] | null) => closedLoop(inFlight, op, until, latencies);
   await loop(performance.now() + 300, null);
   const latencies: number[] = [];
   const cpu0 = process.cpuUsage();

@@ -11,6 +11,22 @@ import { silentLogger } from "../src/lib/log";
 import { createServices } from "../src/services";
 import { testPostgres } from "../test/helpers/postgres";
 
+/** `inFlight` callers each running `op` back to back until `until` (performance.now()); how many ops ran, their latencies into `latencies` when given. */
+export async function closedLoop(inFlight: number, op: (i: number) => unknown, until: number, latencies: number[] | null): Promise<number> {
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async (_, i) => {
+      while (performance.now() < until) {
+        const t0 = performance.now();
+        await op(i);
+        latencies?.push(performance.now() - t0);
+        n++;
+      }
+    }),
+  );
+  return n;
+}
+
 export interface BenchPostgres {
   /** The bench's database. */
   url: string;

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { postgresSql } from "../src/db/postgres/sql";
 import { sharedTokenBuckets } from "../src/db/shared-buckets";
-import { clusterCpuMs, preparePostgres, startBenchPostgres } from "./postgres";
+import { closedLoop, clusterCpuMs, preparePostgres, startBenchPostgres } from "./postgres";
 
 const SECONDS = Number(process.argv[2] ?? 3);
 if (!Bun.which("redis-server")) {
@@ -35,20 +35,7 @@ const processCpuMs = (pid: number) => {
 
 /** `op` by `inFlight` callers in a loop for SECONDS: rate, p50, CPU per operation on the client and the server. */
 async function measure(label: string, inFlight: number, serverCpuMs: () => number, op: (i: number) => unknown) {
-  const loop = async (until: number, latencies: number[] | null) => {
-    let n = 0;
-    await Promise.all(
-      Array.from({ length: inFlight }, async (_, i) => {
-        while (performance.now() < until) {
-          const t0 = performance.now();
-          await op(i);
-          latencies?.push(performance.now() - t0);
-          n++;
-        }
-      }),
-    );
-    return n;
-  };
+  const loop = (until: number, latencies: number[] | null) => closedLoop(inFlight, op, until, latencies);
   await loop(performance.now() + 300, null);
   const latencies: number[] = [];
   const c0 = process.cpuUsage();

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { existsSync } from "node:fs";
 import { isPostgresUrl, redactPassword } from "../config";
 import { copyToPostgres } from "../db/copy-to-postgres";
 import { AppError } from "../lib/errors";
@@ -16,6 +17,8 @@ export function copyToCommand(): Command {
       const config = configFor(cmd);
       if (isPostgresUrl(config.db)) throw new AppError("INVALID_PARAMETER", "copy-to copies a SQLite database: give its file with --db");
       if (!isPostgresUrl(url)) throw new AppError("INVALID_PARAMETER", "the target must be a postgres:// URL");
+      // Opening a path that is not there would make an empty database and copy nothing.
+      if (!existsSync(config.db)) throw new AppError("NOT_FOUND", `there is no SQLite database at ${config.db}; give its file with --db`);
       const tables = await copyToPostgres(config.db, url, (line) => process.stderr.write(`${line}\n`));
       const rows = tables.reduce((n, t) => n + t.copied, 0);
       emit(!!opts.json, { target: redactPassword(url), tables }, () =>

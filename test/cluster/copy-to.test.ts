@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { cliJson, runCliAsync, spawnServe, tempDir } from "../helpers/harness";
 import { onPostgres } from "../helpers/engine";
@@ -51,6 +52,16 @@ describe.if(onPostgres)("formsvc copy-to", () => {
     const form = (await (await ask(`/api/v1/forms/${source.formId}`)).json()) as { submissionCount: number };
     expect(form.submissionCount).toBe(8);
   }, 60_000);
+
+  test("refuses a SQLite file that is not there, and creates none", async () => {
+    const dir = tempDir();
+    stops.push(dir.cleanup);
+    const missing = join(dir.dir, "typo.db");
+    const res = await runCliAsync(["copy-to", await (await testPostgres()).newDatabase()], { db: missing });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(`there is no SQLite database at ${missing}`);
+    expect(existsSync(missing)).toBe(false);
+  });
 
   test("refuses a PostgreSQL database that already holds data, and changes nothing in it", async () => {
     const source = await sqliteWithData();

@@ -7,7 +7,7 @@ import { migratePostgres } from "./migrate";
 import { postgresSql } from "./sql";
 
 /** What `formsvc backup` says on PostgreSQL: the database has its own tools for a consistent copy. */
-export const PG_DUMP_HINT =
+const PG_DUMP_HINT =
   "formsvc backup copies a SQLite file; this database is on PostgreSQL, whose own pg_dump makes a consistent copy while formsvc runs: pg_dump --format=custom --file=formsvc.dump \"$FORMSVC_DB\" (restore with pg_restore --dbname=URL formsvc.dump)";
 
 // Tables that hold submitted data or copies of it: what an erasure must clean of dead rows.

@@ -69,7 +69,7 @@ export type NextStep = { status: "sent" } | { status: "pending"; nextAttemptAt: 
  * How long a claim holds a row: past it, the sender is taken for dead (a crash mid-send) and the row
  * goes back to the queue. Longer than any attempt takes with its wait for a free slot.
  */
-export const SEND_LEASE_MS = 10 * 60 * 1000;
+const SEND_LEASE_MS = 10 * 60 * 1000;
 const leaseFrom = (now: string) => new Date(Date.parse(now) + SEND_LEASE_MS).toISOString();
 
 export type KindCounts = Record<OutboxKind, { pending: number; sending: number; failed: number }>;
