@@ -140,7 +140,7 @@ export function createFormsService(
 ) {
   // Forms are cached: every write that changes one drops its entry — edits here, commits of
   // submissions (`forget`, before they are acknowledged), and any commit by another process
-  // (data_version) — so a read after a write always sees it.
+  // (the change feed, db/change-feed.ts) — so a read after a write always sees it.
   const cache = new Map<string, Form>();
   // Reads in progress, shared by every request that misses the cache meanwhile: a commit drops the
   // form it counted, and the next requests for it arrive together; one statement serves them all.

@@ -2,7 +2,7 @@
  * Rendered pages of submissions, per form. Dashboards poll the first page, and a poll that finds
  * nothing new is answered from memory. The submissions service drops a form's pages when a commit
  * adds to it (before its submitters are answered) and all pages when another process commits
- * (data_version), so a read after a write always sees it. Bounded by size: past the budget it
+ * (the change feed), so a read after a write always sees it. Bounded by size: past the budget it
  * starts over, which is cheap, since every page can be rendered again.
  */
 export function createPageCache(maxChars = 4 * 1024 * 1024) {
