@@ -30,9 +30,10 @@ const retryDelay = (attempt: number) => Math.min(50, 2 ** (attempt + 1));
 
 /**
  * Group commit: items that arrive while the event loop is busy are written together in one
- * transaction on the next `setImmediate` (or, while a batch commits, once it has), and every writer is answered after that commit. With
- * synchronous=FULL each commit is an fsync, so sharing it is what makes durable acknowledgements
- * fast (~3.7x one transaction per request). `commit` answers per item: null when stored, else
+ * transaction on the next `setImmediate` (or, while a batch commits, once it has), and every writer is answered after that commit
+ * is durable. Each durable commit costs a sync of the log, so sharing it is what makes durable
+ * acknowledgements fast (~3.7x one transaction per request); on the server the sync runs off the
+ * event loop (wal-sync.ts), so the next batch gathers while the disk works. `commit` answers per item: null when stored, else
  * the error that kept it out, so a bad item fails alone. A batch that finds the database busy is
  * tried again on a timer, never by blocking the event loop, until its items have waited `maxWaitMs`.
  */

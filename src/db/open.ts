@@ -11,6 +11,7 @@ export function openDatabase(path: string): Database {
   // Readers never block the writer and vice versa; the CLI can read while `serve` writes.
   db.run("PRAGMA journal_mode = WAL");
   // fsync the WAL at every commit: an acknowledged submission survives a power cut, not just a crash.
+  // (The server makes that sync itself, off its event loop: store.ts, wal-sync.ts.)
   db.run("PRAGMA synchronous = FULL");
   // Enforce owner -> form -> submission links and cascade deletes; SQLite leaves this off by default.
   db.run("PRAGMA foreign_keys = ON");

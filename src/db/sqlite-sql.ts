@@ -11,17 +11,32 @@ const bind = (params: SqlParams | undefined): SQLQueryBindings[] =>
  * while one is open, statements from outside its async flow wait for it to end: they would
  * otherwise join it, and be rolled back with it. A transaction whose callback awaits only
  * statements ends within the same turn of the event loop, so nothing waits in practice.
+ *
+ * `afterWrite`, when given, is awaited after every top-level commit or statement that changed
+ * something, before its caller is answered: the server makes its writes durable there (wal-sync.ts).
  */
-export function sqliteSql(db: Database): Sql {
+export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
   const inTransaction = new AsyncLocalStorage<{ depth: number }>();
   // Settles when the open transaction ends; null while none is open.
   let open: Promise<void> | null = null;
 
   const statement = (text: string): Statement => db.query(text);
+  // Counts every row changed through this connection, whatever the statement (RETURNING ones too).
+  const totalChanges = db.query<{ n: number }, []>("SELECT total_changes() AS n");
+  let changesSeen = afterWrite ? totalChanges.get()!.n : 0;
+  const wrote = (): boolean => {
+    const now = totalChanges.get()!.n;
+    if (now === changesSeen) return false;
+    changesSeen = now;
+    return true;
+  };
+  const settle = <T>(result: T): T | Promise<T> => (afterWrite && wrote() ? afterWrite().then(() => result) : result);
+
   const exec = <T>(work: () => T): Promise<T> => {
     if (open && !inTransaction.getStore()) return open.then(() => exec(work));
     try {
-      return Promise.resolve(work());
+      const result = work();
+      return Promise.resolve(inTransaction.getStore() ? result : settle(result));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -52,18 +67,22 @@ export function sqliteSql(db: Database): Sql {
       while (open) await open;
       let end!: () => void;
       open = new Promise((resolve) => (end = resolve));
+      let result: Awaited<ReturnType<typeof fn>>;
       try {
         db.run("BEGIN IMMEDIATE");
-        const result = await inTransaction.run({ depth: 0 }, fn);
+        result = await inTransaction.run({ depth: 0 }, fn);
         db.run("COMMIT");
-        return result;
       } catch (e) {
         if (db.inTransaction) db.run("ROLLBACK");
+        // A rolled-back transaction leaves the count where it was; no write needs waiting for.
+        if (afterWrite) changesSeen = totalChanges.get()!.n;
         throw e;
       } finally {
         open = null;
         end();
       }
+      // Committed: other statements may run while the commit is made durable.
+      return settle(result);
     },
     async close() {
       while (open) await open;

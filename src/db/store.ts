@@ -9,6 +9,7 @@ import { sqliteShredder, type Shredder } from "./shred";
 import type { Buckets } from "../lib/token-bucket";
 import type { Sql } from "./sql";
 import { sqliteSql } from "./sqlite-sql";
+import { walSync } from "./wal-sync";
 
 /** One database and what the engine holding it offers beside statements. */
 export interface Store {
@@ -64,12 +65,15 @@ export async function openStore(location: string, opts: StoreOptions = {}): Prom
     db.close();
     throw e;
   }
-  if (role === "server") db.run("PRAGMA busy_timeout = 0");
-  return sqliteStore(db);
+  if (role !== "server" || location === ":memory:") return sqliteStore(db);
+  db.run("PRAGMA busy_timeout = 0");
+  // FULL's sync of the log after each commit, made off the event loop (wal-sync.ts): no less durable.
+  db.run("PRAGMA synchronous = NORMAL");
+  return sqliteStore(db, walSync(location));
 }
 
-function sqliteStore(db: Database): Store {
-  const sql = sqliteSql(db);
+function sqliteStore(db: Database, log?: ReturnType<typeof walSync>): Store {
+  const sql = sqliteSql(db, log?.sync);
   const ping = db.query("SELECT 1");
   return {
     sql,
@@ -83,6 +87,7 @@ function sqliteStore(db: Database): Store {
       // Leaves a lone database file behind, the write-ahead log folded into it (after any open transaction).
       await sql.get("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => {});
       await sql.close();
+      await log?.close();
     },
   };
 }
