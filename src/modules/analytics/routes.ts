@@ -8,7 +8,13 @@ import type { AnalyticsService } from "./service";
 export function analyticsRoutes(analytics: AnalyticsService) {
   return new Elysia({ name: "analytics-routes" })
     .use(requestContext)
-    .get("/forms/:formId/analytics", async ({ params, query, principal }) => await analytics.analytics(params.formId, principal, query), {
+    .get(
+      "/forms/:formId/analytics",
+      async ({ params, query, principal, set }) => {
+        set.headers["content-type"] = "application/json;charset=utf-8";
+        return await analytics.analyticsJson(params.formId, principal, query);
+      },
+      {
       auth: "secret",
       params: FormIdParams,
       query: AnalyticsQuerySchema,
