@@ -196,6 +196,9 @@ describe("splitting a range", () => {
     expect(splitRange(day("2024-02-01"), day("2024-02-29"))).toEqual({ headDays: ["9", "0"], months: ["2024-02", "2024-02"], tailDays: ["9", "0"] });
     expect(splitRange(day("2026-11-16"), day("2026-11-22"))).toEqual({ headDays: ["2026-11-16", "2026-11-22"], months: ["9", "0"], tailDays: ["9", "0"] });
     expect(splitRange(day("2025-12-31"), day("2026-01-31"))).toEqual({ headDays: ["2025-12-31", "2025-12-31"], months: ["2026-01", "2026-01"], tailDays: ["9", "0"] });
+    // Years 0–99 are years, not 1900–1999.
+    expect(splitRange(day("0050-01-10"), day("0050-03-05"))).toEqual({ headDays: ["0050-01-10", "0050-01-31"], months: ["0050-02", "0050-02"], tailDays: ["0050-03-01", "0050-03-05"] });
+    expect(splitRange(day("0099-12-31"), day("0100-02-01"))).toEqual({ headDays: ["0099-12-31", "0099-12-31"], months: ["0100-01", "0100-01"], tailDays: ["0100-02-01", "0100-02-01"] });
   });
 });
 

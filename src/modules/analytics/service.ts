@@ -47,13 +47,16 @@ export function resolveRange(query: AnalyticsQuery, today: number): { period: Pe
 
 const EMPTY: [string, string] = ["9", "0"];
 
+// The first of a month as UTC midnight; Date.UTC would read the years 0–99 as 1900–1999.
+const monthStart = (year: number, month: number) => new Date(0).setUTCFullYear(year, month, 1);
+
 /** Splits [from, to] (UTC midnights) into leading days, whole calendar months, and trailing days. */
 export function splitRange(from: number, to: number): { headDays: [string, string]; tailDays: [string, string]; months: [string, string] } {
   const start = new Date(from);
   // The first month that starts on or after `from`, and the last that ends on or before `to`.
-  const firstMonth = start.getUTCDate() === 1 ? from : Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+  const firstMonth = start.getUTCDate() === 1 ? from : monthStart(start.getUTCFullYear(), start.getUTCMonth() + 1);
   const end = new Date(to + DAY_MS);
-  const afterLastMonth = end.getUTCDate() === 1 ? to + DAY_MS : Date.UTC(end.getUTCFullYear(), end.getUTCMonth(), 1);
+  const afterLastMonth = end.getUTCDate() === 1 ? to + DAY_MS : monthStart(end.getUTCFullYear(), end.getUTCMonth());
   if (firstMonth >= afterLastMonth) return { headDays: [utcDay(from), utcDay(to)], tailDays: EMPTY, months: EMPTY };
   return {
     headDays: firstMonth > from ? [utcDay(from), utcDay(firstMonth - DAY_MS)] : EMPTY,
