@@ -596,6 +596,9 @@ async function main() {
     record("GET form", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key }));
     record("(b) bare GET", await wrk(url(ports.get)));
     record("submissions page 1", await wrk(url(ports.formsvc, setup.page1), { headers: key }));
+    // Analytics against GET of the same form (the paged one, PAGED_ROWS submissions over a year): issue 20's ratio.
+    record("GET form (paged form)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}`), { headers: key }));
+    record("analytics period=year (paged form)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}/analytics?period=year`), { headers: key, pid: formsvc.pid }));
     record("submissions page 9000", await wrk(url(ports.formsvc, setup.page9000), { headers: key }));
     record("GET challenge (publishable key, issues one)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.powFormId}/challenge`), { headers: challengeHeaders }));
     // Solved before the run, while the server idles; each is accepted once, so each run has its own.
@@ -653,6 +656,8 @@ async function main() {
   const binarySubmitRatio = ratio(rps("submit (dist/formsvc)"), rps("(d) durable limit"));
   const binaryGetRatio = ratio(rps("GET form (dist/formsvc)"), rps("(b) bare GET"));
   const pageRatio = ratio(rps("submissions page 1"), rps("(b) bare GET"));
+  const analyticsRatio = ratio(rps("analytics period=year (paged form)"), rps("GET form (paged form)"));
+  const analyticsRss = m("analytics period=year (paged form)", "maxRss");
   const deepRatio = ratio(m("submissions page 9000", "p50"), m("submissions page 1", "p50"));
   const storeRatio = ratio(setup.storeMs.page9000, setup.storeMs.page1);
   const outboundRatio = ratio(rps("submit, distinct emails, 1 webhook + autoresponse"), rps("submit, distinct emails, nothing outbound"));
@@ -682,10 +687,12 @@ async function main() {
     `| GET form vs (b) bare GET | ${f(getRatio)} | ≥ 0.5 | ${check(getRatio >= 0.5)} |`,
     `| GET form (dist/formsvc) vs (b) bare GET | ${f(binaryGetRatio)} | ≥ 0.5 | ${check(withBinary(binaryGetRatio >= 0.5))} |`,
     `| submissions page 1 vs (b) | ${f(pageRatio)} | ≥ 0.5 | ${check(pageRatio >= 0.5)} |`,
+    `| analytics year vs GET form, same form | ${f(analyticsRatio)} | ≥ 0.25 | ${check(analyticsRatio >= 0.25)} |`,
     `| page 9000 / page 1 (p50 latency) | ${f(deepRatio)} | ≤ 1.2 | ${check(deepRatio <= 1.2)} |`,
     `| page 9000 / page 1, keyset query alone (${f(setup.storeMs.page9000 * 1000, 0)} vs ${f(setup.storeMs.page1 * 1000, 0)} µs, no page cache) | ${f(storeRatio)} | ≤ 1.2 | ${check(storeRatio <= 1.2)} |`,
     `| idle RSS | ${f(idleRss, 1)} MB | ≤ 64 MB | ${check(idleRss <= 64)} |`,
     `| RSS under submit load | ${f(loadRss, 1)} MB | ≤ 128 MB | ${check(loadRss <= 128)} |`,
+    `| RSS under analytics year load | ${f(analyticsRss, 1)} MB | ≤ 128 MB | ${check(analyticsRss <= 128)} |`,
     `| idle RSS (dist/formsvc) | ${f(binaryIdleRss, 1)} MB | ≤ 64 MB | ${check(withBinary(binaryIdleRss <= 64))} |`,
     `| RSS under submit load (dist/formsvc) | ${f(binaryLoadRss, 1)} MB | ≤ 128 MB | ${check(withBinary(binaryLoadRss <= 128))} |`,
     `| start to first answer (from source) | ${f(startMs, 0)} ms | ≤ 200 ms | ${check(startMs <= 200)} |`,

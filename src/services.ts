@@ -4,6 +4,7 @@ import type { Atomically, Sql } from "./db/sql";
 import type { Store } from "./db/store";
 import type { Clock } from "./lib/clock";
 import { createCursorCodec } from "./lib/cursor";
+import { createAnswerCache } from "./lib/answer-cache";
 import { countryLookup } from "./lib/geo";
 import type { Logger } from "./lib/log";
 import { createAccountsRepo } from "./modules/accounts/repo";
@@ -121,7 +122,12 @@ export async function createServices(deps: Deps) {
         : ["FORMSVC_PUBLIC_URL is not set: waitlist confirmation emails (double opt-in) are queued and will be sent once it is (their links start with it)"]),
     ],
   });
-  const analytics = createAnalyticsService(createAnalyticsRepo(sql), forms, clock);
+  // Rendered answers drawn from forms' submissions (pages, analytics), one budget for both: the
+  // submissions service drops a form's after every commit that changes its submissions, and another
+  // process's commit clears them all.
+  const answers = createAnswerCache();
+  changes.onChange(answers.clear);
+  const analytics = createAnalyticsService(createAnalyticsRepo(sql), forms, clock, answers);
   const spamRepo = createSpamRepo(sql);
   const spam = createSpamService({ repo: spamRepo, challengeSecret: await spamRepo.findChallengeSecret(), clock, config: deps.config, log: deps.log, forms });
   const accounts = createAccountsService({ repo: createAccountsRepo(sql), owners, clock, sessionIdleDays: deps.config.sessionIdleDays, sessionMaxDays: deps.config.sessionMaxDays, audit });
@@ -140,6 +146,7 @@ export async function createServices(deps: Deps) {
     cursors,
     clock,
     changes,
+    answers,
     countryOf: countryLookup(),
     pipeline,
     commit: batchTransaction(sql, commitWriters(pipeline)),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
-import { splitRange } from "../../src/modules/analytics/service";
+import { daysBetween, splitRange } from "../../src/modules/analytics/service";
 import type { SubmitterInfo } from "../../src/modules/submissions/meta";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { ownerPrincipal } from "../../src/lib/principal";
@@ -196,6 +196,9 @@ describe("splitting a range", () => {
     expect(splitRange(day("2024-02-01"), day("2024-02-29"))).toEqual({ headDays: ["9", "0"], months: ["2024-02", "2024-02"], tailDays: ["9", "0"] });
     expect(splitRange(day("2026-11-16"), day("2026-11-22"))).toEqual({ headDays: ["2026-11-16", "2026-11-22"], months: ["9", "0"], tailDays: ["9", "0"] });
     expect(splitRange(day("2025-12-31"), day("2026-01-31"))).toEqual({ headDays: ["2025-12-31", "2025-12-31"], months: ["2026-01", "2026-01"], tailDays: ["9", "0"] });
+    // Years 0–99 are years, not 1900–1999.
+    expect(splitRange(day("0050-01-10"), day("0050-03-05"))).toEqual({ headDays: ["0050-01-10", "0050-01-31"], months: ["0050-02", "0050-02"], tailDays: ["0050-03-01", "0050-03-05"] });
+    expect(splitRange(day("0099-12-31"), day("0100-02-01"))).toEqual({ headDays: ["0099-12-31", "0099-12-31"], months: ["0100-01", "0100-01"], tailDays: ["0100-02-01", "0100-02-01"] });
   });
 });
 
@@ -206,5 +209,18 @@ describe("access", () => {
     expect((await analytics(owner.formId, "", other)).status).toBe(403);
     expect((await analytics(owner.formId, "?period=bad", other)).status).toBe(400);
     expect((await server.json(`/api/v1/forms/${owner.formId}/analytics?period=bad`)).status).toBe(401);
+  });
+});
+
+describe("the days of a range", () => {
+  const day = (d: string) => Date.parse(`${d}T00:00:00.000Z`);
+  const oneByOne = (from: number, to: number) => Array.from({ length: (to - from) / 86_400_000 + 1 }, (_, i) => new Date(from + i * 86_400_000).toISOString().slice(0, 10));
+
+  test("are every UTC day from the first to the last, across month ends, leap days and years", () => {
+    expect(daysBetween(day("2024-02-27"), day("2024-03-02"))).toEqual(["2024-02-27", "2024-02-28", "2024-02-29", "2024-03-01", "2024-03-02"]);
+    expect(daysBetween(day("2026-11-22"), day("2026-11-22"))).toEqual(["2026-11-22"]);
+    for (const [from, to] of [["2023-12-30", "2029-01-02"], ["0000-01-01", "0001-03-01"], ["2025-11-23", "2026-11-22"]] as const) {
+      expect(daysBetween(day(from), day(to))).toEqual(oneByOne(day(from), day(to)));
+    }
   });
 });

@@ -5,6 +5,7 @@ import type { ChangeFeed } from "../../db/change-feed";
 import { groupCommit } from "../../db/group-commit";
 import type { Atomically } from "../../db/sql";
 import { isoTime, type Clock } from "../../lib/clock";
+import type { AnswerCache } from "../../lib/answer-cache";
 import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
@@ -17,7 +18,6 @@ import type { FormsService } from "../forms/service";
 import { buildMeta, type SubmissionMeta, type SubmitterInfo } from "./meta";
 import { submissionJson, type NewSubmission, type StoredSubmission, type SubmissionStatus, type SubmitBody, type SubmitResult } from "./model";
 import { exportCsv, exportJson } from "./export";
-import { createPageCache } from "./page-cache";
 import { runChecks, type Candidate, type SubmitPipeline } from "./pipeline";
 import { IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
 
@@ -26,8 +26,10 @@ export interface SubmissionsDeps {
   forms: FormsService;
   cursors: CursorCodec;
   clock: Clock;
-  /** Commits by other processes (the CLI deleting a form): they drop every cached page. */
+  /** Commits by other processes (the CLI deleting a form): looked at before a page is answered from `answers`. */
   changes: ChangeFeed;
+  /** Rendered answers drawn from forms' submissions (pages here, analytics): dropped for a form whose submissions a commit changed. */
+  answers: AnswerCache;
   countryOf: (ip: string) => string | null;
   /** The stages a submission goes through (pipeline.ts). */
   pipeline: SubmitPipeline;
@@ -56,13 +58,11 @@ export async function unlessBusy<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createSubmissionsService({ repo, forms, cursors, clock, changes, countryOf, pipeline, commit, move, atomically, audit }: SubmissionsDeps) {
-  const pages = createPageCache();
-  changes.onChange(pages.clear);
-  /** Drops what is cached of these forms (their counters, their pages): after a commit that changed their submissions. */
+export function createSubmissionsService({ repo, forms, cursors, clock, changes, answers, countryOf, pipeline, commit, move, atomically, audit }: SubmissionsDeps) {
+  /** Drops what is cached of these forms (their counters, their pages, their analytics): after a commit that changed their submissions. */
   const forget = (formIds: Set<string>) => {
     forms.forget(formIds);
-    pages.drop(formIds);
+    answers.drop(formIds);
   };
   /** After a commit that changed these submissions' forms, before anyone is answered: caches dropped, then the pipeline's hooks. */
   const committed = (batch: NewSubmission[]) => {
@@ -147,14 +147,14 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
 
     /**
      * One page of a form's submissions as the API's JSON, newest first; the cursor is bound to
-     * this form. Answered from the page cache while nothing new has been committed to the form.
+     * this form. Answered from the answer cache while nothing new has been committed to the form.
      */
     async pageJson(formId: string, caller: Principal, query: { limit: number; cursor?: string; status?: SubmissionStatus }): Promise<string> {
       const synced = changes.sync();
       if (synced) await synced;
       const status = query.status ?? "inbox";
-      const key = `${status}:${query.limit}:${query.cursor ?? ""}`;
-      let body = pages.get(formId, key);
+      const key = `submissions:${status}:${query.limit}:${query.cursor ?? ""}`;
+      let body = answers.get(formId, key);
       // A bad cursor is a 400 before the form's existence and owner are checked (the API's check order);
       // the cursor is signed for the form id it came from, so it is checked against the id asked for.
       // A cached page's cursor was checked when it was rendered.
@@ -163,10 +163,10 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
       await forms.formFor(formId, caller);
       if (body === undefined) {
-        const seen = pages.generation();
+        const seen = answers.generation();
         const page = await keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, status, from, limit));
         body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
-        pages.set(formId, key, body, seen);
+        answers.set(formId, key, body, seen);
       }
       return body;
     },
