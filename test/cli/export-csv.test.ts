@@ -7,6 +7,7 @@ import { newId } from "../../src/lib/ids";
 import type { NewSubmission } from "../../src/modules/submissions/model";
 import { commitWriters } from "../../src/modules/submissions/pipeline";
 import { submitStages } from "../../src/services";
+import { parseCsv } from "../helpers/csv";
 import { runCliAsync, seedOwner, startTestServer, storedData, type TestServer } from "../helpers/harness";
 
 const META = ["browser", "browserVersion", "os", "osVersion", "device", "country", "language", "referrer"];
@@ -25,26 +26,6 @@ function fields(i: number): Record<string, unknown> {
   if (i === 1_500) return { late: "only here", 'weird "key", with comma': "v" };
   if (i === 2_400) return { "line\nkey": "=HYPERLINK()", name: "+1" };
   return { name: `n${i}`, n: i };
-}
-
-/** A minimal RFC 4180 reader, enough to check what we write. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") row.push(cell), (cell = "");
-    else if (c === "\r" && text[i + 1] === "\n") row.push(cell), rows.push(row), (row = []), (cell = ""), i++;
-    else cell += c;
-  }
-  return rows;
 }
 
 /** What a spreadsheet should read in each cell, made from the JSON export without the CSV writer's code. */

@@ -54,7 +54,7 @@ export async function* exportCsv(pages: Pages, progress: Progress = () => {}): A
   yield `${["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`)].map(csvCell).join(",")}\r\n`;
   let rows = 0;
   for await (const page of pages()) {
-    // Built by concatenation, without an array per row: a million rows make a million fewer arrays for the collector.
+    // Built by concatenation: gathering the cells in arrays made three arrays a row for the collector.
     let chunk = "";
     for (const s of page) {
       const data = parse(s);
