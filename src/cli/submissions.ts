@@ -7,10 +7,10 @@ import { exportCsv, exportJson } from "../modules/submissions/export";
 import type { SubmissionListJson } from "../modules/submissions/model";
 import type { Services } from "../services";
 import { withServices } from "./context";
+import { exportProgress } from "./progress";
 import { examples, invocation } from "./hints";
 import { emit, preview, table } from "./output";
 
-const PROGRESS_EVERY = 10_000;
 // The API's page rules (GET /forms/{formId}/submissions), so a page and its cursor mean the same in both.
 const LIMIT = /^(100|[1-9][0-9]?)$/;
 const DEFAULT_LIMIT = "50";
@@ -170,15 +170,14 @@ export function submissionsCommand(): Command {
         if (opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "--owner goes with --email");
         const form = await s.forms.requireForm(formId);
         const pages = () => s.submissions.allSubmissions(form.id);
-        // Long exports say how far they are, on stderr: stdout carries only the data.
-        let reported = 0;
-        const progress = (rows: number) => {
-          if (rows - reported < PROGRESS_EVERY) return;
-          reported = rows;
-          process.stderr.write(`exported ${rows} of ${form.submissionCount} rows\n`);
-        };
-        await writeOut(opts.out, (format === "csv" ? exportCsv : exportJson)(pages, progress));
-        if (opts.out) process.stderr.write(`exported ${form.submissionCount} submission(s) of ${form.id} to ${opts.out}\n`);
+        const progress = exportProgress(form.submissionCount);
+        let written = 0;
+        const exported = (format === "csv" ? exportCsv : exportJson)(pages, (rows, stage) => {
+          if (stage === "rows") written = rows;
+          progress.update(rows, stage);
+        });
+        await writeOut(opts.out, exported);
+        progress.done(`exported ${written} submission(s) of ${form.id}${opts.out ? ` to ${opts.out}` : ""}`);
       }),
     );
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onPostgres, onSqlite } from "../helpers/engine";
+import { parseCsv } from "../helpers/csv";
 import { readDatabase, runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
@@ -14,26 +15,6 @@ const submit = (data: Record<string, unknown>) =>
     headers: { "content-type": "application/json", "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36" },
     body: JSON.stringify({ formId: owner.formId, data }),
   });
-
-/** A minimal RFC 4180 reader, enough to check what we write. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") row.push(cell), (cell = "");
-    else if (c === "\r" && text[i + 1] === "\n") row.push(cell), rows.push(row), (row = []), (cell = ""), i++;
-    else cell += c;
-  }
-  return rows;
-}
 
 beforeAll(async () => {
   server = await startTestServer();

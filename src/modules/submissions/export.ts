@@ -7,8 +7,11 @@ export type Pages = () => AsyncIterable<StoredSubmission[]>;
 
 const parse = (s: StoredSubmission) => JSON.parse(s.data) as Record<string, unknown> & { _meta?: Record<string, unknown> };
 
-/** Told how many rows have been written so far, after each page. */
-export type Progress = (rowsWritten: number) => void;
+/** What an export is doing: reading the field names (CSV's first pass), or writing rows. */
+export type Stage = "fields" | "rows";
+
+/** Told after each page how many rows the stage has done so far. */
+export type Progress = (rows: number, stage: Stage) => void;
 
 /** The API's item shape, one JSON array, written a page at a time: one chunk per page. */
 export async function* exportJson(pages: Pages, progress: Progress = () => {}): AsyncGenerator<string> {
@@ -16,19 +19,21 @@ export async function* exportJson(pages: Pages, progress: Progress = () => {}): 
   yield "[";
   for await (const page of pages()) {
     yield `${rows === 0 ? "\n" : ",\n"}${page.map(submissionJson).join(",\n")}`;
-    progress((rows += page.length));
+    progress((rows += page.length), "rows");
   }
   yield rows === 0 ? "]\n" : "\n]\n";
 }
 
 // A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
 const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One CSV cell: formulas neutralised with a leading quote, quoted when it holds separators (RFC 4180). */
 export function csvCell(value: unknown): string {
-  let text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  if (value === null || value === undefined) return "";
+  let text = typeof value === "string" ? value : JSON.stringify(value);
   if (FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /**
@@ -39,21 +44,27 @@ export function csvCell(value: unknown): string {
  */
 export async function* exportCsv(pages: Pages, progress: Progress = () => {}): AsyncGenerator<string> {
   const fields = new Set<string>();
+  let read = 0;
   for await (const page of pages()) {
     for (const s of page) for (const key of Object.keys(parse(s))) if (key !== "_meta") fields.add(key);
+    progress((read += page.length), "fields");
     yield "";
   }
   const columns = [...fields];
-  const line = (cells: unknown[]) => `${cells.map(csvCell).join(",")}\r\n`;
-  yield line(["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`)]);
+  yield `${["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`)].map(csvCell).join(",")}\r\n`;
   let rows = 0;
   for await (const page of pages()) {
+    // Built by concatenation: gathering the cells in arrays made three arrays a row for the collector.
     let chunk = "";
     for (const s of page) {
       const data = parse(s);
-      chunk += line([s.id, s.createdAt, ...columns.map((c) => data[c]), ...META_KEYS.map((k) => data._meta?.[k])]);
+      let line = `${csvCell(s.id)},${csvCell(s.createdAt)}`;
+      for (const column of columns) line += `,${csvCell(data[column])}`;
+      const meta = data._meta;
+      for (const key of META_KEYS) line += `,${csvCell(meta?.[key])}`;
+      chunk += `${line}\r\n`;
     }
     yield chunk;
-    progress((rows += page.length));
+    progress((rows += page.length), "rows");
   }
 }

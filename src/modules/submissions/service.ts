@@ -1,3 +1,4 @@
+import { gcAndSweep } from "bun:jsc";
 import type { Outcome } from "../../db/batch-transaction";
 import { isForeignKeyViolation } from "../../db/errors";
 import { DatabaseBusyError, isDatabaseBusy } from "../../db/busy";
@@ -20,6 +21,15 @@ import { submissionJson, type NewSubmission, type StoredSubmission, type Submiss
 import { exportCsv, exportJson } from "./export";
 import { runChecks, type Candidate, type SubmitPipeline } from "./pipeline";
 import { IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
+
+/**
+ * An export's pages die young, but the text they hold lives outside the collector's small heap, so
+ * the collector lets it pile up: an export's memory grew with the form (100 MiB at 1,000,000 rows,
+ * 65 MiB at 100,000). A full collection and sweep every 50 pages keeps it flat at about 55 MiB
+ * (bench/export-rate.ts), for a few percent of the export's time; in a server, a pause of a few
+ * milliseconds per 50,000 rows exported.
+ */
+const COLLECT_EVERY_PAGES = 50;
 
 export interface SubmissionsDeps {
   repo: SubmissionsRepo;
@@ -79,9 +89,10 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
   async function* inboxPages(formId: string, pageSize = 1000): AsyncGenerator<StoredSubmission[]> {
     const form = await forms.requireForm(formId);
     let after: StoredSubmission | null = null;
-    for (;;) {
+    for (let read = 1; ; read++) {
       const page = await repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
       if (page.length) yield page;
+      if (read % COLLECT_EVERY_PAGES === 0) gcAndSweep();
       if (page.length < pageSize) return;
       after = page[page.length - 1]!;
     }
