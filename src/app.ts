@@ -88,7 +88,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         log,
       }),
     )
-    .use(docs)
+    .use(docs())
     .use(docsPage())
     .use(dashboardPage())
     .use(widgetRoutes())

@@ -3,6 +3,7 @@ import { openStore, type Store } from "./db/store";
 import { createApp, type App } from "./app";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, type Logger } from "./lib/log";
+import { governMemory } from "./lib/memory";
 import { createJobs } from "./jobs";
 import { startJobs, type Scheduler } from "./jobs/scheduler";
 import { createServices, type Services } from "./services";
@@ -51,6 +52,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
   const server = app.server!;
   const jobs = startJobs(createJobs(services), log, store.runAlone);
   await services.outbox.start();
+  const memory = governMemory();
   let stopped: Promise<void> | undefined;
 
   return {
@@ -63,6 +65,7 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
     stop: () =>
       (stopped ??= (async () => {
         await server.stop(false);
+        memory.stop();
         await services.submissions.flush();
         await services.outbox.stop();
         services.close();

@@ -1,4 +1,3 @@
-import { openapi } from "@elysiajs/openapi";
 import { Elysia, type TSchema } from "elysia";
 import { ErrorSchema } from "./schemas";
 import { SESSION_COOKIE } from "./session-cookie";
@@ -93,51 +92,67 @@ export function publishedDocument(node: unknown, key = ""): unknown {
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, publishedDocument(v, k)]));
 }
 
-const published = new WeakMap<object, unknown>();
+// What the document says beside the routes' own schemas.
+const documentation = {
+  info: {
+    title: "formsvc",
+    version: VERSION,
+    description:
+      `Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer), or a login session (the ${SESSION_COOKIE} cookie from POST /api/v1/auth/login, which acts as its owner's secret key everywhere but submit and challenge; a key, when sent, wins; a request with a session that changes something must carry the server's own Origin, else 403 CSRF). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow).`,
+    // The repository grants no license (package.json is private): npm's word for that. Choosing one changes this line.
+    license: { name: "UNLICENSED" },
+  },
+  servers: [{ url: "/" }],
+  components: {
+    schemas: { Error: ErrorSchema },
+    headers: {
+      "X-RateLimit-Limit": integerHeader("requests the bucket holds when full"),
+      "X-RateLimit-Remaining": integerHeader("requests left in the bucket"),
+      "X-RateLimit-Reset": integerHeader("Unix time, in seconds, when the bucket is full again"),
+      "Retry-After": integerHeader("seconds to wait before the next request"),
+      "X-Request-Id": { description: "this request's id, as the log names it", required: true, schema: { type: "string" as const } },
+    },
+    securitySchemes: {
+      apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
+      apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
+      bearer: { type: "http", scheme: "bearer" },
+      sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "a login session (POST /api/v1/auth/login); acts as its owner's secret key" },
+    },
+  },
+  security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
+};
+
+/** The document of every route `app` serves (as @elysiajs/openapi's plugin assembles it), published. */
+async function generate(app: Elysia): Promise<unknown> {
+  // Loaded on the first request for the document: it is ~270 KB of code (with converters for
+  // schema libraries we do not use) that a server otherwise carries in memory for nothing.
+  const { toOpenAPISchema } = await import("@elysiajs/openapi");
+  const { paths, components } = toOpenAPISchema(app, { paths: ["/docs", "/healthz", "/metrics", "/confirm/:token"] }, undefined, undefined, "3.1.2");
+  return publishedDocument({
+    ...documentation,
+    openapi: "3.1.2",
+    paths,
+    components: { ...documentation.components, schemas: { ...components.schemas, ...documentation.components.schemas } },
+  });
+}
 
 /**
- * The API documents itself: @elysiajs/openapi (the maintained successor of @elysiajs/swagger,
- * OpenAPI 3.1) builds the document from the route schemas, so docs and code cannot drift; it is
- * published without Elysia's own schema keywords (copied once per generated document).
+ * GET /api/v1/openapi.json: the API documents itself. @elysiajs/openapi (the maintained successor
+ * of @elysiajs/swagger, OpenAPI 3.1) builds the document from the route schemas, so docs and code
+ * cannot drift; it is published without Elysia's own schema keywords, made once per app (the
+ * routes do not change once it listens). The /docs page is docs-page.ts: pinned and offline.
  */
-export const docs = new Elysia({ name: "docs" })
-  .onAfterHandle(({ path, response }) => {
-    if (path !== SPEC_PATH || !isObject(response)) return;
-    if (!published.has(response)) published.set(response, publishedDocument(response));
-    return published.get(response);
-  })
-  .use(
-    openapi({
-      provider: null, // the /docs page is docs-page.ts: pinned and offline, not this plugin's CDN page
-      specPath: SPEC_PATH,
-      exclude: { paths: ["/docs", "/healthz", "/metrics", "/confirm/:token"] },
-      documentation: {
-        info: {
-          title: "formsvc",
-          version: VERSION,
-          description:
-            `Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer), or a login session (the ${SESSION_COOKIE} cookie from POST /api/v1/auth/login, which acts as its owner's secret key everywhere but submit and challenge; a key, when sent, wins; a request with a session that changes something must carry the server's own Origin, else 403 CSRF). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow).`,
-          // The repository grants no license (package.json is private): npm's word for that. Choosing one changes this line.
-          license: { name: "UNLICENSED" },
-        },
-        servers: [{ url: "/" }],
-        components: {
-          schemas: { Error: ErrorSchema },
-          headers: {
-            "X-RateLimit-Limit": integerHeader("requests the bucket holds when full"),
-            "X-RateLimit-Remaining": integerHeader("requests left in the bucket"),
-            "X-RateLimit-Reset": integerHeader("Unix time, in seconds, when the bucket is full again"),
-            "Retry-After": integerHeader("seconds to wait before the next request"),
-            "X-Request-Id": { description: "this request's id, as the log names it", required: true, schema: { type: "string" as const } },
-          },
-          securitySchemes: {
-            apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
-            apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
-            bearer: { type: "http", scheme: "bearer" },
-            sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "a login session (POST /api/v1/auth/login); acts as its owner's secret key" },
-          },
-        },
-        security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
-      },
-    }),
+export function docs() {
+  let document: Promise<unknown> | undefined;
+  const plugin: Elysia = new Elysia({ name: "docs" });
+  return plugin.get(
+    SPEC_PATH,
+    () => {
+      document ??= generate(plugin);
+      // A failed generation is not kept: the next request tries again.
+      document.catch(() => (document = undefined));
+      return document;
+    },
+    { detail: { hide: true } },
   );
+}
