@@ -424,13 +424,13 @@ async function main() {
     record("(a) bare POST", await wrk(url(ports.post), { script: plainScript }));
     record("(d) durable limit", await wrk(url(ports.durable), { script: plainScript }));
     if (withFastify) record("(c) fastify+sqlite", await wrk(url(ports.fastify), { script: plainScript }));
-    record("GET form", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key }));
+    record("GET form", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key, pid: formsvc.pid }));
     record("(b) bare GET", await wrk(url(ports.get)));
-    record("submissions page 1", await wrk(url(ports.formsvc, setup.page1), { headers: key }));
+    record("submissions page 1", await wrk(url(ports.formsvc, setup.page1), { headers: key, pid: formsvc.pid }));
     // Analytics against GET of the same form (the paged one, PAGED_ROWS submissions over a year): issue 20's ratio.
     record("GET form (paged form)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}`), { headers: key }));
     record("analytics period=year (paged form)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}/analytics?period=year`), { headers: key, pid: formsvc.pid }));
-    record("submissions page 9000", await wrk(url(ports.formsvc, setup.page9000), { headers: key }));
+    record("submissions page 9000", await wrk(url(ports.formsvc, setup.page9000), { headers: key, pid: formsvc.pid }));
     record("GET challenge (publishable key, issues one)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.powFormId}/challenge`), { headers: challengeHeaders }));
     // Solved before the run, while the server idles; each is accepted once, so each run has its own.
     const publicBodies = await solvedBodies(setup.db, setup.powFormId, LOOP_REQUESTS);
@@ -489,6 +489,10 @@ async function main() {
   const pageRatio = ratio(rps("submissions page 1"), rps("(b) bare GET"));
   const analyticsRatio = ratio(rps("analytics period=year (paged form)"), rps("GET form (paged form)"));
   const analyticsRss = m("analytics period=year (paged form)", "maxRss");
+  // The highest RSS sampled under any load of the server: the target holds under every load, not only submit.
+  const everyLoad = ["submit", "GET form", "submissions page 1", "submissions page 9000", "analytics period=year (paged form)"];
+  const worstRss = Math.max(...everyLoad.map((n) => Math.max(...(runs[n] ?? []).map((r) => r.maxRss ?? NaN))));
+  const worstLoad = everyLoad.find((n) => (runs[n] ?? []).some((r) => r.maxRss === worstRss)) ?? "-";
   const deepRatio = ratio(m("submissions page 9000", "p50"), m("submissions page 1", "p50"));
   const storeRatio = ratio(setup.storeMs.page9000, setup.storeMs.page1);
   const outboundRatio = ratio(rps("submit, distinct emails, 1 webhook + autoresponse"), rps("submit, distinct emails, nothing outbound"));
@@ -524,6 +528,7 @@ async function main() {
     `| idle RSS | ${f(idleRss, 1)} MB | ≤ 64 MB | ${check(idleRss <= 64)} |`,
     `| RSS under submit load | ${f(loadRss, 1)} MB | ≤ 128 MB | ${check(loadRss <= 128)} |`,
     `| RSS under analytics year load | ${f(analyticsRss, 1)} MB | ≤ 128 MB | ${check(analyticsRss <= 128)} |`,
+    `| RSS under every load, highest sample of any run (${worstLoad}) | ${f(worstRss, 1)} MB | ≤ 128 MB | ${check(worstRss <= 128)} |`,
     `| idle RSS (dist/formsvc) | ${f(binaryIdleRss, 1)} MB | ≤ 64 MB | ${check(withBinary(binaryIdleRss <= 64))} |`,
     `| RSS under submit load (dist/formsvc) | ${f(binaryLoadRss, 1)} MB | ≤ 128 MB | ${check(withBinary(binaryLoadRss <= 128))} |`,
     `| start to first answer (from source) | ${f(startMs, 0)} ms | ≤ 200 ms | ${check(startMs <= 200)} |`,
