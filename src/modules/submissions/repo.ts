@@ -19,9 +19,7 @@ const withStatus = (r: StatusRow): StoredSubmission & { status: SubmissionStatus
 const SELECT = "SELECT id, form_id, data, email, created_at FROM submissions WHERE form_id = ?1 AND status = ?2";
 // A batch's rows go in a statement per ROWS_PER_INSERT, not one each: on PostgreSQL each statement is a round trip.
 const ROWS_PER_INSERT = 64;
-const inserts = Array.from({ length: ROWS_PER_INSERT + 1 }, (_, n) =>
-  `INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?)").join(", ")}`,
-);
+const insertRowsStatement = (n: number) => `INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?)").join(", ")}`;
 /**
  * Another process committed a submission with the same Idempotency-Key meanwhile (two instances on
  * one database; one process shares the attempt instead): this one must not be stored, and its
@@ -58,7 +56,7 @@ export function createSubmissionsRepo(sql: Sql) {
     async insertRows(batch: NewSubmission[]): Promise<void> {
       for (let i = 0; i < batch.length; i += ROWS_PER_INSERT) {
         const rows = batch.slice(i, i + ROWS_PER_INSERT);
-        await sql.run(inserts[rows.length]!, rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt]));
+        await sql.run(insertRowsStatement(rows.length), rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt]));
       }
       for (const s of batch) {
         if (s.idempotency && (await sql.run(SAVE_IDEMPOTENCY, [s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt])) === 0) {
