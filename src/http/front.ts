@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { clientOrigin, type ClientOrigin } from "../lib/client-ip";
+import { clientOrigin, type ClientOrigin, type ProxyTrust } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import type { Principal } from "../lib/principal";
@@ -24,7 +24,8 @@ export interface FrontDeps extends RateLimitSettings {
   socketAddress(request: Request): string | null;
   /** The served routes, read once on the first 405 or OPTIONS. */
   routes(): Parameters<typeof methodsFor>[0];
-  trustProxy: boolean;
+  /** The proxies whose forwarding headers are read (FORMSVC_TRUSTED_PROXIES, FORMSVC_CLIENT_IP_HEADER). */
+  proxies: ProxyTrust;
   metrics: HttpMetrics;
   log: Logger;
 }
@@ -55,7 +56,7 @@ export function front(deps: FrontDeps) {
     .onRequest(async (ctx) => {
       const { request, set } = ctx;
       let origin: ClientOrigin | undefined;
-      const client = () => (origin ??= clientOrigin(request.headers, deps.socketAddress(request), deps.trustProxy));
+      const client = () => (origin ??= clientOrigin(request.headers, deps.socketAddress(request), deps.proxies));
       const secret = readApiKey(request);
       // An API key, when given, wins over a session cookie: a script's key is never silently replaced by a browser's session.
       const token = secret === null ? readSessionToken(request) : null;
@@ -68,7 +69,7 @@ export function front(deps: FrontDeps) {
       ctx.sessionGiven = token !== null;
       ctx.viaSession = token !== null && caller !== null;
       ctx.client = client;
-      ctx.ownOrigin = () => serverOrigin(request, deps.publicOrigin, deps.trustProxy);
+      ctx.ownOrigin = () => serverOrigin(request, deps.publicOrigin, client().viaProxy);
 
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
