@@ -50,6 +50,7 @@ export function front(deps: FrontDeps) {
     return (routes = { methods: methodsFor(all), isPublic: (path) => publicMethods(path).length > 0 });
   };
   const { metrics, log } = deps;
+  const secureCookie = deps.publicOrigin?.startsWith("https:") === true;
 
   return new Elysia({ name: "front" })
     .use(requestContext)
@@ -59,7 +60,7 @@ export function front(deps: FrontDeps) {
       const client = () => (origin ??= clientOrigin(request.headers, deps.socketAddress(request), deps.proxies));
       const secret = readApiKey(request);
       // An API key, when given, wins over a session cookie: a script's key is never silently replaced by a browser's session.
-      const token = secret === null ? readSessionToken(request) : null;
+      const token = secret === null ? readSessionToken(request, secureCookie) : null;
       const caller = secret !== null ? await deps.authenticate(secret) : token !== null ? await deps.authenticateSession(token) : null;
       const id = `req_${Bun.randomUUIDv7("base64url")}`;
       ctx.requestId = id;
