@@ -30,7 +30,7 @@ function prng(seed: number) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ clock, config: { rateLimit: 1_000_000, trustProxy: true } });
+  server = await startTestServer({ clock, config: { rateLimit: 1_000_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
   owner = await seedOwner(server, "owner@example.com");
 });
 afterAll(() => server.close());

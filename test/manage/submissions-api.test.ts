@@ -20,7 +20,7 @@ const submit = async (formId: string, data: Record<string, unknown>, headers: Re
 const form = async () => (await send("GET", `/forms/${owner.formId}`, owner.key)).body;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true } });
+  server = await startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
   owner = await seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
   other = await seedOwner(server, "other@example.com");
   publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
