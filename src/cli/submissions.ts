@@ -26,7 +26,8 @@ async function scope(s: Services, opts: { owner?: string; form?: string }): Prom
 
 /** Writes chunks to a file, or to stdout. */
 async function writeOut(out: string | undefined, chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
-  const fd = out ? openSync(out, "w") : 1;
+  // A person's submissions: readable by the operator only, as the database is.
+  const fd = out ? openSync(out, "w", 0o600) : 1;
   try {
     for await (const chunk of chunks) writeSync(fd, chunk);
   } finally {

@@ -116,7 +116,7 @@ const documentation = {
       apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
       apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
       bearer: { type: "http", scheme: "bearer" },
-      sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "a login session (POST /api/v1/auth/login); acts as its owner's secret key" },
+      sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "a login session (POST /api/v1/auth/login); acts as its owner's secret key. Named __Host-formsvc_session when FORMSVC_PUBLIC_URL is https" },
     },
   },
   security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
