@@ -129,6 +129,25 @@ const outcome = async (r: Route, key: string | null, body?: BodyInit) => {
   return { status, code: answer.code };
 };
 
+describe("the OpenAPI document", () => {
+  test("offers application/json only for the management bodies (submit also takes form posts), 415 wherever a body is taken, and 413 everywhere", async () => {
+    const cases = apiRoutes().concat(routes.filter((r) => r.path === "/api/v1/auth/login"));
+    await expectEach(
+      cases,
+      label,
+      (r) => ({
+        types: !operationOf(r).requestBody ? [] : r.path.endsWith("/forms/submit") ? ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"] : ["application/json"],
+        413: true,
+        415: operationOf(r).requestBody !== undefined,
+      }),
+      async (r) => {
+        const op = operationOf(r);
+        return { types: Object.keys(op.requestBody?.content ?? {}), 413: "413" in op.responses, 415: "415" in op.responses };
+      },
+    );
+  });
+});
+
 describe("every API operation", () => {
   test("refuses a request without a key, and one with a wrong key, with 401", async () => {
     const cases = apiRoutes().flatMap((r) => [null, "fsk_wrong0000000000000000000000", "fpk_wrong0000000000000000000000"].map((key) => ({ r, key })));
