@@ -85,6 +85,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         rateMaxBuckets,
         buckets: store.sharedBuckets,
         proxies: proxyTrust([...config.trustedProxies, ...(config.trustProxy ? LOCAL_PROXY_RANGES : [])], config.clientIpHeader),
+        maxBodyBytes: config.maxBodyBytes,
         metrics,
         log,
       }),

@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, ParseError } from "elysia";
 import { clientOrigin, type ClientOrigin, type ProxyTrust } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
@@ -26,6 +26,8 @@ export interface FrontDeps extends RateLimitSettings {
   routes(): Parameters<typeof methodsFor>[0];
   /** The proxies whose forwarding headers are read (FORMSVC_TRUSTED_PROXIES, FORMSVC_CLIENT_IP_HEADER). */
   proxies: ProxyTrust;
+  /** FORMSVC_MAX_BODY_BYTES: the largest body any route reads (context.ts). */
+  maxBodyBytes: number;
   metrics: HttpMetrics;
   log: Logger;
 }
@@ -71,6 +73,7 @@ export function front(deps: FrontDeps) {
       ctx.viaSession = token !== null && caller !== null;
       ctx.client = client;
       ctx.ownOrigin = () => serverOrigin(request, deps.publicOrigin, client().viaProxy);
+      ctx.maxBodyBytes = deps.maxBodyBytes;
 
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
@@ -94,6 +97,8 @@ export function front(deps: FrontDeps) {
       }
     })
     .onError({ as: "global" }, ({ error, code, set, request, requestId }) => {
+      // Elysia wraps what a `parse` hook throws (the caller check, the body reader: context.ts); ours is answered as itself.
+      if (error instanceof ParseError && error.cause instanceof AppError) error = error.cause;
       // From the URL: a route's context carries `path` only when its own code asks for it.
       const path = () => new URL(request.url).pathname;
       if (code === "NOT_FOUND" && !(error instanceof AppError)) {

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { requestContext } from "../../http/context";
+import { jsonBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { requireSameOrigin } from "../../http/same-origin";
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from "../../http/session-cookie";
@@ -24,8 +24,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
       },
       {
         // Before the body is read: another site's page must not log a visitor in to an account of its choosing.
-        transform: ({ request, ownOrigin }) => requireSameOrigin(request, ownOrigin()),
-        parse: "json",
+        parse: jsonBody(({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) => requireSameOrigin(request, ownOrigin())),
         body: LoginBodySchema,
         detail: {
           summary: "Log in",
@@ -51,8 +50,6 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
       },
       {
         auth: "session",
-        // Nothing to read: a body, well-formed or not, is ignored.
-        parse: "none",
         detail: {
           summary: "Log out",
           description: "Ends the session the request carries (later requests with it are a 401) and clears the cookie. Like every request that changes something with a session, it must carry the server's own Origin (else 403 CSRF).",

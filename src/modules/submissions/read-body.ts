@@ -1,5 +1,6 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
+import { readCapped } from "../../http/body";
 import { AppError } from "../../lib/errors";
 import { isLocationUrl } from "../../lib/location-url";
 import { CHALLENGE_FIELDS, IdempotencyKeySchema, MAX_FORM_ID_LENGTH, MAX_REDIRECT_URL_LENGTH, SubmitBodySchema, type SubmitBody } from "./model";
@@ -19,28 +20,6 @@ export interface ReadBody {
 
 const invalid = (message: string) => new AppError("INVALID_BODY", message);
 const EMPTY_NAME = "a field has an empty name: every form field needs a name";
-
-/** Reads at most `maxBytes`; a longer body is a 413 however it is framed. */
-async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
-  const declared = request.headers.get("content-length");
-  if (declared !== null) {
-    // Bun caps what it buffers (maxRequestBodySize), so a body with a declared length is read in one go.
-    if (Number(declared) > maxBytes) throw tooLarge();
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > maxBytes) throw tooLarge();
-    return bytes;
-  }
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
 
 /** Why `data` cannot be stored as sent, or null: nesting past `limit` levels, or a number out of range (`1e400` parses to Infinity and would be stored as null). */
 function dataProblem(value: unknown, limit: number): string | null {
