@@ -2,6 +2,7 @@ import { isDatabaseBusy, retryWhileBusy } from "../../db/busy";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
+import type { Committed } from "../submissions/pipeline";
 import type { AttemptOutcome, Channel, TransportName } from "./channel";
 import { OUTBOX_KINDS, type AttemptRecord, type ClaimedRow, type NextStep, type OutboxKind, type OutboxRepo, type OutboxStatus } from "./repo";
 
@@ -53,7 +54,6 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
   let wakeUp: ReturnType<typeof setTimeout> | undefined;
   let poke: (() => void) | null = null;
   let poked = false;
-  let seenInserts = repo.inserted;
   const inFlight: Record<TransportName, number> = { smtp: 0, http: 0 };
   const outcomes = new Map<string, number>();
 
@@ -196,11 +196,9 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
   }
 
   return {
-    /** After a commit: send what it queued now rather than at the next scheduled drain. */
-    afterCommit(): void {
-      if (repo.inserted === seenInserts) return;
-      seenInserts = repo.inserted;
-      setTimeout(drain, 0);
+    /** The submit pipeline's hook: after a commit that queued messages, send them now rather than at the next scheduled drain. */
+    afterCommit(committed: Pick<Committed, "queued">): void {
+      if (committed.queued > 0) setTimeout(drain, 0);
     },
 
     drain,
