@@ -30,8 +30,8 @@ test("every commit through the submit pipeline (submit, move either way, delete)
       told.length = 0;
       await step.run();
       expect({ step: step.name, told }).toEqual({ step: step.name, told: [step.expected] });
-      const [{ n }] = await server.query<{ n: number }>("SELECT count(*) AS n FROM outbox");
-      expect({ step: step.name, outbox: n }).toEqual({ step: step.name, outbox: step.outbox });
+      const [row] = await server.query<{ n: number }>("SELECT count(*) AS n FROM outbox");
+      expect({ step: step.name, outbox: row!.n }).toEqual({ step: step.name, outbox: step.outbox });
     }
 
     // A transaction that fails commits nothing and tells no hook.

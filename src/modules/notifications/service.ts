@@ -119,7 +119,9 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
     const next = delay === null ? ({ status: "failed" } as const) : ({ status: "pending", nextAttemptAt: isoTime(now + delay) } as const);
     count(channel.transport, row.kind, delay === null ? "failed" : "retry");
     await record(row.id, attempt, next);
-    // One line per failed attempt: which row, where, what happened. Never a recipient, a URL's path or a payload.
+    // One line per failed attempt: which row, where, what happened. Never a recipient, a URL's path or a
+    // payload: a receiver's answer may echo the payload (its `logged` summary goes instead), and the
+    // logger redacts the addresses an SMTP server's reply quotes.
     log.warn("delivery attempt failed", {
       outboxId: row.id,
       kind: row.kind,
@@ -127,7 +129,7 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
       ...(row.webhook_id ? { webhookId: row.webhook_id, host: safeHost(row.webhook_url) } : {}),
       attempt: row.attempts + 1,
       status: outcome.statusCode,
-      error: outcome.error,
+      error: outcome.logged ?? outcome.error,
       ...(delay === null ? { final: true } : { retryInSeconds: Math.round(delay / 100) / 10 }),
     });
   }
