@@ -1,5 +1,5 @@
 import { isoTime, type Clock } from "../../lib/clock";
-import type { OutboxRepo } from "../notifications/repo";
+import type { OutboxRepo } from "../outbox/repo";
 import type { NewSubmission } from "../submissions/model";
 import type { ConfirmationsRepo } from "./repo";
 import { CONFIRMATION_TTL_MS, hashConfirmationToken, newConfirmationToken } from "./token";

@@ -1,8 +1,8 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import { renderHtml, renderText } from "../../lib/template";
 import type { NewSubmission } from "../submissions/model";
-import { oneLine, type MailMessage } from "./message";
-import type { OutboxRepo, OutboxRow } from "./repo";
+import { oneLine, type MailMessage } from "../outbox/message";
+import type { OutboxRepo, OutboxRow } from "../outbox/repo";
 
 /** At most one autoresponse per address and form in this window. */
 export const AUTORESPONSE_WINDOW_MS = 60 * 60 * 1000;

@@ -1,6 +1,6 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import type { NewSubmission } from "../submissions/model";
-import type { OutboxRepo } from "./repo";
+import type { OutboxRepo } from "../outbox/repo";
 
 /** An inbox submission to a form whose owner asked to be emailed about each one (spam never is). */
 export const wantsNotification = (s: NewSubmission) => s.status === "inbox" && s.form.emailEnabled && s.form.developerNotifications;

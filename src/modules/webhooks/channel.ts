@@ -1,7 +1,7 @@
 import { isoTime } from "../../lib/clock";
-import { oneLine } from "../notifications/message";
-import type { Channel } from "../notifications/channel";
-import type { HttpAnswer, HttpSender } from "../notifications/http-sender";
+import { oneLine } from "../outbox/message";
+import type { Channel } from "../outbox/channel";
+import type { HttpAnswer, HttpSender } from "../outbox/http-sender";
 import type { WebhookFormat } from "./model";
 import { webhookBody } from "./payload";
 import type { WebhooksRepo } from "./repo";

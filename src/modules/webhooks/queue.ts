@@ -1,6 +1,6 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { OutboxRepo } from "../notifications/repo";
+import type { OutboxRepo } from "../outbox/repo";
 import type { NewSubmission } from "../submissions/model";
 import type { WebhooksRepo } from "./repo";
 
