@@ -1,6 +1,7 @@
 import { keysetQuery } from "../../db/keyset";
 import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
+import { createJoiners, joinerRuleOf } from "../waitlist/joiners";
 import type { Challenge, Form, FormType } from "./model";
 
 interface FormRow {
@@ -72,6 +73,7 @@ const bind = (f: Form) => ({
 });
 
 export function createFormsRepo(sql: Sql) {
+  const joiners = createJoiners(sql);
   const byOwner = keysetQuery<FormRow>(sql, "SELECT * FROM forms WHERE owner_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))", "newest");
   return {
     async insertForm(f: Form): Promise<void> {
@@ -87,10 +89,8 @@ export function createFormsRepo(sql: Sql) {
     },
     /**
      * Writes the editable fields; counters belong to the submissions that maintain them. The
-     * exception is a change of type or of double opt-in (`recountJoiners`): the submit path keeps
-     * joiners for waitlists only, so a form that becomes one has its distinct joiners counted from
-     * the submissions it already has (one read of them, in the update's transaction), and one that
-     * stops being one drops them. With double opt-in, only joiners who confirmed count.
+     * exception is a change of type or of double opt-in (`recountJoiners`): its joiners are
+     * counted anew (waitlist/joiners.ts), in the update's transaction.
      */
     updateForm(f: Form, opts: { recountJoiners: boolean }): Promise<void> {
       const { owner_id: _, created_at: __, ...fields } = bind(f);
@@ -104,22 +104,7 @@ export function createFormsRepo(sql: Sql) {
            WHERE id = $id`,
           fields,
         );
-        if (!opts.recountJoiners) return;
-        await sql.run("DELETE FROM waitlist_joiners WHERE form_id = ?", [f.id]);
-        if (f.formType !== "waitlist") return void (await sql.run("UPDATE forms SET users_joined_count = 0 WHERE id = ?", [f.id]));
-        await sql.run(
-          `INSERT INTO waitlist_joiners (form_id, email, submissions)
-           SELECT form_id, email, CAST(count(*) AS INTEGER) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL GROUP BY form_id, email`,
-          [f.id],
-        );
-        await sql.run(
-          f.doubleOptIn
-            ? `UPDATE forms SET users_joined_count = (SELECT CAST(count(*) AS INTEGER) FROM waitlist_joiners j JOIN waitlist_confirmations c ON c.form_id = j.form_id AND c.email = j.email
-                 WHERE j.form_id = ?1 AND c.confirmed_at IS NOT NULL) WHERE id = ?1`
-            : `UPDATE forms SET users_joined_count = (SELECT CAST(count(*) AS INTEGER) FROM waitlist_joiners WHERE form_id = ?1)
-                 + (SELECT CAST(count(*) AS INTEGER) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NULL) WHERE id = ?1`,
-          [f.id],
-        );
+        if (opts.recountJoiners) await joiners.recount(f.id, joinerRuleOf(f));
       });
     },
     /** Whether any form asks its joiners to confirm (so the server must know its public URL). */
