@@ -3,7 +3,8 @@
 import type * as Client from "../../src/client/types";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
-import type { DeletedJson, FormCreateBody, FormJson, FormListJson, FormPatchBody, UsersJoinedJson } from "../../src/modules/forms/model";
+import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
+import type { FormCreateBody, FormJson, FormPatchBody } from "../../src/modules/forms/settings";
 import type { ApiKeyJson, CreatedKey, KeyCreateBody, RevokedKeyJson } from "../../src/modules/keys/model";
 import type { MovedJson, SubmissionJson, SubmissionListJson, SubmitBody, SubmitResult } from "../../src/modules/submissions/model";
 
