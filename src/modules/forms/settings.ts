@@ -140,7 +140,7 @@ export const SETTINGS = {
     column: "form_type",
     stored: "plain",
     default: "custom",
-    check: (v: string) => ((FORM_TYPES as readonly string[]).includes(v) ? undefined : `formType must be one of ${FORM_TYPES.join(", ")} (--type)`),
+    check: (v: string) => ((FORM_TYPES as readonly string[]).includes(v) ? undefined : `formType (--type): the type must be one of ${FORM_TYPES.join(", ")}`),
     example: "waitlist",
     cli: { flag: "--type <type>", help: `one of ${FORM_TYPES.join(", ")}`, create: { default: "custom" } },
     show: { label: "type", text: (v) => v },
