@@ -436,7 +436,8 @@ const showProps = (rows: Record<string, Row>): Record<string, TSchema> =>
 const inputProps = (rows: Record<string, Row>): Record<string, TSchema> =>
   Object.fromEntries(
     Object.entries(rows).flatMap(([k, r]) => {
-      if (isGroup(r)) return [[k, t.Optional(t.Object(inputProps(r.settings), { additionalProperties: UnknownField, error: r.error }))]];
+      // At least one member: Elysia reads `null` for an object as `{}`, so this is what refuses null (a 400, as for any wrong value).
+      if (isGroup(r)) return [[k, t.Optional(t.Object(inputProps(r.settings), { additionalProperties: UnknownField, minProperties: 1, error: r.error }))]];
       return r.input === null ? [] : [[k, t.Optional(r.input ?? r.schema)]];
     }),
   );
