@@ -239,3 +239,17 @@ export interface Delivery {
   createdAt: string;
   nextAttemptAt: string | null;
 }
+
+/** The owner a login session acts for (`login`, `me`). */
+export interface Account {
+  id: string;
+  /** Lower-cased: what the owner logs in with and where notifications go. */
+  email: string;
+  createdAt: string;
+}
+
+/** An owner's email and the password set with `formsvc owners set-password`. */
+export interface LoginRequest {
+  email: string;
+  password: string;
+}
