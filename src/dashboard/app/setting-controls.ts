@@ -25,8 +25,8 @@ export type Control = Common &
     | { kind: "text" | "textarea"; maxLength?: number; required?: boolean; placeholder?: string }
     | { kind: "select"; options: readonly { value: string; label: string }[] }
     | { kind: "checkbox" }
-    /** A list of strings, one per line; `check` names the lines that are wrong. */
-    | { kind: "lines"; placeholder?: string; check?: (line: string) => boolean; problem?: string }
+    /** A list of strings, one per line; `check` finds the lines that are wrong, `problem` says so. */
+    | { kind: "lines"; placeholder?: string; check?: (line: string) => boolean; problem?: (bad: string[]) => string }
     /** A string or null: a switch, and the text while it is on (`fallback` when it is turned on). */
     | { kind: "optional-text"; fallback: string; pattern?: string }
     /** A URL or null (left empty). */
@@ -95,7 +95,7 @@ export const CONTROLS: Record<SettingKey, Control> = {
     section: "Who may post",
     placeholder: "https://www.example.com",
     check: (line) => origin(line) !== null,
-    problem: "Write each as https://www.example.com (scheme, host and port, no path).",
+    problem: (bad) => `Not an origin: ${bad.join(", ")}. Write each as https://www.example.com (scheme, host and port, no path).`,
   },
   "spamSettings.honeypotField": {
     kind: "optional-text",

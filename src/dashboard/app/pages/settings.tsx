@@ -34,7 +34,7 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
       const c = CONTROLS[k];
       if (c.kind !== "lines" || !c.check) continue;
       const bad = lines(draft[k]).filter((line) => !c.check!(line));
-      if (bad.length) found[k] = `Not valid: ${bad.join(", ")}. ${c.problem ?? ""}`.trim();
+      if (bad.length) found[k] = c.problem ? c.problem(bad) : `Not valid: ${bad.join(", ")}`;
     }
     setProblems(found);
     const first = Object.keys(found)[0];
