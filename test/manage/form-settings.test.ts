@@ -65,3 +65,24 @@ describe("every setting of the table", () => {
     expect((await send("GET", `/forms/${form.id}`)).body).toEqual(form);
   });
 });
+
+describe("confirmRedirectUrl, which becomes a Location header", () => {
+  const cases: [url: string, status: number][] = [
+    ["https://www.example.com/welcome?from=list#top", 200],
+    ["http://[2001:db8::1]:8080/", 200],
+    ['https://a"b.example/', 400],
+    ["https://a b.example/", 400],
+    ["https://user:pass@example.com/", 400],
+    ["javascript:alert(1)", 400],
+    ["/relative", 400],
+  ];
+  for (const [url, status] of cases) {
+    test(`${JSON.stringify(url)} is ${status === 200 ? "taken" : "a 400 that names the setting"}`, async () => {
+      const form = (await send("POST", "/forms", { name: "Waitlist", formType: "waitlist" })).body;
+      const res = await send("PATCH", `/forms/${form.id}`, { doubleOptIn: true, confirmRedirectUrl: url });
+      expect(res.status).toBe(status);
+      if (status === 400) expect(res.body.error).toContain("confirmRedirectUrl");
+      expect((await send("GET", `/forms/${form.id}`)).body.confirmRedirectUrl).toBe(status === 200 ? url : null);
+    });
+  }
+});

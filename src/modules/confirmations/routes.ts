@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { locationUrl } from "../../lib/location-url";
 import { escapeHtml } from "../../lib/template";
 import type { ConfirmationsService } from "./service";
 
@@ -24,9 +25,11 @@ export function confirmationRoutes(confirmations: ConfirmationsService) {
       const result = await confirmations.confirm(params.token);
       // The token is in the URL: never sent on as a Referer, never kept by a cache.
       set.headers["referrer-policy"] = "no-referrer";
-      if (result.outcome !== "unknown" && result.redirectUrl) {
+      // Checked when it was set; one set before that check was as strict is no Location: the page instead.
+      const redirect = result.outcome !== "unknown" && result.redirectUrl ? locationUrl(result.redirectUrl) : null;
+      if (redirect) {
         set.status = 303;
-        set.headers.location = new URL(result.redirectUrl).href;
+        set.headers.location = redirect;
         return "";
       }
       set.headers["content-type"] = "text/html; charset=utf-8";

@@ -23,6 +23,7 @@
 import { Type, type Static, type TNull, type TObject, type TOptional, type TSchema, type TUnion } from "@sinclair/typebox";
 import { t, type Static as ElysiaStatic } from "elysia";
 import { OneOf, UnknownField } from "../../http/schemas";
+import { isLocationUrl } from "../../lib/location-url";
 import { parseOriginSetting } from "../../lib/origin";
 import { checkTemplate } from "../../lib/template";
 import { CHALLENGES, Count, FORM_TYPES, MAX_RETENTION_DAYS, timestamp, usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
@@ -325,9 +326,10 @@ export const SETTINGS = {
     column: "confirm_redirect_url",
     stored: "plain",
     default: null,
+    // Sent as a Location header: a valid absolute URL with a valid host (lib/location-url.ts).
     check: (v: string | null) =>
-      typeof v === "string" && (v.length > 2048 || !/^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i.test(v) || !URL.canParse(v))
-        ? "confirmRedirectUrl: the confirm redirect URL must be an absolute http(s) URL of at most 2,048 characters"
+      typeof v === "string" && (v.length > 2048 || !isLocationUrl(v))
+        ? "confirmRedirectUrl: the confirm redirect URL must be an absolute http(s) URL with a valid host name, at most 2,048 characters"
         : undefined,
     example: "https://www.example.com/welcome",
     cli: {
