@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { onSqlite } from "../helpers/engine";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
 
 describe("rate limiting", () => {
-  let server: TestServer;
-  let a: Awaited<ReturnType<typeof seedOwner>>;
-  let b: Awaited<ReturnType<typeof seedOwner>>;
   const clock = fixedClock("2026-03-01T12:00:00.000Z");
-
-  beforeAll(async () => {
-    server = await startTestServer({ config: { rateLimit: 3, rateWindow: 2 }, rateClock: clock });
-    a = await seedOwner(server, "a@example.com");
-    b = await seedOwner(server, "b@example.com");
-  });
-  afterAll(() => server.close());
+  const server = useServer({ config: { rateLimit: 3, rateWindow: 2 }, rateClock: clock });
+  const a = server.seed("a@example.com");
+  const b = server.seed("b@example.com");
 
   test("refuses with 429, Retry-After and the headers once the bucket is empty, and serves again at X-RateLimit-Reset", async () => {
     const remaining: string[] = [];
@@ -58,15 +51,9 @@ describe("rate limiting", () => {
 describe("rate limiting by client address", () => {
   // Two tokens per minute (one back every 30 s); each table holds at most 8 buckets.
   const BOUND = 8;
-  let server: TestServer;
-  let owner: Awaited<ReturnType<typeof seedOwner>>;
   const clock = fixedClock("2026-03-01T12:00:00.000Z");
-
-  beforeAll(async () => {
-    server = await startTestServer({ config: { rateLimit: 2, rateWindow: 60, trustProxy: true }, rateClock: clock, rateMaxBuckets: BOUND });
-    owner = await seedOwner(server, "owner@example.com");
-  });
-  afterAll(() => server.close());
+  const server = useServer({ config: { rateLimit: 2, rateWindow: 60, trustProxy: true }, rateClock: clock, rateMaxBuckets: BOUND });
+  const owner = server.seed("owner@example.com");
   // A whole window later every bucket is full again: each test starts from an empty table.
   beforeEach(() => clock.advance(60_000));
 
