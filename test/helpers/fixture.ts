@@ -7,7 +7,8 @@
  *
  * Both are stand-ins made when the file loads: their fields are there once the hooks have run, that
  * is in every test, and reading one earlier throws. Hooks run in the order they are registered, so a
- * beforeAll written below these sees the server and its owners.
+ * beforeAll written below these sees the server and its owners. `send` and `submit` may be taken at
+ * load (`const { send } = server`): they call the server once it runs.
  */
 import { afterAll, beforeAll } from "bun:test";
 import { seedOwner, startTestServer, type FormFields, type Owner, type TestServer } from "./harness";
@@ -25,8 +26,11 @@ export function useServer(opts: Parameters<typeof startTestServer>[0] & { smtp?:
   const { smtp: withSmtp, ...start } = opts;
   const smtp = standIn<SmtpSink>("smtp");
   let started = false;
-  const server = standIn<TestServer, Pick<ServerFixture, "seed" | "smtp">>("server", {
+  const live = (): TestServer => server.target();
+  const server = standIn<TestServer, Pick<ServerFixture, "seed" | "smtp" | "send" | "submit">>("server", {
     smtp: smtp.value,
+    send: (...args) => live().send(...args),
+    submit: (...args) => live().submit(...args),
     seed(email, form) {
       if (started) throw new Error("server.seed() seeds before the tests: inside a test, call seedOwner(server, ...)");
       const owner = standIn<Owner>(`owner ${email}`);
@@ -50,7 +54,7 @@ export function useServer(opts: Parameters<typeof startTestServer>[0] & { smtp?:
  * An object that stands for a T made later: reads and writes go to the T once `fill` has run. Before
  * that, reading a field throws, so a test that runs without its set-up fails loudly, not on undefined.
  */
-function standIn<T extends object, Own extends object = {}>(name: string, own: Own = {} as Own): { value: T & Own; fill(target: T): void } {
+function standIn<T extends object, Own extends object = {}>(name: string, own: Own = {} as Own): { value: T & Own; fill(target: T): void; target(): T } {
   let target: T | undefined;
   const value = new Proxy(own, {
     get(o, p) {
@@ -66,5 +70,9 @@ function standIn<T extends object, Own extends object = {}>(name: string, own: O
       return true;
     },
   }) as T & Own;
-  return { value, fill: (t) => void (target = t) };
+  return {
+    value,
+    fill: (t) => void (target = t),
+    target: () => target ?? (() => { throw new Error(`${name} was used before its beforeAll ran`); })(),
+  };
 }

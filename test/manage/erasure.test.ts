@@ -1,20 +1,20 @@
 import { Database } from "bun:sqlite";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { onPostgres, onSqlite } from "../helpers/engine";
-import { cliJsonAsync, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { cliJsonAsync, runCliAsync, seedForm } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
-import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 
 const ADDRESS = "erase.me@example.com";
-let server: TestServer;
-let smtp: SmtpSink;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ smtp: true, config: { rateLimit: 100_000 } });
+const { smtp } = server;
+const owner = server.seed("owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
+const other = server.seed("other@example.com", { emailEnabled: true, developerNotifications: true });
 let contact: string;
 
 const submit = async (key: string, formId: string, data: Record<string, unknown>) => {
-  const res = await server.json("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+  const res = await server.submit(key, formId, data);
   expect(res.status).toBe(200);
   return res.body.submissionId as string;
 };
@@ -31,15 +31,7 @@ const inFiles = (text: string) =>
 const holding = async (text: string): Promise<string[]> => (onPostgres ? server.tablesHolding(text) : inFiles(text));
 
 beforeAll(async () => {
-  smtp = await startSmtpSink();
-  server = await startTestServer({ config: { rateLimit: 100_000, smtpUrl: smtp.url } });
-  owner = await seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
-  other = await seedOwner(server, "other@example.com", { emailEnabled: true, developerNotifications: true });
-  contact = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact", emailEnabled: true, developerNotifications: true })).id;
-});
-afterAll(async () => {
-  await server.close();
-  await smtp.close();
+  contact = (await seedForm(server, "owner@example.com", { name: "Contact", formType: "contact", emailEnabled: true, developerNotifications: true })).id;
 });
 
 describe("formsvc submissions export --email", () => {
@@ -104,7 +96,7 @@ describe("formsvc submissions erase --email", () => {
   });
 
   test("forgets the address's autoresponse throttle with its submissions, so it is nowhere in the files", async () => {
-    const form = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Replies", emailEnabled: true, autoresponse: { subject: "Thanks", text: "Got it" } })).id;
+    const form = (await seedForm(server, "owner@example.com", { name: "Replies", emailEnabled: true, autoresponse: { subject: "Thanks", text: "Got it" } })).id;
     const address = "throttled@example.com";
     await submit(owner.key, form, { email: address });
     expect((await server.query("SELECT count(*) AS n FROM autoresponse_throttle WHERE email = ?", address))[0].n).toBe(1);
