@@ -11,7 +11,7 @@
  * load (`const { send } = server`): they call the server once it runs.
  */
 import { afterAll, beforeAll } from "bun:test";
-import { seedOwner, startTestServer, type FormFields, type Owner, type TestServer } from "./harness";
+import { type FormFields, type Owner, seedOwner, startTestServer, type TestServer } from "./harness";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink";
 
 export interface ServerFixture extends TestServer {

@@ -6,7 +6,7 @@ import type { NewSubmission } from "../../src/modules/submissions/model";
 import { commitWriters } from "../../src/modules/submissions/pipeline";
 import { submitStages } from "../../src/services";
 import { useServer } from "../helpers/fixture";
-import { runCliAsync, storedData, seedForm, seedKey } from "../helpers/harness";
+import { runCliAsync, seedForm, seedKey, storedData } from "../helpers/harness";
 
 const server = useServer({ config: { rateLimit: 100_000 } });
 const owner = server.seed("owner@example.com");

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError } from "../../src/lib/errors";
 import { createLogger } from "../../src/lib/log";
 import type { Verdict } from "../../src/modules/submissions/pipeline";
-import { seedOwner, startTestServer, type TestServer, seedForm } from "../helpers/harness";
+import { seedForm, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { candidate } from "../helpers/spam";
 
 const TURNSTILE_SECRET = "0x4AAAAAAAturnstile-secret-1234";

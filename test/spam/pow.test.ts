@@ -8,7 +8,7 @@ import { CHALLENGE_TTL_MS } from "../../src/modules/spam/pow";
 import type { Verdict } from "../../src/modules/submissions/pipeline";
 import { onSqlite } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
-import { seedOwner, startTestServer, type TestServer, seedForm } from "../helpers/harness";
+import { seedForm, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { encode, solvedPayload } from "../helpers/spam";
 
 const server = useServer({ config: { rateLimit: 100_000 } });
