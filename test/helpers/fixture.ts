@@ -10,7 +10,7 @@
  * beforeAll written below these sees the server and its owners. `send` and `submit` may be taken at
  * load (`const { send } = server`): they call the server once it runs.
  */
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import { type FormFields, type Owner, seedOwner, startTestServer, type TestServer } from "./harness";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink";
 
@@ -75,4 +75,16 @@ function standIn<T extends object, Own extends object = {}>(name: string, own: O
     fill: (t) => void (target = t),
     target: () => target ?? (() => { throw new Error(`${name} was used before its beforeAll ran`); })(),
   };
+}
+
+/**
+ * For tests that start their own servers, sinks and receivers: `defer(close)` as each is made, and
+ * after each test they are closed, the last made first (a server before the sink it sends to).
+ */
+export function cleanupAfterEach(): (cleanup: () => Promise<void> | void) => void {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  return (cleanup) => void cleanups.push(cleanup);
 }
