@@ -7,6 +7,7 @@ import { docsPage } from "./http/docs-page";
 import { front } from "./http/front";
 import { HttpMetrics, type Gauge } from "./http/metrics";
 import { opsRoutes } from "./http/ops-routes";
+import { LOCAL_PROXY_RANGES, proxyTrust } from "./lib/client-ip";
 import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/log";
 import { accountsRoutes } from "./modules/accounts/routes";
@@ -83,7 +84,8 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         rateClock,
         rateMaxBuckets,
         buckets: store.sharedBuckets,
-        trustProxy: config.trustProxy,
+        proxies: proxyTrust([...config.trustedProxies, ...(config.trustProxy ? LOCAL_PROXY_RANGES : [])], config.clientIpHeader),
+        maxBodyBytes: config.maxBodyBytes,
         metrics,
         log,
       }),

@@ -1,4 +1,6 @@
+import ipaddr from "ipaddr.js";
 import { isIP } from "node:net";
+import { CLIENT_IP_HEADERS } from "./lib/client-ip";
 
 /** Every setting formsvc reads: its environment variable, default, parser, and whether it is a secret. */
 const settings = {
@@ -15,7 +17,19 @@ const settings = {
   publicRateLimit: { env: "FORMSVC_PUBLIC_RATE_LIMIT", default: "10", parse: int(1, 1_000_000_000), doc: "requests per window for a publishable key, per visitor address (so one visitor cannot use up a site's quota)" },
   rateWindow: { env: "FORMSVC_RATE_WINDOW", default: "60", parse: int(1, 86_400), doc: "seconds over which the rate limit refills" },
   maxBodyBytes: { env: "FORMSVC_MAX_BODY_BYTES", default: "102400", parse: int(1024, 50 * 1024 * 1024), doc: "largest accepted request body; larger is 413" },
-  trustProxy: { env: "FORMSVC_TRUST_PROXY", default: "false", parse: bool, doc: "take the client IP from X-Forwarded-For / CF-Connecting-IP (only behind a proxy you run)" },
+  trustedProxies: {
+    env: "FORMSVC_TRUSTED_PROXIES",
+    default: "",
+    parse: proxyRanges,
+    doc: "addresses and CIDR ranges of your reverse proxies, comma-separated (10.0.0.5,2001:db8::/32): only a request whose socket peer is one of them has its forwarding headers read; the client is the rightmost X-Forwarded-For address that is not one of them",
+  },
+  trustProxy: { env: "FORMSVC_TRUST_PROXY", default: "false", parse: bool, doc: "trust loopback and the private ranges (127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7) as proxies, beside FORMSVC_TRUSTED_PROXIES" },
+  clientIpHeader: {
+    env: "FORMSVC_CLIENT_IP_HEADER",
+    default: "X-Forwarded-For",
+    parse: oneOf(CLIENT_IP_HEADERS, true),
+    doc: "where a trusted proxy names the client: X-Forwarded-For, or CF-Connecting-IP behind Cloudflare (then CF-IPCountry gives the country)",
+  },
   smtpUrl: { env: "FORMSVC_SMTP_URL", default: "", parse: optionalUrl(["smtp:", "smtps:"]), secret: true, doc: "SMTP server for owner notifications, e.g. smtp://user:pass@host:587" },
   mailFrom: { env: "FORMSVC_MAIL_FROM", default: "formsvc <formsvc@localhost>", parse: text, doc: "sender of notification emails" },
   mailRetryBaseSeconds: { env: "FORMSVC_MAIL_RETRY_BASE_SECONDS", default: "30", parse: num(0.01, 30), doc: "first retry delay of a failed email; doubles each attempt" },
@@ -67,6 +81,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     } catch (e) {
       problems.push(`${source}: ${(e as Error).message}`);
     }
+  }
+  if (out.clientIpHeader === "CF-Connecting-IP" && out.trustedProxies !== undefined && (out.trustedProxies as string[]).length === 0 && out.trustProxy === false) {
+    problems.push("FORMSVC_CLIENT_IP_HEADER: CF-Connecting-IP is read only from a trusted proxy; list Cloudflare's ranges (or your tunnel's address) in FORMSVC_TRUSTED_PROXIES");
   }
   if (problems.length) throw new ConfigError(problems);
   return out as Config;
@@ -170,11 +187,35 @@ function bool(raw: string): boolean {
   throw new Error(`"${raw}" is not true or false`);
 }
 
-function oneOf<T extends string>(values: readonly T[]) {
+function oneOf<T extends string>(values: readonly T[], ignoreCase = false) {
+  const same = (a: string, b: string) => (ignoreCase ? a.toLowerCase() === b.toLowerCase() : a === b);
   return (raw: string): T => {
-    if (!(values as readonly string[]).includes(raw.trim())) throw new Error(`"${raw}" is not one of ${values.join(", ")}`);
-    return raw.trim() as T;
+    const value = values.find((v) => same(v, raw.trim()));
+    if (value === undefined) throw new Error(`"${raw}" is not one of ${values.join(", ")}`);
+    return value;
   };
+}
+
+/**
+ * Comma-separated IP addresses and CIDR ranges, each as `address/prefix`. IPv4 only in dotted
+ * decimal: "127.1" or "0x7f000001" are legal to inet_aton but surely a typing mistake here.
+ */
+function proxyRanges(raw: string): string[] {
+  const entries = raw.split(",").map((e) => e.trim()).filter(Boolean);
+  const bad: string[] = [];
+  const ranges = entries.flatMap((entry) => {
+    const [address = "", prefix, ...rest] = entry.split("/");
+    const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+    const max = v4 ? 32 : 128;
+    const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+    if (rest.length || (!v4 && (address.includes(".") || !ipaddr.IPv6.isValid(address))) || !(bits >= 0 && bits <= max)) {
+      bad.push(entry);
+      return [];
+    }
+    return [`${ipaddr.parse(address).toString()}/${bits}`];
+  });
+  if (bad.length) throw new Error(`${bad.map((b) => `"${b}"`).join(", ")} ${bad.length > 1 ? "are not IP addresses or CIDR ranges" : "is not an IP address or CIDR range"} (e.g. 10.0.0.5, 10.0.0.0/8, 2001:db8::/32)`);
+  return ranges;
 }
 
 /** A base URL for links people open: http(s), no query or fragment; kept without a trailing slash. */

@@ -35,9 +35,11 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
   app.listen({
     hostname: config.host,
     port: config.port,
-    // No cap of Bun's: it would answer 413 bare, before the key check and without our headers. Our
-    // body reader enforces FORMSVC_MAX_BODY_BYTES by Content-Length or while streaming, and nothing
-    // else reads a body, so Bun never buffers more than that.
+    // No cap of Bun's, not even as a backstop: it would answer 413 bare, before the key check (a
+    // keyless 100 MiB request must get its 401) and without our headers. Every body is read by
+    // http/body.ts, after the caller check, which refuses one over FORMSVC_MAX_BODY_BYTES by its
+    // Content-Length or while it streams; Bun buffers nothing unread (GET and HEAD bodies are
+    // dropped), so it never holds more than that. Uploads will pass the same reader with their limit.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Never Bun's development error page (paths and source lines), whatever NODE_ENV says.
     development: false,

@@ -22,9 +22,10 @@ export function configCommand(): Command {
     });
 }
 
-/** URLs as their text, so JSON and the table print the same (already redacted) value. */
+/** URLs and lists as their text, so JSON and the table print the same (already redacted) value. */
 function plain(value: unknown): string | number | boolean | null {
   if (value instanceof URL) return value.toString();
+  if (Array.isArray(value)) return value.join(",");
   return value as string | number | boolean | null;
 }
 

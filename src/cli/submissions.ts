@@ -4,6 +4,7 @@ import { extractEmail } from "../lib/email";
 import { AppError } from "../lib/errors";
 import { ownerPrincipal } from "../lib/principal";
 import { exportCsv, exportJson } from "../modules/submissions/export";
+import type { Erasure } from "../modules/submissions/lifecycle";
 import type { SubmissionListJson } from "../modules/submissions/model";
 import type { Services } from "../services";
 import { withServices } from "./context";
@@ -24,9 +25,20 @@ async function scope(s: Services, opts: { owner?: string; form?: string }): Prom
   return null;
 }
 
+/** The line that tells what an erasure removed beside submissions, or "" when nothing. */
+function alsoErased(also: Erasure["alsoErased"]): string {
+  const parts = [
+    [also.confirmations, "waitlist confirmation(s)"],
+    [also.autoresponseThrottles, "autoresponse throttle(s)"],
+    [also.messages, "message(s) to the address or naming it as Reply-To"],
+  ].filter(([n]) => n !== 0);
+  return parts.length ? `Also erased: ${parts.map(([n, what]) => `${n} ${what}`).join(", ")}.` : "";
+}
+
 /** Writes chunks to a file, or to stdout. */
 async function writeOut(out: string | undefined, chunks: AsyncIterable<string> | Iterable<string>): Promise<void> {
-  const fd = out ? openSync(out, "w") : 1;
+  // A person's submissions: readable by the operator only, as the database is.
+  const fd = out ? openSync(out, "w", 0o600) : 1;
   try {
     for await (const chunk of chunks) writeSync(fd, chunk);
   } finally {
@@ -122,7 +134,9 @@ export function submissionsCommand(): Command {
 
   submissions
     .command("erase")
-    .description("erase everything stored about one person: every submission whose email is ADDRESS (inbox and spam), with its notifications; then the database files are made to forget it")
+    .description(
+      "erase everything stored about one person: every submission whose email is ADDRESS (inbox and spam), with its notifications, and what is kept about the address even when no submission of theirs is left (waitlist confirmations, autoresponse throttles, messages to it); then the database files are made to forget it",
+    )
     .requiredOption("--email <address>", "the person's email address (case does not matter)")
     .option("--owner <email>", "only this owner's forms (default: every form)")
     .option("--form <formId>", "only this form")
@@ -134,6 +148,7 @@ export function submissionsCommand(): Command {
         emit(!!opts.json, result, () =>
           [
             result.erased === 0 ? "No submissions with that email address." : `Erased ${result.erased} submission(s) from ${result.forms.length} form(s): ${result.forms.map((f) => `${f.formId} (${f.erased})`).join(", ")}.`,
+            alsoErased(result.alsoErased),
             result.vacuumed ? "The database was rewritten once (VACUUM) to clear what it held from before deleted data was overwritten." : "",
             "Copies made before now (backups, the snapshots in backups/ beside the database, emails already sent) are not touched.",
           ]
@@ -148,7 +163,7 @@ export function submissionsCommand(): Command {
     .description("write every submission of a form, oldest first, as CSV or JSON (streamed: any size); or, with --email, all that is stored about one person, as JSON")
     .argument("[formId]", "form id (with --email: only this form)")
     .option("--format <format>", "csv or json (default csv; with --email json only)")
-    .option("--email <address>", "a person's data: their submissions, inbox and spam, the waitlists they joined, the notifications they caused")
+    .option("--email <address>", "a person's data: their submissions, inbox and spam, the waitlists they joined, the notifications they caused, their waitlist confirmations, autoresponse throttles and messages")
     .option("--owner <email>", "with --email: only this owner's forms")
     .option("--out <file>", "write to this file instead of stdout")
     .option("--json", "the same as --format json")

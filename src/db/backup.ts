@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { createPrivateFile } from "./open";
 
 /** A consistent copy of the live database, safe while the server writes. */
 export interface Backup {
@@ -10,12 +10,14 @@ export interface Backup {
 
 /**
  * SQLite's backup: VACUUM INTO runs in a single read transaction, so concurrent writers neither
- * block it nor tear it; the copy then passes `PRAGMA integrity_check` or the backup fails.
+ * block it nor tear it; the copy then passes `PRAGMA integrity_check` or the backup fails. The
+ * copy holds everything the database does, so it is its owner's only (0600, new folders 0700):
+ * VACUUM INTO fills the empty file made for it, which keeps that mode.
  */
 export function sqliteBackup(db: Database): Backup {
   return {
     async snapshot(file) {
-      mkdirSync(dirname(file), { recursive: true });
+      createPrivateFile(file);
       db.run("VACUUM INTO ?", [file]);
       const copy = new Database(file, { readonly: true });
       try {

@@ -52,7 +52,7 @@ export interface StoreOptions {
 export async function openStore(location: string, opts: StoreOptions = {}): Promise<Store> {
   if (isPostgresUrl(location)) return openPostgresStore(location, opts);
   const { role = "command", notify = (m) => process.stderr.write(`${m}\n`) } = opts;
-  const db = openDatabase(location);
+  const db = openDatabase(location, notify);
   try {
     const from = currentVersion(db);
     if (from > 0 && location !== ":memory:" && pendingMigrations(db).length > 0) {

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { ClientOrigin } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Principal } from "../lib/principal";
+import { discardBody, readJsonObject } from "./body";
 import { corsHeaders } from "./cors";
 import { requireSameOrigin, SAFE_METHODS } from "./same-origin";
 
@@ -29,13 +30,52 @@ function unauthorized(need: "secret" | "public" | "session", keyGiven: boolean, 
   return new AppError("UNAUTHORIZED", "missing API key: send it in the X-API-Key header");
 }
 
+type Need = "secret" | "public" | "session";
+
+/** What the front knows of a request's caller, as the checks below read it. */
+interface CallerView {
+  caller: Principal | null;
+  keyGiven: boolean;
+  sessionGiven: boolean;
+  viaSession: boolean;
+  request: Request;
+  set: { headers: Record<string, unknown> };
+  ownOrigin: () => string | null;
+}
+
+/** The caller check of a route that needs `need`: 401, or the CSRF 403 of a session that changes something. */
+function admit(need: Need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView): void {
+  // Before the key check: a page's script must be able to read a 401 too.
+  if (need === "public") Object.assign(set.headers, corsHeaders(request));
+  const accepted = need === "session" ? viaSession : need === "public" ? caller !== null && !viaSession : caller !== null;
+  if (!accepted) throw unauthorized(need, keyGiven, sessionGiven);
+  if (viaSession && !SAFE_METHODS.has(request.method)) requireSameOrigin(request, ownOrigin());
+}
+
+/**
+ * A route's `parse` that reads its body as the JSON object it documents (readJsonObject: 415, 413,
+ * 400), after `check` (the caller's, which must come first). Elysia runs `parse` before `transform`
+ * and before any schema, so this is where a body is first touched. The "json" after it is never
+ * reached (the reader always answers or throws); it tells the OpenAPI generator that application/json
+ * is the one type taken, where it would otherwise offer urlencoded and multipart too.
+ */
+export function jsonBody<C>(check: (ctx: C) => void): [(ctx: C & { request: Request; maxBodyBytes: number }) => Promise<Record<string, unknown>>, "json"] {
+  return [
+    async (ctx) => {
+      check(ctx);
+      return await readJsonObject(ctx.request, ctx.maxBodyBytes);
+    },
+    "json",
+  ];
+}
+
 /**
  * What a route may ask of its request, typed on Elysia's context: `requestId`, the `caller`
  * behind the API key or, without a key, behind the session cookie (null without a valid one;
- * `viaSession` says which), `client()` (the client address, computed on first use) and
- * `ownOrigin()` (this server's origin, see same-origin.ts). The front plugin (front.ts) fills
- * them in `onRequest`, on the context object that Elysia then hands to the route, so these
- * values are only placeholders.
+ * `viaSession` says which), `client()` (the client address, computed on first use),
+ * `ownOrigin()` (this server's origin, see same-origin.ts) and `maxBodyBytes`
+ * (FORMSVC_MAX_BODY_BYTES). The front plugin (front.ts) fills them in `onRequest`, on the context
+ * object that Elysia then hands to the route, so these values are only placeholders.
  *
  * Routes declare what they need: `{ auth: "secret" }` (the API of an owner's forms: a secret key,
  * or a session, which acts as its owner's secret key; a publishable key is refused there with
@@ -43,9 +83,16 @@ function unauthorized(need: "secret" | "public" | "session", keyGiven: boolean, 
  * answered with CORS headers to other origins; never a session, so that no page, of another site
  * or not, can make a visitor's browser act as its owner there), or `{ auth: "session" }` (the
  * session's own endpoints). A request authenticated by a session that changes state must come
- * from the server's own origin (403 CSRF). The check runs at `transform`, before parameters are
- * validated, so the order is 429 (front) -> 401 and the CSRF 403 (here) -> 400 (schemas) -> 404
- * -> 403; the route receives the caller as `principal`.
+ * from the server's own origin (403 CSRF).
+ *
+ * No body is read before its caller is known. The check runs in the route's `parse`, the first
+ * hook after the front, which then reads the body: a route with a `body` schema gets the JSON
+ * object it documents (jsonBody), any other has a body over FORMSVC_MAX_BODY_BYTES refused (413)
+ * and the rest ignored; a route that reads its own body (submit) says `parse: "none"`, which
+ * Elysia keeps in place of this one, and reads it in its handler. The check runs again at
+ * `transform` for GET and HEAD, which have no body and no `parse` (Bun drops a body sent with
+ * them). So the order is 429 (front) -> 401 and the CSRF 403 -> 415, 413, 400 (body, then
+ * schemas) -> 404 -> 403; the route receives the caller as `principal`.
  */
 export const requestContext = new Elysia({ name: "request-context" })
   .decorate({
@@ -57,17 +104,28 @@ export const requestContext = new Elysia({ name: "request-context" })
     viaSession: false,
     client: unset as () => ClientOrigin,
     ownOrigin: unset as () => string | null,
+    maxBodyBytes: 0,
   })
   .macro({
-    auth: (need: "secret" | "public" | "session") => ({
-      detail: { security: security[need], ...(need === "public" ? { [PUBLIC_ROUTE]: true } : {}) } as Record<string, unknown>,
-      transform({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }) {
-        // Before the key check: a page's script must be able to read a 401 too.
-        if (need === "public") Object.assign(set.headers, corsHeaders(request));
-        const accepted = need === "session" ? viaSession : need === "public" ? caller !== null && !viaSession : caller !== null;
-        if (!accepted) throw unauthorized(need, keyGiven, sessionGiven);
-        if (viaSession && !SAFE_METHODS.has(request.method)) requireSameOrigin(request, ownOrigin());
-      },
-      resolve: ({ caller }) => ({ principal: caller! }),
-    }),
+    auth: (need: Need) => {
+      let takesBody = false;
+      const [readObject, documented] = jsonBody((ctx: CallerView) => admit(need, ctx));
+      return {
+        introspect: (route: Record<string, unknown>) => void (takesBody = route.body !== undefined),
+        detail: { security: security[need], ...(need === "public" ? { [PUBLIC_ROUTE]: true } : {}) } as Record<string, unknown>,
+        parse: [
+          async (ctx: CallerView & { maxBodyBytes: number }) => {
+            if (takesBody) return await readObject(ctx);
+            admit(need, ctx);
+            await discardBody(ctx.request, ctx.maxBodyBytes);
+            // Not undefined: that would let Elysia's own parsers read the body after all.
+            return null;
+          },
+          documented,
+          // A macro's typing takes parse functions only; Elysia takes a parser's name among them as a route does.
+        ] as never,
+        transform: (ctx: CallerView) => admit(need, ctx),
+        resolve: ({ caller }: { caller: Principal | null }) => ({ principal: caller! }),
+      };
+    },
   });

@@ -11,8 +11,8 @@ const errorStatuses = {
   403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), the page's origin is not allowed (ORIGIN_NOT_ALLOWED), or a request made with a login session that changes something does not carry the server's own Origin (CSRF)",
   404: "form, submission, key or webhook (or route) not found; another owner's key is not found either",
   409: "the resource is not in a state that allows this (a disabled webhook, a delivery being sent, a limit reached)",
-  413: "body larger than FORMSVC_MAX_BODY_BYTES",
-  415: "unsupported Content-Type",
+  413: "body larger than FORMSVC_MAX_BODY_BYTES (default 102400 bytes), with or without a Content-Length; answered on every endpoint, once the key (or session) has been checked",
+  415: "unsupported Content-Type: this endpoint takes the types its request body lists (application/json for the management API)",
   429: "rate limit exceeded (at login also: too many failed logins); wait Retry-After seconds (a rate-limit bucket is full again at X-RateLimit-Reset)",
   500: "internal error; the answer carries no detail, the log has it under the request id",
   503: "the database stayed locked by another process past the 5 s busy timeout (a submit meets this behind another process's long write; a read rarely, as WAL readers do not wait for writers); nothing was stored, retry after Retry-After",
@@ -32,10 +32,13 @@ const everyAnswer = {
 };
 const headersOf = (status: number) => (status === 429 || status === 503 ? { ...everyAnswer, "Retry-After": header("Retry-After") } : everyAnswer);
 
+const errorResponse = (status: ErrorStatus) => ({ description: errorStatuses[status], headers: headersOf(status), content: json({ $ref: "#/components/schemas/Error" }) });
+
 /**
  * OpenAPI `responses` for a route: its success body (JSON `schema`, or `content` by media type) and the errors it can answer, all errors with
- * the shared error body. 500 and 503 come with every route: the app's error handler answers them
- * wherever an unexpected error or a locked database meets a request. Documentation only here; the
+ * the shared error body. 413, 500 and 503 come with every route: every route refuses a body over the
+ * limit, and the app's error handler answers the others wherever an unexpected error or a locked
+ * database meets a request (a route that takes a body gets its 415 in `generate`). Documentation only here; the
  * test harness checks every answer of the test suite against it.
  */
 export function responses(
@@ -47,7 +50,7 @@ export function responses(
   return {
     [status]: { description: ok.description, headers: { ...headersOf(status), ...ok.headers }, ...(content ? { content } : {}) },
     ...Object.fromEntries(
-      [...new Set<ErrorStatus>([...errors, 500, 503])].map((s) => [s, { description: errorStatuses[s], headers: headersOf(s), content: json({ $ref: "#/components/schemas/Error" }) }]),
+      [...new Set<ErrorStatus>([...errors, 413, 500, 503])].map((s) => [s, errorResponse(s)]),
     ),
   };
 }
@@ -98,7 +101,7 @@ const documentation = {
     title: "formsvc",
     version: VERSION,
     description:
-      `Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer), or a login session (the ${SESSION_COOKIE} cookie from POST /api/v1/auth/login, which acts as its owner's secret key everywhere but submit and challenge; a key, when sent, wins; a request with a session that changes something must carry the server's own Origin, else 403 CSRF). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow).`,
+      `Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer), or a login session (the ${SESSION_COOKIE} cookie from POST /api/v1/auth/login, which acts as its owner's secret key everywhere but submit and challenge; a key, when sent, wins; a request with a session that changes something must carry the server's own Origin, else 403 CSRF). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow). A request is checked in this order: rate limit (429), key or session (401; the CSRF 403 of a session), then its body (415 for a Content-Type the endpoint does not take, 413 over FORMSVC_MAX_BODY_BYTES, 400 when malformed or not the documented object), parameters (400), the resource (404) and its owner or the key's scope (403). No byte of a body is read before the key or session has been checked, and every endpoint answers a body over the limit with 413, whether it declares its length (refused unread) or is chunked (refused when the count passes the limit). The management endpoints take application/json only, a JSON object (false, 0, "", [] or null are a 400).`,
     // The repository grants no license (package.json is private): npm's word for that. Choosing one changes this line.
     license: { name: "UNLICENSED" },
   },
@@ -116,11 +119,20 @@ const documentation = {
       apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
       apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
       bearer: { type: "http", scheme: "bearer" },
-      sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "a login session (POST /api/v1/auth/login); acts as its owner's secret key" },
+      sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "a login session (POST /api/v1/auth/login); acts as its owner's secret key. Named __Host-formsvc_session when FORMSVC_PUBLIC_URL is https" },
     },
   },
   security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
 };
+
+/** Every operation that takes a body answers 415 for a type its requestBody does not list (http/body.ts, submit's reader). */
+function withUnsupportedType(paths: object): void {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      if (isObject(operation) && operation.requestBody && isObject(operation.responses)) operation.responses["415"] ??= errorResponse(415);
+    }
+  }
+}
 
 /** The document of every route `app` serves (as @elysiajs/openapi's plugin assembles it), published. */
 async function generate(app: Elysia): Promise<unknown> {
@@ -128,6 +140,7 @@ async function generate(app: Elysia): Promise<unknown> {
   // schema libraries we do not use) that a server otherwise carries in memory for nothing.
   const { toOpenAPISchema } = await import("@elysiajs/openapi");
   const { paths, components } = toOpenAPISchema(app, { paths: ["/docs", "/healthz", "/metrics", "/confirm/:token"] }, undefined, undefined, "3.1.2");
+  withUnsupportedType(paths);
   return publishedDocument({
     ...documentation,
     openapi: "3.1.2",

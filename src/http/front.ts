@@ -1,5 +1,5 @@
-import { Elysia } from "elysia";
-import { clientOrigin, type ClientOrigin } from "../lib/client-ip";
+import { Elysia, ParseError } from "elysia";
+import { clientOrigin, type ClientOrigin, type ProxyTrust } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import type { Principal } from "../lib/principal";
@@ -24,7 +24,10 @@ export interface FrontDeps extends RateLimitSettings {
   socketAddress(request: Request): string | null;
   /** The served routes, read once on the first 405 or OPTIONS. */
   routes(): Parameters<typeof methodsFor>[0];
-  trustProxy: boolean;
+  /** The proxies whose forwarding headers are read (FORMSVC_TRUSTED_PROXIES, FORMSVC_CLIENT_IP_HEADER). */
+  proxies: ProxyTrust;
+  /** FORMSVC_MAX_BODY_BYTES: the largest body any route reads (context.ts). */
+  maxBodyBytes: number;
   metrics: HttpMetrics;
   log: Logger;
 }
@@ -49,16 +52,17 @@ export function front(deps: FrontDeps) {
     return (routes = { methods: methodsFor(all), isPublic: (path) => publicMethods(path).length > 0 });
   };
   const { metrics, log } = deps;
+  const secureCookie = deps.publicOrigin?.startsWith("https:") === true;
 
   return new Elysia({ name: "front" })
     .use(requestContext)
     .onRequest(async (ctx) => {
       const { request, set } = ctx;
       let origin: ClientOrigin | undefined;
-      const client = () => (origin ??= clientOrigin(request.headers, deps.socketAddress(request), deps.trustProxy));
+      const client = () => (origin ??= clientOrigin(request.headers, deps.socketAddress(request), deps.proxies));
       const secret = readApiKey(request);
       // An API key, when given, wins over a session cookie: a script's key is never silently replaced by a browser's session.
-      const token = secret === null ? readSessionToken(request) : null;
+      const token = secret === null ? readSessionToken(request, secureCookie) : null;
       const caller = secret !== null ? await deps.authenticate(secret) : token !== null ? await deps.authenticateSession(token) : null;
       const id = `req_${Bun.randomUUIDv7("base64url")}`;
       ctx.requestId = id;
@@ -68,7 +72,8 @@ export function front(deps: FrontDeps) {
       ctx.sessionGiven = token !== null;
       ctx.viaSession = token !== null && caller !== null;
       ctx.client = client;
-      ctx.ownOrigin = () => serverOrigin(request, deps.publicOrigin, deps.trustProxy);
+      ctx.ownOrigin = () => serverOrigin(request, deps.publicOrigin, client().viaProxy);
+      ctx.maxBodyBytes = deps.maxBodyBytes;
 
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
@@ -92,6 +97,8 @@ export function front(deps: FrontDeps) {
       }
     })
     .onError({ as: "global" }, ({ error, code, set, request, requestId }) => {
+      // Elysia wraps what a `parse` hook throws (the caller check, the body reader: context.ts); ours is answered as itself.
+      if (error instanceof ParseError && error.cause instanceof AppError) error = error.cause;
       // From the URL: a route's context carries `path` only when its own code asks for it.
       const path = () => new URL(request.url).pathname;
       if (code === "NOT_FOUND" && !(error instanceof AppError)) {

@@ -7,14 +7,14 @@ export const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /**
  * The origin this server is reached at, as a browser writes it in `Origin`: FORMSVC_PUBLIC_URL's
  * when it is set; else the request's own `Host` with the scheme it arrived with, which is `https`
- * only when a trusted proxy says so in `X-Forwarded-Proto` (formsvc itself speaks plain http).
+ * only when the socket's peer is a trusted proxy and says so in `X-Forwarded-Proto` (formsvc itself speaks plain http).
  * The Host header is the browser's own word for where it sent the request, so another site cannot
  * choose it; a proxy that rewrites Host needs FORMSVC_PUBLIC_URL.
  */
-export function serverOrigin(request: Request, publicOrigin: string | null, trustProxy: boolean): string | null {
+export function serverOrigin(request: Request, publicOrigin: string | null, viaProxy: boolean): string | null {
   if (publicOrigin) return publicOrigin;
   const url = new URL(request.url);
-  const forwarded = trustProxy ? request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
+  const forwarded = viaProxy ? request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
   const scheme = forwarded === "https" || forwarded === "http" ? `${forwarded}:` : url.protocol;
   return httpOrigin(`${scheme}//${url.host}`);
 }

@@ -6,13 +6,23 @@
  */
 export const SESSION_COOKIE = "formsvc_session";
 
-/** The session token a request carries in its Cookie header (the first one of our name), or null. */
-export function readSessionToken(request: Request): string | null {
+/**
+ * The cookie's name: over https `__Host-formsvc_session`, which a browser keeps only when it is
+ * Secure, on `Path=/` and without `Domain`, so no sibling subdomain can set or overwrite it (a
+ * planted session would log a visitor into the planter's account). Over https only that name is
+ * read: accepting the old one as well would let a sibling subdomain plant it; a session opened
+ * before the change just needs one more login.
+ */
+export const sessionCookieName = (secure: boolean) => (secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
+
+/** The session token a request carries in its Cookie header (the first one of the name the server sets), or null. */
+export function readSessionToken(request: Request, secure: boolean): string | null {
+  const name = sessionCookieName(secure);
   const header = request.headers.get("cookie");
-  if (!header || !header.includes(SESSION_COOKIE)) return null;
+  if (!header || !header.includes(name)) return null;
   for (const pair of header.split(";")) {
     const eq = pair.indexOf("=");
-    if (eq < 0 || pair.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    if (eq < 0 || pair.slice(0, eq).trim() !== name) continue;
     return pair.slice(eq + 1).trim() || null;
   }
   return null;
@@ -22,7 +32,7 @@ const attributes = (secure: boolean) => `Path=/; HttpOnly; SameSite=Lax${secure 
 
 /** `Set-Cookie` for a new session; the browser keeps it `maxAgeSeconds` at most (the server ends it sooner when idle). */
 export const sessionCookie = (token: string, maxAgeSeconds: number, secure: boolean) =>
-  `${SESSION_COOKIE}=${token}; Max-Age=${Math.floor(maxAgeSeconds)}; ${attributes(secure)}`;
+  `${sessionCookieName(secure)}=${token}; Max-Age=${Math.floor(maxAgeSeconds)}; ${attributes(secure)}`;
 
 /** `Set-Cookie` that makes the browser drop the session cookie. */
-export const clearedSessionCookie = (secure: boolean) => `${SESSION_COOKIE}=; Max-Age=0; ${attributes(secure)}`;
+export const clearedSessionCookie = (secure: boolean) => `${sessionCookieName(secure)}=; Max-Age=0; ${attributes(secure)}`;

@@ -22,20 +22,45 @@ export class InternalAddressError extends Error {
 /**
  * The range an address belongs to when it is not a public unicast address (loopback, private,
  * linkLocal, multicast, uniqueLocal, carrierGradeNat, reserved, 6to4, teredo, rfc6052 …), else null.
- * Classification is ipaddr.js's `range()`; an IPv4-mapped IPv6 address (::ffff:10.0.0.1) is judged
- * as the IPv4 address it carries. Only `unicast` passes: every special range, including the
- * transition ranges that embed an IPv4 address, is refused.
+ * Classification is ipaddr.js's `range()`. Of the IPv6 forms that embed an IPv4 address, an
+ * IPv4-mapped one (::ffff:10.0.0.1, what a dual-stack socket reports) is judged as the IPv4 address
+ * it carries; every other one is refused whatever it carries: IPv4-compatible ::a.b.c.d (::/96,
+ * deprecated, which some stacks still route to the IPv4 address), ::ffff:0:a.b.c.d (rfc6145),
+ * NAT64 64:ff9b::/96 and 64:ff9b:1::/48 (rfc6052), 6to4 and Teredo. IPv4 is read as inet_aton
+ * reads it ("0x7f.1" is 127.0.0.1), as the URL parser and the resolver do.
  */
 export function internalRange(address: string): string | null {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.parse(address.replace(/^\[|\]$/g, ""));
-  } catch {
-    return "unparseable";
+  const ip = parseIp(address.replace(/^\[|\]$/g, ""));
+  if (ip === null) return "unparseable";
+  if (ip.kind() === "ipv4") return publicOrRange(ip.range());
+  const v6 = ip as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return publicOrRange(v6.toIPv4Address().range());
+  const range = v6.range();
+  // ::/96 is no range of ipaddr.js's beyond :: and ::1: it calls ::7f00:1 (::127.0.0.1) unicast.
+  if (range === "unicast" && v6.parts.slice(0, 6).every((p) => p === 0)) return "ipv4Compatible";
+  return publicOrRange(range);
+}
+
+const publicOrRange = (range: string) => (range === "unicast" ? null : range);
+
+/**
+ * An IP address, or null. ipaddr.js reads an IPv6 address with a dotted IPv4 tail as IPv4-mapped
+ * whatever precedes the tail ("::127.0.0.1" as "::ffff:127.0.0.1"), so the tail is turned into
+ * its two hex groups first and the address read as written.
+ */
+function parseIp(text: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const tail = /^(.*:)(\d{1,3}(?:\.\d{1,3}){3})(%.*)?$/.exec(text);
+  let hex = text;
+  if (tail) {
+    if (!ipaddr.IPv4.isValidFourPartDecimal(tail[2]!)) return null;
+    const [a, b, c, d] = ipaddr.IPv4.parse(tail[2]!).octets as [number, number, number, number];
+    hex = `${tail[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}${tail[3] ?? ""}`;
   }
-  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  const range = ip.range();
-  return range === "unicast" ? null : range;
+  try {
+    return ipaddr.parse(hex);
+  } catch {
+    return null;
+  }
 }
 
 /** The URL's host as a bare name or address (IPv6 without its brackets). */

@@ -29,8 +29,34 @@ function writer(escapeText: (s: string) => string, escapeValue: (s: string) => s
   return w;
 }
 
-let writers: { plain: MustacheModule.Writer; html: MustacheModule.Writer } | undefined;
-const use = () => (writers ??= { plain: writer((s) => s, (s) => s), html: writer(escapeHtml, escapeHtml) });
+const own = (value: unknown, name: string): boolean => value !== null && typeof value === "object" && Object.hasOwn(value, name);
+
+/**
+ * A Mustache context that finds a submission's own fields only. Mustache's looks names up with `in`
+ * and caches them on a plain object, so `{{constructor}}` printed Object.prototype's function in a
+ * submission without such a field, and a field named `hasOwnProperty` broke its cache.
+ */
+function ownFieldsContext(Mustache: typeof MustacheModule) {
+  return class OwnFieldsContext extends Mustache.Context {
+    override push(view: unknown): MustacheModule.Context {
+      return new OwnFieldsContext(view, this);
+    }
+    override lookup(name: string): unknown {
+      if (name === ".") return this.view;
+      const [first = "", ...rest] = name.split(".");
+      for (let context: MustacheModule.Context | undefined = this; context; context = context.parent) {
+        if (!own(context.view, first)) continue;
+        let value: unknown = context.view[first];
+        for (const key of rest) value = own(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+        return value;
+      }
+      return undefined;
+    }
+  };
+}
+
+let writers: { plain: MustacheModule.Writer; html: MustacheModule.Writer; Context: ReturnType<typeof ownFieldsContext> } | undefined;
+const use = () => (writers ??= { plain: writer((s) => s, (s) => s), html: writer(escapeHtml, escapeHtml), Context: ownFieldsContext(require("mustache")) });
 
 /** Throws with Mustache's message when `template` does not parse (an unclosed tag or section). */
 export function checkTemplate(template: string): void {
@@ -38,7 +64,7 @@ export function checkTemplate(template: string): void {
 }
 
 /** `{{field}}` placeholders filled from `view` as plain text: no escaping (a text part, a subject). */
-export const renderText = (template: string, view: Record<string, unknown>) => use().plain.render(template, view, {});
+export const renderText = (template: string, view: Record<string, unknown>) => use().plain.render(template, new (use().Context)(view), {});
 
 /** The same template as HTML: its own text and every value HTML-escaped, whatever the placeholder's form. */
-export const renderHtml = (template: string, view: Record<string, unknown>) => use().html.render(template, view, {});
+export const renderHtml = (template: string, view: Record<string, unknown>) => use().html.render(template, new (use().Context)(view), {});

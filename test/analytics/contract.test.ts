@@ -6,7 +6,7 @@ import { ownerPrincipal } from "../../src/lib/principal";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
-const server = useServer({ clock, config: { rateLimit: 1_000_000, trustProxy: true } });
+const server = useServer({ clock, config: { rateLimit: 1_000_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
 const owner = server.seed("owner@example.com");
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";

@@ -1,9 +1,10 @@
 import { Database } from "bun:sqlite";
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { fixedClock } from "../../src/lib/clock";
 import { onPostgres, onSqlite } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
-import { cliJsonAsync, runCliAsync, seedForm } from "../helpers/harness";
+import { cliJsonAsync, runCliAsync, seedForm, type TestServer } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
 
 const ADDRESS = "erase.me@example.com";
@@ -20,15 +21,15 @@ const submit = async (key: string, formId: string, data: Record<string, unknown>
 };
 
 /** Whether the database file or its write-ahead log holds `text`, in any case. */
-const inFiles = (text: string) =>
-  [server.db, `${server.db}-wal`].filter((f) => existsSync(f) && readFileSync(f).toString("latin1").toLowerCase().includes(text.toLowerCase()));
+const inFiles = (text: string, s: TestServer = server) =>
+  [s.db, `${s.db}-wal`].filter((f) => existsSync(f) && readFileSync(f).toString("latin1").toLowerCase().includes(text.toLowerCase()));
 
 /**
  * Where the database holds `text`: on SQLite, the files (with secure_delete a deletion overwrites
  * what it removes, so an erased address is in no byte of them); on PostgreSQL, which keeps dead rows
  * in its pages until VACUUM and history in its WAL, the tables (an erased address is in no row).
  */
-const holding = async (text: string): Promise<string[]> => (onPostgres ? server.tablesHolding(text) : inFiles(text));
+const holding = async (text: string, s: TestServer = server): Promise<string[]> => (onPostgres ? s.tablesHolding(text) : inFiles(text, s));
 
 beforeAll(async () => {
   contact = (await seedForm(server, "owner@example.com", { name: "Contact", formType: "contact", emailEnabled: true, developerNotifications: true })).id;
@@ -150,6 +151,93 @@ describe("formsvc submissions erase --email", () => {
     expect(inFiles("old.row@example.com")).toEqual([]);
     expect((await cliJsonAsync(["submissions", "erase", "--email", "old.row@example.com"], { db: server.db })).vacuumed).toBe(false);
     expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).status).toBe(200);
+  });
+});
+
+describe("formsvc submissions erase --email, once the person's submission is gone", () => {
+  const DAY = 86_400_000;
+  const clock = fixedClock(Date.parse("2026-11-22T12:00:00.000Z"));
+  const PUBLIC = "https://forms.example.com";
+  const s = useServer({ smtp: true, clock, config: { rateLimit: 100_000, publicUrl: PUBLIC } });
+  const sink = s.smtp;
+  const o = s.seed("owner@example.com", {
+    name: "Launch",
+    formType: "waitlist",
+    usersJoinedEnabled: true,
+    doubleOptIn: true,
+    emailEnabled: true,
+    autoresponse: { enabled: true, subject: "Thanks", text: "You are on the list" },
+    retentionDays: 1,
+  });
+
+  const join = async (email: string) => {
+    const res = await s.submit(o.key, o.formId, { email });
+    expect(res.status).toBe(200);
+    return res.body.submissionId as string;
+  };
+  const usersJoined = async () => (await s.json(`/api/v1/forms/${o.formId}/users-joined`, { key: o.key })).body.usersJoined;
+  /** Joins, opens the confirmation link, and gets the autoresponse: a confirmed joiner with a throttle row. */
+  const confirmedJoiner = async (email: string) => {
+    const seen = sink.messages.length;
+    const id = await join(email);
+    const mails = (await sink.waitFor(seen + 2)).slice(seen);
+    const link = mails.map((m) => new RegExp(`${PUBLIC}/confirm/([A-Za-z0-9_-]{43})`).exec(m.text ?? "")?.[1]).find(Boolean);
+    expect((await fetch(`${s.url}/confirm/${link}`, { redirect: "manual" })).status).toBe(200);
+    return id;
+  };
+
+  // Each way a submission leaves, and how many submissions the erasure still finds.
+  const WAYS: [string, (id: string) => Promise<unknown>, number][] = [
+    ["deleted", async (id) => expect((await s.json(`/api/v1/forms/${o.formId}/submissions/${id}`, { method: "DELETE", key: o.key })).status).toBe(200), 0],
+    [
+      "expired by retention",
+      async () => {
+        clock.set(clock.now() + 2 * DAY);
+        expect(await s.services.lifecycle.expireRetained()).toBeGreaterThan(0);
+      },
+      0,
+    ],
+    ["moved to spam", async (id) => expect((await s.json(`/api/v1/forms/${o.formId}/submissions/${id}/spam`, { method: "POST", key: o.key })).body.moved).toBe(true), 1],
+  ];
+
+  test("removes the confirmation, the autoresponse throttle and every other trace, for each way it left; export --email shows them before; joining again needs a new confirmation", async () => {
+    for (const [way, leave, submissions] of WAYS) {
+      const address = `${way.replaceAll(" ", "-")}@example.com`;
+      const id = await confirmedJoiner(address);
+      await leave(id);
+      expect([way, await s.tablesHolding(address)]).toEqual([way, expect.arrayContaining(["autoresponse_throttle", "waitlist_confirmations"])]);
+
+      const person = await cliJsonAsync(["submissions", "export", "--email", address], { db: s.db });
+      expect([way, person.confirmations, person.autoresponseThrottles.map((t: any) => t.formId)]).toEqual([
+        way,
+        [expect.objectContaining({ formId: o.formId, formName: "Launch", confirmedAt: expect.any(String) })],
+        [o.formId],
+      ]);
+
+      const res = await runCliAsync(["submissions", "erase", "--email", address, "--json"], { db: s.db });
+      expect([way, res.code]).toEqual([way, 0]);
+      const result = JSON.parse(res.stdout);
+      expect([way, result.erased, result.alsoErased]).toEqual([way, submissions, { confirmations: 1, autoresponseThrottles: 1, messages: 0 }]);
+      const told = await runCliAsync(["submissions", "erase", "--email", address], { db: s.db });
+      expect([way, told.stdout]).toEqual([way, expect.stringContaining("No submissions with that email address.")]);
+      expect([way, await s.tablesHolding(address), await holding(address, s)]).toEqual([way, [], []]);
+      expect(await keptCounts(s, o.formId)).toEqual(await recount(s, o.formId));
+
+      // A newcomer again: counted only once they confirm anew.
+      const before = await usersJoined();
+      const seen = sink.messages.length;
+      await join(address);
+      await sink.waitFor(seen + 1);
+      expect([way, await usersJoined()]).toEqual([way, before]);
+      expect((await runCliAsync(["submissions", "erase", "--email", address], { db: s.db })).code).toBe(0);
+    }
+  });
+
+  test("says what it erased beside submissions in its human output", async () => {
+    const address = "told@example.com";
+    await s.json(`/api/v1/forms/${o.formId}/submissions/${await confirmedJoiner(address)}`, { method: "DELETE", key: o.key });
+    const res = await runCliAsync(["submissions", "erase", "--email", address], { db: s.db });
+    expect(res.stdout).toContain("Also erased: 1 waitlist confirmation(s), 1 autoresponse throttle(s).");
   });
 });
 

@@ -49,7 +49,7 @@ describe("POST /keys", () => {
       [{ name: "   " }, "key name must be 1 to 200 characters"],
       [{ publishable: "yes" }, "publishable must be true or false"],
       [{ forms: [] }, "forms must be a list of 1 to 100 form ids"],
-      [{ forms: [other.formId] }, `owner@example.com has no form ${other.formId}`],
+      [{ forms: [other.formId] }, `this key's owner has no form ${other.formId}`],
       [{ forms: ["frm_missing"] }, "has no form frm_missing"],
       [{ owner: "other@example.com" }, "unknown field owner"],
     ];
@@ -58,6 +58,20 @@ describe("POST /keys", () => {
       expect([JSON.stringify(body), res.status, res.body.error]).toEqual([JSON.stringify(body), 400, expect.stringContaining(message)]);
     }
     expect((await server.query("SELECT count(*) AS n FROM api_keys"))[0].n).toBe(before);
+  });
+
+  test("never names the owner's address in its answer, whatever key asks: a publishable key reads the 400 before its 403", async () => {
+    const callers = {
+      secret: owner.key,
+      publishable: (await seedKey(server, "owner@example.com", { publishable: true })).key,
+      bound: (await seedKey(server, "owner@example.com", { forms: [owner.formId] })).key,
+    };
+    for (const [kind, key] of Object.entries(callers)) {
+      for (const forms of [["frm_missing"], [other.formId], [owner.formId, other.formId]]) {
+        const res = await send("POST", "/keys", key, { forms });
+        expect([kind, forms, res.status, JSON.stringify(res.body).includes("owner@example.com")]).toEqual([kind, forms, 400, false]);
+      }
+    }
   });
 
   test("refuses a publishable key and a key bound to some forms (403 KEY_SCOPE): a bound key cannot mint itself an unbound one", async () => {

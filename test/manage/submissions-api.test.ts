@@ -6,7 +6,7 @@ import { keptCounts, recount } from "../helpers/recount";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-10-30T10:00:00.000Z");
-const server = useServer({ clock, config: { rateLimit: 100_000, trustProxy: true } });
+const server = useServer({ clock, config: { rateLimit: 100_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
 const { send } = server;
 const owner = server.seed("owner@example.com", { formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
 const other = server.seed("other@example.com");

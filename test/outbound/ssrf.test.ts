@@ -39,6 +39,23 @@ describe("address classification", () => {
     ["64:ff9b::a00:1", "rfc6052"],
     ["2002:a00:1::", "6to4"],
     ["2001:db8::1", "reserved"],
+    // Every IPv6 form that embeds an IPv4 address: judged by it (mapped) or refused whatever it carries.
+    ["::127.0.0.1", "ipv4Compatible"],
+    ["::7f00:1", "ipv4Compatible"],
+    ["::a00:1", "ipv4Compatible"],
+    ["::8.8.8.8", "ipv4Compatible"],
+    ["::ffff:0:127.0.0.1", "rfc6145"],
+    ["::ffff:0:808:808", "rfc6145"],
+    ["64:ff9b::8.8.8.8", "rfc6052"],
+    ["64:ff9b:1::a00:1", "rfc6052"],
+    ["2002:808:808::1", "6to4"],
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", "teredo"],
+    // IPv4 as inet_aton reads it, as the URL parser and resolvers do.
+    ["2130706433", "loopback"],
+    ["0x7f.1", "loopback"],
+    ["017700000001", "loopback"],
+    ["012.1", "private"],
+    ["::1.2.3.256", "unparseable"],
   ])("refuses %s (%s)", (address, range) => {
     expect(internalRange(address)).toBe(range);
   });
@@ -101,6 +118,13 @@ describe("webhooks without FORMSVC_WEBHOOK_ALLOW_PRIVATE", () => {
       `http://[::1]:${port}/`,
       `http://[::ffff:127.0.0.1]:${port}/`,
       `http://0x7f.1:${port}/`,
+      `http://2130706433:${port}/`,
+      `http://017700000001:${port}/`,
+      `http://[::127.0.0.1]:${port}/`,
+      `http://[::7f00:1]:${port}/`,
+      `http://[::ffff:0:127.0.0.1]:${port}/`,
+      `http://[64:ff9b::127.0.0.1]:${port}/`,
+      `http://[2002:7f00:1::1]:${port}/`,
       "http://10.1.2.3/hook",
       "https://192.168.0.10/hook",
       "http://169.254.169.254/latest/meta-data",
@@ -111,7 +135,7 @@ describe("webhooks without FORMSVC_WEBHOOK_ALLOW_PRIVATE", () => {
       "http://100.64.0.1/",
     ]) {
       const res = await s.json(`/api/v1/forms/${o.formId}/webhooks`, { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ url }) });
-      expect([url, res.status, res.body.error]).toEqual([url, 400, expect.stringMatching(/^url refused: .*(loopback|private|linkLocal|uniqueLocal|unspecified|multicast|carrierGradeNat) address/)]);
+      expect([url, res.status, res.body.error]).toEqual([url, 400, expect.stringMatching(/^url refused: .*(loopback|private|linkLocal|uniqueLocal|unspecified|multicast|carrierGradeNat|ipv4Compatible|rfc6145|rfc6052|6to4) address/)]);
     }
     expect((await s.query("SELECT count(*) AS n FROM webhooks"))[0].n).toBe(0);
     expect(rx.requests).toHaveLength(0);

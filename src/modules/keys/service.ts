@@ -71,7 +71,7 @@ export function createKeysService(
     return key;
   };
 
-  /** A 400 naming the bound forms that are not this owner's (or when there is no such owner yet). */
+  /** A 400 naming the bound forms that are not this owner's (or when there is no such owner yet); `named` is who the caller may be told owns them. */
   const requireOwnForms = async (forms: string[] | null, owner: Owner | null, named: string) => {
     const foreign: string[] = [];
     for (const id of forms ?? []) if (!owner || (await formOwner(id)) !== owner.id) foreign.push(id);
@@ -114,7 +114,8 @@ export function createKeysService(
     async createKeyFor(caller: Principal, input: KeyInput): Promise<CreatedKey> {
       const key = checked(input);
       const owner = (await owners.findOwnerById(caller.ownerId))!;
-      await requireOwnForms(key.forms, owner, owner.email);
+      // Not the owner's address: the 400 comes before the scope check, so a publishable key reads it too.
+      await requireOwnForms(key.forms, owner, "this key's owner");
       requireOwnerScope(caller);
       return mint(owner, key, caller);
     },

@@ -59,7 +59,8 @@ export async function* exportCsv(pages: Pages, progress: Progress = () => {}): A
     for (const s of page) {
       const data = parse(s);
       let line = `${csvCell(s.id)},${csvCell(s.createdAt)}`;
-      for (const column of columns) line += `,${csvCell(data[column])}`;
+      // Own fields only: a row without `constructor` must not print Object.prototype's.
+      for (const column of columns) line += `,${csvCell(Object.hasOwn(data, column) ? data[column] : undefined)}`;
       const meta = data._meta;
       for (const key of META_KEYS) line += `,${csvCell(meta?.[key])}`;
       chunk += `${line}\r\n`;

@@ -10,7 +10,7 @@ import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { NewSubmission, SubmissionStatus } from "./model";
-import type { SubmissionsRepo } from "./repo";
+import type { AddressRecords, SubmissionsRepo } from "./repo";
 import { pipelineItem, unlessBusy, type SubmissionsService } from "./service";
 
 const DAY_MS = 86_400_000;
@@ -42,8 +42,27 @@ export interface PersonExport {
   submissions: { id: string; formId: string; formName: string; status: SubmissionStatus; createdAt: string; data: unknown }[];
   /** Waitlists that count the address as a joiner. */
   waitlists: { formId: string; formName: string }[];
+  /** Double opt-in confirmations of the address, confirmed or pending, with or without a submission of theirs still there. */
+  confirmations: Record<string, unknown>[];
+  /** When each form last sent the address an autoresponse (kept an hour, so it gets at most one an hour). */
+  autoresponseThrottles: Record<string, unknown>[];
+  /** Messages sent to the address or naming it as Reply-To, queued or sent. */
+  messages: Record<string, unknown>[];
   [related: string]: unknown;
 }
+
+/** What `formsvc submissions erase --email` did: submissions erased (in all, and by form), what else went, whether the file was rewritten. */
+export interface Erasure {
+  erased: number;
+  forms: { formId: string; erased: number }[];
+  /** What was kept about the address apart from its submissions, and went with them. */
+  alsoErased: AddressRecords<number>;
+  vacuumed: boolean;
+}
+
+/** The forms that keep something about an address beside its submissions. */
+const formsOf = (kept: AddressRecords<Record<string, unknown>[]>): string[] =>
+  [kept.confirmations, kept.autoresponseThrottles, kept.messages].flat().map((r) => r.formId as string);
 
 const validAddress = (email: string) => {
   const address = normalizeEmail(email);
@@ -132,41 +151,63 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
     },
 
     /**
-     * Erases every submission, inbox or spam, whose extracted email is `email`, in these forms (all
-     * when null), with what each left behind; one transaction and one audit line per form, never
-     * naming the address. Then the database's files are made to forget it (shred).
+     * Erases everything these forms (all when null) keep about an address: every submission, inbox
+     * or spam, whose extracted email it is, with what each left behind, and what is kept apart from
+     * them whether or not one is still there (a waitlist confirmation, an autoresponse throttle,
+     * messages to it). One transaction and one audit line per form, never naming the address. Then
+     * the database's files are made to forget it (shred).
      */
-    async eraseByEmail(email: string, formIds: string[] | null): Promise<{ erased: number; forms: { formId: string; erased: number }[]; vacuumed: boolean }> {
+    async eraseByEmail(email: string, formIds: string[] | null): Promise<Erasure> {
       const address = validAddress(email);
-      const found = await repo.findSubmissionsByEmail(address, formIds);
-      const byForm = Map.groupBy(found, (s) => s.formId);
-      const done: { formId: string; erased: number }[] = [];
-      for (const [formId, form] of await formsById(byForm.keys())) {
-        const ids = byForm.get(formId)!.map((s) => s.id);
-        const erased = await remove(form, ids, async (n) => {
-          // In the same transaction: the address's throttle row and waitlist confirmation go with its submissions.
-          await repo.forgetAddress(form.id, address);
-          await audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: n });
+      const found = Map.groupBy(await repo.findSubmissionsByEmail(address, formIds), (s) => s.formId);
+      const kept = await repo.listAddressRecords(address, formIds);
+      const holding = formsOf(kept);
+      const done: Erasure["forms"] = [];
+      const alsoErased: AddressRecords<number> = { confirmations: 0, autoresponseThrottles: 0, messages: 0 };
+      for (const [formId, form] of await formsById([...found.keys(), ...holding])) {
+        const { erased, forgotten } = await atomically(async () => {
+          // The submissions first: leaving the tallies, a confirmed joiner is uncounted only while the confirmation is there.
+          const batch = (await repo.findFormSubmissions(form.id, (found.get(formId) ?? []).map((s) => s.id))).map((s) => pipelineItem(s, form));
+          if (batch.length) for (const write of deletes) await write(batch);
+          const forgotten = await repo.forgetAddress(form.id, address);
+          if (batch.length || Object.values(forgotten).some((n) => n > 0)) {
+            const beside = Object.fromEntries(Object.entries(forgotten).filter(([, n]) => n > 0));
+            await audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: batch.length, ...beside });
+          }
+          return { erased: batch.length, forgotten };
         });
-        if (erased) done.push({ formId, erased });
+        if (erased) {
+          submissions.forget(new Set([form.id]));
+          done.push({ formId, erased });
+        }
+        for (const [kind, n] of Object.entries(forgotten) as [keyof AddressRecords<number>, number][]) alsoErased[kind] += n;
       }
       const { vacuumed } = await shredder.shred();
-      return { erased: done.reduce((n, f) => n + f.erased, 0), forms: done, vacuumed };
+      return { erased: done.reduce((n, f) => n + f.erased, 0), forms: done, alsoErased, vacuumed };
     },
 
-    /** All that is stored about one person in these forms (all when null): their submissions, the waitlists they joined, and what their submissions caused. */
+    /**
+     * All that is stored about one person in these forms (all when null): their submissions, the
+     * waitlists they joined, what their submissions caused, and what is kept about the address
+     * apart from them (confirmations, autoresponse throttles, messages to it).
+     */
     async exportPerson(email: string, formIds: string[] | null): Promise<PersonExport> {
       const address = validAddress(email);
       const found = await repo.findSubmissionsByEmail(address, formIds);
       const joined = await repo.listFormsJoinedBy(address, formIds);
-      const known = await formsById([...found.map((s) => s.formId), ...joined]);
+      const kept = await repo.listAddressRecords(address, formIds);
+      const known = await formsById([...found.map((s) => s.formId), ...joined, ...formsOf(kept)]);
       const mine = found.filter((s) => known.has(s.formId));
       const ids = mine.map((s) => s.id);
+      const named = (rows: Record<string, unknown>[]) => rows.filter((r) => known.has(r.formId as string)).map((r) => ({ ...r, formName: known.get(r.formId as string)!.name }));
       return {
         email: address,
         exportedAt: isoTime(clock.now()),
         submissions: mine.map((s) => ({ id: s.id, formId: s.formId, formName: known.get(s.formId)!.name, status: s.status, createdAt: s.createdAt, data: JSON.parse(s.data) })),
         waitlists: joined.filter((id) => known.has(id)).map((id) => ({ formId: id, formName: known.get(id)!.name })),
+        confirmations: named(kept.confirmations),
+        autoresponseThrottles: named(kept.autoresponseThrottles),
+        messages: named(kept.messages),
         ...Object.fromEntries(await Promise.all(Object.entries(related).map(async ([name, list]) => [name, await list(ids)]))),
       };
     },

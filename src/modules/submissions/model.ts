@@ -32,12 +32,16 @@ const MAX_CHALLENGE_LENGTH = 8192;
 
 const FormIdField = t.String({ minLength: 1, maxLength: MAX_FORM_ID_LENGTH, description: "the form's id" });
 
-/** http(s) only, no spaces or control characters (echoed raw, they would break the Location header). */
+/**
+ * http(s) only, no spaces or control characters (echoed raw, they would break the Location header);
+ * read-body.ts also holds it to lib/location-url.ts (a valid host, no userinfo), which no schema can say.
+ */
 const RedirectUrlField = t.String({
   format: "iri",
   pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001f\\u007f]+$",
   maxLength: MAX_REDIRECT_URL_LENGTH,
-  description: "absolute http(s) URL, without spaces or control characters; browser form posts are answered 303 to it",
+  description:
+    "absolute http(s) URL, without spaces, control characters or user:password@, whose host is a host name (letters, digits, hyphens, dots; an international name as the browser writes it) or an IPv4 or [IPv6] address; browser form posts are answered 303 to it",
 });
 
 /**

@@ -1,6 +1,8 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
+import { readCapped } from "../../http/body";
 import { AppError } from "../../lib/errors";
+import { isLocationUrl } from "../../lib/location-url";
 import { CHALLENGE_FIELDS, IdempotencyKeySchema, MAX_FORM_ID_LENGTH, MAX_REDIRECT_URL_LENGTH, SubmitBodySchema, type SubmitBody } from "./model";
 
 const MAX_DEPTH = 32;
@@ -17,28 +19,7 @@ export interface ReadBody {
 }
 
 const invalid = (message: string) => new AppError("INVALID_BODY", message);
-
-/** Reads at most `maxBytes`; a longer body is a 413 however it is framed. */
-async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes`);
-  const declared = request.headers.get("content-length");
-  if (declared !== null) {
-    // Bun caps what it buffers (maxRequestBodySize), so a body with a declared length is read in one go.
-    if (Number(declared) > maxBytes) throw tooLarge();
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > maxBytes) throw tooLarge();
-    return bytes;
-  }
-  if (!request.body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
+const EMPTY_NAME = "a field has an empty name: every form field needs a name";
 
 /** Why `data` cannot be stored as sent, or null: nesting past `limit` levels, or a number out of range (`1e400` parses to Infinity and would be stored as null). */
 function dataProblem(value: unknown, limit: number): string | null {
@@ -90,6 +71,10 @@ function checkBody(raw: unknown): SubmitBody {
   }
   const problem = dataProblem(raw.data, MAX_DEPTH);
   if (problem) throw invalid(problem);
+  if (Object.hasOwn(raw.data, "")) throw invalid(EMPTY_NAME);
+  if (raw.redirectUrl !== undefined && !isLocationUrl(raw.redirectUrl)) {
+    throw invalid("redirectUrl must be an absolute http(s) URL whose host is a host name (letters, digits, hyphens, dots) or an IP address, without user:password@");
+  }
   return raw;
 }
 
@@ -104,6 +89,27 @@ export function parseJsonBody(bytes: Uint8Array): SubmitBody {
   return checkBody(parsed);
 }
 
+/**
+ * Whether a multipart body has a part with no name or an empty one: the FormData parser drops such
+ * a part without a word, and a field sent must be stored or refused, never lost.
+ */
+function hasNamelessPart(bytes: Uint8Array, contentType: string): boolean {
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!boundary) return false; // no parts to read: formData() refuses the body
+  // latin1 maps each byte to one character, so the headers are read as sent whatever the values hold.
+  const text = `\r\n${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")}`;
+  const parts = text.split(`\r\n--${boundary[1] ?? boundary[2]}`).slice(1);
+  for (const part of parts) {
+    if (part.startsWith("--")) break; // the closing delimiter
+    const start = part.indexOf("\r\n") + 2;
+    const headers = part.slice(start, Math.max(start, part.indexOf("\r\n\r\n", start)));
+    const disposition = /^content-disposition:([^\r\n]*)/im.exec(headers)?.[1] ?? "";
+    const name = /;\s*name\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(disposition);
+    if (!name || (name[1] ?? name[2]) === "") return true;
+  }
+  return false;
+}
+
 async function parseForm(bytes: Uint8Array, contentType: string): Promise<SubmitBody> {
   let form: FormData;
   try {
@@ -111,10 +117,13 @@ async function parseForm(bytes: Uint8Array, contentType: string): Promise<Submit
   } catch {
     throw invalid("form body could not be parsed");
   }
+  if (contentType.toLowerCase().startsWith("multipart/") && hasNamelessPart(bytes, contentType)) throw invalid(EMPTY_NAME);
   const fields: Record<string, unknown> = {};
-  const data: Record<string, unknown> = {};
+  // A Map, not an object: names are data, and `__proto__` or `constructor` must not reach Object.prototype.
+  const data = new Map<string, string | string[]>();
   for (const [name, value] of form.entries()) {
     if (typeof value !== "string") throw invalid(`field "${name}" is a file; file uploads are not accepted`);
+    if (name === "") throw invalid(EMPTY_NAME);
     if (name === "formId" || name === "redirectUrl") {
       // An empty hidden redirect field means "no redirect", as a browser would send it.
       if (!(name === "redirectUrl" && value === "")) fields[name] = value;
@@ -125,11 +134,12 @@ async function parseForm(bytes: Uint8Array, contentType: string): Promise<Submit
       fields[challenge] = value;
       continue;
     }
-    const previous = data[name];
+    const previous = data.get(name);
     // Repeated names (checkboxes, multi-selects) keep every value.
-    data[name] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+    data.set(name, previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]);
   }
-  return checkBody({ ...fields, data });
+  // fromEntries defines each name as the object's own property, `__proto__` included.
+  return checkBody({ ...fields, data: Object.fromEntries(data) });
 }
 
 /** The submit body from JSON, urlencoded or multipart; 415 for any other type, 413 over the limit, 400 when malformed. */

@@ -5,6 +5,7 @@ import { notServed } from "../../http/methods";
 import { textStream } from "../../http/stream";
 import { DeletedSchema } from "../forms/model";
 import type { ClientOrigin } from "../../lib/client-ip";
+import { locationUrl } from "../../lib/location-url";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import type { SubmitterInfo } from "./meta";
 import { IdempotencyKeySchema, MovedSchema, SubmissionExportSchema, SubmissionListSchema, SubmissionParams, SubmitBodySchema, SubmitFormSchema, SubmitResultSchema } from "./model";
@@ -35,8 +36,8 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
         const result = await submissions.submit(principal, body, submitterInfo(request, client()), readIdempotencyKey(request.headers));
         if (isFormPost && result.redirect) {
           set.status = 303;
-          // Serialised by the URL parser: non-ASCII paths and hosts percent- and punycode-encoded, as a header must be.
-          set.headers.location = new URL(result.redirect).href;
+          // read-body.ts took it only if it is one; a header carries its ASCII form (punycode, percent-encoding).
+          set.headers.location = locationUrl(result.redirect)!;
         }
         return result;
       },
@@ -65,7 +66,7 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
               status: 303,
               schema: SubmitResultSchema,
               description: "stored; a form post with a redirectUrl is sent there, with the same body as a 200",
-              headers: { Location: { description: "redirectUrl in its encoded ASCII form (punycode host, percent-encoded path)", required: true, schema: { type: "string", format: "uri" } } },
+              headers: { Location: { description: "redirectUrl in its encoded ASCII form (punycode host; path, query and fragment percent-encoded to a valid URI)", required: true, schema: { type: "string", format: "uri" } } },
             }),
           },
         },

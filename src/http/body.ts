@@ -1,0 +1,71 @@
+import { AppError } from "../lib/errors";
+
+// Invalid UTF-8 is a 400, not U+FFFD read in place of what was sent. Stateless without `stream`, so shared.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+const tooLarge = (maxBytes: number) => new AppError("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes (FORMSVC_MAX_BODY_BYTES)`);
+
+/**
+ * Reads at most `maxBytes` of a request body; a longer one is a 413 however it is framed: refused
+ * unread when its Content-Length says so, else counted as it streams and refused at the limit, so
+ * no more than `maxBytes` is ever held. The one body reader of the server: every route's body
+ * passes here, and only once its caller has been checked.
+ */
+export async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) {
+    if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
+    // Bun reads no more than the declared length, so a body that says its length is read in one go.
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return bytes;
+  }
+  const chunks: Uint8Array[] = [];
+  await countChunks(request, maxBytes, (chunk) => chunks.push(chunk));
+  return Buffer.concat(chunks);
+}
+
+/** Hands each chunk of a body without a declared length to `take`, and throws 413 once they pass `maxBytes`. */
+async function countChunks(request: Request, maxBytes: number, take: (chunk: Uint8Array) => void): Promise<void> {
+  if (!request.body) return;
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    take(chunk);
+  }
+}
+
+/** Whether a Content-Type header names JSON (`application/json`, parameters such as charset allowed). */
+const isJson = (contentType: string | null) => contentType?.split(";")[0]!.trim().toLowerCase() === "application/json";
+
+/**
+ * The JSON object a management route takes: 415 for another Content-Type (before a byte is read),
+ * 413 over `maxBytes`, 400 for a body that is empty, not UTF-8, not JSON, or JSON but not an object
+ * (`false`, `0`, `""`, `[]`, `null` are never read as `{}`). The route's schema checks its fields next.
+ */
+export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  if (!isJson(request.headers.get("content-type"))) {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json: this endpoint takes a JSON object");
+  }
+  const bytes = await readCapped(request, maxBytes);
+  if (bytes.byteLength === 0) throw new AppError("INVALID_BODY", "request body is empty: send a JSON object ({} where nothing is required)");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(utf8.decode(bytes));
+  } catch {
+    throw new AppError("INVALID_BODY", "request body is not valid JSON");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    const what = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`;
+    throw new AppError("INVALID_BODY", `request body must be a JSON object, not ${what}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Reads a body a route does not take, only to refuse one over `maxBytes` (413); what fits is dropped as it comes. */
+export async function discardBody(request: Request, maxBytes: number): Promise<void> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  await countChunks(request, maxBytes, () => {});
+}

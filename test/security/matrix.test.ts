@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PUBLIC_ROUTE } from "../../src/http/context";
+import { notServed } from "../../src/http/methods";
+import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+
+/**
+ * The security cases of every API operation, generated from the routes the app serves
+ * (`app.routes`), so that a new route is covered, or fails "every route is classified", the day it
+ * is added. Each case is a request that must be refused: nothing here succeeds, so nothing changes.
+ */
+
+const MAX_BODY_BYTES = 2048;
+
+/** Routes outside the matrix, each with why. A route neither here nor taking an API key fails the test until it is classified. */
+const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
+  { method: "POST", path: /^\/api\/v1\/auth\/login$/, why: "takes no key (it is how one logs in); its CSRF check, body cap and JSON object are in test/http/bodies.test.ts" },
+  { method: "POST", path: /^\/api\/v1\/auth\/logout$/, why: "session only: no key is accepted, so every key case is a 401 (test/accounts)" },
+  { method: "GET", path: /^\/api\/v1\/auth\/me$/, why: "session only: no key is accepted, so every key case is a 401 (test/accounts)" },
+  { method: "GET", path: /^\/api\/v1\/openapi\.json$/, why: "the public API document" },
+  { method: "GET", path: /^\/docs(\/|$)/, why: "the docs page and its assets, public" },
+  { method: "GET", path: /^\/dashboard(\/|$)/, why: "the dashboard's page and assets, public; its calls go through the API" },
+  { method: "GET", path: /^\/widget\//, why: "the challenge widget's script, public" },
+  { method: "GET", path: /^\/confirm\/:token$/, why: "a submitter's confirmation link: the token is the credential (test/outbound)" },
+  { method: "GET", path: /^\/healthz$/, why: "the load balancer's probe, public by design" },
+  { method: "GET", path: /^\/metrics$/, why: "its own bearer token, FORMSVC_METRICS_TOKEN (test/ops/health-metrics.test.ts)" },
+];
+
+/** What another owner's key gets on this owner's resource, by the path parameter that names it, as the routes document (another owner's key is not found, as one that does not exist). */
+const OTHER_OWNER_STATUS: Record<string, number> = { formId: 403, webhookId: 403, deliveryId: 403, keyId: 404 };
+
+interface Route {
+  method: string;
+  path: string;
+  handler: unknown;
+  hooks?: { detail?: Record<string, unknown> & { security?: Record<string, unknown>[] } };
+}
+
+let server: TestServer;
+let routes: Route[];
+let document: any;
+let ids: Record<string, string>;
+const keys: Record<"owner" | "other" | "publishable" | "bound", string> = { owner: "", other: "", publishable: "", bound: "" };
+
+beforeAll(async () => {
+  server = await startTestServer({ config: { maxBodyBytes: MAX_BODY_BYTES, rateLimit: 1_000_000, publicRateLimit: 1_000_000, webhookAllowPrivate: true } });
+  const owner = await seedOwner(server, "owner@example.com");
+  const other = await seedOwner(server, "other@example.com");
+  const second = await server.services.forms.createForm({ owner: owner.ownerEmail, name: "Second" });
+  keys.owner = owner.key;
+  keys.other = other.key;
+  keys.publishable = (await server.services.keys.createKey({ owner: owner.ownerEmail, publishable: true })).key;
+  // Bound to the owner's second form: every path below names the first.
+  keys.bound = (await server.services.keys.createKey({ owner: owner.ownerEmail, forms: [second.id] })).key;
+  const webhook = await server.services.webhooks.addWebhook(owner.formId, { url: "http://127.0.0.1:9/hook" });
+  const submitted = await server.json("/api/v1/forms/submit", {
+    method: "POST",
+    key: owner.key,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ formId: owner.formId, data: { email: "ada@example.com" } }),
+  });
+  expect(submitted.status).toBe(200);
+  const [delivery] = await server.services.webhooks.deliveries(webhook.id, 1);
+  ids = { formId: owner.formId, keyId: owner.keyId, submissionId: submitted.body.id, webhookId: webhook.id, deliveryId: delivery!.id };
+  routes = server.app.routes as unknown as Route[];
+  document = await (await server.app.handle(new Request("http://localhost/api/v1/openapi.json"))).json();
+});
+afterAll(() => server.close());
+
+const takesApiKey = (r: Route) => r.hooks?.detail?.security?.some((s) => "apiKeyHeader" in s) ?? false;
+const isPublic = (r: Route) => r.hooks?.detail?.[PUBLIC_ROUTE] === true;
+const excluded = (r: Route) => NOT_IN_MATRIX.some((x) => x.method === r.method && x.path.test(r.path));
+const apiRoutes = () => routes.filter((r) => r.handler !== notServed && takesApiKey(r));
+const label = (r: Route) => `${r.method} ${r.path}`;
+const pathOf = (r: Route) => r.path.replace(/:(\w+)/g, (_, name: string) => ids[name] ?? `unknown-${name}`);
+const operationOf = (r: Route) => document.paths[r.path.replace(/:(\w+)/g, "{$1}")]?.[r.method.toLowerCase()];
+/** Whether the route's documented request body is JSON. */
+const takesJson = (r: Route) => operationOf(r)?.requestBody?.content?.["application/json"] !== undefined;
+const hasBody = (r: Route) => r.method !== "GET" && r.method !== "HEAD";
+/** A body each operation would take, so that only the case under test is wrong ({} where none is listed). */
+const VALID_BODY: Record<string, () => unknown> = {
+  "POST /api/v1/forms": () => ({ name: "New" }),
+  "POST /api/v1/forms/submit": () => ({ formId: ids.formId, data: {} }),
+  "POST /api/v1/forms/:formId/webhooks": () => ({ url: "http://127.0.0.1:9/other" }),
+};
+const validBody = (r: Route) => JSON.stringify(VALID_BODY[label(r)]?.() ?? {});
+
+async function call(r: Route, key: string | null, body?: BodyInit) {
+  const headers: Record<string, string> = {};
+  if (key !== null) headers["x-api-key"] = key;
+  if (hasBody(r)) headers["content-type"] = "application/json";
+  return await server.json(pathOf(r), { method: r.method, headers, body: hasBody(r) ? (body ?? validBody(r)) : undefined, duplex: "half" } as RequestInit);
+}
+
+/** A chunked body (no Content-Length) of `total` bytes, pulled only as the server reads it; `pulled()` says how much was. */
+function chunkedBody(total: number) {
+  const chunk = new Uint8Array(64 * 1024).fill(0x20);
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled >= total) return controller.close();
+      pulled += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+  return { stream, pulled: () => pulled };
+}
+
+test("every route is classified: in the matrix (it takes an API key), a guard that serves nothing, or listed with the reason it is not", () => {
+  const unclassified = routes.filter((r) => r.handler !== notServed && !takesApiKey(r) && !excluded(r)).map(label);
+  expect(unclassified).toEqual([]);
+  // The list holds no route that is in the matrix after all, or that no longer exists.
+  for (const x of NOT_IN_MATRIX) expect(routes.some((r) => r.method === x.method && x.path.test(r.path) && !takesApiKey(r))).toBe(true);
+  expect(apiRoutes().length).toBeGreaterThan(20);
+});
+
+/** Each route's outcome beside the one expected, compared as one table: a failure lists every route that differs. */
+async function expectEach<T>(cases: T[], name: (c: T) => string, expected: (c: T) => unknown, actual: (c: T) => Promise<unknown>) {
+  const got: Record<string, unknown> = {};
+  const want: Record<string, unknown> = {};
+  for (const c of cases) {
+    got[name(c)] = await actual(c);
+    want[name(c)] = expected(c);
+  }
+  expect(got).toEqual(want);
+}
+
+const outcome = async (r: Route, key: string | null, body?: BodyInit) => {
+  const { status, body: answer } = await call(r, key, body);
+  return { status, code: answer.code };
+};
+
+describe("the OpenAPI document", () => {
+  test("offers application/json only for the management bodies (submit also takes form posts), 415 wherever a body is taken, and 413 everywhere", async () => {
+    const cases = apiRoutes().concat(routes.filter((r) => r.path === "/api/v1/auth/login"));
+    await expectEach(
+      cases,
+      label,
+      (r) => ({
+        types: !operationOf(r).requestBody ? [] : r.path.endsWith("/forms/submit") ? ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"] : ["application/json"],
+        413: true,
+        415: operationOf(r).requestBody !== undefined,
+      }),
+      async (r) => {
+        const op = operationOf(r);
+        return { types: Object.keys(op.requestBody?.content ?? {}), 413: "413" in op.responses, 415: "415" in op.responses };
+      },
+    );
+  });
+});
+
+describe("every API operation", () => {
+  test("refuses a request without a key, and one with a wrong key, with 401", async () => {
+    const cases = apiRoutes().flatMap((r) => [null, "fsk_wrong0000000000000000000000", "fpk_wrong0000000000000000000000"].map((key) => ({ r, key })));
+    await expectEach(cases, ({ r, key }) => `${label(r)} with ${key ?? "no key"}`, () => ({ status: 401, code: "UNAUTHORIZED" }), ({ r, key }) => outcome(r, key));
+  });
+
+  test("refuses another owner's key on this owner's form or resource, as the route documents", async () => {
+    const cases = apiRoutes()
+      .map((r) => ({ r, param: Object.keys(OTHER_OWNER_STATUS).find((p) => r.path.includes(`:${p}`)) }))
+      .filter((c): c is { r: Route; param: string } => c.param !== undefined);
+    expect(cases.length).toBeGreaterThan(10);
+    await expectEach(cases, ({ r }) => label(r), ({ param }) => OTHER_OWNER_STATUS[param], async ({ r }) => (await call(r, keys.other)).status);
+  });
+
+  test("refuses a publishable key with 403 KEY_SCOPE, except on the public operations", async () => {
+    const cases = apiRoutes().filter((r) => !isPublic(r));
+    await expectEach(cases, label, () => ({ status: 403, code: "KEY_SCOPE" }), (r) => outcome(r, keys.publishable));
+  });
+
+  test("refuses a key bound to another form with 403 KEY_SCOPE on every operation that names a form", async () => {
+    const cases = apiRoutes().filter((r) => r.path.includes(":formId") || r.path.endsWith("/forms/submit"));
+    expect(cases.length).toBeGreaterThan(10);
+    await expectEach(cases, label, () => ({ status: 403, code: "KEY_SCOPE" }), (r) => outcome(r, keys.bound));
+  });
+
+  test("refuses a chunked body over FORMSVC_MAX_BODY_BYTES with 413 for a valid key, and with 401 without a key before reading it", async () => {
+    const total = 16 * 1024 * 1024;
+    const cases = apiRoutes()
+      .filter(hasBody)
+      .flatMap((r) => [{ r, key: keys.owner, status: 413 }, { r, key: null, status: 401 }]);
+    await expectEach(
+      cases,
+      ({ r, key }) => `${label(r)} ${key ? "with" : "without"} a key`,
+      // The server stopped reading at the limit, or never began: what was sent is what socket buffers hold, far from all of it.
+      ({ status }) => ({ status, stoppedEarly: true }),
+      async ({ r, key }) => {
+        const body = chunkedBody(total);
+        const { status } = await call(r, key, body.stream);
+        return { status, stoppedEarly: body.pulled() < total / 2 };
+      },
+    );
+  });
+
+  test("refuses a body that declares a length over FORMSVC_MAX_BODY_BYTES with 413 for a valid key, and 401 without one", async () => {
+    const big = JSON.stringify({ padding: "x".repeat(MAX_BODY_BYTES) });
+    const cases = apiRoutes()
+      .filter(hasBody)
+      .flatMap((r) => [{ r, key: keys.owner, status: 413 }, { r, key: null, status: 401 }]);
+    await expectEach(cases, ({ r, key }) => `${label(r)} ${key ? "with" : "without"} a key`, ({ status }) => status, async ({ r, key }) => (await call(r, key, big)).status);
+  });
+
+  test("refuses a JSON body that is not an object with 400, where the operation takes one", async () => {
+    const cases = apiRoutes()
+      .filter(takesJson)
+      .flatMap((r) => ["false", "0", '""', "[]", "null"].map((body) => ({ r, body })));
+    expect(cases.length).toBeGreaterThanOrEqual(5 * 5);
+    await expectEach(cases, ({ r, body }) => `${label(r)} with ${body}`, () => 400, async ({ r, body }) => (await call(r, keys.owner, body)).status);
+  });
+});
