@@ -6,7 +6,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { batchTransaction } from "../src/db/batch-transaction";
 import { openStore } from "../src/db/store";
 import { loadConfig } from "../src/config";
 import { isoTime, systemClock } from "../src/lib/clock";
@@ -16,9 +15,8 @@ import { ownerPrincipal } from "../src/lib/principal";
 import type { Form } from "../src/modules/forms/model";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import { createSubmissionLifecycle } from "../src/modules/submissions/lifecycle";
-import { commitWriters, deleteWriters } from "../src/modules/submissions/pipeline";
 import { createSubmissionsRepo } from "../src/modules/submissions/repo";
-import { createServices, submitStages } from "../src/services";
+import { createServices, submitPipeline } from "../src/services";
 import { seedSubmissions } from "./seed";
 
 const QUICK = process.argv.includes("--quick");
@@ -76,7 +74,7 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
 
 // 1. The submit path: commits of 50 through the pipeline's writers (fsync'd), secure_delete off and on in turns.
 {
-  const commit = batchTransaction(sql, commitWriters(submitStages(sql)));
+  const commit = submitPipeline(sql).commit;
   const form: Form = await services.forms.requireForm(forms[0]!);
   let n = 0;
   const batch = (): NewSubmission[] =>
@@ -130,8 +128,7 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
     repo,
     forms: services.forms,
     submissions: services.submissions,
-    deletes: deleteWriters(submitStages(sql), repo.deleteRows),
-    atomically: (fn) => sql.transaction(fn),
+    pipeline: submitPipeline(sql),
     audit: services.audit,
     clock: systemClock,
     shredder: { shred: async () => ({ vacuumed: false }) },
@@ -202,7 +199,7 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
 
 // 4. A whole erasure as the command line runs it (scan, delete, checkpoint), after a burst of submits left a WAL behind.
 {
-  const commit = batchTransaction(sql, commitWriters(submitStages(sql)));
+  const commit = submitPipeline(sql).commit;
   const form = await services.forms.requireForm(forms[5]!);
   for (let b = 0; b < 40; b++) {
     await commit(

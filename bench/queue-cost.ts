@@ -29,7 +29,7 @@ await store.sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, ena
 ]);
 
 const stages = submitStages(store.sql);
-const writers: [string, (batch: NewSubmission[]) => Promise<void>][] = [
+const writers: [string, (batch: NewSubmission[]) => Promise<unknown>][] = [
   ["rows (submission, idempotency)", stages.rows[0]!],
   ["counters", stages.tallies[0]!.count],
   ["rollups", stages.tallies[1]!.count],

@@ -4,10 +4,8 @@ import { newId } from "../src/lib/ids";
 import type { Form } from "../src/modules/forms/model";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import type { SubmissionMeta } from "../src/modules/submissions/meta";
-import { batchTransaction } from "../src/db/batch-transaction";
 import type { Sql } from "../src/db/sql";
-import { commitWriters } from "../src/modules/submissions/pipeline";
-import { submitStages } from "../src/services";
+import { submitPipeline } from "../src/services";
 
 const COUNTRIES = ["US", "GB", "DE", "FR", "IN", "BR", "JP", "CA", "AU", "NL", "ES", "IT", "ZZ"];
 const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Mobile Safari", "Samsung Internet", null];
@@ -15,7 +13,7 @@ const DEVICES: SubmissionMeta["device"][] = ["desktop", "mobile", "tablet", "bot
 
 /** Writes `count` submissions to `form`, spread over the `days` days before `end`. */
 export async function seedSubmissions(sql: Sql, form: Form, count: number, opts: { days?: number; end?: number; label?: string } = {}): Promise<void> {
-  const commit = batchTransaction(sql, commitWriters(submitStages(sql)));
+  const commit = submitPipeline(sql).commit;
   const days = opts.days ?? 365;
   const end = opts.end ?? Date.now();
   const step = (days * 86_400_000) / count;

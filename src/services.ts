@@ -1,5 +1,4 @@
 import type { Config } from "./config";
-import { batchTransaction } from "./db/batch-transaction";
 import type { Atomically, Sql } from "./db/sql";
 import type { Store } from "./db/store";
 import type { Clock } from "./lib/clock";
@@ -24,13 +23,13 @@ import { renderConfirmation } from "./modules/confirmations/message";
 import { queueConfirmations } from "./modules/confirmations/queue";
 import { createConfirmationsService } from "./modules/confirmations/service";
 import { queueAutoresponses, renderAutoresponse } from "./modules/notifications/autoresponse";
-import { mailRetry } from "./modules/notifications/channel";
-import { createHttpSender } from "./modules/notifications/http-sender";
-import { createSmtpMailer, mailChannel } from "./modules/notifications/mailer";
+import { mailRetry } from "./modules/outbox/channel";
+import { createHttpSender } from "./modules/outbox/http-sender";
+import { createSmtpMailer, mailChannel } from "./modules/outbox/mailer";
 import { renderNotification } from "./modules/notifications/message";
 import { queueNotifications } from "./modules/notifications/queue";
-import { createOutboxRepo } from "./modules/notifications/repo";
-import { createOutboxService } from "./modules/notifications/service";
+import { createOutboxRepo } from "./modules/outbox/repo";
+import { createOutboxService } from "./modules/outbox/service";
 import { webhookChannel } from "./modules/webhooks/channel";
 import { queueWebhooks } from "./modules/webhooks/queue";
 import { createWebhooksRepo } from "./modules/webhooks/repo";
@@ -41,7 +40,7 @@ import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
 import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
 import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
-import { commitWriters, deleteWriters, moveWriters, type SubmitPipeline } from "./modules/submissions/pipeline";
+import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
 
@@ -57,11 +56,18 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
 // Finished outbox rows (and their attempts) are kept this long for `outbox list` and `webhooks deliveries`.
 export const OUTBOX_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** The stages of the submit pipeline that write, over one database; bench/seed.ts commits through the same. */
-export function submitStages(sql: Sql, clock: Clock = systemClock, outbox = createOutboxRepo(sql)): Pick<SubmitPipeline, "rows" | "tallies" | "queues" | "purges"> {
+/**
+ * The writers of the submit pipeline over one database, each registered here on one line (its code
+ * in its module); bench/seed.ts commits through the same. Checks and hooks, which need services,
+ * are registered in `createServices`.
+ */
+export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitStages, "checks" | "hooks"> {
   const submissions = createSubmissionsRepo(sql);
+  const outbox = createOutboxRepo(sql);
   return {
     rows: [submissions.insertRows, createSpamRepo(sql).recordUsedChallenges], // each submission with its status and idempotency key; the proof of work it used
+    setStatuses: submissions.setStatuses,
+    deleteRows: submissions.deleteRows,
     tallies: [submissions.counters, createAnalyticsRepo(sql).rollups], // the forms' counters and waitlist joiners; daily and monthly rollups
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.
@@ -74,6 +80,10 @@ export function submitStages(sql: Sql, clock: Clock = systemClock, outbox = crea
     purges: [outbox.deleteForSubmissions], // a deleted submission's outbox rows (and their attempts), whatever their state
   };
 }
+
+/** The submit pipeline over one database with these checks and hooks; bench/seed.ts and tests commit through it without any. */
+export const submitPipeline = (sql: Sql, clock: Clock = systemClock, { checks = [], hooks = [] }: Partial<Pick<SubmitStages, "checks" | "hooks">> = {}) =>
+  createSubmitPipeline(sql, { checks, ...submitStages(sql, clock), hooks });
 
 /**
  * The composition root: every service, built once over one store. The CLI and the HTTP API share
@@ -132,14 +142,12 @@ export async function createServices(deps: Deps) {
   const spam = createSpamService({ repo: spamRepo, challengeSecret: await spamRepo.findChallengeSecret(), clock, config: deps.config, log: deps.log, forms });
   const accounts = createAccountsService({ repo: createAccountsRepo(sql), owners, clock, sessionIdleDays: deps.config.sessionIdleDays, sessionMaxDays: deps.config.sessionMaxDays, audit });
 
-  // The submit path, stage by stage (modules/submissions/pipeline.ts).
-  const pipeline: SubmitPipeline = {
+  // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
+  const pipeline = submitPipeline(sql, clock, {
     checks: [allowedOriginCheck, spam.checks.challenge, spam.checks.honeypot],
-    ...submitStages(sql, clock, outboxRepo),
-    afterCommit: [outbox.afterCommit], // the outbox sends what the commit queued
-  };
+    hooks: [outbox.afterCommit], // the outbox sends what a commit queued
+  });
   const submissionsRepo = createSubmissionsRepo(sql);
-  const moves = moveWriters(pipeline, submissionsRepo.setStatuses);
   const submissions = createSubmissionsService({
     repo: submissionsRepo,
     forms,
@@ -149,9 +157,6 @@ export async function createServices(deps: Deps) {
     answers,
     countryOf: countryLookup(),
     pipeline,
-    commit: batchTransaction(sql, commitWriters(pipeline)),
-    move: { inbox: batchTransaction(sql, moves.inbox), spam: batchTransaction(sql, moves.spam) },
-    atomically,
     audit,
   });
   const webhooks = createWebhooksService({
@@ -172,8 +177,7 @@ export async function createServices(deps: Deps) {
     repo: submissionsRepo,
     forms,
     submissions,
-    deletes: deleteWriters(pipeline, submissionsRepo.deleteRows),
-    atomically,
+    pipeline,
     audit,
     clock,
     shredder: store.shredder,

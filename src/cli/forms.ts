@@ -1,89 +1,57 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { AppError } from "../lib/errors";
-import { CHALLENGES, FORM_TYPES, toFormJson, type Form } from "../modules/forms/model";
+import type { Form } from "../modules/forms/model";
+import { ALL_SETTINGS, setAt, toFormJson, valueAt, WRITABLE_SETTINGS, type CliFlag } from "../modules/forms/settings";
 import type { FormInput } from "../modules/forms/service";
 import { withServices } from "./context";
 import { examples, invocation } from "./hints";
 import { emit, fields, table } from "./output";
 
-interface FormFlags {
-  name?: string;
-  type?: string;
-  /** false from --no-description: clears it. */
-  description?: string | false;
-  emailNotifications?: boolean;
-  developerNotifications?: boolean;
-  usersJoined?: boolean;
-  /** Comma-separated; false from --no-allowed-origins: any origin. */
-  allowedOrigins?: string | false;
-  /** false from --no-honeypot. */
-  honeypot?: string | false;
-  challenge?: string;
-  autoresponseSubject?: string;
-  autoresponseText?: string;
-  /** true from --autoresponse, false from --no-autoresponse. */
-  autoresponse?: boolean;
-  doubleOptIn?: boolean;
-  /** false from --no-confirm-redirect-url. */
-  confirmRedirectUrl?: string | false;
-  retentionDays?: string;
-  /** false from --no-retention: keep submissions forever. */
-  retention?: boolean;
-  json?: boolean;
+/** The flags of one setting of the table, as commander declares them for a command. */
+function flagsOf(cli: CliFlag | CliFlag[] | undefined, command: "create" | "update"): { flag: CliFlag; positive: Option; negative?: Option }[] {
+  return [cli ?? []].flat().flatMap((flag) => {
+    if (flag.updateOnly && command === "create") return [];
+    const positive = new Option(flag.flag, flag.help);
+    if (command === "create" && flag.create && "default" in flag.create) positive.default(flag.create.default);
+    if (command === "create" && flag.create && "required" in flag.create) positive.makeOptionMandatory();
+    const no = flag.no && (command === "update" || flag.no.onCreate) ? new Option(flag.no.flag ?? `--no-${positive.name()}`, flag.no.help) : undefined;
+    return [{ flag, positive, negative: no }];
+  });
 }
 
-function retentionOf(o: FormFlags): number | null | undefined {
-  if (o.retentionDays !== undefined && o.retention === false) throw new AppError("INVALID_PARAMETER", "give --retention-days or --no-retention, not both");
-  if (o.retention === false) return null;
-  if (o.retentionDays === undefined) return undefined;
-  if (!/^\d+$/.test(o.retentionDays)) throw new AppError("INVALID_PARAMETER", "--retention-days must be a whole number of days");
-  return Number(o.retentionDays);
+/** Declares every setting's flags (settings.ts) on `forms create` or `forms update`, and --json. */
+function settingFlags(cmd: Command, command: "create" | "update"): Command {
+  for (const { row } of WRITABLE_SETTINGS) {
+    for (const { positive, negative } of flagsOf(row.cli, command)) {
+      cmd.addOption(positive);
+      if (negative) cmd.addOption(negative);
+    }
+  }
+  return cmd.option("--json", "print only JSON");
 }
 
-const toInput = (o: FormFlags): FormInput => ({
-  name: o.name,
-  formType: o.type,
-  description: o.description === false ? "" : o.description,
-  emailEnabled: o.emailNotifications,
-  developerNotifications: o.developerNotifications,
-  usersJoinedEnabled: o.usersJoined,
-  allowedOrigins: o.allowedOrigins === undefined ? undefined : o.allowedOrigins === false ? [] : o.allowedOrigins.split(",").filter((v) => v.trim() !== ""),
-  honeypotField: o.honeypot === false ? null : o.honeypot,
-  challenge: o.challenge,
-  autoresponse:
-    o.autoresponse === undefined && o.autoresponseSubject === undefined && o.autoresponseText === undefined
-      ? undefined
-      : { enabled: o.autoresponse, subject: o.autoresponseSubject, text: o.autoresponseText },
-  doubleOptIn: o.doubleOptIn,
-  confirmRedirectUrl: o.confirmRedirectUrl === false ? null : o.confirmRedirectUrl,
-  retentionDays: retentionOf(o),
-});
+/** The flags given, as the service's input: each setting's value, or its cleared value from --no-…. */
+function toInput(opts: Record<string, unknown>, command: "create" | "update"): FormInput {
+  const input: Record<string, unknown> = {};
+  for (const { row } of WRITABLE_SETTINGS) {
+    for (const { flag, positive, negative } of flagsOf(row.cli, command)) {
+      const given = opts[positive.attributeName()];
+      // A lone --no-x defaults x to true in commander; only false means it was given.
+      const cleared = negative !== undefined && opts[negative.attributeName()] === false;
+      const set = given !== undefined && given !== false;
+      if (set && cleared && negative!.attributeName() !== positive.attributeName()) {
+        throw new AppError("INVALID_PARAMETER", `give ${positive.long} or ${negative!.long}, not both`);
+      }
+      if (cleared) setAt(input, row.field, flag.no!.value);
+      else if (set) setAt(input, row.field, typeof given === "string" && flag.parse ? flag.parse(given) : given);
+    }
+  }
+  return input as FormInput;
+}
 
+/** `forms show`: a line for each setting the table says how to show. */
 function describe(form: Form): string {
-  const f = toFormJson(form);
-  return fields([
-    ["id", f.id],
-    ["name", f.name],
-    ["description", f.description],
-    ["type", f.formType],
-    ["submissions", f.submissionCount],
-    ["email notifications", f.emailSettings.enabled ? "on" : "off"],
-    ["developer notifications", f.emailSettings.developerNotificationsEnabled ? "on" : "off"],
-    ...(f.usersJoinedSettings ? ([["users joined", f.usersJoinedSettings.enabled ? f.usersJoinedSettings.count : "counter off"]] as [string, unknown][]) : []),
-    ["allowed origins", f.allowedOrigins.length ? f.allowedOrigins.join(", ") : "any"],
-    ["honeypot field", f.spamSettings.honeypotField ?? "none"],
-    ["challenge", f.spamSettings.challenge],
-    ["autoresponse", f.autoresponse.enabled ? `on: "${f.autoresponse.subject}"` : "off"],
-    ...(f.formType === "waitlist"
-      ? ([
-          ["double opt-in", f.doubleOptIn ? "on" : "off"],
-          ["after confirming", f.confirmRedirectUrl ?? "formsvc's page"],
-        ] as [string, unknown][])
-      : []),
-    ["retention", f.retentionDays === null ? "forever" : `${f.retentionDays} day(s)`],
-    ["created", f.createdAt],
-    ["updated", f.updatedAt],
-  ]);
+  return fields(ALL_SETTINGS.flatMap(({ row }) => (row.show && (row.show.when?.(form) ?? true) ? [[row.show.label, row.show.text(valueAt(form, row.field) as never, form)] as [string, unknown]] : [])));
 }
 
 /** Double opt-in links start with FORMSVC_PUBLIC_URL: say so (on stderr) when this command's settings have none. */
@@ -92,36 +60,6 @@ function warnWithoutPublicUrl(form: Form, publicUrl: string): void {
     process.stderr.write("note: FORMSVC_PUBLIC_URL is not set here; the server needs it for confirmation links, and keeps confirmation emails queued until it has it\n");
   }
 }
-
-const settingFlags = (cmd: Command, withNegations: boolean) => {
-  cmd
-    .option("--description <text>", "shown to no one but you")
-    .option("--email-notifications", "master switch for email on this form")
-    .option("--developer-notifications", "email the owner on every submission (needs --email-notifications)")
-    .option("--users-joined", "count distinct joiners (waitlist forms)")
-    .option("--allowed-origins <urls>", "origins whose pages may submit with a publishable key, comma-separated (https://www.example.com); redirects only to them")
-    .option("--honeypot <name>", "a hidden field people leave empty: a submission that fills it is stored as spam (default _gotcha)")
-    .option("--no-honeypot", "no honeypot field")
-    .option("--challenge <kind>", `what a submission must solve: ${CHALLENGES.join(", ")} (default none)`)
-    .option("--autoresponse-subject <template>", "email each submitter (their extracted address, at most once an hour per form): the subject, {{field}} placeholders")
-    .option("--autoresponse-text <template>", "the autoresponse's text, {{field}} placeholders (escaped in its HTML part); needs --email-notifications")
-    .option("--double-opt-in", "waitlists: email each new joiner a confirmation link; only confirmed joiners count (needs FORMSVC_PUBLIC_URL on the server)")
-    .option("--confirm-redirect-url <url>", "where an opened confirmation link sends the joiner (default: formsvc's own page)")
-    .option("--retention-days <n>", "delete submissions older than this many days (checked every hour by serve)")
-    .option("--no-retention", "keep submissions forever (the default)");
-  if (withNegations)
-    cmd
-      .option("--no-description", "clear the description")
-      .option("--no-email-notifications", "turn all email for this form off")
-      .option("--no-developer-notifications", "stop emailing the owner on every submission")
-      .option("--no-users-joined", "stop counting joiners (the API then shows 0)")
-      .option("--no-allowed-origins", "accept publishable-key submissions from any origin again")
-      .option("--autoresponse", "turn the autoresponse back on, with the subject and text it has")
-      .option("--no-autoresponse", "stop emailing submitters (the templates are kept)")
-      .option("--no-double-opt-in", "count every joiner again, confirmed or not")
-      .option("--no-confirm-redirect-url", "show formsvc's own page after confirming");
-  return cmd.option("--json", "print only JSON");
-};
 
 export function formsCommand(): Command {
   const forms = new Command("forms")
@@ -145,15 +83,13 @@ export function formsCommand(): Command {
     forms
       .command("create")
       .description("create a form for an owner (the owner is created if new)")
-      .requiredOption("--owner <email>", "owner's email address; receives notifications")
-      .requiredOption("--name <name>", "form name")
-      .option("--type <type>", `one of ${FORM_TYPES.join(", ")}`, "custom"),
-    false,
+      .requiredOption("--owner <email>", "owner's email address; receives notifications"),
+    "create",
   )
     .addHelpText("after", examples((me) => [`${me} forms create --owner you@example.com --name "Launch waitlist" --type waitlist --users-joined`]))
-    .action((opts: FormFlags & { owner: string; name: string }, cmd: Command) =>
+    .action((opts: { owner: string; name: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.createForm({ ...toInput(opts), owner: opts.owner, name: opts.name });
+        const form = await s.forms.createForm({ ...toInput(opts, "create"), owner: opts.owner, name: opts.name });
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
       }),
@@ -191,15 +127,13 @@ export function formsCommand(): Command {
     forms
       .command("update")
       .description("change a form; only the flags given change (--no-… turns a switch off)")
-      .argument("<id>", "form id")
-      .option("--name <name>", "form name")
-      .option("--type <type>", `one of ${FORM_TYPES.join(", ")}`),
-    true,
+      .argument("<id>", "form id"),
+    "update",
   )
     .addHelpText("after", examples((me) => [`${me} forms update frm_… --email-notifications --developer-notifications`]))
-    .action((id: string, opts: FormFlags, cmd: Command) =>
+    .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.updateForm(id, toInput(opts));
+        const form = await s.forms.updateForm(id, toInput(opts, "update"));
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Updated form ${form.id}\n\n${describe(form)}`);
       }),

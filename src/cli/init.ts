@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { AppError } from "../lib/errors";
-import { toFormJson } from "../modules/forms/model";
+import { toFormJson } from "../modules/forms/settings";
 import type { Services } from "../services";
 import { configFor, withServices } from "./context";
 import { curlExamples, examples, invocation, shellWord } from "./hints";

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { normalizeEmail } from "../lib/email";
 import { AppError } from "../lib/errors";
-import { createSmtpMailer, describeMailError } from "../modules/notifications/mailer";
+import { createSmtpMailer, describeMailError } from "../modules/outbox/mailer";
 import { configFor } from "./context";
 import { examples } from "./hints";
 import { emit } from "./output";

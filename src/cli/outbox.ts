@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { AppError } from "../lib/errors";
-import { OUTBOX_KINDS, type OutboxKind, type OutboxStatus } from "../modules/notifications/repo";
+import { OUTBOX_KINDS, type OutboxKind, type OutboxStatus } from "../modules/outbox/repo";
 import { withServices } from "./context";
 import { examples } from "./hints";
 import { emit, fields, table } from "./output";

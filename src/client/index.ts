@@ -3,6 +3,7 @@
  * safe retries. No dependencies; runs wherever `fetch` does (Bun, Node 18+, Deno, browsers).
  */
 import type {
+  Account,
   Analytics,
   CreatedWebhook,
   Delivery,
@@ -17,6 +18,7 @@ import type {
   FormListItem,
   FormUpdateRequest,
   KeyCreateRequest,
+  LoginRequest,
   MovedSubmission,
   NewWebhook,
   PageQuery,
@@ -128,6 +130,25 @@ export class FormsvcClient {
     this.fetchImpl = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.maxRetries = options.maxRetries ?? 2;
     this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /**
+   * Opens a login session (the server's session cookie, which a browser keeps and sends on each
+   * later request of its origin; other runtimes need a fetch that keeps cookies). A page must be of
+   * the server's own origin: other origins are refused (403 CSRF).
+   */
+  login(credentials: LoginRequest, options?: CallOptions): Promise<Account> {
+    return this.request({ method: "POST", path: "/auth/login", body: credentials, idempotent: false }, options);
+  }
+
+  /** Ends the session the request carries; later requests with it are a 401. */
+  async logout(options?: CallOptions): Promise<void> {
+    await this.send({ method: "POST", path: "/auth/logout", idempotent: false }, options);
+  }
+
+  /** The owner the session logs in as; 401 without a live session (an API key is no session). */
+  me(options?: CallOptions): Promise<Account> {
+    return this.request({ method: "GET", path: "/auth/me", idempotent: true }, options);
   }
 
   /** One page of the key owner's forms, newest first. */

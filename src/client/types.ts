@@ -28,30 +28,33 @@ export interface Form {
 
 export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha";
 
-/** A new form's settings (`createForm`), shaped as `Form`; only `name` is required. */
-export interface FormCreateRequest {
-  name: string;
+/** The settings `createForm` and `updateForm` take, shaped as `Form`; what is left out is the default (create) or stays as it is (update). */
+export interface FormSettings {
   description?: string;
   formType?: FormType;
   emailSettings?: { enabled?: boolean; developerNotificationsEnabled?: boolean };
-  usersJoinedSettings?: { enabled: boolean };
+  usersJoinedSettings?: { enabled?: boolean };
   allowedOrigins?: string[];
   /** `honeypotField: null` turns the honeypot off. */
   spamSettings?: { honeypotField?: string | null; challenge?: Challenge };
+  /** A subject or text given without `enabled` turns the autoresponse on; it needs both. */
+  autoresponse?: { enabled?: boolean; subject?: string; text?: string };
+  /** Waitlists only. */
+  doubleOptIn?: boolean;
+  /** null: formsvc's own page. */
+  confirmRedirectUrl?: string | null;
   /** 1 to 36500; null keeps submissions forever. */
   retentionDays?: number | null;
 }
 
+/** A new form's settings (`createForm`); only `name` is required. */
+export interface FormCreateRequest extends FormSettings {
+  name: string;
+}
+
 /** What `updateForm` changes: only the fields given. */
-export interface FormUpdateRequest {
+export interface FormUpdateRequest extends FormSettings {
   name?: string;
-  description?: string;
-  formType?: FormType;
-  emailSettings?: { enabled?: boolean; developerNotificationsEnabled?: boolean };
-  usersJoinedSettings?: { enabled: boolean };
-  allowedOrigins?: string[];
-  spamSettings?: { honeypotField?: string | null; challenge?: Challenge };
-  retentionDays?: number | null;
 }
 
 /** What deleting a form or a submission answers. */
@@ -235,4 +238,18 @@ export interface Delivery {
   lastError: string | null;
   createdAt: string;
   nextAttemptAt: string | null;
+}
+
+/** The owner a login session acts for (`login`, `me`). */
+export interface Account {
+  id: string;
+  /** Lower-cased: what the owner logs in with and where notifications go. */
+  email: string;
+  createdAt: string;
+}
+
+/** An owner's email and the password set with `formsvc owners set-password`. */
+export interface LoginRequest {
+  email: string;
+  password: string;
 }

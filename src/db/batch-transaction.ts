@@ -10,21 +10,21 @@ export type BatchWriter<T> = (batch: T[]) => Promise<void>;
 const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
 
 /**
- * Commits a batch through every writer, in order, in one transaction, so nothing they write can
- * disagree. If the batch fails, each item is tried on its own so that a bad one fails alone; not
- * when the database is busy (another process holds the lock): then every item gets the busy
- * error, and the caller decides when to try again.
+ * Commits a batch through `write` in one transaction, so nothing it writes can disagree, and tells
+ * `committed` what committed with what `write` returned for it. If the batch fails, each item is
+ * tried on its own so that a bad one fails alone; not when the database is busy (another process
+ * holds the lock): then every item gets the busy error, and the caller decides when to try again.
  */
-export function batchTransaction<T>(sql: Sql, writers: BatchWriter<T>[]): (batch: T[]) => Promise<Outcome[]> {
+export function batchTransaction<T, R>(sql: Sql, write: (batch: T[]) => Promise<R>, committed: (batch: T[], result: R) => void = () => {}): (batch: T[]) => Promise<Outcome[]> {
   const attempt = async (batch: T[]): Promise<Outcome> => {
+    let result: R;
     try {
-      await sql.transaction(async () => {
-        for (const writer of writers) await writer(batch);
-      });
-      return null;
+      result = await sql.transaction(() => write(batch));
     } catch (e) {
       return asError(e);
     }
+    committed(batch, result);
+    return null;
   };
 
   return async (batch) => {

@@ -1,4 +1,5 @@
 import { writeSync } from "node:fs";
+import { redactAddresses } from "./redact";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -32,7 +33,9 @@ export function batchedStdout(fd = 1): (line: string) => void {
 
 /**
  * One JSON object per line. Callers pass only what is safe to print: keys and their
- * query parameters are never handed to the logger, so they cannot leak through it.
+ * query parameters are never handed to the logger, so they cannot leak through it. An `error`
+ * field is the exception: it often quotes someone else's words (an SMTP server's reply naming the
+ * recipient, a database error), so any address in it is redacted here, once for every caller.
  */
 export function createLogger(level: LogLevel, write: (line: string) => void = batchedStdout()): Logger {
   const min = rank[level];
@@ -49,6 +52,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = ba
     return (msg: string, fields?: LogFields) => {
       if (rank[lvl] < min) return;
       // Spliced rather than spread into one object: this runs once per request.
+      if (typeof fields?.error === "string" && fields.error.includes("@")) fields = { ...fields, error: redactAddresses(fields.error) };
       const rest = fields ? JSON.stringify(fields) : "{}";
       write(`{"time":"${time()}${level}${JSON.stringify(msg)}${rest.length > 2 ? `,${rest.slice(1)}` : "}"}\n`);
     };

@@ -1,12 +1,10 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { batchTransaction } from "../../src/db/batch-transaction";
 import { isoTime } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
 import type { NewSubmission } from "../../src/modules/submissions/model";
-import { commitWriters } from "../../src/modules/submissions/pipeline";
-import { submitStages } from "../../src/services";
+import { submitPipeline } from "../../src/services";
 import { parseCsv } from "../helpers/csv";
 import { useServer } from "../helpers/fixture";
 import { runCliAsync, seedOwner, storedData } from "../helpers/harness";
@@ -46,7 +44,7 @@ function expectedCells(items: { id: string; createdAt: string; data: Record<stri
 beforeAll(async () => {
   ({ formId, key } = await seedOwner(server));
   const form = await server.services.forms.requireForm(formId);
-  const commit = batchTransaction(server.store.sql, commitWriters(submitStages(server.store.sql)));
+  const commit = submitPipeline(server.store.sql).commit;
   const start = Date.parse("2026-01-01T00:00:00.000Z");
   const batch: NewSubmission[] = [];
   for (let i = 0; i < ROWS; i++) {

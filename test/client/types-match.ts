@@ -1,9 +1,11 @@
 // Compile-time proof that the client's published types and the server's schemas agree:
 // `npm run typecheck` (run by CI) fails as soon as either side changes alone.
 import type * as Client from "../../src/client/types";
+import type { AccountJson, LoginBody } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
-import type { DeletedJson, FormCreateBody, FormJson, FormListJson, FormPatchBody, UsersJoinedJson } from "../../src/modules/forms/model";
+import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
+import type { FormCreateBody, FormJson, FormPatchBody } from "../../src/modules/forms/settings";
 import type { ApiKeyJson, CreatedKey, KeyCreateBody, RevokedKeyJson } from "../../src/modules/keys/model";
 import type { MovedJson, SubmissionJson, SubmissionListJson, SubmitBody, SubmitResult } from "../../src/modules/submissions/model";
 
@@ -30,6 +32,8 @@ export type Checks = [
   Assert<Equal<Client.CreatedKey, CreatedKey>>,
   Assert<Equal<Client.RevokedKey, RevokedKeyJson>>,
   Assert<Equal<Client.MovedSubmission, MovedJson>>,
+  Assert<Equal<Client.Account, AccountJson>>,
+  Assert<Equal<Client.LoginRequest, LoginBody>>,
 ];
 
 // A response that breaks the contract does not type-check.

@@ -3,6 +3,8 @@ import type { Page } from "playwright-core";
 import { launchBrowser, type OfflinePage, type TestBrowser } from "../helpers/browser";
 import { logIn, movableClock, PASSWORD, saveScreenshot, seedDashboard, setPassword, watchConsole } from "../helpers/dashboard";
 import { startTestServer, type TestServer } from "../helpers/harness";
+import { CONTROLS } from "../../src/dashboard/app/setting-controls";
+import { valueAt, WRITABLE_SETTINGS } from "../../src/modules/forms/settings";
 
 // The dashboard in a real Chromium against a real server: every check reads what a person sees and
 // compares it with what the API answers.
@@ -225,6 +227,35 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Not an origin: www.example.com/contact").waitFor();
     expect((await api(`/api/v1/forms/${seed.waitlistId}`)).body.allowedOrigins).toEqual(["https://www.example.com", "https://example.org"]);
+    await finish(opened);
+  });
+
+  test("changes every setting of the settings table on the settings page, saves, and the API then shows each", async () => {
+    const form = (await api("/api/v1/forms", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Every setting" }) })).body;
+    const opened = await loggedIn({}, `#/forms/${form.id}/settings`);
+    const { page } = opened;
+    await page.getByRole("button", { name: "Save settings" }).waitFor();
+    const field = (name: string) => page.locator(`form.settings [name="${name}"]`);
+    // In the table's order, so a switch comes before what it shows (email before the autoresponse, type before double opt-in).
+    for (const { key, row } of WRITABLE_SETTINGS) {
+      const example = row.example;
+      const control = CONTROLS[key];
+      if (control.kind === "checkbox") await field(key).setChecked(example as boolean);
+      else if (control.kind === "select") await field(key).selectOption(String(example));
+      else if (control.kind === "lines") await field(key).fill((example as string[]).join("\n"));
+      else if (control.kind === "optional-text") {
+        await field(`${key}.on`).setChecked(example !== null);
+        if (example !== null) await field(key).fill(String(example));
+      } else if (control.kind === "days") {
+        await field(`${key}.mode`).and(page.locator(`[value="${example === null ? "forever" : "days"}"]`)).check();
+        if (example !== null) await field(key).fill(String(example));
+      } else await field(key).fill(String(example));
+    }
+    await saveScreenshot(page, "settings-every-setting");
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByText("Settings saved").waitFor();
+    const saved = (await api(`/api/v1/forms/${form.id}`)).body;
+    for (const { key, row } of WRITABLE_SETTINGS) expect([key, valueAt(saved, key)]).toEqual([key, row.example]);
     await finish(opened);
   });
 

@@ -1,9 +1,7 @@
 import { expect, test } from "bun:test";
-import { batchTransaction } from "../../src/db/batch-transaction";
 import { newId } from "../../src/lib/ids";
 import type { NewSubmission, SubmissionStatus } from "../../src/modules/submissions/model";
-import { commitWriters } from "../../src/modules/submissions/pipeline";
-import { submitStages } from "../../src/services";
+import { submitPipeline } from "../../src/services";
 import { seedOwner, startTestServer } from "../helpers/harness";
 
 test("every writer of the submit pipeline stores spam and counts it nowhere: not in counters, joiners, rollups, the outbox or the lists", async () => {
@@ -15,7 +13,7 @@ test("every writer of the submit pipeline stores spam and counts it nowhere: not
     const submission = (status: SubmissionStatus, email: string): NewSubmission => ({
       id: newId("sub"), form, status, json: JSON.stringify({ email, _meta: meta }), meta, email, createdAt: new Date().toISOString(), idempotency: null,
     });
-    const commit = batchTransaction(server.store.sql, commitWriters(submitStages(server.store.sql)));
+    const commit = submitPipeline(server.store.sql).commit;
     expect(await commit([submission("spam", "bot@example.com"), submission("inbox", "ann@example.com"), submission("spam", "bot2@example.com")])).toEqual([null, null, null]);
     server.services.forms.forget([form.id]);
 

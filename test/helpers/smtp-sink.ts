@@ -6,7 +6,7 @@ export interface SmtpSink {
   port: number;
   url: string;
   messages: ParsedMail[];
-  /** While true, every recipient is refused with 550. */
+  /** While true, every recipient is refused with 550, the reply quoting the address as real servers do. */
   refuse: boolean;
   /** Waits (bounded) until at least `count` messages have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
@@ -30,8 +30,8 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
-    onRcptTo(_address, _session, callback) {
-      if (sink.refuse) return callback(Object.assign(new Error("mailbox unavailable"), { responseCode: 550 }));
+    onRcptTo(address, _session, callback) {
+      if (sink.refuse) return callback(Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: mailbox unavailable`), { responseCode: 550 }));
       callback();
     },
     onData(stream, _session, callback) {

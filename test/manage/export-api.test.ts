@@ -1,10 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { batchTransaction } from "../../src/db/batch-transaction";
 import { isoTime } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
 import type { NewSubmission } from "../../src/modules/submissions/model";
-import { commitWriters } from "../../src/modules/submissions/pipeline";
-import { submitStages } from "../../src/services";
+import { submitPipeline } from "../../src/services";
 import { useServer } from "../helpers/fixture";
 import { runCliAsync, seedForm, seedKey, storedData } from "../helpers/harness";
 
@@ -59,7 +57,7 @@ describe("GET /forms/{formId}/submissions/export", () => {
 
   test("streams a large form as it reads it: the first chunk arrives before the end, and a page not read yet reflects a later change", async () => {
     const big = await seedForm(server, "owner@example.com", { name: "Big" });
-    const commit = batchTransaction(server.store.sql, commitWriters(submitStages(server.store.sql)));
+    const commit = submitPipeline(server.store.sql).commit;
     const rows = 60_000;
     const start = Date.parse("2026-01-01T00:00:00.000Z");
     const padding = "x".repeat(400);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { LookupAddress } from "node:dns";
 import { checkedLookup, internalRange, InternalAddressError } from "../../src/lib/public-address";
-import { createHttpSender } from "../../src/modules/notifications/http-sender";
+import { createHttpSender } from "../../src/modules/outbox/http-sender";
 import { cleanupAfterEach } from "../helpers/fixture";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { startReceiver, until, type Receiver } from "../helpers/receiver";

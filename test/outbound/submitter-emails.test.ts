@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
+import { createLogger } from "../../src/lib/log";
 import { cleanupAfterEach } from "../helpers/fixture";
 import { cliJson, runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { until } from "../helpers/receiver";
@@ -230,5 +231,26 @@ describe("FORMSVC_PUBLIC_URL", () => {
       const res = runCli(["config"], { env: { FORMSVC_PUBLIC_URL: bad, FORMSVC_DB: ":memory:" } });
       expect([res.code, res.stderr]).toEqual([2, expect.stringContaining("FORMSVC_PUBLIC_URL")]);
     }
+  });
+});
+
+describe("the log", () => {
+  test("carries no submitter's address or field values when the SMTP server refuses the recipient, while the outbox keeps the server's reply for the operator", async () => {
+    const smtp = await sink();
+    smtp.refuse = true;
+    const lines: string[] = [];
+    const s = await startTestServer({ config: { rateLimit: 10_000, smtpUrl: smtp.url, mailRetryBaseSeconds: 30 }, log: createLogger("debug", (l) => void lines.push(l)) });
+    defer(() => s.close());
+    const o = await seedOwner(s, "owner@example.com", { emailEnabled: true, autoresponse: { enabled: true, subject: "Thanks", text: "We got {{message}}" } });
+    expect((await submit(s, o, { email: "ada.lovelace@example.com", message: "my secret plan" })).status).toBe(200);
+    const failed = await until(() => s.query<{ last_error: string | null }>("SELECT last_error FROM outbox WHERE kind = 'autoresponse'"), (r) => r[0]?.last_error != null);
+    // What is stored for the operator keeps the reply as the server gave it.
+    expect(failed[0]!.last_error).toContain("<ada.lovelace@example.com>: Recipient address rejected");
+    // The line is written once the attempt is recorded.
+    const logged = await until(() => lines.filter((l) => l.includes("delivery attempt failed")), (l) => l.length > 0);
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0]!)).toMatchObject({ kind: "autoresponse", status: 550, error: expect.stringContaining("<[address]>: Recipient address rejected") });
+    const all = lines.join("\n");
+    for (const secret of ["ada.lovelace", "my secret plan"]) expect(all).not.toContain(secret);
   });
 });

@@ -290,8 +290,9 @@ describe("restarts", () => {
 });
 
 describe("operators see failures", () => {
-  test("/metrics counts deliveries by transport and outcome, /healthz shows the backlog, the log has one line per failed attempt without secrets or payload", async () => {
-    const rx = receiver((_r, n) => (n === 0 ? new Response("", { status: 500 }) : new Response("ok")));
+  test("/metrics counts deliveries by transport and outcome, /healthz shows the backlog, the log has one line per failed attempt without secrets or payload, even one the receiver echoes back", async () => {
+    // The receiver's error page quotes what it was sent: the owner may read it in the deliveries, the log must not carry it.
+    const rx = receiver((r, n) => (n === 0 ? new Response(`rejected ${r.body}`, { status: 500 }) : new Response("ok")));
     const lines: string[] = [];
     const s = await server({}, { lines });
     const o = await seedOwner(s);
@@ -311,6 +312,8 @@ describe("operators see failures", () => {
     expect(JSON.parse(failures[0]!)).toMatchObject({ level: "warn", kind: "webhook", transport: "http", webhookId: hook.id, attempt: 1, status: 500, error: "HTTP 500" });
     const all = lines.join("\n");
     for (const secret of ["secret-path-token", hook.secret, "private@example.com", "the payload"]) expect(all).not.toContain(secret);
+    expect((await s.query<{ last_error: string }>("SELECT last_error FROM outbox"))[0]!.last_error).toBeNull();
+    expect((await s.query<{ error: string }>("SELECT error FROM outbox_attempts WHERE error IS NOT NULL"))[0]!.error).toContain('rejected {"type":"submission.created"');
   });
 });
 

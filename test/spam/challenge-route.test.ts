@@ -61,6 +61,6 @@ describe("GET /api/v1/forms/{formId}/challenge", () => {
     const op = doc.paths["/api/v1/forms/{formId}/challenge"].get;
     expect(op.summary).toBe("Get a proof-of-work challenge");
     expect(op.responses["200"].content["application/json"].schema.properties.parameters.properties.keyPrefix).toBeDefined();
-    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"]);
+    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "429", "500", "503"]);
   });
 });

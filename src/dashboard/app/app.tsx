@@ -1,5 +1,5 @@
 import { useEffect } from "preact/hooks";
-import { FormsvcError, loadOperations } from "./api";
+import { FormsvcError } from "./api";
 import { auth } from "./calls";
 import { FormPage, type FormTab } from "./pages/form";
 import { FormsPage } from "./pages/forms";
@@ -13,17 +13,13 @@ import { useLoad } from "./ui/load";
 
 const FORM_TABS: FormTab[] = ["analytics", "submissions", "settings", "embed"];
 
-/** Asks the server what it offers and who is logged in; then the page the address names. */
+/** Asks the server who is logged in; then the page the address names. */
 export function App() {
   const [start, retry] = useLoad(async () => {
-    const [, who] = await Promise.all([
-      loadOperations(),
-      auth.me().catch((e: unknown) => {
-        if (e instanceof FormsvcError && e.status === 401) return null;
-        throw e;
-      }),
-    ]);
-    me.value = who;
+    me.value = await auth.me().catch((e: unknown) => {
+      if (e instanceof FormsvcError && e.status === 401) return null;
+      throw e;
+    });
   }, []);
   const r = route.value;
   const atLogin = r.parts[0] === "login";

@@ -2,9 +2,9 @@ import { signal } from "@preact/signals";
 import { whenUnauthorized } from "./api";
 import { go, loginHref, route } from "./router";
 
-export interface Me {
-  email: string;
-}
+import type { Account } from "../../client/index";
+
+export type Me = Account;
 
 /** The logged-in owner; null when nobody is, undefined until the server has said. */
 export const me = signal<Me | null | undefined>(undefined);

@@ -1,7 +1,7 @@
 import { escapeHtml } from "../../lib/template";
-import type { MailMessage } from "../notifications/message";
-import { oneLine } from "../notifications/message";
-import type { OutboxRow } from "../notifications/repo";
+import type { MailMessage } from "../outbox/message";
+import { oneLine } from "../outbox/message";
+import type { OutboxRow } from "../outbox/repo";
 
 /** The joiner's confirmation email: one link to `publicUrl`/confirm/<token>, in a text and an HTML part. */
 export function renderConfirmation(row: OutboxRow, publicUrl: string): MailMessage {

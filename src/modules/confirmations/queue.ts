@@ -1,5 +1,5 @@
 import { isoTime, type Clock } from "../../lib/clock";
-import type { OutboxRepo } from "../notifications/repo";
+import type { OutboxRepo } from "../outbox/repo";
 import type { NewSubmission } from "../submissions/model";
 import type { ConfirmationsRepo } from "./repo";
 import { CONFIRMATION_TTL_MS, hashConfirmationToken, newConfirmationToken } from "./token";
@@ -11,7 +11,8 @@ import { CONFIRMATION_TTL_MS, hashConfirmationToken, newConfirmationToken } from
  * The token rides in the outbox row until its email is sent; only its hash is kept after that.
  * Sent whether or not the form's email switch is on: the joiner cannot count without it.
  */
-export const queueConfirmations = (repo: ConfirmationsRepo, outbox: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<void> => {
+export const queueConfirmations = (repo: ConfirmationsRepo, outbox: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<number> => {
+  let queued = 0;
   let forms: Map<string, boolean> | undefined;
   let now: number | undefined;
   for (const s of batch) {
@@ -26,6 +27,7 @@ export const queueConfirmations = (repo: ConfirmationsRepo, outbox: OutboxRepo, 
     if (!(await repo.needsConfirmation(s.form.id, s.email, at))) continue;
     const token = newConfirmationToken();
     await repo.issue(s.form.id, s.email, hashConfirmationToken(token), at, isoTime(now + CONFIRMATION_TTL_MS));
+    queued += 1;
     await outbox.insert({
       kind: "confirmation",
       formId: s.form.id,
@@ -38,4 +40,5 @@ export const queueConfirmations = (repo: ConfirmationsRepo, outbox: OutboxRepo, 
       createdAt: at,
     });
   }
+  return queued;
 };

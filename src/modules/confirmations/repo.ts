@@ -1,4 +1,5 @@
 import type { Sql } from "../../db/sql";
+import { createJoiners } from "../waitlist/joiners";
 
 export interface Confirmation {
   formId: string;
@@ -7,15 +8,11 @@ export interface Confirmation {
   confirmedAt: string | null;
 }
 
-const SETTINGS = "SELECT form_type, double_opt_in FROM forms WHERE id = ?";
-
 /** Waitlist confirmations (double opt-in): one per form and address, found by the hash of its token. */
 export function createConfirmationsRepo(sql: Sql) {
+  const joiners = createJoiners(sql);
   /** Whether a form asks its joiners to confirm, as committed (not as cached). */
-  const wantsConfirmation = async (formId: string): Promise<boolean> => {
-    const f = await sql.get<{ form_type: string; double_opt_in: number }>(SETTINGS, [formId]);
-    return f?.form_type === "waitlist" && f.double_opt_in === 1;
-  };
+  const wantsConfirmation = async (formId: string): Promise<boolean> => (await joiners.rule(formId)) === "confirmed";
 
   return {
     wantsConfirmation,
@@ -51,8 +48,7 @@ export function createConfirmationsRepo(sql: Sql) {
     confirm(formId: string, email: string, at: string): Promise<boolean> {
       return sql.transaction(async () => {
         if ((await sql.run("UPDATE waitlist_confirmations SET confirmed_at = ? WHERE form_id = ? AND email = ? AND confirmed_at IS NULL", [at, formId, email])) === 0) return false;
-        const joiner = async () => (await sql.get("SELECT 1 AS one FROM waitlist_joiners WHERE form_id = ? AND email = ?", [formId, email])) !== null;
-        if ((await wantsConfirmation(formId)) && (await joiner())) await sql.run("UPDATE forms SET users_joined_count = users_joined_count + 1 WHERE id = ?", [formId]);
+        if (await joiners.confirmedNow(formId, email)) await sql.run("UPDATE forms SET users_joined_count = users_joined_count + 1 WHERE id = ?", [formId]);
         return true;
       });
     },

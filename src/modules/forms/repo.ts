@@ -1,125 +1,53 @@
 import { keysetQuery } from "../../db/keyset";
 import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
-import type { Challenge, Form, FormType } from "./model";
+import { createJoiners, joinerRuleOf } from "../waitlist/joiners";
+import type { Form } from "./model";
+import { CODECS, setAt, STORED_SETTINGS, valueAt } from "./settings";
 
+/** A row of forms: the repo's own columns, and each stored setting's column (settings.ts). */
 interface FormRow {
   id: string;
   owner_id: string;
-  name: string;
-  description: string;
-  form_type: string;
-  email_enabled: number;
-  developer_notifications: number;
-  users_joined_enabled: number;
   submission_count: number;
   users_joined_count: number;
-  allowed_origins: string;
-  honeypot_field: string | null;
-  challenge: string;
-  autoresponse_enabled: number;
-  autoresponse_subject: string;
-  autoresponse_text: string;
-  double_opt_in: number;
-  confirm_redirect_url: string | null;
-  retention_days: number | null;
   created_at: string;
   updated_at: string;
+  [column: string]: unknown;
 }
 
-const toForm = (r: FormRow): Form => ({
-  id: r.id,
-  ownerId: r.owner_id,
-  name: r.name,
-  description: r.description,
-  formType: r.form_type as FormType,
-  emailEnabled: r.email_enabled === 1,
-  developerNotifications: r.developer_notifications === 1,
-  usersJoinedEnabled: r.users_joined_enabled === 1,
-  submissionCount: r.submission_count,
-  usersJoinedCount: r.users_joined_count,
-  allowedOrigins: JSON.parse(r.allowed_origins) as string[],
-  honeypotField: r.honeypot_field,
-  challenge: r.challenge as Challenge,
-  autoresponse: { enabled: r.autoresponse_enabled === 1, subject: r.autoresponse_subject, text: r.autoresponse_text },
-  doubleOptIn: r.double_opt_in === 1,
-  confirmRedirectUrl: r.confirm_redirect_url,
-  retentionDays: r.retention_days,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+function toForm(r: FormRow): Form {
+  const form = { id: r.id, ownerId: r.owner_id, submissionCount: r.submission_count, usersJoinedCount: r.users_joined_count, createdAt: r.created_at, updatedAt: r.updated_at, autoresponse: {} };
+  for (const { row } of STORED_SETTINGS) setAt(form, row.field, CODECS[row.stored ?? "plain"].fromColumn(r[row.column]));
+  return form as Form;
+}
 
-const bind = (f: Form) => ({
-  id: f.id,
-  owner_id: f.ownerId,
-  name: f.name,
-  description: f.description,
-  form_type: f.formType,
-  email_enabled: Number(f.emailEnabled),
-  developer_notifications: Number(f.developerNotifications),
-  users_joined_enabled: Number(f.usersJoinedEnabled),
-  allowed_origins: JSON.stringify(f.allowedOrigins),
-  honeypot_field: f.honeypotField,
-  challenge: f.challenge,
-  autoresponse_enabled: Number(f.autoresponse.enabled),
-  autoresponse_subject: f.autoresponse.subject,
-  autoresponse_text: f.autoresponse.text,
-  double_opt_in: Number(f.doubleOptIn),
-  confirm_redirect_url: f.confirmRedirectUrl,
-  retention_days: f.retentionDays,
-  created_at: f.createdAt,
-  updated_at: f.updatedAt,
-});
+/** The settings' columns, named as the statements bind them. */
+const bindSettings = (f: Form): Record<string, unknown> =>
+  Object.fromEntries(STORED_SETTINGS.map(({ row }) => [row.column, CODECS[row.stored ?? "plain"].toColumn(valueAt(f, row.field))]));
+
+// Column names come from the settings table, never from a request.
+const COLUMNS = STORED_SETTINGS.map(({ row }) => row.column);
+const INSERT = `INSERT INTO forms (id, owner_id, ${COLUMNS.join(", ")}, created_at, updated_at)
+  VALUES ($id, $owner_id, ${COLUMNS.map((c) => `$${c}`).join(", ")}, $created_at, $updated_at)`;
+const UPDATE = `UPDATE forms SET ${COLUMNS.map((c) => `${c} = $${c}`).join(", ")}, updated_at = $updated_at WHERE id = $id`;
 
 export function createFormsRepo(sql: Sql) {
+  const joiners = createJoiners(sql);
   const byOwner = keysetQuery<FormRow>(sql, "SELECT * FROM forms WHERE owner_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))", "newest");
   return {
     async insertForm(f: Form): Promise<void> {
-      await sql.run(
-        `INSERT INTO forms (id, owner_id, name, description, form_type, email_enabled, developer_notifications, users_joined_enabled,
-           allowed_origins, honeypot_field, challenge, autoresponse_enabled, autoresponse_subject, autoresponse_text, double_opt_in,
-           confirm_redirect_url, retention_days, created_at, updated_at)
-         VALUES ($id, $owner_id, $name, $description, $form_type, $email_enabled, $developer_notifications, $users_joined_enabled,
-           $allowed_origins, $honeypot_field, $challenge, $autoresponse_enabled, $autoresponse_subject, $autoresponse_text, $double_opt_in,
-           $confirm_redirect_url, $retention_days, $created_at, $updated_at)`,
-        bind(f),
-      );
+      await sql.run(INSERT, { id: f.id, owner_id: f.ownerId, ...bindSettings(f), created_at: f.createdAt, updated_at: f.updatedAt });
     },
     /**
      * Writes the editable fields; counters belong to the submissions that maintain them. The
-     * exception is a change of type or of double opt-in (`recountJoiners`): the submit path keeps
-     * joiners for waitlists only, so a form that becomes one has its distinct joiners counted from
-     * the submissions it already has (one read of them, in the update's transaction), and one that
-     * stops being one drops them. With double opt-in, only joiners who confirmed count.
+     * exception is a change of type or of double opt-in (`recountJoiners`): its joiners are
+     * counted anew (waitlist/joiners.ts), in the update's transaction.
      */
     updateForm(f: Form, opts: { recountJoiners: boolean }): Promise<void> {
-      const { owner_id: _, created_at: __, ...fields } = bind(f);
       return sql.transaction(async () => {
-        await sql.run(
-          `UPDATE forms SET name = $name, description = $description, form_type = $form_type, email_enabled = $email_enabled,
-             developer_notifications = $developer_notifications, users_joined_enabled = $users_joined_enabled,
-             allowed_origins = $allowed_origins, honeypot_field = $honeypot_field, challenge = $challenge,
-             autoresponse_enabled = $autoresponse_enabled, autoresponse_subject = $autoresponse_subject, autoresponse_text = $autoresponse_text,
-             double_opt_in = $double_opt_in, confirm_redirect_url = $confirm_redirect_url, retention_days = $retention_days, updated_at = $updated_at
-           WHERE id = $id`,
-          fields,
-        );
-        if (!opts.recountJoiners) return;
-        await sql.run("DELETE FROM waitlist_joiners WHERE form_id = ?", [f.id]);
-        if (f.formType !== "waitlist") return void (await sql.run("UPDATE forms SET users_joined_count = 0 WHERE id = ?", [f.id]));
-        await sql.run(
-          `INSERT INTO waitlist_joiners (form_id, email, submissions)
-           SELECT form_id, email, CAST(count(*) AS INTEGER) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL GROUP BY form_id, email`,
-          [f.id],
-        );
-        await sql.run(
-          f.doubleOptIn
-            ? `UPDATE forms SET users_joined_count = (SELECT CAST(count(*) AS INTEGER) FROM waitlist_joiners j JOIN waitlist_confirmations c ON c.form_id = j.form_id AND c.email = j.email
-                 WHERE j.form_id = ?1 AND c.confirmed_at IS NOT NULL) WHERE id = ?1`
-            : `UPDATE forms SET users_joined_count = (SELECT CAST(count(*) AS INTEGER) FROM waitlist_joiners WHERE form_id = ?1)
-                 + (SELECT CAST(count(*) AS INTEGER) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NULL) WHERE id = ?1`,
-          [f.id],
-        );
+        await sql.run(UPDATE, { id: f.id, ...bindSettings(f), updated_at: f.updatedAt });
+        if (opts.recountJoiners) await joiners.recount(f.id, joinerRuleOf(f));
       });
     },
     /** Whether any form asks its joiners to confirm (so the server must know its public URL). */

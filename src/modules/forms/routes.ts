@@ -4,22 +4,19 @@ import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import type { Principal } from "../../lib/principal";
-import { DeletedSchema, FormCreateSchema, FormListSchema, FormPatchSchema, FormSchema, UsersJoinedSchema, toFormJson, toFormListItem, type Form, type FormPatchBody } from "./model";
+import { DeletedSchema, FormListSchema, UsersJoinedSchema, toFormListItem, type Form } from "./model";
+import { FormCreateSchema, FormPatchSchema, FormSchema, setAt, toFormJson, valueAt, WRITABLE_SETTINGS, type FormPatchBody } from "./settings";
 import type { FormInput, FormsService } from "./service";
 
 /** A body shaped as Get Form shows a form, as the service's input (what is left out stays undefined). */
-const formInput = (body: FormPatchBody): FormInput => ({
-  name: body.name,
-  description: body.description,
-  formType: body.formType,
-  emailEnabled: body.emailSettings?.enabled,
-  developerNotifications: body.emailSettings?.developerNotificationsEnabled,
-  usersJoinedEnabled: body.usersJoinedSettings?.enabled,
-  allowedOrigins: body.allowedOrigins,
-  honeypotField: body.spamSettings?.honeypotField,
-  challenge: body.spamSettings?.challenge,
-  retentionDays: body.retentionDays,
-});
+function formInput(body: FormPatchBody): FormInput {
+  const input: Record<string, unknown> = {};
+  for (const { key, row } of WRITABLE_SETTINGS) {
+    const value = valueAt(body, key);
+    if (value !== undefined) setAt(input, row.field, value);
+  }
+  return input as FormInput;
+}
 
 const MANAGE = "Needs a secret key of all the owner's forms (or a session): a publishable key, or a key bound to some forms, is refused with 403 KEY_SCOPE.";
 

@@ -7,118 +7,64 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
-import { parseOriginSetting } from "../../lib/origin";
 import { ownerPrincipal, publishableScope, requireOwnerScope, type Principal } from "../../lib/principal";
-import { checkTemplate } from "../../lib/template";
 import type { AuditService } from "../audit/service";
-import { CHALLENGES, FORM_TYPES, MAX_RETENTION_DAYS, usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
+import { usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
+import { setAt, valueAt, WRITABLE_SETTINGS } from "./settings";
 import type { FormsRepo } from "./repo";
 
-/** What an operator may set on a form. */
-export interface FormInput {
-  name?: string;
-  description?: string;
-  formType?: string;
-  emailEnabled?: boolean;
-  developerNotifications?: boolean;
-  usersJoinedEnabled?: boolean;
-  allowedOrigins?: string[];
-  /** null turns the honeypot off. */
-  honeypotField?: string | null;
-  challenge?: string;
-  /** Subject or text given alone turn the autoresponse on; `enabled: false` turns it off and keeps the templates. */
-  autoresponse?: Partial<Autoresponse>;
-  doubleOptIn?: boolean;
-  /** null sends confirmed joiners to formsvc's own page again. */
-  confirmRedirectUrl?: string | null;
-  /** null keeps submissions forever. */
-  retentionDays?: number | null;
-}
+/** Form fields that are the server's own: no operator sets them. */
+type ServerField = "id" | "ownerId" | "submissionCount" | "usersJoinedCount" | "createdAt" | "updatedAt";
 
-/** Each setting as Get Form names it, for the audit trail's list of what changed. */
-const FIELD_NAMES: Record<keyof FormInput, string> = {
-  name: "name",
-  description: "description",
-  formType: "formType",
-  emailEnabled: "emailSettings.enabled",
-  developerNotifications: "emailSettings.developerNotificationsEnabled",
-  usersJoinedEnabled: "usersJoinedSettings.enabled",
-  allowedOrigins: "allowedOrigins",
-  honeypotField: "spamSettings.honeypotField",
-  challenge: "spamSettings.challenge",
-  retentionDays: "retentionDays",
-  autoresponse: "autoresponse",
-  doubleOptIn: "doubleOptIn",
-  confirmRedirectUrl: "confirmRedirectUrl",
+/**
+ * What an operator may set on a form: the fields of the settings table's writable rows (settings.ts),
+ * the type and challenge as given (checked here). Subject or text given alone turn the autoresponse
+ * on; `enabled: false` turns it off and keeps the templates. null clears a nullable setting.
+ */
+export type FormInput = Partial<Omit<Form, ServerField | "formType" | "challenge" | "autoresponse">> & {
+  formType?: string;
+  challenge?: string;
+  autoresponse?: Partial<Autoresponse>;
 };
 
 type CheckedInput = Omit<FormInput, "formType" | "challenge"> & { formType?: FormType; challenge?: Challenge };
 
-const MAX_ORIGINS = 100;
-// Fields of the submit body itself can never be a honeypot: they are not form fields.
-const RESERVED_FIELDS = new Set(["formId", "redirectUrl", "data", "altcha", "captchaToken", "cf-turnstile-response", "h-captcha-response"]);
-
+/** The input with every setting checked by its row (all problems in one 400) and normalised. */
 function checked(input: FormInput): CheckedInput {
   const problems: string[] = [];
-  let allowedOrigins: string[] | undefined;
-  if (input.allowedOrigins !== undefined) {
-    const parsed = input.allowedOrigins.map((o) => [o, parseOriginSetting(o)] as const);
-    for (const [raw, origin] of parsed) if (!origin) problems.push(`"${raw.slice(0, 100)}" is not an origin such as https://www.example.com (scheme, host and port only)`);
-    allowedOrigins = [...new Set(parsed.map(([, o]) => o!))];
-    if (allowedOrigins.length > MAX_ORIGINS) problems.push(`at most ${MAX_ORIGINS} allowed origins`);
-  }
-  const honeypot = input.honeypotField;
-  if (typeof honeypot === "string" && (!/^[\x21-\x7e]{1,100}$/.test(honeypot) || RESERVED_FIELDS.has(honeypot))) {
-    problems.push("the honeypot field must be 1 to 100 printable characters without spaces, and not a field of the submit body itself");
-  }
-  if (input.challenge !== undefined && !(CHALLENGES as readonly string[]).includes(input.challenge)) problems.push(`challenge must be one of ${CHALLENGES.join(", ")}`);
-  if (input.name !== undefined && (input.name.trim() === "" || input.name.length > 200)) problems.push("name must be 1 to 200 characters");
-  if (input.description !== undefined && input.description.length > 2000) problems.push("description must be at most 2000 characters");
-  if (input.formType !== undefined && !(FORM_TYPES as readonly string[]).includes(input.formType)) {
-    problems.push(`type must be one of ${FORM_TYPES.join(", ")}`);
-  }
-  const auto = input.autoresponse;
-  if (auto?.subject !== undefined && auto.subject.length > 200) problems.push("the autoresponse subject must be at most 200 characters");
-  if (auto?.text !== undefined && auto.text.length > 10_000) problems.push("the autoresponse text must be at most 10,000 characters");
-  for (const [what, template] of [["subject", auto?.subject], ["text", auto?.text]] as const) {
-    if (template === undefined) continue;
-    try {
-      checkTemplate(template);
-    } catch (e) {
-      problems.push(`the autoresponse ${what} is not a valid template: ${(e as Error).message}`);
-    }
-  }
-  const redirect = input.confirmRedirectUrl;
-  if (typeof redirect === "string" && (redirect.length > 2048 || !/^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i.test(redirect) || !URL.canParse(redirect))) {
-    problems.push("the confirm redirect URL must be an absolute http(s) URL of at most 2,048 characters");
-  }
-  const days = input.retentionDays;
-  if (days !== undefined && days !== null && !(Number.isInteger(days) && days >= 1 && days <= MAX_RETENTION_DAYS)) {
-    problems.push(`retention must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  const out: Record<string, unknown> = { ...input, autoresponse: input.autoresponse && { ...input.autoresponse } };
+  for (const { row } of WRITABLE_SETTINGS) {
+    const value = valueAt(input, row.field);
+    if (value === undefined) continue;
+    const problem = row.check?.(value as never);
+    if (problem) problems.push(problem);
+    else if (row.normalize) setAt(out, row.field, row.normalize(value as never));
   }
   if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
-  return { ...input, name: input.name?.trim(), allowedOrigins } as CheckedInput;
+  return out as CheckedInput;
 }
 
-/** The form with the outbound settings of `input` merged in, refused when they do not fit together. */
-function withOutbound(form: Form, input: CheckedInput): Form {
-  const given = Object.fromEntries(Object.entries(input.autoresponse ?? {}).filter(([, v]) => v !== undefined)) as Partial<Autoresponse>;
-  const autoresponse = { ...form.autoresponse, ...given };
-  if (given.enabled === undefined && (given.subject !== undefined || given.text !== undefined)) autoresponse.enabled = true;
-  const merged: Form = {
-    ...form,
-    autoresponse,
-    doubleOptIn: input.doubleOptIn ?? form.doubleOptIn,
-    confirmRedirectUrl: input.confirmRedirectUrl === undefined ? form.confirmRedirectUrl : input.confirmRedirectUrl,
-  };
+/** The form with the settings of `input` merged in, refused when they do not fit together. */
+function applied(form: Form, input: CheckedInput): Form {
+  const merged = { ...form, autoresponse: { ...form.autoresponse } };
+  for (const { row } of WRITABLE_SETTINGS) {
+    const value = valueAt(input, row.field);
+    if (value !== undefined) setAt(merged, row.field, value);
+  }
+  const auto = input.autoresponse;
+  if (auto && auto.enabled === undefined && (auto.subject !== undefined || auto.text !== undefined)) merged.autoresponse.enabled = true;
   const problems: string[] = [];
-  if (autoresponse.enabled && (autoresponse.subject.trim() === "" || autoresponse.text.trim() === "")) {
+  if (merged.autoresponse.enabled && (merged.autoresponse.subject.trim() === "" || merged.autoresponse.text.trim() === "")) {
     problems.push("an autoresponse needs a subject and a text (--autoresponse-subject and --autoresponse-text)");
   }
   if (merged.doubleOptIn && merged.formType !== "waitlist") problems.push("double opt-in is for waitlist forms (turn it off first with --no-double-opt-in to change the type)");
   if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
   return merged;
 }
+
+/** The settings whose values differ, named as Get Form names them (the audit trail's list). */
+const changedSettings = (before: Form, after: Form): string[] =>
+  WRITABLE_SETTINGS.filter(({ row }) => JSON.stringify(valueAt(after, row.field)) !== JSON.stringify(valueAt(before, row.field))).map(({ key }) => key);
 
 const CACHE_LIMIT = 10_000;
 
@@ -217,28 +163,9 @@ export function createFormsService(
 
   const insert = async (ownerId: string, valid: CheckedInput, actor: Principal): Promise<Form> => {
     const now = isoTime(clock.now());
-    const form: Form = {
-      id: newId("frm"),
-      ownerId,
-      name: valid.name!,
-      description: valid.description ?? "",
-      formType: valid.formType ?? "custom",
-      emailEnabled: valid.emailEnabled ?? false,
-      developerNotifications: valid.developerNotifications ?? false,
-      usersJoinedEnabled: valid.usersJoinedEnabled ?? false,
-      allowedOrigins: valid.allowedOrigins ?? [],
-      honeypotField: valid.honeypotField === undefined ? "_gotcha" : valid.honeypotField,
-      challenge: valid.challenge ?? "none",
-      retentionDays: valid.retentionDays ?? null,
-      autoresponse: { enabled: false, subject: "", text: "" },
-      doubleOptIn: false,
-      confirmRedirectUrl: null,
-      submissionCount: 0,
-      usersJoinedCount: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const complete = withOutbound(form, valid);
+    const blank = { id: newId("frm"), ownerId, submissionCount: 0, usersJoinedCount: 0, createdAt: now, updatedAt: now, autoresponse: {} };
+    for (const { row } of WRITABLE_SETTINGS) if (row.default !== undefined) setAt(blank, row.field, row.default);
+    const complete = applied(blank as Form, valid);
     await atomically(async () => {
       await repo.insertForm(complete);
       await audit.record(actor, "form.created", complete.id, { formType: complete.formType });
@@ -268,16 +195,14 @@ export function createFormsService(
     async updateForm(id: string, patch: FormInput, caller?: Principal): Promise<Form> {
       const valid = checked(patch);
       const form = await (caller ? formFor(id, caller) : requireForm(id));
-      const { autoresponse: _a, doubleOptIn: _d, confirmRedirectUrl: _c, ...rest } = valid;
-      const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Form>;
-      const updated = withOutbound({ ...form, ...defined }, valid);
-      const changed = (Object.keys(FIELD_NAMES) as (keyof FormInput & keyof Form)[]).filter((k) => JSON.stringify(updated[k]) !== JSON.stringify(form[k]));
+      const updated = applied(form, valid);
+      const changed = changedSettings(form, updated);
       if (changed.length === 0) return form;
       updated.updatedAt = isoTime(clock.now());
       const recountJoiners = updated.formType !== form.formType || (updated.formType === "waitlist" && updated.doubleOptIn !== form.doubleOptIn);
       await atomically(async () => {
         await repo.updateForm(updated, { recountJoiners });
-        await audit.record(caller ?? ownerPrincipal(form.ownerId), "form.updated", id, { fields: changed.map((k) => FIELD_NAMES[k]) });
+        await audit.record(caller ?? ownerPrincipal(form.ownerId), "form.updated", id, { fields: changed });
       });
       drop([id]);
       return requireForm(id);

@@ -1,8 +1,8 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import { renderHtml, renderText } from "../../lib/template";
 import type { NewSubmission } from "../submissions/model";
-import { oneLine, type MailMessage } from "./message";
-import type { OutboxRepo, OutboxRow } from "./repo";
+import { oneLine, type MailMessage } from "../outbox/message";
+import type { OutboxRepo, OutboxRow } from "../outbox/repo";
 
 /** At most one autoresponse per address and form in this window. */
 export const AUTORESPONSE_WINDOW_MS = 60 * 60 * 1000;
@@ -16,7 +16,8 @@ const wantsAutoresponse = (s: NewSubmission) => s.status === "inbox" && s.email 
  * throttle is taken in the same transaction, so two submissions in one batch cannot both pass).
  * The row keeps the templates as they are now; a later edit of the form does not change it.
  */
-export const queueAutoresponses = (repo: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<void> => {
+export const queueAutoresponses = (repo: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<number> => {
+  let queued = 0;
   let now: number | undefined;
   const owners = new Map<string, string | null>();
   for (const s of batch) {
@@ -24,6 +25,7 @@ export const queueAutoresponses = (repo: OutboxRepo, clock: Clock) => async (bat
     now ??= clock.now();
     if (!(await repo.takeAutoresponseSlot(s.form.id, s.email!, isoTime(now), isoTime(now - AUTORESPONSE_WINDOW_MS)))) continue;
     if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerEmail(s.form.ownerId));
+    queued += 1;
     await repo.insert({
       kind: "autoresponse",
       formId: s.form.id,
@@ -38,6 +40,7 @@ export const queueAutoresponses = (repo: OutboxRepo, clock: Clock) => async (bat
       createdAt: isoTime(now),
     });
   }
+  return queued;
 };
 
 /** The autoresponse of a queued row: its templates filled from the submission's data, escaped in the HTML part. */

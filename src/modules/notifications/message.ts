@@ -1,18 +1,6 @@
 import { display, escapeHtml } from "../../lib/template";
-import type { OutboxRow } from "./repo";
-
-export interface MailMessage {
-  to: string;
-  replyTo?: string;
-  subject: string;
-  text: string;
-  html: string;
-  /** Extra header lines, e.g. Auto-Submitted. */
-  headers?: Record<string, string>;
-}
-
-// Anything that reaches a header loses control characters: a form name cannot start a new header.
-export const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+import { oneLine, type MailMessage } from "../outbox/message";
+import type { OutboxRow } from "../outbox/repo";
 
 /** The owner's notification for one queued submission: every field, in a text and an HTML part. */
 export function renderNotification(row: OutboxRow): MailMessage {

@@ -1,7 +1,5 @@
-import type { BatchWriter } from "../../db/batch-transaction";
 import { DatabaseBusyError, retryWhileBusy } from "../../db/busy";
 import type { Shredder } from "../../db/shred";
-import type { Atomically } from "../../db/sql";
 import { isoTime, type Clock } from "../../lib/clock";
 import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
@@ -9,7 +7,8 @@ import { ownerPrincipal, type Principal } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import type { NewSubmission, SubmissionStatus } from "./model";
+import type { SubmissionStatus } from "./model";
+import type { SubmitPipeline } from "./pipeline";
 import type { AddressRecords, SubmissionsRepo } from "./repo";
 import { pipelineItem, unlessBusy, type SubmissionsService } from "./service";
 
@@ -24,9 +23,8 @@ export interface LifecycleDeps {
   repo: SubmissionsRepo;
   forms: FormsService;
   submissions: Pick<SubmissionsService, "submissionFor" | "forget">;
-  /** What deleting submissions writes (pipeline.ts `deleteWriters`): rows, what they left elsewhere, the tallies. */
-  deletes: BatchWriter<NewSubmission>[];
-  atomically: Atomically;
+  /** What deletes submissions (pipeline.ts): rows, what they left elsewhere, the tallies, then the hooks. */
+  pipeline: Pick<SubmitPipeline, "transaction">;
   audit: Pick<AuditService, "record">;
   clock: Clock;
   /** Makes what an erasure deleted unrecoverable from the database's files. */
@@ -72,21 +70,21 @@ const validAddress = (email: string) => {
 
 /**
  * Deleting submissions: one by one (an owner's), by person (an erasure request), by age (each
- * form's retention), all of a form (with the form). Every deletion runs the pipeline's delete writers in one transaction with
+ * form's retention), all of a form (with the form). Every deletion runs through the pipeline in one transaction with
  * its audit line, so counters, waitlist joiners and analytics rollups stay equal to a recount of
  * what is stored, and nothing a submission left behind (queued messages) outlives it.
  */
-export function createSubmissionLifecycle({ repo, forms, submissions, deletes, atomically, audit, clock, shredder, related }: LifecycleDeps) {
+export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, audit, clock, shredder, related }: LifecycleDeps) {
   /**
    * Deletes these submissions of `form` as they are inside the transaction (one deleted or moved
    * meanwhile by another process is taken as it is now, never uncounted twice); `record` writes
    * the audit line for the number deleted. Returns that number.
    */
   const remove = async (form: Form, ids: string[], record: (deleted: number) => Promise<void>): Promise<number> => {
-    const deleted = await atomically(async () => {
+    const deleted = await pipeline.transaction(async (tx) => {
       const batch = (await repo.findFormSubmissions(form.id, ids)).map((s) => pipelineItem(s, form));
       if (batch.length === 0) return 0;
-      for (const write of deletes) await write(batch);
+      await tx.delete(batch);
       await record(batch.length);
       return batch.length;
     });
@@ -165,10 +163,10 @@ export function createSubmissionLifecycle({ repo, forms, submissions, deletes, a
       const done: Erasure["forms"] = [];
       const alsoErased: AddressRecords<number> = { confirmations: 0, autoresponseThrottles: 0, messages: 0 };
       for (const [formId, form] of await formsById([...found.keys(), ...holding])) {
-        const { erased, forgotten } = await atomically(async () => {
+        const { erased, forgotten } = await pipeline.transaction(async (tx) => {
           // The submissions first: leaving the tallies, a confirmed joiner is uncounted only while the confirmation is there.
           const batch = (await repo.findFormSubmissions(form.id, (found.get(formId) ?? []).map((s) => s.id))).map((s) => pipelineItem(s, form));
-          if (batch.length) for (const write of deletes) await write(batch);
+          if (batch.length) await tx.delete(batch);
           const forgotten = await repo.forgetAddress(form.id, address);
           if (batch.length || Object.values(forgotten).some((n) => n > 0)) {
             const beside = Object.fromEntries(Object.entries(forgotten).filter(([, n]) => n > 0));

@@ -1,4 +1,5 @@
-import type { BatchWriter } from "../../db/batch-transaction";
+import { batchTransaction, type BatchWriter } from "../../db/batch-transaction";
+import type { Sql } from "../../db/sql";
 import { AppError } from "../../lib/errors";
 import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
@@ -7,29 +8,37 @@ import type { SubmitterInfo } from "./meta";
 import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
 
 /**
- * The submit path as named stages, registered in the composition root (services.ts):
+ * The submit path as named stages, registered in the composition root (services.ts `submitStages`
+ * for what writes, `createServices` for checks and hooks), and made into one `SubmitPipeline`:
  * 1. checks, before the commit, once the form is found and owned: each accepts, rejects with an
  *    error (nothing is stored), or marks the submission as spam (stored, counted nowhere);
  * 2. writers, inside the batch's one transaction: the rows, then the tallies of the inbox
  *    (counters, rollups), then the queues of what goes out for an inbox submission (outbox rows);
- * 3. hooks after the commit, before the submitters are answered: mail out, webhooks.
+ * 3. hooks after the commit, before anyone is answered (the outbox sends what was queued).
  * Every writer and hook sees each submission's `status` and respects it: spam is stored and
  * counted nowhere. A submission moved into the inbox later goes through the tallies' `count` and
  * the queues; one moved out of it through the tallies' `uncount`. Deleted submissions take
  * what they left behind with them (purges) and, from the inbox, leave the tallies (`uncount`).
+ * Whatever commits through the pipeline (a submit, a move, a deletion) runs the hooks once it has
+ * committed, told what changed and how many messages it queued: no hook learns it any other way.
  */
-export interface SubmitPipeline {
+export interface SubmitStages {
   checks: SubmitCheck[];
   /** What a new submission writes first: its row, and what must be stored with it or not at all. */
   rows: BatchWriter<NewSubmission>[];
+  /** Writes the status each submission carries (a move into or out of the inbox). */
+  setStatuses: BatchWriter<NewSubmission>;
+  /** Deletes the submissions' own rows (what they left elsewhere goes with `purges`). */
+  deleteRows: BatchWriter<NewSubmission>;
   tallies: Tally[];
-  queues: BatchWriter<NewSubmission>[];
+  queues: Queue[];
   /**
    * What a submission leaves elsewhere (queued messages, delivery payloads), deleted with it in
    * the deletion's transaction: whatever a queue writes, a purge removes.
    */
   purges: BatchWriter<NewSubmission>[];
-  afterCommit: ((batch: NewSubmission[]) => void)[];
+  /** Told after every commit through the pipeline; synchronous, and must not throw (the commit is done). */
+  hooks: AfterCommit[];
 }
 
 /** Counts kept equal to a recount of the inbox, inside the same transaction as what changes it. */
@@ -40,21 +49,97 @@ export interface Tally {
   uncount: BatchWriter<NewSubmission>;
 }
 
-/** What a batch of new submissions writes, in order, in its one transaction. */
-export const commitWriters = (p: Pick<SubmitPipeline, "rows" | "tallies" | "queues">): BatchWriter<NewSubmission>[] => [...p.rows, ...p.tallies.map((t) => t.count), ...p.queues];
+/** Queues what goes out for a batch's inbox submissions, inside its transaction; resolves with how many messages it queued. */
+export type Queue = (batch: NewSubmission[]) => Promise<number>;
 
-/** What moving submissions into the inbox (`inbox`) or out of it (`spam`) writes, after their new status. */
-export const moveWriters = (p: SubmitPipeline, setStatuses: BatchWriter<NewSubmission>) => ({
-  inbox: [setStatuses, ...p.tallies.map((t) => t.count), ...p.queues],
-  spam: [setStatuses, ...p.tallies.map((t) => t.uncount)],
-});
+/** What a commit through the pipeline changed: new submissions, some moved into or out of the inbox, or deleted. */
+export interface Committed {
+  change: "submitted" | "inbox" | "spam" | "deleted";
+  batch: NewSubmission[];
+  /** Messages the queues queued in that commit (the outbox has something to send). */
+  queued: number;
+}
 
-/** What deleting submissions (each with the status it has) writes: the rows and what they left elsewhere, then the inbox ones leave the tallies. */
-export const deleteWriters = (p: Pick<SubmitPipeline, "tallies" | "purges">, deleteRows: BatchWriter<NewSubmission>): BatchWriter<NewSubmission>[] => [
-  deleteRows,
-  ...p.purges,
-  ...p.tallies.map((t) => (batch: NewSubmission[]) => t.uncount(batch.filter((s) => s.status === "inbox"))),
-];
+export type AfterCommit = (committed: Committed) => void;
+
+/** Moves and deletions inside one `SubmitPipeline.transaction`. */
+export interface PipelineTransaction {
+  /** Moves submissions (carrying their new status) into the inbox or out of it: their status, tallies and queues. */
+  move(batch: NewSubmission[], to: SubmissionStatus): Promise<void>;
+  /** Deletes submissions (each with the status it has): the rows and what they left elsewhere, then the inbox ones leave the tallies. */
+  delete(batch: NewSubmission[]): Promise<void>;
+}
+
+export type SubmitPipeline = ReturnType<typeof createSubmitPipeline>;
+
+/**
+ * The submit pipeline as one object over one database, built once (services.ts) and handed whole
+ * to what commits new submissions, moves them and deletes them; each of those runs the same
+ * writers and, once committed, the same hooks.
+ */
+export function createSubmitPipeline(sql: Sql, { checks, rows, setStatuses, deleteRows, tallies, queues, purges, hooks }: SubmitStages) {
+  const counts = tallies.map((t) => t.count);
+  const uncounts = tallies.map((t) => t.uncount);
+  const writeAll = async (writers: BatchWriter<NewSubmission>[], batch: NewSubmission[]) => {
+    for (const write of writers) await write(batch);
+  };
+  const queue = async (batch: NewSubmission[]): Promise<number> => {
+    let queued = 0;
+    for (const q of queues) queued += await q(batch);
+    return queued;
+  };
+  const tell = (committed: Committed) => {
+    for (const hook of hooks) hook(committed);
+  };
+
+  return {
+    /** Runs the checks (`runChecks`): synchronous while they are. */
+    check: (candidate: Candidate) => runChecks(checks, candidate),
+
+    /** Commits a batch of new submissions in one transaction (a bad one fails alone), then runs the hooks for what was stored. */
+    commit: batchTransaction(
+      sql,
+      async (batch: NewSubmission[]) => {
+        await writeAll(rows, batch);
+        await writeAll(counts, batch);
+        return queue(batch);
+      },
+      (batch, queued) => tell({ change: "submitted", batch, queued }),
+    ),
+
+    /**
+     * Runs `work` as one transaction (with whatever else it writes, such as its audit line); what it
+     * moves and deletes through its `PipelineTransaction` runs the writers, and once the transaction
+     * has committed, the hooks. Not to be called inside another transaction: the hooks would run
+     * before the commit.
+     */
+    async transaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T> {
+      const done: Committed[] = [];
+      const tx: PipelineTransaction = {
+        async move(batch, to) {
+          await setStatuses(batch);
+          if (to === "inbox") {
+            await writeAll(counts, batch);
+            done.push({ change: "inbox", batch, queued: await queue(batch) });
+          } else {
+            await writeAll(uncounts, batch);
+            done.push({ change: "spam", batch, queued: 0 });
+          }
+        },
+        async delete(batch) {
+          await deleteRows(batch);
+          await writeAll(purges, batch);
+          const inbox = batch.filter((s) => s.status === "inbox");
+          await writeAll(uncounts, inbox);
+          done.push({ change: "deleted", batch, queued: 0 });
+        },
+      };
+      const result = await sql.transaction(() => work(tx));
+      for (const committed of done) tell(committed);
+      return result;
+    },
+  };
+}
 
 /** A submission before the checks: its form, the key that sends it, the request's body and submitter. */
 export interface Candidate {

@@ -1,6 +1,7 @@
 import { keysetQuery } from "../../db/keyset";
 import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
+import { createJoiners, type JoinerRule } from "../waitlist/joiners";
 import type { NewSubmission, StoredSubmission, SubmissionStatus } from "./model";
 
 interface Row {
@@ -40,24 +41,13 @@ export class IdempotencyKeyTaken extends Error {
 }
 
 const SAVE_IDEMPOTENCY = "INSERT INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
-const FORM_TYPE = "SELECT form_type, double_opt_in FROM forms WHERE id = ?";
-const CONFIRMED = "SELECT 1 AS one FROM waitlist_confirmations WHERE form_id = ? AND email = ? AND confirmed_at IS NOT NULL";
-const ADD_JOINER = "INSERT INTO waitlist_joiners (form_id, email) VALUES (?, ?) ON CONFLICT DO NOTHING";
-const JOIN_AGAIN = "UPDATE waitlist_joiners SET submissions = submissions + 1 WHERE form_id = ? AND email = ?";
-const LEAVE_ONCE = "UPDATE waitlist_joiners SET submissions = submissions - 1 WHERE form_id = ? AND email = ? AND submissions > 1";
-const REMOVE_JOINER = "DELETE FROM waitlist_joiners WHERE form_id = ? AND email = ?";
 // Messages about an address: sent to it (an autoresponse, a confirmation) or naming it as Reply-To (an owner notification).
 const addressedTo = (param: string) => `(reply_to = ${param} OR (kind IN ('autoresponse', 'confirmation') AND recipient = ${param}))`;
 const IN_SCOPE = "(CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2)))";
 const BUMP_COUNTERS = "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?";
 
 export function createSubmissionsRepo(sql: Sql) {
-  /** How a form counts joiners, as committed: not at all, every distinct joiner, or (double opt-in) confirmed ones only. */
-  const joinerRule = async (formId: string): Promise<"none" | "all" | "confirmed"> => {
-    const f = await sql.get<{ form_type: string; double_opt_in: number }>(FORM_TYPE, [formId]);
-    return f?.form_type !== "waitlist" ? "none" : f.double_opt_in === 1 ? "confirmed" : "all";
-  };
-  const isConfirmed = async (formId: string, email: string) => (await sql.get(CONFIRMED, [formId, email])) !== null;
+  const joiners = createJoiners(sql);
   const newestFirst = keysetQuery<Row>(sql, SELECT, "newest");
   const oldestFirst = keysetQuery<Row>(sql, SELECT, "oldest");
 
@@ -87,38 +77,25 @@ export function createSubmissionsRepo(sql: Sql) {
 
     /**
      * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for
-     * waitlists, distinct joiners, each with how many inbox submissions carry their email.
-     * `count` takes a batch's inbox submissions in; `uncount` takes submissions that leave the
-     * inbox (moved or deleted) out again: a joiner leaves with the last inbox submission of their email. With double opt-in a joiner
-     * counts only while their address is confirmed (confirmations/repo.ts counts them in when
-     * they confirm), and a submission without an email never does.
+     * waitlists, joiners (the rule is waitlist/joiners.ts's). `count` takes a batch's inbox
+     * submissions in; `uncount` takes submissions that leave the inbox (moved or deleted) out again.
      */
     counters: {
       async count(batch: NewSubmission[]): Promise<void> {
-        const counts = new Map<string, { rule: "none" | "all" | "confirmed"; submissions: number; joiners: number }>();
+        const counts = new Map<string, { rule: JoinerRule; submissions: number; joiners: number }>();
         for (const s of batch) {
           if (s.status !== "inbox") continue;
           let c = counts.get(s.form.id);
-          // The settings as committed, not as cached: a form made a waitlist by another process counts from its next batch.
-          if (!c) counts.set(s.form.id, (c = { rule: await joinerRule(s.form.id), submissions: 0, joiners: 0 }));
+          if (!c) counts.set(s.form.id, (c = { rule: await joiners.rule(s.form.id), submissions: 0, joiners: 0 }));
           c.submissions += 1;
-          if (c.rule === "none") continue;
-          // A new joiner: no email (each counts once), or an email this waitlist has not had before.
-          const added = s.email !== null && (await sql.run(ADD_JOINER, [s.form.id, s.email])) === 1;
-          if (s.email !== null && !added) await sql.run(JOIN_AGAIN, [s.form.id, s.email]);
-          if (c.rule === "all" ? s.email === null || added : added && (await isConfirmed(s.form.id, s.email!))) c.joiners += 1;
+          if (await joiners.join(s.form.id, c.rule, s.email)) c.joiners += 1;
         }
         for (const [formId, c] of counts) await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
       },
       async uncount(batch: NewSubmission[]): Promise<void> {
         for (const s of batch) {
-          const rule = await joinerRule(s.form.id);
-          let joiners = 0;
-          if (rule === "all" && s.email === null) joiners = 1;
-          else if (rule !== "none" && s.email !== null && (await sql.run(LEAVE_ONCE, [s.form.id, s.email])) === 0 && (await sql.run(REMOVE_JOINER, [s.form.id, s.email])) === 1) {
-            joiners = rule === "all" || (await isConfirmed(s.form.id, s.email)) ? 1 : 0;
-          }
-          await sql.run(BUMP_COUNTERS, [-1, -joiners, s.form.id]);
+          const left = await joiners.leave(s.form.id, await joiners.rule(s.form.id), s.email);
+          await sql.run(BUMP_COUNTERS, [-1, left ? -1 : 0, s.form.id]);
         }
       },
     },

@@ -1,10 +1,8 @@
 import { gcAndSweep } from "bun:jsc";
-import type { Outcome } from "../../db/batch-transaction";
 import { isForeignKeyViolation } from "../../db/errors";
 import { DatabaseBusyError, isDatabaseBusy } from "../../db/busy";
 import type { ChangeFeed } from "../../db/change-feed";
 import { groupCommit } from "../../db/group-commit";
-import type { Atomically } from "../../db/sql";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { AnswerCache } from "../../lib/answer-cache";
 import type { CursorCodec } from "../../lib/cursor";
@@ -19,7 +17,7 @@ import type { FormsService } from "../forms/service";
 import { buildMeta, type SubmissionMeta, type SubmitterInfo } from "./meta";
 import { submissionJson, type NewSubmission, type StoredSubmission, type SubmissionStatus, type SubmitBody, type SubmitResult } from "./model";
 import { exportCsv, exportJson } from "./export";
-import { runChecks, type Candidate, type SubmitPipeline } from "./pipeline";
+import type { Candidate, SubmitPipeline } from "./pipeline";
 import { IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
 
 /**
@@ -41,14 +39,8 @@ export interface SubmissionsDeps {
   /** Rendered answers drawn from forms' submissions (pages here, analytics): dropped for a form whose submissions a commit changed. */
   answers: AnswerCache;
   countryOf: (ip: string) => string | null;
-  /** The stages a submission goes through (pipeline.ts). */
+  /** The stages a submission goes through (pipeline.ts): its checks, and what commits and moves it. */
   pipeline: SubmitPipeline;
-  /** Commits a batch through the pipeline's writers in one transaction (db/batch-transaction.ts). */
-  commit: (batch: NewSubmission[]) => Promise<Outcome[]>;
-  /** Moves submissions into the inbox or out of it, with their tallies and queues, in one transaction. */
-  move: Record<SubmissionStatus, (batch: NewSubmission[]) => Promise<Outcome[]>>;
-  /** Runs a move with its audit line in one transaction. */
-  atomically: Atomically;
   audit: Pick<AuditService, "record">;
 }
 
@@ -68,17 +60,14 @@ export async function unlessBusy<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createSubmissionsService({ repo, forms, cursors, clock, changes, answers, countryOf, pipeline, commit, move, atomically, audit }: SubmissionsDeps) {
+export function createSubmissionsService({ repo, forms, cursors, clock, changes, answers, countryOf, pipeline, audit }: SubmissionsDeps) {
   /** Drops what is cached of these forms (their counters, their pages, their analytics): after a commit that changed their submissions. */
   const forget = (formIds: Set<string>) => {
     forms.forget(formIds);
     answers.drop(formIds);
   };
-  /** After a commit that changed these submissions' forms, before anyone is answered: caches dropped, then the pipeline's hooks. */
-  const committed = (batch: NewSubmission[]) => {
-    forget(new Set(batch.map((s) => s.form.id)));
-    for (const hook of pipeline.afterCommit) hook(batch);
-  };
+  /** After a commit that changed these submissions' forms, before anyone is answered (the pipeline has run its hooks). */
+  const committed = (batch: NewSubmission[]) => forget(new Set(batch.map((s) => s.form.id)));
   /** A submission of this form, for this caller: 404 for the form, 403 for another owner's, 404 for an id that is not the form's. */
   const submissionFor = async (caller: Principal, formId: string, id: string): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
     const form = await forms.formFor(formId, caller);
@@ -97,7 +86,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       after = page[page.length - 1]!;
     }
   }
-  const batches = groupCommit<NewSubmission>(commit, { afterCommit: committed });
+  const batches = groupCommit<NewSubmission>(pipeline.commit, { afterCommit: committed });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
   let storedCount = 0;
@@ -105,7 +94,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
   async function store(form: Form, caller: Principal, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null): Promise<SubmitResult> {
     const { _meta: _dropped, ...fields } = body.data;
     const candidate: Candidate = { form, caller, body, data: fields, submitter: info };
-    const checked = runChecks(pipeline.checks, candidate);
+    const checked = pipeline.check(candidate);
     const status = checked instanceof Promise ? await checked : checked;
     const meta = buildMeta(info, countryOf);
     const id = newId("sub");
@@ -202,13 +191,12 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       if (stored.status === to) return { submission: stored, status: to, moved: false };
       // Read again inside the transaction: another process may have moved or deleted it meanwhile.
       const moving = await unlessBusy(() =>
-        atomically(async () => {
+        pipeline.transaction(async (tx) => {
           const [current] = await repo.findFormSubmissions(form.id, [id]);
           if (!current) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
           if (current.status === to) return null;
           const item = pipelineItem(current, form, to);
-          const [outcome] = await move[to]([item]);
-          if (outcome) throw outcome;
+          await tx.move([item], to);
           await audit.record(caller, "submission.moved", id, { formId: form.id, to });
           return item;
         }),

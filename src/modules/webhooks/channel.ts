@@ -1,7 +1,7 @@
 import { isoTime } from "../../lib/clock";
-import { oneLine } from "../notifications/message";
-import type { Channel } from "../notifications/channel";
-import type { HttpAnswer, HttpSender } from "../notifications/http-sender";
+import { oneLine } from "../outbox/message";
+import type { Channel } from "../outbox/channel";
+import type { HttpAnswer, HttpSender } from "../outbox/http-sender";
 import type { WebhookFormat } from "./model";
 import { webhookBody } from "./payload";
 import type { WebhooksRepo } from "./repo";
@@ -61,10 +61,10 @@ export function webhookChannel({ sender, repo, retryScale, now = Date.now }: Web
       const error = describeAnswer(answer);
       if (answer.status === 410) {
         await repo.disableWebhook(row.webhook_id!, `the receiver answered 410 Gone at ${isoTime(now())}`);
-        return { ok: false, statusCode: 410, error: `${error} (webhook disabled)`, final: true };
+        return { ok: false, statusCode: 410, error: `${error} (webhook disabled)`, final: true, logged: "HTTP 410 (webhook disabled)" };
       }
       const wait = answer.status === 429 ? retryAfterMs(answer.retryAfter, now()) : null;
-      return { ok: false, statusCode: answer.status, error, ...(wait !== null ? { retryAfterMs: wait } : {}) };
+      return { ok: false, statusCode: answer.status, error, logged: `HTTP ${answer.status}`, ...(wait !== null ? { retryAfterMs: wait } : {}) };
     },
     retryIn(row, failure) {
       const seconds = RETRY_SCHEDULE_S[row.attempts];

@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import type { OutboxRow } from "../notifications/repo";
+import type { OutboxRow } from "../outbox/repo";
 
 export const WEBHOOK_FORMATS = ["standard", "slack", "discord"] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];

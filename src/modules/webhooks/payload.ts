@@ -1,6 +1,6 @@
 import { display } from "../../lib/template";
-import { oneLine } from "../notifications/message";
-import type { OutboxRow } from "../notifications/repo";
+import { oneLine } from "../outbox/message";
+import type { OutboxRow } from "../outbox/repo";
 import { submissionJson } from "../submissions/model";
 import type { WebhookFormat } from "./model";
 

@@ -1,6 +1,6 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { OutboxRepo } from "../notifications/repo";
+import type { OutboxRepo } from "../outbox/repo";
 import type { NewSubmission } from "../submissions/model";
 import type { WebhooksRepo } from "./repo";
 
@@ -9,7 +9,8 @@ import type { WebhooksRepo } from "./repo";
  * row per inbox submission and enabled webhook of its form (spam goes nowhere), each with the
  * `webhook-id` it keeps across retries and replays. A form's webhooks are read once per batch.
  */
-export const queueWebhooks = (repo: WebhooksRepo, outbox: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<void> => {
+export const queueWebhooks = (repo: WebhooksRepo, outbox: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<number> => {
+  let queued = 0;
   const hooks = new Map<string, { id: string; url: string }[]>();
   let now: string | undefined;
   for (const s of batch) {
@@ -19,6 +20,7 @@ export const queueWebhooks = (repo: WebhooksRepo, outbox: OutboxRepo, clock: Clo
     if (of.length === 0) continue;
     now ??= isoTime(clock.now());
     for (const hook of of) {
+      queued += 1;
       await outbox.insert({
         kind: "webhook",
         formId: s.form.id,
@@ -33,4 +35,5 @@ export const queueWebhooks = (repo: WebhooksRepo, outbox: OutboxRepo, clock: Clo
       });
     }
   }
+  return queued;
 };

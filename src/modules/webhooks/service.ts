@@ -5,7 +5,7 @@ import type { Principal } from "../../lib/principal";
 import { InternalAddressError } from "../../lib/public-address";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import type { ClaimedRow, OutboxRepo } from "../notifications/repo";
+import type { ClaimedRow, OutboxRepo } from "../outbox/repo";
 import { toDeliveryJson, WEBHOOK_FORMATS, type DeliveryJson, type Webhook, type WebhookFormat } from "./model";
 import type { WebhooksRepo } from "./repo";
 import { newWebhookSecret } from "./signature";

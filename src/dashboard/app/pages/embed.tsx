@@ -1,5 +1,4 @@
 import { useState } from "preact/hooks";
-import { offers } from "../api";
 import { keys, type FormDetails } from "../calls";
 import { formSnippet } from "../snippet";
 import { href } from "../router";
@@ -20,12 +19,10 @@ function remembered(formId: string): { id: string; key: string } | null {
 
 /** A ready HTML snippet for this form, with a publishable key bound to it. */
 export function EmbedTab({ form }: { form: FormDetails }) {
-  const canList = offers("GET /keys");
-  const canCreate = offers("POST /keys");
   // The remembered key, if the server still has it (it may have been revoked since).
   const [key, , setKey] = useLoad(async () => {
     const mine = remembered(form.id);
-    if (!mine || !canList) return mine;
+    if (!mine) return mine;
     const live = await keys.list();
     if (live.some((k) => k.id === mine.id)) return mine;
     localStorage.removeItem(stored(form.id));
@@ -62,7 +59,7 @@ export function EmbedTab({ form }: { form: FormDetails }) {
               <>
                 The snippet carries <code>{key.data.key}</code>, which can only submit to this form.
               </>
-            ) : canCreate ? (
+            ) : (
               <>
                 A page may carry it openly: it can only submit to this form.{" "}
                 <button
@@ -86,10 +83,6 @@ export function EmbedTab({ form }: { form: FormDetails }) {
                 >
                   {busy ? "Creating…" : "Create a publishable key"}
                 </button>
-              </>
-            ) : (
-              <>
-                Make one on the server and put it in place of <code>fpk_…</code>: <code>formsvc keys create --owner you@example.com --publishable --forms {form.id}</code>
               </>
             )}
           </li>

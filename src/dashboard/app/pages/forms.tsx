@@ -1,5 +1,4 @@
 import { useState } from "preact/hooks";
-import { offers } from "../api";
 import type { FormType } from "../../../client/index";
 import { forms, type FormDetails, type FormListItem } from "../calls";
 import { FORM_TYPES, typeLabel } from "../form-types";
@@ -27,8 +26,7 @@ export function FormsPage() {
     return all;
   }, []);
   const [creating, setCreating] = useState(false);
-  const canCreate = offers("POST /forms");
-  const createButton = canCreate && (
+  const createButton = (
     <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
       New form
     </button>
@@ -45,7 +43,7 @@ export function FormsPage() {
             <div class="empty">
               <h2>No forms yet</h2>
               <p>A form collects what people send from your website. Create one, then paste its snippet into a page.</p>
-              {canCreate ? createButton : <p><code>formsvc forms create --owner you@example.com --name Contact --type contact</code></p>}
+              {createButton}
             </div>
           ) : (
             <table class="table forms-table">

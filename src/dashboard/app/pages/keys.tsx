@@ -1,5 +1,4 @@
 import { useState } from "preact/hooks";
-import { offers } from "../api";
 import { forms, keys, type ApiKey, type CreatedKey, type FormListItem } from "../calls";
 import { formatDate } from "../format";
 import { PageTitle } from "../shell";
@@ -9,33 +8,19 @@ import { useLoad } from "../ui/load";
 /** The owner's API keys: list, create (the secret shown once), revoke. */
 export function KeysPage() {
   const [data, reload] = useLoad(async () => {
-    if (!offers("GET /keys")) return { list: [], forms: [] };
     const [list, formPage] = await Promise.all([keys.list(), forms.list()]);
     // Revoked keys stay listed by the API (for the record); here only those that still work.
     return { list: list.filter((k) => k.active !== false), forms: formPage.forms };
   }, []);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const canCreate = offers("POST /keys");
-  const canRevoke = offers("DELETE /keys/{keyId}");
-  if (!offers("GET /keys"))
-    return (
-      <>
-        <PageTitle>API keys</PageTitle>
-        <p class="note">
-          This server manages keys on its command line only: <code>formsvc keys create --owner you@example.com</code>
-        </p>
-      </>
-    );
   return (
     <>
       <div class="page-head">
         <PageTitle sub="Secret keys read and change everything you own: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.">API keys</PageTitle>
-        {canCreate && (
-          <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
-            New key
-          </button>
-        )}
+        <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
+          New key
+        </button>
       </div>
       <Show value={data} retry={reload} label="Loading your keys…">
         {({ list, forms: all }) =>
@@ -72,11 +57,9 @@ export function KeysPage() {
                     <td data-label="Created">{formatDate(k.createdAt)}</td>
                     <td data-label="Last used">{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span class="muted">never</span>}</td>
                     <td class="cell-actions">
-                      {canRevoke && (
-                        <button type="button" class="button button-danger-quiet" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name || k.id}`}>
-                          Revoke
-                        </button>
-                      )}
+                      <button type="button" class="button button-danger-quiet" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name || k.id}`}>
+                        Revoke
+                      </button>
                     </td>
                   </tr>
                 ))}

@@ -1,5 +1,4 @@
 import { useState } from "preact/hooks";
-import { offers } from "../api";
 import { submissions, type FormDetails, type Submission } from "../calls";
 import { countryName, formatDateTime, formatNumber } from "../format";
 import { go, href } from "../router";
@@ -21,7 +20,6 @@ export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; q
   const [open, setOpen] = useState<Submission | null>(null);
   const base = ["forms", form.id, "submissions"];
   const at = (c: string | undefined) => href(base, { status: folder === "spam" ? "spam" : undefined, cursor: c });
-  const canExport = offers("GET /forms/{formId}/submissions/export");
   const move = (e: MouseEvent, cursors: (string | undefined)[], to: string | undefined) => {
     if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; // a new tab keeps its own way
     e.preventDefault();
@@ -42,7 +40,7 @@ export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; q
             Spam
           </a>
         </div>
-        {canExport && folder === "inbox" && (
+        {folder === "inbox" && (
           <a class="button" href={submissions.exportUrl(form.id, "csv")} download>
             Export CSV
           </a>
@@ -197,8 +195,6 @@ function SubmissionDialog({ submission: s, folder, onClose, onDone }: { submissi
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [deleting, setDeleting] = useState(false);
-  const canMove = offers(folder === "spam" ? "POST /forms/{formId}/submissions/{submissionId}/not-spam" : "POST /forms/{formId}/submissions/{submissionId}/spam");
-  const canDelete = offers("DELETE /forms/{formId}/submissions/{submissionId}");
   const meta = s.data._meta;
   if (deleting)
     return (
@@ -241,35 +237,29 @@ function SubmissionDialog({ submission: s, folder, onClose, onDone }: { submissi
         </div>
       </dl>
       {error !== null && <ErrorNote error={error} />}
-      {(canMove || canDelete) && (
-        <div class="actions">
-          {canDelete && (
-            <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
-              Delete
-            </button>
-          )}
-          {canMove && (
-            <button
-              type="button"
-              class="button button-primary"
-              disabled={busy}
-              onClick={async () => {
-                setBusy(true);
-                setError(null);
-                try {
-                  await submissions.move(s.formId, s.id, folder === "spam" ? "not-spam" : "spam");
-                  onDone(folder === "spam" ? "Moved to the inbox" : "Moved to spam");
-                } catch (err) {
-                  setError(err);
-                  setBusy(false);
-                }
-              }}
-            >
-              {folder === "spam" ? "Not spam" : "Mark as spam"}
-            </button>
-          )}
-        </div>
-      )}
+      <div class="actions">
+        <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
+          Delete
+        </button>
+        <button
+          type="button"
+          class="button button-primary"
+          disabled={busy}
+          onClick={async () => {
+            setBusy(true);
+            setError(null);
+            try {
+              await submissions.move(s.formId, s.id, folder === "spam" ? "not-spam" : "spam");
+              onDone(folder === "spam" ? "Moved to the inbox" : "Moved to spam");
+            } catch (err) {
+              setError(err);
+              setBusy(false);
+            }
+          }}
+        >
+          {folder === "spam" ? "Not spam" : "Mark as spam"}
+        </button>
+      </div>
     </Dialog>
   );
 }

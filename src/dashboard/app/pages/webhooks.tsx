@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
-import { offers } from "../api";
-import { webhooks, type Delivery, type FormDetails, type Webhook } from "../calls";
+import type { WebhookFormat } from "../../../client/index";
+import { webhooks, type Delivery, type FormDetails, type CreatedWebhook, type Webhook } from "../calls";
 import { formatDateTime } from "../format";
 import { announce, Confirm, CopyButton, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
@@ -8,11 +8,10 @@ import { useLoad } from "../ui/load";
 /** The form's webhooks: add one (its signing secret shown once), remove one, see recent deliveries and send one again. */
 export function WebhooksSection({ form }: { form: FormDetails }) {
   const [list, reload] = useLoad(() => webhooks.list(form.id), [form.id]);
-  const [created, setCreated] = useState<Webhook | null>(null);
+  const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const [removing, setRemoving] = useState<Webhook | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const canAdd = offers("POST /forms/{formId}/webhooks");
   return (
     <section class="card" aria-labelledby="webhooks-title">
       <h3 id="webhooks-title">Webhooks</h3>
@@ -32,13 +31,11 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
                         {h.format} · {h.enabled ? "on" : `off${h.disabledReason ? `: ${h.disabledReason}` : ""}`} · added {formatDateTime(h.createdAt)}
                       </span>
                     </div>
-                    {offers("DELETE /webhooks/{webhookId}") && (
-                      <button type="button" class="button button-danger-quiet" onClick={() => setRemoving(h)}>
-                        Remove
-                      </button>
-                    )}
+                    <button type="button" class="button button-danger-quiet" onClick={() => setRemoving(h)}>
+                      Remove
+                    </button>
                   </div>
-                  {offers("GET /webhooks/{webhookId}/deliveries") && <Deliveries hook={h} />}
+                  <Deliveries hook={h} />
                 </li>
               ))}
             </ul>
@@ -55,45 +52,43 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
           </p>
         </div>
       )}
-      {canAdd && (
-        <form
-          class="inline-form"
-          aria-label="Add a webhook"
-          onSubmit={async (e) => {
-            e.preventDefault();
-            const el = e.currentTarget;
-            const data = new FormData(el);
-            setBusy(true);
-            setError(null);
-            try {
-              setCreated(await webhooks.add(form.id, { url: String(data.get("url")).trim(), format: String(data.get("format")) }));
-              el.reset();
-              announce("Webhook added");
-              reload();
-            } catch (err) {
-              setError(err);
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
-          <label class="field grow">
-            <span>Address</span>
-            <input name="url" type="url" required placeholder="https://example.com/hooks/formsvc" />
-          </label>
-          <label class="field">
-            <span>Format</span>
-            <select name="format">
-              <option value="standard">Standard Webhooks (signed JSON)</option>
-              <option value="slack">Slack</option>
-              <option value="discord">Discord</option>
-            </select>
-          </label>
-          <button type="submit" class="button" disabled={busy}>
-            {busy ? "Adding…" : "Add webhook"}
-          </button>
-        </form>
-      )}
+      <form
+        class="inline-form"
+        aria-label="Add a webhook"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const el = e.currentTarget;
+          const data = new FormData(el);
+          setBusy(true);
+          setError(null);
+          try {
+            setCreated(await webhooks.add(form.id, { url: String(data.get("url")).trim(), format: String(data.get("format")) as WebhookFormat }));
+            el.reset();
+            announce("Webhook added");
+            reload();
+          } catch (err) {
+            setError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <label class="field grow">
+          <span>Address</span>
+          <input name="url" type="url" required placeholder="https://example.com/hooks/formsvc" />
+        </label>
+        <label class="field">
+          <span>Format</span>
+          <select name="format">
+            <option value="standard">Standard Webhooks (signed JSON)</option>
+            <option value="slack">Slack</option>
+            <option value="discord">Discord</option>
+          </select>
+        </label>
+        <button type="submit" class="button" disabled={busy}>
+          {busy ? "Adding…" : "Add webhook"}
+        </button>
+      </form>
       {error !== null && <ErrorNote error={error} />}
       {removing && (
         <Confirm
@@ -130,7 +125,6 @@ function Deliveries({ hook }: { hook: Webhook }) {
 function DeliveryList({ hook }: { hook: Webhook }) {
   const [list, reload] = useLoad(() => webhooks.deliveries(hook.id), [hook.id]);
   const [error, setError] = useState<unknown>(null);
-  const canReplay = offers("POST /deliveries/{deliveryId}/replay");
   return (
     <Show value={list} retry={reload} label="Loading deliveries…">
       {(items: Delivery[]) => (
@@ -164,24 +158,22 @@ function DeliveryList({ hook }: { hook: Webhook }) {
                     </td>
                     <td data-label="Last answer">{d.lastStatus ? `HTTP ${d.lastStatus}` : (d.lastError ?? "—")}</td>
                     <td>
-                      {canReplay && (
-                        <button
-                          type="button"
-                          class="button button-small"
-                          onClick={async () => {
-                            setError(null);
-                            try {
-                              await webhooks.replay(d.id);
-                              announce("Delivery queued again");
-                              reload();
-                            } catch (err) {
-                              setError(err);
-                            }
-                          }}
-                        >
-                          Send again
-                        </button>
-                      )}
+                      <button
+                        type="button"
+                        class="button button-small"
+                        onClick={async () => {
+                          setError(null);
+                          try {
+                            await webhooks.replay(d.id);
+                            announce("Delivery queued again");
+                            reload();
+                          } catch (err) {
+                            setError(err);
+                          }
+                        }}
+                      >
+                        Send again
+                      </button>
                     </td>
                   </tr>
                 ))}

@@ -3,10 +3,15 @@ import type { ClaimedRow } from "./repo";
 /** The outbox's transports: SMTP for mail, HTTP for webhooks. */
 export type TransportName = "smtp" | "http";
 
-/** What one attempt came to. A failure may ask to wait (`retryAfterMs`) or say that trying again is pointless (`final`). */
+/**
+ * What one attempt came to. A failure may ask to wait (`retryAfterMs`) or say that trying again is
+ * pointless (`final`). Its `error` is kept for the owner to read (`outbox show`, a webhook's
+ * deliveries); `logged`, when given, is what the log says instead (no words of the receiver's,
+ * which may echo the submission back).
+ */
 export type AttemptOutcome =
   | { ok: true; statusCode: number | null }
-  | { ok: false; statusCode: number | null; error: string; retryAfterMs?: number; final?: boolean };
+  | { ok: false; statusCode: number | null; error: string; retryAfterMs?: number; final?: boolean; logged?: string };
 
 export type Failure = Extract<AttemptOutcome, { ok: false }>;
 

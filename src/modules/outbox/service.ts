@@ -2,6 +2,7 @@ import { isDatabaseBusy, retryWhileBusy } from "../../db/busy";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
+import type { Committed } from "../submissions/pipeline";
 import type { AttemptOutcome, Channel, TransportName } from "./channel";
 import { OUTBOX_KINDS, type AttemptRecord, type ClaimedRow, type NextStep, type OutboxKind, type OutboxRepo, type OutboxStatus } from "./repo";
 
@@ -53,7 +54,6 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
   let wakeUp: ReturnType<typeof setTimeout> | undefined;
   let poke: (() => void) | null = null;
   let poked = false;
-  let seenInserts = repo.inserted;
   const inFlight: Record<TransportName, number> = { smtp: 0, http: 0 };
   const outcomes = new Map<string, number>();
 
@@ -119,7 +119,9 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
     const next = delay === null ? ({ status: "failed" } as const) : ({ status: "pending", nextAttemptAt: isoTime(now + delay) } as const);
     count(channel.transport, row.kind, delay === null ? "failed" : "retry");
     await record(row.id, attempt, next);
-    // One line per failed attempt: which row, where, what happened. Never a recipient, a URL's path or a payload.
+    // One line per failed attempt: which row, where, what happened. Never a recipient, a URL's path or a
+    // payload: a receiver's answer may echo the payload (its `logged` summary goes instead), and the
+    // logger redacts the addresses an SMTP server's reply quotes.
     log.warn("delivery attempt failed", {
       outboxId: row.id,
       kind: row.kind,
@@ -127,7 +129,7 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
       ...(row.webhook_id ? { webhookId: row.webhook_id, host: safeHost(row.webhook_url) } : {}),
       attempt: row.attempts + 1,
       status: outcome.statusCode,
-      error: outcome.error,
+      error: outcome.logged ?? outcome.error,
       ...(delay === null ? { final: true } : { retryInSeconds: Math.round(delay / 100) / 10 }),
     });
   }
@@ -196,11 +198,9 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
   }
 
   return {
-    /** After a commit: send what it queued now rather than at the next scheduled drain. */
-    afterCommit(): void {
-      if (repo.inserted === seenInserts) return;
-      seenInserts = repo.inserted;
-      setTimeout(drain, 0);
+    /** The submit pipeline's hook: after a commit that queued messages, send them now rather than at the next scheduled drain. */
+    afterCommit(committed: Pick<Committed, "queued">): void {
+      if (committed.queued > 0) setTimeout(drain, 0);
     },
 
     drain,

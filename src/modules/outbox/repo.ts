@@ -97,15 +97,12 @@ const values = (m: QueuedMessage) => [
 ];
 
 export function createOutboxRepo(sql: Sql) {
-  let inserted = 0;
-
   return {
     ownerEmail: async (ownerId: string) => (await sql.get<{ email: string }>("SELECT email FROM owners WHERE id = ?", [ownerId]))?.email ?? null,
 
     /** Queues one message; runs inside the submission's transaction. */
     async insert(m: QueuedMessage): Promise<void> {
       await sql.run(INSERT, values(m));
-      inserted += 1;
     },
 
     /**
@@ -126,11 +123,6 @@ export function createOutboxRepo(sql: Sql) {
         [...values(m), leaseFrom(m.createdAt)],
       );
       return row!.id;
-    },
-
-    /** Rows this connection has queued so far (a commit that queued nothing need not wake the sender). */
-    get inserted() {
-      return inserted;
     },
 
     /**

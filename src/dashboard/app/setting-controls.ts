@@ -1,0 +1,136 @@
+// How the settings page edits each form setting. Keyed by the server's settings table
+// (src/modules/forms/settings.ts, a type-only import: nothing of the server enters the bundle),
+// so a setting added there without a control here fails the type check.
+import type { SettingKey } from "../../modules/forms/settings";
+import { FORM_TYPES } from "./form-types";
+
+/** What the page holds while a setting is edited: each setting's value, by its key. */
+export type Draft = Record<SettingKey, unknown>;
+
+export const SECTIONS = ["General", "Email", "Who may post", "Spam defences", "Keeping submissions"] as const;
+
+interface Common {
+  label: string;
+  help?: string;
+  section: (typeof SECTIONS)[number];
+  /** Shown only when this holds (a waitlist's settings on waitlists). */
+  shownWhen?: (draft: Draft) => boolean;
+  /** Editable only when this holds (a switch it depends on is on). */
+  enabledWhen?: (draft: Draft) => boolean;
+}
+
+/** A control: its kind says what value it edits. */
+export type Control = Common &
+  (
+    | { kind: "text" | "textarea"; maxLength?: number; required?: boolean; placeholder?: string }
+    | { kind: "select"; options: readonly { value: string; label: string }[] }
+    | { kind: "checkbox" }
+    /** A list of strings, one per line; `check` finds the lines that are wrong, `problem` says so. */
+    | { kind: "lines"; placeholder?: string; check?: (line: string) => boolean; problem?: (bad: string[]) => string }
+    /** A string or null: a switch, and the text while it is on (`fallback` when it is turned on). */
+    | { kind: "optional-text"; fallback: string; pattern?: string }
+    /** A URL or null (left empty). */
+    | { kind: "url"; placeholder?: string }
+    /** A number of days or null (kept forever). */
+    | { kind: "days"; max: number }
+  );
+
+/** An origin as the browser writes it in `Origin`, or null: what allowed origins must hold. */
+function origin(text: string): string | null {
+  try {
+    const u = new URL(text);
+    return (u.protocol === "http:" || u.protocol === "https:") && u.origin !== "null" ? u.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+const waitlist = (d: Draft) => d.formType === "waitlist";
+const emailOn = (d: Draft) => d["emailSettings.enabled"] === true;
+
+/** Every writable setting's control, in the order the page shows them within their section. */
+export const CONTROLS: Record<SettingKey, Control> = {
+  name: { kind: "text", label: "Name", section: "General", maxLength: 200, required: true },
+  description: { kind: "textarea", label: "Description", section: "General", maxLength: 2000 },
+  formType: { kind: "select", label: "Type", section: "General", options: FORM_TYPES },
+  "usersJoinedSettings.enabled": { kind: "checkbox", label: "Count who joined", help: "The public counter of distinct joiners (GET …/users-joined).", section: "General", shownWhen: waitlist },
+  "emailSettings.enabled": { kind: "checkbox", label: "Email for this form", help: "The master switch for every email this form sends.", section: "Email" },
+  "emailSettings.developerNotificationsEnabled": {
+    kind: "checkbox",
+    label: "Email me each submission",
+    help: "One message per submission, with Reply-To set to the sender.",
+    section: "Email",
+    enabledWhen: emailOn,
+  },
+  "autoresponse.enabled": {
+    kind: "checkbox",
+    label: "Answer each sender",
+    help: "An automatic reply to the address in the submission, at most once an hour per address.",
+    section: "Email",
+    enabledWhen: emailOn,
+  },
+  "autoresponse.subject": { kind: "text", label: "Subject", section: "Email", maxLength: 200, required: true, shownWhen: (d) => d["autoresponse.enabled"] === true && emailOn(d) },
+  "autoresponse.text": {
+    kind: "textarea",
+    label: "Text",
+    help: "{{name}} and the like are replaced by the submission's fields.",
+    section: "Email",
+    maxLength: 10_000,
+    required: true,
+    shownWhen: (d) => d["autoresponse.enabled"] === true && emailOn(d),
+  },
+  doubleOptIn: { kind: "checkbox", label: "Double opt-in", help: "Each new joiner confirms by a link in an email; only confirmed joiners count.", section: "Email", shownWhen: waitlist },
+  confirmRedirectUrl: {
+    kind: "url",
+    label: "After confirming, go to",
+    help: "Optional; else formsvc's own page.",
+    section: "Email",
+    placeholder: "https://www.example.com/welcome",
+    shownWhen: (d) => waitlist(d) && d.doubleOptIn === true,
+  },
+  allowedOrigins: {
+    kind: "lines",
+    label: "Allowed origins",
+    help: "One per line. With none, a page on any site may post with a publishable key.",
+    section: "Who may post",
+    placeholder: "https://www.example.com",
+    check: (line) => origin(line) !== null,
+    problem: (bad) => `Not an origin: ${bad.join(", ")}. Write each as https://www.example.com (scheme, host and port, no path).`,
+  },
+  "spamSettings.honeypotField": {
+    kind: "optional-text",
+    label: "Honeypot field",
+    help: "A field people never see; a submission that fills it goes to spam.",
+    section: "Spam defences",
+    fallback: "_gotcha",
+    pattern: "[A-Za-z0-9_\\-]+",
+  },
+  "spamSettings.challenge": {
+    kind: "select",
+    label: "Challenge",
+    help: "A form without JavaScript cannot answer a challenge: use the snippet with the widget (Embed).",
+    section: "Spam defences",
+    options: [
+      { value: "none", label: "None" },
+      { value: "pow", label: "Proof of work (ALTCHA widget, needs JavaScript)" },
+      { value: "turnstile", label: "Cloudflare Turnstile" },
+      { value: "hcaptcha", label: "hCaptcha" },
+    ],
+  },
+  retentionDays: { kind: "days", label: "Delete them after", section: "Keeping submissions", max: 36_500 },
+};
+
+/** The value at a dotted path (`spamSettings.challenge`) of a form, or undefined. */
+export function valueAt(obj: unknown, path: string): unknown {
+  let v = obj;
+  for (const part of path.split(".")) v = v == null ? undefined : (v as Record<string, unknown>)[part];
+  return v;
+}
+
+/** A body with the value at a dotted path, shaped as Get Form shows the form. */
+export function setAt(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let at = obj;
+  for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
+  at[parts.at(-1)!] = value;
+}

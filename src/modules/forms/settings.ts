@@ -1,0 +1,490 @@
+/**
+ * Every form setting, once. Get Form's schema and JSON, the bodies of `POST /forms` and
+ * `PATCH /forms/{formId}`, the service's checks and defaults, the audit's changed-field names,
+ * the repo's columns, `forms create|update` flags and `forms show` text all derive from this
+ * table; the dashboard's control for each setting is in src/dashboard/app/setting-controls.ts,
+ * keyed by `SettingKey`, so a row without a control fails the type check.
+ *
+ * How to add a setting (wave 3: publicEndpoint, fields, files, recipients, successUrl, …):
+ * 1. A migration adding its column(s) (SQLite and PostgreSQL), and its field on `Form` (model.ts).
+ * 2. One row below, at the place Get Form shows it: `schema` (what Get Form shows), `input` when
+ *    the body takes more than the schema says (limits, a 400 message that names the setting),
+ *    `field` (where it sits on Form), `column` and `stored` (`json` for lists and objects, `boolean`,
+ *    or `plain`), `default` for a new form, `check` for what a schema cannot say, `example` (a valid
+ *    value that is not the default: the tests set every setting to it), `cli` and `show`.
+ *    A setting inside `spamSettings` is a row in that group's `settings`; a list of objects
+ *    (`fields`, `recipients`) or a nullable object (`files`, `notificationTemplate`) is one row whose
+ *    schema is that list or `t.Nullable(t.Object(…))`, stored as `json`.
+ * 3. Its control in setting-controls.ts (tsc says so), and its type in src/client/types.ts
+ *    (test/client/types-match.ts says so).
+ * Rules between settings (an autoresponse needs subject and text, double opt-in only on waitlists)
+ * are in service.ts's `withOutbound`.
+ */
+import { Type, type Static, type TNull, type TObject, type TOptional, type TSchema, type TUnion } from "@sinclair/typebox";
+import { t, type Static as ElysiaStatic } from "elysia";
+import { OneOf, UnknownField } from "../../http/schemas";
+import { parseOriginSetting } from "../../lib/origin";
+import { checkTemplate } from "../../lib/template";
+import { CHALLENGES, Count, FORM_TYPES, MAX_RETENTION_DAYS, timestamp, usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
+
+/** Where a setting's value sits on a Form (the service's view): a field, or a field of its autoresponse. */
+export type FormPath = Exclude<keyof Form, "autoresponse"> | `autoresponse.${keyof Autoresponse}`;
+
+/** How a column holds the value: as it is, 0/1, or JSON text. */
+export type Stored = "plain" | "boolean" | "json";
+
+/** The command-line flags of a setting, for `forms create|update`. */
+export interface CliFlag {
+  /** commander's flag, e.g. "--challenge <kind>" or "--email-notifications". */
+  flag: string;
+  help: string;
+  /** A value flag's text as the setting's value (default: the text itself); boolean flags give true. */
+  parse?: (text: string) => unknown;
+  /** Only on `forms update`. */
+  updateOnly?: boolean;
+  /** On `forms create`: required, or the value it has when left out (shown in the help). */
+  create?: { required: true } | { default: string };
+  /** The flag that clears the setting (`--no-honeypot`), with the value it sets; on update only unless `onCreate`. */
+  no?: { flag?: string; help: string; value: unknown; onCreate?: boolean };
+}
+
+/** One row: a value Get Form shows. */
+export interface Setting<S extends TSchema = TSchema> {
+  /** What Get Form shows. */
+  schema: S;
+  /** What POST and PATCH take (default: `schema`): the same values, with limits and a 400 that names the setting; null = read-only. */
+  input?: (TSchema & { static: Static<S> }) | null;
+  field: FormPath;
+  /** Get Form's value when it is not the field's own. */
+  shown?: (form: Form) => Static<S>;
+  /** The forms table's column, and how it holds the value; none for the repo's own columns (id, counters, times). */
+  column?: string;
+  stored?: Stored;
+  /** A new form's value. */
+  default?: Static<S>;
+  /** What a schema cannot say (a template that parses, an origin): a sentence naming the setting, or nothing when fine. */
+  check?: (value: never) => string | undefined;
+  /** The value as kept (trimmed, normalised), once checked. */
+  normalize?: (value: never) => unknown;
+  /** A valid value other than the default, for the tests that set every setting. */
+  example?: Static<S>;
+  cli?: CliFlag | CliFlag[];
+  /** A line of `forms show`: its label and text; left out where `when` says. */
+  show?: { label: string; text(value: Static<S>, form: Form): unknown; when?: (form: Form) => boolean };
+}
+
+/** A JSON object of settings (`emailSettings`, `spamSettings`, …); null in Get Form where `nullWhen` says. */
+export interface Group<M extends Record<string, Setting>, N extends boolean = boolean> {
+  settings: M;
+  description?: string;
+  /** The 400 for a body that gives this object with a wrong member. */
+  error: string;
+  nullable?: N extends true ? { description: string; when: (form: Form) => boolean } : never;
+}
+
+type Row = Setting | Group<Record<string, Setting>>;
+
+const setting = <S extends TSchema>(row: Setting<S>): Setting<S> => row;
+/** A value Get Form shows that no body may carry (ids, counters, times). */
+const readOnly = <S extends TSchema>(row: Omit<Setting<S>, "input">): Setting<S> & { input: null } => ({ ...row, input: null });
+const group = <M extends Record<string, Setting>, N extends boolean = false>(g: Group<M, N>): Group<M, N> => g;
+
+const on = (v: boolean) => (v ? "on" : "off");
+const isWaitlist = (f: Form) => f.formType === "waitlist";
+
+// Fields of the submit body itself can never be a honeypot: they are not form fields.
+const RESERVED_FIELDS = new Set(["formId", "redirectUrl", "data", "altcha", "captchaToken", "cf-turnstile-response", "h-captcha-response"]);
+const MAX_ORIGINS = 100;
+
+const templateProblem = (what: string, template: string, max: number) => {
+  if (template.length > max) return `${what} must be at most ${max.toLocaleString("en")} characters`;
+  try {
+    checkTemplate(template);
+  } catch (e) {
+    return `${what} is not a valid template: ${(e as Error).message}`;
+  }
+  return undefined;
+};
+
+/** The table, in the order Get Form shows the settings. */
+export const SETTINGS = {
+  id: readOnly({ schema: t.String(), field: "id", show: { label: "id", text: (v) => v } }),
+  name: setting({
+    schema: t.String(),
+    input: t.String({ minLength: 1, maxLength: 200, error: "name must be 1 to 200 characters" }),
+    field: "name",
+    column: "name",
+    stored: "plain",
+    check: (v: string) => (v.trim() === "" || v.length > 200 ? "name must be 1 to 200 characters" : undefined),
+    normalize: (v: string) => v.trim(),
+    example: "Renamed",
+    cli: { flag: "--name <name>", help: "form name", create: { required: true } },
+    show: { label: "name", text: (v) => v },
+  }),
+  description: setting({
+    schema: t.String(),
+    input: t.String({ maxLength: 2000, error: "description must be at most 2000 characters" }),
+    field: "description",
+    column: "description",
+    stored: "plain",
+    default: "",
+    check: (v: string) => (v.length > 2000 ? "description must be at most 2000 characters" : undefined),
+    example: "Who wrote to us",
+    cli: { flag: "--description <text>", help: "shown to no one but you", no: { help: "clear the description", value: "" } },
+    show: { label: "description", text: (v) => v },
+  }),
+  formType: setting({
+    schema: t.Unsafe<FormType>({ type: "string", enum: [...FORM_TYPES] }),
+    input: OneOf(FORM_TYPES, `formType must be one of ${FORM_TYPES.join(", ")}`),
+    field: "formType",
+    column: "form_type",
+    stored: "plain",
+    default: "custom",
+    check: (v: string) => ((FORM_TYPES as readonly string[]).includes(v) ? undefined : `formType (--type): the type must be one of ${FORM_TYPES.join(", ")}`),
+    example: "waitlist",
+    cli: { flag: "--type <type>", help: `one of ${FORM_TYPES.join(", ")}`, create: { default: "custom" } },
+    show: { label: "type", text: (v) => v },
+  }),
+  submissionCount: readOnly({ schema: Count(), field: "submissionCount", show: { label: "submissions", text: (v) => v } }),
+  emailSettings: group({
+    error: "emailSettings may hold enabled and developerNotificationsEnabled, each true or false",
+    settings: {
+      enabled: setting({
+        schema: t.Boolean(),
+        input: t.Boolean({ description: "the form's master switch for email", error: "emailSettings.enabled must be true or false" }),
+        field: "emailEnabled",
+        column: "email_enabled",
+        stored: "boolean",
+        default: false,
+        example: true,
+        cli: { flag: "--email-notifications", help: "master switch for email on this form", no: { help: "turn all email for this form off", value: false } },
+        show: { label: "email notifications", text: on },
+      }),
+      developerNotificationsEnabled: setting({
+        schema: t.Boolean(),
+        input: t.Boolean({ description: "email the owner on every submission", error: "emailSettings.developerNotificationsEnabled must be true or false" }),
+        field: "developerNotifications",
+        column: "developer_notifications",
+        stored: "boolean",
+        default: false,
+        example: true,
+        cli: {
+          flag: "--developer-notifications",
+          help: "email the owner on every submission (needs --email-notifications)",
+          no: { help: "stop emailing the owner on every submission", value: false },
+        },
+        show: { label: "developer notifications", text: on },
+      }),
+    },
+  }),
+  usersJoinedSettings: group<
+    {
+      enabled: Setting<ReturnType<typeof t.Boolean>>;
+      count: Setting<ReturnType<typeof Count>> & { input: null };
+    },
+    true
+  >({
+    error: "usersJoinedSettings must be {enabled: true|false}; its count is the server's",
+    nullable: { description: "waitlist forms only; null for other types", when: (f) => !isWaitlist(f) },
+    settings: {
+      enabled: setting({
+        schema: t.Boolean(),
+        input: t.Boolean({ description: "count distinct joiners (waitlist forms)", error: "usersJoinedSettings.enabled must be true or false" }),
+        field: "usersJoinedEnabled",
+        column: "users_joined_enabled",
+        stored: "boolean",
+        default: false,
+        example: true,
+        cli: { flag: "--users-joined", help: "count distinct joiners (waitlist forms)", no: { help: "stop counting joiners (the API then shows 0)", value: false } },
+        show: { label: "users joined", text: (v, f) => (v ? usersJoined(f) : "counter off"), when: isWaitlist },
+      }),
+      count: readOnly({ schema: Count(), field: "usersJoinedCount", shown: usersJoined }),
+    },
+  }),
+  allowedOrigins: setting({
+    schema: t.Array(t.String(), { description: "origins (https://www.example.com) allowed to submit with a publishable key, and to be redirected to; [] = any" }),
+    input: t.Array(t.String({ maxLength: 2048 }), { maxItems: 1000, error: "allowedOrigins must be a list of origins such as https://www.example.com", description: "[] = any origin" }),
+    field: "allowedOrigins",
+    column: "allowed_origins",
+    stored: "json",
+    default: [],
+    check: (v: string[]) => {
+      const bad = v.filter((o) => !parseOriginSetting(o));
+      if (bad.length) return bad.map((o) => `allowedOrigins: "${o.slice(0, 100)}" is not an origin such as https://www.example.com (scheme, host and port only)`).join("; ");
+      return new Set(v.map((o) => parseOriginSetting(o))).size > MAX_ORIGINS ? `allowedOrigins: at most ${MAX_ORIGINS} allowed origins` : undefined;
+    },
+    normalize: (v: string[]) => [...new Set(v.map((o) => parseOriginSetting(o)!))],
+    example: ["https://www.example.com"],
+    cli: {
+      flag: "--allowed-origins <urls>",
+      help: "origins whose pages may submit with a publishable key, comma-separated (https://www.example.com); redirects only to them",
+      parse: (text) => text.split(",").filter((v) => v.trim() !== ""),
+      no: { help: "accept publishable-key submissions from any origin again", value: [] },
+    },
+    show: { label: "allowed origins", text: (v) => (v.length ? v.join(", ") : "any") },
+  }),
+  spamSettings: group({
+    error: "spamSettings may hold honeypotField (a field name or null) and challenge",
+    settings: {
+      honeypotField: setting({
+        schema: t.Nullable(t.String({ description: "a field left empty by people: a submission that fills it is stored as spam; null = none" })),
+        input: t.Nullable(t.String({ maxLength: 100 }), { description: "null turns the honeypot off", error: "spamSettings.honeypotField must be a field name or null" }),
+        field: "honeypotField",
+        column: "honeypot_field",
+        stored: "plain",
+        default: "_gotcha",
+        check: (v: string | null) =>
+          v !== null && (!/^[\x21-\x7e]{1,100}$/.test(v) || RESERVED_FIELDS.has(v))
+            ? "spamSettings.honeypotField: the honeypot field must be 1 to 100 printable characters without spaces, and not a field of the submit body itself"
+            : undefined,
+        example: "website",
+        cli: {
+          flag: "--honeypot <name>",
+          help: "a hidden field people leave empty: a submission that fills it is stored as spam (default _gotcha)",
+          no: { help: "no honeypot field", value: null, onCreate: true },
+        },
+        show: { label: "honeypot field", text: (v) => v ?? "none" },
+      }),
+      challenge: setting({
+        schema: t.Unsafe<Challenge>({ type: "string", enum: [...CHALLENGES], description: "what a submission must carry: nothing, a proof of work, or a Turnstile or hCaptcha token" }),
+        input: OneOf(CHALLENGES, `spamSettings.challenge must be one of ${CHALLENGES.join(", ")}`),
+        field: "challenge",
+        column: "challenge",
+        stored: "plain",
+        default: "none",
+        check: (v: string) => ((CHALLENGES as readonly string[]).includes(v) ? undefined : `spamSettings.challenge must be one of ${CHALLENGES.join(", ")}`),
+        example: "pow",
+        cli: { flag: "--challenge <kind>", help: `what a submission must solve: ${CHALLENGES.join(", ")} (default none)` },
+        show: { label: "challenge", text: (v) => v },
+      }),
+    },
+  }),
+  autoresponse: group({
+    description: "an email to the submitter's extracted address for each inbox submission, at most once per address and form per hour (needs emailSettings.enabled)",
+    error: "autoresponse may hold enabled (true or false), subject and text (templates)",
+    settings: {
+      enabled: setting({
+        schema: t.Boolean(),
+        input: t.Boolean({ description: "left out, a subject or text given turns it on", error: "autoresponse.enabled must be true or false" }),
+        field: "autoresponse.enabled",
+        column: "autoresponse_enabled",
+        stored: "boolean",
+        default: false,
+        example: true,
+        cli: {
+          flag: "--autoresponse",
+          help: "turn the autoresponse back on, with the subject and text it has",
+          updateOnly: true,
+          no: { help: "stop emailing submitters (the templates are kept)", value: false },
+        },
+        show: { label: "autoresponse", text: (v, f) => (v ? `on: "${f.autoresponse.subject}"` : "off") },
+      }),
+      subject: setting({
+        schema: t.String({ description: "Mustache template: {{field}} is the submission's field" }),
+        input: t.String({ maxLength: 200, error: "autoresponse.subject must be a template of at most 200 characters" }),
+        field: "autoresponse.subject",
+        column: "autoresponse_subject",
+        stored: "plain",
+        default: "",
+        check: (v: string) => templateProblem("autoresponse.subject (the autoresponse subject)", v, 200),
+        example: "Thanks, {{name}}",
+        cli: { flag: "--autoresponse-subject <template>", help: "email each submitter (their extracted address, at most once an hour per form): the subject, {{field}} placeholders" },
+      }),
+      text: setting({
+        schema: t.String({ description: "Mustache template of the message; its HTML part escapes every value" }),
+        input: t.String({ maxLength: 10_000, error: "autoresponse.text must be a template of at most 10,000 characters" }),
+        field: "autoresponse.text",
+        column: "autoresponse_text",
+        stored: "plain",
+        default: "",
+        check: (v: string) => templateProblem("autoresponse.text (the autoresponse text)", v, 10_000),
+        example: "We got your message and will answer soon.",
+        cli: { flag: "--autoresponse-text <template>", help: "the autoresponse's text, {{field}} placeholders (escaped in its HTML part); needs --email-notifications" },
+      }),
+    },
+  }),
+  doubleOptIn: setting({
+    schema: t.Boolean({ description: "waitlists: each new joiner is emailed a confirmation link and counts only once they opened it" }),
+    input: t.Boolean({ error: "doubleOptIn must be true or false" }),
+    field: "doubleOptIn",
+    column: "double_opt_in",
+    stored: "boolean",
+    default: false,
+    example: true,
+    cli: {
+      flag: "--double-opt-in",
+      help: "waitlists: email each new joiner a confirmation link; only confirmed joiners count (needs FORMSVC_PUBLIC_URL on the server)",
+      no: { help: "count every joiner again, confirmed or not", value: false },
+    },
+    show: { label: "double opt-in", text: on, when: isWaitlist },
+  }),
+  confirmRedirectUrl: setting({
+    schema: t.Nullable(t.String({ description: "where an opened confirmation link sends the joiner (303); null = formsvc's own page" })),
+    input: t.Nullable(t.String({ maxLength: 2048 }), { error: "confirmRedirectUrl must be an absolute http(s) URL or null" }),
+    field: "confirmRedirectUrl",
+    column: "confirm_redirect_url",
+    stored: "plain",
+    default: null,
+    check: (v: string | null) =>
+      typeof v === "string" && (v.length > 2048 || !/^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i.test(v) || !URL.canParse(v))
+        ? "confirmRedirectUrl: the confirm redirect URL must be an absolute http(s) URL of at most 2,048 characters"
+        : undefined,
+    example: "https://www.example.com/welcome",
+    cli: {
+      flag: "--confirm-redirect-url <url>",
+      help: "where an opened confirmation link sends the joiner (default: formsvc's own page)",
+      no: { help: "show formsvc's own page after confirming", value: null },
+    },
+    show: { label: "after confirming", text: (v) => v ?? "formsvc's page", when: isWaitlist },
+  }),
+  retentionDays: setting({
+    schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1, maximum: MAX_RETENTION_DAYS }), {
+      description: "submissions older than this many days are deleted (checked every hour); null = kept forever",
+    }),
+    // TypeBox's own integer: Elysia's t.Integer would also take "30", a string.
+    input: t.Nullable(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS }), {
+      error: `retentionDays must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or null to keep submissions forever`,
+      description: "delete submissions older than this many days; null = keep forever",
+    }),
+    field: "retentionDays",
+    column: "retention_days",
+    stored: "plain",
+    default: null,
+    check: (v: number | null) =>
+      v !== null && !(Number.isInteger(v) && v >= 1 && v <= MAX_RETENTION_DAYS) ? `retentionDays must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none (--retention-days N, --no-retention)` : undefined,
+    example: 30,
+    cli: {
+      flag: "--retention-days <n>",
+      help: "delete submissions older than this many days (checked every hour by serve)",
+      parse: (text) => (/^\d+$/.test(text) ? Number(text) : NaN),
+      no: { flag: "--no-retention", help: "keep submissions forever (the default)", value: null, onCreate: true },
+    },
+    show: { label: "retention", text: (v) => (v === null ? "forever" : `${v} day(s)`) },
+  }),
+  createdAt: readOnly({ schema: timestamp(), field: "createdAt", show: { label: "created", text: (v) => v } }),
+  updatedAt: readOnly({ schema: timestamp(), field: "updatedAt", show: { label: "updated", text: (v) => v } }),
+};
+
+type Table = typeof SETTINGS;
+type IsGroup<R> = R extends Group<infer _M, infer _N> ? true : false;
+type Writable<R> = R extends { input: null } ? false : true;
+
+/** Get Form's properties, from the table. */
+type Shown<T> = {
+  [K in keyof T]: T[K] extends Group<infer M, infer N>
+    ? N extends true
+      ? TUnion<[TObject<Shown<M>>, TNull]>
+      : TObject<Shown<M>>
+    : T[K] extends Setting<infer S>
+      ? S
+      : never;
+};
+
+/** A body's properties (POST, PATCH), from the table: every writable setting, optional. */
+type Inputs<T> = {
+  [K in keyof T as T[K] extends Group<infer _M> ? K : Writable<T[K]> extends true ? K : never]: TOptional<
+    T[K] extends Group<infer M> ? TObject<Inputs<M>> : T[K] extends Setting<infer S> ? S : never
+  >;
+};
+
+/** Every writable setting's key as Get Form names it: `name`, `emailSettings.enabled`, … */
+type Keys<T, P extends string = ""> = {
+  [K in keyof T & string]: T[K] extends Group<infer M> ? Keys<M, `${P}${K}.`> : Writable<T[K]> extends true ? `${P}${K}` : never;
+}[keyof T & string];
+export type SettingKey = Keys<Table>;
+
+/** A writable setting with its key. */
+export interface Leaf {
+  key: SettingKey;
+  row: Setting;
+}
+
+const isGroup = (r: Row): r is Group<Record<string, Setting>> => "settings" in r;
+
+/** Every setting of the table, read-only ones too, with its key, in Get Form's order. */
+export const ALL_SETTINGS: { key: string; row: Setting }[] = Object.entries(SETTINGS as Record<string, Row>).flatMap(([k, r]) =>
+  isGroup(r) ? Object.entries(r.settings).map(([m, row]) => ({ key: `${k}.${m}`, row })) : [{ key: k, row: r }],
+);
+
+/** The settings a body may carry, with their keys. */
+export const WRITABLE_SETTINGS = ALL_SETTINGS.filter((s) => s.row.input !== null) as Leaf[];
+
+/** The value at a dotted path of an object, or undefined. */
+export function valueAt(obj: unknown, path: string): unknown {
+  let v = obj;
+  for (const part of path.split(".")) v = v == null ? undefined : (v as Record<string, unknown>)[part];
+  return v;
+}
+
+/** Sets a dotted path of an object, making the objects on the way. */
+export function setAt(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let at = obj;
+  for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
+  at[parts.at(-1)!] = value;
+}
+
+const showProps = (rows: Record<string, Row>): Record<string, TSchema> =>
+  Object.fromEntries(
+    Object.entries(rows).map(([k, r]) => {
+      if (!isGroup(r)) return [k, r.schema];
+      const object = t.Object(showProps(r.settings), r.description && !r.nullable ? { description: r.description } : {});
+      return [k, r.nullable ? t.Nullable(object, { description: r.nullable.description }) : object];
+    }),
+  );
+
+const inputProps = (rows: Record<string, Row>): Record<string, TSchema> =>
+  Object.fromEntries(
+    Object.entries(rows).flatMap(([k, r]) => {
+      // At least one member: Elysia reads `null` for an object as `{}`, so this is what refuses null (a 400, as for any wrong value).
+      if (isGroup(r)) return [[k, t.Optional(t.Object(inputProps(r.settings), { additionalProperties: UnknownField, minProperties: 1, error: r.error }))]];
+      return r.input === null ? [] : [[k, t.Optional(r.input ?? r.schema)]];
+    }),
+  );
+
+/** Get Form's properties (model.ts wraps them in its FormSchema). */
+export const shownProperties = showProps(SETTINGS as Record<string, Row>) as Shown<Table>;
+
+/** The properties of the POST and PATCH bodies: every writable setting, optional. */
+export const inputProperties = inputProps(SETTINGS as Record<string, Row>) as Inputs<Table>;
+
+/** A form as Get Form shows it, from the table. */
+export function shownForm(form: Form): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, r] of Object.entries(SETTINGS as Record<string, Row>)) {
+    if (!isGroup(r)) out[k] = r.shown ? r.shown(form) : copy(valueAt(form, r.field));
+    else if (r.nullable?.when(form)) out[k] = null;
+    else out[k] = Object.fromEntries(Object.entries(r.settings).map(([m, s]) => [m, s.shown ? s.shown(form) : copy(valueAt(form, s.field))]));
+  }
+  return out;
+}
+
+// Lists are copied, so a caller's change to an answer never reaches a cached form.
+const copy = (v: unknown) => (Array.isArray(v) ? [...v] : v);
+
+/** What a setting is stored as, by its column. */
+export const CODECS: Record<Stored, { toColumn: (v: unknown) => unknown; fromColumn: (v: unknown) => unknown }> = {
+  plain: { toColumn: (v) => v, fromColumn: (v) => v },
+  boolean: { toColumn: (v) => Number(v), fromColumn: (v) => v === 1 || v === true },
+  json: { toColumn: (v) => JSON.stringify(v), fromColumn: (v) => JSON.parse(v as string) },
+};
+
+/** The settings stored in the forms table, each with its column. */
+export const STORED_SETTINGS = ALL_SETTINGS.filter((s): s is { key: string; row: Setting & { column: string } } => s.row.column !== undefined);
+
+/** A form as `GET /forms/{formId}` (and `formsvc forms show --json`) shows it. */
+export const FormSchema = t.Object(shownProperties);
+export type FormJson = ElysiaStatic<typeof FormSchema>;
+
+/** Get Form's answer for a form. */
+export const toFormJson = (form: Form): FormJson => shownForm(form) as FormJson;
+
+const { name: nameInput, ...settingInputs } = inputProperties;
+
+/** `POST /forms`: a new form's settings, as Get Form shows them; only `name` is required. Read-only fields (id, counts, times) are refused. */
+export const FormCreateSchema = t.Object({ name: SETTINGS.name.input!, ...settingInputs }, { additionalProperties: UnknownField });
+export type FormCreateBody = ElysiaStatic<typeof FormCreateSchema>;
+
+/** `PATCH /forms/{formId}`: the settings to change; what is left out stays as it is. */
+export const FormPatchSchema = t.Object({ name: nameInput, ...settingInputs }, { additionalProperties: UnknownField });
+export type FormPatchBody = ElysiaStatic<typeof FormPatchSchema>;

@@ -1,0 +1,13 @@
+/** An email as the outbox's mailer sends it (every kind of mail renders one). */
+export interface MailMessage {
+  to: string;
+  replyTo?: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** Extra header lines, e.g. Auto-Submitted. */
+  headers?: Record<string, string>;
+}
+
+// Anything that reaches a header loses control characters: a form name cannot start a new header.
+export const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
