@@ -1,21 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { requestContext } from "../../src/http/context";
 import { silentLogger } from "../../src/lib/log";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { startTestServer } from "../helpers/harness";
 import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer();
+const owner = server.seed("owner@example.com");
 
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await seedOwner(server, "owner@example.com");
   await withPassword(server, "owner@example.com");
 });
-afterAll(() => server.close());
 
 /**
  * The server's app with one more route: no state-changing `{ auth: "secret" }` route exists yet, so

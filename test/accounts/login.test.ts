@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/lib/log";
-import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { runCliAsync, seedOwner } from "../helpers/harness";
 import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
 const logLines: string[] = [];
+const server = useServer({ log: createLogger("info", (l) => void logLines.push(l)) });
+const owner = server.seed("owner@example.com");
+const other = server.seed("other@example.com");
 
 beforeAll(async () => {
-  server = await startTestServer({ log: createLogger("info", (l) => void logLines.push(l)) });
-  owner = await seedOwner(server, "owner@example.com");
-  other = await seedOwner(server, "other@example.com");
   await withPassword(server, "owner@example.com");
   await withPassword(server, "other@example.com");
 });
-afterAll(() => server.close());
 
 const me = (cookie: string, headers: Record<string, string> = {}) => server.json("/api/v1/auth/me", { headers: { cookie, ...headers } });
 const formsList = (headers: Record<string, string>) => server.json("/api/v1/forms/list", { headers });

@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { daysBetween, splitRange } from "../../src/modules/analytics/service";
 import type { SubmitterInfo } from "../../src/modules/submissions/meta";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedForm, seedKey } from "../helpers/harness";
 import { ownerPrincipal } from "../../src/lib/principal";
 
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ clock });
+const owner = server.seed("owner@example.com");
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
@@ -20,14 +21,8 @@ async function submitAt(formId: string, at: string, who: Partial<SubmitterInfo> 
 
 const analytics = (formId: string, query = "", key = owner.key) => server.json(`/api/v1/forms/${formId}/analytics${query}`, { key });
 
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-  owner = await seedOwner(server, "owner@example.com");
-});
-afterAll(() => server.close());
-
 async function newForm(name: string) {
-  return (await server.services.forms.createForm({ owner: "owner@example.com", name })).id;
+  return (await seedForm(server, "owner@example.com", { name })).id;
 }
 
 describe("periods", () => {
@@ -204,7 +199,7 @@ describe("splitting a range", () => {
 
 describe("access", () => {
   test("answers 404 for an unknown form and 403 for another owner's, after 401 and 400", async () => {
-    const other = (await server.services.keys.createKey({ owner: "other@example.com" })).key;
+    const other = (await seedKey(server, "other@example.com")).key;
     expect((await analytics("frm_missing")).status).toBe(404);
     expect((await analytics(owner.formId, "", other)).status).toBe(403);
     expect((await analytics(owner.formId, "?period=bad", other)).status).toBe(400);

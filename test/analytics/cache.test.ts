@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
-import { cliJsonAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { cliJsonAsync, seedForm } from "../helpers/harness";
 
 /**
  * Analytics answers are cached per form (lib/answer-cache.ts). Each test reads an answer twice
  * (the second comes from the cache), changes what it counts, and reads it again: it must show the change.
  */
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ clock, config: { rateLimit: 100_000 } });
+const owner = server.seed("owner@example.com");
 
-beforeAll(async () => {
-  server = await startTestServer({ clock, config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com");
-});
-afterAll(() => server.close());
-
-const newForm = async (name: string) => (await server.services.forms.createForm({ owner: "owner@example.com", name })).id;
+const newForm = async (name: string) => (await seedForm(server, "owner@example.com", { name })).id;
 
 async function submit(formId: string, data: object = {}): Promise<string> {
   const { status, body } = await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });

@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedForm } from "../helpers/harness";
 import { ownerPrincipal } from "../../src/lib/principal";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ clock, config: { rateLimit: 1_000_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
+const owner = server.seed("owner@example.com");
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
@@ -29,13 +30,7 @@ function prng(seed: number) {
   };
 }
 
-beforeAll(async () => {
-  server = await startTestServer({ clock, config: { rateLimit: 1_000_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
-  owner = await seedOwner(server, "owner@example.com");
-});
-afterAll(() => server.close());
-
-const newForm = async (name: string) => (await server.services.forms.createForm({ owner: "owner@example.com", name })).id;
+const newForm = async (name: string) => (await seedForm(server, "owner@example.com", { name })).id;
 
 /** Every submission of a form, read page by page through the list endpoint. */
 async function listAll(formId: string): Promise<any[]> {

@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { onPostgres, onSqlite } from "../helpers/engine";
 import { parseCsv } from "../helpers/csv";
-import { readDatabase, runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { readDatabase, runCli } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer();
+const owner = server.seed();
 
 const submit = (data: Record<string, unknown>) =>
   server.request("/api/v1/forms/submit", {
@@ -17,8 +18,6 @@ const submit = (data: Record<string, unknown>) =>
   });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await seedOwner(server);
   for (const data of [
     { name: "Ada", email: "ada@example.com", message: 'says "hi", then\nleaves' },
     { name: "=1+1", extra: { nested: [1, 2] } },
@@ -28,7 +27,6 @@ beforeAll(async () => {
     expect((await submit(data)).status).toBe(200);
   }
 });
-afterAll(() => server.close());
 
 describe("formsvc submissions export", () => {
   test("writes JSON items shaped exactly like the API, oldest first", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isoTime } from "../../src/lib/clock";
@@ -6,13 +6,14 @@ import { newId } from "../../src/lib/ids";
 import type { NewSubmission } from "../../src/modules/submissions/model";
 import { submitPipeline } from "../../src/services";
 import { parseCsv } from "../helpers/csv";
-import { runCliAsync, seedOwner, startTestServer, storedData, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { runCliAsync, seedOwner, storedData } from "../helpers/harness";
 
 const META = ["browser", "browserVersion", "os", "osVersion", "device", "country", "language", "referrer"];
 // Past the first page of the export's reads (1,000 rows): a field first seen on a later page must still be a column.
 const ROWS = 2_500;
 
-let server: TestServer;
+const server = useServer();
 let formId: string;
 let key: string;
 
@@ -41,7 +42,6 @@ function expectedCells(items: { id: string; createdAt: string; data: Record<stri
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
   ({ formId, key } = await seedOwner(server));
   const form = await server.services.forms.requireForm(formId);
   const commit = submitPipeline(server.store.sql).commit;
@@ -53,7 +53,6 @@ beforeAll(async () => {
   }
   expect((await commit(batch)).every((outcome) => outcome === null)).toBe(true);
 });
-afterAll(() => server.close());
 
 describe("formsvc submissions export --format csv", () => {
   test("has a column for every field in first-seen order, also fields first seen pages later, with nested values, quotes, commas, newlines and unicode intact", async () => {

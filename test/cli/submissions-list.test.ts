@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { runCli, seedForm } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer();
+const owner = server.seed();
 let other: string;
 
 const submit = (data: Record<string, unknown>) =>
@@ -22,9 +23,7 @@ async function apiPage(query: string): Promise<{ status: number; text: string }>
 const list = (...args: string[]) => runCli(["submissions", "list", owner.formId, ...args], { db: server.db });
 
 beforeAll(async () => {
-  server = await startTestServer();
-  owner = await seedOwner(server);
-  other = (await server.services.forms.createForm({ owner: owner.ownerEmail, name: "Other" })).id;
+  other = (await seedForm(server, owner.ownerEmail, { name: "Other" })).id;
   // One at a time, so that newest first is also the order they were sent in.
   expect((await submit({ name: "Ada", Email: "Ada@Example.com", message: "Hello" })).status).toBe(200);
   expect((await submit({ name: "Eve", message: `line one\nline two \u001b[2J${"x".repeat(200)}` })).status).toBe(200);

@@ -3,18 +3,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FormsvcClient, FormsvcError } from "../../src/client";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedForm, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ config: { rateLimit: 100_000 } });
+const owner = server.seed("client@example.com", { name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
 let client: FormsvcClient;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "client@example.com", { name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
   client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, fetch: server.fetch });
 });
-afterAll(() => server.close());
 
 describe("FormsvcClient against a running server", () => {
   test("submits, reads the form, counts joiners and lists submissions", async () => {
@@ -33,7 +31,7 @@ describe("FormsvcClient against a running server", () => {
   });
 
   test("walks every page of forms and submissions, in order, while new submissions arrive", async () => {
-    for (let i = 0; i < 3; i++) await server.services.forms.createForm({ owner: "client@example.com", name: `Extra ${i}` });
+    for (let i = 0; i < 3; i++) await seedForm(server, "client@example.com", { name: `Extra ${i}` });
     const allForms: string[] = [];
     for await (const f of client.allForms({ limit: 2 })) allForms.push(f.id);
     expect(allForms.length).toBe(4);

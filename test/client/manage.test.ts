@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { FormsvcClient, FormsvcError } from "../../src/client";
 import { ownerPrincipal } from "../../src/lib/principal";
-import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { runCliAsync } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ config: { rateLimit: 100_000 } });
+const owner = server.seed("client@example.com");
 let client: FormsvcClient;
 const NO_SUBMITTER = { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null };
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "client@example.com");
   client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, fetch: server.fetch });
 });
-afterAll(() => server.close());
 
 const collect = async (chunks: AsyncIterable<string>) => {
   let text = "";

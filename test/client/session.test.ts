@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { FormsvcClient, FormsvcError, type FetchLike } from "../../src/client";
 import { PASSWORD, withPassword } from "../helpers/accounts";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
 
-let server: TestServer;
+const server = useServer({ config: { rateLimit: 100_000 } });
+server.seed("session@example.com");
 
-beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  await seedOwner(server, "session@example.com");
-  await withPassword(server, "session@example.com");
-});
-afterAll(() => server.close());
+beforeAll(() => withPassword(server, "session@example.com"));
 
 /** A fetch as a page of the server's own origin has it: its Origin on every request, the session cookie kept and sent back. */
 function browserLikeFetch(): FetchLike {

@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
-import { startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
 
-let server: TestServer;
+const server = useServer();
 let page: Response;
 let html: string;
 let assets: string[];
 
 beforeAll(async () => {
-  server = await startTestServer();
   page = await server.request("/dashboard");
   html = await page.text();
   assets = [...html.matchAll(/\b(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!);
 });
-afterAll(() => server.close());
 
 const cspOf = (res: Response) =>
   new Map(

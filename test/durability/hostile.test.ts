@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { describe, expect, test } from "bun:test";
+import { useServer } from "../helpers/fixture";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-
-beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server);
-});
-afterAll(() => server.close());
+const server = useServer({ config: { rateLimit: 100_000 } });
+const owner = server.seed();
 
 const count = async () => (await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
 

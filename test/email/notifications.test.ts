@@ -1,21 +1,19 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { freePort, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+import { cleanupAfterEach } from "../helpers/fixture";
 import { runCli, runCliAsync, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const defer = cleanupAfterEach();
 
 async function sink(port?: number): Promise<SmtpSink> {
   const s = await startSmtpSink(port);
-  cleanups.push(() => s.close());
+  defer(() => s.close());
   return s;
 }
 
 async function server(config: Record<string, string | number>, at: { dir?: string; db?: string } = {}): Promise<TestServer> {
   const s = await startTestServer({ config, ...at });
-  cleanups.push(() => s.close());
+  defer(() => s.close());
   return s;
 }
 
@@ -23,8 +21,7 @@ function notifyingForm(s: TestServer, emailEnabled = true, developerNotification
   return seedOwner(s, "owner@example.com", { name: "Contact <us>", formType: "contact", emailEnabled, developerNotifications });
 }
 
-const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) =>
-  s.request("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data }) });
+const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) => s.submit(o.key, o.formId, data);
 
 /** Polls the outbox table until `predicate` holds (bounded). */
 async function outboxUntil(s: TestServer, predicate: (rows: any[]) => boolean, timeoutMs = 10_000) {
@@ -86,7 +83,7 @@ describe("owner notifications", () => {
 
   test("send notifications left pending by a stopped server after the next start, once", async () => {
     const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
+    defer(cleanup);
     const port = await freePort();
     const first = await startTestServer({ dir, config: { smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 30 } });
     const o = await notifyingForm(first);
@@ -137,7 +134,7 @@ describe("formsvc mail test", () => {
   test("sends one message and prints the server's answer", async () => {
     const smtp = await sink();
     const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
+    defer(cleanup);
     const res = await runCliAsync(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: smtp.url } });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("answered");
@@ -147,7 +144,7 @@ describe("formsvc mail test", () => {
   test("fails with a clear error when nothing listens", async () => {
     const port = await freePort();
     const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
+    defer(cleanup);
     const res = runCli(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: `smtp://127.0.0.1:${port}` } });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain("could not connect to the SMTP server");
@@ -155,7 +152,7 @@ describe("formsvc mail test", () => {
 
   test("says so when SMTP is not configured", () => {
     const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
+    defer(cleanup);
     const res = runCli(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: "" } });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain("FORMSVC_SMTP_URL is not set");

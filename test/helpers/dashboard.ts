@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { Clock } from "../../src/lib/clock";
-import { seedOwner, type TestServer } from "./harness";
+import { seedForm, seedOwner, type TestServer } from "./harness";
 
 /** A clock at real time, that seeding can send into the past for a while (the browser's "today" is real time). */
 export function movableClock(): Clock & { at(t: number | null): void } {
@@ -35,7 +35,7 @@ const MESSAGES = [
  */
 export async function seedDashboard(server: TestServer, clock: ReturnType<typeof movableClock>, count = 60, email = "owner@example.com") {
   const { key, formId, ownerId } = await seedOwner(server, email, { name: "Contact", formType: "contact", description: "The contact form on the home page" });
-  const waitlist = await server.services.forms.createForm({ owner: email, name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
+  const waitlist = await seedForm(server, email, { name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
   const now = Date.now();
   for (let i = 0; i < count; i++) {
     // Older ones thinner, recent ones denser; the same every run.

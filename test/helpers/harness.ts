@@ -38,6 +38,10 @@ export interface TestServer extends RunningServer {
   request(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
   /** request() and the parsed JSON body. */
   json<T = any>(path: string, init?: RequestInit & { key?: string }): Promise<{ status: number; body: T; headers: Headers }>;
+  /** json() of `method /api/v1{path}` with `key`, and `body` (when given) as JSON. */
+  send<T = any>(method: string, path: string, key: string | undefined, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  /** json() of a JSON `POST /api/v1/forms/submit` of `data` to `formId` with `key`; `headers` go beside the content type. */
+  submit<T = any>(key: string, formId: string, data: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: T; headers: Headers }>;
   /**
    * A second look at the database, as another process would see it: one statement in the SQL the
    * repositories write (`?` placeholders, `json_each(?)`; and `json_extract(column, '$.a.b')` for a
@@ -82,23 +86,29 @@ export async function startTestServer(
   let writer: Sql | undefined;
   const writerAside = () => (writer ??= connectAside(db, "write"));
   const readerAside = () => (reader ??= engine === "postgres" ? writerAside() : connectAside(db, "read"));
+  const json = async (path: string, init?: RequestInit & { key?: string }) => {
+    const res = await request(path, init);
+    const text = await res.text();
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Error(`expected JSON from ${path}, got ${res.status}: ${text.slice(0, 200)}`);
+    }
+    return { status: res.status, body, headers: res.headers };
+  };
+  const send = (method: string, path: string, key: string | undefined, body?: unknown) =>
+    json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
   return {
     ...server,
     db,
     dir,
     fetch: checked,
     request,
-    async json(path, init) {
-      const res = await request(path, init);
-      const text = await res.text();
-      let body: any;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new Error(`expected JSON from ${path}, got ${res.status}: ${text.slice(0, 200)}`);
-      }
-      return { status: res.status, body, headers: res.headers };
-    },
+    json,
+    send,
+    submit: (key, formId, data, headers = {}) =>
+      json("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ formId, data }) }),
     async query(sql, ...params) {
       return (await readerAside().all<Record<string, unknown>>(sql, params)).map(numbersAsNumbers) as any[];
     },
@@ -201,7 +211,6 @@ export function cliJson<T = any>(args: string[], opts: Parameters<typeof runCli>
   return JSON.parse(res.stdout) as T;
 }
 
-/** Owner, key and form made through the services, for tests that are about something else. */
 /**
  * cliJson without blocking this process: for a command on the database of a server running in this
  * test process. On PostgreSQL a blocked event loop can leave one of the server's transactions open
@@ -213,10 +222,42 @@ export async function cliJsonAsync<T = any>(args: string[], opts: Parameters<typ
   return JSON.parse(res.stdout) as T;
 }
 
-export async function seedOwner(server: RunningServer, email = "owner@example.com", form: { name?: string; formType?: string } & Record<string, unknown> = {}) {
-  const key = await server.services.keys.createKey({ owner: email });
-  const created = await server.services.forms.createForm({ owner: email, name: "Contact", ...form });
+type Services = RunningServer["services"];
+type CreateForm = Services["forms"]["createForm"];
+type CreateKey = Services["keys"]["createKey"];
+
+/** A form's settings as the forms service takes them at creation (read from it, so they follow it); `name` defaults to "Contact". */
+export type FormFields = Omit<Parameters<CreateForm>[0], "owner" | "name"> & { name?: string };
+
+/** An owner with a secret key and a form, as seedOwner makes them. */
+export interface Owner {
+  key: string;
+  keyId: string;
+  formId: string;
+  ownerEmail: string;
+  ownerId: string;
+}
+
+/*
+ * Seeding goes through these three, not through the services in each test file: when a service's
+ * arguments change, these are the one place to follow.
+ */
+
+/** Owner, key and form made through the services, for tests that are about something else. */
+export async function seedOwner(server: RunningServer, email = "owner@example.com", form: FormFields = {}): Promise<Owner> {
+  const key = await seedKey(server, email);
+  const created = await seedForm(server, email, form);
   return { key: key.key, keyId: key.id, formId: created.id, ownerEmail: email, ownerId: created.ownerId };
+}
+
+/** A form of `owner` made through the forms service (the owner is made with it if new). */
+export function seedForm(server: RunningServer, owner: string, form: FormFields = {}): ReturnType<CreateForm> {
+  return server.services.forms.createForm({ name: "Contact", ...form, owner });
+}
+
+/** A key of `owner` made through the keys service, secret unless `publishable`; its `key` is the secret to send. */
+export function seedKey(server: RunningServer, owner: string, input: Omit<Parameters<CreateKey>[0], "owner"> = {}): ReturnType<CreateKey> {
+  return server.services.keys.createKey({ ...input, owner });
 }
 
 export interface ServeProcess {

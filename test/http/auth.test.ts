@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/lib/log";
-import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { runCliAsync, seedKey } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
 const logLines: string[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer({ log: createLogger("info", (l) => void logLines.push(l)) });
-  owner = await seedOwner(server, "owner@example.com");
-  other = await seedOwner(server, "other@example.com");
-});
-afterAll(() => server.close());
+const server = useServer({ log: createLogger("info", (l) => void logLines.push(l)) });
+const owner = server.seed("owner@example.com");
+const other = server.seed("other@example.com");
 
 const get = (path: string, headers: Record<string, string> = {}) => server.json(path, { headers });
 
@@ -55,7 +49,7 @@ describe("API keys", () => {
   });
 
   test("a key revoked by the CLI is refused by the running server from the next request on", async () => {
-    const key = await server.services.keys.createKey({ owner: "owner@example.com", name: "to revoke" });
+    const key = await seedKey(server, "owner@example.com", { name: "to revoke" });
     expect((await get("/api/v1/forms/list", { "x-api-key": key.key })).status).toBe(200);
     const res = await runCliAsync(["keys", "revoke", key.id], { db: server.db });
     expect(res.code).toBe(0);

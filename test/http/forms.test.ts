@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { describe, expect, test } from "bun:test";
+import { useServer } from "../helpers/fixture";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  owner = await seedOwner(server, "owner@example.com", { name: "Contact", formType: "contact" });
-});
-afterAll(() => server.close());
+const server = useServer();
+const owner = server.seed("owner@example.com", { name: "Contact", formType: "contact" });
 
 describe("GET /api/v1/forms/{formId}", () => {
   test("returns every field of the form", async () => {

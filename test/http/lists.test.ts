@@ -1,24 +1,21 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { onPostgres } from "../helpers/engine";
-import { seedOwner, startTestServer, storedData, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedForm, seedOwner, storedData } from "../helpers/harness";
 
 const clock = fixedClock("2026-11-01T00:00:00.000Z");
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ clock, config: { rateLimit: 100_000 } });
+const owner = server.seed("owner@example.com", { name: "Form 0" });
+const other = server.seed("other@example.com");
 
 beforeAll(async () => {
-  server = await startTestServer({ clock, config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com", { name: "Form 0" });
-  other = await seedOwner(server, "other@example.com");
   // 55 forms in all; every third shares its millisecond with the one before, so ids break ties.
   for (let i = 1; i < 55; i++) {
     if (i % 3) clock.advance(1000);
-    await server.services.forms.createForm({ owner: "owner@example.com", name: `Form ${i}` });
+    await seedForm(server, "owner@example.com", { name: `Form ${i}` });
   }
 });
-afterAll(() => server.close());
 
 const walk = async (first: string, key = owner.key) => {
   const seen: any[] = [];
@@ -109,7 +106,7 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
   });
 
   test("stays consistent while new submissions arrive between pages", async () => {
-    const formId = (await server.services.forms.createForm({ owner: "owner@example.com", name: "busy" })).id;
+    const formId = (await seedForm(server, "owner@example.com", { name: "busy" })).id;
     for (let i = 0; i < 9; i++) {
       clock.advance(1);
       await submit(formId, owner.key, { n: i });
@@ -128,7 +125,7 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
   });
 
   test("a page read again after a commit shows what it added, from this process or another", async () => {
-    const formId = (await server.services.forms.createForm({ owner: "owner@example.com", name: "polled" })).id;
+    const formId = (await seedForm(server, "owner@example.com", { name: "polled" })).id;
     const page = async () => (await server.json(`/api/v1/forms/${formId}/submissions`, { key: owner.key })).body.submissions.map((s: any) => s.data.n);
     await submit(formId, owner.key, { n: 1 });
     expect(await page()).toEqual([1]);
@@ -145,7 +142,7 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
   });
 
   test("refuses a cursor from another form's list", async () => {
-    const second = (await server.services.forms.createForm({ owner: "owner@example.com", name: "second" })).id;
+    const second = (await seedForm(server, "owner@example.com", { name: "second" })).id;
     const { body } = await server.json(`/api/v1/forms/${owner.formId}/submissions?limit=1`, { key: owner.key });
     const res = await server.json(`/api/v1/forms/${second}/submissions?cursor=${encodeURIComponent(body.nextCursor)}`, { key: owner.key });
     expect([res.status, res.body.code]).toEqual([400, "INVALID_CURSOR"]);

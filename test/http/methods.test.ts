@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { describe, expect, test } from "bun:test";
+import { useServer } from "../helpers/fixture";
+import { startTestServer } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-
-beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com", { formType: "waitlist" });
-});
-afterAll(() => server.close());
+const server = useServer({ config: { rateLimit: 100_000 } });
+const owner = server.seed("owner@example.com", { formType: "waitlist" });
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 

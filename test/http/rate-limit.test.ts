@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { onSqlite } from "../helpers/engine";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
 
 describe("rate limiting", () => {
-  let server: TestServer;
-  let a: Awaited<ReturnType<typeof seedOwner>>;
-  let b: Awaited<ReturnType<typeof seedOwner>>;
   const clock = fixedClock("2026-03-01T12:00:00.000Z");
-
-  beforeAll(async () => {
-    server = await startTestServer({ config: { rateLimit: 3, rateWindow: 2 }, rateClock: clock });
-    a = await seedOwner(server, "a@example.com");
-    b = await seedOwner(server, "b@example.com");
-  });
-  afterAll(() => server.close());
+  const server = useServer({ config: { rateLimit: 3, rateWindow: 2 }, rateClock: clock });
+  const a = server.seed("a@example.com");
+  const b = server.seed("b@example.com");
 
   test("refuses with 429, Retry-After and the headers once the bucket is empty, and serves again at X-RateLimit-Reset", async () => {
     const remaining: string[] = [];
@@ -58,15 +51,9 @@ describe("rate limiting", () => {
 describe("rate limiting by client address", () => {
   // Two tokens per minute (one back every 30 s); each table holds at most 8 buckets.
   const BOUND = 8;
-  let server: TestServer;
-  let owner: Awaited<ReturnType<typeof seedOwner>>;
   const clock = fixedClock("2026-03-01T12:00:00.000Z");
-
-  beforeAll(async () => {
-    server = await startTestServer({ config: { rateLimit: 2, rateWindow: 60, trustProxy: true }, rateClock: clock, rateMaxBuckets: BOUND });
-    owner = await seedOwner(server, "owner@example.com");
-  });
-  afterAll(() => server.close());
+  const server = useServer({ config: { rateLimit: 2, rateWindow: 60, trustProxy: true }, rateClock: clock, rateMaxBuckets: BOUND });
+  const owner = server.seed("owner@example.com");
   // A whole window later every bucket is full again: each test starts from an empty table.
   beforeEach(() => clock.advance(60_000));
 
@@ -118,25 +105,37 @@ describe("rate limiting by client address", () => {
     expect(await from("203.0.113.103")).toEqual({ status: 401, remaining: "0" });
   });
 
-  test("two addresses in one IPv6 /64 share a bucket, addresses in different /64s do not", async () => {
-    expect(await from("2001:db8:1:2::1")).toEqual({ status: 401, remaining: "1" });
-    expect(await from("2001:db8:1:2:ffff:ffff:ffff:9")).toEqual({ status: 401, remaining: "0" });
-    expect(await from("2001:DB8:0001:0002::abc")).toEqual({ status: 429, remaining: "0" });
-    expect(await from("2001:db8:1:3::1")).toEqual({ status: 401, remaining: "1" });
-    expect(await from("2001:db8:2:2::1")).toEqual({ status: 401, remaining: "1" });
-  });
-
-  test("an IPv4-mapped IPv6 address shares its IPv4 address's bucket, in dotted and in hex form", async () => {
-    expect(await from("192.0.2.4")).toEqual({ status: 401, remaining: "1" });
-    expect(await from("::ffff:192.0.2.4")).toEqual({ status: 401, remaining: "0" });
-    expect(await from("::ffff:c000:204")).toEqual({ status: 429, remaining: "0" });
-    expect(await from("192.0.2.5")).toEqual({ status: 401, remaining: "1" });
-  });
-
-  test("addresses that cannot be read share one bucket, apart from every real address", async () => {
-    expect(await from("not-an-address")).toEqual({ status: 401, remaining: "1" });
-    expect(await from("999.1.1.1")).toEqual({ status: 401, remaining: "0" });
-    expect(await from("2001:db8::zz")).toEqual({ status: 429, remaining: "0" });
-    expect(await from("192.0.2.6")).toEqual({ status: 401, remaining: "1" });
+  // Each request in order: its address, then the status and X-RateLimit-Remaining it gets.
+  test.each([
+    {
+      name: "two addresses in one IPv6 /64 share a bucket, addresses in different /64s do not",
+      requests: [
+        ["2001:db8:1:2::1", 401, "1"],
+        ["2001:db8:1:2:ffff:ffff:ffff:9", 401, "0"],
+        ["2001:DB8:0001:0002::abc", 429, "0"],
+        ["2001:db8:1:3::1", 401, "1"],
+        ["2001:db8:2:2::1", 401, "1"],
+      ],
+    },
+    {
+      name: "an IPv4-mapped IPv6 address shares its IPv4 address's bucket, in dotted and in hex form",
+      requests: [
+        ["192.0.2.4", 401, "1"],
+        ["::ffff:192.0.2.4", 401, "0"],
+        ["::ffff:c000:204", 429, "0"],
+        ["192.0.2.5", 401, "1"],
+      ],
+    },
+    {
+      name: "addresses that cannot be read share one bucket, apart from every real address",
+      requests: [
+        ["not-an-address", 401, "1"],
+        ["999.1.1.1", 401, "0"],
+        ["2001:db8::zz", 429, "0"],
+        ["192.0.2.6", 401, "1"],
+      ],
+    },
+  ] as { name: string; requests: [string, number, string][] }[])("$name", async ({ requests }) => {
+    for (const [address, status, remaining] of requests) expect([address, await from(address)]).toEqual([address, { status, remaining }]);
   });
 });

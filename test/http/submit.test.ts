@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { onPostgres, onSqlite } from "../helpers/engine";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedForm, seedOwner, type TestServer } from "../helpers/harness";
 
 const UA = {
   chrome: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
@@ -11,21 +12,10 @@ const UA = {
   googlebot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
 };
 
-let server: TestServer;
-let proxied: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
-
-beforeAll(async () => {
-  server = await startTestServer({ config: { maxBodyBytes: 2048, rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com");
-  other = await seedOwner(server, "other@example.com");
-  proxied = await startTestServer({ config: { trustProxy: true } });
-});
-afterAll(async () => {
-  await server.close();
-  await proxied.close();
-});
+const server = useServer({ config: { maxBodyBytes: 2048, rateLimit: 100_000 } });
+const owner = server.seed("owner@example.com");
+const other = server.seed("other@example.com");
+const proxied = useServer({ config: { trustProxy: true } });
 
 const count = async (s: TestServer = server) => (await s.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
 const post = (body: BodyInit, headers: Record<string, string> = { "content-type": "application/json" }, s = server, key = owner.key) =>
@@ -263,7 +253,7 @@ describe("Idempotency-Key", () => {
   });
 
   test("is scoped to the form", async () => {
-    const second = (await server.services.forms.createForm({ owner: "owner@example.com", name: "second" })).id;
+    const second = (await seedForm(server, "owner@example.com", { name: "second" })).id;
     const a = await (await postJson({ formId: owner.formId, data: {} }, { "idempotency-key": "shared" })).json();
     const b = await (await postJson({ formId: second, data: {} }, { "idempotency-key": "shared" })).json();
     expect(a.submissionId).not.toBe(b.submissionId);

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { describe, expect, test } from "bun:test";
+import { useServer } from "../helpers/fixture";
+import { cliJson, seedForm, seedOwner } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer();
+const owner = server.seed("owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true });
 
-beforeAll(async () => {
-  server = await startTestServer();
-  owner = await seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true });
-});
-afterAll(() => server.close());
-
-const join = (data: object, formId = owner.formId) =>
-  server.request("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+const join = (data: Record<string, unknown>, formId = owner.formId) => server.submit(owner.key, formId, data);
 const joined = async (formId = owner.formId) => server.json(`/api/v1/forms/${formId}/users-joined`, { key: owner.key });
 
 describe("GET /api/v1/forms/{formId}/users-joined", () => {
@@ -37,7 +31,7 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
   });
 
   test("is a 404 for forms that are not waitlists, and for unknown forms; 403 for another owner's", async () => {
-    const contact = await server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact" });
+    const contact = await seedForm(server, "owner@example.com", { name: "Contact", formType: "contact" });
     expect((await joined(contact.id)).status).toBe(404);
     expect((await server.json(`/api/v1/forms/${contact.id}`, { key: owner.key })).body.usersJoinedSettings).toBeNull();
     expect((await joined("frm_missing")).status).toBe(404);
@@ -46,7 +40,7 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
   });
 
   test("a form made a waitlist by the command line counts the joiners it already had, and goes on counting", async () => {
-    const form = await server.services.forms.createForm({ owner: "owner@example.com", name: "Becomes a waitlist", formType: "contact", usersJoinedEnabled: true });
+    const form = await seedForm(server, "owner@example.com", { name: "Becomes a waitlist", formType: "contact", usersJoinedEnabled: true });
     for (const data of [{ email: "ann@example.com" }, { email: "ANN@example.com" }, { name: "no email" }, { contactEmail: "ben@example.com" }]) {
       expect((await join(data, form.id)).status).toBe(200);
     }

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cliJson, runCli, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { useServer } from "../helpers/fixture";
+import { cliJson, runCli, runCliAsync } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ config: { rateLimit: 100_000 } });
+const { send } = server;
+const owner = server.seed("owner@example.com");
+const other = server.seed("other@example.com");
 const secrets: string[] = [];
 
-const send = (method: string, path: string, key: string, body?: unknown) =>
-  server.json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
-
-beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com");
-  other = await seedOwner(server, "other@example.com");
-  secrets.push(owner.key, other.key);
-});
-afterAll(() => server.close());
+beforeAll(() => void secrets.push(owner.key, other.key));
 
 describe("formsvc audit", () => {
   test("lists who changed what, newest first, with the actor's kind (key over HTTP, cli at the command line), never a secret or submitted data", async () => {

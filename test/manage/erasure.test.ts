@@ -1,21 +1,21 @@
 import { Database } from "bun:sqlite";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { fixedClock } from "../../src/lib/clock";
 import { onPostgres, onSqlite } from "../helpers/engine";
-import { cliJsonAsync, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { cliJsonAsync, runCliAsync, seedForm, type TestServer } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
-import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 
 const ADDRESS = "erase.me@example.com";
-let server: TestServer;
-let smtp: SmtpSink;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ smtp: true, config: { rateLimit: 100_000 } });
+const { smtp } = server;
+const owner = server.seed("owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
+const other = server.seed("other@example.com", { emailEnabled: true, developerNotifications: true });
 let contact: string;
 
 const submit = async (key: string, formId: string, data: Record<string, unknown>) => {
-  const res = await server.json("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+  const res = await server.submit(key, formId, data);
   expect(res.status).toBe(200);
   return res.body.submissionId as string;
 };
@@ -32,15 +32,7 @@ const inFiles = (text: string, s: TestServer = server) =>
 const holding = async (text: string, s: TestServer = server): Promise<string[]> => (onPostgres ? s.tablesHolding(text) : inFiles(text, s));
 
 beforeAll(async () => {
-  smtp = await startSmtpSink();
-  server = await startTestServer({ config: { rateLimit: 100_000, smtpUrl: smtp.url } });
-  owner = await seedOwner(server, "owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
-  other = await seedOwner(server, "other@example.com", { emailEnabled: true, developerNotifications: true });
-  contact = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "contact", emailEnabled: true, developerNotifications: true })).id;
-});
-afterAll(async () => {
-  await server.close();
-  await smtp.close();
+  contact = (await seedForm(server, "owner@example.com", { name: "Contact", formType: "contact", emailEnabled: true, developerNotifications: true })).id;
 });
 
 describe("formsvc submissions export --email", () => {
@@ -105,7 +97,7 @@ describe("formsvc submissions erase --email", () => {
   });
 
   test("forgets the address's autoresponse throttle with its submissions, so it is nowhere in the files", async () => {
-    const form = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Replies", emailEnabled: true, autoresponse: { subject: "Thanks", text: "Got it" } })).id;
+    const form = (await seedForm(server, "owner@example.com", { name: "Replies", emailEnabled: true, autoresponse: { subject: "Thanks", text: "Got it" } })).id;
     const address = "throttled@example.com";
     await submit(owner.key, form, { email: address });
     expect((await server.query("SELECT count(*) AS n FROM autoresponse_throttle WHERE email = ?", address))[0].n).toBe(1);
@@ -166,29 +158,20 @@ describe("formsvc submissions erase --email, once the person's submission is gon
   const DAY = 86_400_000;
   const clock = fixedClock(Date.parse("2026-11-22T12:00:00.000Z"));
   const PUBLIC = "https://forms.example.com";
-  let s: TestServer;
-  let sink: SmtpSink;
-  let o: Awaited<ReturnType<typeof seedOwner>>;
-  beforeAll(async () => {
-    sink = await startSmtpSink();
-    s = await startTestServer({ clock, config: { rateLimit: 100_000, smtpUrl: sink.url, publicUrl: PUBLIC } });
-    o = await seedOwner(s, "owner@example.com", {
-      name: "Launch",
-      formType: "waitlist",
-      usersJoinedEnabled: true,
-      doubleOptIn: true,
-      emailEnabled: true,
-      autoresponse: { enabled: true, subject: "Thanks", text: "You are on the list" },
-      retentionDays: 1,
-    });
-  });
-  afterAll(async () => {
-    await s.close();
-    await sink.close();
+  const s = useServer({ smtp: true, clock, config: { rateLimit: 100_000, publicUrl: PUBLIC } });
+  const sink = s.smtp;
+  const o = s.seed("owner@example.com", {
+    name: "Launch",
+    formType: "waitlist",
+    usersJoinedEnabled: true,
+    doubleOptIn: true,
+    emailEnabled: true,
+    autoresponse: { enabled: true, subject: "Thanks", text: "You are on the list" },
+    retentionDays: 1,
   });
 
   const join = async (email: string) => {
-    const res = await s.json("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data: { email } }) });
+    const res = await s.submit(o.key, o.formId, { email });
     expect(res.status).toBe(200);
     return res.body.submissionId as string;
   };

@@ -1,25 +1,22 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { isoTime } from "../../src/lib/clock";
 import { newId } from "../../src/lib/ids";
 import type { NewSubmission } from "../../src/modules/submissions/model";
 import { submitPipeline } from "../../src/services";
-import { runCliAsync, seedOwner, startTestServer, storedData, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { runCliAsync, seedForm, seedKey, storedData } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ config: { rateLimit: 100_000 } });
+const owner = server.seed("owner@example.com");
+const other = server.seed("other@example.com");
 
 const exportPath = (formId: string, format?: string) => `/api/v1/forms/${formId}/submissions/export${format ? `?format=${format}` : ""}`;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com");
-  other = await seedOwner(server, "other@example.com");
   for (const data of [{ email: "ann@example.com", note: "=1+1" }, { email: "bob@example.com", extra: 'says "hi", twice' }, { email: "spam@example.com", _gotcha: "x" }]) {
-    await server.request("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: owner.formId, data }) });
+    await server.submit(owner.key, owner.formId, data);
   }
 });
-afterAll(() => server.close());
 
 describe("GET /forms/{formId}/submissions/export", () => {
   test("answers CSV byte for byte as formsvc submissions export writes it, as an attachment, without spam", async () => {
@@ -44,7 +41,7 @@ describe("GET /forms/{formId}/submissions/export", () => {
   });
 
   test("answers 400 for another format, 404 for an unknown form, 403 for another owner's form and for a publishable key", async () => {
-    const publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+    const publishable = (await seedKey(server, "owner@example.com", { publishable: true })).key;
     const cases: [string, string, number, string][] = [
       [exportPath(owner.formId, "xml"), owner.key, 400, "INVALID_PARAMETER"],
       [exportPath("frm_missing"), owner.key, 404, "FORM_NOT_FOUND"],
@@ -59,7 +56,7 @@ describe("GET /forms/{formId}/submissions/export", () => {
   });
 
   test("streams a large form as it reads it: the first chunk arrives before the end, and a page not read yet reflects a later change", async () => {
-    const big = await server.services.forms.createForm({ owner: "owner@example.com", name: "Big" });
+    const big = await seedForm(server, "owner@example.com", { name: "Big" });
     const commit = submitPipeline(server.store.sql).commit;
     const rows = 60_000;
     const start = Date.parse("2026-01-01T00:00:00.000Z");

@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { ownerPrincipal } from "../../src/lib/principal";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedKey, seedOwner, startTestServer } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ config: { rateLimit: 100_000 } });
+const { send } = server;
+const owner = server.seed("owner@example.com");
+const other = server.seed("other@example.com");
 let publishable: string;
 let bound: string;
 
-const send = (method: string, path: string, key: string | undefined, body?: unknown) =>
-  server.json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
-
 beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com");
-  other = await seedOwner(server, "other@example.com");
-  publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
-  bound = (await server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] })).key;
+  publishable = (await seedKey(server, "owner@example.com", { publishable: true })).key;
+  bound = (await seedKey(server, "owner@example.com", { forms: [owner.formId] })).key;
 });
-afterAll(() => server.close());
 
 describe("POST /forms", () => {
   test("creates a form of the key's owner with the settings given, shaped as Get Form shows it, and answers 200 as submit does", async () => {

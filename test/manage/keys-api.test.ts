@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { cliJson, seedKey } from "../helpers/harness";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
-
-const send = (method: string, path: string, key: string | undefined, body?: unknown) =>
-  server.json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
-
-beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com");
-  other = await seedOwner(server, "other@example.com");
-});
-afterAll(() => server.close());
+const server = useServer({ config: { rateLimit: 100_000 } });
+const { send } = server;
+const owner = server.seed("owner@example.com");
+const other = server.seed("other@example.com");
 
 describe("GET /keys", () => {
   test("lists the owner's keys, oldest first, as keys list --json shows them, never a secret or another owner's key", async () => {
@@ -71,8 +63,8 @@ describe("POST /keys", () => {
   test("never names the owner's address in its answer, whatever key asks: a publishable key reads the 400 before its 403", async () => {
     const callers = {
       secret: owner.key,
-      publishable: (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key,
-      bound: (await server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] })).key,
+      publishable: (await seedKey(server, "owner@example.com", { publishable: true })).key,
+      bound: (await seedKey(server, "owner@example.com", { forms: [owner.formId] })).key,
     };
     for (const [kind, key] of Object.entries(callers)) {
       for (const forms of [["frm_missing"], [other.formId], [owner.formId, other.formId]]) {
@@ -83,8 +75,8 @@ describe("POST /keys", () => {
   });
 
   test("refuses a publishable key and a key bound to some forms (403 KEY_SCOPE): a bound key cannot mint itself an unbound one", async () => {
-    const pub = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
-    const bound = (await server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] })).key;
+    const pub = (await seedKey(server, "owner@example.com", { publishable: true })).key;
+    const bound = (await seedKey(server, "owner@example.com", { forms: [owner.formId] })).key;
     for (const key of [pub, bound]) {
       for (const [method, path, body] of [["POST", "/keys", {}], ["GET", "/keys", undefined], ["DELETE", `/keys/${owner.keyId}`, undefined]] as const) {
         const res = await send(method, path, key, body);

@@ -1,28 +1,23 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { ownerPrincipal } from "../../src/lib/principal";
-import { cliJson, runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { cliJson, runCli, seedForm } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
 
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-11-22T12:00:00.000Z");
 const clock = fixedClock(NOW);
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ clock, config: { rateLimit: 100_000 } });
+const owner = server.seed("owner@example.com", { formType: "waitlist", usersJoinedEnabled: true });
 
 const submitAt = async (at: number, formId: string, data: Record<string, unknown>) => {
   clock.set(at);
-  const res = await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+  const res = await server.submit(owner.key, formId, data);
   expect(res.status).toBe(200);
   return res.body.submissionId as string;
 };
 const ids = async (formId: string) => (await server.query("SELECT id FROM submissions WHERE form_id = ? ORDER BY created_at", formId)).map((r) => r.id);
-
-beforeAll(async () => {
-  server = await startTestServer({ clock, config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true });
-});
-afterAll(() => server.close());
 
 describe("retentionDays", () => {
   test("is set and cleared by forms create|update --retention-days N | --no-retention, shown by Get Form and forms show", () => {
@@ -38,7 +33,7 @@ describe("retentionDays", () => {
   });
 
   test("the job deletes older submissions, inbox and spam, of forms with a retention only; counts, joiners and analytics equal a recount", async () => {
-    const keepAll = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Forever" })).id;
+    const keepAll = (await seedForm(server, "owner@example.com", { name: "Forever" })).id;
     const old = [
       await submitAt(NOW - 40 * DAY, owner.formId, { email: "old@example.com" }),
       await submitAt(NOW - 31 * DAY, owner.formId, { email: "both@example.com" }),
@@ -68,7 +63,7 @@ describe("retentionDays", () => {
   });
 
   test("deletes a large backlog in several transactions, each recorded in the audit trail as the retention job's", async () => {
-    const big = (await server.services.forms.createForm({ owner: "owner@example.com", name: "Backlog", retentionDays: 1 })).id;
+    const big = (await seedForm(server, "owner@example.com", { name: "Backlog", retentionDays: 1 })).id;
     await Promise.all(Array.from({ length: 1_200 }, (_, i) => server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId: big, data: { i } }, { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null })));
     clock.set(NOW + 10 * DAY);
     expect(await server.services.lifecycle.expireRetained()).toBe(1_200);

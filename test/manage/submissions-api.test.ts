@@ -1,31 +1,27 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
-import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { cliJson, seedKey } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-10-30T10:00:00.000Z");
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ clock, config: { rateLimit: 100_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
+const { send } = server;
+const owner = server.seed("owner@example.com", { formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
+const other = server.seed("other@example.com");
 let publishable: string;
 
-const send = (method: string, path: string, key: string | undefined, body?: unknown) =>
-  server.json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
 const submit = async (formId: string, data: Record<string, unknown>, headers: Record<string, string> = {}) => {
-  const res = await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ formId, data }) });
+  const res = await server.submit(owner.key, formId, data, headers);
   expect(res.status).toBe(200);
   return res.body.submissionId as string;
 };
 const form = async () => (await send("GET", `/forms/${owner.formId}`, owner.key)).body;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
-  owner = await seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
-  other = await seedOwner(server, "other@example.com");
-  publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+  publishable = (await seedKey(server, "owner@example.com", { publishable: true })).key;
 });
-afterAll(() => server.close());
 
 describe("DELETE /forms/{formId}/submissions/{submissionId}", () => {
   test("deletes one submission with its queued notification; counts, joiners and analytics stay equal to a recount", async () => {

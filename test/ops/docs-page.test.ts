@@ -1,23 +1,21 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
-import { startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
 
 const ROOT = join(import.meta.dir, "../..");
 
-let server: TestServer;
+const server = useServer();
 let page: Response;
 let html: string;
 /** Every src= and href= in the page, in order. */
 let urls: string[];
 
 beforeAll(async () => {
-  server = await startTestServer();
   page = await server.request("/docs");
   html = await page.text();
   urls = [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
 });
-afterAll(() => server.close());
 
 const cspOf = (res: Response) =>
   new Map(

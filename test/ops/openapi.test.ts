@@ -1,20 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedOwner } from "../helpers/harness";
 
-let server: TestServer;
+const server = useServer();
 let doc: any;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const res = await server.request("/api/v1/openapi.json");
   expect(res.status).toBe(200);
   doc = await res.json();
 });
-afterAll(() => server.close());
 
 const toOpenApiPath = (path: string) => path.replace(/:([^/]+)/g, "{$1}");
 

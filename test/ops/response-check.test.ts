@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/harness";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { useServer } from "../helpers/fixture";
 import { ResponseChecker } from "../helpers/openapi-check";
 
 // The harness checks every answer the suite receives; these show that a wrong one fails.
-let server: TestServer;
+const server = useServer();
 let checker: ResponseChecker;
 
 beforeAll(async () => {
-  server = await startTestServer();
   checker = new ResponseChecker(await (await server.app.handle(new Request("http://localhost/api/v1/openapi.json"))).json());
 });
-afterAll(() => server.close());
 
 const rateHeaders = { "x-ratelimit-limit": "120", "x-ratelimit-remaining": "119", "x-ratelimit-reset": "1800000000", "x-request-id": "req_x" };
 const answer = (status: number, body: unknown, headers: Record<string, string> = rateHeaders) =>

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { OUTBOX_KEEP_MS } from "../../src/services";
-import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { cliJson } from "../helpers/harness";
 
 const clock = fixedClock("2026-10-01T12:00:00.000Z");
-let s: TestServer;
-let o: Awaited<ReturnType<typeof seedOwner>>;
+// No SMTP: notifications stay queued, so the test decides what becomes of each row.
+const s = useServer({ clock, config: { rateLimit: 10_000 } });
+const o = s.seed("owner@example.com", { emailEnabled: true, developerNotifications: true });
 
-beforeAll(async () => {
-  // No SMTP: notifications stay queued, so the test decides what becomes of each row.
-  s = await startTestServer({ clock, config: { rateLimit: 10_000 } });
-  o = await seedOwner(s, "owner@example.com", { emailEnabled: true, developerNotifications: true });
-});
-afterAll(() => s.close());
-
-const submit = (n: number) =>
-  s.json("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data: { n } }) });
+const submit = (n: number) => s.submit(o.key, o.formId, { n });
 
 describe("the outbox", () => {
   test("deletes finished rows older than 30 days, oldest first, and keeps pending ones and newer ones", async () => {

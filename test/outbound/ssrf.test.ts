@@ -1,18 +1,16 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { LookupAddress } from "node:dns";
 import { checkedLookup, internalRange, InternalAddressError } from "../../src/lib/public-address";
 import { createHttpSender } from "../../src/modules/outbox/http-sender";
+import { cleanupAfterEach } from "../helpers/fixture";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { startReceiver, until, type Receiver } from "../helpers/receiver";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const defer = cleanupAfterEach();
 
 function receiver(): Receiver {
   const r = startReceiver();
-  cleanups.push(() => r.close());
+  defer(() => r.close());
   return r;
 }
 
@@ -106,7 +104,7 @@ describe("webhooks without FORMSVC_WEBHOOK_ALLOW_PRIVATE", () => {
   let s: TestServer;
   const start = async () => {
     s = await startTestServer({ config: { webhookRetryScale: 0.00001 } });
-    cleanups.push(() => s.close());
+    defer(() => s.close());
     return seedOwner(s);
   };
 

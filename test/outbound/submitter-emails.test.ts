@@ -1,29 +1,26 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { createLogger } from "../../src/lib/log";
+import { cleanupAfterEach } from "../helpers/fixture";
 import { cliJson, runCli, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { until } from "../helpers/receiver";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const defer = cleanupAfterEach();
 
 async function sink(): Promise<SmtpSink> {
   const s = await startSmtpSink();
-  cleanups.push(() => s.close());
+  defer(() => s.close());
   return s;
 }
 
 async function server(config: Record<string, string | number | boolean>, clock?: ReturnType<typeof fixedClock>): Promise<TestServer> {
   const s = await startTestServer({ config: { rateLimit: 10_000, ...config }, clock });
-  cleanups.push(() => s.close());
+  defer(() => s.close());
   return s;
 }
 
-const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) =>
-  s.json("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data }) });
+const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) => s.submit(o.key, o.formId, data);
 
 const to = (m: { to?: unknown }) => (m.to as { text: string }).text;
 
@@ -243,7 +240,7 @@ describe("the log", () => {
     smtp.refuse = true;
     const lines: string[] = [];
     const s = await startTestServer({ config: { rateLimit: 10_000, smtpUrl: smtp.url, mailRetryBaseSeconds: 30 }, log: createLogger("debug", (l) => void lines.push(l)) });
-    cleanups.push(() => s.close());
+    defer(() => s.close());
     const o = await seedOwner(s, "owner@example.com", { emailEnabled: true, autoresponse: { enabled: true, subject: "Thanks", text: "We got {{message}}" } });
     expect((await submit(s, o, { email: "ada.lovelace@example.com", message: "my secret plan" })).status).toBe(200);
     const failed = await until(() => s.query<{ last_error: string | null }>("SELECT last_error FROM outbox WHERE kind = 'autoresponse'"), (r) => r[0]?.last_error != null);

@@ -1,32 +1,29 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { FormsvcClient } from "../../src/client";
 import { createLogger } from "../../src/lib/log";
-import { cliJson, runCliAsync, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
+import { cleanupAfterEach } from "../helpers/fixture";
+import { cliJson, runCliAsync, seedKey, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
 import { startReceiver, until, type Receiver } from "../helpers/receiver";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const defer = cleanupAfterEach();
 
 // Receivers here are on loopback: these servers allow private addresses (the SSRF tests below do not).
 // A tiny retry scale makes the contract's 5 s … 24 h schedule run in about 3 s.
 async function server(config: Record<string, string | number | boolean> = {}, opts: { dir?: string; db?: string; lines?: string[] } = {}): Promise<TestServer> {
   const log = opts.lines ? createLogger("warn", (l) => void opts.lines!.push(l)) : undefined;
   const s = await startTestServer({ config: { webhookAllowPrivate: true, webhookRetryScale: 0.00001, rateLimit: 10_000, ...config }, dir: opts.dir, db: opts.db, log });
-  cleanups.push(() => s.close());
+  defer(() => s.close());
   return s;
 }
 
 function receiver(script?: Receiver["script"]): Receiver {
   const r = startReceiver(script);
-  cleanups.push(() => r.close());
+  defer(() => r.close());
   return r;
 }
 
-const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) =>
-  s.json("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data }) });
+const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) => s.submit(o.key, o.formId, data);
 
 const addHook = (s: TestServer, o: { key: string; formId: string }, url: string, format = "standard") =>
   s.json(`/api/v1/forms/${o.formId}/webhooks`, { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ url, format }) });
@@ -253,7 +250,7 @@ describe("removal", () => {
 describe("restarts", () => {
   test("a delivery pending at a stop is sent exactly once by the next server on the same database", async () => {
     const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
+    defer(cleanup);
     const rx = receiver((_r, n) => (n === 0 ? new Response("", { status: 500 }) : new Response("ok")));
     // First retry after about a second: the first server is stopped before it.
     const first = await startTestServer({ dir, config: { webhookAllowPrivate: true, webhookRetryScale: 0.2 } });
@@ -274,7 +271,7 @@ describe("restarts", () => {
 
   test("a delivery in flight at a stop is finished and marked before the server exits, and not sent again", async () => {
     const { dir, cleanup } = tempDir();
-    cleanups.push(cleanup);
+    defer(cleanup);
     const rx = receiver(async () => {
       await Bun.sleep(400);
       return new Response("ok");
@@ -326,7 +323,7 @@ describe("the webhook endpoints", () => {
     const s = await server();
     const o = await seedOwner(s);
     const other = await seedOwner(s, "other@example.com");
-    const publishable = (await s.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+    const publishable = (await seedKey(s, "owner@example.com", { publishable: true })).key;
     const hook = (await addHook(s, o, rx.url)).body;
     expect((await s.json(`/api/v1/forms/${o.formId}/webhooks`)).status).toBe(401);
     expect((await s.json(`/api/v1/forms/frm_nope/webhooks`, { key: o.key })).status).toBe(404);

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/harness";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { useServer } from "../helpers/fixture";
+import { seedForm, seedKey, startTestServer } from "../helpers/harness";
 
 const SITE = "https://www.site.example";
-let server: TestServer;
+const server = useServer({ config: { rateLimit: 10_000, publicRateLimit: 10_000 } });
 let secret: string;
 let publishable: string;
 let openForm: string;
@@ -14,14 +15,11 @@ const post = (key: string, body: Record<string, unknown>, headers: Record<string
   server.request("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 10_000, publicRateLimit: 10_000 } });
-  const { services } = server;
-  secret = (await services.keys.createKey({ owner: "owner@example.com" })).key;
-  publishable = (await services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
-  openForm = (await services.forms.createForm({ owner: "owner@example.com", name: "Open" })).id;
-  guarded = (await services.forms.createForm({ owner: "owner@example.com", name: "Guarded", allowedOrigins: [SITE, "http://localhost:8080/"] })).id;
+  secret = (await seedKey(server, "owner@example.com")).key;
+  publishable = (await seedKey(server, "owner@example.com", { publishable: true })).key;
+  openForm = (await seedForm(server, "owner@example.com", { name: "Open" })).id;
+  guarded = (await seedForm(server, "owner@example.com", { name: "Guarded", allowedOrigins: [SITE, "http://localhost:8080/"] })).id;
 });
-afterAll(() => server.close());
 
 describe("CORS preflight", () => {
   test("on the submit endpoint is answered without a key: the request's origin, methods, headers, a day's max age", async () => {
@@ -71,8 +69,8 @@ describe("CORS on actual answers", () => {
   test("a 429 of the submit endpoint carries them, so the page can back off", async () => {
     const tight = await startTestServer({ config: { publicRateLimit: 1 } });
     try {
-      const key = (await tight.services.keys.createKey({ owner: "o@example.com", publishable: true })).key;
-      const form = (await tight.services.forms.createForm({ owner: "o@example.com", name: "F" })).id;
+      const key = (await seedKey(tight, "o@example.com", { publishable: true })).key;
+      const form = (await seedForm(tight, "o@example.com", { name: "F" })).id;
       const send = () =>
         tight.request("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", origin: SITE }, body: JSON.stringify({ formId: form, data: {} }) });
       expect((await send()).status).toBe(200);

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import type { ChallengeJson } from "../../src/modules/spam/model";
-import { startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedForm, seedKey } from "../helpers/harness";
 import { encode, solvedPayload } from "../helpers/spam";
 
 // What a public form meets once its page is online: floods, forged proofs of work, forged origins.
@@ -10,25 +11,22 @@ const EVIL = "https://evil.example";
 const OWNER = "owner@example.com";
 const PUBLIC_LIMIT = 5;
 
-let server: TestServer;
-let secret: string;
 // The rate limiter's clock stands still: no bucket refills while a test runs, however slow the machine.
 const rateClock = fixedClock("2026-03-01T12:00:00.000Z");
+const server = useServer({ config: { publicRateLimit: PUBLIC_LIMIT, rateLimit: 100_000 }, rateClock });
+let secret: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { publicRateLimit: PUBLIC_LIMIT, rateLimit: 100_000 }, rateClock });
-  secret = (await server.services.keys.createKey({ owner: OWNER, name: "server" })).key;
+  secret = (await seedKey(server, OWNER, { name: "server" })).key;
 });
-afterAll(() => server.close());
 
-const publishableFor = async (formId: string) => (await server.services.keys.createKey({ owner: OWNER, name: "site", publishable: true, forms: [formId] })).key;
+const publishableFor = async (formId: string) => (await seedKey(server, OWNER, { name: "site", publishable: true, forms: [formId] })).key;
 const count = async (sql: string, ...params: string[]) => (await server.query<{ n: number }>(`SELECT count(*) AS n FROM ${sql}`, ...params))[0]!.n;
 const stored = (formId: string) => count("submissions WHERE form_id = ?", formId);
 
 describe("a thousand honeypot posts from one address with a publishable key", () => {
   test("let the first few in, to the spam folder only, refuse the rest with 429, and count nothing anywhere", async () => {
-    const form = await server.services.forms.createForm({
-      owner: OWNER,
+    const form = await seedForm(server, OWNER, {
       name: "Launch waitlist",
       formType: "waitlist",
       usersJoinedEnabled: true,
@@ -88,8 +86,8 @@ describe("oversized and malformed proofs of work over HTTP", () => {
   let real: Awaited<ReturnType<typeof solvedPayload>>;
 
   beforeAll(async () => {
-    formId = (await server.services.forms.createForm({ owner: OWNER, name: "Guarded by pow", challenge: "pow" })).id;
-    otherFormId = (await server.services.forms.createForm({ owner: OWNER, name: "Another pow form", challenge: "pow" })).id;
+    formId = (await seedForm(server, OWNER, { name: "Guarded by pow", challenge: "pow" })).id;
+    otherFormId = (await seedForm(server, OWNER, { name: "Another pow form", challenge: "pow" })).id;
     const fetched = await server.json<ChallengeJson>(`/api/v1/forms/${formId}/challenge`, { key: secret });
     challenge = fetched.body;
     real = await solvedPayload(challenge);
@@ -198,7 +196,7 @@ describe("forged origins", () => {
   let formName: string;
 
   beforeAll(async () => {
-    const form = await server.services.forms.createForm({ owner: OWNER, name: "Origin-bound form", allowedOrigins: [SITE] });
+    const form = await seedForm(server, OWNER, { name: "Origin-bound form", allowedOrigins: [SITE] });
     [formId, formName] = [form.id, form.name];
   });
 
@@ -254,7 +252,7 @@ describe("forged origins", () => {
     expect(await stored(formId)).toBe(before);
 
     // A script can claim any Origin; on a form whose challenge is pow that buys it nothing.
-    const powForm = (await server.services.forms.createForm({ owner: OWNER, name: "Origin-bound pow form", allowedOrigins: [SITE], challenge: "pow" })).id;
+    const powForm = (await seedForm(server, OWNER, { name: "Origin-bound pow form", allowedOrigins: [SITE], challenge: "pow" })).id;
     const powKey = await publishableFor(powForm);
     const forged = await server.json("/api/v1/forms/submit", { method: "POST", key: powKey, headers: { origin: SITE, "content-type": "application/json" }, body: JSON.stringify({ formId: powForm, data: {} }) });
     expect([forged.status, forged.body.code]).toEqual([400, "CHALLENGE_FAILED"]);

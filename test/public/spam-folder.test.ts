@@ -1,35 +1,26 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cliJson, runCliAsync, startTestServer, type TestServer } from "../helpers/harness";
-import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { useServer } from "../helpers/fixture";
+import { cliJson, runCliAsync, seedOwner } from "../helpers/harness";
 
-let server: TestServer;
-let smtp: SmtpSink;
+const server = useServer({ smtp: true, config: { rateLimit: 10_000 } });
+const { smtp } = server;
 let key: string;
 let formId: string;
 
-const submit = (data: Record<string, unknown>) =>
-  server.json("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+const submit = (data: Record<string, unknown>) => server.submit(key, formId, data);
 const form = async () => (await server.json(`/api/v1/forms/${formId}`, { key })).body;
 const list = async (status?: string) => (await server.json(`/api/v1/forms/${formId}/submissions${status ? `?status=${status}` : ""}`, { key })).body;
 const total = async () => (await server.json(`/api/v1/forms/${formId}/analytics?period=day`, { key })).body.totalSubmissions;
 const outbox = async () => (await server.query("SELECT submission_id FROM outbox")).map((r) => r.submission_id);
 
 beforeAll(async () => {
-  smtp = await startSmtpSink();
-  server = await startTestServer({ config: { rateLimit: 10_000, smtpUrl: smtp.url } });
-  key = (await server.services.keys.createKey({ owner: "owner@example.com" })).key;
-  formId = (await server.services.forms.createForm({
-    owner: "owner@example.com",
+  ({ key, formId } = await seedOwner(server, "owner@example.com", {
     name: "Launch",
     formType: "waitlist",
     usersJoinedEnabled: true,
     emailEnabled: true,
     developerNotifications: true,
-  })).id;
-});
-afterAll(async () => {
-  await server.close();
-  await smtp.close();
+  }));
 });
 
 describe("the spam folder", () => {

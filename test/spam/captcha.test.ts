@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AppError } from "../../src/lib/errors";
 import { createLogger } from "../../src/lib/log";
 import type { Verdict } from "../../src/modules/submissions/pipeline";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { seedForm, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { candidate } from "../helpers/spam";
 
 const TURNSTILE_SECRET = "0x4AAAAAAAturnstile-secret-1234";
@@ -63,7 +63,7 @@ beforeAll(async () => {
   });
   const owner = await seedOwner(server, "captcha@example.com", { challenge: "turnstile" });
   turnstileForm = owner.formId;
-  hcaptchaForm = (await server.services.forms.createForm({ owner: "captcha@example.com", name: "h", challenge: "hcaptcha" })).id;
+  hcaptchaForm = (await seedForm(server, "captcha@example.com", { name: "h", challenge: "hcaptcha" })).id;
   unconfigured = await startTestServer({ config: { turnstileVerifyUrl: `${verifierUrl}/turnstile`, hcaptchaVerifyUrl: `${verifierUrl}/hcaptcha` } });
 });
 afterAll(async () => {
@@ -145,7 +145,7 @@ describe("Turnstile and hCaptcha", () => {
   test("fails closed with 503 naming the missing setting when a form needs a provider whose secret is not set", async () => {
     received.length = 0;
     const owner = await seedOwner(unconfigured, "nosecret@example.com", { challenge: "turnstile" });
-    const h = (await unconfigured.services.forms.createForm({ owner: "nosecret@example.com", name: "h", challenge: "hcaptcha" })).id;
+    const h = (await seedForm(unconfigured, "nosecret@example.com", { name: "h", challenge: "hcaptcha" })).id;
     expectError(await check(owner.formId, "ts-token", unconfigured), "UNAVAILABLE", /FORMSVC_TURNSTILE_SECRET/);
     expectError(await check(h, "hc-token", unconfigured), "UNAVAILABLE", /FORMSVC_HCAPTCHA_SECRET/);
     expect(received).toEqual([]);

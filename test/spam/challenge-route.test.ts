@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { TypeCompiler } from "elysia/type-system";
 import { ChallengeSchema } from "../../src/modules/spam/model";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
-let other: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer();
+const owner = server.seed("route@example.com");
+const other = server.seed("someone-else@example.com");
 const shape = TypeCompiler.Compile(ChallengeSchema);
-
-beforeAll(async () => {
-  server = await startTestServer();
-  owner = await seedOwner(server, "route@example.com");
-  other = await seedOwner(server, "someone-else@example.com");
-});
-afterAll(() => server.close());
 
 const path = (formId: string) => `/api/v1/forms/${formId}/challenge`;
 

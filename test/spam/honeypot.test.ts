@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { honeypotCheck, isFilled } from "../../src/modules/spam/honeypot";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedForm } from "../helpers/harness";
 import { candidate } from "../helpers/spam";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ config: { rateLimit: 100_000 } });
+const owner = server.seed("honey@example.com");
 let noHoneypotForm: string;
 let customHoneypotForm: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "honey@example.com");
-  noHoneypotForm = (await server.services.forms.createForm({ owner: "honey@example.com", name: "Open", honeypotField: null })).id;
-  customHoneypotForm = (await server.services.forms.createForm({ owner: "honey@example.com", name: "Custom", honeypotField: "website" })).id;
+  noHoneypotForm = (await seedForm(server, "honey@example.com", { name: "Open", honeypotField: null })).id;
+  customHoneypotForm = (await seedForm(server, "honey@example.com", { name: "Custom", honeypotField: "website" })).id;
 });
-afterAll(() => server.close());
 
 const run = async (formId: string, data: Record<string, unknown>) => {
   const c = await candidate(server, formId, { data });

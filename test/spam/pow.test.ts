@@ -7,20 +7,18 @@ import { AppError } from "../../src/lib/errors";
 import { CHALLENGE_TTL_MS } from "../../src/modules/spam/pow";
 import type { Verdict } from "../../src/modules/submissions/pipeline";
 import { onSqlite } from "../helpers/engine";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { useServer } from "../helpers/fixture";
+import { seedForm, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { encode, solvedPayload } from "../helpers/spam";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof seedOwner>>;
+const server = useServer({ config: { rateLimit: 100_000 } });
+const owner = server.seed("pow@example.com");
 let otherFormId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { rateLimit: 100_000 } });
-  owner = await seedOwner(server, "pow@example.com");
   await server.services.forms.updateForm(owner.formId, { challenge: "pow" });
-  otherFormId = (await server.services.forms.createForm({ owner: "pow@example.com", name: "Other", challenge: "pow" })).id;
+  otherFormId = (await seedForm(server, "pow@example.com", { name: "Other", challenge: "pow" })).id;
 });
-afterAll(() => server.close());
 
 const fetchChallenge = async (formId = owner.formId, s: TestServer = server, key = owner.key) => {
   const res = await s.json(`/api/v1/forms/${formId}/challenge`, { key });
@@ -184,7 +182,7 @@ describe("proof of work (ALTCHA v2)", () => {
   });
 
   test("leaves the solution unused when its submission is refused after the check (another check says no)", async () => {
-    const guarded = (await server.services.forms.createForm({ owner: "pow@example.com", name: "Guarded", challenge: "pow", allowedOrigins: ["https://site.example"] })).id;
+    const guarded = (await seedForm(server, "pow@example.com", { name: "Guarded", challenge: "pow", allowedOrigins: ["https://site.example"] })).id;
     const { payload } = await solvedPayload(await fetchChallenge(guarded));
     // A redirect outside the allowed origins: refused before the challenge is even looked at.
     const refused = await server.json("/api/v1/forms/submit", {
