@@ -3,7 +3,7 @@ import { fixedClock } from "../../src/lib/clock";
 import { daysBetween, splitRange } from "../../src/modules/analytics/service";
 import type { SubmitterInfo } from "../../src/modules/submissions/meta";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
-import { ownerPrincipal } from "../../src/lib/principal";
+import { OPERATOR } from "../../src/lib/principal";
 
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
 let server: TestServer;
@@ -15,7 +15,7 @@ const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebK
 /** Stores a submission at `at` through the same service the submit endpoint uses. */
 async function submitAt(formId: string, at: string, who: Partial<SubmitterInfo> = {}) {
   clock.set(at);
-  await server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId, data: { at } }, { userAgent: CHROME, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB", ...who });
+  await server.services.submissions.submit(OPERATOR, { formId, data: { at } }, { userAgent: CHROME, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB", ...who });
 }
 
 const analytics = (formId: string, query = "", key = owner.key) => server.json(`/api/v1/forms/${formId}/analytics${query}`, { key });
@@ -145,7 +145,7 @@ describe("rollups", () => {
     for (let i = 0; i < 300; i++) {
       clock.set(start + Math.floor(rand() * 320 * 86_400_000));
       const who = { proxyCountry: ["US", "GB", "DE", null][Math.floor(rand() * 4)]!, ip: "10.1.1.1", userAgent: [CHROME, IPHONE, null][Math.floor(rand() * 3)]! };
-      batch.push(server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId, data: { i } }, { acceptLanguage: null, referer: null, origin: null, ...who }));
+      batch.push(server.services.submissions.submit(OPERATOR, { formId, data: { i } }, { acceptLanguage: null, referer: null, origin: null, ...who }));
       if (batch.length === 25) await Promise.all(batch.splice(0));
     }
     await Promise.all(batch);
@@ -204,7 +204,7 @@ describe("splitting a range", () => {
 
 describe("access", () => {
   test("answers 404 for an unknown form and 403 for another owner's, after 401 and 400", async () => {
-    const other = (await server.services.keys.createKey({ owner: "other@example.com" })).key;
+    const other = (await server.services.keys.createKey(OPERATOR, { owner: "other@example.com" })).key;
     expect((await analytics("frm_missing")).status).toBe(404);
     expect((await analytics(owner.formId, "", other)).status).toBe(403);
     expect((await analytics(owner.formId, "?period=bad", other)).status).toBe(400);

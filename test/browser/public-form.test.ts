@@ -5,6 +5,7 @@ import type { Request as PageRequest } from "playwright-core";
 import { createLogger } from "../../src/lib/log";
 import { launchBrowser, screenshot, type OfflinePage, type TestBrowser } from "../helpers/browser";
 import { startTestServer, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 // The pages of examples/ exactly as shipped, their placeholders filled in by string replacement:
 // what a newcomer copies is what runs here.
@@ -53,7 +54,7 @@ afterAll(async () => {
 /** A form that takes submissions from the site's origin only, and a publishable key bound to it. */
 async function publicForm(name: string, settings: { challenge?: string } = {}) {
   const formId = (await server.services.forms.createForm({ owner: OWNER, name, formType: "contact", allowedOrigins: [siteOrigin], ...settings })).id;
-  const key = (await server.services.keys.createKey({ owner: OWNER, name, publishable: true, forms: [formId] })).key;
+  const key = (await server.services.keys.createKey(OPERATOR, { owner: OWNER, name, publishable: true, forms: [formId] })).key;
   return { formId, key };
 }
 

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { testDatabase } from "../helpers/engine";
 import { cliJson, readDatabase, runCli, startTestServer, tempDir } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 const scratch = tempDir();
 const db = await testDatabase(scratch.dir, "cli.db");
@@ -73,7 +74,7 @@ describe("formsvc forms", () => {
   test("show --json prints exactly what GET /api/v1/forms/{formId} answers", async () => {
     const server = await startTestServer({ dir: scratch.dir });
     try {
-      const key = (await server.services.keys.createKey({ owner: "api@example.com" })).key;
+      const key = (await server.services.keys.createKey(OPERATOR, { owner: "api@example.com" })).key;
       const id = (await server.services.forms.createForm({ owner: "api@example.com", name: "Same", formType: "waitlist", usersJoinedEnabled: true })).id;
       const api = await server.json(`/api/v1/forms/${id}`, { key });
       expect(cliJson(["forms", "show", id], { db: server.db })).toEqual(api.body);

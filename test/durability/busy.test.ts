@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { onSqlite } from "../helpers/engine";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 // Another process holding SQLite's write lock (busy_timeout, SQLITE_BUSY): PostgreSQL locks rows, not the database.
 describe.if(onSqlite)("a SQLite database another process holds the write lock of", () => {
@@ -59,7 +60,7 @@ describe.if(onSqlite)("a SQLite database another process holds the write lock of
 
   describe("another connection holding the write lock past the 5 s wait", () => {
     test("a submit is answered 503 with Retry-After and stores nothing; reads still answer; it works once the lock is gone", async () => {
-      const fresh = (await server.services.keys.createKey({ owner: owner.ownerEmail })).key;
+      const fresh = (await server.services.keys.createKey(OPERATOR, { owner: owner.ownerEmail })).key;
       const before = await count();
       const other = new Database(server.db);
       other.run("BEGIN EXCLUSIVE");

@@ -13,6 +13,7 @@ import { buildMeta } from "../../src/modules/submissions/meta";
 import { startServer, type RunningServer } from "../../src/server";
 import { engine, testDatabase } from "./engine";
 import { checkedFetch } from "./openapi-check";
+import { OPERATOR } from "../../src/lib/principal";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
 const SPEC_PATH = "/api/v1/openapi.json";
@@ -214,7 +215,7 @@ export async function cliJsonAsync<T = any>(args: string[], opts: Parameters<typ
 }
 
 export async function seedOwner(server: RunningServer, email = "owner@example.com", form: { name?: string; formType?: string } & Record<string, unknown> = {}) {
-  const key = await server.services.keys.createKey({ owner: email });
+  const key = await server.services.keys.createKey(OPERATOR, { owner: email });
   const created = await server.services.forms.createForm({ owner: email, name: "Contact", ...form });
   return { key: key.key, keyId: key.id, formId: created.id, ownerEmail: email, ownerId: created.ownerId };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/lib/log";
 import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof seedOwner>>;
@@ -55,7 +56,7 @@ describe("API keys", () => {
   });
 
   test("a key revoked by the CLI is refused by the running server from the next request on", async () => {
-    const key = await server.services.keys.createKey({ owner: "owner@example.com", name: "to revoke" });
+    const key = await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", name: "to revoke" });
     expect((await get("/api/v1/forms/list", { "x-api-key": key.key })).status).toBe(200);
     const res = await runCliAsync(["keys", "revoke", key.id], { db: server.db });
     expect(res.code).toBe(0);

@@ -4,6 +4,7 @@ import { newId } from "../../src/lib/ids";
 import type { NewSubmission } from "../../src/modules/submissions/model";
 import { submitPipeline } from "../../src/services";
 import { runCliAsync, seedOwner, startTestServer, storedData, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof seedOwner>>;
@@ -44,7 +45,7 @@ describe("GET /forms/{formId}/submissions/export", () => {
   });
 
   test("answers 400 for another format, 404 for an unknown form, 403 for another owner's form and for a publishable key", async () => {
-    const publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+    const publishable = (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true })).key;
     const cases: [string, string, number, string][] = [
       [exportPath(owner.formId, "xml"), owner.key, 400, "INVALID_PARAMETER"],
       [exportPath("frm_missing"), owner.key, 404, "FORM_NOT_FOUND"],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ownerPrincipal } from "../../src/lib/principal";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof seedOwner>>;
@@ -15,8 +15,8 @@ beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 100_000 } });
   owner = await seedOwner(server, "owner@example.com");
   other = await seedOwner(server, "other@example.com");
-  publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
-  bound = (await server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] })).key;
+  publishable = (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true })).key;
+  bound = (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", forms: [owner.formId] })).key;
 });
 afterAll(() => server.close());
 
@@ -152,7 +152,7 @@ describe("DELETE /forms/{formId}", () => {
 
   test("empties a form larger than one transaction's share a chunk at a time, then removes it, with one audit line", async () => {
     const form = (await send("POST", "/forms", owner.key, { name: "Large", formType: "waitlist" })).body;
-    const caller = ownerPrincipal(owner.ownerId);
+    const caller = OPERATOR;
     const submitter = { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null };
     await Promise.all(Array.from({ length: 1_234 }, (_, i) => server.services.submissions.submit(caller, { formId: form.id, data: { email: `l${i % 300}@example.com` } }, submitter)));
     expect((await send("DELETE", `/forms/${form.id}`, owner.key)).body).toEqual({ id: form.id, deleted: true });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof seedOwner>>;
@@ -71,8 +72,8 @@ describe("POST /keys", () => {
   test("never names the owner's address in its answer, whatever key asks: a publishable key reads the 400 before its 403", async () => {
     const callers = {
       secret: owner.key,
-      publishable: (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key,
-      bound: (await server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] })).key,
+      publishable: (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true })).key,
+      bound: (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", forms: [owner.formId] })).key,
     };
     for (const [kind, key] of Object.entries(callers)) {
       for (const forms of [["frm_missing"], [other.formId], [owner.formId, other.formId]]) {
@@ -83,8 +84,8 @@ describe("POST /keys", () => {
   });
 
   test("refuses a publishable key and a key bound to some forms (403 KEY_SCOPE): a bound key cannot mint itself an unbound one", async () => {
-    const pub = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
-    const bound = (await server.services.keys.createKey({ owner: "owner@example.com", forms: [owner.formId] })).key;
+    const pub = (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true })).key;
+    const bound = (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", forms: [owner.formId] })).key;
     for (const key of [pub, bound]) {
       for (const [method, path, body] of [["POST", "/keys", {}], ["GET", "/keys", undefined], ["DELETE", `/keys/${owner.keyId}`, undefined]] as const) {
         const res = await send(method, path, key, body);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { cliJson, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
+import { OPERATOR } from "../../src/lib/principal";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-10-30T10:00:00.000Z");
@@ -23,7 +24,7 @@ beforeAll(async () => {
   server = await startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
   owner = await seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
   other = await seedOwner(server, "other@example.com");
-  publishable = (await server.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+  publishable = (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true })).key;
 });
 afterAll(() => server.close());
 

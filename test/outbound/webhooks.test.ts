@@ -4,6 +4,7 @@ import { FormsvcClient } from "../../src/client";
 import { createLogger } from "../../src/lib/log";
 import { cliJson, runCliAsync, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
 import { startReceiver, until, type Receiver } from "../helpers/receiver";
+import { OPERATOR } from "../../src/lib/principal";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -326,7 +327,7 @@ describe("the webhook endpoints", () => {
     const s = await server();
     const o = await seedOwner(s);
     const other = await seedOwner(s, "other@example.com");
-    const publishable = (await s.services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+    const publishable = (await s.services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true })).key;
     const hook = (await addHook(s, o, rx.url)).body;
     expect((await s.json(`/api/v1/forms/${o.formId}/webhooks`)).status).toBe(401);
     expect((await s.json(`/api/v1/forms/frm_nope/webhooks`, { key: o.key })).status).toBe(404);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 const SITE = "https://www.site.example";
 let server: TestServer;
@@ -16,8 +17,8 @@ const post = (key: string, body: Record<string, unknown>, headers: Record<string
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 10_000, publicRateLimit: 10_000 } });
   const { services } = server;
-  secret = (await services.keys.createKey({ owner: "owner@example.com" })).key;
-  publishable = (await services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
+  secret = (await services.keys.createKey(OPERATOR, { owner: "owner@example.com" })).key;
+  publishable = (await services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true })).key;
   openForm = (await services.forms.createForm({ owner: "owner@example.com", name: "Open" })).id;
   guarded = (await services.forms.createForm({ owner: "owner@example.com", name: "Guarded", allowedOrigins: [SITE, "http://localhost:8080/"] })).id;
 });
@@ -71,7 +72,7 @@ describe("CORS on actual answers", () => {
   test("a 429 of the submit endpoint carries them, so the page can back off", async () => {
     const tight = await startTestServer({ config: { publicRateLimit: 1 } });
     try {
-      const key = (await tight.services.keys.createKey({ owner: "o@example.com", publishable: true })).key;
+      const key = (await tight.services.keys.createKey(OPERATOR, { owner: "o@example.com", publishable: true })).key;
       const form = (await tight.services.forms.createForm({ owner: "o@example.com", name: "F" })).id;
       const send = () =>
         tight.request("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", origin: SITE }, body: JSON.stringify({ formId: form, data: {} }) });

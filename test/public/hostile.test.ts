@@ -3,6 +3,7 @@ import { fixedClock } from "../../src/lib/clock";
 import type { ChallengeJson } from "../../src/modules/spam/model";
 import { startTestServer, type TestServer } from "../helpers/harness";
 import { encode, solvedPayload } from "../helpers/spam";
+import { OPERATOR } from "../../src/lib/principal";
 
 // What a public form meets once its page is online: floods, forged proofs of work, forged origins.
 const SITE = "https://www.site.example";
@@ -17,11 +18,11 @@ const rateClock = fixedClock("2026-03-01T12:00:00.000Z");
 
 beforeAll(async () => {
   server = await startTestServer({ config: { publicRateLimit: PUBLIC_LIMIT, rateLimit: 100_000 }, rateClock });
-  secret = (await server.services.keys.createKey({ owner: OWNER, name: "server" })).key;
+  secret = (await server.services.keys.createKey(OPERATOR, { owner: OWNER, name: "server" })).key;
 });
 afterAll(() => server.close());
 
-const publishableFor = async (formId: string) => (await server.services.keys.createKey({ owner: OWNER, name: "site", publishable: true, forms: [formId] })).key;
+const publishableFor = async (formId: string) => (await server.services.keys.createKey(OPERATOR, { owner: OWNER, name: "site", publishable: true, forms: [formId] })).key;
 const count = async (sql: string, ...params: string[]) => (await server.query<{ n: number }>(`SELECT count(*) AS n FROM ${sql}`, ...params))[0]!.n;
 const stored = (formId: string) => count("submissions WHERE form_id = ?", formId);
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cliJson, runCli, startTestServer, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 let server: TestServer;
 let secret: string;
@@ -14,12 +15,12 @@ const submit = (key: string, form: string, headers: Record<string, string> = {})
 beforeAll(async () => {
   server = await startTestServer({ config: { rateLimit: 10_000, publicRateLimit: 10_000 } });
   const { services } = server;
-  secret = (await services.keys.createKey({ owner: "owner@example.com" })).key;
+  secret = (await services.keys.createKey(OPERATOR, { owner: "owner@example.com" })).key;
   formId = (await services.forms.createForm({ owner: "owner@example.com", name: "Contact", formType: "waitlist" })).id;
   const otherFormId = (await services.forms.createForm({ owner: "owner@example.com", name: "Other" })).id;
   foreignFormId = (await services.forms.createForm({ owner: "someone@example.com", name: "Theirs" })).id;
-  publishable = (await services.keys.createKey({ owner: "owner@example.com", publishable: true })).key;
-  bound = { key: (await services.keys.createKey({ owner: "owner@example.com", publishable: true, forms: [formId] })).key, formId, otherFormId };
+  publishable = (await services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true })).key;
+  bound = { key: (await services.keys.createKey(OPERATOR, { owner: "owner@example.com", publishable: true, forms: [formId] })).key, formId, otherFormId };
 });
 afterAll(() => server.close());
 
@@ -70,7 +71,7 @@ describe("a publishable key", () => {
 
 describe("a bound secret key", () => {
   test("lists and reads only its forms", async () => {
-    const key = (await server.services.keys.createKey({ owner: "owner@example.com", forms: [bound.otherFormId] })).key;
+    const key = (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com", forms: [bound.otherFormId] })).key;
     const list = await server.json("/api/v1/forms/list", { key });
     expect(list.body.forms.map((f: { id: string }) => f.id)).toEqual([bound.otherFormId]);
     expect((await server.json(`/api/v1/forms/${bound.otherFormId}`, { key })).status).toBe(200);
@@ -82,9 +83,9 @@ describe("rate limits of a publishable key", () => {
   test("give every visitor address a bucket of its own, apart from the owner's secret-key quota", async () => {
     const tight = await startTestServer({ config: { rateLimit: 50, publicRateLimit: 3, trustProxy: true } });
     try {
-      const owner = (await tight.services.keys.createKey({ owner: "o@example.com" })).key;
+      const owner = (await tight.services.keys.createKey(OPERATOR, { owner: "o@example.com" })).key;
       const form = (await tight.services.forms.createForm({ owner: "o@example.com", name: "F" })).id;
-      const key = (await tight.services.keys.createKey({ owner: "o@example.com", publishable: true })).key;
+      const key = (await tight.services.keys.createKey(OPERATOR, { owner: "o@example.com", publishable: true })).key;
       const post = (ip: string) =>
         tight.json("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", "x-forwarded-for": ip }, body: JSON.stringify({ formId: form, data: {} }) });
       const first = [];

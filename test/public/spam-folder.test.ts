@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cliJson, runCliAsync, startTestServer, type TestServer } from "../helpers/harness";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+import { OPERATOR } from "../../src/lib/principal";
 
 let server: TestServer;
 let smtp: SmtpSink;
@@ -17,7 +18,7 @@ const outbox = async () => (await server.query("SELECT submission_id FROM outbox
 beforeAll(async () => {
   smtp = await startSmtpSink();
   server = await startTestServer({ config: { rateLimit: 10_000, smtpUrl: smtp.url } });
-  key = (await server.services.keys.createKey({ owner: "owner@example.com" })).key;
+  key = (await server.services.keys.createKey(OPERATOR, { owner: "owner@example.com" })).key;
   formId = (await server.services.forms.createForm({
     owner: "owner@example.com",
     name: "Launch",

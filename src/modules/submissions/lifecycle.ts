@@ -3,7 +3,7 @@ import type { Shredder } from "../../db/shred";
 import { isoTime, type Clock } from "../../lib/clock";
 import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
-import { ownerPrincipal, type Principal } from "../../lib/principal";
+import { auditedAs, formOf, isOperator, type Actor, type Operator } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
@@ -124,10 +124,10 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
      * Deletes a form with all its submissions: the submissions go a few hundred per transaction,
      * through the delete writers (so its counts stay true at every commit and the server keeps
      * answering), then the form with what is left (rollups, joiners, submissions that arrived
-     * meanwhile) in one last transaction with its audit line. With a caller, its access is checked first.
+     * meanwhile) in one last transaction with its audit line. The actor's access is checked first.
      */
-    async deleteForm(id: string, caller?: Principal): Promise<Form> {
-      const form = await (caller ? forms.formFor(id, caller) : forms.requireForm(id));
+    async deleteForm(actor: Actor, id: string): Promise<Form> {
+      const form = await formOf(forms, actor, id);
       for (;;) {
         const ids = await repo.listFormSubmissionIds(form.id, CHUNK);
         if (ids.length === 0) break;
@@ -135,15 +135,15 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
         if (ids.length < CHUNK) break;
         await nextTurn();
       }
-      await chunk(() => forms.deleteForm(form.id, caller ?? ownerPrincipal(form.ownerId), form.submissionCount));
+      await chunk(() => forms.deleteForm(form.id, isOperator(actor) ? undefined : actor, form.submissionCount));
       submissions.forget(new Set([form.id]));
       return form;
     },
 
-    /** Deletes one submission of the caller's form (404, 403, 404 for another form's submission). */
-    async deleteSubmission(caller: Principal, formId: string, id: string): Promise<{ id: string; deleted: true }> {
-      const { form } = await submissions.submissionFor(caller, formId, id);
-      const deleted = await unlessBusy(() => remove(form, [id], () => audit.record(caller, "submission.deleted", id, { formId: form.id })));
+    /** Deletes one submission of a form `actor` may manage (404, 403, 404 for another form's submission). */
+    async deleteSubmission(actor: Actor, formId: string, id: string): Promise<{ id: string; deleted: true }> {
+      const { form } = await submissions.submissionFor(actor, formId, id);
+      const deleted = await unlessBusy(() => remove(form, [id], () => audit.record(auditedAs(actor, form.ownerId), "submission.deleted", id, { formId: form.id })));
       if (!deleted) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
       return { id, deleted: true };
     },
@@ -153,9 +153,9 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
      * or spam, whose extracted email it is, with what each left behind, and what is kept apart from
      * them whether or not one is still there (a waitlist confirmation, an autoresponse throttle,
      * messages to it). One transaction and one audit line per form, never naming the address. Then
-     * the database's files are made to forget it (shred).
+     * the database's files are made to forget it (shred). The operator's alone: it reaches every owner.
      */
-    async eraseByEmail(email: string, formIds: string[] | null): Promise<Erasure> {
+    async eraseByEmail(actor: Operator, email: string, formIds: string[] | null): Promise<Erasure> {
       const address = validAddress(email);
       const found = Map.groupBy(await repo.findSubmissionsByEmail(address, formIds), (s) => s.formId);
       const kept = await repo.listAddressRecords(address, formIds);
@@ -170,7 +170,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
           const forgotten = await repo.forgetAddress(form.id, address);
           if (batch.length || Object.values(forgotten).some((n) => n > 0)) {
             const beside = Object.fromEntries(Object.entries(forgotten).filter(([, n]) => n > 0));
-            await audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: batch.length, ...beside });
+            await audit.record(auditedAs(actor, form.ownerId), "submissions.erased", form.id, { submissions: batch.length, ...beside });
           }
           return { erased: batch.length, forgotten };
         });
@@ -187,9 +187,9 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
     /**
      * All that is stored about one person in these forms (all when null): their submissions, the
      * waitlists they joined, what their submissions caused, and what is kept about the address
-     * apart from them (confirmations, autoresponse throttles, messages to it).
+     * apart from them (confirmations, autoresponse throttles, messages to it). The operator's alone.
      */
-    async exportPerson(email: string, formIds: string[] | null): Promise<PersonExport> {
+    async exportPerson(_actor: Operator, email: string, formIds: string[] | null): Promise<PersonExport> {
       const address = validAddress(email);
       const found = await repo.findSubmissionsByEmail(address, formIds);
       const joined = await repo.listFormsJoinedBy(address, formIds);
