@@ -12,7 +12,9 @@ import { isoTime, systemClock } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
 import { silentLogger } from "../src/lib/log";
 import { OPERATOR } from "../src/lib/principal";
+import { createConfirmationsRepo } from "../src/modules/confirmations/repo";
 import type { Form } from "../src/modules/forms/model";
+import { createOutboxRepo } from "../src/modules/outbox/repo";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import { createSubmissionLifecycle } from "../src/modules/submissions/lifecycle";
 import { createSubmissionsRepo } from "../src/modules/submissions/repo";
@@ -131,6 +133,8 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
     audit: services.audit,
     clock: systemClock,
     shredder: { shred: async () => ({ vacuumed: false }) },
+    confirmations: createConfirmationsRepo(sql),
+    outbox: createOutboxRepo(sql),
     related: {},
   });
   const found = (await repo.findSubmissionsByEmail("user1000@example.com", null)).length;

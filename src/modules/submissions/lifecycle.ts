@@ -9,7 +9,9 @@ import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { SubmissionStatus } from "./model";
 import type { SubmitPipeline } from "./pipeline";
-import type { AddressRecords, SubmissionsRepo } from "./repo";
+import type { ConfirmationsRepo } from "../confirmations/repo";
+import type { OutboxRepo } from "../outbox/repo";
+import type { SubmissionsRepo } from "./repo";
 import { pipelineItem, unlessBusy, type SubmissionsService } from "./service";
 
 const DAY_MS = 86_400_000;
@@ -29,6 +31,9 @@ export interface LifecycleDeps {
   clock: Clock;
   /** Makes what an erasure deleted unrecoverable from the database's files. */
   shredder: Shredder;
+  /** What the confirmations and the outbox keep about an address beside its submissions: listed for an export, forgotten by an erasure. */
+  confirmations: Pick<ConfirmationsRepo, "forgetAddress" | "listAddressRecords">;
+  outbox: Pick<OutboxRepo, "forgetAddress" | "listAddressRecords">;
   /** What is stored about submissions elsewhere, by name (the notifications they caused), for a person's export. */
   related: Record<string, (submissionIds: string[]) => Promise<unknown[]>>;
 }
@@ -44,7 +49,7 @@ export interface PersonExport {
   confirmations: Record<string, unknown>[];
   /** When each form last sent the address an autoresponse (kept an hour, so it gets at most one an hour). */
   autoresponseThrottles: Record<string, unknown>[];
-  /** Messages sent to the address or naming it as Reply-To, queued or sent. */
+  /** Messages sent to the address or naming it as Reply-To, queued or sent, that no submission under `submissions` caused (those are under `notifications`). */
   messages: Record<string, unknown>[];
   [related: string]: unknown;
 }
@@ -56,6 +61,13 @@ export interface Erasure {
   /** What was kept about the address apart from its submissions, and went with them. */
   alsoErased: AddressRecords<number>;
   vacuumed: boolean;
+}
+
+/** What is stored about an address beside its submissions, by kind: rows, or how many of them went. */
+export interface AddressRecords<T> {
+  confirmations: T;
+  autoresponseThrottles: T;
+  messages: T;
 }
 
 /** The forms that keep something about an address beside its submissions. */
@@ -74,7 +86,13 @@ const validAddress = (email: string) => {
  * its audit line, so counters, waitlist joiners and analytics rollups stay equal to a recount of
  * what is stored, and nothing a submission left behind (queued messages) outlives it.
  */
-export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, audit, clock, shredder, related }: LifecycleDeps) {
+export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, audit, clock, shredder, confirmations, outbox, related }: LifecycleDeps) {
+  /** What is kept about an address beside its submissions in these forms (all when null), as an erasure would forget it. */
+  const addressRecords = async (address: string, formIds: string[] | null): Promise<AddressRecords<Record<string, unknown>[]>> => ({
+    ...(await confirmations.listAddressRecords(address, formIds)),
+    ...(await outbox.listAddressRecords(address, formIds)),
+  });
+
   /**
    * Deletes these submissions of `form` as they are inside the transaction (one deleted or moved
    * meanwhile by another process is taken as it is now, never uncounted twice); `record` writes
@@ -158,7 +176,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
     async eraseByEmail(actor: Operator, email: string, formIds: string[] | null): Promise<Erasure> {
       const address = validAddress(email);
       const found = Map.groupBy(await repo.findSubmissionsByEmail(address, formIds), (s) => s.formId);
-      const kept = await repo.listAddressRecords(address, formIds);
+      const kept = await addressRecords(address, formIds);
       const holding = formsOf(kept);
       const done: Erasure["forms"] = [];
       const alsoErased: AddressRecords<number> = { confirmations: 0, autoresponseThrottles: 0, messages: 0 };
@@ -167,7 +185,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
           // The submissions first: leaving the tallies, a confirmed joiner is uncounted only while the confirmation is there.
           const batch = (await repo.findFormSubmissions(form.id, (found.get(formId) ?? []).map((s) => s.id))).map((s) => pipelineItem(s, form));
           if (batch.length) await tx.delete(batch);
-          const forgotten = await repo.forgetAddress(form.id, address);
+          const forgotten: AddressRecords<number> = { ...(await confirmations.forgetAddress(form.id, address)), ...(await outbox.forgetAddress(form.id, address)) };
           if (batch.length || Object.values(forgotten).some((n) => n > 0)) {
             const beside = Object.fromEntries(Object.entries(forgotten).filter(([, n]) => n > 0));
             await audit.record(auditedAs(actor, form.ownerId), "submissions.erased", form.id, { submissions: batch.length, ...beside });
@@ -193,10 +211,12 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
       const address = validAddress(email);
       const found = await repo.findSubmissionsByEmail(address, formIds);
       const joined = await repo.listFormsJoinedBy(address, formIds);
-      const kept = await repo.listAddressRecords(address, formIds);
+      const kept = await addressRecords(address, formIds);
       const known = await formsById([...found.map((s) => s.formId), ...joined, ...formsOf(kept)]);
       const mine = found.filter((s) => known.has(s.formId));
       const ids = mine.map((s) => s.id);
+      // A message one of their submissions caused is listed once, with that submission's notifications.
+      const listed = new Set(ids);
       const named = (rows: Record<string, unknown>[]) => rows.filter((r) => known.has(r.formId as string)).map((r) => ({ ...r, formName: known.get(r.formId as string)!.name }));
       return {
         email: address,
@@ -205,7 +225,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
         waitlists: joined.filter((id) => known.has(id)).map((id) => ({ formId: id, formName: known.get(id)!.name })),
         confirmations: named(kept.confirmations),
         autoresponseThrottles: named(kept.autoresponseThrottles),
-        messages: named(kept.messages),
+        messages: named(kept.messages.filter((m) => !listed.has(m.submissionId as string))),
         ...Object.fromEntries(await Promise.all(Object.entries(related).map(async ([name, list]) => [name, await list(ids)]))),
       };
     },
