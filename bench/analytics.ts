@@ -11,6 +11,7 @@ import { silentLogger } from "../src/lib/log";
 import { startServer } from "../src/server";
 import { createServices } from "../src/services";
 import { seedSubmissions } from "./seed";
+import { OPERATOR } from "../src/lib/principal";
 
 const WORK = join(import.meta.dir, ".work");
 const BIG = Number(process.env.BIG ?? 1_000_000);
@@ -24,7 +25,7 @@ if (!existsSync(meta)) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
-  const key = (await services.keys.createKey({ owner: "bench@example.com" })).key;
+  const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com" })).key;
   const big = await services.forms.createForm({ owner: "bench@example.com", name: "Big" });
   const small = await services.forms.createForm({ owner: "bench@example.com", name: "Small" });
   await seedSubmissions(store.sql, big, BIG, { label: `seeding ${BIG} submissions` });

@@ -9,6 +9,7 @@ import { systemClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/log";
 import { createServices } from "../src/services";
 import { seedSubmissions } from "./seed";
+import { OPERATOR } from "../src/lib/principal";
 
 const SIZES = [10_000, 100_000, 600_000];
 const DB = join(import.meta.dir, ".work", "export-memory.db");
@@ -16,7 +17,7 @@ if (!existsSync(`${DB}.json`)) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(DB + suffix, { force: true });
   const store = await openStore(DB);
   const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db: DB, logLevel: "silent" }), log: silentLogger });
-  const key = (await services.keys.createKey({ owner: "bench@example.com" })).key;
+  const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com" })).key;
   const forms: string[] = [];
   for (const n of SIZES) {
     const form = await services.forms.createForm({ owner: "bench@example.com", name: `${n}` });

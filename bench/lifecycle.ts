@@ -11,8 +11,10 @@ import { loadConfig } from "../src/config";
 import { isoTime, systemClock } from "../src/lib/clock";
 import { newId } from "../src/lib/ids";
 import { silentLogger } from "../src/lib/log";
-import { ownerPrincipal } from "../src/lib/principal";
+import { OPERATOR } from "../src/lib/principal";
+import { createConfirmationsRepo } from "../src/modules/confirmations/repo";
 import type { Form } from "../src/modules/forms/model";
+import { createOutboxRepo } from "../src/modules/outbox/repo";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import { createSubmissionLifecycle } from "../src/modules/submissions/lifecycle";
 import { createSubmissionsRepo } from "../src/modules/submissions/repo";
@@ -44,7 +46,7 @@ if (!existsSync(`${SEEDED}.json`)) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(SEEDED + suffix, { force: true });
   const store = await openStore(SEEDED);
   const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db: SEEDED, logLevel: "silent" }), log: silentLogger });
-  const key = (await services.keys.createKey({ owner: "bench@example.com" })).key;
+  const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com" })).key;
   const forms: string[] = [];
   for (let i = 0; i < FORMS; i++) {
     const notify = i < FORMS / 2;
@@ -122,7 +124,6 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
 // 3. Deleting, secure_delete off and on: one submission, one person's (erase, without its checkpoint), a retention backlog (10,000), a whole form.
 {
   const lifecycle = services.lifecycle;
-  const owner = ownerPrincipal((await services.forms.requireForm(forms[0]!)).ownerId);
   // The erasure's own steps without its checkpoint (measured on its own below).
   const unshredded = createSubmissionLifecycle({
     repo,
@@ -132,6 +133,8 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
     audit: services.audit,
     clock: systemClock,
     shredder: { shred: async () => ({ vacuumed: false }) },
+    confirmations: createConfirmationsRepo(sql),
+    outbox: createOutboxRepo(sql),
     related: {},
   });
   const found = (await repo.findSubmissionsByEmail("user1000@example.com", null)).length;
@@ -142,9 +145,9 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
     for (const mode of ["off", "on"] as const) {
       await setSecureDelete(mode === "on");
       const { id, form_id } = ids.pop()!;
-      one[mode]!.push((await time(() => lifecycle.deleteSubmission(owner, form_id, id)))[1]);
+      one[mode]!.push((await time(() => lifecycle.deleteSubmission(OPERATOR, form_id, id)))[1]);
       const t0 = performance.now();
-      await unshredded.eraseByEmail(`user${1000 + i * 2 + (mode === "on" ? 1 : 0)}@example.com`, null);
+      await unshredded.eraseByEmail(OPERATOR, `user${1000 + i * 2 + (mode === "on" ? 1 : 0)}@example.com`, null);
       person[mode]!.push(performance.now() - t0);
     }
   }
@@ -186,7 +189,7 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
       last = performance.now();
     }, 1);
     const t0 = performance.now();
-    await services.lifecycle.deleteForm(formId);
+    await services.lifecycle.deleteForm(OPERATOR, formId);
     const total = performance.now() - t0;
     clearInterval(probe);
     report(`delete a form of ${count.toLocaleString("en")} submissions as DELETE /forms/{formId} does (500 per transaction through the delete writers), secure_delete on: ${ms(total)}, the event loop held at most ${ms(longest)} at a stretch`);
@@ -211,7 +214,7 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
   }
   const wal = fileSize(`${DB}-wal`);
   const t0 = performance.now();
-  const result = await services.lifecycle.eraseByEmail("user4242@example.com", null);
+  const result = await services.lifecycle.eraseByEmail(OPERATOR, "user4242@example.com", null);
   report(`formsvc submissions erase (scan, ${result.erased} deleted in ${result.forms.length} transactions, TRUNCATE checkpoint of a ${mib(wal)} WAL): ${ms(performance.now() - t0)}`);
 }
 

@@ -10,6 +10,7 @@ import { systemClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/log";
 import { createServices } from "../src/services";
 import { testPostgres } from "../test/helpers/postgres";
+import { OPERATOR } from "../src/lib/principal";
 
 /** `inFlight` callers each running `op` back to back until `until` (performance.now()); how many ops ran, their latencies into `latencies` when given. */
 export async function closedLoop(inFlight: number, op: (i: number) => unknown, until: number, latencies: number[] | null): Promise<number> {
@@ -144,7 +145,7 @@ export async function preparePostgres(url: string): Promise<{ key: string; formI
   const config = loadConfig({}, { db: url, logLevel: "silent" });
   const store = await openStore(url);
   const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
-  const key = (await services.keys.createKey({ owner: "bench@example.com", name: "bench" })).key;
+  const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
   const formId = (await services.forms.createForm({ owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
   services.close();
   await store.close();

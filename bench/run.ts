@@ -18,6 +18,7 @@ import { createSpamRepo } from "../src/modules/spam/repo";
 import { BUN, cpuMs, CONNECTIONS, DURATION_S, ensureWrk, freePort, killAll, log, median, pagedPaths, pinned, postScript, QUICK, ROOT, rssMb, started, startServer, startupMs, WORK, wrk, type WrkResult } from "./harness";
 import { seedSubmissions } from "./seed";
 import { preparePostgres, startBenchPostgres, type BenchPostgres, type PgLimits, type PgStats, type Rate } from "./postgres";
+import { OPERATOR } from "../src/lib/principal";
 
 const REPS = QUICK ? 1 : 3;
 const PAGED_ROWS = QUICK ? 100_000 : 1_000_000;
@@ -97,7 +98,7 @@ async function prepareDatabase(): Promise<{
     const config = loadConfig({}, { db, logLevel: "silent" });
     const store = await openStore(db);
     const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
-    const key = (await services.keys.createKey({ owner: "bench@example.com", name: "bench" })).key;
+    const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
     const formId = (await services.forms.createForm({ owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
     const paged = await services.forms.createForm({ owner: "bench@example.com", name: "Paged", formType: "feedback" });
     await seedSubmissions(store.sql, paged, PAGED_ROWS, { label: `seeding ${PAGED_ROWS} submissions` });
@@ -115,7 +116,7 @@ async function prepareDatabase(): Promise<{
       (await services.forms.createForm({ owner: "bench@example.com", name, formType: "contact", allowedOrigins: [SITE], challenge })).id;
     cached.publicFormId = await publicForm("Public form", "none");
     cached.powFormId = await publicForm("Public form with pow", "pow");
-    cached.publishableKey = (await services.keys.createKey({ owner: "bench@example.com", name: "site", publishable: true, forms: [cached.publicFormId, cached.powFormId] })).key;
+    cached.publishableKey = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "site", publishable: true, forms: [cached.publicFormId, cached.powFormId] })).key;
     await store.close();
     writeFileSync(meta, JSON.stringify(cached));
   }
@@ -260,7 +261,7 @@ async function prepareOutbound(hookUrl: string): Promise<{ db: string; key: stri
   const config = loadConfig({}, { db, logLevel: "silent", webhookAllowPrivate: true });
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
-  const key = (await services.keys.createKey({ owner: "bench@example.com", name: "bench" })).key;
+  const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
   const plain = (await services.forms.createForm({ owner: "bench@example.com", name: "Plain", formType: "contact" })).id;
   const outbound = (
     await services.forms.createForm({

@@ -12,6 +12,7 @@ import { silentLogger } from "../src/lib/log";
 import { createServices } from "../src/services";
 import { BUN, cpuMs, DURATION_S, ensureWrk, freePort, killAll, log, median, pagedPaths, postScript, QUICK, ROOT, rssMb, startServer, startupMs, WORK, wrk, type WrkResult } from "./harness";
 import { seedSubmissions } from "./seed";
+import { OPERATOR } from "../src/lib/principal";
 
 const SCALE = QUICK ? 10 : 1;
 const SIZES = { big: 8_999_000 / SCALE, export: 1_000_000 / SCALE, small: 1_000 / SCALE };
@@ -38,7 +39,7 @@ async function freshDatabase(db: string) {
   const owner = "bench@example.com";
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
-  const key = (await services.keys.createKey({ owner, name: "bench" })).key;
+  const key = (await services.keys.createKey(OPERATOR, { owner, name: "bench" })).key;
   return { store, key, form: (name: string) => services.forms.createForm({ owner, name, formType: "feedback" }) };
 }
 

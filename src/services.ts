@@ -167,7 +167,8 @@ export async function createServices(deps: Deps) {
     checkUrl: config.webhookAllowPrivate ? async () => {} : (url) => assertPublicUrl(url),
     sendOnce: outbox.sendOnce,
   });
-  const confirmations = createConfirmationsService({ repo: createConfirmationsRepo(sql), forms, clock });
+  const confirmationsRepo = createConfirmationsRepo(sql);
+  const confirmations = createConfirmationsService({ repo: confirmationsRepo, forms, clock });
   /** Closes the transports' connections (after the outbox has stopped). */
   const close = () => {
     mailer?.close();
@@ -181,6 +182,8 @@ export async function createServices(deps: Deps) {
     audit,
     clock,
     shredder: store.shredder,
+    confirmations: confirmationsRepo,
+    outbox: outboxRepo,
     // What else a person's export shows about their submissions, one entry per store.
     related: {
       notifications: async (ids) =>

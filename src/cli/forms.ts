@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import { AppError } from "../lib/errors";
+import { OPERATOR } from "../lib/principal";
 import type { Form } from "../modules/forms/model";
 import { ALL_SETTINGS, setAt, toFormJson, valueAt, WRITABLE_SETTINGS, type CliFlag } from "../modules/forms/settings";
 import type { FormInput } from "../modules/forms/service";
@@ -148,7 +149,7 @@ export function formsCommand(): Command {
     .action((id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
         if (!opts.yes) throw new AppError("INVALID_PARAMETER", `this deletes form ${id} and all its submissions; add --yes to confirm`);
-        const form = await s.lifecycle.deleteForm(id);
+        const form = await s.lifecycle.deleteForm(OPERATOR, id);
         emit(!!opts.json, { id: form.id, deleted: true }, () => `Deleted form ${form.id} ("${form.name}") and its ${form.submissionCount} submission(s).`);
       }),
     );

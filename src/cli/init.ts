@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { AppError } from "../lib/errors";
+import { OPERATOR } from "../lib/principal";
 import { toFormJson } from "../modules/forms/settings";
 import type { Services } from "../services";
 import { configFor, withServices } from "./context";
@@ -26,7 +27,7 @@ export function initCommand(): Command {
         // Like `git init` run twice: an owner that exists is reported, not an error, and left as it is.
         const existing = await s.owners.findOwner(opts.owner);
         if (existing && !opts.force) return reportExisting(s, existing.email, !!opts.json);
-        const key = await s.keys.createKey({ owner: opts.owner, name: "default" });
+        const key = await s.keys.createKey(OPERATOR, { owner: opts.owner, name: "default" });
         const form = await s.forms.createForm({
           owner: opts.owner,
           name: "Contact",
@@ -79,7 +80,7 @@ async function offerPassword(s: Services, owner: string): Promise<void> {
 
 /** What an already-initialised owner has (active keys, forms), and how to get more; changes nothing. */
 async function reportExisting(s: Services, owner: string, json: boolean): Promise<void> {
-  const keys = (await s.keys.listKeys({ owner })).filter((k) => k.active).length;
+  const keys = (await s.keys.listKeys(OPERATOR, { owner })).filter((k) => k.active).length;
   const forms = (await s.forms.listAllForms({ owner })).length;
   const me = invocation();
   const who = shellWord(owner);

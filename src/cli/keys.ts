@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { OPERATOR } from "../lib/principal";
 import { toKeyJson, toRevokedJson } from "../modules/keys/model";
 import { withServices } from "./context";
 import { examples, invocation } from "./hints";
@@ -32,7 +33,7 @@ export function keysCommand(): Command {
     .action((opts: { owner: string; name: string; publishable?: boolean; forms?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
         const forms = opts.forms === undefined ? undefined : opts.forms.split(",").filter((id) => id.trim() !== "");
-        const key = await s.keys.createKey({ owner: opts.owner, name: opts.name, publishable: opts.publishable, forms });
+        const key = await s.keys.createKey(OPERATOR, { owner: opts.owner, name: opts.name, publishable: opts.publishable, forms });
         const scope = key.kind === "publishable" ? "Publishable: it may only submit (and fetch challenges), so it can sit in a web page." : "Secret: keep it on servers, never in a web page.";
         emit(!!opts.json, key, () =>
           [
@@ -54,7 +55,7 @@ export function keysCommand(): Command {
     .option("--json", "print only JSON")
     .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const list = (await s.keys.listKeys({ owner: opts.owner })).map(toKeyJson);
+        const list = (await s.keys.listKeys(OPERATOR, { owner: opts.owner })).map(toKeyJson);
         emit(!!opts.json, list, () =>
           list.length === 0
             ? `No API keys yet. Create one: ${invocation()} keys create --owner you@example.com`
@@ -73,7 +74,7 @@ export function keysCommand(): Command {
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const key = await s.keys.revokeKey(id);
+        const key = await s.keys.revokeKey(OPERATOR, id);
         emit(!!opts.json, toRevokedJson(key), () => `Revoked API key ${key.id} ("${key.name}", ${key.ownerEmail}).`);
       }),
     );

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { OPERATOR } from "../lib/principal";
 import { startServer } from "../server";
 import { configFor } from "./context";
 import { examples, firstRunSteps } from "./hints";
@@ -22,7 +23,7 @@ export function serveCommand(): Command {
       const running = await startServer(config);
       // stdout holds this one line and then the JSON request log; what is said to a person goes to stderr.
       process.stdout.write(`formsvc listening on ${running.url}\n`);
-      if ((await running.services.keys.listKeys()).length === 0) process.stderr.write(firstRunSteps(running.url));
+      if ((await running.services.keys.listKeys(OPERATOR)).length === 0) process.stderr.write(firstRunSteps(running.url));
 
       process.stderr.write(`${await signal} received: finishing in-flight requests\n`);
       const deadline = new Promise<void>((resolve) =>

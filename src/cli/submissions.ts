@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { extractEmail } from "../lib/email";
 import { AppError } from "../lib/errors";
-import { ownerPrincipal } from "../lib/principal";
+import { OPERATOR } from "../lib/principal";
 import { exportCsv, exportJson } from "../modules/submissions/export";
 import type { Erasure } from "../modules/submissions/lifecycle";
 import type { SubmissionListJson } from "../modules/submissions/model";
@@ -78,9 +78,8 @@ export function submissionsCommand(): Command {
         if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
         if (opts.cursor === "") throw new AppError("INVALID_CURSOR", "--cursor must be the nextCursor of a previous page");
         const form = await s.forms.requireForm(formId);
-        // The operator sees every owner's forms; the page is asked for as the form's own owner would.
         const status = opts.spam ? "spam" : "inbox";
-        const page = await s.submissions.pageJson(form.id, ownerPrincipal(form.ownerId), { limit: Number(opts.limit), cursor: opts.cursor, status });
+        const page = await s.submissions.pageJson(OPERATOR, form.id, { limit: Number(opts.limit), cursor: opts.cursor, status });
         // The API's text as it is: the same bytes, the same cursors.
         if (opts.json) return void process.stdout.write(`${page}\n`);
         const { submissions: items, nextCursor } = JSON.parse(page) as SubmissionListJson;
@@ -112,8 +111,8 @@ export function submissionsCommand(): Command {
       .option("--json", "print only JSON")
       .action((id: string, opts: { json?: boolean }, cmd: Command) =>
         withServices(cmd, async (s) => {
-          const form = await s.forms.requireForm((await s.submissions.requireSubmission(id)).formId);
-          const { moved, status } = await s.submissions.moveSubmission(ownerPrincipal(form.ownerId), form.id, id, to);
+          const { formId } = await s.submissions.requireSubmission(OPERATOR, id);
+          const { moved, status } = await s.submissions.moveSubmission(OPERATOR, formId, id, to);
           emit(!!opts.json, { id, status, moved }, () => (moved ? `Moved ${id} to the ${to === "spam" ? "spam folder" : "inbox"}.` : `${id} is already in the ${to === "spam" ? "spam folder" : "inbox"}; nothing changed.`));
         }),
       );
@@ -126,8 +125,8 @@ export function submissionsCommand(): Command {
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const form = await s.forms.requireForm((await s.submissions.requireSubmission(id)).formId);
-        const result = await s.lifecycle.deleteSubmission(ownerPrincipal(form.ownerId), form.id, id);
+        const form = await s.forms.requireForm((await s.submissions.requireSubmission(OPERATOR, id)).formId);
+        const result = await s.lifecycle.deleteSubmission(OPERATOR, form.id, id);
         emit(!!opts.json, result, () => `Deleted ${id} from ${form.name} (${form.id}).`);
       }),
     );
@@ -144,7 +143,7 @@ export function submissionsCommand(): Command {
     .addHelpText("after", examples((me) => [`${me} submissions export --email ada@example.com > ada.json   # first, if they asked for their data`, `${me} submissions erase --email ada@example.com`]))
     .action((opts: { email: string; owner?: string; form?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const result = await s.lifecycle.eraseByEmail(opts.email, await scope(s, opts));
+        const result = await s.lifecycle.eraseByEmail(OPERATOR, opts.email, await scope(s, opts));
         emit(!!opts.json, result, () =>
           [
             result.erased === 0 ? "No submissions with that email address." : `Erased ${result.erased} submission(s) from ${result.forms.length} form(s): ${result.forms.map((f) => `${f.formId} (${f.erased})`).join(", ")}.`,
@@ -178,13 +177,13 @@ export function submissionsCommand(): Command {
         if (format !== "csv" && format !== "json") throw new AppError("INVALID_PARAMETER", "--format must be csv or json");
         if (opts.email !== undefined) {
           if (format !== "json") throw new AppError("INVALID_PARAMETER", "a person's data (--email) is exported as JSON only");
-          const person = await s.lifecycle.exportPerson(opts.email, await scope(s, { owner: opts.owner, form: formId }));
+          const person = await s.lifecycle.exportPerson(OPERATOR, opts.email, await scope(s, { owner: opts.owner, form: formId }));
           return writeOut(opts.out, [`${JSON.stringify(person, null, 2)}\n`]);
         }
         if (formId === undefined) throw new AppError("INVALID_PARAMETER", "name a form (submissions export FORM_ID), or a person (--email ADDRESS)");
         if (opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "--owner goes with --email");
         const form = await s.forms.requireForm(formId);
-        const pages = () => s.submissions.allSubmissions(form.id);
+        const pages = await s.submissions.allSubmissions(OPERATOR, form.id);
         const progress = exportProgress(form.submissionCount);
         let written = 0;
         const exported = (format === "csv" ? exportCsv : exportJson)(pages, (rows, stage) => {

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { AppError } from "../lib/errors";
+import { OPERATOR } from "../lib/principal";
 import { toCreatedWebhookJson, toWebhookJson, WEBHOOK_FORMATS } from "../modules/webhooks/model";
 import { withServices } from "./context";
 import { examples } from "./hints";
@@ -31,7 +32,7 @@ export function webhooksCommand(): Command {
     .option("--json", "print only JSON")
     .action((formId: string, opts: { url: string; format: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const hook = await s.webhooks.addWebhook(formId, { url: opts.url, format: opts.format });
+        const hook = await s.webhooks.addWebhook(OPERATOR, formId, { url: opts.url, format: opts.format });
         const json = toCreatedWebhookJson(hook);
         emit(!!opts.json, json, () =>
           [
@@ -51,7 +52,7 @@ export function webhooksCommand(): Command {
     .option("--json", "print only JSON")
     .action((formId: string | undefined, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const list = (await s.webhooks.listWebhooks(formId ?? null)).map(toWebhookJson);
+        const list = (await s.webhooks.listWebhooks(OPERATOR, formId ?? null)).map(toWebhookJson);
         emit(!!opts.json, list, () =>
           list.length === 0
             ? "No webhooks."
@@ -67,7 +68,7 @@ export function webhooksCommand(): Command {
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const hook = await s.webhooks.removeWebhook(id);
+        const hook = await s.webhooks.removeWebhook(OPERATOR, id);
         emit(!!opts.json, { id: hook.id, deleted: true }, () => `Removed webhook ${hook.id} (${hook.url}).`);
       }),
     );
@@ -79,7 +80,7 @@ export function webhooksCommand(): Command {
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const { delivery, ok } = await s.webhooks.testWebhook(id);
+        const { delivery, ok } = await s.webhooks.testWebhook(OPERATOR, id);
         emit(!!opts.json, delivery, () =>
           ok ? `The receiver accepted the test event (HTTP ${delivery.lastStatus}); delivery ${delivery.id}.` : `The receiver did not accept the test event: ${delivery.lastError}`,
         );
@@ -96,7 +97,7 @@ export function webhooksCommand(): Command {
     .action((id: string, opts: { limit: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
         if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
-        const list = await s.webhooks.deliveries(id, Number(opts.limit));
+        const list = await s.webhooks.deliveries(OPERATOR, id, Number(opts.limit));
         emit(!!opts.json, list, () =>
           list.length === 0
             ? "No deliveries yet."
@@ -112,7 +113,7 @@ export function webhooksCommand(): Command {
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const delivery = await s.webhooks.replay(id);
+        const delivery = await s.webhooks.replay(OPERATOR, id);
         emit(!!opts.json, delivery, () => `Queued delivery ${delivery.id} again.\n\n${fields([["status", delivery.status], ["attempts so far", delivery.attempts], ["next attempt", delivery.nextAttemptAt]])}`);
       }),
     );

@@ -16,8 +16,36 @@ export interface Principal {
   forms: string[] | null;
 }
 
-/** The operator at the command line: the owner's own rights, as a secret key of theirs has them. */
+/** The operator at the command line: every owner's data, with no key to scope it. */
+export const OPERATOR = Object.freeze({ operator: true as const });
+export type Operator = typeof OPERATOR;
+
+/**
+ * Who acts, the first argument of every service method: a key or a session (its owner's data,
+ * within its key's scope), or the operator (everyone's).
+ */
+export type Actor = Principal | Operator;
+
+export const isOperator = (actor: Actor): actor is Operator => actor === OPERATOR;
+
+/** The command line acting on one owner's data, as the audit trail records it (`cli`, that owner). */
 export const ownerPrincipal = (ownerId: string): Principal => ({ keyId: "cli", ownerId, kind: "secret", forms: null });
+
+/** Who the audit trail names for what `actor` did to `ownerId`'s data: a principal as itself, the operator as the command line. */
+export const auditedAs = (actor: Actor, ownerId: string): Principal => (isOperator(actor) ? ownerPrincipal(ownerId) : actor);
+
+/** The forms service's access check, as every service sees it (a form's settings live there). */
+interface FormAccess<F> {
+  requireForm(id: string): Promise<F>;
+  formFor(id: string, caller: Principal, access?: "manage" | "submit"): Promise<F>;
+}
+
+/**
+ * The form `actor` may `access`: any that exists for the operator (404 when none); for a principal,
+ * the forms service's 404, 403, KEY_SCOPE in that order.
+ */
+export const formOf = <F>(forms: FormAccess<F>, actor: Actor, id: string, access?: "manage" | "submit"): Promise<F> =>
+  isOperator(actor) ? forms.requireForm(id) : forms.formFor(id, actor, access);
 
 /** The refusal of a publishable key anywhere but submit and challenge. */
 export const publishableScope = () => new AppError("KEY_SCOPE", "a publishable key (fpk_) may only submit and fetch challenges; use a secret key (fsk_) on the server for everything else");
@@ -27,7 +55,8 @@ export const publishableScope = () => new AppError("KEY_SCOPE", "a publishable k
  * owner's forms, or a session. A publishable key or a key bound to some forms is refused with
  * KEY_SCOPE: a bound key must not mint itself a key that is not.
  */
-export function requireOwnerScope(caller: Principal): void {
+export function requireOwnerScope(caller: Actor): void {
+  if (isOperator(caller)) return;
   if (caller.kind === "publishable") throw publishableScope();
   if (caller.forms) throw new AppError("KEY_SCOPE", "this API key is bound to some forms; creating forms and managing keys needs a secret key of all the owner's forms");
 }

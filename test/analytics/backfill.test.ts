@@ -7,7 +7,7 @@ import { openStore } from "../../src/db/store";
 import { fixedClock } from "../../src/lib/clock";
 import { onSqlite } from "../helpers/engine";
 import { startTestServer, tempDir } from "../helpers/harness";
-import { ownerPrincipal } from "../../src/lib/principal";
+import { OPERATOR } from "../../src/lib/principal";
 
 // Migrations of old SQLite schemas: a PostgreSQL database starts at the current schema (its rollups empty).
 
@@ -88,7 +88,7 @@ test.if(onSqlite)("after a backfill of random old rows both rollup tables equal 
       expect(await monthly()).toEqual(await recount(7));
       const before = (await server.query("SELECT count FROM form_daily_counts WHERE form_id = 'frm_a' AND dimension = 'total' AND day = '2024-02-29'"))[0]?.count ?? 0;
 
-      await server.services.submissions.submit(ownerPrincipal("own_1"), { formId: "frm_a", data: { late: true } }, { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB" });
+      await server.services.submissions.submit(OPERATOR, { formId: "frm_a", data: { late: true } }, { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB" });
       expect(await daily()).toEqual(await recount(10));
       expect(await monthly()).toEqual(await recount(7));
       expect((await server.query("SELECT count FROM form_daily_counts WHERE form_id = 'frm_a' AND dimension = 'total' AND day = '2024-02-29'"))[0].count).toBe(before + 1);

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { OPERATOR } from "../../src/lib/principal";
 import { FormsvcClient, FormsvcError } from "../../src/client";
 import { ownerPrincipal } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
@@ -67,7 +68,7 @@ describe("FormsvcClient's management methods against a running server", () => {
   });
 
   test("exportSubmissions stops when its signal is aborted, and says so instead of ending as if complete", async () => {
-    await Promise.all(Array.from({ length: 2_000 }, (_, i) => server.services.submissions.submit(ownerPrincipal(owner.ownerId), { formId: owner.formId, data: { i, pad: "z".repeat(300) } }, NO_SUBMITTER)));
+    await Promise.all(Array.from({ length: 2_000 }, (_, i) => server.services.submissions.submit(OPERATOR, { formId: owner.formId, data: { i, pad: "z".repeat(300) } }, NO_SUBMITTER)));
     await server.services.submissions.flush();
     // The plain fetch, so the answer is still arriving when the signal fires (the checked one reads it whole first).
     const streaming = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key });

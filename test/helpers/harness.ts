@@ -13,6 +13,7 @@ import { buildMeta } from "../../src/modules/submissions/meta";
 import { startServer, type RunningServer } from "../../src/server";
 import { engine, testDatabase } from "./engine";
 import { checkedFetch } from "./openapi-check";
+import { OPERATOR } from "../../src/lib/principal";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
 const SPEC_PATH = "/api/v1/openapi.json";
@@ -256,8 +257,8 @@ export function seedForm(server: RunningServer, owner: string, form: FormFields 
 }
 
 /** A key of `owner` made through the keys service, secret unless `publishable`; its `key` is the secret to send. */
-export function seedKey(server: RunningServer, owner: string, input: Omit<Parameters<CreateKey>[0], "owner"> = {}): ReturnType<CreateKey> {
-  return server.services.keys.createKey({ ...input, owner });
+export function seedKey(server: RunningServer, owner: string, input: Omit<Parameters<CreateKey>[1], "owner"> = {}): ReturnType<CreateKey> {
+  return server.services.keys.createKey(OPERATOR, { ...input, owner });
 }
 
 export interface ServeProcess {

@@ -3,6 +3,7 @@ import { parseCsv } from "../helpers/csv";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { startReceiver, type Receiver } from "../helpers/receiver";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+import { OPERATOR } from "../../src/lib/principal";
 
 // Names a plain object already answers to (Object.prototype's members), and the one that sets its prototype.
 const NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"] as const;
@@ -22,7 +23,7 @@ beforeAll(async () => {
     developerNotifications: true,
     autoresponse: { enabled: true, subject: "Thanks", text: "c={{constructor}} p={{__proto__}} t={{toString}} h={{hasOwnProperty}}" },
   });
-  await server.services.webhooks.addWebhook(owner.formId, { url: `${receiver.url}/hook` });
+  await server.services.webhooks.addWebhook(OPERATOR, owner.formId, { url: `${receiver.url}/hook` });
 });
 afterAll(async () => {
   await server.close();

@@ -48,6 +48,9 @@ describe("formsvc submissions export --email", () => {
       [b, contact, "Contact", "spam", "hello"],
     ]);
     expect(person.notifications).toEqual([expect.objectContaining({ submissionId: a, formId: owner.formId, status: expect.any(String) })]);
+    // Each message once: the owner notification naming Pat as Reply-To is their submission's, listed under notifications alone.
+    const listed = [...person.notifications, ...person.messages].map((m: any) => m.id);
+    expect([listed.length, person.messages]).toEqual([new Set(listed).size, []]);
     // One form only, given as FORM_ID; --format csv is no shape for a person.
     expect((await cliJsonAsync(["submissions", "export", contact, "--email", "pat@example.com"], { db: server.db })).submissions.map((s: any) => s.id)).toEqual([b]);
     const csv = await runCliAsync(["submissions", "export", "--email", "pat@example.com", "--format", "csv"], { db: server.db });

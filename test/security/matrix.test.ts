@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PUBLIC_ROUTE } from "../../src/http/context";
 import { notServed } from "../../src/http/methods";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { OPERATOR } from "../../src/lib/principal";
 
 /**
  * The security cases of every API operation, generated from the routes the app serves
@@ -48,10 +49,10 @@ beforeAll(async () => {
   const second = await server.services.forms.createForm({ owner: owner.ownerEmail, name: "Second" });
   keys.owner = owner.key;
   keys.other = other.key;
-  keys.publishable = (await server.services.keys.createKey({ owner: owner.ownerEmail, publishable: true })).key;
+  keys.publishable = (await server.services.keys.createKey(OPERATOR, { owner: owner.ownerEmail, publishable: true })).key;
   // Bound to the owner's second form: every path below names the first.
-  keys.bound = (await server.services.keys.createKey({ owner: owner.ownerEmail, forms: [second.id] })).key;
-  const webhook = await server.services.webhooks.addWebhook(owner.formId, { url: "http://127.0.0.1:9/hook" });
+  keys.bound = (await server.services.keys.createKey(OPERATOR, { owner: owner.ownerEmail, forms: [second.id] })).key;
+  const webhook = await server.services.webhooks.addWebhook(OPERATOR, owner.formId, { url: "http://127.0.0.1:9/hook" });
   const submitted = await server.json("/api/v1/forms/submit", {
     method: "POST",
     key: owner.key,
@@ -59,7 +60,7 @@ beforeAll(async () => {
     body: JSON.stringify({ formId: owner.formId, data: { email: "ada@example.com" } }),
   });
   expect(submitted.status).toBe(200);
-  const [delivery] = await server.services.webhooks.deliveries(webhook.id, 1);
+  const [delivery] = await server.services.webhooks.deliveries(OPERATOR, webhook.id, 1);
   ids = { formId: owner.formId, keyId: owner.keyId, submissionId: submitted.body.id, webhookId: webhook.id, deliveryId: delivery!.id };
   routes = server.app.routes as unknown as Route[];
   document = await (await server.app.handle(new Request("http://localhost/api/v1/openapi.json"))).json();

@@ -12,7 +12,7 @@ export function analyticsRoutes(analytics: AnalyticsService) {
       "/forms/:formId/analytics",
       async ({ params, query, principal, set }) => {
         set.headers["content-type"] = "application/json;charset=utf-8";
-        return await analytics.analyticsJson(params.formId, principal, query);
+        return await analytics.analyticsJson(principal, params.formId, query);
       },
       {
         auth: "secret",

@@ -19,7 +19,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export type ActorKind = "key" | "session" | "cli" | "system";
 
 /** Who did it: a caller, or a job acting on an owner's settings (retention). */
-export type Actor = Principal | { job: "retention"; ownerId: string };
+export type AuditActor = Principal | { job: "retention"; ownerId: string };
 
 /** Facts about a change that are neither secrets nor submitted data: field names, counts, a key's kind. */
 export type AuditDetail = Record<string, string | number | boolean | null | string[]>;
@@ -37,7 +37,7 @@ export interface AuditEvent {
 }
 
 /** The kind and id of an actor: a principal's kind follows its keyId (`key_…`, `ses_…`, `cli`). */
-export function actorOf(actor: Actor): { kind: ActorKind; id: string } {
+export function actorOf(actor: AuditActor): { kind: ActorKind; id: string } {
   if ("job" in actor) return { kind: "system", id: actor.job };
   if (actor.keyId.startsWith("ses_")) return { kind: "session", id: actor.keyId };
   if (actor.keyId === "cli") return { kind: "cli", id: "cli" };

@@ -1,5 +1,5 @@
 import { isoTime, type Clock } from "../../lib/clock";
-import { actorOf, type Actor, type AuditAction, type AuditDetail, type AuditEvent } from "./model";
+import { actorOf, type AuditActor, type AuditAction, type AuditDetail, type AuditEvent } from "./model";
 import type { AuditRepo } from "./repo";
 
 /**
@@ -11,7 +11,7 @@ import type { AuditRepo } from "./repo";
 export function createAuditService(repo: AuditRepo, clock: Clock) {
   return {
     /** Records one change made by `actor` to `objectId`, on the actor's owner's data. */
-    record(actor: Actor, action: AuditAction, objectId: string | null, detail?: AuditDetail): Promise<void> {
+    record(actor: AuditActor, action: AuditAction, objectId: string | null, detail?: AuditDetail): Promise<void> {
       const { kind, id } = actorOf(actor);
       return repo.insertEvent({ at: isoTime(clock.now()), ownerId: actor.ownerId, actorKind: kind, actorId: id, action, objectId, detail: detail ? JSON.stringify(detail) : null });
     },

@@ -53,6 +53,22 @@ export function createConfirmationsRepo(sql: Sql) {
       });
     },
 
+    /** Forgets an address's confirmation of a form, confirmed or pending (an erasure, inside its transaction); returns how many went. */
+    async forgetAddress(formId: string, email: string): Promise<{ confirmations: number }> {
+      return { confirmations: await sql.run("DELETE FROM waitlist_confirmations WHERE form_id = ? AND email = ?", [formId, email]) };
+    },
+
+    /** An address's confirmations in these forms (all when null), oldest first: a person's export. */
+    async listAddressRecords(email: string, formIds: string[] | null): Promise<{ confirmations: Record<string, unknown>[] }> {
+      return {
+        confirmations: await sql.all<Record<string, unknown>>(
+          `SELECT form_id AS "formId", created_at AS "createdAt", expires_at AS "expiresAt", confirmed_at AS "confirmedAt" FROM waitlist_confirmations
+           WHERE email = ?1 AND (CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, form_id`,
+          [email, formIds && JSON.stringify(formIds)],
+        ),
+      };
+    },
+
     /** Deletes confirmations that expired unconfirmed (the address may sign up again and get a new one). */
     deleteExpired: (now: string): Promise<number> => sql.run("DELETE FROM waitlist_confirmations WHERE confirmed_at IS NULL AND expires_at <= ?", [now]),
   };

@@ -9,7 +9,7 @@ const SCOPE = "Needs a secret key of all the owner's forms (or a session): a pub
 export function keysRoutes(keys: KeysService) {
   return new Elysia({ name: "keys-routes" })
     .use(requestContext)
-    .get("/keys", async ({ principal }) => (await keys.listKeysFor(principal)).map(toKeyJson), {
+    .get("/keys", async ({ principal }) => (await keys.listKeys(principal)).map(toKeyJson), {
       auth: "secret",
       detail: {
         summary: "List API keys",
@@ -18,7 +18,7 @@ export function keysRoutes(keys: KeysService) {
         responses: responses({ schema: KeyListSchema, description: "the owner's keys" }, 400, 401, 403, 429),
       },
     })
-    .post("/keys", async ({ body, principal }) => await keys.createKeyFor(principal, body), {
+    .post("/keys", async ({ body, principal }) => await keys.createKey(principal, body), {
       auth: "secret",
       body: KeyCreateSchema,
       detail: {
@@ -28,7 +28,7 @@ export function keysRoutes(keys: KeysService) {
         responses: responses({ schema: CreatedKeySchema, description: "the new key, with its secret (shown this once)" }, 400, 401, 403, 429),
       },
     })
-    .delete("/keys/:keyId", async ({ params, principal }) => toRevokedJson(await keys.revokeKeyFor(principal, params.keyId)), {
+    .delete("/keys/:keyId", async ({ params, principal }) => toRevokedJson(await keys.revokeKey(principal, params.keyId)), {
       auth: "secret",
       params: KeyIdParams,
       detail: {

@@ -9,7 +9,7 @@ import { newId } from "../../lib/ids";
 import type { AuditService } from "../audit/service";
 import type { Owner } from "../owners/repo";
 import type { OwnersService } from "../owners/service";
-import { ownerPrincipal, requireOwnerScope, type KeyKind, type Principal } from "../../lib/principal";
+import { auditedAs, isOperator, requireOwnerScope, type Actor, type KeyKind, type Principal } from "../../lib/principal";
 import type { CreatedKey } from "./model";
 import type { ApiKey, KeysRepo } from "./repo";
 
@@ -78,77 +78,76 @@ export function createKeysService(
     if (foreign.length) throw new AppError("INVALID_PARAMETER", `${named} has no form ${foreign.join(", ")}`);
   };
 
-  const mint = async (owner: Owner, key: ReturnType<typeof checked>, actor: Principal): Promise<CreatedKey> => {
+  const mint = async (owner: Owner, key: ReturnType<typeof checked>, actor: Actor): Promise<CreatedKey> => {
     const secret = PREFIX[key.kind] + randomBytes(32).toString("base64url");
     const row = { id: newId("key"), ownerId: owner.id, ...key, prefix: secret.slice(0, 12), hash: hashSecret(secret), createdAt: isoTime(clock.now()) };
     await atomically(async () => {
       await repo.insertKey(row);
-      await audit.record(actor, "key.created", row.id, { kind: key.kind, name: key.name, forms: key.forms });
+      await audit.record(auditedAs(actor, owner.id), "key.created", row.id, { kind: key.kind, name: key.name, forms: key.forms });
     });
     return { id: row.id, name: key.name, owner: owner.email, key: secret, kind: key.kind, forms: key.forms, createdAt: row.createdAt };
   };
 
-  const revoke = async (key: ApiKey, actor: Principal): Promise<ApiKey> => {
-    await atomically(async () => {
-      if (await repo.revokeKey(key.id, isoTime(clock.now()))) await audit.record(actor, "key.revoked", key.id, { kind: key.kind, name: key.name });
-    });
-    clear();
-    return (await repo.findKeyById(key.id))!;
+  /**
+   * The key `actor` may manage: 404 when there is none (or it is another owner's, for a principal),
+   * then 403 KEY_SCOPE for a key that may not manage keys.
+   */
+  const keyFor = async (actor: Actor, id: string): Promise<ApiKey> => {
+    const key = await repo.findKeyById(id);
+    if (!key || (!isOperator(actor) && key.ownerId !== actor.ownerId)) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
+    requireOwnerScope(actor);
+    return key;
   };
 
   return {
     /**
-     * A new key for the owner (created if new): secret by default, or publishable (submit only),
-     * optionally bound to some of the owner's forms. The secret is returned here and never again.
+     * A new key, secret by default or publishable (submit only), optionally bound to some of its
+     * owner's forms. The operator names the owner (`input.owner`, created if new); a principal's
+     * key is its own owner's, and needs a secret key of all the owner's forms or a session (400
+     * before 403). The secret is returned here and never again.
      */
-    async createKey(input: KeyInput & { owner: string }): Promise<CreatedKey> {
+    async createKey(actor: Actor, input: KeyInput & { owner?: string }): Promise<CreatedKey> {
       const key = checked(input);
+      if (!isOperator(actor)) {
+        const owner = (await owners.findOwnerById(actor.ownerId))!;
+        // Not the owner's address: the 400 comes before the scope check, so a publishable key reads it too.
+        await requireOwnForms(key.forms, owner, "this key's owner");
+        requireOwnerScope(actor);
+        return mint(owner, key, actor);
+      }
+      if (input.owner === undefined) throw new AppError("INVALID_PARAMETER", "name the key's owner (--owner EMAIL)");
       // Checked before the owner is created: a refused key leaves nothing behind.
       const known = await owners.findOwner(input.owner);
       await requireOwnForms(key.forms, known, known?.email ?? input.owner.trim().toLowerCase());
       const owner = known ?? (await owners.ensureOwner(input.owner));
-      return mint(owner, key, ownerPrincipal(owner.id));
+      return mint(owner, key, actor);
     },
 
-    /** A new key for the caller's owner (POST /keys): needs a secret key of all the owner's forms, or a session; 400 before 403. */
-    async createKeyFor(caller: Principal, input: KeyInput): Promise<CreatedKey> {
-      const key = checked(input);
-      const owner = (await owners.findOwnerById(caller.ownerId))!;
-      // Not the owner's address: the 400 comes before the scope check, so a publishable key reads it too.
-      await requireOwnForms(key.forms, owner, "this key's owner");
-      requireOwnerScope(caller);
-      return mint(owner, key, caller);
-    },
-
-    /** Every key, or one owner's (none for an owner never named). */
-    async listKeys(filter: { owner?: string } = {}): Promise<ApiKey[]> {
+    /**
+     * Keys oldest first, revoked ones too: a principal's owner's (GET /keys; KEY_SCOPE as for
+     * creating), the operator's choice of every key or one owner's (none for an owner never named).
+     */
+    async listKeys(actor: Actor, filter: { owner?: string } = {}): Promise<ApiKey[]> {
+      if (!isOperator(actor)) {
+        requireOwnerScope(actor);
+        return repo.listKeys(actor.ownerId);
+      }
       if (filter.owner === undefined) return repo.listKeys(null);
       const owner = await owners.findOwner(filter.owner);
       return owner ? repo.listKeys(owner.id) : [];
     },
 
-    /** The caller's owner's keys (GET /keys), oldest first, revoked ones too. */
-    async listKeysFor(caller: Principal): Promise<ApiKey[]> {
-      requireOwnerScope(caller);
-      return repo.listKeys(caller.ownerId);
-    },
-
-    /** Deactivates the key; every later request with it is a 401, in this process and others. Revoking a revoked key changes nothing. */
-    async revokeKey(id: string): Promise<ApiKey> {
-      const key = await repo.findKeyById(id);
-      if (!key) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
-      return revoke(key, ownerPrincipal(key.ownerId));
-    },
-
     /**
-     * Revokes one of the caller's owner's keys (DELETE /keys/{keyId}); another owner's key is a 404
-     * like a key that does not exist. A key may revoke itself: this answer is its last.
+     * Deactivates the key; every later request with it is a 401, in this process and others.
+     * Revoking a revoked key changes nothing. A key may revoke itself: this answer is its last.
      */
-    async revokeKeyFor(caller: Principal, id: string): Promise<ApiKey> {
-      const key = await repo.findKeyById(id);
-      if (!key || key.ownerId !== caller.ownerId) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
-      requireOwnerScope(caller);
-      return revoke(key, caller);
+    async revokeKey(actor: Actor, id: string): Promise<ApiKey> {
+      const key = await keyFor(actor, id);
+      await atomically(async () => {
+        if (await repo.revokeKey(key.id, isoTime(clock.now()))) await audit.record(auditedAs(actor, key.ownerId), "key.revoked", key.id, { kind: key.kind, name: key.name });
+      });
+      clear();
+      return (await repo.findKeyById(key.id))!;
     },
 
     /** The caller behind a secret, or null for an unknown or revoked key. */

@@ -89,6 +89,10 @@ const MARK_FAILED = "UPDATE outbox SET status = 'failed', attempts = attempts + 
 // One statement: a new address takes its slot, one whose slot is older than the window takes it again, any other changes nothing.
 const TAKE_SLOT = `INSERT INTO autoresponse_throttle (form_id, email, sent_at) VALUES (?1, ?2, ?3)
   ON CONFLICT (form_id, email) DO UPDATE SET sent_at = ?3 WHERE autoresponse_throttle.sent_at <= ?4`;
+// Messages about an address: sent to it (an autoresponse, a confirmation) or naming it as Reply-To (an owner notification).
+const addressedTo = (param: string) => `(reply_to = ${param} OR (kind IN ('autoresponse', 'confirmation') AND recipient = ${param}))`;
+// ?2: a JSON list of form ids, or null for every form.
+const IN_SCOPE = "(CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2)))";
 const WITH_WEBHOOK = `SELECT o.*, w.url AS webhook_url, w.format AS webhook_format, w.secret AS webhook_secret, w.enabled AS webhook_enabled
   FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id`;
 
@@ -115,6 +119,30 @@ export function createOutboxRepo(sql: Sql) {
 
     /** Forgets autoresponse slots taken before `before` (they no longer hold anyone back). */
     deleteAutoresponseSlotsBefore: (before: string): Promise<number> => sql.run("DELETE FROM autoresponse_throttle WHERE sent_at < ?", [before]),
+
+    /**
+     * Forgets what the outbox keeps about an address for a form, whether or not a submission of
+     * theirs is still there (an erasure, inside its transaction): its autoresponse throttle, and
+     * messages to it or naming it as Reply-To (with their attempts). Returns how many of each went.
+     */
+    async forgetAddress(formId: string, email: string): Promise<{ autoresponseThrottles: number; messages: number }> {
+      return {
+        autoresponseThrottles: await sql.run("DELETE FROM autoresponse_throttle WHERE form_id = ? AND email = ?", [formId, email]),
+        messages: await sql.run(`DELETE FROM outbox WHERE form_id = ?1 AND ${addressedTo("?2")}`, [formId, email]),
+      };
+    },
+
+    /** What forgetAddress would forget in these forms (all when null), oldest first: a person's export. */
+    async listAddressRecords(email: string, formIds: string[] | null): Promise<{ autoresponseThrottles: Record<string, unknown>[]; messages: Record<string, unknown>[] }> {
+      const scope = [email, formIds && JSON.stringify(formIds)];
+      return {
+        autoresponseThrottles: await sql.all<Record<string, unknown>>(`SELECT form_id AS "formId", sent_at AS "lastSentAt" FROM autoresponse_throttle WHERE email = ?1 AND ${IN_SCOPE} ORDER BY sent_at, form_id`, scope),
+        messages: await sql.all<Record<string, unknown>>(
+          `SELECT id, kind, form_id AS "formId", submission_id AS "submissionId", status, queued_at AS "queuedAt", sent_at AS "sentAt" FROM outbox WHERE ${addressedTo("?1")} AND ${IN_SCOPE} ORDER BY id`,
+          scope,
+        ),
+      };
+    },
 
     /** Inserts a row already claimed (`sending`) by the caller, who sends it at once (a webhook's test event); returns its id. */
     async insertSending(m: QueuedMessage): Promise<number> {

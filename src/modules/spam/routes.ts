@@ -13,7 +13,7 @@ export function spamRoutes(spam: SpamService) {
       ({ params, principal, set }) => {
         // Each challenge is accepted once: a cached one would be refused as used.
         set.headers["cache-control"] = "no-store";
-        return spam.challengeFor(params.formId, principal);
+        return spam.challengeFor(principal, params.formId);
       },
       {
         auth: "public",

@@ -3,13 +3,15 @@ import type { Shredder } from "../../db/shred";
 import { isoTime, type Clock } from "../../lib/clock";
 import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
-import { ownerPrincipal, type Principal } from "../../lib/principal";
+import { auditedAs, formOf, isOperator, type Actor, type Operator } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { SubmissionStatus } from "./model";
 import type { SubmitPipeline } from "./pipeline";
-import type { AddressRecords, SubmissionsRepo } from "./repo";
+import type { ConfirmationsRepo } from "../confirmations/repo";
+import type { OutboxRepo } from "../outbox/repo";
+import type { SubmissionsRepo } from "./repo";
 import { pipelineItem, unlessBusy, type SubmissionsService } from "./service";
 
 const DAY_MS = 86_400_000;
@@ -29,6 +31,9 @@ export interface LifecycleDeps {
   clock: Clock;
   /** Makes what an erasure deleted unrecoverable from the database's files. */
   shredder: Shredder;
+  /** What the confirmations and the outbox keep about an address beside its submissions: listed for an export, forgotten by an erasure. */
+  confirmations: Pick<ConfirmationsRepo, "forgetAddress" | "listAddressRecords">;
+  outbox: Pick<OutboxRepo, "forgetAddress" | "listAddressRecords">;
   /** What is stored about submissions elsewhere, by name (the notifications they caused), for a person's export. */
   related: Record<string, (submissionIds: string[]) => Promise<unknown[]>>;
 }
@@ -44,7 +49,7 @@ export interface PersonExport {
   confirmations: Record<string, unknown>[];
   /** When each form last sent the address an autoresponse (kept an hour, so it gets at most one an hour). */
   autoresponseThrottles: Record<string, unknown>[];
-  /** Messages sent to the address or naming it as Reply-To, queued or sent. */
+  /** Messages sent to the address or naming it as Reply-To, queued or sent, that no submission under `submissions` caused (those are under `notifications`). */
   messages: Record<string, unknown>[];
   [related: string]: unknown;
 }
@@ -56,6 +61,13 @@ export interface Erasure {
   /** What was kept about the address apart from its submissions, and went with them. */
   alsoErased: AddressRecords<number>;
   vacuumed: boolean;
+}
+
+/** What is stored about an address beside its submissions, by kind: rows, or how many of them went. */
+export interface AddressRecords<T> {
+  confirmations: T;
+  autoresponseThrottles: T;
+  messages: T;
 }
 
 /** The forms that keep something about an address beside its submissions. */
@@ -74,7 +86,13 @@ const validAddress = (email: string) => {
  * its audit line, so counters, waitlist joiners and analytics rollups stay equal to a recount of
  * what is stored, and nothing a submission left behind (queued messages) outlives it.
  */
-export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, audit, clock, shredder, related }: LifecycleDeps) {
+export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, audit, clock, shredder, confirmations, outbox, related }: LifecycleDeps) {
+  /** What is kept about an address beside its submissions in these forms (all when null), as an erasure would forget it. */
+  const addressRecords = async (address: string, formIds: string[] | null): Promise<AddressRecords<Record<string, unknown>[]>> => ({
+    ...(await confirmations.listAddressRecords(address, formIds)),
+    ...(await outbox.listAddressRecords(address, formIds)),
+  });
+
   /**
    * Deletes these submissions of `form` as they are inside the transaction (one deleted or moved
    * meanwhile by another process is taken as it is now, never uncounted twice); `record` writes
@@ -124,10 +142,10 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
      * Deletes a form with all its submissions: the submissions go a few hundred per transaction,
      * through the delete writers (so its counts stay true at every commit and the server keeps
      * answering), then the form with what is left (rollups, joiners, submissions that arrived
-     * meanwhile) in one last transaction with its audit line. With a caller, its access is checked first.
+     * meanwhile) in one last transaction with its audit line. The actor's access is checked first.
      */
-    async deleteForm(id: string, caller?: Principal): Promise<Form> {
-      const form = await (caller ? forms.formFor(id, caller) : forms.requireForm(id));
+    async deleteForm(actor: Actor, id: string): Promise<Form> {
+      const form = await formOf(forms, actor, id);
       for (;;) {
         const ids = await repo.listFormSubmissionIds(form.id, CHUNK);
         if (ids.length === 0) break;
@@ -135,15 +153,15 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
         if (ids.length < CHUNK) break;
         await nextTurn();
       }
-      await chunk(() => forms.deleteForm(form.id, caller ?? ownerPrincipal(form.ownerId), form.submissionCount));
+      await chunk(() => forms.deleteForm(form.id, isOperator(actor) ? undefined : actor, form.submissionCount));
       submissions.forget(new Set([form.id]));
       return form;
     },
 
-    /** Deletes one submission of the caller's form (404, 403, 404 for another form's submission). */
-    async deleteSubmission(caller: Principal, formId: string, id: string): Promise<{ id: string; deleted: true }> {
-      const { form } = await submissions.submissionFor(caller, formId, id);
-      const deleted = await unlessBusy(() => remove(form, [id], () => audit.record(caller, "submission.deleted", id, { formId: form.id })));
+    /** Deletes one submission of a form `actor` may manage (404, 403, 404 for another form's submission). */
+    async deleteSubmission(actor: Actor, formId: string, id: string): Promise<{ id: string; deleted: true }> {
+      const { form } = await submissions.submissionFor(actor, formId, id);
+      const deleted = await unlessBusy(() => remove(form, [id], () => audit.record(auditedAs(actor, form.ownerId), "submission.deleted", id, { formId: form.id })));
       if (!deleted) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
       return { id, deleted: true };
     },
@@ -153,12 +171,12 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
      * or spam, whose extracted email it is, with what each left behind, and what is kept apart from
      * them whether or not one is still there (a waitlist confirmation, an autoresponse throttle,
      * messages to it). One transaction and one audit line per form, never naming the address. Then
-     * the database's files are made to forget it (shred).
+     * the database's files are made to forget it (shred). The operator's alone: it reaches every owner.
      */
-    async eraseByEmail(email: string, formIds: string[] | null): Promise<Erasure> {
+    async eraseByEmail(actor: Operator, email: string, formIds: string[] | null): Promise<Erasure> {
       const address = validAddress(email);
       const found = Map.groupBy(await repo.findSubmissionsByEmail(address, formIds), (s) => s.formId);
-      const kept = await repo.listAddressRecords(address, formIds);
+      const kept = await addressRecords(address, formIds);
       const holding = formsOf(kept);
       const done: Erasure["forms"] = [];
       const alsoErased: AddressRecords<number> = { confirmations: 0, autoresponseThrottles: 0, messages: 0 };
@@ -167,10 +185,10 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
           // The submissions first: leaving the tallies, a confirmed joiner is uncounted only while the confirmation is there.
           const batch = (await repo.findFormSubmissions(form.id, (found.get(formId) ?? []).map((s) => s.id))).map((s) => pipelineItem(s, form));
           if (batch.length) await tx.delete(batch);
-          const forgotten = await repo.forgetAddress(form.id, address);
+          const forgotten: AddressRecords<number> = { ...(await confirmations.forgetAddress(form.id, address)), ...(await outbox.forgetAddress(form.id, address)) };
           if (batch.length || Object.values(forgotten).some((n) => n > 0)) {
             const beside = Object.fromEntries(Object.entries(forgotten).filter(([, n]) => n > 0));
-            await audit.record(ownerPrincipal(form.ownerId), "submissions.erased", form.id, { submissions: batch.length, ...beside });
+            await audit.record(auditedAs(actor, form.ownerId), "submissions.erased", form.id, { submissions: batch.length, ...beside });
           }
           return { erased: batch.length, forgotten };
         });
@@ -187,16 +205,18 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
     /**
      * All that is stored about one person in these forms (all when null): their submissions, the
      * waitlists they joined, what their submissions caused, and what is kept about the address
-     * apart from them (confirmations, autoresponse throttles, messages to it).
+     * apart from them (confirmations, autoresponse throttles, messages to it). The operator's alone.
      */
-    async exportPerson(email: string, formIds: string[] | null): Promise<PersonExport> {
+    async exportPerson(_actor: Operator, email: string, formIds: string[] | null): Promise<PersonExport> {
       const address = validAddress(email);
       const found = await repo.findSubmissionsByEmail(address, formIds);
       const joined = await repo.listFormsJoinedBy(address, formIds);
-      const kept = await repo.listAddressRecords(address, formIds);
+      const kept = await addressRecords(address, formIds);
       const known = await formsById([...found.map((s) => s.formId), ...joined, ...formsOf(kept)]);
       const mine = found.filter((s) => known.has(s.formId));
       const ids = mine.map((s) => s.id);
+      // A message one of their submissions caused is listed once, with that submission's notifications.
+      const listed = new Set(ids);
       const named = (rows: Record<string, unknown>[]) => rows.filter((r) => known.has(r.formId as string)).map((r) => ({ ...r, formName: known.get(r.formId as string)!.name }));
       return {
         email: address,
@@ -205,7 +225,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
         waitlists: joined.filter((id) => known.has(id)).map((id) => ({ formId: id, formName: known.get(id)!.name })),
         confirmations: named(kept.confirmations),
         autoresponseThrottles: named(kept.autoresponseThrottles),
-        messages: named(kept.messages),
+        messages: named(kept.messages.filter((m) => !listed.has(m.submissionId as string))),
         ...Object.fromEntries(await Promise.all(Object.entries(related).map(async ([name, list]) => [name, await list(ids)]))),
       };
     },

@@ -14,13 +14,6 @@ interface Row {
 
 type StatusRow = Row & { status: SubmissionStatus };
 
-/** What is stored about an address beside its submissions, by kind: rows, or how many of them went. */
-export interface AddressRecords<T> {
-  confirmations: T;
-  autoresponseThrottles: T;
-  messages: T;
-}
-
 const toStored = (r: Row): StoredSubmission => ({ id: r.id, formId: r.form_id, data: r.data, email: r.email, createdAt: r.created_at });
 const withStatus = (r: StatusRow): StoredSubmission & { status: SubmissionStatus } => ({ ...toStored(r), status: r.status });
 
@@ -41,9 +34,6 @@ export class IdempotencyKeyTaken extends Error {
 }
 
 const SAVE_IDEMPOTENCY = "INSERT INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
-// Messages about an address: sent to it (an autoresponse, a confirmation) or naming it as Reply-To (an owner notification).
-const addressedTo = (param: string) => `(reply_to = ${param} OR (kind IN ('autoresponse', 'confirmation') AND recipient = ${param}))`;
-const IN_SCOPE = "(CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2)))";
 const BUMP_COUNTERS = "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?";
 
 export function createSubmissionsRepo(sql: Sql) {
@@ -110,33 +100,6 @@ export function createSubmissionsRepo(sql: Sql) {
     async findSubmission(id: string): Promise<(StoredSubmission & { status: SubmissionStatus }) | null> {
       const row = await sql.get<StatusRow>("SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?", [id]);
       return row ? withStatus(row) : null;
-    },
-
-    /**
-     * Forgets what a form keeps about an address beside its submissions, whether or not one of theirs
-     * is still there (an erasure): its waitlist confirmation, its autoresponse throttle, and messages
-     * to it or naming it as Reply-To (with their attempts). Returns how many of each went.
-     */
-    async forgetAddress(formId: string, email: string): Promise<AddressRecords<number>> {
-      return {
-        confirmations: await sql.run("DELETE FROM waitlist_confirmations WHERE form_id = ? AND email = ?", [formId, email]),
-        autoresponseThrottles: await sql.run("DELETE FROM autoresponse_throttle WHERE form_id = ? AND email = ?", [formId, email]),
-        messages: await sql.run(`DELETE FROM outbox WHERE form_id = ?1 AND ${addressedTo("?2")}`, [formId, email]),
-      };
-    },
-
-    /** What these forms (all when null) keep about an address beside its submissions, as forgetAddress would forget it, oldest first. */
-    async listAddressRecords(email: string, formIds: string[] | null): Promise<AddressRecords<Record<string, unknown>[]>> {
-      const scoped = (statement: string) => sql.all<Record<string, unknown>>(statement.replace("$SCOPE", IN_SCOPE), [email, formIds && JSON.stringify(formIds)]);
-      return {
-        confirmations: await scoped(
-          "SELECT form_id AS \"formId\", created_at AS \"createdAt\", expires_at AS \"expiresAt\", confirmed_at AS \"confirmedAt\" FROM waitlist_confirmations WHERE email = ?1 AND $SCOPE ORDER BY created_at, form_id",
-        ),
-        autoresponseThrottles: await scoped("SELECT form_id AS \"formId\", sent_at AS \"lastSentAt\" FROM autoresponse_throttle WHERE email = ?1 AND $SCOPE ORDER BY sent_at, form_id"),
-        messages: await scoped(
-          `SELECT id, kind, form_id AS "formId", submission_id AS "submissionId", status, queued_at AS "queuedAt", sent_at AS "sentAt" FROM outbox WHERE ${addressedTo("?1")} AND $SCOPE ORDER BY id`,
-        ),
-      };
     },
 
     /**

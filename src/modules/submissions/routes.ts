@@ -82,7 +82,7 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
       "/forms/:formId/submissions",
       async ({ params, query, principal, set }) => {
         set.headers["content-type"] = "application/json;charset=utf-8";
-        return await submissions.pageJson(params.formId, principal, { limit: pageLimit(query.limit), cursor: query.cursor, status: query.status });
+        return await submissions.pageJson(principal, params.formId, { limit: pageLimit(query.limit), cursor: query.cursor, status: query.status });
       },
       {
         auth: "secret",

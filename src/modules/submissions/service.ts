@@ -9,7 +9,7 @@ import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import type { Principal } from "../../lib/principal";
+import { auditedAs, formOf, isOperator, ownerPrincipal, type Actor, type Operator, type Principal } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
@@ -68,15 +68,15 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
   };
   /** After a commit that changed these submissions' forms, before anyone is answered (the pipeline has run its hooks). */
   const committed = (batch: NewSubmission[]) => forget(new Set(batch.map((s) => s.form.id)));
-  /** A submission of this form, for this caller: 404 for the form, 403 for another owner's, 404 for an id that is not the form's. */
-  const submissionFor = async (caller: Principal, formId: string, id: string): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
-    const form = await forms.formFor(formId, caller);
+  /** A submission of this form, as `actor` may manage it: 404 for the form, 403 for another owner's, 404 for an id that is not the form's. */
+  const submissionFor = async (actor: Actor, formId: string, id: string): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
+    const form = await formOf(forms, actor, formId);
     const stored = await repo.findSubmission(id);
     if (!stored || stored.formId !== form.id) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
     return { form, stored };
   };
-  async function* inboxPages(formId: string, pageSize = 1000): AsyncGenerator<StoredSubmission[]> {
-    const form = await forms.requireForm(formId);
+  /** A form's inbox, oldest first, a page at a time (its access checked by the caller). */
+  async function* inboxPages(form: Form, pageSize = 1000): AsyncGenerator<StoredSubmission[]> {
     let after: StoredSubmission | null = null;
     for (let read = 1; ; read++) {
       const page = await repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
@@ -129,9 +129,11 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
     /**
      * Stores a submission for a form the owner owns. Resolves only after the submission is
      * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
+     * The operator's submissions (seeding, tests) pass the checks as the owner's secret key's would.
      */
-    async submit(caller: Principal, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
-      const form = await forms.formFor(body.formId, caller, "submit");
+    async submit(actor: Actor, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
+      const form = await formOf(forms, actor, body.formId, "submit");
+      const caller = isOperator(actor) ? ownerPrincipal(form.ownerId) : actor;
       if (!idempotencyKey) return store(form, caller, body, info, null);
       const slot = `${form.id}\n${idempotencyKey}`;
       const running = inflight.get(slot);
@@ -149,7 +151,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * One page of a form's submissions as the API's JSON, newest first; the cursor is bound to
      * this form. Answered from the answer cache while nothing new has been committed to the form.
      */
-    async pageJson(formId: string, caller: Principal, query: { limit: number; cursor?: string; status?: SubmissionStatus }): Promise<string> {
+    async pageJson(actor: Actor, formId: string, query: { limit: number; cursor?: string; status?: SubmissionStatus }): Promise<string> {
       const synced = changes.sync();
       if (synced) await synced;
       const status = query.status ?? "inbox";
@@ -161,7 +163,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       // Inbox cursors keep the name they always had; spam pages are a list of their own.
       const list = status === "inbox" ? `submissions:${formId}` : `submissions:${formId}:${status}`;
       const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
-      await forms.formFor(formId, caller);
+      await formOf(forms, actor, formId);
       if (body === undefined) {
         const seen = answers.generation();
         const page = await keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, status, from, limit));
@@ -173,8 +175,8 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
 
     submissionFor,
 
-    /** A submission by id alone, whatever its form (for the operator); 404 when there is none. */
-    async requireSubmission(id: string): Promise<StoredSubmission & { status: SubmissionStatus }> {
+    /** A submission by id alone, whatever its form: the operator's, who may see every form; 404 when there is none. */
+    async requireSubmission(_actor: Operator, id: string): Promise<StoredSubmission & { status: SubmissionStatus }> {
       const stored = await repo.findSubmission(id);
       if (!stored) throw new AppError("NOT_FOUND", `no submission with id ${id}`);
       return stored;
@@ -186,8 +188,8 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * more). Moving it where it already is changes nothing. Returns the submission as listed, and
      * whether it moved.
      */
-    async moveSubmission(caller: Principal, formId: string, id: string, to: SubmissionStatus): Promise<{ submission: StoredSubmission; status: SubmissionStatus; moved: boolean }> {
-      const { form, stored } = await submissionFor(caller, formId, id);
+    async moveSubmission(actor: Actor, formId: string, id: string, to: SubmissionStatus): Promise<{ submission: StoredSubmission; status: SubmissionStatus; moved: boolean }> {
+      const { form, stored } = await submissionFor(actor, formId, id);
       if (stored.status === to) return { submission: stored, status: to, moved: false };
       // Read again inside the transaction: another process may have moved or deleted it meanwhile.
       const moving = await unlessBusy(() =>
@@ -197,7 +199,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
           if (current.status === to) return null;
           const item = pipelineItem(current, form, to);
           await tx.move([item], to);
-          await audit.record(caller, "submission.moved", id, { formId: form.id, to });
+          await audit.record(auditedAs(actor, form.ownerId), "submission.moved", id, { formId: form.id, to });
           return item;
         }),
       );
@@ -207,13 +209,16 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
 
     forget,
 
-    /** Every inbox submission of a form, oldest first, a page at a time; for exports that must not load a million rows at once. */
-    allSubmissions: inboxPages,
+    /** Every inbox submission of a form `actor` may read, oldest first, a page at a time; for exports that must not load a million rows at once. */
+    async allSubmissions(actor: Actor, formId: string): Promise<() => AsyncGenerator<StoredSubmission[]>> {
+      const form = await formOf(forms, actor, formId);
+      return () => inboxPages(form);
+    },
 
     /** A form's inbox as CSV or JSON text (export.ts), oldest first, made a page at a time as it is read; 404 and 403 at once. */
-    async exportFor(caller: Principal, formId: string, format: "csv" | "json"): Promise<AsyncGenerator<string>> {
-      const form = await forms.formFor(formId, caller);
-      return (format === "csv" ? exportCsv : exportJson)(() => inboxPages(form.id));
+    async exportFor(actor: Actor, formId: string, format: "csv" | "json"): Promise<AsyncGenerator<string>> {
+      const form = await formOf(forms, actor, formId);
+      return (format === "csv" ? exportCsv : exportJson)(() => inboxPages(form));
     },
 
     /** Forgets idempotency keys older than `maxAgeMs` (at least a day, per our promise to clients). */

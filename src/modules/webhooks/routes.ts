@@ -13,7 +13,7 @@ const RemovedSchema = t.Object({ id: t.String(), deleted: t.Literal(true) });
 export function webhooksRoutes(webhooks: WebhooksService) {
   return new Elysia({ name: "webhooks-routes" })
     .use(requestContext)
-    .get("/forms/:formId/webhooks", async ({ params, principal }) => (await webhooks.listWebhooks(params.formId, principal)).map(toWebhookJson), {
+    .get("/forms/:formId/webhooks", async ({ params, principal }) => (await webhooks.listWebhooks(principal, params.formId)).map(toWebhookJson), {
       auth: "secret",
       params: FormIdParams,
       detail: {
@@ -23,7 +23,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         responses: responses({ schema: WebhookListSchema, description: "the form's webhooks" }, 400, 401, 403, 404, 429),
       },
     })
-    .post("/forms/:formId/webhooks", async ({ params, body, principal }) => toCreatedWebhookJson(await webhooks.addWebhook(params.formId, body, principal)), {
+    .post("/forms/:formId/webhooks", async ({ params, body, principal }) => toCreatedWebhookJson(await webhooks.addWebhook(principal, params.formId, body)), {
       auth: "secret",
       params: FormIdParams,
       body: NewWebhookSchema,
@@ -35,7 +35,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         responses: responses({ schema: CreatedWebhookSchema, description: "the new webhook, with its secret" }, 400, 401, 403, 404, 409, 429),
       },
     })
-    .delete("/webhooks/:webhookId", async ({ params, principal }) => ({ id: (await webhooks.removeWebhook(params.webhookId, principal)).id, deleted: true as const }), {
+    .delete("/webhooks/:webhookId", async ({ params, principal }) => ({ id: (await webhooks.removeWebhook(principal, params.webhookId)).id, deleted: true as const }), {
       auth: "secret",
       params: WebhookIdParams,
       detail: {
@@ -45,7 +45,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         responses: responses({ schema: RemovedSchema, description: "removed" }, 400, 401, 403, 404, 429),
       },
     })
-    .get("/webhooks/:webhookId/deliveries", async ({ params, query, principal }) => await webhooks.deliveries(params.webhookId, pageLimit(query.limit), principal), {
+    .get("/webhooks/:webhookId/deliveries", async ({ params, query, principal }) => await webhooks.deliveries(principal, params.webhookId, pageLimit(query.limit)), {
       auth: "secret",
       params: WebhookIdParams,
       query: t.Object({ limit: LimitParam }),
@@ -56,7 +56,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         responses: responses({ schema: DeliveryListSchema, description: "deliveries, newest first" }, 400, 401, 403, 404, 429),
       },
     })
-    .post("/deliveries/:deliveryId/replay", async ({ params, principal }) => await webhooks.replay(params.deliveryId, principal), {
+    .post("/deliveries/:deliveryId/replay", async ({ params, principal }) => await webhooks.replay(principal, params.deliveryId), {
       auth: "secret",
       params: DeliveryIdParams,
       detail: {

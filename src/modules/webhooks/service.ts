@@ -1,7 +1,7 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import type { Principal } from "../../lib/principal";
+import { formOf, isOperator, type Actor } from "../../lib/principal";
 import { InternalAddressError } from "../../lib/public-address";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
@@ -24,22 +24,19 @@ export interface WebhooksDeps {
 const MAX_WEBHOOKS_PER_FORM = 20;
 
 export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, sendOnce }: WebhooksDeps) {
-  /** The form, as the caller may manage it (404, 403); any form for the operator (no caller). */
-  const formOf = (formId: string, caller?: Principal): Promise<Form> => (caller ? forms.formFor(formId, caller) : forms.requireForm(formId));
-
-  /** The webhook (404 when there is none), then the caller's right to its form (403). */
-  const webhookFor = async (id: string, caller?: Principal): Promise<Webhook> => {
+  /** The webhook `actor` may manage: 404 when there is none, then the actor's right to its form (403, KEY_SCOPE). */
+  const webhookFor = async (actor: Actor, id: string): Promise<Webhook> => {
     const hook = await repo.findWebhookById(id);
     if (!hook) throw new AppError("NOT_FOUND", `no webhook with id ${id}`);
-    await formOf(hook.formId, caller);
+    await formOf(forms, actor, hook.formId);
     return hook;
   };
 
-  /** A delivery by its id (the webhook-id), as the caller may see it. */
-  const deliveryFor = async (id: string, caller?: Principal) => {
+  /** A delivery by its id (the webhook-id), as `actor` may see it. */
+  const deliveryFor = async (actor: Actor, id: string) => {
     const row = await outbox.findByMessageId(id);
     if (!row || row.kind !== "webhook" || !row.webhook_id) throw new AppError("NOT_FOUND", `no delivery with id ${id}`);
-    return { row, hook: await webhookFor(row.webhook_id, caller) };
+    return { row, hook: await webhookFor(actor, row.webhook_id) };
   };
 
   const refuseDisabled = (hook: Webhook) => {
@@ -54,8 +51,8 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
      * resolve only to public ones (checked again at every delivery). A `standard` webhook gets its
      * signing secret, returned here.
      */
-    async addWebhook(formId: string, input: { url: string; format?: string }, caller?: Principal): Promise<Webhook> {
-      const form = await formOf(formId, caller);
+    async addWebhook(actor: Actor, formId: string, input: { url: string; format?: string }): Promise<Webhook> {
+      const form: Form = await formOf(forms, actor, formId);
       const format = (input.format ?? "standard") as WebhookFormat;
       if (!WEBHOOK_FORMATS.includes(format)) throw new AppError("INVALID_PARAMETER", `format must be one of ${WEBHOOK_FORMATS.join(", ")}`);
       let url: URL;
@@ -88,26 +85,27 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
     },
 
     /** A form's webhooks (every form's for the operator without a form), oldest first. */
-    async listWebhooks(formId: string | null, caller?: Principal): Promise<Webhook[]> {
-      return repo.listWebhooks(formId === null ? null : (await formOf(formId, caller)).id);
+    async listWebhooks(actor: Actor, formId: string | null): Promise<Webhook[]> {
+      if (formId === null && !isOperator(actor)) throw new AppError("INVALID_PARAMETER", "name the form whose webhooks to list");
+      return repo.listWebhooks(formId === null ? null : (await formOf(forms, actor, formId)).id);
     },
 
     /** Removes a webhook with its deliveries (pending ones are not sent). */
-    async removeWebhook(id: string, caller?: Principal): Promise<Webhook> {
-      const hook = await webhookFor(id, caller);
+    async removeWebhook(actor: Actor, id: string): Promise<Webhook> {
+      const hook = await webhookFor(actor, id);
       await repo.deleteWebhook(id);
       return hook;
     },
 
     /** A webhook's deliveries, newest first. */
-    async deliveries(webhookId: string, limit: number, caller?: Principal): Promise<DeliveryJson[]> {
-      const hook = await webhookFor(webhookId, caller);
+    async deliveries(actor: Actor, webhookId: string, limit: number): Promise<DeliveryJson[]> {
+      const hook = await webhookFor(actor, webhookId);
       return (await outbox.listByWebhook(hook.id, limit)).map(toDeliveryJson);
     },
 
     /** Sends a delivery again, with the same webhook-id and body: pending and due now, on a fresh schedule. */
-    async replay(deliveryId: string, caller?: Principal): Promise<DeliveryJson> {
-      const { row, hook } = await deliveryFor(deliveryId, caller);
+    async replay(actor: Actor, deliveryId: string): Promise<DeliveryJson> {
+      const { row, hook } = await deliveryFor(actor, deliveryId);
       refuseDisabled(hook);
       if (row.status === "sending") throw new AppError("CONFLICT", `delivery ${deliveryId} is being sent right now`);
       await outbox.replay(row.id, isoTime(clock.now()));
@@ -118,8 +116,8 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
      * Sends a `webhook.test` event (or a test message, for Slack and Discord) now, through the same
      * channel as deliveries, and records it as a delivery that is not retried.
      */
-    async testWebhook(id: string, caller?: Principal): Promise<{ delivery: DeliveryJson; ok: boolean }> {
-      const hook = await webhookFor(id, caller);
+    async testWebhook(actor: Actor, id: string): Promise<{ delivery: DeliveryJson; ok: boolean }> {
+      const hook = await webhookFor(actor, id);
       refuseDisabled(hook);
       const form = await forms.requireForm(hook.formId);
       const at = isoTime(clock.now());
