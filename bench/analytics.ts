@@ -26,8 +26,8 @@ if (!existsSync(meta)) {
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
   const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com" })).key;
-  const big = await services.forms.createForm({ owner: "bench@example.com", name: "Big" });
-  const small = await services.forms.createForm({ owner: "bench@example.com", name: "Small" });
+  const big = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Big" });
+  const small = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Small" });
   await seedSubmissions(store.sql, big, BIG, { label: `seeding ${BIG} submissions` });
   await seedSubmissions(store.sql, small, SMALL, { label: `seeding ${SMALL} submissions` });
   await store.close();

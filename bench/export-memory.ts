@@ -20,7 +20,7 @@ if (!existsSync(`${DB}.json`)) {
   const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com" })).key;
   const forms: string[] = [];
   for (const n of SIZES) {
-    const form = await services.forms.createForm({ owner: "bench@example.com", name: `${n}` });
+    const form = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: `${n}` });
     await seedSubmissions(store.sql, form, n, { label: `seeding ${n}` });
     forms.push(form.id);
   }

@@ -7,6 +7,7 @@
 // Without arguments it seeds (once, cached) bench/.work/export-1m.db with a 1,000,000-row form and
 // a 100,000-row one through the store code, and measures the big one.
 import { Database } from "bun:sqlite";
+import { OPERATOR } from "../src/lib/principal";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../src/config";
@@ -32,8 +33,8 @@ async function seeded(): Promise<{ db: string; big: string; small: string }> {
     for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
     const store = await openStore(db);
     const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
-    const big = await services.forms.createForm({ owner: "bench@example.com", name: "1M" });
-    const small = await services.forms.createForm({ owner: "bench@example.com", name: "100k" });
+    const big = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "1M" });
+    const small = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "100k" });
     await seedSubmissions(store.sql, small, 100_000, { label: "seeding 100,000" });
     await seedSubmissions(store.sql, big, 1_000_000, { label: "seeding 1,000,000" });
     await store.close();

@@ -50,7 +50,7 @@ if (!existsSync(`${SEEDED}.json`)) {
   const forms: string[] = [];
   for (let i = 0; i < FORMS; i++) {
     const notify = i < FORMS / 2;
-    const form = await services.forms.createForm({ owner: "bench@example.com", name: `Form ${i}`, formType: i % 3 === 0 ? "waitlist" : "contact", emailEnabled: notify, developerNotifications: notify });
+    const form = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: `Form ${i}`, formType: i % 3 === 0 ? "waitlist" : "contact", emailEnabled: notify, developerNotifications: notify });
     await seedSubmissions(store.sql, form, ROWS / FORMS, { label: `seeding form ${i + 1} of ${FORMS}` });
     forms.push(form.id);
   }
@@ -163,18 +163,18 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
     const backlog = Math.min(10_000, ROWS / FORMS / 2);
     const cutoff = (await sql.get<{ created_at: string }>("SELECT created_at FROM submissions WHERE form_id = ? ORDER BY created_at LIMIT 1 OFFSET ?", [formId, backlog]))!.created_at;
     const days = Math.ceil((Date.now() - Date.parse(cutoff)) / 86_400_000);
-    await services.forms.updateForm(formId, { retentionDays: days });
+    await services.forms.updateForm(OPERATOR, formId, { retentionDays: days });
     const t0 = performance.now();
     const deleted = await lifecycle.expireRetained();
     retention[mode] = performance.now() - t0;
-    await services.forms.updateForm(formId, { retentionDays: null });
+    await services.forms.updateForm(OPERATOR, formId, { retentionDays: null });
     report(`retention: ${deleted} submissions in transactions of 500, secure_delete ${mode}: ${ms(retention[mode]!)} (${((retention[mode]! * 1000) / deleted).toFixed(0)} µs each)`);
   }
 
   for (const [mode, formId] of [["off", forms[3]!], ["on", forms[4]!]] as const) {
     await setSecureDelete(mode === "on");
     const count = (await services.forms.requireForm(formId)).submissionCount;
-    const [, cascade] = await time(() => services.forms.deleteForm(formId));
+    const [, cascade] = await time(() => services.forms.deleteForm(OPERATOR, formId));
     report(`delete a form of ${count.toLocaleString("en")} submissions in one cascading transaction (the event loop held throughout), secure_delete ${mode}: ${ms(cascade)}`);
   }
   await setSecureDelete(true);

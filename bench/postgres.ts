@@ -146,7 +146,7 @@ export async function preparePostgres(url: string): Promise<{ key: string; formI
   const store = await openStore(url);
   const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
   const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
-  const formId = (await services.forms.createForm({ owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
+  const formId = (await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
   services.close();
   await store.close();
   return { key, formId };

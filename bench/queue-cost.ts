@@ -3,6 +3,7 @@
 // submission from a new address, so every one queues both). The SQL alone: synchronous=OFF takes
 // the fsync out, which the batch shares whatever it holds. Batches of 64, medians.
 import { join } from "node:path";
+import { OPERATOR } from "../src/lib/principal";
 import { loadConfig } from "../src/config";
 import { openStore } from "../src/db/store";
 import { isoTime, systemClock } from "../src/lib/clock";
@@ -21,7 +22,7 @@ const store = await openStore(db);
 // SQLite's own setting, through the store's statements: this bench measures the SQL, not the fsync.
 await store.sql.run("PRAGMA synchronous = OFF");
 const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
-const form = await services.forms.createForm({ owner: "bench@example.com", name: "Outbound", formType: "contact", emailEnabled: true, autoresponse: { subject: "Thanks", text: "We got it, {{email}}." } });
+const form = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Outbound", formType: "contact", emailEnabled: true, autoresponse: { subject: "Thanks", text: "We got it, {{email}}." } });
 await store.sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES (?, ?, 'http://127.0.0.1:9/hook', 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)", [
   newId("whk"),
   form.id,

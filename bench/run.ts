@@ -99,8 +99,8 @@ async function prepareDatabase(): Promise<{
     const store = await openStore(db);
     const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
     const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
-    const formId = (await services.forms.createForm({ owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
-    const paged = await services.forms.createForm({ owner: "bench@example.com", name: "Paged", formType: "feedback" });
+    const formId = (await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
+    const paged = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Paged", formType: "feedback" });
     await seedSubmissions(store.sql, paged, PAGED_ROWS, { label: `seeding ${PAGED_ROWS} submissions` });
     await store.close();
     writeFileSync(meta, JSON.stringify({ key, formId, pagedFormId: paged.id }));
@@ -113,7 +113,7 @@ async function prepareDatabase(): Promise<{
     const store = await openStore(db);
     const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
     const publicForm = async (name: string, challenge: string) =>
-      (await services.forms.createForm({ owner: "bench@example.com", name, formType: "contact", allowedOrigins: [SITE], challenge })).id;
+      (await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name, formType: "contact", allowedOrigins: [SITE], challenge })).id;
     cached.publicFormId = await publicForm("Public form", "none");
     cached.powFormId = await publicForm("Public form with pow", "pow");
     cached.publishableKey = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "site", publishable: true, forms: [cached.publicFormId, cached.powFormId] })).key;
@@ -262,9 +262,9 @@ async function prepareOutbound(hookUrl: string): Promise<{ db: string; key: stri
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
   const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
-  const plain = (await services.forms.createForm({ owner: "bench@example.com", name: "Plain", formType: "contact" })).id;
+  const plain = (await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Plain", formType: "contact" })).id;
   const outbound = (
-    await services.forms.createForm({
+    await services.forms.createForm(OPERATOR, {
       owner: "bench@example.com",
       name: "Outbound",
       formType: "contact",
@@ -291,7 +291,7 @@ async function drainRate(count: number, receiverPort: number): Promise<{ perSeco
   const config = loadConfig({}, { db, logLevel: "silent", webhookAllowPrivate: true });
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
-  const form = await services.forms.createForm({ owner: "bench@example.com", name: "Drained", formType: "contact" });
+  const form = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Drained", formType: "contact" });
   await store.sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_drain', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)", [
     form.id,
     `http://127.0.0.1:${receiverPort}/hook`,

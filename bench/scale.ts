@@ -40,7 +40,7 @@ async function freshDatabase(db: string) {
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
   const key = (await services.keys.createKey(OPERATOR, { owner, name: "bench" })).key;
-  return { store, key, form: (name: string) => services.forms.createForm({ owner, name, formType: "feedback" }) };
+  return { store, key, form: (name: string) => services.forms.createForm(OPERATOR, { owner, name, formType: "feedback" }) };
 }
 
 /** One owner and key; a big form, a form to export, a small one, and one to submit to, empty when seeded (cached between runs). */

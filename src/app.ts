@@ -109,7 +109,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     )
     .use(
       new Elysia({ prefix: "/api/v1" })
-        .use(formsRoutes(services.forms, (id, caller) => services.lifecycle.deleteForm(caller, id)))
+        .use(formsRoutes(services.forms, services.lifecycle.deleteForm))
         .use(submissionsRoutes(services.submissions, services.lifecycle, config.maxBodyBytes))
         .use(keysRoutes(services.keys))
         .use(analyticsRoutes(services.analytics))

@@ -90,7 +90,7 @@ export function formsCommand(): Command {
     .addHelpText("after", examples((me) => [`${me} forms create --owner you@example.com --name "Launch waitlist" --type waitlist --users-joined`]))
     .action((opts: { owner: string; name: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.createForm({ ...toInput(opts, "create"), owner: opts.owner, name: opts.name });
+        const form = await s.forms.createForm(OPERATOR, { ...toInput(opts, "create"), owner: opts.owner, name: opts.name });
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
       }),
@@ -103,7 +103,7 @@ export function formsCommand(): Command {
     .option("--json", "print only JSON")
     .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const list = await s.forms.listAllForms({ owner: opts.owner });
+        const list = await s.forms.listAllForms(OPERATOR, { owner: opts.owner });
         emit(!!opts.json, list.map((f) => ({ ...toFormJson(f), owner: f.ownerEmail })), () =>
           list.length === 0
             ? `No forms yet. Create one: ${invocation()} forms create --owner you@example.com --name Contact --type contact`
@@ -134,7 +134,7 @@ export function formsCommand(): Command {
     .addHelpText("after", examples((me) => [`${me} forms update frm_… --email-notifications --developer-notifications`]))
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.updateForm(id, toInput(opts, "update"));
+        const form = await s.forms.updateForm(OPERATOR, id, toInput(opts, "update"));
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Updated form ${form.id}\n\n${describe(form)}`);
       }),

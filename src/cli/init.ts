@@ -28,7 +28,7 @@ export function initCommand(): Command {
         const existing = await s.owners.findOwner(opts.owner);
         if (existing && !opts.force) return reportExisting(s, existing.email, !!opts.json);
         const key = await s.keys.createKey(OPERATOR, { owner: opts.owner, name: "default" });
-        const form = await s.forms.createForm({
+        const form = await s.forms.createForm(OPERATOR, {
           owner: opts.owner,
           name: "Contact",
           formType: "contact",
@@ -81,7 +81,7 @@ async function offerPassword(s: Services, owner: string): Promise<void> {
 /** What an already-initialised owner has (active keys, forms), and how to get more; changes nothing. */
 async function reportExisting(s: Services, owner: string, json: boolean): Promise<void> {
   const keys = (await s.keys.listKeys(OPERATOR, { owner })).filter((k) => k.active).length;
-  const forms = (await s.forms.listAllForms({ owner })).length;
+  const forms = (await s.forms.listAllForms(OPERATOR, { owner })).length;
   const me = invocation();
   const who = shellWord(owner);
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;

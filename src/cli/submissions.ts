@@ -21,7 +21,7 @@ const PREVIEW_CHARS = 60;
 async function scope(s: Services, opts: { owner?: string; form?: string }): Promise<string[] | null> {
   if (opts.form !== undefined && opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "give --owner or a form, not both");
   if (opts.form !== undefined) return [(await s.forms.requireForm(opts.form)).id];
-  if (opts.owner !== undefined) return (await s.forms.listAllForms({ owner: opts.owner })).map((f) => f.id);
+  if (opts.owner !== undefined) return (await s.forms.listAllForms(OPERATOR, { owner: opts.owner })).map((f) => f.id);
   return null;
 }
 

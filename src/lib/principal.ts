@@ -34,19 +34,6 @@ export const ownerPrincipal = (ownerId: string): Principal => ({ keyId: "cli", o
 /** Who the audit trail names for what `actor` did to `ownerId`'s data: a principal as itself, the operator as the command line. */
 export const auditedAs = (actor: Actor, ownerId: string): Principal => (isOperator(actor) ? ownerPrincipal(ownerId) : actor);
 
-/** The forms service's access check, as every service sees it (a form's settings live there). */
-interface FormAccess<F> {
-  requireForm(id: string): Promise<F>;
-  formFor(id: string, caller: Principal, access?: "manage" | "submit"): Promise<F>;
-}
-
-/**
- * The form `actor` may `access`: any that exists for the operator (404 when none); for a principal,
- * the forms service's 404, 403, KEY_SCOPE in that order.
- */
-export const formOf = <F>(forms: FormAccess<F>, actor: Actor, id: string, access?: "manage" | "submit"): Promise<F> =>
-  isOperator(actor) ? forms.requireForm(id) : forms.formFor(id, actor, access);
-
 /** The refusal of a publishable key anywhere but submit and challenge. */
 export const publishableScope = () => new AppError("KEY_SCOPE", "a publishable key (fpk_) may only submit and fetch challenges; use a secret key (fsk_) on the server for everything else");
 

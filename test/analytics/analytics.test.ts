@@ -5,7 +5,6 @@ import { daysBetween, splitRange } from "../../src/modules/analytics/service";
 import type { SubmitterInfo } from "../../src/modules/submissions/meta";
 import { useServer } from "../helpers/fixture";
 import { seedForm, seedKey } from "../helpers/harness";
-import { ownerPrincipal } from "../../src/lib/principal";
 
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
 const server = useServer({ clock });
@@ -179,7 +178,7 @@ describe("rollups", () => {
     const formId = await newForm("doomed");
     await submitAt(formId, "2026-11-20T10:00:00.000Z");
     expect((await server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId))[0].n).toBe(4);
-    await server.services.forms.deleteForm(formId);
+    await server.services.forms.deleteForm(OPERATOR, formId);
     expect((await server.query("SELECT count(*) AS n FROM form_daily_counts WHERE form_id = ?", formId))[0].n).toBe(0);
     expect((await server.query("SELECT count(*) AS n FROM form_monthly_counts WHERE form_id = ?", formId))[0].n).toBe(0);
   });

@@ -3,7 +3,6 @@ import { OPERATOR } from "../../src/lib/principal";
 import { fixedClock } from "../../src/lib/clock";
 import { useServer } from "../helpers/fixture";
 import { seedForm } from "../helpers/harness";
-import { ownerPrincipal } from "../../src/lib/principal";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-11-22T12:00:00.000Z");

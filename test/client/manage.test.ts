@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { OPERATOR } from "../../src/lib/principal";
 import { FormsvcClient, FormsvcError } from "../../src/client";
-import { ownerPrincipal } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
 import { runCliAsync } from "../helpers/harness";
 

@@ -228,7 +228,7 @@ type CreateForm = Services["forms"]["createForm"];
 type CreateKey = Services["keys"]["createKey"];
 
 /** A form's settings as the forms service takes them at creation (read from it, so they follow it); `name` defaults to "Contact". */
-export type FormFields = Omit<Parameters<CreateForm>[0], "owner" | "name"> & { name?: string };
+export type FormFields = Omit<Parameters<CreateForm>[1], "owner" | "name"> & { name?: string };
 
 /** An owner with a secret key and a form, as seedOwner makes them. */
 export interface Owner {
@@ -253,7 +253,7 @@ export async function seedOwner(server: RunningServer, email = "owner@example.co
 
 /** A form of `owner` made through the forms service (the owner is made with it if new). */
 export function seedForm(server: RunningServer, owner: string, form: FormFields = {}): ReturnType<CreateForm> {
-  return server.services.forms.createForm({ name: "Contact", ...form, owner });
+  return server.services.forms.createForm(OPERATOR, { name: "Contact", ...form, owner });
 }
 
 /** A key of `owner` made through the keys service, secret unless `publishable`; its `key` is the secret to send. */

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { OPERATOR } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
 import { cliJson, seedForm, seedOwner } from "../helpers/harness";
 
@@ -23,10 +24,10 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
   });
 
   test("answers 0 while the counter is off, and the count again when it is back on", async () => {
-    await server.services.forms.updateForm(owner.formId, { usersJoinedEnabled: false });
+    await server.services.forms.updateForm(OPERATOR, owner.formId, { usersJoinedEnabled: false });
     expect((await joined()).body).toEqual({ usersJoined: 0 });
     expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.usersJoinedSettings).toEqual({ enabled: false, count: 0 });
-    await server.services.forms.updateForm(owner.formId, { usersJoinedEnabled: true });
+    await server.services.forms.updateForm(OPERATOR, owner.formId, { usersJoinedEnabled: true });
     expect((await joined()).body).toEqual({ usersJoined: 5 });
   });
 

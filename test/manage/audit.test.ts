@@ -54,7 +54,7 @@ describe("formsvc audit", () => {
   test("records what a session does as the session's: the seam the accounts module writes logins through", async () => {
     const session = { keyId: "ses_0123", ownerId: other.ownerId, kind: "secret" as const, forms: null };
     await server.services.audit.record(session, "owner.login", "ses_0123");
-    await server.services.forms.updateForm(other.formId, { description: "from the dashboard" }, session);
+    await server.services.forms.updateForm(session, other.formId, { description: "from the dashboard" });
     const [changed, login] = cliJson<any[]>(["audit", "--owner", "other@example.com", "--limit", "2"], { db: server.db });
     expect([login.actorKind, login.actorId, login.action, login.objectId]).toEqual(["session", "ses_0123", "owner.login", "ses_0123"]);
     expect([changed.actorKind, changed.actorId, changed.action]).toEqual(["session", "ses_0123", "form.updated"]);

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { OPERATOR } from "../../src/lib/principal";
-import { ownerPrincipal } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
 import { seedKey, seedOwner, startTestServer } from "../helpers/harness";
 

@@ -3,7 +3,6 @@ import { fixedClock } from "../../src/lib/clock";
 import { useServer } from "../helpers/fixture";
 import { cliJson, seedKey } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
-import { OPERATOR } from "../../src/lib/principal";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-10-30T10:00:00.000Z");

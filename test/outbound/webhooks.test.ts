@@ -5,7 +5,6 @@ import { createLogger } from "../../src/lib/log";
 import { cleanupAfterEach } from "../helpers/fixture";
 import { cliJson, runCliAsync, seedKey, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
 import { startReceiver, until, type Receiver } from "../helpers/receiver";
-import { OPERATOR } from "../../src/lib/principal";
 
 const defer = cleanupAfterEach();
 

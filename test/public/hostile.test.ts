@@ -4,7 +4,6 @@ import type { ChallengeJson } from "../../src/modules/spam/model";
 import { useServer } from "../helpers/fixture";
 import { seedForm, seedKey } from "../helpers/harness";
 import { encode, solvedPayload } from "../helpers/spam";
-import { OPERATOR } from "../../src/lib/principal";
 
 // What a public form meets once its page is online: floods, forged proofs of work, forged origins.
 const SITE = "https://www.site.example";

@@ -1,4 +1,5 @@
 import { Database } from "bun:sqlite";
+import { OPERATOR } from "../../src/lib/principal";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { deriveKey } from "altcha-lib/algorithms/pbkdf2";
 import { createJobs } from "../../src/jobs";
@@ -16,7 +17,7 @@ const owner = server.seed("pow@example.com");
 let otherFormId: string;
 
 beforeAll(async () => {
-  await server.services.forms.updateForm(owner.formId, { challenge: "pow" });
+  await server.services.forms.updateForm(OPERATOR, owner.formId, { challenge: "pow" });
   otherFormId = (await seedForm(server, "pow@example.com", { name: "Other", challenge: "pow" })).id;
 });
 
@@ -225,7 +226,7 @@ describe("proof of work over time", () => {
     formId = seeded.formId;
     key = seeded.key;
     timedKey = seeded.key;
-    await timed.services.forms.updateForm(formId, { challenge: "pow" });
+    await timed.services.forms.updateForm(OPERATOR, formId, { challenge: "pow" });
   });
   afterAll(() => timed.close());
 

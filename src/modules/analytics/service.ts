@@ -1,7 +1,7 @@
 import type { AnswerCache } from "../../lib/answer-cache";
 import { utcDay, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
-import { formOf, type Actor } from "../../lib/principal";
+import { type Actor } from "../../lib/principal";
 import type { FormsService } from "../forms/service";
 import { MAX_RANGE_DAYS, PERIODS, type AnalyticsJson, type Period } from "./model";
 import type { AnalyticsRepo } from "./repo";
@@ -119,8 +119,8 @@ export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService,
     async analyticsJson(actor: Actor, formId: string, query: AnalyticsQuery): Promise<string> {
       const today = Date.parse(`${utcDay(clock.now())}T00:00:00.000Z`);
       const range = resolveRange(query, today);
-      // formOf has looked at the change feed: another process's commits have cleared the cache by now.
-      const form = await formOf(forms, actor, formId);
+      // formFor has looked at the change feed: another process's commits have cleared the cache by now.
+      const form = await forms.formFor(actor, formId);
       const key = `analytics:${range.period}:${range.from}:${range.to}`;
       const cached = answers.get(form.id, key);
       if (cached !== undefined) return cached;

@@ -20,7 +20,7 @@ function formInput(body: FormPatchBody): FormInput {
 
 const MANAGE = "Needs a secret key of all the owner's forms (or a session): a publishable key, or a key bound to some forms, is refused with 403 KEY_SCOPE.";
 
-export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller: Principal) => Promise<Form>) {
+export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, id: string) => Promise<Form>) {
   return new Elysia({ name: "forms-routes" })
     .use(requestContext)
     .get(
@@ -43,7 +43,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller
     // `list` is no form id: without these guards, PATCH or DELETE /forms/list would be read as a form named "list".
     .patch("/forms/list", notServed, { detail: { hide: true } })
     .delete("/forms/list", notServed, { detail: { hide: true } })
-    .post("/forms", async ({ body, principal }) => toFormJson(await forms.createFormFor(principal, { ...formInput(body), name: body.name })), {
+    .post("/forms", async ({ body, principal }) => toFormJson(await forms.createForm(principal, { ...formInput(body), name: body.name })), {
       auth: "secret",
       body: FormCreateSchema,
       detail: {
@@ -53,12 +53,12 @@ export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller
         responses: responses({ schema: FormSchema, description: "the new form, as Get Form shows it" }, 400, 401, 403, 429),
       },
     })
-    .get("/forms/:formId", async ({ params, principal }) => toFormJson(await forms.formFor(params.formId, principal)), {
+    .get("/forms/:formId", async ({ params, principal }) => toFormJson(await forms.formFor(principal, params.formId)), {
       auth: "secret",
       params: FormIdParams,
       detail: { summary: "Get a form", tags: ["Forms"], responses: responses({ schema: FormSchema, description: "the form" }, 400, 401, 403, 404, 429) },
     })
-    .patch("/forms/:formId", async ({ params, body, principal }) => toFormJson(await forms.updateForm(params.formId, formInput(body), principal)), {
+    .patch("/forms/:formId", async ({ params, body, principal }) => toFormJson(await forms.updateForm(principal, params.formId, formInput(body))), {
       auth: "secret",
       params: FormIdParams,
       body: FormPatchSchema,
@@ -73,7 +73,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller
     .delete(
       "/forms/:formId",
       async ({ params, principal }) => {
-        const form = await deleteForm(params.formId, principal);
+        const form = await deleteForm(principal, params.formId);
         return { id: form.id, deleted: true as const };
       },
       {
@@ -88,7 +88,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (id: string, caller
         },
       },
     )
-    .get("/forms/:formId/users-joined", async ({ params, principal }) => ({ usersJoined: await forms.usersJoined(params.formId, principal) }), {
+    .get("/forms/:formId/users-joined", async ({ params, principal }) => ({ usersJoined: await forms.usersJoined(principal, params.formId) }), {
       auth: "secret",
       params: FormIdParams,
       detail: {

@@ -7,7 +7,7 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
-import { ownerPrincipal, publishableScope, requireOwnerScope, type Principal } from "../../lib/principal";
+import { auditedAs, isOperator, publishableScope, requireOwnerScope, type Actor, type Operator } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import { usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
 import { setAt, valueAt, WRITABLE_SETTINGS } from "./settings";
@@ -147,54 +147,53 @@ export function createFormsService(
   const requireForm = async (id: string): Promise<Form> => (await cached(id)) ?? load(id);
 
   /**
-   * The form if this caller may `access` it: 404 when it does not exist, 403 when it is another
-   * owner's, 403 KEY_SCOPE when the key may not do that there (a publishable key anywhere but
-   * submit, a bound key outside its forms).
+   * The form if `actor` may `access` it: 404 when it does not exist; for a key or session, 403 when
+   * it is another owner's, 403 KEY_SCOPE when the key may not do that there (a publishable key
+   * anywhere but submit, a bound key outside its forms). The operator may reach every form.
    */
-  const formFor = async (id: string, caller: Principal, access: Access = "manage"): Promise<Form> => {
+  const formFor = async (actor: Actor, id: string, access: Access = "manage"): Promise<Form> => {
     // The cache is asked here rather than through requireForm: one async step less on every request.
     const hit = cached(id);
     const form = (hit instanceof Promise ? await hit : hit) ?? (await load(id));
-    if (form.ownerId !== caller.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
-    if (caller.forms && !caller.forms.includes(id)) throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
-    if (caller.kind === "publishable" && access !== "submit") throw publishableScope();
+    if (isOperator(actor)) return form;
+    if (form.ownerId !== actor.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
+    if (actor.forms && !actor.forms.includes(id)) throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
+    if (actor.kind === "publishable" && access !== "submit") throw publishableScope();
     return form;
   };
 
-  const insert = async (ownerId: string, valid: CheckedInput, actor: Principal): Promise<Form> => {
+  const insert = async (actor: Actor, ownerId: string, valid: CheckedInput): Promise<Form> => {
     const now = isoTime(clock.now());
     const blank = { id: newId("frm"), ownerId, submissionCount: 0, usersJoinedCount: 0, createdAt: now, updatedAt: now, autoresponse: {} };
     for (const { row } of WRITABLE_SETTINGS) if (row.default !== undefined) setAt(blank, row.field, row.default);
     const complete = applied(blank as Form, valid);
     await atomically(async () => {
       await repo.insertForm(complete);
-      await audit.record(actor, "form.created", complete.id, { formType: complete.formType });
+      await audit.record(auditedAs(actor, ownerId), "form.created", complete.id, { formType: complete.formType });
     });
     return complete;
   };
 
   return {
-    /** A new form for the owner with this email (created if new); the operator's doing unless `actor` says whose. */
-    async createForm(input: FormInput & { owner: string; name: string }, actor?: Principal): Promise<Form> {
+    /**
+     * A new form: the operator's for the owner it names (created if new); a key's or session's for
+     * its own owner (POST /forms: a secret key of all the owner's forms, or a session). 400 before 403.
+     */
+    async createForm(actor: Actor, input: FormInput & { owner?: string; name: string }): Promise<Form> {
       const valid = checked(input);
-      const owner = await owners.ensureOwner(input.owner);
-      return insert(owner.id, valid, actor ?? ownerPrincipal(owner.id));
-    },
-
-    /** A new form for the caller's owner (POST /forms): a secret key of all the owner's forms, or a session; 400 before 403. */
-    async createFormFor(caller: Principal, input: FormInput & { name: string }): Promise<Form> {
-      const valid = checked(input);
-      requireOwnerScope(caller);
-      return insert(caller.ownerId, valid, caller);
+      requireOwnerScope(actor);
+      if (!isOperator(actor)) return insert(actor, actor.ownerId, valid);
+      if (input.owner === undefined) throw new AppError("INVALID_PARAMETER", "name the form's owner (--owner EMAIL)");
+      return insert(actor, (await owners.ensureOwner(input.owner)).id, valid);
     },
 
     /**
-     * Changes only the fields given; a field given its current value is no change. With a caller,
-     * the caller's access is checked (400, then 404, then 403); without, it is the operator's.
+     * Changes only the fields given; a field given its current value is no change. The actor's
+     * access is checked after the input (400, then 404, then 403).
      */
-    async updateForm(id: string, patch: FormInput, caller?: Principal): Promise<Form> {
+    async updateForm(actor: Actor, id: string, patch: FormInput): Promise<Form> {
       const valid = checked(patch);
-      const form = await (caller ? formFor(id, caller) : requireForm(id));
+      const form = await formFor(actor, id);
       const updated = applied(form, valid);
       const changed = changedSettings(form, updated);
       if (changed.length === 0) return form;
@@ -202,7 +201,7 @@ export function createFormsService(
       const recountJoiners = updated.formType !== form.formType || (updated.formType === "waitlist" && updated.doubleOptIn !== form.doubleOptIn);
       await atomically(async () => {
         await repo.updateForm(updated, { recountJoiners });
-        await audit.record(caller ?? ownerPrincipal(form.ownerId), "form.updated", id, { fields: changed });
+        await audit.record(auditedAs(actor, form.ownerId), "form.updated", id, { fields: changed });
       });
       drop([id]);
       return requireForm(id);
@@ -211,13 +210,13 @@ export function createFormsService(
     /**
      * Removes the form with its submissions and everything derived from them, in one transaction
      * (the submissions lifecycle's deleteForm empties a large form first, a chunk at a time).
-     * With a caller, its access is checked first; `submissions` is what the audit line says it had.
+     * The actor's access is checked first; `submissions` is what the audit line says it had.
      */
-    async deleteForm(id: string, caller?: Principal, submissions?: number): Promise<Form> {
-      const form = await (caller ? formFor(id, caller) : requireForm(id));
+    async deleteForm(actor: Actor, id: string, submissions?: number): Promise<Form> {
+      const form = await formFor(actor, id);
       await atomically(async () => {
         await repo.deleteForm(id);
-        await audit.record(caller ?? ownerPrincipal(form.ownerId), "form.deleted", id, { submissions: submissions ?? form.submissionCount });
+        await audit.record(auditedAs(actor, form.ownerId), "form.deleted", id, { submissions: submissions ?? form.submissionCount });
       });
       drop([id]);
       return form;
@@ -233,14 +232,14 @@ export function createFormsService(
     },
 
     /** Distinct joiners of a waitlist form (0 while its counter is off); 404 for other form types. */
-    async usersJoined(id: string, caller: Principal): Promise<number> {
-      const form = await formFor(id, caller);
+    async usersJoined(actor: Actor, id: string): Promise<number> {
+      const form = await formFor(actor, id);
       if (form.formType !== "waitlist") throw new AppError("NOT_FOUND", `form ${id} is not a waitlist form`);
       return usersJoined(form);
     },
 
-    /** One page of the caller's forms (a bound key's only), newest first. */
-    async listForms(caller: Principal, query: { limit: number; cursor?: string }): Promise<Page<Form>> {
+    /** One page of a key's or session's forms (a bound key's only), newest first; the operator lists with listAllForms. */
+    async listForms(caller: Exclude<Actor, Operator>, query: { limit: number; cursor?: string }): Promise<Page<Form>> {
       if (caller.kind === "publishable") throw publishableScope();
       const list = `forms:${caller.ownerId}`;
       const after = pageStart(cursors, list, query.cursor);
@@ -250,8 +249,8 @@ export function createFormsService(
     /** Forms whose submissions expire after their `retentionDays`. */
     formsWithRetention: (): Promise<Form[]> => repo.listFormsWithRetention(),
 
-    /** Every form, or one owner's (none for an owner never named). */
-    async listAllForms(filter: { owner?: string } = {}) {
+    /** Every form, or one owner's (none for an owner never named), with the owner's email: the operator's list. */
+    async listAllForms(_operator: Operator, filter: { owner?: string } = {}) {
       if (filter.owner === undefined) return repo.listAllForms(null);
       const owner = await owners.findOwner(filter.owner);
       return owner ? repo.listAllForms(owner.id) : [];

@@ -1,7 +1,7 @@
 import type { Config } from "../../config";
 import type { Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/log";
-import { formOf, type Actor } from "../../lib/principal";
+import { type Actor } from "../../lib/principal";
 import type { FormsService } from "../forms/service";
 import { createCaptchaVerifier, type CaptchaProvider } from "./captcha";
 import { createChallengeCheck, type CaptchaSetting } from "./challenge";
@@ -41,7 +41,7 @@ export function createSpamService({ repo, challengeSecret, clock, config, log, f
 
     /** A proof-of-work challenge for a form the caller may submit to, whatever its challenge setting (a page may fetch it before the switch to pow). */
     async challengeFor(actor: Actor, formId: string): Promise<ChallengeJson> {
-      return pow.createChallenge((await formOf(forms, actor, formId, "submit")).id);
+      return pow.createChallenge((await forms.formFor(actor, formId, "submit")).id);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Shredder } from "../../db/shred";
 import { isoTime, type Clock } from "../../lib/clock";
 import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
-import { auditedAs, formOf, isOperator, type Actor, type Operator } from "../../lib/principal";
+import { auditedAs, isOperator, type Actor, type Operator } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
@@ -145,7 +145,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
      * meanwhile) in one last transaction with its audit line. The actor's access is checked first.
      */
     async deleteForm(actor: Actor, id: string): Promise<Form> {
-      const form = await formOf(forms, actor, id);
+      const form = await forms.formFor(actor, id);
       for (;;) {
         const ids = await repo.listFormSubmissionIds(form.id, CHUNK);
         if (ids.length === 0) break;
@@ -153,7 +153,7 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
         if (ids.length < CHUNK) break;
         await nextTurn();
       }
-      await chunk(() => forms.deleteForm(form.id, isOperator(actor) ? undefined : actor, form.submissionCount));
+      await chunk(() => forms.deleteForm(actor, form.id, form.submissionCount));
       submissions.forget(new Set([form.id]));
       return form;
     },

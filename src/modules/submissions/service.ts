@@ -9,7 +9,7 @@ import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { auditedAs, formOf, isOperator, ownerPrincipal, type Actor, type Operator, type Principal } from "../../lib/principal";
+import { auditedAs, isOperator, ownerPrincipal, type Actor, type Operator, type Principal } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
@@ -70,7 +70,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
   const committed = (batch: NewSubmission[]) => forget(new Set(batch.map((s) => s.form.id)));
   /** A submission of this form, as `actor` may manage it: 404 for the form, 403 for another owner's, 404 for an id that is not the form's. */
   const submissionFor = async (actor: Actor, formId: string, id: string): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
-    const form = await formOf(forms, actor, formId);
+    const form = await forms.formFor(actor, formId);
     const stored = await repo.findSubmission(id);
     if (!stored || stored.formId !== form.id) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
     return { form, stored };
@@ -132,7 +132,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * The operator's submissions (seeding, tests) pass the checks as the owner's secret key's would.
      */
     async submit(actor: Actor, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
-      const form = await formOf(forms, actor, body.formId, "submit");
+      const form = await forms.formFor(actor, body.formId, "submit");
       const caller = isOperator(actor) ? ownerPrincipal(form.ownerId) : actor;
       if (!idempotencyKey) return store(form, caller, body, info, null);
       const slot = `${form.id}\n${idempotencyKey}`;
@@ -163,7 +163,7 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       // Inbox cursors keep the name they always had; spam pages are a list of their own.
       const list = status === "inbox" ? `submissions:${formId}` : `submissions:${formId}:${status}`;
       const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
-      await formOf(forms, actor, formId);
+      await forms.formFor(actor, formId);
       if (body === undefined) {
         const seen = answers.generation();
         const page = await keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, status, from, limit));
@@ -211,13 +211,13 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
 
     /** Every inbox submission of a form `actor` may read, oldest first, a page at a time; for exports that must not load a million rows at once. */
     async allSubmissions(actor: Actor, formId: string): Promise<() => AsyncGenerator<StoredSubmission[]>> {
-      const form = await formOf(forms, actor, formId);
+      const form = await forms.formFor(actor, formId);
       return () => inboxPages(form);
     },
 
     /** A form's inbox as CSV or JSON text (export.ts), oldest first, made a page at a time as it is read; 404 and 403 at once. */
     async exportFor(actor: Actor, formId: string, format: "csv" | "json"): Promise<AsyncGenerator<string>> {
-      const form = await formOf(forms, actor, formId);
+      const form = await forms.formFor(actor, formId);
       return (format === "csv" ? exportCsv : exportJson)(() => inboxPages(form));
     },
 

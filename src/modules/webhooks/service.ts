@@ -1,7 +1,7 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { formOf, isOperator, type Actor } from "../../lib/principal";
+import { isOperator, type Actor } from "../../lib/principal";
 import { InternalAddressError } from "../../lib/public-address";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
@@ -28,7 +28,7 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
   const webhookFor = async (actor: Actor, id: string): Promise<Webhook> => {
     const hook = await repo.findWebhookById(id);
     if (!hook) throw new AppError("NOT_FOUND", `no webhook with id ${id}`);
-    await formOf(forms, actor, hook.formId);
+    await forms.formFor(actor, hook.formId);
     return hook;
   };
 
@@ -52,7 +52,7 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
      * signing secret, returned here.
      */
     async addWebhook(actor: Actor, formId: string, input: { url: string; format?: string }): Promise<Webhook> {
-      const form: Form = await formOf(forms, actor, formId);
+      const form: Form = await forms.formFor(actor, formId);
       const format = (input.format ?? "standard") as WebhookFormat;
       if (!WEBHOOK_FORMATS.includes(format)) throw new AppError("INVALID_PARAMETER", `format must be one of ${WEBHOOK_FORMATS.join(", ")}`);
       let url: URL;
@@ -87,7 +87,7 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
     /** A form's webhooks (every form's for the operator without a form), oldest first. */
     async listWebhooks(actor: Actor, formId: string | null): Promise<Webhook[]> {
       if (formId === null && !isOperator(actor)) throw new AppError("INVALID_PARAMETER", "name the form whose webhooks to list");
-      return repo.listWebhooks(formId === null ? null : (await formOf(forms, actor, formId)).id);
+      return repo.listWebhooks(formId === null ? null : (await forms.formFor(actor, formId)).id);
     },
 
     /** Removes a webhook with its deliveries (pending ones are not sent). */
