@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PUBLIC_ROUTE } from "../../src/http/context";
 import { notServed } from "../../src/http/methods";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { seedForm, seedKey, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { OPERATOR } from "../../src/lib/principal";
 
 /**
@@ -46,12 +46,12 @@ beforeAll(async () => {
   server = await startTestServer({ config: { maxBodyBytes: MAX_BODY_BYTES, rateLimit: 1_000_000, publicRateLimit: 1_000_000, webhookAllowPrivate: true } });
   const owner = await seedOwner(server, "owner@example.com");
   const other = await seedOwner(server, "other@example.com");
-  const second = await server.services.forms.createForm(OPERATOR, { owner: owner.ownerEmail, name: "Second" });
+  const second = await seedForm(server, owner.ownerEmail, { name: "Second" });
   keys.owner = owner.key;
   keys.other = other.key;
-  keys.publishable = (await server.services.keys.createKey(OPERATOR, { owner: owner.ownerEmail, publishable: true })).key;
+  keys.publishable = (await seedKey(server, owner.ownerEmail, { publishable: true })).key;
   // Bound to the owner's second form: every path below names the first.
-  keys.bound = (await server.services.keys.createKey(OPERATOR, { owner: owner.ownerEmail, forms: [second.id] })).key;
+  keys.bound = (await seedKey(server, owner.ownerEmail, { forms: [second.id] })).key;
   const webhook = await server.services.webhooks.addWebhook(OPERATOR, owner.formId, { url: "http://127.0.0.1:9/hook" });
   const submitted = await server.json("/api/v1/forms/submit", {
     method: "POST",
