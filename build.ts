@@ -12,7 +12,8 @@ const DIST = join(ROOT, "dist");
 export async function buildVersion(): Promise<string> {
   const commit = (await $`git rev-parse --short HEAD`.cwd(ROOT).quiet().nothrow()).stdout.toString().trim();
   if (!commit) return pkg.version;
-  const dirty = (await $`git status --porcelain --untracked-files=no`.cwd(ROOT).quiet().nothrow()).stdout.toString().trim() !== "";
+  const dirty =
+    (await $`git status --porcelain --untracked-files=no`.cwd(ROOT).quiet().nothrow()).stdout.toString().trim() !== "";
   return `${pkg.version}+${commit}${dirty ? ".dirty" : ""}`;
 }
 
@@ -28,10 +29,15 @@ const geoipCountryNoPackageJson: BunPlugin = {
   setup(build) {
     build.onLoad({ filter: /[\\/]node_modules[\\/]geoip-country[\\/]lib[\\/]geoip\.js$/ }, (args) => {
       const source = readFileSync(args.path, "utf8");
-      const line = "const isCountry = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'))).name.includes('country')";
-      if (source.split(line).length !== 2) throw new Error(`${args.path}: the package.json read this build replaces is not there (once); see build.ts`);
+      const line =
+        "const isCountry = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'))).name.includes('country')";
+      if (source.split(line).length !== 2)
+        throw new Error(`${args.path}: the package.json read this build replaces is not there (once); see build.ts`);
       // And no other trace of the build machine: where the binary keeps what it embeds, as Bun means to.
-      return { contents: `var __dirname = "/$bunfs/root";\n${source.replace(line, "const isCountry = true")}`, loader: "js" };
+      return {
+        contents: `var __dirname = "/$bunfs/root";\n${source.replace(line, "const isCountry = true")}`,
+        loader: "js",
+      };
     });
   },
 };
@@ -55,7 +61,10 @@ export async function buildBinary(version: string, outfile = join(DIST, "formsvc
     plugins: [geoipCountryNoPackageJson],
     // Embedded (zstd-compressed) in the binary: stack traces point at src/ lines.
     sourcemap: "linked",
-    define: { FORMSVC_BUILD_VERSION: JSON.stringify(version), FORMSVC_DASHBOARD: JSON.stringify(JSON.stringify(dashboard)) },
+    define: {
+      FORMSVC_BUILD_VERSION: JSON.stringify(version),
+      FORMSVC_DASHBOARD: JSON.stringify(JSON.stringify(dashboard)),
+    },
   });
   if (!result.success) throw new AggregateError(result.logs, "building dist/formsvc failed");
   return outfile;
@@ -85,7 +94,9 @@ async function main() {
     const started = performance.now();
     const out = await step();
     const size = Bun.file(out).size;
-    console.log(`built ${name}: ${out.slice(ROOT.length + 1)} (${(size / 1048576).toFixed(1)} MB, ${Math.round(performance.now() - started)} ms)`);
+    console.log(
+      `built ${name}: ${out.slice(ROOT.length + 1)} (${(size / 1048576).toFixed(1)} MB, ${Math.round(performance.now() - started)} ms)`,
+    );
   }
   console.log(`version ${version}`);
 }

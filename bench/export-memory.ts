@@ -16,7 +16,12 @@ const DB = join(import.meta.dir, ".work", "export-memory.db");
 if (!existsSync(`${DB}.json`)) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(DB + suffix, { force: true });
   const store = await openStore(DB);
-  const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db: DB, logLevel: "silent" }), log: silentLogger });
+  const services = await createServices({
+    store,
+    clock: systemClock,
+    config: loadConfig({}, { db: DB, logLevel: "silent" }),
+    log: silentLogger,
+  });
   const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com" })).key;
   const forms: string[] = [];
   for (const n of SIZES) {
@@ -45,12 +50,16 @@ for (const [i, formId] of forms.entries()) {
     const before = anon();
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, anon())), 10);
-    const res = await fetch(`${url}/api/v1/forms/${formId}/submissions/export?format=${format}`, { headers: { "x-api-key": key } });
+    const res = await fetch(`${url}/api/v1/forms/${formId}/submissions/export?format=${format}`, {
+      headers: { "x-api-key": key },
+    });
     let bytes = 0;
     const body = res.body!.getReader();
     for (let next = await body.read(); !next.done; next = await body.read()) bytes += next.value.length;
     clearInterval(sampler);
-    lines.push(`| ${SIZES[i]!.toLocaleString("en")} | ${format} | ${(bytes / 2 ** 20).toFixed(1)} MiB | ${before.toFixed(0)} MiB | ${peak.toFixed(0)} MiB |`);
+    lines.push(
+      `| ${SIZES[i]!.toLocaleString("en")} | ${format} | ${(bytes / 2 ** 20).toFixed(1)} MiB | ${before.toFixed(0)} MiB | ${peak.toFixed(0)} MiB |`,
+    );
     process.stderr.write(`${lines.at(-1)}\n`);
     proc.kill();
     await proc.exited;

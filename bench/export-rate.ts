@@ -32,7 +32,12 @@ async function seeded(): Promise<{ db: string; big: string; small: string }> {
     mkdirSync(WORK, { recursive: true });
     for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
     const store = await openStore(db);
-    const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
+    const services = await createServices({
+      store,
+      clock: systemClock,
+      config: loadConfig({}, { db, logLevel: "silent" }),
+      log: silentLogger,
+    });
     const big = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "1M" });
     const small = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "100k" });
     await seedSubmissions(store.sql, small, 100_000, { label: "seeding 100,000" });
@@ -46,7 +51,8 @@ async function seeded(): Promise<{ db: string; big: string; small: string }> {
 /** The cells of a CSV line (RFC 4180 quoting), enough for our header. */
 function headerCells(line: string): string[] {
   const cells: string[] = [];
-  for (const m of line.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))/g)) cells.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]!);
+  for (const m of line.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))/g))
+    cells.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]!);
   return cells;
 }
 
@@ -75,7 +81,10 @@ async function timed(cmd: string[], out?: string): Promise<Run> {
   // taskset execs the command in place, so the pid is the command's.
   const sample = () => {
     try {
-      peakAnon = Math.max(peakAnon, Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))?.[1] ?? 0));
+      peakAnon = Math.max(
+        peakAnon,
+        Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))?.[1] ?? 0),
+      );
     } catch {}
   };
   const sampler = setInterval(sample, 20);
@@ -96,7 +105,9 @@ if (!Number.isInteger(reps) || reps < 1) throw new Error("--reps takes a whole n
 if (dbPath === undefined || formId === undefined) ({ db: dbPath, big: formId } = await seeded());
 
 const db = new Database(dbPath, { readonly: true });
-const rows = (db.query("SELECT count(*) AS n FROM submissions WHERE form_id = ? AND status = 'inbox'").get(formId) as { n: number }).n;
+const rows = (
+  db.query("SELECT count(*) AS n FROM submissions WHERE form_id = ? AND status = 'inbox'").get(formId) as { n: number }
+).n;
 db.close();
 mkdirSync(WORK, { recursive: true });
 const file = join(WORK, `export-rate-${process.pid}.csv`);
@@ -109,11 +120,24 @@ try {
   for (let rep = 0; rep < reps; rep++) {
     const ours = await timed([process.execPath, "src/main.ts", ...exportArgs]);
     runs.ours.push(ours);
-    progressLine = ours.stderr.split(/[\r\n]+/).filter(Boolean).at(-1) ?? "";
-    const query = baselineQuery(headerCells(readFileSync(file, "utf8").slice(0, 64 * 1024).split("\r\n")[0]!), formId);
+    progressLine =
+      ours.stderr
+        .split(/[\r\n]+/)
+        .filter(Boolean)
+        .at(-1) ?? "";
+    const query = baselineQuery(
+      headerCells(
+        readFileSync(file, "utf8")
+          .slice(0, 64 * 1024)
+          .split("\r\n")[0]!,
+      ),
+      formId,
+    );
     runs.sqlite3.push(await timed(["sqlite3", "-csv", dbPath, query], file));
     if (binary) runs.binary.push(await timed([binaryPath, ...exportArgs]));
-    log(`rep ${rep + 1}/${reps}: ours ${ours.seconds.toFixed(2)} s (cpu ${ours.cpuSeconds.toFixed(2)} s, rss ${ours.peakRssMb} MB), sqlite3 ${runs.sqlite3.at(-1)!.seconds.toFixed(2)} s (cpu ${runs.sqlite3.at(-1)!.cpuSeconds.toFixed(2)} s)`);
+    log(
+      `rep ${rep + 1}/${reps}: ours ${ours.seconds.toFixed(2)} s (cpu ${ours.cpuSeconds.toFixed(2)} s, rss ${ours.peakRssMb} MB), sqlite3 ${runs.sqlite3.at(-1)!.seconds.toFixed(2)} s (cpu ${runs.sqlite3.at(-1)!.cpuSeconds.toFixed(2)} s)`,
+    );
   }
 } finally {
   rmSync(file, { force: true });
@@ -126,7 +150,9 @@ const summary = (rs: Run[], memory: boolean) => {
     rowsPerSecond: Math.round(rows / seconds),
     seconds: Math.round(seconds * 1000) / 1000,
     cpuSeconds: Math.round(cpuSeconds * 1000) / 1000,
-    ...(memory ? { peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)), peakAnonMb: Math.max(...rs.map((r) => r.peakAnonMb)) } : {}),
+    ...(memory
+      ? { peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)), peakAnonMb: Math.max(...rs.map((r) => r.peakAnonMb)) }
+      : {}),
   };
 };
 const ours = summary(runs.ours, true);

@@ -26,7 +26,8 @@ process.on("SIGINT", () => process.exit(130));
 
 export const log = (s: string) => process.stderr.write(`${s}\n`);
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-export const pinned = (core: number, cmd: string[]) => (Bun.which("taskset") ? ["taskset", "-c", String(core), ...cmd] : cmd);
+export const pinned = (core: number, cmd: string[]) =>
+  Bun.which("taskset") ? ["taskset", "-c", String(core), ...cmd] : cmd;
 
 export async function freePort(): Promise<number> {
   const s = createServer();
@@ -58,7 +59,12 @@ export async function waitForPort(port: number, proc: Subprocess, timeoutMs = 15
 }
 
 /** Starts a server on core 0; its stdout (the JSON request log) is dropped, or written to `logFile`. */
-export async function startServer(cmd: string[], port: number, env: Record<string, string> = {}, logFile?: string): Promise<Subprocess> {
+export async function startServer(
+  cmd: string[],
+  port: number,
+  env: Record<string, string> = {},
+  logFile?: string,
+): Promise<Subprocess> {
   const stdout = logFile ? Bun.file(logFile) : "ignore";
   const proc = Bun.spawn(pinned(0, cmd), { cwd: ROOT, env: { ...process.env, ...env }, stdout, stderr: "inherit" });
   started.push(proc);
@@ -88,9 +94,20 @@ export interface WrkResult {
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
 
 /** One bounded wrk run against 127.0.0.1, sampling the server's RSS meanwhile. */
-export async function wrk(url: string, opts: { script?: string; headers?: string[]; pid?: number; durationS?: number; threads?: number } = {}): Promise<WrkResult> {
+export async function wrk(
+  url: string,
+  opts: { script?: string; headers?: string[]; pid?: number; durationS?: number; threads?: number } = {},
+): Promise<WrkResult> {
   if (!url.startsWith("http://127.0.0.1:")) throw new Error("benchmarks target 127.0.0.1 only");
-  const args = ["wrk", `-t${opts.threads ?? 1}`, `-c${CONNECTIONS}`, `-d${opts.durationS ?? DURATION_S}s`, "--timeout", "5s", "--latency"];
+  const args = [
+    "wrk",
+    `-t${opts.threads ?? 1}`,
+    `-c${CONNECTIONS}`,
+    `-d${opts.durationS ?? DURATION_S}s`,
+    "--timeout",
+    "5s",
+    "--latency",
+  ];
   for (const h of opts.headers ?? []) args.push("-H", h);
   if (opts.script) args.push("-s", opts.script);
   const proc = Bun.spawn(pinned(1, [...args, url]), { stdout: "pipe", stderr: "inherit" });
@@ -109,7 +126,15 @@ export async function wrk(url: string, opts: { script?: string; headers?: string
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
   if (socketErrors) log(`  warning: ${socket![0]} (${url})`);
-  return { requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN), rps, p50: pct("50"), p99: pct("99"), non2xx: non2xx ? Number(non2xx[1]) : 0, socketErrors, ...(opts.pid ? { maxRss } : {}) };
+  return {
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN),
+    rps,
+    p50: pct("50"),
+    p99: pct("99"),
+    non2xx: non2xx ? Number(non2xx[1]) : 0,
+    socketErrors,
+    ...(opts.pid ? { maxRss } : {}),
+  };
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
@@ -121,7 +146,12 @@ export function cpuMs(pid: number): number {
 
 export function postScript(name: string, path: string, body: unknown, headers: Record<string, string>): string {
   const file = join(WORK, `${name}.lua`);
-  const lines = [`wrk.method = "POST"`, `wrk.path = ${JSON.stringify(path)}`, `wrk.body = ${JSON.stringify(JSON.stringify(body))}`, `wrk.headers["Content-Type"] = "application/json"`];
+  const lines = [
+    `wrk.method = "POST"`,
+    `wrk.path = ${JSON.stringify(path)}`,
+    `wrk.body = ${JSON.stringify(JSON.stringify(body))}`,
+    `wrk.headers["Content-Type"] = "application/json"`,
+  ];
   for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
   writeFileSync(file, `${lines.join("\n")}\n`);
   return file;
@@ -131,8 +161,13 @@ export function postScript(name: string, path: string, body: unknown, headers: R
  * Page 1 and page 9,000 (or the last page of a smaller form) of a form's submissions: their paths,
  * the deep one with a cursor made as the server makes it, and the keyset query alone for both.
  */
-export async function pagedPaths(store: Store, formId: string, rows: number): Promise<{ page1: string; page9000: string; storeMs: { page1: number; page9000: number } }> {
-  const secret = (await store.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'cursor_secret'"))!.value;
+export async function pagedPaths(
+  store: Store,
+  formId: string,
+  rows: number,
+): Promise<{ page1: string; page9000: string; storeMs: { page1: number; page9000: number } }> {
+  const secret = (await store.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'cursor_secret'"))!
+    .value;
   const pageNo = Math.min(9000, rows / PAGE_SIZE - 1);
   const at = (await store.sql.get<{ created_at: string; id: string }>(
     "SELECT created_at, id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?",
@@ -149,7 +184,11 @@ export async function pagedPaths(store: Store, formId: string, rows: number): Pr
  * are answered from the page cache, and this shows what a page costs when it is not cached. The two
  * are timed in turns, so a neighbour's burst on this shared machine lands on both alike.
  */
-async function storePageTimes(store: Store, formId: string, deep: Position): Promise<{ page1: number; page9000: number }> {
+async function storePageTimes(
+  store: Store,
+  formId: string,
+  deep: Position,
+): Promise<{ page1: number; page9000: number }> {
   const repo = createSubmissionsRepo(store.sql);
   const time = async (after: Position | null) => {
     const t0 = performance.now();
@@ -161,7 +200,7 @@ async function storePageTimes(store: Store, formId: string, deep: Position): Pro
   for (let i = 0; i < 1100; i++) {
     const [a, b] = [await time(null), await time(deep)];
     // The first hundred warm the page cache and the JIT.
-    if (i >= 100) page1.push(a), page9000.push(b);
+    if (i >= 100) (page1.push(a), page9000.push(b));
   }
   return { page1: median(page1), page9000: median(page9000) };
 }
@@ -171,10 +210,18 @@ export async function startupMs(db: string, command: string[]): Promise<number> 
   for (let i = 0; i < (QUICK ? 3 : 5); i++) {
     const port = await freePort();
     const t0 = performance.now();
-    const proc = Bun.spawn([...command, "serve", "--port", String(port)], { cwd: ROOT, env: { ...process.env, FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" }, stdout: "ignore", stderr: "ignore" });
+    const proc = Bun.spawn([...command, "serve", "--port", String(port)], {
+      cwd: ROOT,
+      env: { ...process.env, FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
     started.push(proc);
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (performance.now() - t0 > 10_000) throw new Error("serve did not answer within 10 s");
       await Bun.sleep(2);

@@ -45,12 +45,23 @@ const config = loadConfig({}, { db: DB, logLevel: "silent" });
 if (!existsSync(`${SEEDED}.json`)) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(SEEDED + suffix, { force: true });
   const store = await openStore(SEEDED);
-  const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db: SEEDED, logLevel: "silent" }), log: silentLogger });
+  const services = await createServices({
+    store,
+    clock: systemClock,
+    config: loadConfig({}, { db: SEEDED, logLevel: "silent" }),
+    log: silentLogger,
+  });
   const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com" })).key;
   const forms: string[] = [];
   for (let i = 0; i < FORMS; i++) {
     const notify = i < FORMS / 2;
-    const form = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: `Form ${i}`, formType: i % 3 === 0 ? "waitlist" : "contact", emailEnabled: notify, developerNotifications: notify });
+    const form = await services.forms.createForm(OPERATOR, {
+      owner: "bench@example.com",
+      name: `Form ${i}`,
+      formType: i % 3 === 0 ? "waitlist" : "contact",
+      emailEnabled: notify,
+      developerNotifications: notify,
+    });
     await seedSubmissions(store.sql, form, ROWS / FORMS, { label: `seeding form ${i + 1} of ${FORMS}` });
     forms.push(form.id);
   }
@@ -72,7 +83,9 @@ const report = (s: string) => {
   lines.push(s);
   log(s);
 };
-report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ${new Date().toISOString().slice(0, 10)}; ${ROWS.toLocaleString("en")} submissions in ${FORMS} forms, database ${mib(fileSize(DB))}`);
+report(
+  `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ${new Date().toISOString().slice(0, 10)}; ${ROWS.toLocaleString("en")} submissions in ${FORMS} forms, database ${mib(fileSize(DB))}`,
+);
 
 // 1. The submit path: commits of 50 through the pipeline's writers (fsync'd), secure_delete off and on in turns.
 {
@@ -81,9 +94,27 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
   let n = 0;
   const batch = (): NewSubmission[] =>
     Array.from({ length: 50 }, () => {
-      const meta = { browser: "Chrome", browserVersion: "120", os: "Windows", osVersion: "10", device: "desktop" as const, country: "DE", language: "en", referrer: null };
+      const meta = {
+        browser: "Chrome",
+        browserVersion: "120",
+        os: "Windows",
+        osVersion: "10",
+        device: "desktop" as const,
+        country: "DE",
+        language: "en",
+        referrer: null,
+      };
       const json = JSON.stringify({ email: `new${n}@example.com`, message: `Hello ${n++}`, _meta: meta });
-      return { id: newId("sub"), form, status: "inbox", json, meta, email: `new${n}@example.com`, createdAt: isoTime(Date.now()), idempotency: null };
+      return {
+        id: newId("sub"),
+        form,
+        status: "inbox",
+        json,
+        meta,
+        email: `new${n}@example.com`,
+        createdAt: isoTime(Date.now()),
+        idempotency: null,
+      };
     });
   const round = async () => {
     const rounds: number[] = [];
@@ -97,7 +128,9 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
       times[mode]!.push(await round());
     }
   }
-  report(`submit commit of 50 (median of 6 rounds of 40): secure_delete off ${ms(median(times.off!))}, on ${ms(median(times.on!))}`);
+  report(
+    `submit commit of 50 (median of 6 rounds of 40): secure_delete off ${ms(median(times.off!))}, on ${ms(median(times.on!))}`,
+  );
   // With and without the index in turns (dropping and building it takes a second or two on a large table).
   const indexed: Record<string, number[]> = { with: [], without: [] };
   let build = 0;
@@ -107,7 +140,9 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
     indexed.without!.push(await round());
     build = (await time(() => sql.run("CREATE UNIQUE INDEX submissions_by_id ON submissions (id)")))[1];
   }
-  report(`submit commit of 50 with the submissions_by_id index ${ms(median(indexed.with!))}, without ${ms(median(indexed.without!))} (medians of 3 rounds in turns); building it (migration 010) ${ms(build)}`);
+  report(
+    `submit commit of 50 with the submissions_by_id index ${ms(median(indexed.with!))}, without ${ms(median(indexed.without!))} (medians of 3 rounds in turns); building it (migration 010) ${ms(build)}`,
+  );
   await sql.get("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
@@ -116,9 +151,12 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
   const someId = (await sql.get<{ id: string }>("SELECT id FROM submissions ORDER BY seq LIMIT 1 OFFSET 12345"))!.id;
   const [, byId] = await time(() => repo.findSubmission(someId));
   const scans: number[] = [];
-  for (let i = 0; i < 5; i++) scans.push((await time(() => repo.findSubmissionsByEmail(`user${100 + i}@example.com`, null)))[1]);
+  for (let i = 0; i < 5; i++)
+    scans.push((await time(() => repo.findSubmissionsByEmail(`user${100 + i}@example.com`, null)))[1]);
   const found = (await repo.findSubmissionsByEmail("user100@example.com", null)).length;
-  report(`a submission by id ${ms(byId)}; one person's submissions (no email index: a full scan), ${found} found: median ${ms(median(scans))}`);
+  report(
+    `a submission by id ${ms(byId)}; one person's submissions (no email index: a full scan), ${found} found: median ${ms(median(scans))}`,
+  );
 }
 
 // 3. Deleting, secure_delete off and on: one submission, one person's (erase, without its checkpoint), a retention backlog (10,000), a whole form.
@@ -140,7 +178,9 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
   const found = (await repo.findSubmissionsByEmail("user1000@example.com", null)).length;
   const one: Record<string, number[]> = { off: [], on: [] };
   const person: Record<string, number[]> = { off: [], on: [] };
-  const ids = await sql.all<{ id: string; form_id: string }>("SELECT id, form_id FROM submissions ORDER BY seq DESC LIMIT 400");
+  const ids = await sql.all<{ id: string; form_id: string }>(
+    "SELECT id, form_id FROM submissions ORDER BY seq DESC LIMIT 400",
+  );
   for (let i = 0; i < 10; i++) {
     for (const mode of ["off", "on"] as const) {
       await setSecureDelete(mode === "on");
@@ -151,31 +191,48 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
       person[mode]!.push(performance.now() - t0);
     }
   }
-  report(`delete one submission (a transaction with counters, rollups, outbox, audit): secure_delete off ${ms(median(one.off!))}, on ${ms(median(one.on!))}`);
-  report(`erase one person's ${found} submissions across ${FORMS} forms (scan, then a transaction per form; no checkpoint): off ${ms(median(person.off!))}, on ${ms(median(person.on!))}`);
+  report(
+    `delete one submission (a transaction with counters, rollups, outbox, audit): secure_delete off ${ms(median(one.off!))}, on ${ms(median(one.on!))}`,
+  );
+  report(
+    `erase one person's ${found} submissions across ${FORMS} forms (scan, then a transaction per form; no checkpoint): off ${ms(median(person.off!))}, on ${ms(median(person.on!))}`,
+  );
 
   const [, checkpoint] = await time(() => sql.get("PRAGMA wal_checkpoint(TRUNCATE)"));
   report(`wal_checkpoint(TRUNCATE) after those deletions: ${ms(checkpoint)}`);
 
   const retention: Record<string, number> = {};
-  for (const [mode, formId] of [["off", forms[1]!], ["on", forms[2]!]] as const) {
+  for (const [mode, formId] of [
+    ["off", forms[1]!],
+    ["on", forms[2]!],
+  ] as const) {
     await setSecureDelete(mode === "on");
     const backlog = Math.min(10_000, ROWS / FORMS / 2);
-    const cutoff = (await sql.get<{ created_at: string }>("SELECT created_at FROM submissions WHERE form_id = ? ORDER BY created_at LIMIT 1 OFFSET ?", [formId, backlog]))!.created_at;
+    const cutoff = (await sql.get<{ created_at: string }>(
+      "SELECT created_at FROM submissions WHERE form_id = ? ORDER BY created_at LIMIT 1 OFFSET ?",
+      [formId, backlog],
+    ))!.created_at;
     const days = Math.ceil((Date.now() - Date.parse(cutoff)) / 86_400_000);
     await services.forms.updateForm(OPERATOR, formId, { retentionDays: days });
     const t0 = performance.now();
     const deleted = await lifecycle.expireRetained();
     retention[mode] = performance.now() - t0;
     await services.forms.updateForm(OPERATOR, formId, { retentionDays: null });
-    report(`retention: ${deleted} submissions in transactions of 500, secure_delete ${mode}: ${ms(retention[mode]!)} (${((retention[mode]! * 1000) / deleted).toFixed(0)} µs each)`);
+    report(
+      `retention: ${deleted} submissions in transactions of 500, secure_delete ${mode}: ${ms(retention[mode]!)} (${((retention[mode]! * 1000) / deleted).toFixed(0)} µs each)`,
+    );
   }
 
-  for (const [mode, formId] of [["off", forms[3]!], ["on", forms[4]!]] as const) {
+  for (const [mode, formId] of [
+    ["off", forms[3]!],
+    ["on", forms[4]!],
+  ] as const) {
     await setSecureDelete(mode === "on");
     const count = (await services.forms.requireForm(formId)).submissionCount;
     const [, cascade] = await time(() => services.forms.deleteForm(OPERATOR, formId));
-    report(`delete a form of ${count.toLocaleString("en")} submissions in one cascading transaction (the event loop held throughout), secure_delete ${mode}: ${ms(cascade)}`);
+    report(
+      `delete a form of ${count.toLocaleString("en")} submissions in one cascading transaction (the event loop held throughout), secure_delete ${mode}: ${ms(cascade)}`,
+    );
   }
   await setSecureDelete(true);
   {
@@ -192,7 +249,9 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
     await services.lifecycle.deleteForm(OPERATOR, formId);
     const total = performance.now() - t0;
     clearInterval(probe);
-    report(`delete a form of ${count.toLocaleString("en")} submissions as DELETE /forms/{formId} does (500 per transaction through the delete writers), secure_delete on: ${ms(total)}, the event loop held at most ${ms(longest)} at a stretch`);
+    report(
+      `delete a form of ${count.toLocaleString("en")} submissions as DELETE /forms/{formId} does (500 per transaction through the delete writers), secure_delete on: ${ms(total)}, the event loop held at most ${ms(longest)} at a stretch`,
+    );
   }
   await setSecureDelete(true);
   const wal = fileSize(`${DB}-wal`);
@@ -207,15 +266,35 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
   for (let b = 0; b < 40; b++) {
     await commit(
       Array.from({ length: 50 }, (_, i) => {
-        const meta = { browser: null, browserVersion: null, os: null, osVersion: null, device: "unknown" as const, country: "ZZ", language: null, referrer: null };
-        return { id: newId("sub"), form, status: "inbox", json: JSON.stringify({ email: `burst${b}-${i}@example.com`, _meta: meta }), meta, email: `burst${b}-${i}@example.com`, createdAt: isoTime(Date.now()), idempotency: null };
+        const meta = {
+          browser: null,
+          browserVersion: null,
+          os: null,
+          osVersion: null,
+          device: "unknown" as const,
+          country: "ZZ",
+          language: null,
+          referrer: null,
+        };
+        return {
+          id: newId("sub"),
+          form,
+          status: "inbox",
+          json: JSON.stringify({ email: `burst${b}-${i}@example.com`, _meta: meta }),
+          meta,
+          email: `burst${b}-${i}@example.com`,
+          createdAt: isoTime(Date.now()),
+          idempotency: null,
+        };
       }),
     );
   }
   const wal = fileSize(`${DB}-wal`);
   const t0 = performance.now();
   const result = await services.lifecycle.eraseByEmail(OPERATOR, "user4242@example.com", null);
-  report(`formsvc submissions erase (scan, ${result.erased} deleted in ${result.forms.length} transactions, TRUNCATE checkpoint of a ${mib(wal)} WAL): ${ms(performance.now() - t0)}`);
+  report(
+    `formsvc submissions erase (scan, ${result.erased} deleted in ${result.forms.length} transactions, TRUNCATE checkpoint of a ${mib(wal)} WAL): ${ms(performance.now() - t0)}`,
+  );
 }
 
 // 5. VACUUM: the whole file rewritten (what a legacy database's first erasure does once).
@@ -223,7 +302,9 @@ report(`Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} Gi
   const before = fileSize(DB);
   const [, vacuum] = await time(() => sql.run("VACUUM"));
   const [, checkpoint] = await time(() => sql.get("PRAGMA wal_checkpoint(TRUNCATE)"));
-  report(`VACUUM of a ${mib(before)} database: ${ms(vacuum)} (+ checkpoint ${ms(checkpoint)}), ${mib(fileSize(DB))} after`);
+  report(
+    `VACUUM of a ${mib(before)} database: ${ms(vacuum)} (+ checkpoint ${ms(checkpoint)}), ${mib(fileSize(DB))} after`,
+  );
 }
 await store.close();
 

@@ -4,7 +4,8 @@
 // (a solved proof of work is accepted once), and a bounded number of requests (wrk's Lua can stop a
 // thread, but wrk then still waits out its duration and divides by it).
 const [url, bodiesFile, headersJson, connections = "64"] = process.argv.slice(2);
-if (!url?.startsWith("http://127.0.0.1:") || !bodiesFile || !headersJson) throw new Error("usage: bun bench/load.ts http://127.0.0.1:PORT/path BODIES_FILE HEADERS_JSON [CONNECTIONS]");
+if (!url?.startsWith("http://127.0.0.1:") || !bodiesFile || !headersJson)
+  throw new Error("usage: bun bench/load.ts http://127.0.0.1:PORT/path BODIES_FILE HEADERS_JSON [CONNECTIONS]");
 const bodies = (await Bun.file(bodiesFile).text()).split("\n").filter((line) => line !== "");
 const headers = JSON.parse(headersJson) as Record<string, string>;
 
@@ -27,6 +28,15 @@ await Promise.all(Array.from({ length: Number(connections) }, connection));
 const seconds = (performance.now() - start) / 1000;
 const sorted = latencies.sort();
 const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-console.log(JSON.stringify({ requests: bodies.length, seconds, rps: bodies.length / seconds, p50: at(0.5), p99: at(0.99), statuses }));
+console.log(
+  JSON.stringify({
+    requests: bodies.length,
+    seconds,
+    rps: bodies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    statuses,
+  }),
+);
 
 export {};

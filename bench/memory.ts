@@ -54,19 +54,26 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-const meta = JSON.parse(readFileSync(`${SOURCE_DB}.json`, "utf8")) as { key: string; formId: string; pagedFormId: string };
+const meta = JSON.parse(readFileSync(`${SOURCE_DB}.json`, "utf8")) as {
+  key: string;
+  formId: string;
+  pagedFormId: string;
+};
 
 /** The deep page's cursor (page 9,000, or the last but one of a smaller form), made as the server makes it. */
 async function deepPageCursor(db: string): Promise<string> {
   const store = await openStore(db);
   try {
-    const secret = (await store.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'cursor_secret'"))!.value;
-    const rows = (await store.sql.get<{ n: number }>("SELECT count(*) AS n FROM submissions WHERE form_id = ?", [meta.pagedFormId]))!.n;
-    const pageNo = Math.min(9000, Math.floor(rows / PAGE_SIZE) - 1);
-    const at = (await store.sql.get<{ created_at: string; id: string }>("SELECT created_at, id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?", [
+    const secret = (await store.sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'cursor_secret'"))!
+      .value;
+    const rows = (await store.sql.get<{ n: number }>("SELECT count(*) AS n FROM submissions WHERE form_id = ?", [
       meta.pagedFormId,
-      (pageNo - 1) * PAGE_SIZE - 1,
-    ]))!;
+    ]))!.n;
+    const pageNo = Math.min(9000, Math.floor(rows / PAGE_SIZE) - 1);
+    const at = (await store.sql.get<{ created_at: string; id: string }>(
+      "SELECT created_at, id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?",
+      [meta.pagedFormId, (pageNo - 1) * PAGE_SIZE - 1],
+    ))!;
     return createCursorCodec(secret).encode(`submissions:${meta.pagedFormId}`, { createdAt: at.created_at, id: at.id });
   } finally {
     await store.close();
@@ -81,7 +88,10 @@ interface Load {
 
 function submitScript(): string {
   const file = join("/tmp", `formsvc-memory-submit-${process.pid}.lua`);
-  const body = JSON.stringify({ formId: meta.formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 } });
+  const body = JSON.stringify({
+    formId: meta.formId,
+    data: { email: "ada@example.com", message: "Hello there", rating: 5 },
+  });
   writeFileSync(
     file,
     [
@@ -117,13 +127,32 @@ interface Started {
 async function start(variant: string, db: string): Promise<Started> {
   const port = await freePort();
   const isDir = statSync(variant).isDirectory();
-  const cmd = isDir ? [BUN, join(variant, "src/main.ts"), "serve", "--port", String(port)] : [variant, "serve", "--port", String(port)];
-  const env = { ...process.env, FORMSVC_DB: db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_PUBLIC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "info" };
+  const cmd = isDir
+    ? [BUN, join(variant, "src/main.ts"), "serve", "--port", String(port)]
+    : [variant, "serve", "--port", String(port)];
+  const env = {
+    ...process.env,
+    FORMSVC_DB: db,
+    FORMSVC_RATE_LIMIT: "1000000000",
+    FORMSVC_PUBLIC_RATE_LIMIT: "1000000000",
+    FORMSVC_LOG_LEVEL: "info",
+  };
   const t0 = performance.now();
-  const proc = Bun.spawn(pinned(0, cmd), { cwd: isDir ? variant : undefined, env, stdout: "ignore", stderr: "inherit" });
+  const proc = Bun.spawn(pinned(0, cmd), {
+    cwd: isDir ? variant : undefined,
+    env,
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   started.add(proc);
   for (;;) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (proc.exitCode !== null) throw new Error(`${variant} exited early (${proc.exitCode})`);
     if (performance.now() - t0 > 15_000) throw new Error(`${variant} did not answer within 15 s`);
     await Bun.sleep(2);
@@ -148,10 +177,23 @@ interface Run {
 }
 
 async function wrk(s: Started, load: Load): Promise<Run> {
-  const cmd = ["wrk", "-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--timeout", "5s", "--latency", "-H", `X-API-Key: ${meta.key}`];
+  const cmd = [
+    "wrk",
+    "-t1",
+    `-c${CONNECTIONS}`,
+    `-d${SECONDS}s`,
+    "--timeout",
+    "5s",
+    "--latency",
+    "-H",
+    `X-API-Key: ${meta.key}`,
+  ];
   if (load.script) cmd.push("-s", load.script);
   const cpu0 = cpuMs(s.proc.pid);
-  const proc = Bun.spawn(pinned(1, [...cmd, `http://127.0.0.1:${s.port}${load.path}`]), { stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn(pinned(1, [...cmd, `http://127.0.0.1:${s.port}${load.path}`]), {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   let peakRss = 0;
   let peakAnon = 0;
   const sampler = setInterval(() => {
@@ -188,7 +230,13 @@ async function main() {
   });
   const cursor = await deepPageCursor(dbs[0]!);
   const plan = await loads(cursor);
-  type Row = { idle: number[]; idleAnon: number[]; idleFile: number[]; firstAnswer: number[]; runs: Record<string, Run[]> };
+  type Row = {
+    idle: number[];
+    idleAnon: number[];
+    idleFile: number[];
+    firstAnswer: number[];
+    runs: Record<string, Run[]>;
+  };
   const rows: Row[] = variants.map(() => ({ idle: [], idleAnon: [], idleFile: [], firstAnswer: [], runs: {} }));
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -216,8 +264,12 @@ async function main() {
     for (const db of dbs) for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
   }
   const f = (x: number) => x.toFixed(1);
-  console.log(`\nmedians over ${ROUNDS} rounds, ${SECONDS} s per load, ${CONNECTIONS} connections; RSS in MB (anonymous in brackets)\n`);
-  console.log(`| variant | idle RSS | start to first answer | ${plan.map((l) => `${l.name}: peak RSS, req/s, CPU µs/req, RSS 2 s after`).join(" | ")} |`);
+  console.log(
+    `\nmedians over ${ROUNDS} rounds, ${SECONDS} s per load, ${CONNECTIONS} connections; RSS in MB (anonymous in brackets)\n`,
+  );
+  console.log(
+    `| variant | idle RSS | start to first answer | ${plan.map((l) => `${l.name}: peak RSS, req/s, CPU µs/req, RSS 2 s after`).join(" | ")} |`,
+  );
   console.log(`|---|---|---|${plan.map(() => "---").join("|")}|`);
   for (const [i, variant] of variants.entries()) {
     const r = rows[i]!;
@@ -225,7 +277,9 @@ async function main() {
       const runs = r.runs[l.name]!;
       return `${f(median(runs.map((x) => x.peakRss)))} (${f(median(runs.map((x) => x.peakAnon)))}), ${Math.round(median(runs.map((x) => x.rps)))}, ${f(median(runs.map((x) => x.cpuUsPerReq)))}, ${f(median(runs.map((x) => x.afterRss)))}`;
     });
-    console.log(`| ${variant} | ${f(median(r.idle))} (${f(median(r.idleAnon))} + file ${f(median(r.idleFile))}) | ${Math.round(median(r.firstAnswer))} ms | ${cells.join(" | ")} |`);
+    console.log(
+      `| ${variant} | ${f(median(r.idle))} (${f(median(r.idleAnon))} + file ${f(median(r.idleFile))}) | ${Math.round(median(r.firstAnswer))} ms | ${cells.join(" | ")} |`,
+    );
   }
 }
 

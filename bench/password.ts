@@ -24,10 +24,16 @@ for (let i = 0; i < RUNS; i++) hashes.push(await timed(() => hashPassword(PASSWO
 const verifies: number[] = [];
 for (let i = 0; i < RUNS; i++) verifies.push(await timed(() => verifyPassword(PASSWORD, DUMMY_HASH)));
 
-console.log(`argon2id ${DUMMY_HASH.split("$")[3]} on ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${RUNS} runs each`);
+console.log(
+  `argon2id ${DUMMY_HASH.split("$")[3]} on ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${RUNS} runs each`,
+);
 console.log(`hash:   ${stats(hashes)}`);
 console.log(`verify: ${stats(verifies)}`);
 for (const parallel of [4, 16]) {
-  const ms = await timed(() => Promise.all(Array.from({ length: parallel }, () => verifyPassword(PASSWORD, DUMMY_HASH))));
-  console.log(`${parallel} logins at once: ${ms.toFixed(0)} ms in all, ${((parallel / ms) * 1000).toFixed(0)} logins/s`);
+  const ms = await timed(() =>
+    Promise.all(Array.from({ length: parallel }, () => verifyPassword(PASSWORD, DUMMY_HASH))),
+  );
+  console.log(
+    `${parallel} logins at once: ${ms.toFixed(0)} ms in all, ${((parallel / ms) * 1000).toFixed(0)} logins/s`,
+  );
 }

@@ -14,7 +14,8 @@ import { sharedTokenBuckets } from "../src/db/shared-buckets";
 import { closedLoop, clusterCpuMs, type PgLimits, type Rate } from "./postgres";
 
 const [url, pidArg, secondsArg] = process.argv.slice(2);
-if (!url?.startsWith("postgres://") || !pidArg) throw new Error("usage: bun bench/pg-limits.ts postgres://… POSTMASTER_PID [SECONDS]");
+if (!url?.startsWith("postgres://") || !pidArg)
+  throw new Error("usage: bun bench/pg-limits.ts postgres://… POSTMASTER_PID [SECONDS]");
 if (!/@(127\.\d+\.\d+\.\d+|localhost|\[::1\])[:/]/.test(url)) throw new Error("benchmarks target loopback only");
 const postmasterPid = Number(pidArg);
 const SECONDS = Number(secondsArg ?? 3);
@@ -35,20 +36,31 @@ async function measure(inFlight: number, op: (i: number) => unknown): Promise<Ra
   const server = clusterCpuMs(postmasterPid) - server0;
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
-  return { inFlight, perSecond: n / wall, p50: at(0.5), p99: at(0.99), clientCpuUs: (cpu.user + cpu.system) / n, serverCpuUs: (server * 1000) / n };
+  return {
+    inFlight,
+    perSecond: n / wall,
+    p50: at(0.5),
+    p99: at(0.99),
+    clientCpuUs: (cpu.user + cpu.system) / n,
+    serverCpuUs: (server * 1000) / n,
+  };
 }
 
 const pool = new SQL({ url, max: Math.max(...CONCURRENCY) });
 const settings = Object.fromEntries(
-  (await pool`SELECT name, setting FROM pg_settings WHERE name IN ('synchronous_commit', 'fsync', 'wal_sync_method', 'commit_delay', 'server_version')`).map((r: { name: string; setting: string }) => [r.name, r.setting]),
+  (
+    await pool`SELECT name, setting FROM pg_settings WHERE name IN ('synchronous_commit', 'fsync', 'wal_sync_method', 'commit_delay', 'server_version')`
+  ).map((r: { name: string; setting: string }) => [r.name, r.setting]),
 );
-if (settings.synchronous_commit !== "on" || settings.fsync !== "on") throw new Error(`the cluster must commit durably: ${JSON.stringify(settings)}`);
+if (settings.synchronous_commit !== "on" || settings.fsync !== "on")
+  throw new Error(`the cluster must commit durably: ${JSON.stringify(settings)}`);
 
 await pool`DROP TABLE IF EXISTS bench_commits`;
 await pool`CREATE TABLE bench_commits (id BIGSERIAL PRIMARY KEY, at TIMESTAMPTZ NOT NULL DEFAULT now(), body TEXT NOT NULL)`;
 const body = JSON.stringify({ email: "ada@example.com", message: "Hello there", rating: 5 });
 const commits: Rate[] = [];
-for (const n of CONCURRENCY) commits.push(await measure(n, () => pool`INSERT INTO bench_commits (body) VALUES (${body})`));
+for (const n of CONCURRENCY)
+  commits.push(await measure(n, () => pool`INSERT INTO bench_commits (body) VALUES (${body})`));
 await pool`DROP TABLE bench_commits`;
 
 // The limiter exactly as the servers run it: the shared buckets over formsvc's own Sql.

@@ -17,13 +17,22 @@ import { createServices } from "../src/services";
 
 const port = Number(process.argv[2]);
 const variant = process.argv[3];
-if (variant !== "local-buckets" && variant !== "no-feed") throw new Error("usage: bun bench/pg-variant.ts PORT local-buckets|no-feed");
+if (variant !== "local-buckets" && variant !== "no-feed")
+  throw new Error("usage: bun bench/pg-variant.ts PORT local-buckets|no-feed");
 const config = loadConfig(process.env, { port });
 const log = createLogger(config.logLevel);
 const opened = await openStore(config.db, { role: "server" });
 const store: Store =
-  variant === "local-buckets" ? { ...opened, sharedBuckets: undefined } : { ...opened, changes: { onChange() {}, sync: () => undefined } };
+  variant === "local-buckets"
+    ? { ...opened, sharedBuckets: undefined }
+    : { ...opened, changes: { onChange() {}, sync: () => undefined } };
 const services = await createServices({ store, clock: systemClock, config, log });
 const app = createApp({ store, services, config, log });
-app.listen({ hostname: "127.0.0.1", port, maxRequestBodySize: Number.MAX_SAFE_INTEGER, development: false, reusePort: false });
+app.listen({
+  hostname: "127.0.0.1",
+  port,
+  maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  development: false,
+  reusePort: false,
+});
 process.stdout.write(`formsvc (${variant}) listening on http://127.0.0.1:${port}\n`);

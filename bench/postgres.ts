@@ -13,7 +13,12 @@ import { testPostgres } from "../test/helpers/postgres";
 import { OPERATOR } from "../src/lib/principal";
 
 /** `inFlight` callers each running `op` back to back until `until` (performance.now()); how many ops ran, their latencies into `latencies` when given. */
-export async function closedLoop(inFlight: number, op: (i: number) => unknown, until: number, latencies: number[] | null): Promise<number> {
+export async function closedLoop(
+  inFlight: number,
+  op: (i: number) => unknown,
+  until: number,
+  latencies: number[] | null,
+): Promise<number> {
   let n = 0;
   await Promise.all(
     Array.from({ length: inFlight }, async (_, i) => {
@@ -129,9 +134,16 @@ export async function startBenchPostgres(core: number): Promise<BenchPostgres> {
       const [db] = await admin`SELECT xact_commit FROM pg_stat_database WHERE datname = ${dbName}`;
       const [io] = await admin`SELECT COALESCE(sum(fsyncs), 0) AS fsyncs FROM pg_stat_io WHERE object = 'wal'`;
       const [wal] = await admin`SELECT wal_bytes FROM pg_stat_wal`;
-      const reads = await tables`SELECT relname, COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) AS n FROM pg_stat_user_tables WHERE relname IN ('api_keys', 'forms')`;
+      const reads =
+        await tables`SELECT relname, COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0) AS n FROM pg_stat_user_tables WHERE relname IN ('api_keys', 'forms')`;
       const readsOf = (name: string) => Number(reads.find((r: { relname: string }) => r.relname === name)?.n ?? 0);
-      return { commits: Number(db.xact_commit), walFsyncs: Number(io.fsyncs), walBytes: Number(wal.wal_bytes), keyReads: readsOf("api_keys"), formReads: readsOf("forms") };
+      return {
+        commits: Number(db.xact_commit),
+        walFsyncs: Number(io.fsyncs),
+        walBytes: Number(wal.wal_bytes),
+        keyReads: readsOf("api_keys"),
+        formReads: readsOf("forms"),
+      };
     },
     close: async () => {
       await tables.close();
@@ -146,7 +158,13 @@ export async function preparePostgres(url: string): Promise<{ key: string; formI
   const store = await openStore(url);
   const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
   const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
-  const formId = (await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
+  const formId = (
+    await services.forms.createForm(OPERATOR, {
+      owner: "bench@example.com",
+      name: "Submit target",
+      formType: "contact",
+    })
+  ).id;
   services.close();
   await store.close();
   return { key, formId };

@@ -34,7 +34,9 @@ const stats = (xs: number[]) => {
   return `mean ${(s.reduce((a, b) => a + b, 0) / s.length).toFixed(1)} ms, p50 ${at(0.5).toFixed(1)}, p90 ${at(0.9).toFixed(1)}, max ${s[s.length - 1]!.toFixed(1)}`;
 };
 
-console.log(`${cpus().length} × ${cpus()[0]?.model}; PBKDF2/SHA-256, ${POW_ITERATIONS} iterations per derivation, counter uniform in 0..${config.powMaxCounter}`);
+console.log(
+  `${cpus().length} × ${cpus()[0]?.model}; PBKDF2/SHA-256, ${POW_ITERATIONS} iterations per derivation, counter uniform in 0..${config.powMaxCounter}`,
+);
 
 let cpu = cpuMs();
 const challenges = await Promise.all(Array.from({ length: CHALLENGES }, () => pow.createChallenge("frm_bench")));
@@ -42,7 +44,10 @@ console.log(`issue a challenge: ${((cpuMs() - cpu) / CHALLENGES).toFixed(3)} ms 
 
 const payloads: string[] = [];
 const solved: Payload[] = [];
-for (const [name, deriveKey] of [["node:crypto", nodeDeriveKey], ["WebCrypto", webDeriveKey]] as const) {
+for (const [name, deriveKey] of [
+  ["node:crypto", nodeDeriveKey],
+  ["WebCrypto", webDeriveKey],
+] as const) {
   const times: number[] = [];
   let derivations = 0;
   for (const challenge of challenges) {
@@ -56,17 +61,26 @@ for (const [name, deriveKey] of [["node:crypto", nodeDeriveKey], ["WebCrypto", w
       payloads.push(btoa(JSON.stringify(payload)));
     }
   }
-  console.log(`solve (${name}, one thread): ${stats(times)}; ${(times.reduce((a, b) => a + b, 0) / derivations).toFixed(3)} ms per derivation`);
+  console.log(
+    `solve (${name}, one thread): ${stats(times)}; ${(times.reduce((a, b) => a + b, 0) / derivations).toFixed(3)} ms per derivation`,
+  );
 }
 
 cpu = cpuMs();
 let start = performance.now();
 for (let i = 0; i < VERIFICATIONS; i++) {
   const p = solved[i % solved.length]!;
-  const r = await verifySolution({ challenge: p.challenge, solution: p.solution, deriveKey: nodeDeriveKey, ...secrets });
+  const r = await verifySolution({
+    challenge: p.challenge,
+    solution: p.solution,
+    deriveKey: nodeDeriveKey,
+    ...secrets,
+  });
   if (!r.verified) throw new Error("a solved challenge did not verify");
 }
-console.log(`verifySolution: ${((cpuMs() - cpu) / VERIFICATIONS).toFixed(3)} ms CPU, ${((performance.now() - start) / VERIFICATIONS).toFixed(3)} ms wall each (${VERIFICATIONS} in a loop)`);
+console.log(
+  `verifySolution: ${((cpuMs() - cpu) / VERIFICATIONS).toFixed(3)} ms CPU, ${((performance.now() - start) / VERIFICATIONS).toFixed(3)} ms wall each (${VERIFICATIONS} in a loop)`,
+);
 
 cpu = cpuMs();
 start = performance.now();
@@ -75,6 +89,8 @@ for (const payload of payloads) {
   // A refusal is its reason; an accepted solution comes back as the record to store.
   if (typeof outcome === "string") throw new Error(`refused: ${outcome}`);
 }
-console.log(`the whole check (decode, shape, used?, verify, mark used): ${((cpuMs() - cpu) / payloads.length).toFixed(3)} ms CPU, ${((performance.now() - start) / payloads.length).toFixed(3)} ms wall each`);
+console.log(
+  `the whole check (decode, shape, used?, verify, mark used): ${((cpuMs() - cpu) / payloads.length).toFixed(3)} ms CPU, ${((performance.now() - start) / payloads.length).toFixed(3)} ms wall each`,
+);
 await store.close();
 cleanup();

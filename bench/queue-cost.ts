@@ -21,13 +21,23 @@ const db = join(dir, "queue-cost.db");
 const store = await openStore(db);
 // SQLite's own setting, through the store's statements: this bench measures the SQL, not the fsync.
 await store.sql.run("PRAGMA synchronous = OFF");
-const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
-const form = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Outbound", formType: "contact", emailEnabled: true, autoresponse: { subject: "Thanks", text: "We got it, {{email}}." } });
-await store.sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES (?, ?, 'http://127.0.0.1:9/hook', 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)", [
-  newId("whk"),
-  form.id,
-  isoTime(Date.now()),
-]);
+const services = await createServices({
+  store,
+  clock: systemClock,
+  config: loadConfig({}, { db, logLevel: "silent" }),
+  log: silentLogger,
+});
+const form = await services.forms.createForm(OPERATOR, {
+  owner: "bench@example.com",
+  name: "Outbound",
+  formType: "contact",
+  emailEnabled: true,
+  autoresponse: { subject: "Thanks", text: "We got it, {{email}}." },
+});
+await store.sql.run(
+  "INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES (?, ?, 'http://127.0.0.1:9/hook', 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)",
+  [newId("whk"), form.id, isoTime(Date.now())],
+);
 
 const stages = submitStages(store.sql);
 const writers: [string, (batch: NewSubmission[]) => Promise<unknown>][] = [
@@ -39,13 +49,31 @@ const writers: [string, (batch: NewSubmission[]) => Promise<unknown>][] = [
   ["confirmation (not a waitlist)", stages.queues[2]!],
   ["webhook delivery (1 row)", stages.queues[3]!],
 ];
-const meta: SubmissionMeta = { browser: "Chrome", browserVersion: "120.0", os: "Windows", osVersion: "10", device: "desktop", country: "US", language: "en", referrer: null };
+const meta: SubmissionMeta = {
+  browser: "Chrome",
+  browserVersion: "120.0",
+  os: "Windows",
+  osVersion: "10",
+  device: "desktop",
+  country: "US",
+  language: "en",
+  referrer: null,
+};
 const times = new Map<string, number[]>();
 let n = 0;
 for (let b = 0; b < BATCHES; b++) {
   const batch: NewSubmission[] = Array.from({ length: BATCH }, () => {
     const fields = { email: `user${n++}@example.com`, message: "Hello there", rating: 5 };
-    return { id: newId("sub"), form, status: "inbox", json: JSON.stringify({ ...fields, _meta: meta }), meta, email: fields.email, createdAt: isoTime(Date.now()), idempotency: null };
+    return {
+      id: newId("sub"),
+      form,
+      status: "inbox",
+      json: JSON.stringify({ ...fields, _meta: meta }),
+      meta,
+      email: fields.email,
+      createdAt: isoTime(Date.now()),
+      idempotency: null,
+    };
   });
   await store.sql.transaction(async () => {
     for (const [name, write] of writers) {

@@ -25,7 +25,10 @@ const port = await new Promise<number>((resolve) => {
   });
 });
 const pin = Bun.which("taskset") ? ["taskset", "-c", "0"] : [];
-const redis = Bun.spawn([...pin, "redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore", stderr: "inherit" });
+const redis = Bun.spawn(
+  [...pin, "redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+  { stdout: "ignore", stderr: "inherit" },
+);
 process.on("exit", () => redis.kill("SIGKILL"));
 await Bun.sleep(300);
 const processCpuMs = (pid: number) => {
@@ -72,15 +75,31 @@ redis.call('HSET', KEYS[1], 't', t, 'u', math.max(u, now))
 redis.call('PEXPIRE', KEYS[1], 60000)
 return {tostring(t), ok}`;
 const sha = (await client.send("SCRIPT", ["LOAD", TAKE])) as string;
-const redisTake = () => client.send("EVALSHA", [sha, "1", "keys:bench", "1000000000", "1", String(Date.now()), String(1e9 / 60000)]);
+const redisTake = () =>
+  client.send("EVALSHA", [sha, "1", "keys:bench", "1000000000", "1", String(Date.now()), String(1e9 / 60000)]);
 
 console.log("| operation | in flight | per s | p50 ms | client CPU µs | server CPU µs |");
 console.log("|---|---|---|---|---|---|");
 // Bun's RedisClient is one pipelined connection that every caller shares; the PostgreSQL pool has a connection per caller in flight.
 for (const n of [1, 16, 64]) {
-  await measure("PostgreSQL `SELECT 1`", n, () => clusterCpuMs(pg.postmasterPid), () => sql.get("SELECT 1"));
-  await measure("PostgreSQL limiter take (one bucket)", n, () => clusterCpuMs(pg.postmasterPid), () => buckets.take("bench"));
-  await measure("Redis `PING`", n, () => processCpuMs(redis.pid), () => client.send("PING", []));
+  await measure(
+    "PostgreSQL `SELECT 1`",
+    n,
+    () => clusterCpuMs(pg.postmasterPid),
+    () => sql.get("SELECT 1"),
+  );
+  await measure(
+    "PostgreSQL limiter take (one bucket)",
+    n,
+    () => clusterCpuMs(pg.postmasterPid),
+    () => buckets.take("bench"),
+  );
+  await measure(
+    "Redis `PING`",
+    n,
+    () => processCpuMs(redis.pid),
+    () => client.send("PING", []),
+  );
   await measure("Redis bucket take (`EVALSHA`, one bucket)", n, () => processCpuMs(redis.pid), redisTake);
 }
 client.close();

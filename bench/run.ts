@@ -15,9 +15,38 @@ import { systemClock } from "../src/lib/clock";
 import { createServices } from "../src/services";
 import { createPowService } from "../src/modules/spam/pow";
 import { createSpamRepo } from "../src/modules/spam/repo";
-import { BUN, cpuMs, CONNECTIONS, DURATION_S, ensureWrk, freePort, killAll, log, median, pagedPaths, pinned, postScript, QUICK, ROOT, rssMb, started, startServer, startupMs, WORK, wrk, type WrkResult } from "./harness";
+import {
+  BUN,
+  cpuMs,
+  CONNECTIONS,
+  DURATION_S,
+  ensureWrk,
+  freePort,
+  killAll,
+  log,
+  median,
+  pagedPaths,
+  pinned,
+  postScript,
+  QUICK,
+  ROOT,
+  rssMb,
+  started,
+  startServer,
+  startupMs,
+  WORK,
+  wrk,
+  type WrkResult,
+} from "./harness";
 import { seedSubmissions } from "./seed";
-import { preparePostgres, startBenchPostgres, type BenchPostgres, type PgLimits, type PgStats, type Rate } from "./postgres";
+import {
+  preparePostgres,
+  startBenchPostgres,
+  type BenchPostgres,
+  type PgLimits,
+  type PgStats,
+  type Rate,
+} from "./postgres";
 import { OPERATOR } from "../src/lib/principal";
 
 const REPS = QUICK ? 1 : 3;
@@ -26,7 +55,8 @@ const PAGED_ROWS = QUICK ? 100_000 : 1_000_000;
 const LOOP_REQUESTS = QUICK ? 5000 : 20_000;
 // The page's origin for the public submit: the bench form allows it, as a real site's form would.
 const SITE = "https://www.example.com";
-const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+const UA =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
 /** Builds the bench-only fastify + better-sqlite3 baseline in bench/.work (never part of npm install). */
 function ensureFastify(): boolean {
@@ -34,22 +64,45 @@ function ensureFastify(): boolean {
   if (existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"))) return true;
   log("installing fastify + better-sqlite3 for baseline (c) into bench/.work/node");
   mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(dir, "package.json"))) writeFileSync(join(dir, "package.json"), '{"private":true,"type":"module"}\n');
-  const install = spawnSync(["npm", "install", "--no-audit", "--no-fund", "fastify@5", "better-sqlite3@12"], { cwd: dir, stdout: "ignore", stderr: "inherit" });
+  if (!existsSync(join(dir, "package.json")))
+    writeFileSync(join(dir, "package.json"), '{"private":true,"type":"module"}\n');
+  const install = spawnSync(["npm", "install", "--no-audit", "--no-fund", "fastify@5", "better-sqlite3@12"], {
+    cwd: dir,
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   const rebuild = spawnSync(["npm", "rebuild", "better-sqlite3"], { cwd: dir, stdout: "ignore", stderr: "inherit" });
-  const ok = install.exitCode === 0 && rebuild.exitCode === 0 && existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"));
+  const ok =
+    install.exitCode === 0 &&
+    rebuild.exitCode === 0 &&
+    existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"));
   if (!ok) log("baseline (c) could not be built; it is left out of this run");
   return ok;
 }
 
 /** One bounded bench/load.ts run on core 1: every line of `bodies` POSTed once, 64 at a time; with the server's CPU per request. */
-async function loadLoop(name: string, url: string, bodies: string[], headers: Record<string, string>, pid?: number): Promise<WrkResult> {
+async function loadLoop(
+  name: string,
+  url: string,
+  bodies: string[],
+  headers: Record<string, string>,
+  pid?: number,
+): Promise<WrkResult> {
   if (!url.startsWith("http://127.0.0.1:")) throw new Error("benchmarks target 127.0.0.1 only");
   const file = join(WORK, `${name}.bodies`);
   writeFileSync(file, `${bodies.join("\n")}\n`);
   const cpu0 = pid ? cpuMs(pid) : 0;
-  const proc = Bun.spawn(pinned(1, [BUN, join(import.meta.dir, "load.ts"), url, file, JSON.stringify(headers), String(CONNECTIONS)]), { stdout: "pipe", stderr: "inherit" });
-  const out = JSON.parse(await new Response(proc.stdout).text()) as { requests: number; rps: number; p50: number; p99: number; statuses: Record<string, number> };
+  const proc = Bun.spawn(
+    pinned(1, [BUN, join(import.meta.dir, "load.ts"), url, file, JSON.stringify(headers), String(CONNECTIONS)]),
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  const out = JSON.parse(await new Response(proc.stdout).text()) as {
+    requests: number;
+    rps: number;
+    p50: number;
+    p99: number;
+    statuses: Record<string, number>;
+  };
   await proc.exited;
   const cpu = pid ? cpuMs(pid) - cpu0 : NaN;
   const ok = (out.statuses["200"] ?? 0) === out.requests;
@@ -66,13 +119,22 @@ async function loadLoop(name: string, url: string, bodies: string[], headers: Re
 async function solvedBodies(db: string, formId: string, n: number): Promise<string[]> {
   const store = await openStore(db);
   const repo = createSpamRepo(store.sql);
-  const pow = createPowService({ repo, challengeSecret: await repo.findChallengeSecret(), clock: systemClock, maxCounter: 1 });
+  const pow = createPowService({
+    repo,
+    challengeSecret: await repo.findChallengeSecret(),
+    clock: systemClock,
+    maxCounter: 1,
+  });
   const bodies: string[] = [];
   for (let i = 0; i < n; i++) {
     const challenge = await pow.createChallenge(formId);
     const solution = (await solveChallenge({ challenge, deriveKey }))!;
-    const altcha = btoa(JSON.stringify({ challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution }));
-    bodies.push(JSON.stringify({ formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 }, altcha }));
+    const altcha = btoa(
+      JSON.stringify({ challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution }),
+    );
+    bodies.push(
+      JSON.stringify({ formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 }, altcha }),
+    );
   }
   await store.close();
   return bodies;
@@ -99,8 +161,18 @@ async function prepareDatabase(): Promise<{
     const store = await openStore(db);
     const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
     const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
-    const formId = (await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Submit target", formType: "contact" })).id;
-    const paged = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Paged", formType: "feedback" });
+    const formId = (
+      await services.forms.createForm(OPERATOR, {
+        owner: "bench@example.com",
+        name: "Submit target",
+        formType: "contact",
+      })
+    ).id;
+    const paged = await services.forms.createForm(OPERATOR, {
+      owner: "bench@example.com",
+      name: "Paged",
+      formType: "feedback",
+    });
     await seedSubmissions(store.sql, paged, PAGED_ROWS, { label: `seeding ${PAGED_ROWS} submissions` });
     await store.close();
     writeFileSync(meta, JSON.stringify({ key, formId, pagedFormId: paged.id }));
@@ -113,10 +185,25 @@ async function prepareDatabase(): Promise<{
     const store = await openStore(db);
     const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
     const publicForm = async (name: string, challenge: string) =>
-      (await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name, formType: "contact", allowedOrigins: [SITE], challenge })).id;
+      (
+        await services.forms.createForm(OPERATOR, {
+          owner: "bench@example.com",
+          name,
+          formType: "contact",
+          allowedOrigins: [SITE],
+          challenge,
+        })
+      ).id;
     cached.publicFormId = await publicForm("Public form", "none");
     cached.powFormId = await publicForm("Public form with pow", "pow");
-    cached.publishableKey = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "site", publishable: true, forms: [cached.publicFormId, cached.powFormId] })).key;
+    cached.publishableKey = (
+      await services.keys.createKey(OPERATOR, {
+        owner: "bench@example.com",
+        name: "site",
+        publishable: true,
+        forms: [cached.publicFormId, cached.powFormId],
+      })
+    ).key;
     await store.close();
     writeFileSync(meta, JSON.stringify(cached));
   }
@@ -174,7 +261,8 @@ function splitScript(name: string, ports: number[], req: PgRequest): string {
     `wrk.path = ${JSON.stringify(req.path)}`,
   ];
   if (req.body !== undefined) lines.push(`wrk.body = ${JSON.stringify(JSON.stringify(req.body))}`);
-  for (const [k, v] of Object.entries(req.headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+  for (const [k, v] of Object.entries(req.headers))
+    lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
   writeFileSync(file, `${lines.join("\n")}\n`);
   return file;
 }
@@ -244,7 +332,10 @@ function serverErrors(files: string[]): { errors: number; warnings: number; samp
       if (!failed && entry.level !== "warn") continue;
       if (failed) errors++;
       else warnings++;
-      if (samples.size < 5) samples.add(`${entry.level} ${entry.msg}${entry.status ? ` ${entry.status} ${entry.route}` : ""}${entry.error ? `: ${entry.error.split("\n")[0]}` : ""}`);
+      if (samples.size < 5)
+        samples.add(
+          `${entry.level} ${entry.msg}${entry.status ? ` ${entry.status} ${entry.route}` : ""}${entry.error ? `: ${entry.error.split("\n")[0]}` : ""}`,
+        );
     }
   }
   return { errors, warnings, samples: [...samples] };
@@ -262,7 +353,9 @@ async function prepareOutbound(hookUrl: string): Promise<{ db: string; key: stri
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
   const key = (await services.keys.createKey(OPERATOR, { owner: "bench@example.com", name: "bench" })).key;
-  const plain = (await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Plain", formType: "contact" })).id;
+  const plain = (
+    await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Plain", formType: "contact" })
+  ).id;
   const outbound = (
     await services.forms.createForm(OPERATOR, {
       owner: "bench@example.com",
@@ -272,11 +365,10 @@ async function prepareOutbound(hookUrl: string): Promise<{ db: string; key: stri
       autoresponse: { subject: "Thanks", text: "We got your message, {{email}}." },
     })
   ).id;
-  await store.sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_bench', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)", [
-    outbound,
-    hookUrl,
-    new Date().toISOString(),
-  ]);
+  await store.sql.run(
+    "INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_bench', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)",
+    [outbound, hookUrl, new Date().toISOString()],
+  );
   await store.close();
   return { db, key, plain, outbound };
 }
@@ -291,18 +383,26 @@ async function drainRate(count: number, receiverPort: number): Promise<{ perSeco
   const config = loadConfig({}, { db, logLevel: "silent", webhookAllowPrivate: true });
   const store = await openStore(db);
   const services = await createServices({ store, clock: systemClock, config, log: silentLogger });
-  const form = await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: "Drained", formType: "contact" });
-  await store.sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_drain', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)", [
-    form.id,
-    `http://127.0.0.1:${receiverPort}/hook`,
-    new Date().toISOString(),
-  ]);
+  const form = await services.forms.createForm(OPERATOR, {
+    owner: "bench@example.com",
+    name: "Drained",
+    formType: "contact",
+  });
+  await store.sql.run(
+    "INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_drain', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, ?)",
+    [form.id, `http://127.0.0.1:${receiverPort}/hook`, new Date().toISOString()],
+  );
   await seedSubmissions(store.sql, form, count, { days: 1, label: `queuing ${count} deliveries` });
   await store.close();
-  const received = async () => ((await (await fetch(`http://127.0.0.1:${receiverPort}/count`)).json()) as { received: number }).received;
+  const received = async () =>
+    ((await (await fetch(`http://127.0.0.1:${receiverPort}/count`)).json()) as { received: number }).received;
   const before = await received();
   const port = await freePort();
-  const proc = await startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, { FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn", FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" });
+  const proc = await startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, {
+    FORMSVC_DB: db,
+    FORMSVC_LOG_LEVEL: "warn",
+    FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true",
+  });
   const t0 = performance.now();
   const deadline = t0 + 120_000;
   while ((await received()) - before < count) {
@@ -320,11 +420,26 @@ async function main() {
   ensureWrk();
   const withFastify = ensureFastify();
   const setup = await prepareDatabase();
-  const env = { FORMSVC_DB: setup.db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_PUBLIC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "info" };
+  const env = {
+    FORMSVC_DB: setup.db,
+    FORMSVC_RATE_LIMIT: "1000000000",
+    FORMSVC_PUBLIC_RATE_LIMIT: "1000000000",
+    FORMSVC_LOG_LEVEL: "info",
+  };
   const ports = {
-    formsvc: await freePort(), binary: await freePort(), post: await freePort(), durable: await freePort(), get: await freePort(), fastify: await freePort(),
-    outbound: await freePort(), silent: await freePort(), receiver: await freePort(),
-    pgA: await freePort(), pgB: await freePort(), pgLocal: await freePort(), pgNoFeed: await freePort(),
+    formsvc: await freePort(),
+    binary: await freePort(),
+    post: await freePort(),
+    durable: await freePort(),
+    get: await freePort(),
+    fastify: await freePort(),
+    outbound: await freePort(),
+    silent: await freePort(),
+    receiver: await freePort(),
+    pgA: await freePort(),
+    pgB: await freePort(),
+    pgLocal: await freePort(),
+    pgNoFeed: await freePort(),
   };
 
   const formsvc = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.formsvc)], ports.formsvc, env);
@@ -332,14 +447,19 @@ async function main() {
   const idleRss = rssMb(formsvc.pid);
   // The compiled binary (`npm run build`) is loaded too when it exists: it is what users run.
   const binaryPath = join(ROOT, "dist/formsvc");
-  const binary = existsSync(binaryPath) ? await startServer([binaryPath, "serve", "--port", String(ports.binary)], ports.binary, env) : null;
+  const binary = existsSync(binaryPath)
+    ? await startServer([binaryPath, "serve", "--port", String(ports.binary)], ports.binary, env)
+    : null;
   if (!binary) log("dist/formsvc is not built (npm run build): the binary is left out of this run");
   await Bun.sleep(500);
   const binaryIdleRss = binary ? rssMb(binary.pid) : NaN;
   await startServer([BUN, "bench/baselines/bun-post.ts", String(ports.post)], ports.post);
   await startServer([BUN, "bench/baselines/bun-get.ts", String(ports.get)], ports.get);
   for (const suffix of ["", "-wal", "-shm"]) rmSync(join(WORK, "durable.db") + suffix, { force: true });
-  await startServer([BUN, "bench/baselines/bun-durable.ts", String(ports.durable), join(WORK, "durable.db")], ports.durable);
+  await startServer(
+    [BUN, "bench/baselines/bun-durable.ts", String(ports.durable), join(WORK, "durable.db")],
+    ports.durable,
+  );
   if (withFastify) {
     rmSync(join(WORK, "fastify.db"), { force: true });
     // ESM resolves packages from the script's folder: run a copy beside its node_modules.
@@ -351,13 +471,25 @@ async function main() {
   // The outbound comparison: its own server and database, a receiver that never answers (so the
   // submit pays for queuing only), and one that answers (for the drain figure).
   // Never answers, so it cannot be waited for like the others: given a moment to listen.
-  started.push(Bun.spawn([BUN, "bench/baselines/receiver.ts", String(ports.silent), "silent"], { cwd: ROOT, stdout: "ignore", stderr: "inherit" }));
+  started.push(
+    Bun.spawn([BUN, "bench/baselines/receiver.ts", String(ports.silent), "silent"], {
+      cwd: ROOT,
+      stdout: "ignore",
+      stderr: "inherit",
+    }),
+  );
   await Bun.sleep(300);
   await startServer([BUN, "bench/baselines/receiver.ts", String(ports.receiver), "answer"], ports.receiver);
   const outboundSetup = await prepareOutbound(`http://127.0.0.1:${ports.silent}/hook`);
-  const outboundServer = await startServer([BUN, "src/main.ts", "serve", "--port", String(ports.outbound)], ports.outbound, {
-    ...env, FORMSVC_DB: outboundSetup.db, FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true",
-  });
+  const outboundServer = await startServer(
+    [BUN, "src/main.ts", "serve", "--port", String(ports.outbound)],
+    ports.outbound,
+    {
+      ...env,
+      FORMSVC_DB: outboundSetup.db,
+      FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true",
+    },
+  );
 
   // PostgreSQL (issue 19): a private cluster, and formsvc instances on one database of it. The cluster
   // and every instance run on core 0 with the SQLite server, wrk on core 1: each engine's whole
@@ -368,12 +500,23 @@ async function main() {
   const pgEnv = { ...env, FORMSVC_DB: pg.url };
   const pgLogs = ["pg-a", "pg-b", "pg-local", "pg-no-feed"].map((n) => join(WORK, `${n}.log`));
   for (const f of pgLogs) rmSync(f, { force: true });
-  const pgServe = (port: number, logFile: string) => startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, pgEnv, logFile);
+  const pgServe = (port: number, logFile: string) =>
+    startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, pgEnv, logFile);
   const pgA = await pgServe(ports.pgA, pgLogs[0]!);
   const pgB = await pgServe(ports.pgB, pgLogs[1]!);
   // The limiter's A/B (bench/pg-variant.ts): rate limits in process; the shared limiter without the change feed.
-  const pgLocal = await startServer([BUN, "bench/pg-variant.ts", String(ports.pgLocal), "local-buckets"], ports.pgLocal, pgEnv, pgLogs[2]);
-  const pgNoFeed = await startServer([BUN, "bench/pg-variant.ts", String(ports.pgNoFeed), "no-feed"], ports.pgNoFeed, pgEnv, pgLogs[3]);
+  const pgLocal = await startServer(
+    [BUN, "bench/pg-variant.ts", String(ports.pgLocal), "local-buckets"],
+    ports.pgLocal,
+    pgEnv,
+    pgLogs[2],
+  );
+  const pgNoFeed = await startServer(
+    [BUN, "bench/pg-variant.ts", String(ports.pgNoFeed), "no-feed"],
+    ports.pgNoFeed,
+    pgEnv,
+    pgLogs[3],
+  );
 
   const body = { formId: setup.formId, data: { email: "ada@example.com", message: "Hello there", rating: 5 } };
   const submitScript = postScript("submit", "/api/v1/forms/submit", body, { "X-API-Key": setup.key, "User-Agent": UA });
@@ -383,8 +526,14 @@ async function main() {
   const submitUrl = url(ports.formsvc, "/api/v1/forms/submit");
   const challengeHeaders = [`X-API-Key: ${setup.publishableKey}`, `Origin: ${SITE}`, `User-Agent: ${UA}`];
   const secretHeaders = { "Content-Type": "application/json", "X-API-Key": setup.key, "User-Agent": UA };
-  const publicHeaders = { "Content-Type": "application/json", "X-API-Key": setup.publishableKey, Origin: SITE, "User-Agent": UA };
-  const plainBodies = (formId: string, n: number) => Array.from({ length: n }, () => JSON.stringify({ ...body, formId }));
+  const publicHeaders = {
+    "Content-Type": "application/json",
+    "X-API-Key": setup.publishableKey,
+    Origin: SITE,
+    "User-Agent": UA,
+  };
+  const plainBodies = (formId: string, n: number) =>
+    Array.from({ length: n }, () => JSON.stringify({ ...body, formId }));
 
   // Warm-up, not recorded: the first requests compile Elysia's handlers and JIT the hot path.
   await wrk(url(ports.formsvc), { script: submitScript, durationS: 2 });
@@ -392,16 +541,33 @@ async function main() {
   if (binary) await wrk(url(ports.binary), { script: submitScript, durationS: 2 });
   await loadLoop("warm-secret", submitUrl, plainBodies(setup.formId, 1000), secretHeaders);
   await loadLoop("warm-public", submitUrl, await solvedBodies(setup.db, setup.powFormId, 1000), publicHeaders);
-  await wrk(url(ports.outbound), { script: distinctEmailScript("warm-outbound", outboundSetup.outbound, outboundSetup.key, "w"), durationS: 2 });
+  await wrk(url(ports.outbound), {
+    script: distinctEmailScript("warm-outbound", outboundSetup.outbound, outboundSetup.key, "w"),
+    durationS: 2,
+  });
 
   // The PostgreSQL section's scenarios: the same submit (secret key, the SQLite submit's body) and
   // GET /forms/{id}, through one wrk shape (splitScript), against each target.
   const submitReq = (formId: string, k: string): PgRequest => ({
-    method: "POST", path: "/api/v1/forms/submit", body: { ...body, formId }, headers: { "Content-Type": "application/json", "X-API-Key": k, "User-Agent": UA },
+    method: "POST",
+    path: "/api/v1/forms/submit",
+    body: { ...body, formId },
+    headers: { "Content-Type": "application/json", "X-API-Key": k, "User-Agent": UA },
   });
-  const getReq = (formId: string, k: string): PgRequest => ({ method: "GET", path: `/api/v1/forms/${formId}`, headers: { "X-API-Key": k } });
+  const getReq = (formId: string, k: string): PgRequest => ({
+    method: "GET",
+    path: `/api/v1/forms/${formId}`,
+    headers: { "X-API-Key": k },
+  });
   const pgTargets = [
-    { name: SQLITE_1, ports: [ports.formsvc], pids: [formsvc.pid], pg: null, setup: { key: setup.key, formId: setup.formId }, submit: true },
+    {
+      name: SQLITE_1,
+      ports: [ports.formsvc],
+      pids: [formsvc.pid],
+      pg: null,
+      setup: { key: setup.key, formId: setup.formId },
+      submit: true,
+    },
     { name: PG_1, ports: [ports.pgA], pids: [pgA.pid], pg, setup: pgSetup, submit: true },
     { name: PG_2, ports: [ports.pgA, ports.pgB], pids: [pgA.pid, pgB.pid], pg, setup: pgSetup, submit: true },
     { name: PG_LOCAL, ports: [ports.pgLocal], pids: [pgLocal.pid], pg, setup: pgSetup, submit: true },
@@ -409,12 +575,29 @@ async function main() {
     { name: PG_NO_FEED, ports: [ports.pgNoFeed], pids: [pgNoFeed.pid], pg, setup: pgSetup, submit: false },
   ];
   const pgScenarios = pgTargets.flatMap((t, i) => [
-    ...(t.submit ? [{ name: `submit: ${t.name}`, target: t, script: splitScript(`pg-submit-${i}`, t.ports, submitReq(t.setup.formId, t.setup.key)) }] : []),
-    { name: `GET form: ${t.name}`, target: t, script: splitScript(`pg-get-${i}`, t.ports, getReq(t.setup.formId, t.setup.key)) },
+    ...(t.submit
+      ? [
+          {
+            name: `submit: ${t.name}`,
+            target: t,
+            script: splitScript(`pg-submit-${i}`, t.ports, submitReq(t.setup.formId, t.setup.key)),
+          },
+        ]
+      : []),
+    {
+      name: `GET form: ${t.name}`,
+      target: t,
+      script: splitScript(`pg-get-${i}`, t.ports, getReq(t.setup.formId, t.setup.key)),
+    },
   ]);
   // Submits first, then GETs, so each GET run follows another GET run (a submit leaves batches and cache drops behind).
   pgScenarios.sort((a, b) => Number(a.name.startsWith("GET")) - Number(b.name.startsWith("GET")));
-  for (const sc of pgScenarios) await wrk(url(sc.target.ports[0]!), { script: sc.script, threads: 2, durationS: sc.name.startsWith("GET") ? 1 : 2 });
+  for (const sc of pgScenarios)
+    await wrk(url(sc.target.ports[0]!), {
+      script: sc.script,
+      threads: 2,
+      durationS: sc.name.startsWith("GET") ? 1 : 2,
+    });
 
   const runs: Record<string, WrkResult[]> = {};
   const record = (name: string, r: WrkResult) => (runs[name] ??= []).push(r);
@@ -425,26 +608,74 @@ async function main() {
     record("(a) bare POST", await wrk(url(ports.post), { script: plainScript }));
     record("(d) durable limit", await wrk(url(ports.durable), { script: plainScript }));
     if (withFastify) record("(c) fastify+sqlite", await wrk(url(ports.fastify), { script: plainScript }));
-    record("GET form", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key, pid: formsvc.pid }));
+    record(
+      "GET form",
+      await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key, pid: formsvc.pid }),
+    );
     record("(b) bare GET", await wrk(url(ports.get)));
     record("submissions page 1", await wrk(url(ports.formsvc, setup.page1), { headers: key, pid: formsvc.pid }));
     // Analytics against GET of the same form (the paged one, PAGED_ROWS submissions over a year): issue 20's ratio.
-    record("GET form (paged form)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}`), { headers: key }));
-    record("analytics period=year (paged form)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}/analytics?period=year`), { headers: key, pid: formsvc.pid }));
+    record(
+      "GET form (paged form)",
+      await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}`), { headers: key }),
+    );
+    record(
+      "analytics period=year (paged form)",
+      await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}/analytics?period=year`), {
+        headers: key,
+        pid: formsvc.pid,
+      }),
+    );
     record("submissions page 9000", await wrk(url(ports.formsvc, setup.page9000), { headers: key, pid: formsvc.pid }));
-    record("GET challenge (publishable key, issues one)", await wrk(url(ports.formsvc, `/api/v1/forms/${setup.powFormId}/challenge`), { headers: challengeHeaders }));
+    record(
+      "GET challenge (publishable key, issues one)",
+      await wrk(url(ports.formsvc, `/api/v1/forms/${setup.powFormId}/challenge`), { headers: challengeHeaders }),
+    );
     // Solved before the run, while the server idles; each is accepted once, so each run has its own.
     const publicBodies = await solvedBodies(setup.db, setup.powFormId, LOOP_REQUESTS);
-    record("submit, secret key (load loop)", await loadLoop("secret", submitUrl, plainBodies(setup.formId, LOOP_REQUESTS), secretHeaders, formsvc.pid));
-    record("submit, publishable key, challenge none (load loop)", await loadLoop("public-none", submitUrl, plainBodies(setup.publicFormId, LOOP_REQUESTS), publicHeaders, formsvc.pid));
-    record("submit, publishable key + solved pow (load loop)", await loadLoop("public-pow", submitUrl, publicBodies, publicHeaders, formsvc.pid));
-    record("submit, distinct emails, nothing outbound", await wrk(url(ports.outbound), { script: distinctEmailScript(`plain-${rep}`, outboundSetup.plain, outboundSetup.key, `p${rep}`), pid: outboundServer.pid }));
-    record("submit, distinct emails, 1 webhook + autoresponse", await wrk(url(ports.outbound), { script: distinctEmailScript(`outbound-${rep}`, outboundSetup.outbound, outboundSetup.key, `o${rep}`), pid: outboundServer.pid }));
+    record(
+      "submit, secret key (load loop)",
+      await loadLoop("secret", submitUrl, plainBodies(setup.formId, LOOP_REQUESTS), secretHeaders, formsvc.pid),
+    );
+    record(
+      "submit, publishable key, challenge none (load loop)",
+      await loadLoop(
+        "public-none",
+        submitUrl,
+        plainBodies(setup.publicFormId, LOOP_REQUESTS),
+        publicHeaders,
+        formsvc.pid,
+      ),
+    );
+    record(
+      "submit, publishable key + solved pow (load loop)",
+      await loadLoop("public-pow", submitUrl, publicBodies, publicHeaders, formsvc.pid),
+    );
+    record(
+      "submit, distinct emails, nothing outbound",
+      await wrk(url(ports.outbound), {
+        script: distinctEmailScript(`plain-${rep}`, outboundSetup.plain, outboundSetup.key, `p${rep}`),
+        pid: outboundServer.pid,
+      }),
+    );
+    record(
+      "submit, distinct emails, 1 webhook + autoresponse",
+      await wrk(url(ports.outbound), {
+        script: distinctEmailScript(`outbound-${rep}`, outboundSetup.outbound, outboundSetup.key, `o${rep}`),
+        pid: outboundServer.pid,
+      }),
+    );
     if (binary) {
       record("submit (dist/formsvc)", await wrk(url(ports.binary), { script: submitScript, pid: binary.pid }));
-      record("GET form (dist/formsvc)", await wrk(url(ports.binary, `/api/v1/forms/${setup.formId}`), { headers: key }));
+      record(
+        "GET form (dist/formsvc)",
+        await wrk(url(ports.binary, `/api/v1/forms/${setup.formId}`), { headers: key }),
+      );
     }
-    for (const sc of pgScenarios) (pgRuns[sc.name] ??= []).push(await pgSectionRun(sc.target.pg, sc.target.pids, url(sc.target.ports[0]!), sc.script));
+    for (const sc of pgScenarios)
+      (pgRuns[sc.name] ??= []).push(
+        await pgSectionRun(sc.target.pg, sc.target.pids, url(sc.target.ports[0]!), sc.script),
+      );
   }
   for (const server of [pgA, pgB, pgLocal, pgNoFeed]) {
     server.kill("SIGTERM");
@@ -453,7 +684,10 @@ async function main() {
   const pgErrors = serverErrors(pgLogs);
   // The database alone (bench/pg-limits.ts, pinned to wrk's core, the cluster on core 0): its commit rate and the limiter's statement.
   log("measuring PostgreSQL's commit rate and the shared limiter's statement (bench/pg-limits.ts)");
-  const limitsRun = spawnSync(pinned(1, [BUN, join(import.meta.dir, "pg-limits.ts"), pg.url, String(pg.postmasterPid), QUICK ? "1.5" : "4"]), { cwd: ROOT, stderr: "inherit" });
+  const limitsRun = spawnSync(
+    pinned(1, [BUN, join(import.meta.dir, "pg-limits.ts"), pg.url, String(pg.postmasterPid), QUICK ? "1.5" : "4"]),
+    { cwd: ROOT, stderr: "inherit" },
+  );
   const limits = limitsRun.exitCode === 0 ? (JSON.parse(limitsRun.stdout.toString()) as PgLimits) : null;
   await pg.close();
   for (const server of [formsvc, binary, outboundServer]) {
@@ -462,7 +696,9 @@ async function main() {
   }
   const queued = await (async () => {
     const store = await openStore(outboundSetup.db);
-    const rows = await store.sql.all<{ kind: string; n: number }>("SELECT kind, CAST(count(*) AS INTEGER) AS n FROM outbox GROUP BY kind");
+    const rows = await store.sql.all<{ kind: string; n: number }>(
+      "SELECT kind, CAST(count(*) AS INTEGER) AS n FROM outbox GROUP BY kind",
+    );
     await store.close();
     return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
   })();
@@ -471,8 +707,12 @@ async function main() {
   const drain = await drainRate(drainCount, ports.receiver);
   const startMs = await startupMs(setup.db, [BUN, "src/main.ts"]);
   // The verification alone, in one process with nothing else running (bench/pow.ts).
-  const powOut = spawnSync(pinned(0, [BUN, join(import.meta.dir, "pow.ts"), QUICK ? "20" : "60"]), { cwd: ROOT, stderr: "inherit" }).stdout.toString();
-  const powLine = (prefix: string) => powOut.split("\n").find((l) => l.startsWith(prefix)) ?? `${prefix}: (bench/pow.ts printed nothing)`;
+  const powOut = spawnSync(pinned(0, [BUN, join(import.meta.dir, "pow.ts"), QUICK ? "20" : "60"]), {
+    cwd: ROOT,
+    stderr: "inherit",
+  }).stdout.toString();
+  const powLine = (prefix: string) =>
+    powOut.split("\n").find((l) => l.startsWith(prefix)) ?? `${prefix}: (bench/pow.ts printed nothing)`;
   const binaryStartMs = binary ? await startupMs(setup.db, [binaryPath]) : NaN;
 
   const m = (name: string, f: keyof WrkResult) => (runs[name] ? median(runs[name]!.map((r) => r[f] ?? NaN)) : NaN);
@@ -491,19 +731,31 @@ async function main() {
   const analyticsRatio = ratio(rps("analytics period=year (paged form)"), rps("GET form (paged form)"));
   const analyticsRss = m("analytics period=year (paged form)", "maxRss");
   // The highest RSS sampled under any load of the server: the target holds under every load, not only submit.
-  const everyLoad = ["submit", "GET form", "submissions page 1", "submissions page 9000", "analytics period=year (paged form)"];
+  const everyLoad = [
+    "submit",
+    "GET form",
+    "submissions page 1",
+    "submissions page 9000",
+    "analytics period=year (paged form)",
+  ];
   const worstRss = Math.max(...everyLoad.map((n) => Math.max(...(runs[n] ?? []).map((r) => r.maxRss ?? NaN))));
   const worstLoad = everyLoad.find((n) => (runs[n] ?? []).some((r) => r.maxRss === worstRss)) ?? "-";
   const deepRatio = ratio(m("submissions page 9000", "p50"), m("submissions page 1", "p50"));
   const storeRatio = ratio(setup.storeMs.page9000, setup.storeMs.page1);
-  const outboundRatio = ratio(rps("submit, distinct emails, 1 webhook + autoresponse"), rps("submit, distinct emails, nothing outbound"));
+  const outboundRatio = ratio(
+    rps("submit, distinct emails, 1 webhook + autoresponse"),
+    rps("submit, distinct emails, nothing outbound"),
+  );
   const loadRss = m("submit", "maxRss");
   const binaryLoadRss = m("submit (dist/formsvc)", "maxRss");
   const withBinary = (ok: boolean) => (binary ? ok : null);
   const secretCpu = m("submit, secret key (load loop)", "cpuUs");
   const publicNoneCpu = m("submit, publishable key, challenge none (load loop)", "cpuUs");
   const publicCpu = m("submit, publishable key + solved pow (load loop)", "cpuUs");
-  const publicRatio = ratio(rps("submit, publishable key + solved pow (load loop)"), rps("submit, secret key (load loop)"));
+  const publicRatio = ratio(
+    rps("submit, publishable key + solved pow (load loop)"),
+    rps("submit, secret key (load loop)"),
+  );
 
   const lines = [
     `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ${new Date().toISOString().slice(0, 10)}; ${QUICK ? "quick" : "full"} run, ${REPS} repetition(s) of ${DURATION_S} s, ${CONNECTIONS} connections, server on core 0, wrk on core 1; paged form ${PAGED_ROWS} rows.`,
@@ -539,14 +791,20 @@ async function main() {
     "",
     "| submit | req/s | p50 ms | p99 ms | server CPU µs/req |",
     "|---|---|---|---|---|",
-    ...["submit, secret key (load loop)", "submit, publishable key, challenge none (load loop)", "submit, publishable key + solved pow (load loop)"].map((n) => `| ${n} | ${f(rps(n), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} | ${f(m(n, "cpuUs"), 1)} |`),
+    ...[
+      "submit, secret key (load loop)",
+      "submit, publishable key, challenge none (load loop)",
+      "submit, publishable key + solved pow (load loop)",
+    ].map((n) => `| ${n} | ${f(rps(n), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} | ${f(m(n, "cpuUs"), 1)} |`),
     "",
     `Publishable + pow vs secret: ${f(publicRatio)} of the throughput, +${f(publicCpu - secretCpu, 1)} µs of server CPU per request: +${f(publicNoneCpu - secretCpu, 1)} µs for the public path (origin check, CORS headers, per-visitor bucket), +${f(publicCpu - publicNoneCpu, 1)} µs for the proof of work (decode, check, verify, and record the solution in its own commit).`,
     `${powLine("verifySolution")}`,
     `${powLine("the whole check")}`,
     `| submit with 1 webhook + autoresponse vs nothing outbound (same server, distinct emails; what queuing two outbox rows costs, see bench/queue-cost.ts) | ${f(outboundRatio)} | (none) | ${check(null)} |`,
     "",
-    `Outbox rows queued by the outbound runs: ${Object.entries(queued).map(([k, n]) => `${k} ${n}`).join(", ")}.`,
+    `Outbox rows queued by the outbound runs: ${Object.entries(queued)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ")}.`,
     `Drain: ${drainCount} webhook deliveries (standard, signed) to a loopback receiver in ${f(drain.seconds)} s: ${f(drain.perSecond, 0)} deliveries/s.`,
     "",
     ...postgresLines(pgRuns, limits, pgErrors),
@@ -561,7 +819,11 @@ const PG_LOCAL = "PostgreSQL, 1 instance, rate limits in process (A/B)";
 const PG_NO_FEED = "PostgreSQL, 1 instance, shared limiter, no change feed (A/B)";
 
 /** The PostgreSQL section of the report: its table, the ratios, the database's own limits, and the servers' errors. */
-function postgresLines(pgRuns: Record<string, PgRun[]>, limits: PgLimits | null, errors: { errors: number; warnings: number; samples: string[] }): string[] {
+function postgresLines(
+  pgRuns: Record<string, PgRun[]>,
+  limits: PgLimits | null,
+  errors: { errors: number; warnings: number; samples: string[] },
+): string[] {
   const m = (name: string, k: keyof PgRun) => (pgRuns[name] ? median(pgRuns[name]!.map((r) => r[k] ?? NaN)) : NaN);
   const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
   const ratio = (a: number, b: number) => f(a / b);
@@ -587,16 +849,21 @@ function postgresLines(pgRuns: Record<string, PgRun[]>, limits: PgLimits | null,
   ];
   if (limits) {
     const at = (rates: Rate[], n: number) => rates.find((r) => r.inFlight === n);
-    const cell = (r: Rate | undefined) => (r ? `${f(r.perSecond, 0)} / ${f(r.p50)} ms / ${f(r.clientCpuUs, 1)} + ${f(r.serverCpuUs, 1)} µs` : "-");
+    const cell = (r: Rate | undefined) =>
+      r ? `${f(r.perSecond, 0)} / ${f(r.p50)} ms / ${f(r.clientCpuUs, 1)} + ${f(r.serverCpuUs, 1)} µs` : "-";
     lines.push(
       "",
       `The database alone (bench/pg-limits.ts on core 1, Bun's SQL client, ${limits.seconds} s each; wal_sync_method ${limits.settings.wal_sync_method}, commit_delay ${limits.settings.commit_delay}). Each cell: operations/s / p50 latency / CPU per operation, client + PostgreSQL:`,
       "",
       "| in flight | INSERT transactions (synchronous_commit on) | SELECT 1 (round trip) | limiter take, one bucket | limiter take, own buckets |",
       "|---|---|---|---|---|",
-      ...limits.commits.map((c) => `| ${c.inFlight} | ${cell(c)} | ${cell(at(limits.roundTrip, c.inFlight))} | ${cell(at(limits.oneBucket, c.inFlight))} | ${cell(at(limits.ownBuckets, c.inFlight))} |`),
+      ...limits.commits.map(
+        (c) =>
+          `| ${c.inFlight} | ${cell(c)} | ${cell(at(limits.roundTrip, c.inFlight))} | ${cell(at(limits.oneBucket, c.inFlight))} | ${cell(at(limits.ownBuckets, c.inFlight))} |`,
+      ),
     );
-    const cpuDiff = (a: string, b: string) => `${f(m(a, "appCpuUs") - m(b, "appCpuUs"), 1)} + ${f(m(a, "pgCpuUs") - m(b, "pgCpuUs"), 1)}`;
+    const cpuDiff = (a: string, b: string) =>
+      `${f(m(a, "appCpuUs") - m(b, "appCpuUs"), 1)} + ${f(m(a, "pgCpuUs") - m(b, "pgCpuUs"), 1)}`;
     const fsyncsPerS = (n: string) => (m(n, "rps") * m(n, "walFsyncsPerK")) / 1000;
     const best = Math.max(...limits.commits.map((c) => c.perSecond));
     lines.push(

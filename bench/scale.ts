@@ -10,7 +10,26 @@ import { openStore } from "../src/db/store";
 import { systemClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/log";
 import { createServices } from "../src/services";
-import { BUN, cpuMs, DURATION_S, ensureWrk, freePort, killAll, log, median, pagedPaths, postScript, QUICK, ROOT, rssMb, startServer, startupMs, WORK, wrk, type WrkResult } from "./harness";
+import {
+  BUN,
+  cpuMs,
+  DURATION_S,
+  ensureWrk,
+  freePort,
+  killAll,
+  log,
+  median,
+  pagedPaths,
+  postScript,
+  QUICK,
+  ROOT,
+  rssMb,
+  startServer,
+  startupMs,
+  WORK,
+  wrk,
+  type WrkResult,
+} from "./harness";
 import { seedSubmissions } from "./seed";
 import { OPERATOR } from "../src/lib/principal";
 
@@ -22,7 +41,8 @@ const PAGE_TURNS = QUICK ? 3 : 7;
 const PAGE_TURN_S = 3;
 // Interleaved single analytics requests per form, as bench/analytics.ts times them.
 const ANALYTICS_REQUESTS = QUICK ? 50 : 200;
-const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+const UA =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
 interface ScaleDb {
   key: string;
@@ -38,9 +58,18 @@ async function freshDatabase(db: string) {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(db + suffix, { force: true });
   const owner = "bench@example.com";
   const store = await openStore(db);
-  const services = await createServices({ store, clock: systemClock, config: loadConfig({}, { db, logLevel: "silent" }), log: silentLogger });
+  const services = await createServices({
+    store,
+    clock: systemClock,
+    config: loadConfig({}, { db, logLevel: "silent" }),
+    log: silentLogger,
+  });
   const key = (await services.keys.createKey(OPERATOR, { owner, name: "bench" })).key;
-  return { store, key, form: (name: string) => services.forms.createForm(OPERATOR, { owner, name, formType: "feedback" }) };
+  return {
+    store,
+    key,
+    form: (name: string) => services.forms.createForm(OPERATOR, { owner, name, formType: "feedback" }),
+  };
 }
 
 /** One owner and key; a big form, a form to export, a small one, and one to submit to, empty when seeded (cached between runs). */
@@ -50,19 +79,38 @@ async function prepareDatabase(): Promise<ScaleDb & { db: string }> {
   if (!existsSync(meta)) {
     const t0 = performance.now();
     const { store, key, form } = await freshDatabase(db);
-    const [big, exported, small, target] = [await form("Big"), await form("Export"), await form("Small"), await form("Submit target")];
+    const [big, exported, small, target] = [
+      await form("Big"),
+      await form("Export"),
+      await form("Small"),
+      await form("Submit target"),
+    ];
     await seedSubmissions(store.sql, big, SIZES.big, { label: `seeding ${SIZES.big} submissions (big form)` });
-    await seedSubmissions(store.sql, exported, SIZES.export, { label: `seeding ${SIZES.export} submissions (export form)` });
+    await seedSubmissions(store.sql, exported, SIZES.export, {
+      label: `seeding ${SIZES.export} submissions (export form)`,
+    });
     await seedSubmissions(store.sql, small, SIZES.small, { label: `seeding ${SIZES.small} submissions (small form)` });
     await store.close();
-    const cached: ScaleDb = { key, bigFormId: big.id, exportFormId: exported.id, smallFormId: small.id, submitFormId: target.id, seedSeconds: (performance.now() - t0) / 1000 };
+    const cached: ScaleDb = {
+      key,
+      bigFormId: big.id,
+      exportFormId: exported.id,
+      smallFormId: small.id,
+      submitFormId: target.id,
+      seedSeconds: (performance.now() - t0) / 1000,
+    };
     writeFileSync(meta, JSON.stringify(cached));
   }
   return { db, ...(JSON.parse(readFileSync(meta, "utf8")) as ScaleDb) };
 }
 
 /** Median latency of `period=year` analytics, big form and small form requested in turns, one at a time. */
-async function analyticsTimes(base: string, key: string, big: string, small: string): Promise<{ big: number; small: number }> {
+async function analyticsTimes(
+  base: string,
+  key: string,
+  big: string,
+  small: string,
+): Promise<{ big: number; small: number }> {
   const timeOne = async (formId: string) => {
     const t0 = performance.now();
     const res = await fetch(`${base}/api/v1/forms/${formId}/analytics?period=year`, { headers: { "x-api-key": key } });
@@ -121,7 +169,12 @@ async function main() {
   const pages = await pagedPaths(store, setup.bigFormId, SIZES.big);
   await store.close();
 
-  const env = { FORMSVC_DB: setup.db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_PUBLIC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "info" };
+  const env = {
+    FORMSVC_DB: setup.db,
+    FORMSVC_RATE_LIMIT: "1000000000",
+    FORMSVC_PUBLIC_RATE_LIMIT: "1000000000",
+    FORMSVC_LOG_LEVEL: "info",
+  };
   const port = await freePort();
   const url = (path: string) => `http://127.0.0.1:${port}${path}`;
   const server = await startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, env);
@@ -130,7 +183,10 @@ async function main() {
 
   const key = [`X-API-Key: ${setup.key}`];
   const body = { formId: setup.submitFormId, data: { email: "ada@example.com", message: "Hello there", rating: 5 } };
-  const submitScript = postScript("scale-submit", "/api/v1/forms/submit", body, { "X-API-Key": setup.key, "User-Agent": UA });
+  const submitScript = postScript("scale-submit", "/api/v1/forms/submit", body, {
+    "X-API-Key": setup.key,
+    "User-Agent": UA,
+  });
   // Warm-up, not recorded: the first requests compile the handlers and JIT the hot path.
   await wrk(url(pages.page1), { headers: key, durationS: 1 });
   await wrk(url(pages.page9000), { headers: key, durationS: 1 });
@@ -158,10 +214,18 @@ async function main() {
   // database's size costs from what the server costs anyway.
   const bare = await prepareBare();
   const barePort = await freePort();
-  const bareServer = await startServer([BUN, "src/main.ts", "serve", "--port", String(barePort)], barePort, { ...env, FORMSVC_DB: bare.db });
+  const bareServer = await startServer([BUN, "src/main.ts", "serve", "--port", String(barePort)], barePort, {
+    ...env,
+    FORMSVC_DB: bare.db,
+  });
   await Bun.sleep(500);
   const bareIdleRss = rssMb(bareServer.pid);
-  const bareScript = postScript("scale-submit-bare", "/api/v1/forms/submit", { ...body, formId: bare.formId }, { "X-API-Key": bare.key, "User-Agent": UA });
+  const bareScript = postScript(
+    "scale-submit-bare",
+    "/api/v1/forms/submit",
+    { ...body, formId: bare.formId },
+    { "X-API-Key": bare.key, "User-Agent": UA },
+  );
   const bareSubmit = await wrk(`http://127.0.0.1:${barePort}/`, { script: bareScript, pid: bareServer.pid });
   bareServer.kill("SIGTERM");
   await bareServer.exited;
@@ -192,7 +256,10 @@ async function main() {
     "",
     "| scenario | req/s | p50 ms | p99 ms | server CPU µs/req |",
     "|---|---|---|---|---|",
-    ...Object.keys(runs).map((n) => `| ${n} (big form) | ${f(m(n, "rps"), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} | ${f(m(n, "cpuUs"), 1)} |`),
+    ...Object.keys(runs).map(
+      (n) =>
+        `| ${n} (big form) | ${f(m(n, "rps"), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} | ${f(m(n, "cpuUs"), 1)} |`,
+    ),
     `| submit (a form of this database) | ${f(submit.rps, 0)} | ${f(submit.p50)} | ${f(submit.p99)} | - |`,
     `| submit, database with no submissions | ${f(bareSubmit.rps, 0)} | ${f(bareSubmit.p50)} | ${f(bareSubmit.p99)} | - |`,
     "",
@@ -209,7 +276,13 @@ async function main() {
     exported
       ? `| export CSV, ours / sqlite3 -csv (${exported.rows.toLocaleString("en")} rows: ${f(exported.ours.rowsPerSecond, 0)} vs ${f(exported.sqlite3.rowsPerSecond, 0)} rows/s) | ${f(exported.ratio)} | ≥ 0.5 | ${check(exported.ratio >= 0.5)} |`
       : "| export CSV, ours / sqlite3 -csv | - | ≥ 0.5 | n/a (bench/export-rate.ts missing or failed) |",
-    ...(exported ? [`| export peak RSS | ${f(exported.ours.peakRssMb, 1)} MB | bounded | - |`, "", `Export progress line: \`${exported.progressLine}\``] : []),
+    ...(exported
+      ? [
+          `| export peak RSS | ${f(exported.ours.peakRssMb, 1)} MB | bounded | - |`,
+          "",
+          `Export progress line: \`${exported.progressLine}\``,
+        ]
+      : []),
   ];
   console.log(lines.join("\n"));
 }

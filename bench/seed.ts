@@ -12,7 +12,12 @@ const BROWSERS = ["Chrome", "Safari", "Firefox", "Edge", "Mobile Safari", "Samsu
 const DEVICES: SubmissionMeta["device"][] = ["desktop", "mobile", "tablet", "bot", "unknown"];
 
 /** Writes `count` submissions to `form`, spread over the `days` days before `end`. */
-export async function seedSubmissions(sql: Sql, form: Form, count: number, opts: { days?: number; end?: number; label?: string } = {}): Promise<void> {
+export async function seedSubmissions(
+  sql: Sql,
+  form: Form,
+  count: number,
+  opts: { days?: number; end?: number; label?: string } = {},
+): Promise<void> {
   const commit = submitPipeline(sql).commit;
   const days = opts.days ?? 365;
   const end = opts.end ?? Date.now();
@@ -24,18 +29,33 @@ export async function seedSubmissions(sql: Sql, form: Form, count: number, opts:
     const batch: NewSubmission[] = [];
     for (const stop = Math.min(count, i + BATCH); i < stop; i++) {
       const meta: SubmissionMeta = {
-        browser: BROWSERS[i % BROWSERS.length]!, browserVersion: "120.0", os: "Windows", osVersion: "10",
-        device: DEVICES[i % DEVICES.length]!, country: COUNTRIES[(i * 7) % COUNTRIES.length]!, language: "en", referrer: null,
+        browser: BROWSERS[i % BROWSERS.length]!,
+        browserVersion: "120.0",
+        os: "Windows",
+        osVersion: "10",
+        device: DEVICES[i % DEVICES.length]!,
+        country: COUNTRIES[(i * 7) % COUNTRIES.length]!,
+        language: "en",
+        referrer: null,
       };
       const fields = { email: `user${i % 50_000}@example.com`, message: `Hello number ${i}`, rating: i % 5 };
       batch.push({
-        id: newId("sub"), form, status: "inbox", json: JSON.stringify({ ...fields, _meta: meta }), meta, email: fields.email,
-        createdAt: isoTime(end - days * 86_400_000 + i * step), idempotency: null,
+        id: newId("sub"),
+        form,
+        status: "inbox",
+        json: JSON.stringify({ ...fields, _meta: meta }),
+        meta,
+        email: fields.email,
+        createdAt: isoTime(end - days * 86_400_000 + i * step),
+        idempotency: null,
       });
     }
     const failed = (await commit(batch)).find((outcome) => outcome !== null);
     if (failed) throw new Error(`seeding failed: ${failed.message}`);
-    if (i % 100_000 === 0 || i === count) process.stderr.write(`\r${opts.label ?? "seeding"}: ${i}/${count} (${Math.round((performance.now() - started) / 1000)} s)`);
+    if (i % 100_000 === 0 || i === count)
+      process.stderr.write(
+        `\r${opts.label ?? "seeding"}: ${i}/${count} (${Math.round((performance.now() - started) / 1000)} s)`,
+      );
   }
   process.stderr.write("\n");
 }

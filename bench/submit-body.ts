@@ -5,7 +5,8 @@
 import { resolve } from "node:path";
 
 type Parse = (bytes: Uint8Array) => unknown;
-const paths = process.argv.length > 2 ? process.argv.slice(2) : [`${import.meta.dir}/../src/modules/submissions/read-body.ts`];
+const paths =
+  process.argv.length > 2 ? process.argv.slice(2) : [`${import.meta.dir}/../src/modules/submissions/read-body.ts`];
 const readers: [string, Parse][] = [];
 for (const p of paths) readers.push([p, ((await import(resolve(p))) as { parseJsonBody: Parse }).parseJsonBody]);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -13,10 +14,22 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 readers.push(["JSON.parse alone", (bytes) => JSON.parse(utf8.decode(bytes))]);
 
 const encode = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
-const data = { name: "Ada Lovelace", email: "ada@example.com", subject: "Hello", message: "I would like to hear more about the analytical engine. ".repeat(3), rating: 5, newsletter: true, topics: ["math", "engines"] };
+const data = {
+  name: "Ada Lovelace",
+  email: "ada@example.com",
+  subject: "Hello",
+  message: "I would like to hear more about the analytical engine. ".repeat(3),
+  rating: 5,
+  newsletter: true,
+  topics: ["math", "engines"],
+};
 const bodies = {
   "contact form": encode({ formId: "frm_0196f6e1c2a87a3b9d5e4f1a2b3c4d5e", data }),
-  "with redirectUrl": encode({ formId: "frm_0196f6e1c2a87a3b9d5e4f1a2b3c4d5e", data, redirectUrl: "https://www.example.com/thanks?from=contact" }),
+  "with redirectUrl": encode({
+    formId: "frm_0196f6e1c2a87a3b9d5e4f1a2b3c4d5e",
+    data,
+    redirectUrl: "https://www.example.com/thanks?from=contact",
+  }),
 };
 
 const ROUNDS = 25;
@@ -34,5 +47,11 @@ for (const [name, bytes] of Object.entries(bodies)) {
     });
   }
   console.log(`${name} (${bytes.byteLength} B), ns per body:`);
-  readers.forEach(([label], k) => console.log(`  median ${median(times[k]!).toFixed(0).padStart(5)}  min ${Math.min(...times[k]!).toFixed(0).padStart(5)}  ${label}`));
+  readers.forEach(([label], k) =>
+    console.log(
+      `  median ${median(times[k]!).toFixed(0).padStart(5)}  min ${Math.min(...times[k]!)
+        .toFixed(0)
+        .padStart(5)}  ${label}`,
+    ),
+  );
 }

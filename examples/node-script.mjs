@@ -7,7 +7,10 @@ const client = new FormsvcClient({ baseUrl: process.env.FORMSVC_URL, apiKey: pro
 const formId = process.env.FORM_ID;
 
 // Safe to retry: the idempotency key makes a repeated request store nothing new.
-const { submissionId } = await client.submit({ formId, data: { email: "ada@example.com", message: "Hello" } }, { idempotencyKey: true });
+const { submissionId } = await client.submit(
+  { formId, data: { email: "ada@example.com", message: "Hello" } },
+  { idempotencyKey: true },
+);
 console.log("stored", submissionId);
 
 const quote = (v) => `"${String(v ?? "").replaceAll('"', '""')}"`;

@@ -35,7 +35,9 @@ export interface AppDeps {
 /** The outbox's backlog: rows waiting (or being sent) and failed for good, in all and by kind, and how late the oldest is. */
 async function backlog(services: Services) {
   const counts = await services.outbox.counts();
-  const byKind = Object.fromEntries(Object.entries(counts).map(([kind, c]) => [kind, { pending: c.pending + c.sending, failed: c.failed }]));
+  const byKind = Object.fromEntries(
+    Object.entries(counts).map(([kind, c]) => [kind, { pending: c.pending + c.sending, failed: c.failed }]),
+  );
   const sum = (f: "pending" | "failed") => Object.values(byKind).reduce((n, c) => n + c[f], 0);
   return { pending: sum("pending"), failed: sum("failed"), byKind, oldestDueAt: await services.outbox.oldestDue() };
 }
@@ -45,10 +47,22 @@ async function gauges(services: Services): Promise<Gauge[]> {
   const outbox = await backlog(services);
   const kinds = Object.entries(outbox.byKind);
   return [
-    { name: "formsvc_outbox_pending", help: "Outbox messages (emails and webhook deliveries) waiting to be sent, or being sent.", value: outbox.pending },
+    {
+      name: "formsvc_outbox_pending",
+      help: "Outbox messages (emails and webhook deliveries) waiting to be sent, or being sent.",
+      value: outbox.pending,
+    },
     { name: "formsvc_outbox_failed", help: "Outbox messages that failed for good.", value: outbox.failed },
-    { name: "formsvc_outbox_pending_by_kind", help: "Outbox messages waiting, by kind.", value: kinds.map(([kind, c]) => ({ labels: { kind }, value: c.pending })) },
-    { name: "formsvc_outbox_failed_by_kind", help: "Outbox messages failed for good, by kind.", value: kinds.map(([kind, c]) => ({ labels: { kind }, value: c.failed })) },
+    {
+      name: "formsvc_outbox_pending_by_kind",
+      help: "Outbox messages waiting, by kind.",
+      value: kinds.map(([kind, c]) => ({ labels: { kind }, value: c.pending })),
+    },
+    {
+      name: "formsvc_outbox_failed_by_kind",
+      help: "Outbox messages failed for good, by kind.",
+      value: kinds.map(([kind, c]) => ({ labels: { kind }, value: c.failed })),
+    },
     {
       name: "formsvc_outbox_oldest_due_seconds",
       help: "How long the longest-waiting outbox message has been due (0 when none is).",
@@ -58,10 +72,21 @@ async function gauges(services: Services): Promise<Gauge[]> {
       name: "formsvc_deliveries_total",
       help: "Delivery attempts since start, by transport, kind and outcome (sent, retry: failed and scheduled again, failed: for good).",
       type: "counter",
-      value: services.outbox.outcomes().map(({ transport, kind, outcome, value }) => ({ labels: { transport, kind, outcome }, value })),
+      value: services.outbox
+        .outcomes()
+        .map(({ transport, kind, outcome, value }) => ({ labels: { transport, kind, outcome }, value })),
     },
-    { name: "formsvc_submissions_stored_total", help: "Submissions committed since start.", type: "counter", value: services.submissions.storedCount },
-    { name: "formsvc_submission_writes_pending", help: "Submissions waiting for the next group commit.", value: services.submissions.pendingWrites },
+    {
+      name: "formsvc_submissions_stored_total",
+      help: "Submissions committed since start.",
+      type: "counter",
+      value: services.submissions.storedCount,
+    },
+    {
+      name: "formsvc_submission_writes_pending",
+      help: "Submissions waiting for the next group commit.",
+      value: services.submissions.pendingWrites,
+    },
   ];
 }
 
@@ -84,7 +109,10 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         rateClock,
         rateMaxBuckets,
         buckets: store.sharedBuckets,
-        proxies: proxyTrust([...config.trustedProxies, ...(config.trustProxy ? LOCAL_PROXY_RANGES : [])], config.clientIpHeader),
+        proxies: proxyTrust(
+          [...config.trustedProxies, ...(config.trustProxy ? LOCAL_PROXY_RANGES : [])],
+          config.clientIpHeader,
+        ),
         maxBodyBytes: config.maxBodyBytes,
         metrics,
         log,

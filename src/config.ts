@@ -12,40 +12,154 @@ const settings = {
     doc: "the database: a SQLite file (folders are created), or a PostgreSQL URL (postgres://user:pass@host:5432/formsvc) for several instances on one database",
   },
   host: { env: "FORMSVC_HOST", default: "127.0.0.1", parse: host, doc: "address `serve` listens on" },
-  port: { env: "FORMSVC_PORT", default: "3000", parse: int(0, 65535), doc: "port `serve` listens on (0 picks a free one)" },
-  rateLimit: { env: "FORMSVC_RATE_LIMIT", default: "120", parse: int(1, 1_000_000_000), doc: "requests per window, per secret API key (per client address without a valid key)" },
-  publicRateLimit: { env: "FORMSVC_PUBLIC_RATE_LIMIT", default: "10", parse: int(1, 1_000_000_000), doc: "requests per window for a publishable key, per visitor address (so one visitor cannot use up a site's quota)" },
-  rateWindow: { env: "FORMSVC_RATE_WINDOW", default: "60", parse: int(1, 86_400), doc: "seconds over which the rate limit refills" },
-  maxBodyBytes: { env: "FORMSVC_MAX_BODY_BYTES", default: "102400", parse: int(1024, 50 * 1024 * 1024), doc: "largest accepted request body; larger is 413" },
+  port: {
+    env: "FORMSVC_PORT",
+    default: "3000",
+    parse: int(0, 65535),
+    doc: "port `serve` listens on (0 picks a free one)",
+  },
+  rateLimit: {
+    env: "FORMSVC_RATE_LIMIT",
+    default: "120",
+    parse: int(1, 1_000_000_000),
+    doc: "requests per window, per secret API key (per client address without a valid key)",
+  },
+  publicRateLimit: {
+    env: "FORMSVC_PUBLIC_RATE_LIMIT",
+    default: "10",
+    parse: int(1, 1_000_000_000),
+    doc: "requests per window for a publishable key, per visitor address (so one visitor cannot use up a site's quota)",
+  },
+  rateWindow: {
+    env: "FORMSVC_RATE_WINDOW",
+    default: "60",
+    parse: int(1, 86_400),
+    doc: "seconds over which the rate limit refills",
+  },
+  maxBodyBytes: {
+    env: "FORMSVC_MAX_BODY_BYTES",
+    default: "102400",
+    parse: int(1024, 50 * 1024 * 1024),
+    doc: "largest accepted request body; larger is 413",
+  },
   trustedProxies: {
     env: "FORMSVC_TRUSTED_PROXIES",
     default: "",
     parse: proxyRanges,
     doc: "addresses and CIDR ranges of your reverse proxies, comma-separated (10.0.0.5,2001:db8::/32): only a request whose socket peer is one of them has its forwarding headers read; the client is the rightmost X-Forwarded-For address that is not one of them",
   },
-  trustProxy: { env: "FORMSVC_TRUST_PROXY", default: "false", parse: bool, doc: "trust loopback and the private ranges (127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7) as proxies, beside FORMSVC_TRUSTED_PROXIES" },
+  trustProxy: {
+    env: "FORMSVC_TRUST_PROXY",
+    default: "false",
+    parse: bool,
+    doc: "trust loopback and the private ranges (127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7) as proxies, beside FORMSVC_TRUSTED_PROXIES",
+  },
   clientIpHeader: {
     env: "FORMSVC_CLIENT_IP_HEADER",
     default: "X-Forwarded-For",
     parse: oneOf(CLIENT_IP_HEADERS, true),
     doc: "where a trusted proxy names the client: X-Forwarded-For, or CF-Connecting-IP behind Cloudflare (then CF-IPCountry gives the country)",
   },
-  smtpUrl: { env: "FORMSVC_SMTP_URL", default: "", parse: optionalUrl(["smtp:", "smtps:"]), secret: true, doc: "SMTP server for owner notifications, e.g. smtp://user:pass@host:587" },
-  mailFrom: { env: "FORMSVC_MAIL_FROM", default: "formsvc <formsvc@localhost>", parse: text, doc: "sender of notification emails" },
-  mailRetryBaseSeconds: { env: "FORMSVC_MAIL_RETRY_BASE_SECONDS", default: "30", parse: num(0.01, 30), doc: "first retry delay of a failed email; doubles each attempt" },
-  mailRetryHours: { env: "FORMSVC_MAIL_RETRY_HOURS", default: "24", parse: num(0.0001, 720), doc: "how long a failing email is retried before it is marked failed" },
-  publicUrl: { env: "FORMSVC_PUBLIC_URL", default: "", parse: publicUrl, doc: "the address people reach this server at (https://forms.example.com): the links of waitlist confirmation emails start with it (they wait while it is unset); its origin is the one session requests must come from, and an https URL makes the session cookie Secure" },
-  webhookAllowPrivate: { env: "FORMSVC_WEBHOOK_ALLOW_PRIVATE", default: "false", parse: bool, doc: "let webhooks reach loopback, private, link-local and other internal addresses (only for receivers on your own network)" },
-  webhookRetryScale: { env: "FORMSVC_WEBHOOK_RETRY_SCALE", default: "1", parse: num(0, 1000), doc: "multiplies the webhook retry delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h)" },
-  metricsToken: { env: "FORMSVC_METRICS_TOKEN", default: "", parse: text, secret: true, doc: "when set, GET /metrics needs Authorization: Bearer <token>" },
-  powMaxCounter: { env: "FORMSVC_POW_MAX_COUNTER", default: "500", parse: int(1, 100_000), doc: "proof-of-work difficulty: the most key derivations (PBKDF2-SHA-256, 1,000 iterations each) a solver may need; a phone solves the default in about 0.2 s on average" },
-  turnstileSecret: { env: "FORMSVC_TURNSTILE_SECRET", default: "", parse: text, secret: true, doc: "Cloudflare Turnstile secret key, needed by forms whose challenge is turnstile" },
-  turnstileVerifyUrl: { env: "FORMSVC_TURNSTILE_VERIFY_URL", default: "https://challenges.cloudflare.com/turnstile/v0/siteverify", parse: url(["https:", "http:"]), doc: "where Turnstile tokens are verified (siteverify)" },
-  hcaptchaSecret: { env: "FORMSVC_HCAPTCHA_SECRET", default: "", parse: text, secret: true, doc: "hCaptcha secret key, needed by forms whose challenge is hcaptcha" },
-  hcaptchaVerifyUrl: { env: "FORMSVC_HCAPTCHA_VERIFY_URL", default: "https://api.hcaptcha.com/siteverify", parse: url(["https:", "http:"]), doc: "where hCaptcha tokens are verified (siteverify)" },
-  sessionIdleDays: { env: "FORMSVC_SESSION_IDLE_DAYS", default: "7", parse: num(0.001, 365), doc: "a login session ends after this many days without a request" },
-  sessionMaxDays: { env: "FORMSVC_SESSION_MAX_DAYS", default: "30", parse: num(0.001, 365), doc: "a login session ends this many days after the login, however active" },
-  logLevel: { env: "FORMSVC_LOG_LEVEL", default: "info", parse: oneOf(["debug", "info", "warn", "error", "silent"] as const), doc: "lowest level written to stdout" },
+  smtpUrl: {
+    env: "FORMSVC_SMTP_URL",
+    default: "",
+    parse: optionalUrl(["smtp:", "smtps:"]),
+    secret: true,
+    doc: "SMTP server for owner notifications, e.g. smtp://user:pass@host:587",
+  },
+  mailFrom: {
+    env: "FORMSVC_MAIL_FROM",
+    default: "formsvc <formsvc@localhost>",
+    parse: text,
+    doc: "sender of notification emails",
+  },
+  mailRetryBaseSeconds: {
+    env: "FORMSVC_MAIL_RETRY_BASE_SECONDS",
+    default: "30",
+    parse: num(0.01, 30),
+    doc: "first retry delay of a failed email; doubles each attempt",
+  },
+  mailRetryHours: {
+    env: "FORMSVC_MAIL_RETRY_HOURS",
+    default: "24",
+    parse: num(0.0001, 720),
+    doc: "how long a failing email is retried before it is marked failed",
+  },
+  publicUrl: {
+    env: "FORMSVC_PUBLIC_URL",
+    default: "",
+    parse: publicUrl,
+    doc: "the address people reach this server at (https://forms.example.com): the links of waitlist confirmation emails start with it (they wait while it is unset); its origin is the one session requests must come from, and an https URL makes the session cookie Secure",
+  },
+  webhookAllowPrivate: {
+    env: "FORMSVC_WEBHOOK_ALLOW_PRIVATE",
+    default: "false",
+    parse: bool,
+    doc: "let webhooks reach loopback, private, link-local and other internal addresses (only for receivers on your own network)",
+  },
+  webhookRetryScale: {
+    env: "FORMSVC_WEBHOOK_RETRY_SCALE",
+    default: "1",
+    parse: num(0, 1000),
+    doc: "multiplies the webhook retry delays (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h)",
+  },
+  metricsToken: {
+    env: "FORMSVC_METRICS_TOKEN",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "when set, GET /metrics needs Authorization: Bearer <token>",
+  },
+  powMaxCounter: {
+    env: "FORMSVC_POW_MAX_COUNTER",
+    default: "500",
+    parse: int(1, 100_000),
+    doc: "proof-of-work difficulty: the most key derivations (PBKDF2-SHA-256, 1,000 iterations each) a solver may need; a phone solves the default in about 0.2 s on average",
+  },
+  turnstileSecret: {
+    env: "FORMSVC_TURNSTILE_SECRET",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "Cloudflare Turnstile secret key, needed by forms whose challenge is turnstile",
+  },
+  turnstileVerifyUrl: {
+    env: "FORMSVC_TURNSTILE_VERIFY_URL",
+    default: "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+    parse: url(["https:", "http:"]),
+    doc: "where Turnstile tokens are verified (siteverify)",
+  },
+  hcaptchaSecret: {
+    env: "FORMSVC_HCAPTCHA_SECRET",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "hCaptcha secret key, needed by forms whose challenge is hcaptcha",
+  },
+  hcaptchaVerifyUrl: {
+    env: "FORMSVC_HCAPTCHA_VERIFY_URL",
+    default: "https://api.hcaptcha.com/siteverify",
+    parse: url(["https:", "http:"]),
+    doc: "where hCaptcha tokens are verified (siteverify)",
+  },
+  sessionIdleDays: {
+    env: "FORMSVC_SESSION_IDLE_DAYS",
+    default: "7",
+    parse: num(0.001, 365),
+    doc: "a login session ends after this many days without a request",
+  },
+  sessionMaxDays: {
+    env: "FORMSVC_SESSION_MAX_DAYS",
+    default: "30",
+    parse: num(0.001, 365),
+    doc: "a login session ends this many days after the login, however active",
+  },
+  logLevel: {
+    env: "FORMSVC_LOG_LEVEL",
+    default: "info",
+    parse: oneOf(["debug", "info", "warn", "error", "silent"] as const),
+    doc: "lowest level written to stdout",
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 interface Setting<T> {
@@ -75,15 +189,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(settings) as [keyof Config, Setting<unknown>][]) {
     const flag = flags[key];
-    const [raw, source] = flag !== undefined ? [String(flag), `--${kebab(key)}`] : env[s.env] !== undefined ? [env[s.env]!, s.env] : [s.default, "default"];
+    const [raw, source] =
+      flag !== undefined
+        ? [String(flag), `--${kebab(key)}`]
+        : env[s.env] !== undefined
+          ? [env[s.env]!, s.env]
+          : [s.default, "default"];
     try {
       out[key] = s.parse(raw);
     } catch (e) {
       problems.push(`${source}: ${(e as Error).message}`);
     }
   }
-  if (out.clientIpHeader === "CF-Connecting-IP" && out.trustedProxies !== undefined && (out.trustedProxies as string[]).length === 0 && out.trustProxy === false) {
-    problems.push("FORMSVC_CLIENT_IP_HEADER: CF-Connecting-IP is read only from a trusted proxy; list Cloudflare's ranges (or your tunnel's address) in FORMSVC_TRUSTED_PROXIES");
+  if (
+    out.clientIpHeader === "CF-Connecting-IP" &&
+    out.trustedProxies !== undefined &&
+    (out.trustedProxies as string[]).length === 0 &&
+    out.trustProxy === false
+  ) {
+    problems.push(
+      "FORMSVC_CLIENT_IP_HEADER: CF-Connecting-IP is read only from a trusted proxy; list Cloudflare's ranges (or your tunnel's address) in FORMSVC_TRUSTED_PROXIES",
+    );
   }
   if (problems.length) throw new ConfigError(problems);
   return out as Config;
@@ -100,7 +226,12 @@ export function describeConfig(config: Config): { key: string; env: string; valu
 }
 
 /** Every setting with its default, for documentation. */
-export const settingDocs = Object.entries(settings).map(([key, s]) => ({ key, env: s.env, default: s.default, doc: s.doc }));
+export const settingDocs = Object.entries(settings).map(([key, s]) => ({
+  key,
+  env: s.env,
+  default: s.default,
+  doc: s.doc,
+}));
 
 /** A URL with its password hidden; anything else (a file path, even `C://data/x.db`) as it is. */
 export function redactPassword(value: unknown): unknown {
@@ -143,11 +274,15 @@ export const isPostgresUrl = (db: string) => /^postgres(ql)?:\/\//i.test(db);
 function database(raw: string): string {
   const value = text(raw);
   if (isPostgresUrl(value)) {
-    if (!URL.canParse(value) || !new URL(value).hostname) throw new Error("a postgres:// URL needs a host (postgres://user:pass@host:5432/formsvc)");
+    if (!URL.canParse(value) || !new URL(value).hostname)
+      throw new Error("a postgres:// URL needs a host (postgres://user:pass@host:5432/formsvc)");
     return value;
   }
   const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
-  if (scheme) throw new Error(`a ${scheme.toLowerCase()}:// URL; a SQLite file path (e.g. ./data/formsvc.db) or a postgres:// URL`);
+  if (scheme)
+    throw new Error(
+      `a ${scheme.toLowerCase()}:// URL; a SQLite file path (e.g. ./data/formsvc.db) or a postgres:// URL`,
+    );
   return value;
 }
 
@@ -158,7 +293,11 @@ function database(raw: string): string {
 function host(raw: string): string {
   const value = raw.trim();
   const dotted = /^[\d.]+$/.test(value);
-  if (isIP(value) || (!dotted && /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/i.test(value))) return value;
+  if (
+    isIP(value) ||
+    (!dotted && /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/i.test(value))
+  )
+    return value;
   throw new Error(`"${raw}" is not an IP address or host name`);
 }
 
@@ -201,20 +340,30 @@ function oneOf<T extends string>(values: readonly T[], ignoreCase = false) {
  * decimal: "127.1" or "0x7f000001" are legal to inet_aton but surely a typing mistake here.
  */
 function proxyRanges(raw: string): string[] {
-  const entries = raw.split(",").map((e) => e.trim()).filter(Boolean);
+  const entries = raw
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean);
   const bad: string[] = [];
   const ranges = entries.flatMap((entry) => {
     const [address = "", prefix, ...rest] = entry.split("/");
     const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
     const max = v4 ? 32 : 128;
     const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
-    if (rest.length || (!v4 && (address.includes(".") || !ipaddr.IPv6.isValid(address))) || !(bits >= 0 && bits <= max)) {
+    if (
+      rest.length ||
+      (!v4 && (address.includes(".") || !ipaddr.IPv6.isValid(address))) ||
+      !(bits >= 0 && bits <= max)
+    ) {
       bad.push(entry);
       return [];
     }
     return [`${ipaddr.parse(address).toString()}/${bits}`];
   });
-  if (bad.length) throw new Error(`${bad.map((b) => `"${b}"`).join(", ")} ${bad.length > 1 ? "are not IP addresses or CIDR ranges" : "is not an IP address or CIDR range"} (e.g. 10.0.0.5, 10.0.0.0/8, 2001:db8::/32)`);
+  if (bad.length)
+    throw new Error(
+      `${bad.map((b) => `"${b}"`).join(", ")} ${bad.length > 1 ? "are not IP addresses or CIDR ranges" : "is not an IP address or CIDR range"} (e.g. 10.0.0.5, 10.0.0.0/8, 2001:db8::/32)`,
+    );
   return ranges;
 }
 
@@ -222,7 +371,8 @@ function proxyRanges(raw: string): string[] {
 function publicUrl(raw: string): string {
   const value = optionalUrl(["http:", "https:"])(raw);
   if (!value) return "";
-  if (value.search || value.hash) throw new Error("must not carry a query or a fragment (e.g. https://forms.example.com)");
+  if (value.search || value.hash)
+    throw new Error("must not carry a query or a fragment (e.g. https://forms.example.com)");
   if (value.username || value.password) throw new Error("must not carry a user name or password");
   return value.href.replace(/\/+$/, "");
 }
@@ -245,7 +395,8 @@ function optionalUrl(protocols: string[]) {
     } catch {
       throw new Error("is not a URL");
     }
-    if (!protocols.includes(url.protocol)) throw new Error(`must start with ${protocols.map((p) => `${p}//`).join(" or ")}`);
+    if (!protocols.includes(url.protocol))
+      throw new Error(`must start with ${protocols.map((p) => `${p}//`).join(" or ")}`);
     return url;
   };
 }

@@ -20,7 +20,10 @@ export interface RunningServer {
 }
 
 /** Opens the store, builds the app and listens; what `formsvc serve` runs, and what tests start. */
-export async function startServer(config: Config, opts: { clock?: Clock; log?: Logger; rateClock?: Clock; rateMaxBuckets?: number } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  opts: { clock?: Clock; log?: Logger; rateClock?: Clock; rateMaxBuckets?: number } = {},
+): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   // The server role: no statement waits for another process's write lock (store.ts).
   const store = await openStore(config.db, { role: "server" });
@@ -31,7 +34,14 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
     await store.close();
     throw e;
   }
-  const app = createApp({ store, services, config, log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
+  const app = createApp({
+    store,
+    services,
+    config,
+    log,
+    rateClock: opts.rateClock,
+    rateMaxBuckets: opts.rateMaxBuckets,
+  });
   app.listen({
     hostname: config.host,
     port: config.port,
@@ -48,7 +58,10 @@ export async function startServer(config: Config, opts: { clock?: Clock; log?: L
     // The last resort for an error that escapes the app's own handler: still JSON, still no detail.
     error(error) {
       log.error("unhandled error", { error: error.stack ?? error.message });
-      return Response.json({ error: "internal server error", code: "INTERNAL" }, { status: 500, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" } });
+      return Response.json(
+        { error: "internal server error", code: "INTERNAL" },
+        { status: 500, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" } },
+      );
     },
   });
   const server = app.server!;

@@ -82,8 +82,11 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
 }
 
 /** The submit pipeline over one database with these checks and hooks; bench/seed.ts and tests commit through it without any. */
-export const submitPipeline = (sql: Sql, clock: Clock = systemClock, { checks = [], hooks = [] }: Partial<Pick<SubmitStages, "checks" | "hooks">> = {}) =>
-  createSubmitPipeline(sql, { checks, ...submitStages(sql, clock), hooks });
+export const submitPipeline = (
+  sql: Sql,
+  clock: Clock = systemClock,
+  { checks = [], hooks = [] }: Partial<Pick<SubmitStages, "checks" | "hooks">> = {},
+) => createSubmitPipeline(sql, { checks, ...submitStages(sql, clock), hooks });
 
 /**
  * The composition root: every service, built once over one store. The CLI and the HTTP API share
@@ -101,7 +104,15 @@ export async function createServices(deps: Deps) {
   const audit = createAuditService(createAuditRepo(sql), clock);
   const formsRepo = createFormsRepo(sql);
   const forms = createFormsService(formsRepo, atomically, owners, cursors, clock, changes, audit);
-  const keys = createKeysService(createKeysRepo(sql), atomically, owners, clock, changes, async (id) => (await formsRepo.findFormById(id))?.ownerId ?? null, audit);
+  const keys = createKeysService(
+    createKeysRepo(sql),
+    atomically,
+    owners,
+    clock,
+    changes,
+    async (id) => (await formsRepo.findFormById(id))?.ownerId ?? null,
+    audit,
+  );
   const { config } = deps;
   const outboxRepo = createOutboxRepo(sql);
   const webhooksRepo = createWebhooksRepo(sql);
@@ -120,16 +131,27 @@ export async function createServices(deps: Deps) {
     channels: {
       notification: mailChannel(mailer, renderNotification, retryMail),
       autoresponse: mailChannel(mailer, renderAutoresponse, retryMail),
-      confirmation: mailChannel(mailer, (row) => renderConfirmation(row, config.publicUrl), retryMail, () => config.publicUrl !== ""),
+      confirmation: mailChannel(
+        mailer,
+        (row) => renderConfirmation(row, config.publicUrl),
+        retryMail,
+        () => config.publicUrl !== "",
+      ),
       webhook: hooks,
     },
     clock,
     log: deps.log,
     notReady: async () => [
-      ...(mailer ? [] : ["FORMSVC_SMTP_URL is not set: owner notifications, autoresponses and confirmation emails are queued and will be sent once it is"]),
+      ...(mailer
+        ? []
+        : [
+            "FORMSVC_SMTP_URL is not set: owner notifications, autoresponses and confirmation emails are queued and will be sent once it is",
+          ]),
       ...(config.publicUrl || !(await formsRepo.anyDoubleOptIn())
         ? []
-        : ["FORMSVC_PUBLIC_URL is not set: waitlist confirmation emails (double opt-in) are queued and will be sent once it is (their links start with it)"]),
+        : [
+            "FORMSVC_PUBLIC_URL is not set: waitlist confirmation emails (double opt-in) are queued and will be sent once it is (their links start with it)",
+          ]),
     ],
   });
   // Rendered answers drawn from forms' submissions (pages, analytics), one budget for both: the
@@ -139,8 +161,22 @@ export async function createServices(deps: Deps) {
   changes.onChange(answers.clear);
   const analytics = createAnalyticsService(createAnalyticsRepo(sql), forms, clock, answers);
   const spamRepo = createSpamRepo(sql);
-  const spam = createSpamService({ repo: spamRepo, challengeSecret: await spamRepo.findChallengeSecret(), clock, config: deps.config, log: deps.log, forms });
-  const accounts = createAccountsService({ repo: createAccountsRepo(sql), owners, clock, sessionIdleDays: deps.config.sessionIdleDays, sessionMaxDays: deps.config.sessionMaxDays, audit });
+  const spam = createSpamService({
+    repo: spamRepo,
+    challengeSecret: await spamRepo.findChallengeSecret(),
+    clock,
+    config: deps.config,
+    log: deps.log,
+    forms,
+  });
+  const accounts = createAccountsService({
+    repo: createAccountsRepo(sql),
+    owners,
+    clock,
+    sessionIdleDays: deps.config.sessionIdleDays,
+    sessionMaxDays: deps.config.sessionMaxDays,
+    audit,
+  });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
   const pipeline = submitPipeline(sql, clock, {
@@ -187,10 +223,31 @@ export async function createServices(deps: Deps) {
     // What else a person's export shows about their submissions, one entry per store.
     related: {
       notifications: async (ids) =>
-        (await outboxRepo.listForSubmissions(ids)).map((n) => ({ id: n.id, submissionId: n.submission_id, formId: n.form_id, status: n.status, queuedAt: n.queued_at, sentAt: n.sent_at })),
+        (await outboxRepo.listForSubmissions(ids)).map((n) => ({
+          id: n.id,
+          submissionId: n.submission_id,
+          formId: n.form_id,
+          status: n.status,
+          queuedAt: n.queued_at,
+          sentAt: n.sent_at,
+        })),
     },
   });
-  return { owners, accounts, keys, forms, submissions, lifecycle, analytics, outbox, webhooks, confirmations, spam, audit, close };
+  return {
+    owners,
+    accounts,
+    keys,
+    forms,
+    submissions,
+    lifecycle,
+    analytics,
+    outbox,
+    webhooks,
+    confirmations,
+    spam,
+    audit,
+    close,
+  };
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>;

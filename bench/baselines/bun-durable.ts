@@ -8,7 +8,9 @@ const [port, file] = [Number(process.argv[2]), process.argv[3]!];
 const db = new Database(file, { create: true, strict: true });
 db.run("PRAGMA journal_mode = WAL");
 db.run("PRAGMA synchronous = FULL");
-db.run("CREATE TABLE IF NOT EXISTS submissions (id TEXT PRIMARY KEY, form_id TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)");
+db.run(
+  "CREATE TABLE IF NOT EXISTS submissions (id TEXT PRIMARY KEY, form_id TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)",
+);
 const insert = db.prepare("INSERT INTO submissions (id, form_id, data, created_at) VALUES (?, ?, ?, ?)");
 type Row = [string, string, string, string];
 const insertAll = db.transaction((rows: Row[]) => rows.forEach((r) => insert.run(...r)));
@@ -22,7 +24,8 @@ Bun.serve({
   hostname: "127.0.0.1",
   async fetch(req) {
     const body = (await req.json().catch(() => ({}))) as { formId?: unknown; data?: unknown };
-    if (typeof body.formId !== "string" || typeof body.data !== "object" || body.data === null) return Response.json({ error: "bad" }, { status: 400 });
+    if (typeof body.formId !== "string" || typeof body.data !== "object" || body.data === null)
+      return Response.json({ error: "bad" }, { status: 400 });
     const id = crypto.randomUUID();
     await writes.write([id, body.formId, JSON.stringify(body.data), new Date().toISOString()]);
     return Response.json({ success: true, submissionId: id });

@@ -5,7 +5,8 @@ Bun.serve({
   hostname: "127.0.0.1",
   async fetch(req) {
     const body = (await req.json().catch(() => ({}))) as { formId?: unknown; data?: unknown };
-    if (typeof body.formId !== "string" || typeof body.data !== "object" || body.data === null) return Response.json({ error: "bad" }, { status: 400 });
+    if (typeof body.formId !== "string" || typeof body.data !== "object" || body.data === null)
+      return Response.json({ error: "bad" }, { status: 400 });
     return Response.json({ success: true, submissionId: "sub_constant" });
   },
 });

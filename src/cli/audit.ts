@@ -8,16 +8,25 @@ const LIMIT = /^[1-9][0-9]{0,5}$/;
 
 export function auditCommand(): Command {
   return new Command("audit")
-    .description("who changed what, newest first: keys created and revoked, forms created, changed and deleted, submissions deleted, moved, erased and expired, logins (never a secret or submitted data)")
+    .description(
+      "who changed what, newest first: keys created and revoked, forms created, changed and deleted, submissions deleted, moved, erased and expired, logins (never a secret or submitted data)",
+    )
     .option("--owner <email>", "only this owner's trail")
     .option("--limit <n>", "at most this many events, newest first (1 to 999999)", "100")
     .option("--json", "print only JSON")
-    .addHelpText("after", examples((me) => [`${me} audit`, `${me} audit --owner you@example.com --json`]))
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} audit`, `${me} audit --owner you@example.com --json`]),
+    )
     .action((opts: { owner?: string; limit: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 999999");
+        if (!LIMIT.test(opts.limit))
+          throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 999999");
         const owner = opts.owner === undefined ? null : await s.owners.findOwner(opts.owner);
-        const events = opts.owner !== undefined && !owner ? [] : await s.audit.list({ ownerId: owner?.id ?? null, limit: Number(opts.limit) });
+        const events =
+          opts.owner !== undefined && !owner
+            ? []
+            : await s.audit.list({ ownerId: owner?.id ?? null, limit: Number(opts.limit) });
         emit(!!opts.json, events, () =>
           events.length === 0
             ? "Nothing recorded yet."
@@ -29,7 +38,10 @@ export function auditCommand(): Command {
                   e.actorKind === e.actorId ? e.actorKind : `${e.actorKind} ${e.actorId}`,
                   e.action,
                   e.objectId,
-                  e.detail && Object.entries(e.detail).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : v}`).join(" "),
+                  e.detail &&
+                    Object.entries(e.detail)
+                      .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(",") : v}`)
+                      .join(" "),
                 ]),
               ),
         );

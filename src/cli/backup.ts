@@ -12,7 +12,10 @@ export function backupCommand(): Command {
     .argument("<file>", "where to write the copy")
     .option("--force", "overwrite an existing file")
     .option("--json", "print only JSON")
-    .addHelpText("after", examples((me) => [`${me} backup /var/backups/formsvc-$(date +%F).db`]))
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} backup /var/backups/formsvc-$(date +%F).db`]),
+    )
     .action((file: string, opts: { force?: boolean; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (_s, { store }) => {
         const target = resolve(file);
@@ -22,7 +25,11 @@ export function backupCommand(): Command {
         }
         await store.backup.snapshot(target);
         const bytes = statSync(target).size;
-        emit(!!opts.json, { file: target, bytes, integrity: "ok" }, () => `Backed up to ${target} (${bytes} bytes, integrity ok).`);
+        emit(
+          !!opts.json,
+          { file: target, bytes, integrity: "ok" },
+          () => `Backed up to ${target} (${bytes} bytes, integrity ok).`,
+        );
       }),
     );
 }

@@ -10,15 +10,27 @@ export function configCommand(): Command {
   return new Command("config")
     .description("print the effective configuration (defaults < FORMSVC_* environment < flags), secrets redacted")
     .option("--json", "print only JSON")
-    .addHelpText("after", examples((me) => [`${me} config`, `FORMSVC_PORT=8080 ${me} --db /var/lib/formsvc/formsvc.db config --json`]))
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} config`, `FORMSVC_PORT=8080 ${me} --db /var/lib/formsvc/formsvc.db config --json`]),
+    )
     .action((opts: { json?: boolean }, cmd: Command) => {
       // Invalid settings throw a ConfigError naming every problem at once (stderr, exit 2), as at `serve`.
       const config = configFor(cmd);
       const globalDb = (cmd.optsWithGlobals() as { db?: string }).db;
       const sourceOf = (key: string, env: string): Source =>
         key === "db" && globalDb !== undefined ? "flag" : process.env[env] !== undefined ? "env" : "default";
-      const settings = describeConfig(config).map((s) => ({ ...s, value: plain(s.value), source: sourceOf(s.key, s.env) }));
-      emit(!!opts.json, settings, () => table(["SETTING", "VALUE", "FROM", "MEANING"], settings.map((s) => [s.env, show(s.value), s.source, s.doc])));
+      const settings = describeConfig(config).map((s) => ({
+        ...s,
+        value: plain(s.value),
+        source: sourceOf(s.key, s.env),
+      }));
+      emit(!!opts.json, settings, () =>
+        table(
+          ["SETTING", "VALUE", "FROM", "MEANING"],
+          settings.map((s) => [s.env, show(s.value), s.source, s.doc]),
+        ),
+      );
     });
 }
 

@@ -12,7 +12,10 @@ export function configFor(cmd: Command, flags: ConfigOverrides = {}): Config {
 }
 
 /** Runs `fn` with the services over the configured database, and closes the store after. */
-export async function withServices<T>(cmd: Command, fn: (services: Services, deps: Deps) => T | Promise<T>): Promise<T> {
+export async function withServices<T>(
+  cmd: Command,
+  fn: (services: Services, deps: Deps) => T | Promise<T>,
+): Promise<T> {
   const config = configFor(cmd);
   const store = await openStore(config.db);
   try {

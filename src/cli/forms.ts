@@ -9,13 +9,19 @@ import { examples, invocation } from "./hints";
 import { emit, fields, table } from "./output";
 
 /** The flags of one setting of the table, as commander declares them for a command. */
-function flagsOf(cli: CliFlag | CliFlag[] | undefined, command: "create" | "update"): { flag: CliFlag; positive: Option; negative?: Option }[] {
+function flagsOf(
+  cli: CliFlag | CliFlag[] | undefined,
+  command: "create" | "update",
+): { flag: CliFlag; positive: Option; negative?: Option }[] {
   return [cli ?? []].flat().flatMap((flag) => {
     if (flag.updateOnly && command === "create") return [];
     const positive = new Option(flag.flag, flag.help);
     if (command === "create" && flag.create && "default" in flag.create) positive.default(flag.create.default);
     if (command === "create" && flag.create && "required" in flag.create) positive.makeOptionMandatory();
-    const no = flag.no && (command === "update" || flag.no.onCreate) ? new Option(flag.no.flag ?? `--no-${positive.name()}`, flag.no.help) : undefined;
+    const no =
+      flag.no && (command === "update" || flag.no.onCreate)
+        ? new Option(flag.no.flag ?? `--no-${positive.name()}`, flag.no.help)
+        : undefined;
     return [{ flag, positive, negative: no }];
   });
 }
@@ -52,33 +58,39 @@ function toInput(opts: Record<string, unknown>, command: "create" | "update"): F
 
 /** `forms show`: a line for each setting the table says how to show. */
 function describe(form: Form): string {
-  return fields(ALL_SETTINGS.flatMap(({ row }) => (row.show && (row.show.when?.(form) ?? true) ? [[row.show.label, row.show.text(valueAt(form, row.field) as never, form)] as [string, unknown]] : [])));
+  return fields(
+    ALL_SETTINGS.flatMap(({ row }) =>
+      row.show && (row.show.when?.(form) ?? true)
+        ? [[row.show.label, row.show.text(valueAt(form, row.field) as never, form)] as [string, unknown]]
+        : [],
+    ),
+  );
 }
 
 /** Double opt-in links start with FORMSVC_PUBLIC_URL: say so (on stderr) when this command's settings have none. */
 function warnWithoutPublicUrl(form: Form, publicUrl: string): void {
   if (form.doubleOptIn && !publicUrl) {
-    process.stderr.write("note: FORMSVC_PUBLIC_URL is not set here; the server needs it for confirmation links, and keeps confirmation emails queued until it has it\n");
+    process.stderr.write(
+      "note: FORMSVC_PUBLIC_URL is not set here; the server needs it for confirmation links, and keeps confirmation emails queued until it has it\n",
+    );
   }
 }
 
 export function formsCommand(): Command {
-  const forms = new Command("forms")
-    .description("create, list, show, update and delete forms")
-    .addHelpText(
-      "after",
-      examples((me) => [
-        `${me} forms create --owner you@example.com --name Contact --type contact --email-notifications --developer-notifications`,
-        `${me} forms list --owner you@example.com`,
-        `${me} forms show frm_… --json`,
-        `${me} forms update frm_… --no-developer-notifications`,
-        `${me} forms update frm_… --allowed-origins https://www.example.com --challenge pow`,
-        `${me} forms update frm_… --email-notifications --autoresponse-subject "Thanks, {{name}}" --autoresponse-text "We got your message and will answer soon."`,
-        `${me} forms update frm_… --double-opt-in --confirm-redirect-url https://www.example.com/welcome`,
-        `${me} forms update frm_… --retention-days 90`,
-        `${me} forms delete frm_… --yes`,
-      ]),
-    );
+  const forms = new Command("forms").description("create, list, show, update and delete forms").addHelpText(
+    "after",
+    examples((me) => [
+      `${me} forms create --owner you@example.com --name Contact --type contact --email-notifications --developer-notifications`,
+      `${me} forms list --owner you@example.com`,
+      `${me} forms show frm_… --json`,
+      `${me} forms update frm_… --no-developer-notifications`,
+      `${me} forms update frm_… --allowed-origins https://www.example.com --challenge pow`,
+      `${me} forms update frm_… --email-notifications --autoresponse-subject "Thanks, {{name}}" --autoresponse-text "We got your message and will answer soon."`,
+      `${me} forms update frm_… --double-opt-in --confirm-redirect-url https://www.example.com/welcome`,
+      `${me} forms update frm_… --retention-days 90`,
+      `${me} forms delete frm_… --yes`,
+    ]),
+  );
 
   settingFlags(
     forms
@@ -87,10 +99,19 @@ export function formsCommand(): Command {
       .requiredOption("--owner <email>", "owner's email address; receives notifications"),
     "create",
   )
-    .addHelpText("after", examples((me) => [`${me} forms create --owner you@example.com --name "Launch waitlist" --type waitlist --users-joined`]))
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `${me} forms create --owner you@example.com --name "Launch waitlist" --type waitlist --users-joined`,
+      ]),
+    )
     .action((opts: { owner: string; name: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.createForm(OPERATOR, { ...toInput(opts, "create"), owner: opts.owner, name: opts.name });
+        const form = await s.forms.createForm(OPERATOR, {
+          ...toInput(opts, "create"),
+          owner: opts.owner,
+          name: opts.name,
+        });
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
       }),
@@ -104,10 +125,16 @@ export function formsCommand(): Command {
     .action((opts: { owner?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
         const list = await s.forms.listAllForms(OPERATOR, { owner: opts.owner });
-        emit(!!opts.json, list.map((f) => ({ ...toFormJson(f), owner: f.ownerEmail })), () =>
-          list.length === 0
-            ? `No forms yet. Create one: ${invocation()} forms create --owner you@example.com --name Contact --type contact`
-            : table(["ID", "NAME", "TYPE", "OWNER", "SUBMISSIONS", "CREATED"], list.map((f) => [f.id, f.name, f.formType, f.ownerEmail, f.submissionCount, f.createdAt])),
+        emit(
+          !!opts.json,
+          list.map((f) => ({ ...toFormJson(f), owner: f.ownerEmail })),
+          () =>
+            list.length === 0
+              ? `No forms yet. Create one: ${invocation()} forms create --owner you@example.com --name Contact --type contact`
+              : table(
+                  ["ID", "NAME", "TYPE", "OWNER", "SUBMISSIONS", "CREATED"],
+                  list.map((f) => [f.id, f.name, f.formType, f.ownerEmail, f.submissionCount, f.createdAt]),
+                ),
         );
       }),
     );
@@ -131,7 +158,10 @@ export function formsCommand(): Command {
       .argument("<id>", "form id"),
     "update",
   )
-    .addHelpText("after", examples((me) => [`${me} forms update frm_… --email-notifications --developer-notifications`]))
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} forms update frm_… --email-notifications --developer-notifications`]),
+    )
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
         const form = await s.forms.updateForm(OPERATOR, id, toInput(opts, "update"));
@@ -148,9 +178,17 @@ export function formsCommand(): Command {
     .option("--json", "print only JSON")
     .action((id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        if (!opts.yes) throw new AppError("INVALID_PARAMETER", `this deletes form ${id} and all its submissions; add --yes to confirm`);
+        if (!opts.yes)
+          throw new AppError(
+            "INVALID_PARAMETER",
+            `this deletes form ${id} and all its submissions; add --yes to confirm`,
+          );
         const form = await s.lifecycle.deleteForm(OPERATOR, id);
-        emit(!!opts.json, { id: form.id, deleted: true }, () => `Deleted form ${form.id} ("${form.name}") and its ${form.submissionCount} submission(s).`);
+        emit(
+          !!opts.json,
+          { id: form.id, deleted: true },
+          () => `Deleted form ${form.id} ("${form.name}") and its ${form.submissionCount} submission(s).`,
+        );
       }),
     );
 

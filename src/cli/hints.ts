@@ -66,7 +66,9 @@ export function firstRunSteps(baseUrl: string): string {
     `     ${me} keys create --owner you@example.com`,
     `     ${me} forms create --owner you@example.com --name Contact --type contact`,
     "  2. submit to the form:",
-    ...curlExamples(baseUrl, "<API_KEY>", "<FORM_ID>").slice(0, 1).map((c) => `     ${c.replaceAll("\n", "\n     ")}`),
+    ...curlExamples(baseUrl, "<API_KEY>", "<FORM_ID>")
+      .slice(0, 1)
+      .map((c) => `     ${c.replaceAll("\n", "\n     ")}`),
     `  3. API docs: ${baseUrl}/docs`,
     "",
   ].join("\n");

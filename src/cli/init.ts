@@ -21,7 +21,10 @@ export function initCommand(): Command {
     .requiredOption("--owner <email>", "your email address; notifications go here")
     .option("--force", "for an owner that already exists: create another API key and sample form anyway")
     .option("--json", "print only JSON")
-    .addHelpText("after", examples((me) => [`${me} init --owner you@example.com`, `${me} init --owner you@example.com --force`]))
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} init --owner you@example.com`, `${me} init --owner you@example.com --force`]),
+    )
     .action((opts: InitFlags, cmd: Command) =>
       withServices(cmd, async (s) => {
         // Like `git init` run twice: an owner that exists is reported, not an error, and left as it is.
@@ -65,7 +68,9 @@ export function initCommand(): Command {
 async function offerPassword(s: Services, owner: string): Promise<void> {
   process.stderr.write("\n");
   try {
-    const password = await askNewPassword(`A password to log in with (at least ${MIN_PASSWORD_LENGTH} characters; Enter to skip): `);
+    const password = await askNewPassword(
+      `A password to log in with (at least ${MIN_PASSWORD_LENGTH} characters; Enter to skip): `,
+    );
     if (password) {
       await s.accounts.setPassword(owner, password);
       process.stderr.write(`Password set for ${owner}.\n`);

@@ -6,46 +6,61 @@ import { examples, invocation } from "./hints";
 import { emit, table } from "./output";
 
 export function keysCommand(): Command {
-  const keys = new Command("keys")
-    .description("create, list and revoke API keys")
-    .addHelpText(
-      "after",
-      examples((me) => [
-        `${me} keys create --owner you@example.com --name server`,
-        `${me} keys create --owner you@example.com --name website --publishable --forms frm_…`,
-        `${me} keys list --owner you@example.com`,
-        `${me} keys revoke key_…`,
-      ]),
-    );
+  const keys = new Command("keys").description("create, list and revoke API keys").addHelpText(
+    "after",
+    examples((me) => [
+      `${me} keys create --owner you@example.com --name server`,
+      `${me} keys create --owner you@example.com --name website --publishable --forms frm_…`,
+      `${me} keys list --owner you@example.com`,
+      `${me} keys revoke key_…`,
+    ]),
+  );
 
   keys
     .command("create")
     .description("create an API key for an owner (the owner is created if new); the key is shown only once")
     .requiredOption("--owner <email>", "owner's email address")
     .option("--name <name>", "a label to recognise the key by", "default")
-    .option("--publishable", "a key for web pages (fpk_…): it may only submit and fetch challenges, rate limited per visitor")
+    .option(
+      "--publishable",
+      "a key for web pages (fpk_…): it may only submit and fetch challenges, rate limited per visitor",
+    )
     .option("--forms <ids>", "bind the key to these forms (comma-separated ids); default: all the owner's forms")
     .option("--json", "print only JSON")
     .addHelpText(
       "after",
-      examples((me) => [`${me} keys create --owner you@example.com --name server`, `${me} keys create --owner you@example.com --name website --publishable --forms frm_…,frm_…`]),
+      examples((me) => [
+        `${me} keys create --owner you@example.com --name server`,
+        `${me} keys create --owner you@example.com --name website --publishable --forms frm_…,frm_…`,
+      ]),
     )
-    .action((opts: { owner: string; name: string; publishable?: boolean; forms?: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, async (s) => {
-        const forms = opts.forms === undefined ? undefined : opts.forms.split(",").filter((id) => id.trim() !== "");
-        const key = await s.keys.createKey(OPERATOR, { owner: opts.owner, name: opts.name, publishable: opts.publishable, forms });
-        const scope = key.kind === "publishable" ? "Publishable: it may only submit (and fetch challenges), so it can sit in a web page." : "Secret: keep it on servers, never in a web page.";
-        emit(!!opts.json, key, () =>
-          [
-            `Created ${key.kind} API key "${key.name}" (${key.id}) for ${key.owner}${key.forms ? `, bound to ${key.forms.join(", ")}` : ""}:`,
-            "",
-            `  ${key.key}`,
-            "",
-            scope,
-            key.kind === "secret" ? "Store it now: it is shown only this once." : "It is shown only this once; a lost key is replaced by a new one.",
-          ].join("\n"),
-        );
-      }),
+    .action(
+      (opts: { owner: string; name: string; publishable?: boolean; forms?: string; json?: boolean }, cmd: Command) =>
+        withServices(cmd, async (s) => {
+          const forms = opts.forms === undefined ? undefined : opts.forms.split(",").filter((id) => id.trim() !== "");
+          const key = await s.keys.createKey(OPERATOR, {
+            owner: opts.owner,
+            name: opts.name,
+            publishable: opts.publishable,
+            forms,
+          });
+          const scope =
+            key.kind === "publishable"
+              ? "Publishable: it may only submit (and fetch challenges), so it can sit in a web page."
+              : "Secret: keep it on servers, never in a web page.";
+          emit(!!opts.json, key, () =>
+            [
+              `Created ${key.kind} API key "${key.name}" (${key.id}) for ${key.owner}${key.forms ? `, bound to ${key.forms.join(", ")}` : ""}:`,
+              "",
+              `  ${key.key}`,
+              "",
+              scope,
+              key.kind === "secret"
+                ? "Store it now: it is shown only this once."
+                : "It is shown only this once; a lost key is replaced by a new one.",
+            ].join("\n"),
+          );
+        }),
     );
 
   keys
@@ -61,7 +76,17 @@ export function keysCommand(): Command {
             ? `No API keys yet. Create one: ${invocation()} keys create --owner you@example.com`
             : table(
                 ["ID", "NAME", "OWNER", "KIND", "FORMS", "PREFIX", "ACTIVE", "CREATED", "LAST USED"],
-                list.map((k) => [k.id, k.name, k.owner, k.kind, k.forms?.join(",") ?? "all", `${k.prefix}…`, k.active ? "yes" : "revoked", k.createdAt, k.lastUsedAt]),
+                list.map((k) => [
+                  k.id,
+                  k.name,
+                  k.owner,
+                  k.kind,
+                  k.forms?.join(",") ?? "all",
+                  `${k.prefix}…`,
+                  k.active ? "yes" : "revoked",
+                  k.createdAt,
+                  k.lastUsedAt,
+                ]),
               ),
         );
       }),

@@ -5,15 +5,27 @@ export function emit(json: boolean, value: unknown, text: () => string): void {
 
 /** A plain aligned table; empty cells as "-". */
 export function table(headers: string[], rows: (string | number | boolean | null | undefined)[][]): string {
-  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined || c === "" ? "-" : String(c))))];
+  const cells = [
+    headers,
+    ...rows.map((r) => r.map((c) => (c === null || c === undefined || c === "" ? "-" : String(c)))),
+  ];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
-  return cells.map((r) => r.map((c, i) => (c ?? "").padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => (c ?? "").padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 /** Key: value lines, aligned. */
 export function fields(pairs: [string, unknown][]): string {
   const width = Math.max(...pairs.map(([k]) => k.length));
-  return pairs.map(([k, v]) => `${`${k}:`.padEnd(width + 2)}${v === null || v === undefined || v === "" ? "-" : String(v)}`).join("\n");
+  return pairs
+    .map(([k, v]) => `${`${k}:`.padEnd(width + 2)}${v === null || v === undefined || v === "" ? "-" : String(v)}`)
+    .join("\n");
 }
 
 /**

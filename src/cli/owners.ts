@@ -20,13 +20,21 @@ export function ownersCommand(): Command {
 
   owners
     .command("set-password")
-    .description(`set the password an owner logs in with (at least ${MIN_PASSWORD_LENGTH} characters; the owner is created if new); ends the owner's sessions`)
+    .description(
+      `set the password an owner logs in with (at least ${MIN_PASSWORD_LENGTH} characters; the owner is created if new); ends the owner's sessions`,
+    )
     .argument("<email>", "the owner's email address")
-    .option("--password-stdin", "read the password from stdin (one trailing newline is dropped) instead of asking on the terminal")
+    .option(
+      "--password-stdin",
+      "read the password from stdin (one trailing newline is dropped) instead of asking on the terminal",
+    )
     .option("--json", "print only JSON")
     .addHelpText(
       "after",
-      examples((me) => [`${me} owners set-password you@example.com`, `printf '%s\\n' "$PASSWORD" | ${me} owners set-password you@example.com --password-stdin`]),
+      examples((me) => [
+        `${me} owners set-password you@example.com`,
+        `printf '%s\\n' "$PASSWORD" | ${me} owners set-password you@example.com --password-stdin`,
+      ]),
     )
     .action(async (email: string, opts: { passwordStdin?: boolean; json?: boolean }, cmd: Command) => {
       const password = await readNewPassword(email, !!opts.passwordStdin);
@@ -35,7 +43,9 @@ export function ownersCommand(): Command {
         emit(!!opts.json, result, () =>
           [
             `Password set for ${result.owner}${result.ownerCreated ? " (a new owner)" : ""}.`,
-            result.sessionsEnded ? `${result.sessionsEnded} session${result.sessionsEnded === 1 ? "" : "s"} ended: log in again with the new password.` : "",
+            result.sessionsEnded
+              ? `${result.sessionsEnded} session${result.sessionsEnded === 1 ? "" : "s"} ended: log in again with the new password.`
+              : "",
           ]
             .filter(Boolean)
             .join("\n"),
@@ -49,11 +59,18 @@ export function ownersCommand(): Command {
     .description("end every login session of an owner; a running server refuses them from the next request on")
     .argument("<email>", "the owner's email address")
     .option("--json", "print only JSON")
-    .addHelpText("after", examples((me) => [`${me} owners sessions revoke you@example.com`]))
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} owners sessions revoke you@example.com`]),
+    )
     .action((email: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
         const result = await s.accounts.revokeSessions(email);
-        emit(!!opts.json, result, () => `Ended ${result.sessionsEnded} session${result.sessionsEnded === 1 ? "" : "s"} of ${result.owner}.`);
+        emit(
+          !!opts.json,
+          result,
+          () => `Ended ${result.sessionsEnded} session${result.sessionsEnded === 1 ? "" : "s"} of ${result.owner}.`,
+        );
       }),
     );
 

@@ -32,8 +32,9 @@ export function askHidden(question: string): Promise<string> {
     };
     const onData = (chunk: Buffer) => {
       for (const ch of chunk.toString("utf8")) {
-        if (ch === "\r" || ch === "\n") return finish(), resolve(chars.join(""));
-        if (ch === "\u0003" || ch === "\u0004") return finish(), reject(new AppError("INVALID_PARAMETER", "cancelled; nothing was changed"));
+        if (ch === "\r" || ch === "\n") return (finish(), resolve(chars.join("")));
+        if (ch === "\u0003" || ch === "\u0004")
+          return (finish(), reject(new AppError("INVALID_PARAMETER", "cancelled; nothing was changed")));
         if (ch === "\u007f" || ch === "\b") chars = chars.slice(0, -1);
         else if (ch >= " ") chars.push(ch);
       }
@@ -46,7 +47,8 @@ export function askHidden(question: string): Promise<string> {
 export async function askNewPassword(first = "New password: "): Promise<string> {
   const password = await askHidden(first);
   if (password === "") return "";
-  if ((await askHidden("Again, to confirm: ")) !== password) throw new AppError("INVALID_PARAMETER", "the two passwords differ; nothing was changed");
+  if ((await askHidden("Again, to confirm: ")) !== password)
+    throw new AppError("INVALID_PARAMETER", "the two passwords differ; nothing was changed");
   return password;
 }
 

@@ -25,7 +25,23 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText("after", gettingStarted);
 
-  for (const cmd of [initCommand(), serveCommand(), keysCommand(), formsCommand(), ownersCommand(), configCommand(), submissionsCommand(), webhooksCommand(), backupCommand(), copyToCommand(), outboxCommand(), mailCommand(), auditCommand(), helpCommand()]) program.addCommand(cmd);
+  for (const cmd of [
+    initCommand(),
+    serveCommand(),
+    keysCommand(),
+    formsCommand(),
+    ownersCommand(),
+    configCommand(),
+    submissionsCommand(),
+    webhooksCommand(),
+    backupCommand(),
+    copyToCommand(),
+    outboxCommand(),
+    mailCommand(),
+    auditCommand(),
+    helpCommand(),
+  ])
+    program.addCommand(cmd);
   program.commands.forEach(function exitOverrideAll(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverrideAll);
@@ -47,7 +63,11 @@ function helpCommand(): Command {
       const named: string[] = [];
       for (const word of words) {
         const next = target.commands.find((c) => c.name() === word || c.aliases().includes(word));
-        if (!next) target.error(`error: unknown command '${[...named, word].join(" ")}' (see: ${[invocation(), "help", ...named].join(" ")})`, { code: "commander.unknownCommand" });
+        if (!next)
+          target.error(
+            `error: unknown command '${[...named, word].join(" ")}' (see: ${[invocation(), "help", ...named].join(" ")})`,
+            { code: "commander.unknownCommand" },
+          );
         named.push(word);
         target = next;
       }

@@ -18,7 +18,11 @@ const CLEAR_LINE = "\r\x1b[K";
  * place; in a file or a pipe (a log) a line every 100,000 rows, so a ten-million-row export logs 100
  * of them (200 for CSV, whose first pass reads the field names).
  */
-export function exportProgress(total: number, out: ProgressOut = process.stderr, now: () => number = () => performance.now()) {
+export function exportProgress(
+  total: number,
+  out: ProgressOut = process.stderr,
+  now: () => number = () => performance.now(),
+) {
   const tty = out.isTTY === true;
   const line = (rows: number, stage: Stage) =>
     `${stage === "fields" ? "reading field names" : "exporting"}: ${rows} of ${total} rows${total > 0 ? ` (${Math.min(100, Math.floor((rows / total) * 100))}%)` : ""}`;

@@ -12,7 +12,10 @@ export function serveCommand(): Command {
     .description("run the HTTP API")
     .option("--host <host>", "address to listen on (FORMSVC_HOST, default 127.0.0.1)")
     .option("--port <port>", "port to listen on (FORMSVC_PORT, default 3000)")
-    .addHelpText("after", examples((me) => [`${me} serve`, `${me} --db /var/lib/formsvc/formsvc.db serve --host 0.0.0.0 --port 8080`]))
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} serve`, `${me} --db /var/lib/formsvc/formsvc.db serve --host 0.0.0.0 --port 8080`]),
+    )
     .action(async (opts: { host?: string; port?: string }, cmd: Command) => {
       const config = configFor(cmd, { host: opts.host, port: opts.port });
       // Listen for signals before anything starts, so a stop during start-up is clean too.
@@ -23,7 +26,8 @@ export function serveCommand(): Command {
       const running = await startServer(config);
       // stdout holds this one line and then the JSON request log; what is said to a person goes to stderr.
       process.stdout.write(`formsvc listening on ${running.url}\n`);
-      if ((await running.services.keys.listKeys(OPERATOR)).length === 0) process.stderr.write(firstRunSteps(running.url));
+      if ((await running.services.keys.listKeys(OPERATOR)).length === 0)
+        process.stderr.write(firstRunSteps(running.url));
 
       process.stderr.write(`${await signal} received: finishing in-flight requests\n`);
       const deadline = new Promise<void>((resolve) =>

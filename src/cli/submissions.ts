@@ -19,7 +19,8 @@ const PREVIEW_CHARS = 60;
 
 /** The forms a person's export or erasure covers: one form, one owner's (none for an unknown owner), or all (null). */
 async function scope(s: Services, opts: { owner?: string; form?: string }): Promise<string[] | null> {
-  if (opts.form !== undefined && opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "give --owner or a form, not both");
+  if (opts.form !== undefined && opts.owner !== undefined)
+    throw new AppError("INVALID_PARAMETER", "give --owner or a form, not both");
   if (opts.form !== undefined) return [(await s.forms.requireForm(opts.form)).id];
   if (opts.owner !== undefined) return (await s.forms.listAllForms(OPERATOR, { owner: opts.owner })).map((f) => f.id);
   return null;
@@ -72,29 +73,54 @@ export function submissionsCommand(): Command {
     .option("--cursor <cursor>", "the nextCursor of the previous page (from here or from the API)")
     .option("--spam", "the spam folder instead of the inbox (as ?status=spam)")
     .option("--json", "print only the API's JSON: {submissions, nextCursor}")
-    .addHelpText("after", examples((me) => [`${me} submissions list frm_…`, `${me} submissions list frm_… --limit 10 --cursor <nextCursor> --json`]))
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `${me} submissions list frm_…`,
+        `${me} submissions list frm_… --limit 10 --cursor <nextCursor> --json`,
+      ]),
+    )
     .action((formId: string, opts: { limit: string; cursor?: string; spam?: boolean; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
-        if (opts.cursor === "") throw new AppError("INVALID_CURSOR", "--cursor must be the nextCursor of a previous page");
+        if (!LIMIT.test(opts.limit))
+          throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
+        if (opts.cursor === "")
+          throw new AppError("INVALID_CURSOR", "--cursor must be the nextCursor of a previous page");
         const form = await s.forms.requireForm(formId);
         const status = opts.spam ? "spam" : "inbox";
-        const page = await s.submissions.pageJson(OPERATOR, form.id, { limit: Number(opts.limit), cursor: opts.cursor, status });
+        const page = await s.submissions.pageJson(OPERATOR, form.id, {
+          limit: Number(opts.limit),
+          cursor: opts.cursor,
+          status,
+        });
         // The API's text as it is: the same bytes, the same cursors.
         if (opts.json) return void process.stdout.write(`${page}\n`);
         const { submissions: items, nextCursor } = JSON.parse(page) as SubmissionListJson;
-        const lines = [opts.spam ? `${form.name} (${form.id}): spam, newest first` : `${form.name} (${form.id}): ${form.submissionCount} submission(s), newest first`, ""];
+        const lines = [
+          opts.spam
+            ? `${form.name} (${form.id}): spam, newest first`
+            : `${form.name} (${form.id}): ${form.submissionCount} submission(s), newest first`,
+          "",
+        ];
         if (items.length === 0) lines.push("No submissions on this page.");
         else
           lines.push(
             table(
               ["ID", "CREATED", "EMAIL", "DATA"],
-              items.map(({ id, createdAt, data: { _meta, ...fields } }) => [id, createdAt, extractEmail(fields), preview(fields, PREVIEW_CHARS)]),
+              items.map(({ id, createdAt, data: { _meta, ...fields } }) => [
+                id,
+                createdAt,
+                extractEmail(fields),
+                preview(fields, PREVIEW_CHARS),
+              ]),
             ),
           );
         if (nextCursor) {
           const limit = opts.limit === DEFAULT_LIMIT ? "" : ` --limit ${opts.limit}`;
-          lines.push("", `Next page: ${invocation()} submissions list ${form.id}${limit}${opts.spam ? " --spam" : ""} --cursor ${nextCursor}`);
+          lines.push(
+            "",
+            `Next page: ${invocation()} submissions list ${form.id}${limit}${opts.spam ? " --spam" : ""} --cursor ${nextCursor}`,
+          );
         }
         process.stdout.write(`${lines.join("\n")}\n`);
       }),
@@ -102,7 +128,11 @@ export function submissionsCommand(): Command {
 
   for (const [name, to, what] of [
     ["spam", "spam", "move a submission to the spam folder: it counts nowhere from now on"],
-    ["not-spam", "inbox", "move a submission out of the spam folder: it counts from now on, and its notifications and webhooks go out"],
+    [
+      "not-spam",
+      "inbox",
+      "move a submission out of the spam folder: it counts from now on, and its notifications and webhooks go out",
+    ],
   ] as const) {
     submissions
       .command(name)
@@ -113,7 +143,11 @@ export function submissionsCommand(): Command {
         withServices(cmd, async (s) => {
           const { formId } = await s.submissions.requireSubmission(OPERATOR, id);
           const { moved, status } = await s.submissions.moveSubmission(OPERATOR, formId, id, to);
-          emit(!!opts.json, { id, status, moved }, () => (moved ? `Moved ${id} to the ${to === "spam" ? "spam folder" : "inbox"}.` : `${id} is already in the ${to === "spam" ? "spam folder" : "inbox"}; nothing changed.`));
+          emit(!!opts.json, { id, status, moved }, () =>
+            moved
+              ? `Moved ${id} to the ${to === "spam" ? "spam folder" : "inbox"}.`
+              : `${id} is already in the ${to === "spam" ? "spam folder" : "inbox"}; nothing changed.`,
+          );
         }),
       );
   }
@@ -140,15 +174,25 @@ export function submissionsCommand(): Command {
     .option("--owner <email>", "only this owner's forms (default: every form)")
     .option("--form <formId>", "only this form")
     .option("--json", "print only JSON")
-    .addHelpText("after", examples((me) => [`${me} submissions export --email ada@example.com > ada.json   # first, if they asked for their data`, `${me} submissions erase --email ada@example.com`]))
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `${me} submissions export --email ada@example.com > ada.json   # first, if they asked for their data`,
+        `${me} submissions erase --email ada@example.com`,
+      ]),
+    )
     .action((opts: { email: string; owner?: string; form?: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
         const result = await s.lifecycle.eraseByEmail(OPERATOR, opts.email, await scope(s, opts));
         emit(!!opts.json, result, () =>
           [
-            result.erased === 0 ? "No submissions with that email address." : `Erased ${result.erased} submission(s) from ${result.forms.length} form(s): ${result.forms.map((f) => `${f.formId} (${f.erased})`).join(", ")}.`,
+            result.erased === 0
+              ? "No submissions with that email address."
+              : `Erased ${result.erased} submission(s) from ${result.forms.length} form(s): ${result.forms.map((f) => `${f.formId} (${f.erased})`).join(", ")}.`,
             alsoErased(result.alsoErased),
-            result.vacuumed ? "The database was rewritten once (VACUUM) to clear what it held from before deleted data was overwritten." : "",
+            result.vacuumed
+              ? "The database was rewritten once (VACUUM) to clear what it held from before deleted data was overwritten."
+              : "",
             "Copies made before now (backups, the snapshots in backups/ beside the database, emails already sent) are not touched.",
           ]
             .filter(Boolean)
@@ -159,40 +203,65 @@ export function submissionsCommand(): Command {
 
   submissions
     .command("export")
-    .description("write every submission of a form, oldest first, as CSV or JSON (streamed: any size); or, with --email, all that is stored about one person, as JSON")
+    .description(
+      "write every submission of a form, oldest first, as CSV or JSON (streamed: any size); or, with --email, all that is stored about one person, as JSON",
+    )
     .argument("[formId]", "form id (with --email: only this form)")
     .option("--format <format>", "csv or json (default csv; with --email json only)")
-    .option("--email <address>", "a person's data: their submissions, inbox and spam, the waitlists they joined, the notifications they caused, their waitlist confirmations, autoresponse throttles and messages")
+    .option(
+      "--email <address>",
+      "a person's data: their submissions, inbox and spam, the waitlists they joined, the notifications they caused, their waitlist confirmations, autoresponse throttles and messages",
+    )
     .option("--owner <email>", "with --email: only this owner's forms")
     .option("--out <file>", "write to this file instead of stdout")
     .option("--json", "the same as --format json")
     .addHelpText(
       "after",
-      examples((me) => [`${me} submissions export frm_… --out contact.csv`, `${me} submissions export frm_… --format json > contact.json`, `${me} submissions export --email ada@example.com --out ada.json`]),
+      examples((me) => [
+        `${me} submissions export frm_… --out contact.csv`,
+        `${me} submissions export frm_… --format json > contact.json`,
+        `${me} submissions export --email ada@example.com --out ada.json`,
+      ]),
     )
-    .action((formId: string | undefined, opts: { format?: string; email?: string; owner?: string; out?: string; json?: boolean }, cmd: Command) =>
-      withServices(cmd, async (s) => {
-        if (opts.json && opts.format !== undefined && opts.format !== "json") throw new AppError("INVALID_PARAMETER", "--json is --format json; give one of them");
-        const format = opts.format ?? (opts.json || opts.email !== undefined ? "json" : "csv");
-        if (format !== "csv" && format !== "json") throw new AppError("INVALID_PARAMETER", "--format must be csv or json");
-        if (opts.email !== undefined) {
-          if (format !== "json") throw new AppError("INVALID_PARAMETER", "a person's data (--email) is exported as JSON only");
-          const person = await s.lifecycle.exportPerson(OPERATOR, opts.email, await scope(s, { owner: opts.owner, form: formId }));
-          return writeOut(opts.out, [`${JSON.stringify(person, null, 2)}\n`]);
-        }
-        if (formId === undefined) throw new AppError("INVALID_PARAMETER", "name a form (submissions export FORM_ID), or a person (--email ADDRESS)");
-        if (opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "--owner goes with --email");
-        const form = await s.forms.requireForm(formId);
-        const pages = await s.submissions.allSubmissions(OPERATOR, form.id);
-        const progress = exportProgress(form.submissionCount);
-        let written = 0;
-        const exported = (format === "csv" ? exportCsv : exportJson)(pages, (rows, stage) => {
-          if (stage === "rows") written = rows;
-          progress.update(rows, stage);
-        });
-        await writeOut(opts.out, exported);
-        progress.done(`exported ${written} submission(s) of ${form.id}${opts.out ? ` to ${opts.out}` : ""}`);
-      }),
+    .action(
+      (
+        formId: string | undefined,
+        opts: { format?: string; email?: string; owner?: string; out?: string; json?: boolean },
+        cmd: Command,
+      ) =>
+        withServices(cmd, async (s) => {
+          if (opts.json && opts.format !== undefined && opts.format !== "json")
+            throw new AppError("INVALID_PARAMETER", "--json is --format json; give one of them");
+          const format = opts.format ?? (opts.json || opts.email !== undefined ? "json" : "csv");
+          if (format !== "csv" && format !== "json")
+            throw new AppError("INVALID_PARAMETER", "--format must be csv or json");
+          if (opts.email !== undefined) {
+            if (format !== "json")
+              throw new AppError("INVALID_PARAMETER", "a person's data (--email) is exported as JSON only");
+            const person = await s.lifecycle.exportPerson(
+              OPERATOR,
+              opts.email,
+              await scope(s, { owner: opts.owner, form: formId }),
+            );
+            return writeOut(opts.out, [`${JSON.stringify(person, null, 2)}\n`]);
+          }
+          if (formId === undefined)
+            throw new AppError(
+              "INVALID_PARAMETER",
+              "name a form (submissions export FORM_ID), or a person (--email ADDRESS)",
+            );
+          if (opts.owner !== undefined) throw new AppError("INVALID_PARAMETER", "--owner goes with --email");
+          const form = await s.forms.requireForm(formId);
+          const pages = await s.submissions.allSubmissions(OPERATOR, form.id);
+          const progress = exportProgress(form.submissionCount);
+          let written = 0;
+          const exported = (format === "csv" ? exportCsv : exportJson)(pages, (rows, stage) => {
+            if (stage === "rows") written = rows;
+            progress.update(rows, stage);
+          });
+          await writeOut(opts.out, exported);
+          progress.done(`exported ${written} submission(s) of ${form.id}${opts.out ? ` to ${opts.out}` : ""}`);
+        }),
     );
 
   return submissions;

@@ -38,7 +38,12 @@ export function webhooksCommand(): Command {
           [
             `Added ${hook.format} webhook ${hook.id} to form ${hook.formId}: ${hook.url}`,
             ...(hook.secret
-              ? ["", "Signing secret (shown only now; verify every delivery with it, e.g. with the standardwebhooks library):", "", `  ${hook.secret}`]
+              ? [
+                  "",
+                  "Signing secret (shown only now; verify every delivery with it, e.g. with the standardwebhooks library):",
+                  "",
+                  `  ${hook.secret}`,
+                ]
               : []),
           ].join("\n"),
         );
@@ -56,7 +61,17 @@ export function webhooksCommand(): Command {
         emit(!!opts.json, list, () =>
           list.length === 0
             ? "No webhooks."
-            : table(["ID", "FORM", "FORMAT", "ENABLED", "URL", "CREATED"], list.map((w) => [w.id, w.formId, w.format, w.enabled ? "yes" : `no: ${w.disabledReason}`, w.url, w.createdAt])),
+            : table(
+                ["ID", "FORM", "FORMAT", "ENABLED", "URL", "CREATED"],
+                list.map((w) => [
+                  w.id,
+                  w.formId,
+                  w.format,
+                  w.enabled ? "yes" : `no: ${w.disabledReason}`,
+                  w.url,
+                  w.createdAt,
+                ]),
+              ),
         );
       }),
     );
@@ -75,14 +90,18 @@ export function webhooksCommand(): Command {
 
   webhooks
     .command("test")
-    .description("send a test event now, through the same signing, address checks and timeout as deliveries; exits non-zero when the receiver does not accept it")
+    .description(
+      "send a test event now, through the same signing, address checks and timeout as deliveries; exits non-zero when the receiver does not accept it",
+    )
     .argument("<id>", "webhook id")
     .option("--json", "print only JSON")
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
         const { delivery, ok } = await s.webhooks.testWebhook(OPERATOR, id);
         emit(!!opts.json, delivery, () =>
-          ok ? `The receiver accepted the test event (HTTP ${delivery.lastStatus}); delivery ${delivery.id}.` : `The receiver did not accept the test event: ${delivery.lastError}`,
+          ok
+            ? `The receiver accepted the test event (HTTP ${delivery.lastStatus}); delivery ${delivery.id}.`
+            : `The receiver did not accept the test event: ${delivery.lastError}`,
         );
         if (!ok) throw new AppError("UNAVAILABLE", `webhook test failed: ${delivery.lastError}`);
       }),
@@ -96,12 +115,16 @@ export function webhooksCommand(): Command {
     .option("--json", "print only JSON")
     .action((id: string, opts: { limit: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        if (!LIMIT.test(opts.limit)) throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
+        if (!LIMIT.test(opts.limit))
+          throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
         const list = await s.webhooks.deliveries(OPERATOR, id, Number(opts.limit));
         emit(!!opts.json, list, () =>
           list.length === 0
             ? "No deliveries yet."
-            : table(["ID", "STATUS", "ATTEMPTS", "LAST STATUS", "CREATED", "NEXT ATTEMPT", "LAST ERROR"], list.map((d) => [d.id, d.status, d.attempts, d.lastStatus, d.createdAt, d.nextAttemptAt, d.lastError])),
+            : table(
+                ["ID", "STATUS", "ATTEMPTS", "LAST STATUS", "CREATED", "NEXT ATTEMPT", "LAST ERROR"],
+                list.map((d) => [d.id, d.status, d.attempts, d.lastStatus, d.createdAt, d.nextAttemptAt, d.lastError]),
+              ),
         );
       }),
     );
@@ -114,7 +137,16 @@ export function webhooksCommand(): Command {
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
         const delivery = await s.webhooks.replay(OPERATOR, id);
-        emit(!!opts.json, delivery, () => `Queued delivery ${delivery.id} again.\n\n${fields([["status", delivery.status], ["attempts so far", delivery.attempts], ["next attempt", delivery.nextAttemptAt]])}`);
+        emit(
+          !!opts.json,
+          delivery,
+          () =>
+            `Queued delivery ${delivery.id} again.\n\n${fields([
+              ["status", delivery.status],
+              ["attempts so far", delivery.attempts],
+              ["next attempt", delivery.nextAttemptAt],
+            ])}`,
+        );
       }),
     );
 

@@ -112,7 +112,8 @@ const numberHeader = (headers: Headers, name: string) => {
 };
 
 const newIdempotencyKey = () =>
-  globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+  globalThis.crypto?.randomUUID?.() ??
+  `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 
 export class FormsvcClient {
   /** The rate-limit headers of the last response, or null before the first. */
@@ -158,7 +159,9 @@ export class FormsvcClient {
 
   /** Every form, following nextCursor with the same limit. */
   allForms(query: Omit<PageQuery, "cursor"> = {}, options?: CallOptions): AsyncGenerator<FormListItem> {
-    return this.walk((cursor) => this.listForms({ ...query, cursor }, options).then((p) => ({ items: p.forms, nextCursor: p.nextCursor })));
+    return this.walk((cursor) =>
+      this.listForms({ ...query, cursor }, options).then((p) => ({ items: p.forms, nextCursor: p.nextCursor })),
+    );
   }
 
   getForm(formId: string, options?: CallOptions): Promise<Form> {
@@ -167,7 +170,10 @@ export class FormsvcClient {
 
   /** Distinct waitlist joiners (0 while the form's counter is off). */
   async getUsersJoined(formId: string, options?: CallOptions): Promise<number> {
-    const body = await this.request<{ usersJoined: number }>({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/users-joined`, idempotent: true }, options);
+    const body = await this.request<{ usersJoined: number }>(
+      { method: "GET", path: `/forms/${encodeURIComponent(formId)}/users-joined`, idempotent: true },
+      options,
+    );
     return body.usersJoined;
   }
 
@@ -175,48 +181,94 @@ export class FormsvcClient {
   submit(submission: SubmitRequest, options: SubmitOptions = {}): Promise<SubmitResult> {
     const key = options.idempotencyKey === true ? newIdempotencyKey() : options.idempotencyKey;
     return this.request(
-      { method: "POST", path: "/forms/submit", body: submission, headers: key ? { "idempotency-key": key } : {}, idempotent: key !== undefined },
+      {
+        method: "POST",
+        path: "/forms/submit",
+        body: submission,
+        headers: key ? { "idempotency-key": key } : {},
+        idempotent: key !== undefined,
+      },
       options,
     );
   }
 
   /** One page of a form's submissions (the inbox, or `status: "spam"`), newest first. */
   listSubmissions(formId: string, query: SubmissionQuery = {}, options?: CallOptions): Promise<SubmissionList> {
-    return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/submissions`, query: { ...query }, idempotent: true }, options);
+    return this.request(
+      {
+        method: "GET",
+        path: `/forms/${encodeURIComponent(formId)}/submissions`,
+        query: { ...query },
+        idempotent: true,
+      },
+      options,
+    );
   }
 
   /** Every submission of a form, newest first, following nextCursor with the same limit. */
-  allSubmissions(formId: string, query: Omit<SubmissionQuery, "cursor"> = {}, options?: CallOptions): AsyncGenerator<Submission> {
-    return this.walk((cursor) => this.listSubmissions(formId, { ...query, cursor }, options).then((p) => ({ items: p.submissions, nextCursor: p.nextCursor })));
+  allSubmissions(
+    formId: string,
+    query: Omit<SubmissionQuery, "cursor"> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<Submission> {
+    return this.walk((cursor) =>
+      this.listSubmissions(formId, { ...query, cursor }, options).then((p) => ({
+        items: p.submissions,
+        nextCursor: p.nextCursor,
+      })),
+    );
   }
 
   getAnalytics(formId: string, query: AnalyticsQuery = {}, options?: CallOptions): Promise<Analytics> {
-    return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/analytics`, query: { ...query }, idempotent: true }, options);
+    return this.request(
+      { method: "GET", path: `/forms/${encodeURIComponent(formId)}/analytics`, query: { ...query }, idempotent: true },
+      options,
+    );
   }
 
   /** A form's webhooks, oldest first (never their secrets). */
   listWebhooks(formId: string, options?: CallOptions): Promise<Webhook[]> {
-    return this.request({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/webhooks`, idempotent: true }, options);
+    return this.request(
+      { method: "GET", path: `/forms/${encodeURIComponent(formId)}/webhooks`, idempotent: true },
+      options,
+    );
   }
 
   /** Adds a webhook; the answer carries its signing secret (standard format), shown this once. */
   createWebhook(formId: string, webhook: NewWebhook, options?: CallOptions): Promise<CreatedWebhook> {
-    return this.request({ method: "POST", path: `/forms/${encodeURIComponent(formId)}/webhooks`, body: webhook, idempotent: false }, options);
+    return this.request(
+      { method: "POST", path: `/forms/${encodeURIComponent(formId)}/webhooks`, body: webhook, idempotent: false },
+      options,
+    );
   }
 
   /** Removes a webhook with its deliveries. */
   deleteWebhook(webhookId: string, options?: CallOptions): Promise<{ id: string; deleted: true }> {
-    return this.request({ method: "DELETE", path: `/webhooks/${encodeURIComponent(webhookId)}`, idempotent: false }, options);
+    return this.request(
+      { method: "DELETE", path: `/webhooks/${encodeURIComponent(webhookId)}`, idempotent: false },
+      options,
+    );
   }
 
   /** A webhook's deliveries, newest first. */
   listDeliveries(webhookId: string, query: { limit?: number } = {}, options?: CallOptions): Promise<Delivery[]> {
-    return this.request({ method: "GET", path: `/webhooks/${encodeURIComponent(webhookId)}/deliveries`, query: { ...query }, idempotent: true }, options);
+    return this.request(
+      {
+        method: "GET",
+        path: `/webhooks/${encodeURIComponent(webhookId)}/deliveries`,
+        query: { ...query },
+        idempotent: true,
+      },
+      options,
+    );
   }
 
   /** Sends a delivery again, with the same webhook-id. */
   replayDelivery(deliveryId: string, options?: CallOptions): Promise<Delivery> {
-    return this.request({ method: "POST", path: `/deliveries/${encodeURIComponent(deliveryId)}/replay`, idempotent: false }, options);
+    return this.request(
+      { method: "POST", path: `/deliveries/${encodeURIComponent(deliveryId)}/replay`, idempotent: false },
+      options,
+    );
   }
 
   /** A new form of the key's owner; only `name` is required. Needs a secret key of all the owner's forms. */
@@ -226,7 +278,10 @@ export class FormsvcClient {
 
   /** Changes only the fields given; `retentionDays: null` keeps submissions forever. */
   updateForm(formId: string, changes: FormUpdateRequest, options?: CallOptions): Promise<Form> {
-    return this.request({ method: "PATCH", path: `/forms/${encodeURIComponent(formId)}`, body: changes, idempotent: false }, options);
+    return this.request(
+      { method: "PATCH", path: `/forms/${encodeURIComponent(formId)}`, body: changes, idempotent: false },
+      options,
+    );
   }
 
   /** Deletes the form with all its submissions. */
@@ -251,17 +306,26 @@ export class FormsvcClient {
 
   /** Deletes one submission of a form, with what it left behind; counts and analytics drop it. */
   deleteSubmission(formId: string, submissionId: string, options?: CallOptions): Promise<Deleted> {
-    return this.request({ method: "DELETE", path: this.submissionPath(formId, submissionId), idempotent: false }, options);
+    return this.request(
+      { method: "DELETE", path: this.submissionPath(formId, submissionId), idempotent: false },
+      options,
+    );
   }
 
   /** Moves a submission to the spam folder: it counts nowhere from now on. */
   markSpam(formId: string, submissionId: string, options?: CallOptions): Promise<MovedSubmission> {
-    return this.request({ method: "POST", path: `${this.submissionPath(formId, submissionId)}/spam`, idempotent: false }, options);
+    return this.request(
+      { method: "POST", path: `${this.submissionPath(formId, submissionId)}/spam`, idempotent: false },
+      options,
+    );
   }
 
   /** Moves a submission out of the spam folder: it counts, and its notifications go out, as for a new one. */
   markNotSpam(formId: string, submissionId: string, options?: CallOptions): Promise<MovedSubmission> {
-    return this.request({ method: "POST", path: `${this.submissionPath(formId, submissionId)}/not-spam`, idempotent: false }, options);
+    return this.request(
+      { method: "POST", path: `${this.submissionPath(formId, submissionId)}/not-spam`, idempotent: false },
+      options,
+    );
   }
 
   /**
@@ -269,8 +333,20 @@ export class FormsvcClient {
    * as the server streams them, so a form of any size never sits in memory whole. Errors (404,
    * 403…) are thrown by the first step of the iteration; `signal` stops the download too.
    */
-  async *exportSubmissions(formId: string, query: { format?: ExportFormat } = {}, options: CallOptions = {}): AsyncGenerator<string> {
-    const res = await this.send({ method: "GET", path: `/forms/${encodeURIComponent(formId)}/submissions/export`, query: { ...query }, idempotent: true }, options);
+  async *exportSubmissions(
+    formId: string,
+    query: { format?: ExportFormat } = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<string> {
+    const res = await this.send(
+      {
+        method: "GET",
+        path: `/forms/${encodeURIComponent(formId)}/submissions/export`,
+        query: { ...query },
+        idempotent: true,
+      },
+      options,
+    );
     const reader = res.body!.getReader();
     const stop = () => void reader.cancel(options.signal?.reason).catch(() => {});
     options.signal?.addEventListener("abort", stop, { once: true });
@@ -280,7 +356,11 @@ export class FormsvcClient {
       for (;;) {
         const next = await reader.read().catch((e) => {
           if (options.signal?.aborted) throw options.signal.reason;
-          throw new FormsvcError({ status: 0, code: "NETWORK_ERROR", message: `the export stopped before its end: ${e instanceof Error ? e.message : String(e)}` });
+          throw new FormsvcError({
+            status: 0,
+            code: "NETWORK_ERROR",
+            message: `the export stopped before its end: ${e instanceof Error ? e.message : String(e)}`,
+          });
         });
         // A cancelled read ends like a finished one: an aborted export must not pass for a whole one.
         options.signal?.throwIfAborted();
@@ -301,7 +381,9 @@ export class FormsvcClient {
     return `/forms/${encodeURIComponent(formId)}/submissions/${encodeURIComponent(submissionId)}`;
   }
 
-  private async *walk<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>): AsyncGenerator<T> {
+  private async *walk<T>(
+    page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
+  ): AsyncGenerator<T> {
     let cursor: string | undefined;
     do {
       const p = await page(cursor);
@@ -323,7 +405,11 @@ export class FormsvcClient {
 
   /** The first successful answer to `call`, its body unread: 429s waited out, retries as `call` allows; anything else a FormsvcError. */
   private async send(call: Call, options: CallOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { accept: "application/json", ...(this.apiKey === undefined ? {} : { "x-api-key": this.apiKey }), ...call.headers };
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      ...(this.apiKey === undefined ? {} : { "x-api-key": this.apiKey }),
+      ...call.headers,
+    };
     if (call.body !== undefined) headers["content-type"] = "application/json";
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
 
@@ -340,7 +426,11 @@ export class FormsvcClient {
           continue;
         }
         if (timedOut) throw e;
-        throw new FormsvcError({ status: 0, code: "NETWORK_ERROR", message: `could not reach formsvc: ${e instanceof Error ? e.message : String(e)}` });
+        throw new FormsvcError({
+          status: 0,
+          code: "NETWORK_ERROR",
+          message: `could not reach formsvc: ${e instanceof Error ? e.message : String(e)}`,
+        });
       }
 
       this.rememberRateLimit(res.headers);
@@ -374,7 +464,12 @@ export class FormsvcClient {
     try {
       return await this.fetchImpl(url, { ...init, signal: controller.signal });
     } catch (e) {
-      if (timedOut) throw new FormsvcError({ status: 0, code: "TIMEOUT", message: `formsvc did not answer within ${timeoutMs} ms` });
+      if (timedOut)
+        throw new FormsvcError({
+          status: 0,
+          code: "TIMEOUT",
+          message: `formsvc did not answer within ${timeoutMs} ms`,
+        });
       throw e;
     } finally {
       clearTimeout(timer);
@@ -386,7 +481,8 @@ export class FormsvcClient {
     const limit = numberHeader(headers, "x-ratelimit-limit");
     const remaining = numberHeader(headers, "x-ratelimit-remaining");
     const reset = numberHeader(headers, "x-ratelimit-reset");
-    if (limit !== undefined && remaining !== undefined && reset !== undefined) this.rateLimit = { limit, remaining, reset };
+    if (limit !== undefined && remaining !== undefined && reset !== undefined)
+      this.rateLimit = { limit, remaining, reset };
   }
 
   /** Until X-RateLimit-Reset (or Retry-After), at least a moment. */

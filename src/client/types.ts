@@ -1,7 +1,8 @@
 // The client's view of the API, as plain types so the published .d.ts stands alone.
 // test/client/types-match.ts makes tsc fail if any of these drifts from the server's schemas.
 
-export type FormType = "feedback" | "contact" | "waitlist" | "custom" | "survey" | "application" | "order" | "analytics_opt_in" | "rsvp";
+export type FormType =
+  "feedback" | "contact" | "waitlist" | "custom" | "survey" | "application" | "order" | "analytics_opt_in" | "rsvp";
 
 export interface Form {
   id: string;

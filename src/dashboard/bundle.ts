@@ -50,7 +50,10 @@ export async function buildDashboard(): Promise<DashboardBundle> {
   );
   const script = files.find((f) => f.name.endsWith(".js"))?.name;
   const style = files.find((f) => f.name.endsWith(".css"))?.name;
-  if (!script || !style || files.length !== 2) throw new Error(`the dashboard's bundle is not one script and one stylesheet: ${files.map((f) => f.name).join(", ")}`);
+  if (!script || !style || files.length !== 2)
+    throw new Error(
+      `the dashboard's bundle is not one script and one stylesheet: ${files.map((f) => f.name).join(", ")}`,
+    );
   return { files, script, style };
 }
 
@@ -63,7 +66,8 @@ let built: Promise<DashboardBundle> | undefined;
  * dashboard never pays for the build).
  */
 export function dashboardBundle(): Promise<DashboardBundle> {
-  if (typeof FORMSVC_DASHBOARD === "string") return (built ??= Promise.resolve(JSON.parse(FORMSVC_DASHBOARD) as DashboardBundle));
+  if (typeof FORMSVC_DASHBOARD === "string")
+    return (built ??= Promise.resolve(JSON.parse(FORMSVC_DASHBOARD) as DashboardBundle));
   built ??= buildDashboard();
   // A failed build is not kept: the next request tries again (after the source is fixed, say).
   built.catch(() => (built = undefined));

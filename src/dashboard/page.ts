@@ -65,7 +65,8 @@ export function dashboardPage() {
       async ({ params, request, set }) => {
         const bundle = await dashboardBundle();
         const file = bundle.files.find((f) => f.name === params.name);
-        if (!file) throw new AppError("NOT_FOUND", `no dashboard file ${params.name}; reload ${BASE} for the current ones`);
+        if (!file)
+          throw new AppError("NOT_FOUND", `no dashboard file ${params.name}; reload ${BASE} for the current ones`);
         set.headers["content-type"] = file.type;
         set.headers["cache-control"] = CACHE_FOREVER;
         set.headers["cross-origin-resource-policy"] = "same-origin";

@@ -15,7 +15,11 @@ const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
  * tried on its own so that a bad one fails alone; not when the database is busy (another process
  * holds the lock): then every item gets the busy error, and the caller decides when to try again.
  */
-export function batchTransaction<T, R>(sql: Sql, write: (batch: T[]) => Promise<R>, committed: (batch: T[], result: R) => void = () => {}): (batch: T[]) => Promise<Outcome[]> {
+export function batchTransaction<T, R>(
+  sql: Sql,
+  write: (batch: T[]) => Promise<R>,
+  committed: (batch: T[], result: R) => void = () => {},
+): (batch: T[]) => Promise<Outcome[]> {
   const attempt = async (batch: T[]): Promise<Outcome> => {
     let result: R;
     try {

@@ -7,7 +7,8 @@ const RETRYABLE_SQLSTATES = new Set(["40001", "40P01", "55P03"]);
  * transaction won a conflict: the same write can simply be tried again.
  */
 export const isDatabaseBusy = (e: unknown): boolean =>
-  e instanceof Error && ((e as { code?: unknown }).code === "SQLITE_BUSY" || RETRYABLE_SQLSTATES.has((e as { errno?: string }).errno ?? ""));
+  e instanceof Error &&
+  ((e as { code?: unknown }).code === "SQLITE_BUSY" || RETRYABLE_SQLSTATES.has((e as { errno?: string }).errno ?? ""));
 
 /** Thrown for a write that waited for the lock as long as it may: nothing of it was stored. */
 export class DatabaseBusyError extends Error {

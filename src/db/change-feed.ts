@@ -25,7 +25,10 @@ export interface ChangeFeed {
  * `changed` tells whether a new token means another process committed; with `maxAgeMs`, the
  * caches are also reset when they are that old, for commits the token cannot show.
  */
-function tokenFeed<T>(look: () => T | Promise<T>, opts: { changed?: (seen: T, now: T) => boolean; maxAgeMs?: number } = {}): ChangeFeed {
+function tokenFeed<T>(
+  look: () => T | Promise<T>,
+  opts: { changed?: (seen: T, now: T) => boolean; maxAgeMs?: number } = {},
+): ChangeFeed {
   const { changed = (seen, now) => seen !== now, maxAgeMs = Infinity } = opts;
   const resets: (() => void)[] = [];
   let seen: T | undefined;
@@ -87,10 +90,13 @@ export function postgresChangeFeed(pool: SQL): ChangeFeed & { publish(): Promise
     for (const v of ours) if (v <= now) ours.delete(v);
     return others;
   };
-  const feed = tokenFeed(async () => Number((await pool.unsafe("SELECT last_value FROM formsvc_changes"))[0].last_value), {
-    changed: othersMoved,
-    maxAgeMs: CACHE_MAX_AGE_MS,
-  });
+  const feed = tokenFeed(
+    async () => Number((await pool.unsafe("SELECT last_value FROM formsvc_changes"))[0].last_value),
+    {
+      changed: othersMoved,
+      maxAgeMs: CACHE_MAX_AGE_MS,
+    },
+  );
   return {
     ...feed,
     async publish() {

@@ -46,7 +46,11 @@ const MAX_PARAMS = 30_000;
  * are; all of it or, on any failure, nothing. Refuses a PostgreSQL database that already holds
  * owners. Ends by counting every table on both sides; a difference fails the copy.
  */
-export async function copyToPostgres(sqlitePath: string, url: string, progress: (line: string) => void): Promise<CopiedTable[]> {
+export async function copyToPostgres(
+  sqlitePath: string,
+  url: string,
+  progress: (line: string) => void,
+): Promise<CopiedTable[]> {
   await (await openStore(sqlitePath)).close(); // migrations, so both schemas are the same version
   const target = await openStore(url); // creates the schema in an empty database
   await target.close();
@@ -55,41 +59,56 @@ export async function copyToPostgres(sqlitePath: string, url: string, progress: 
   try {
     // A table added later must be added to TABLES too, not left behind.
     const left = source
-      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'")
+      .query<{ name: string }, []>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'",
+      )
       .all()
       .filter((t) => !TABLES.includes(t.name));
     if (left.length) throw new Error(`copy-to does not know the tables ${left.map((t) => t.name).join(", ")}`);
     return await pg.begin(async (tx) => {
       const [{ n }] = await tx.unsafe("SELECT CAST(count(*) AS INTEGER) AS n FROM owners");
-      if (n > 0) throw new Error(`${redactPassword(url)} already holds data (${n} owners); copy-to fills an empty database only`);
+      if (n > 0)
+        throw new Error(
+          `${redactPassword(url)} already holds data (${n} owners); copy-to fills an empty database only`,
+        );
       // The schema's own settings (fresh secrets) give way to the source's.
       await tx.unsafe("DELETE FROM settings");
       const result: CopiedTable[] = [];
       for (const table of TABLES) {
-        const columns = source.query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`).all().map((c) => c.name);
+        const columns = source
+          .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
+          .all()
+          .map((c) => c.name);
         const total = source.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
         const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
         let done = 0;
         let rows: unknown[][] = [];
         const flush = async () => {
           if (!rows.length) return;
-          const placeholders = rows.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(", ")})`).join(", ");
+          const placeholders = rows
+            .map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(", ")})`)
+            .join(", ");
           await tx.unsafe(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${placeholders}`, rows.flat());
           done += rows.length;
           rows = [];
           progress(`${table}: ${done.toLocaleString("en")} of ${total.toLocaleString("en")}`);
         };
-        for (const row of source.query<Record<string, unknown>, []>(`SELECT ${columns.join(", ")} FROM ${table}`).iterate()) {
+        for (const row of source
+          .query<Record<string, unknown>, []>(`SELECT ${columns.join(", ")} FROM ${table}`)
+          .iterate()) {
           rows.push(columns.map((c) => row[c]));
           if (rows.length === perStatement) await flush();
         }
         await flush();
         const [{ copied }] = await tx.unsafe(`SELECT CAST(count(*) AS INTEGER) AS copied FROM ${table}`);
-        if (copied !== total) throw new Error(`${table}: ${total} rows in SQLite but ${copied} in PostgreSQL; nothing was copied`);
+        if (copied !== total)
+          throw new Error(`${table}: ${total} rows in SQLite but ${copied} in PostgreSQL; nothing was copied`);
         result.push({ table, source: total, copied });
       }
       for (const [table, column] of IDENTITIES) {
-        await tx.unsafe(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), coalesce(max(${column}), 0) + 1, false) FROM ${table}`);
+        await tx.unsafe(
+          `SELECT setval(pg_get_serial_sequence('${table}', '${column}'), coalesce(max(${column}), 0) + 1, false) FROM ${table}`,
+        );
       }
       return result;
     });

@@ -37,7 +37,10 @@ const retryDelay = (attempt: number) => Math.min(50, 2 ** (attempt + 1));
  * the error that kept it out, so a bad item fails alone. A batch that finds the database busy is
  * tried again on a timer, never by blocking the event loop, until its items have waited `maxWaitMs`.
  */
-export function groupCommit<T>(commit: (items: T[]) => Promise<Outcome[]>, opts: GroupCommitOptions<T> = {}): GroupCommit<T> {
+export function groupCommit<T>(
+  commit: (items: T[]) => Promise<Outcome[]>,
+  opts: GroupCommitOptions<T> = {},
+): GroupCommit<T> {
   const { afterCommit = () => {}, maxBatch = 256, maxWaitMs = 5000 } = opts;
   let queue: Waiting<T>[] = [];
   let scheduled = false;

@@ -7,7 +7,8 @@ import type { Sql, SqlValue } from "./sql";
  * limit follow as `?n+1` …. Each page is one index range read, at any depth.
  */
 export function keysetQuery<Row>(sql: Sql, select: string, order: "newest" | "oldest") {
-  if (/\?(?!\d)/.test(select)) throw new Error("keysetQuery: number the select's parameters (?1, ?2 …), so the page's can follow them");
+  if (/\?(?!\d)/.test(select))
+    throw new Error("keysetQuery: number the select's parameters (?1, ?2 …), so the page's can follow them");
   // Numbered after the select's own: one placeholder style in each text, as both engines number them the same.
   const n = Math.max(0, ...[...select.matchAll(/\?(\d+)/g)].map((m) => Number(m[1])));
   const [after, dir] = order === "newest" ? ["<", "DESC"] : [">", "ASC"];

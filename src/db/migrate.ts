@@ -2,7 +2,9 @@ import type { Database } from "bun:sqlite";
 import { migrations as all, type Migration } from "./migrations";
 
 const ensureTable = (db: Database) =>
-  db.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+  db.run(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+  );
 
 /** The newest migration this database has applied; 0 for a new database. */
 export function currentVersion(db: Database): number {
@@ -13,7 +15,12 @@ export function currentVersion(db: Database): number {
 /** Migrations this database has not applied yet, by version (not by "newer than the newest"). */
 export function pendingMigrations(db: Database, migrations: Migration[] = all): Migration[] {
   ensureTable(db);
-  const applied = new Set(db.query<{ version: number }, []>("SELECT version FROM schema_migrations").all().map((r) => r.version));
+  const applied = new Set(
+    db
+      .query<{ version: number }, []>("SELECT version FROM schema_migrations")
+      .all()
+      .map((r) => r.version),
+  );
   return migrations.filter((m) => !applied.has(m.version));
 }
 
@@ -24,12 +31,18 @@ export function pendingMigrations(db: Database, migrations: Migration[] = all): 
 export function migrate(db: Database, migrations: Migration[] = all): Migration[] {
   ensureTable(db);
   if (pendingMigrations(db, migrations).length === 0) return [];
-  return db.transaction(() => {
-    const pending = pendingMigrations(db, migrations);
-    for (const m of pending) {
-      m.up(db);
-      db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [m.version, m.name, new Date().toISOString()]);
-    }
-    return pending;
-  }).immediate();
+  return db
+    .transaction(() => {
+      const pending = pendingMigrations(db, migrations);
+      for (const m of pending) {
+        m.up(db);
+        db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+          m.version,
+          m.name,
+          new Date().toISOString(),
+        ]);
+      }
+      return pending;
+    })
+    .immediate();
 }

@@ -23,7 +23,9 @@ export function openDatabase(path: string, notify: (message: string) => void = (
       const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0;
       if (mode & 0o077) {
         chmodSync(file, mode & 0o700);
-        notify(`formsvc: ${file} was readable by others (mode ${mode.toString(8)}); now ${(mode & 0o700).toString(8)}, its owner's only`);
+        notify(
+          `formsvc: ${file} was readable by others (mode ${mode.toString(8)}); now ${(mode & 0o700).toString(8)}, its owner's only`,
+        );
       }
     }
     createPrivateFile(path);

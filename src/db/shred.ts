@@ -33,7 +33,9 @@ export function sqliteShredder(db: Database, maxWaitMs = 30_000): Shredder {
   const untilDone = async (step: () => boolean, started: number) => {
     for (let wait = 10; !attempt(step); wait = Math.min(wait * 2, 500)) {
       if (performance.now() - started > maxWaitMs) {
-        throw new Error("the deletion is committed, but another process kept the database busy, so its files may still hold the deleted data; run the command again");
+        throw new Error(
+          "the deletion is committed, but another process kept the database busy, so its files may still hold the deleted data; run the command again",
+        );
       }
       await Bun.sleep(wait);
     }

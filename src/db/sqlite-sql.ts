@@ -59,7 +59,8 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
   return {
     engine: "sqlite",
     all: <Row>(text: string, params?: SqlParams) => exec(() => statement(text).all(...bind(params)) as Row[]),
-    get: <Row>(text: string, params?: SqlParams) => exec(() => (statement(text).get(...bind(params)) as Row | null) ?? null),
+    get: <Row>(text: string, params?: SqlParams) =>
+      exec(() => (statement(text).get(...bind(params)) as Row | null) ?? null),
     run: (text, params) => exec(() => statement(text).run(...bind(params)).changes),
     async transaction(fn) {
       const outer = inTransaction.getStore();

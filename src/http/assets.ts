@@ -5,11 +5,13 @@ export const JS = "text/javascript; charset=utf-8";
 export const CSS = "text/css; charset=utf-8";
 
 /** A route handler for a static file or text served from the binary (outside the API: no JSON, cacheable). */
-export const asset = (body: () => Blob | string, type: string, cache = CACHE_FOREVER) => (ctx: { set: { headers: Record<string, string | number> } }) => {
-  ctx.set.headers["content-type"] = type;
-  ctx.set.headers["cache-control"] = cache;
-  return body();
-};
+export const asset =
+  (body: () => Blob | string, type: string, cache = CACHE_FOREVER) =>
+  (ctx: { set: { headers: Record<string, string | number> } }) => {
+    ctx.set.headers["content-type"] = type;
+    ctx.set.headers["cache-control"] = cache;
+    return body();
+  };
 
 /**
  * The Content-Security-Policy of formsvc's own pages (/docs, /dashboard): everything from this server

@@ -3,7 +3,8 @@ import { AppError } from "../lib/errors";
 // Invalid UTF-8 is a 400, not U+FFFD read in place of what was sent. Stateless without `stream`, so shared.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-const tooLarge = (maxBytes: number) => new AppError("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes (FORMSVC_MAX_BODY_BYTES)`);
+const tooLarge = (maxBytes: number) =>
+  new AppError("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes (FORMSVC_MAX_BODY_BYTES)`);
 
 /**
  * Reads at most `maxBytes` of a request body; a longer one is a 413 however it is framed: refused
@@ -46,10 +47,14 @@ const isJson = (contentType: string | null) => contentType?.split(";")[0]!.trim(
  */
 export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
   if (!isJson(request.headers.get("content-type"))) {
-    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json: this endpoint takes a JSON object");
+    throw new AppError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      "Content-Type must be application/json: this endpoint takes a JSON object",
+    );
   }
   const bytes = await readCapped(request, maxBytes);
-  if (bytes.byteLength === 0) throw new AppError("INVALID_BODY", "request body is empty: send a JSON object ({} where nothing is required)");
+  if (bytes.byteLength === 0)
+    throw new AppError("INVALID_BODY", "request body is empty: send a JSON object ({} where nothing is required)");
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8.decode(bytes));

@@ -23,10 +23,19 @@ const security = { secret: [...API_KEY, SESSION], public: API_KEY, session: [SES
 /** The 401 sentence: what was sent, and what to do. */
 function unauthorized(need: "secret" | "public" | "session", keyGiven: boolean, sessionGiven: boolean): AppError {
   if (need === "session") {
-    return new AppError("UNAUTHORIZED", sessionGiven ? "the login session has expired or ended: log in again (POST /api/v1/auth/login)" : "no login session: log in first (POST /api/v1/auth/login)");
+    return new AppError(
+      "UNAUTHORIZED",
+      sessionGiven
+        ? "the login session has expired or ended: log in again (POST /api/v1/auth/login)"
+        : "no login session: log in first (POST /api/v1/auth/login)",
+    );
   }
   if (keyGiven) return new AppError("UNAUTHORIZED", "API key is invalid or has been revoked");
-  if (sessionGiven && need === "secret") return new AppError("UNAUTHORIZED", "the login session has expired or ended: log in again, or send an API key in the X-API-Key header");
+  if (sessionGiven && need === "secret")
+    return new AppError(
+      "UNAUTHORIZED",
+      "the login session has expired or ended: log in again, or send an API key in the X-API-Key header",
+    );
   return new AppError("UNAUTHORIZED", "missing API key: send it in the X-API-Key header");
 }
 
@@ -47,7 +56,8 @@ interface CallerView {
 function admit(need: Need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView): void {
   // Before the key check: a page's script must be able to read a 401 too.
   if (need === "public") Object.assign(set.headers, corsHeaders(request));
-  const accepted = need === "session" ? viaSession : need === "public" ? caller !== null && !viaSession : caller !== null;
+  const accepted =
+    need === "session" ? viaSession : need === "public" ? caller !== null && !viaSession : caller !== null;
   if (!accepted) throw unauthorized(need, keyGiven, sessionGiven);
   if (viaSession && !SAFE_METHODS.has(request.method)) requireSameOrigin(request, ownOrigin());
 }
@@ -59,7 +69,9 @@ function admit(need: Need, { caller, keyGiven, sessionGiven, viaSession, request
  * reached (the reader always answers or throws); it tells the OpenAPI generator that application/json
  * is the one type taken, where it would otherwise offer urlencoded and multipart too.
  */
-export function jsonBody<C>(check: (ctx: C) => void): [(ctx: C & { request: Request; maxBodyBytes: number }) => Promise<Record<string, unknown>>, "json"] {
+export function jsonBody<C>(
+  check: (ctx: C) => void,
+): [(ctx: C & { request: Request; maxBodyBytes: number }) => Promise<Record<string, unknown>>, "json"] {
   return [
     async (ctx) => {
       check(ctx);
@@ -112,7 +124,10 @@ export const requestContext = new Elysia({ name: "request-context" })
       const [readObject, documented] = jsonBody((ctx: CallerView) => admit(need, ctx));
       return {
         introspect: (route: Record<string, unknown>) => void (takesBody = route.body !== undefined),
-        detail: { security: security[need], ...(need === "public" ? { [PUBLIC_ROUTE]: true } : {}) } as Record<string, unknown>,
+        detail: { security: security[need], ...(need === "public" ? { [PUBLIC_ROUTE]: true } : {}) } as Record<
+          string,
+          unknown
+        >,
         parse: [
           async (ctx: CallerView & { maxBodyBytes: number }) => {
             if (takesBody) return await readObject(ctx);

@@ -38,7 +38,8 @@ const PAGE_CSS = `body { margin: 0; background: #fff; color: #3b4151; font-famil
 .formsvc-docs-header a { color: #4990e2; }
 `;
 
-const hashed = (name: string, text: string, ext: string) => `${name}-${new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 12)}.${ext}`;
+const hashed = (name: string, text: string, ext: string) =>
+  `${name}-${new Bun.CryptoHasher("sha256").update(text).digest("hex").slice(0, 12)}.${ext}`;
 
 // Every asset URL changes when its content does (Swagger UI's version, or a hash of our own text),
 // so browsers may keep each one for a year without ever showing a stale page.
@@ -75,7 +76,6 @@ const PAGE_HTML = `<!doctype html>
 </html>
 `;
 
-
 /**
  * GET /docs and its assets: an API reference that works offline and from the binary, loading
  * nothing from any other host. Outside the versioned API, not in the OpenAPI document, no API key.
@@ -93,9 +93,29 @@ export function docsPage() {
       },
       hide,
     )
-    .get(DOCS_ASSETS.bundle, asset(() => Bun.file(bundlePath), JS), hide)
-    .get(DOCS_ASSETS.css, asset(() => Bun.file(cssPath), CSS), hide)
-    .get(DOCS_ASSETS.favicon, asset(() => Bun.file(faviconPath), "image/png"), hide)
-    .get(DOCS_ASSETS.init, asset(() => INIT_JS, JS), hide)
-    .get(DOCS_ASSETS.pageCss, asset(() => PAGE_CSS, CSS), hide);
+    .get(
+      DOCS_ASSETS.bundle,
+      asset(() => Bun.file(bundlePath), JS),
+      hide,
+    )
+    .get(
+      DOCS_ASSETS.css,
+      asset(() => Bun.file(cssPath), CSS),
+      hide,
+    )
+    .get(
+      DOCS_ASSETS.favicon,
+      asset(() => Bun.file(faviconPath), "image/png"),
+      hide,
+    )
+    .get(
+      DOCS_ASSETS.init,
+      asset(() => INIT_JS, JS),
+      hide,
+    )
+    .get(
+      DOCS_ASSETS.pageCss,
+      asset(() => PAGE_CSS, CSS),
+      hide,
+    );
 }

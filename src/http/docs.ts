@@ -30,9 +30,14 @@ const everyAnswer = {
   "X-RateLimit-Reset": header("X-RateLimit-Reset"),
   "X-Request-Id": header("X-Request-Id"),
 };
-const headersOf = (status: number) => (status === 429 || status === 503 ? { ...everyAnswer, "Retry-After": header("Retry-After") } : everyAnswer);
+const headersOf = (status: number) =>
+  status === 429 || status === 503 ? { ...everyAnswer, "Retry-After": header("Retry-After") } : everyAnswer;
 
-const errorResponse = (status: ErrorStatus) => ({ description: errorStatuses[status], headers: headersOf(status), content: json({ $ref: "#/components/schemas/Error" }) });
+const errorResponse = (status: ErrorStatus) => ({
+  description: errorStatuses[status],
+  headers: headersOf(status),
+  content: json({ $ref: "#/components/schemas/Error" }),
+});
 
 /**
  * OpenAPI `responses` for a route: its success body (JSON `schema`, or `content` by media type) and the errors it can answer, all errors with
@@ -42,31 +47,56 @@ const errorResponse = (status: ErrorStatus) => ({ description: errorStatuses[sta
  * test harness checks every answer of the test suite against it.
  */
 export function responses(
-  ok: { schema?: TSchema; content?: Record<string, { schema: TSchema }>; description: string; status?: number; headers?: Record<string, unknown> },
+  ok: {
+    schema?: TSchema;
+    content?: Record<string, { schema: TSchema }>;
+    description: string;
+    status?: number;
+    headers?: Record<string, unknown>;
+  },
   ...errors: ErrorStatus[]
 ) {
   const status = ok.status ?? 200;
   const content = ok.content ?? (ok.schema ? json(ok.schema) : undefined);
   return {
-    [status]: { description: ok.description, headers: { ...headersOf(status), ...ok.headers }, ...(content ? { content } : {}) },
-    ...Object.fromEntries(
-      [...new Set<ErrorStatus>([...errors, 413, 500, 503])].map((s) => [s, errorResponse(s)]),
-    ),
+    [status]: {
+      description: ok.description,
+      headers: { ...headersOf(status), ...ok.headers },
+      ...(content ? { content } : {}),
+    },
+    ...Object.fromEntries([...new Set<ErrorStatus>([...errors, 413, 500, 503])].map((s) => [s, errorResponse(s)])),
   };
 }
 
 /** A response header as an OpenAPI header object. */
-const integerHeader = (description: string) => ({ description, required: true, schema: { type: "integer" as const, minimum: 0 } });
+const integerHeader = (description: string) => ({
+  description,
+  required: true,
+  schema: { type: "integer" as const, minimum: 0 },
+});
 
 // Schema keywords Elysia reads that OpenAPI 3.1 (JSON Schema 2020-12) does not have: `error`, the
 // message of a failed check, and `nullable`, which t.Nullable adds beside its `anyOf [..., null]`.
 const ELYSIA_ONLY = new Set(["error", "nullable"]);
 const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 const SCHEMA_LISTS = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
-const SUBSCHEMAS = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema"]);
+const SUBSCHEMAS = new Set([
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contentSchema",
+]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const mapValues = (o: Record<string, unknown>, f: (v: unknown) => unknown) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
+const mapValues = (o: Record<string, unknown>, f: (v: unknown) => unknown) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 
 /** A copy of a JSON Schema without Elysia's own keywords; names (of properties, say) are kept whatever they are. */
 function publishedSchema(schema: unknown): unknown {
@@ -100,8 +130,7 @@ const documentation = {
   info: {
     title: "formsvc",
     version: VERSION,
-    description:
-      `Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer), or a login session (the ${SESSION_COOKIE} cookie from POST /api/v1/auth/login, which acts as its owner's secret key everywhere but submit and challenge; a key, when sent, wins; a request with a session that changes something must carry the server's own Origin, else 403 CSRF). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow). A request is checked in this order: rate limit (429), key or session (401; the CSRF 403 of a session), then its body (415 for a Content-Type the endpoint does not take, 413 over FORMSVC_MAX_BODY_BYTES, 400 when malformed or not the documented object), parameters (400), the resource (404) and its owner or the key's scope (403). No byte of a body is read before the key or session has been checked, and every endpoint answers a body over the limit with 413, whether it declares its length (refused unread) or is chunked (refused when the count passes the limit). The management endpoints take application/json only, a JSON object (false, 0, "", [] or null are a 400).`,
+    description: `Self-hosted form backend. Every endpoint needs an API key (X-API-Key header, recommended; or the apiKey query parameter; or Authorization: Bearer), or a login session (the ${SESSION_COOKIE} cookie from POST /api/v1/auth/login, which acts as its owner's secret key everywhere but submit and challenge; a key, when sent, wins; a request with a session that changes something must carry the server's own Origin, else 403 CSRF). A secret key (fsk_…) may call every endpoint for its owner's forms; a publishable key (fpk_…, made for web pages) only the operations marked x-publishable-key (submit, challenge), elsewhere 403 KEY_SCOPE; those two also answer CORS to other origins. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. Lists are newest first with opaque keyset cursors. Errors always have the Error body, also for an unknown route (404) and a method a path does not serve (405, with Allow). A request is checked in this order: rate limit (429), key or session (401; the CSRF 403 of a session), then its body (415 for a Content-Type the endpoint does not take, 413 over FORMSVC_MAX_BODY_BYTES, 400 when malformed or not the documented object), parameters (400), the resource (404) and its owner or the key's scope (403). No byte of a body is read before the key or session has been checked, and every endpoint answers a body over the limit with 413, whether it declares its length (refused unread) or is chunked (refused when the count passes the limit). The management endpoints take application/json only, a JSON object (false, 0, "", [] or null are a 400).`,
     // The repository grants no license (package.json is private): npm's word for that. Choosing one changes this line.
     license: { name: "UNLICENSED" },
   },
@@ -113,13 +142,23 @@ const documentation = {
       "X-RateLimit-Remaining": integerHeader("requests left in the bucket"),
       "X-RateLimit-Reset": integerHeader("Unix time, in seconds, when the bucket is full again"),
       "Retry-After": integerHeader("seconds to wait before the next request"),
-      "X-Request-Id": { description: "this request's id, as the log names it", required: true, schema: { type: "string" as const } },
+      "X-Request-Id": {
+        description: "this request's id, as the log names it",
+        required: true,
+        schema: { type: "string" as const },
+      },
     },
     securitySchemes: {
       apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
       apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
       bearer: { type: "http", scheme: "bearer" },
-      sessionCookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "a login session (POST /api/v1/auth/login); acts as its owner's secret key. Named __Host-formsvc_session when FORMSVC_PUBLIC_URL is https" },
+      sessionCookie: {
+        type: "apiKey",
+        in: "cookie",
+        name: SESSION_COOKIE,
+        description:
+          "a login session (POST /api/v1/auth/login); acts as its owner's secret key. Named __Host-formsvc_session when FORMSVC_PUBLIC_URL is https",
+      },
     },
   },
   security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
@@ -129,7 +168,8 @@ const documentation = {
 function withUnsupportedType(paths: object): void {
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(isObject(item) ? item : {})) {
-      if (isObject(operation) && operation.requestBody && isObject(operation.responses)) operation.responses["415"] ??= errorResponse(415);
+      if (isObject(operation) && operation.requestBody && isObject(operation.responses))
+        operation.responses["415"] ??= errorResponse(415);
     }
   }
 }
@@ -139,13 +179,22 @@ async function generate(app: Elysia): Promise<unknown> {
   // Loaded on the first request for the document: it is ~270 KB of code (with converters for
   // schema libraries we do not use) that a server otherwise carries in memory for nothing.
   const { toOpenAPISchema } = await import("@elysiajs/openapi");
-  const { paths, components } = toOpenAPISchema(app, { paths: ["/docs", "/healthz", "/metrics", "/confirm/:token"] }, undefined, undefined, "3.1.2");
+  const { paths, components } = toOpenAPISchema(
+    app,
+    { paths: ["/docs", "/healthz", "/metrics", "/confirm/:token"] },
+    undefined,
+    undefined,
+    "3.1.2",
+  );
   withUnsupportedType(paths);
   return publishedDocument({
     ...documentation,
     openapi: "3.1.2",
     paths,
-    components: { ...documentation.components, schemas: { ...components.schemas, ...documentation.components.schemas } },
+    components: {
+      ...documentation.components,
+      schemas: { ...components.schemas, ...documentation.components.schemas },
+    },
   });
 }
 

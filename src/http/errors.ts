@@ -22,7 +22,12 @@ function validationMessage(e: ValidationError): string {
  * Turns anything thrown into our JSON error. Unknown errors are logged with their stack
  * and answered as a bare 500: internals never reach the caller.
  */
-export function toErrorResponse(error: unknown, frameworkCode: string | number, log: Logger, requestId: string | undefined) {
+export function toErrorResponse(
+  error: unknown,
+  frameworkCode: string | number,
+  log: Logger,
+  requestId: string | undefined,
+) {
   let code: ErrorCode;
   let message: string;
   let headers: Record<string, string> | undefined;
@@ -49,7 +54,10 @@ export function toErrorResponse(error: unknown, frameworkCode: string | number, 
   } else {
     code = "INTERNAL";
     message = "internal server error";
-    log.error("unhandled error", { requestId, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+    log.error("unhandled error", {
+      requestId,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   }
   const body: ErrorBody = { error: message, code, ...(requestId ? { requestId } : {}) };
   return { status: ERROR_STATUS[code], body, headers };

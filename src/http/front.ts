@@ -47,7 +47,9 @@ export function front(deps: FrontDeps) {
   const routeTable = () => {
     if (routes) return routes;
     const all = deps.routes();
-    const publicRoutes = all.filter((r) => (r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail?.[PUBLIC_ROUTE]);
+    const publicRoutes = all.filter(
+      (r) => (r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail?.[PUBLIC_ROUTE],
+    );
     const publicMethods = methodsFor(publicRoutes);
     return (routes = { methods: methodsFor(all), isPublic: (path) => publicMethods(path).length > 0 });
   };
@@ -63,7 +65,12 @@ export function front(deps: FrontDeps) {
       const secret = readApiKey(request);
       // An API key, when given, wins over a session cookie: a script's key is never silently replaced by a browser's session.
       const token = secret === null ? readSessionToken(request, secureCookie) : null;
-      const caller = secret !== null ? await deps.authenticate(secret) : token !== null ? await deps.authenticateSession(token) : null;
+      const caller =
+        secret !== null
+          ? await deps.authenticate(secret)
+          : token !== null
+            ? await deps.authenticateSession(token)
+            : null;
       const id = `req_${Bun.randomUUIDv7("base64url")}`;
       ctx.requestId = id;
       ctx.startedAt = performance.now();
@@ -91,9 +98,13 @@ export function front(deps: FrontDeps) {
       headers["x-ratelimit-reset"] = String(rate.reset);
       if (!rate.allowed) {
         metrics.rateLimited += 1;
-        throw new AppError("RATE_LIMITED", `rate limit exceeded; the next request is allowed in ${rate.retryAfter} s (Retry-After), the whole quota again at X-RateLimit-Reset`, {
-          "retry-after": String(rate.retryAfter),
-        });
+        throw new AppError(
+          "RATE_LIMITED",
+          `rate limit exceeded; the next request is allowed in ${rate.retryAfter} s (Retry-After), the whole quota again at X-RateLimit-Reset`,
+          {
+            "retry-after": String(rate.retryAfter),
+          },
+        );
       }
     })
     .onError({ as: "global" }, ({ error, code, set, request, requestId }) => {
@@ -110,12 +121,17 @@ export function front(deps: FrontDeps) {
             set.status = 204;
             return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
           }
-          error = new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${methods.join(", ")}`);
+          error = new AppError(
+            "METHOD_NOT_ALLOWED",
+            `${request.method} is not allowed here; use ${methods.join(", ")}`,
+          );
         }
       }
       // A page's script reads a public endpoint's 429 to back off; a refused origin learns nothing more.
-      if (error instanceof AppError && error.code === "RATE_LIMITED" && routeTable().isPublic(path())) Object.assign(set.headers, corsHeaders(request));
-      if (error instanceof AppError && error.code === "ORIGIN_NOT_ALLOWED") delete set.headers["access-control-allow-origin"];
+      if (error instanceof AppError && error.code === "RATE_LIMITED" && routeTable().isPublic(path()))
+        Object.assign(set.headers, corsHeaders(request));
+      if (error instanceof AppError && error.code === "ORIGIN_NOT_ALLOWED")
+        delete set.headers["access-control-allow-origin"];
       const res = toErrorResponse(error, code, log, requestId || undefined);
       set.status = res.status;
       if (res.headers) Object.assign(set.headers, res.headers);
@@ -127,6 +143,12 @@ export function front(deps: FrontDeps) {
       // The route pattern, never the raw path: bounded label sets, and nothing a caller typed.
       const pattern = route || "unmatched";
       metrics.observe(request.method, pattern, status, ms / 1000);
-      log.info("request", { requestId: requestId || undefined, method: request.method, route: pattern, status, ms: Math.round(ms * 100) / 100 });
+      log.info("request", {
+        requestId: requestId || undefined,
+        method: request.method,
+        route: pattern,
+        status,
+        ms: Math.round(ms * 100) / 100,
+      });
     });
 }

@@ -20,8 +20,16 @@ export function methodsFor(routes: { method: string; path: string; handler?: unk
       method: r.method,
       path: r.path,
       // Literal segments weigh more than parameters, the earlier the more.
-      rank: r.path.split("/").map((s) => (s.startsWith(":") || s === "*" ? "0" : "1")).join(""),
-      regex: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*")}$`),
+      rank: r.path
+        .split("/")
+        .map((s) => (s.startsWith(":") || s === "*" ? "0" : "1"))
+        .join(""),
+      regex: new RegExp(
+        `^${r.path
+          .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+          .replace(/:[^/]+/g, "[^/]+")
+          .replace(/\*/g, ".*")}$`,
+      ),
     }));
   return (path: string): string[] => {
     const matches = patterns.filter((p) => p.regex.test(path));

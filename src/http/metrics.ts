@@ -30,7 +30,11 @@ export class HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void {
     const key = `${method} ${route}`;
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { method, route, byStatus: new Map(), buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    if (!s)
+      this.series.set(
+        key,
+        (s = { method, route, byStatus: new Map(), buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }),
+      );
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1);
     let i = 0;
     while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
@@ -42,24 +46,47 @@ export class HttpMetrics {
   /** Prometheus text exposition format, with the given gauges appended. */
   render(gauges: Gauge[]): string {
     const out: string[] = [];
-    out.push("# HELP formsvc_http_requests_total HTTP requests by route and status.", "# TYPE formsvc_http_requests_total counter");
+    out.push(
+      "# HELP formsvc_http_requests_total HTTP requests by route and status.",
+      "# TYPE formsvc_http_requests_total counter",
+    );
     for (const s of this.series.values()) {
-      for (const [status, n] of s.byStatus) out.push(`formsvc_http_requests_total{method="${s.method}",route="${label(s.route)}",status="${status}"} ${n}`);
+      for (const [status, n] of s.byStatus)
+        out.push(`formsvc_http_requests_total{method="${s.method}",route="${label(s.route)}",status="${status}"} ${n}`);
     }
-    out.push("# HELP formsvc_http_request_duration_seconds HTTP request latency.", "# TYPE formsvc_http_request_duration_seconds histogram");
+    out.push(
+      "# HELP formsvc_http_request_duration_seconds HTTP request latency.",
+      "# TYPE formsvc_http_request_duration_seconds histogram",
+    );
     for (const s of this.series.values()) {
       const labels = `method="${s.method}",route="${label(s.route)}"`;
       let cumulative = 0;
-      BUCKETS.forEach((b, i) => out.push(`formsvc_http_request_duration_seconds_bucket{${labels},le="${b}"} ${(cumulative += s.buckets[i]!)}`));
+      BUCKETS.forEach((b, i) =>
+        out.push(`formsvc_http_request_duration_seconds_bucket{${labels},le="${b}"} ${(cumulative += s.buckets[i]!)}`),
+      );
       out.push(`formsvc_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.count}`);
       out.push(`formsvc_http_request_duration_seconds_sum{${labels}} ${s.sum}`);
       out.push(`formsvc_http_request_duration_seconds_count{${labels}} ${s.count}`);
     }
-    const all: Gauge[] = [{ name: "formsvc_rate_limited_total", help: "Requests refused with 429.", type: "counter", value: this.rateLimited }, ...gauges];
+    const all: Gauge[] = [
+      {
+        name: "formsvc_rate_limited_total",
+        help: "Requests refused with 429.",
+        type: "counter",
+        value: this.rateLimited,
+      },
+      ...gauges,
+    ];
     for (const g of all) {
       out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type ?? "gauge"}`);
       if (typeof g.value === "number") out.push(`${g.name} ${g.value}`);
-      else for (const s of g.value) out.push(`${g.name}{${Object.entries(s.labels).map(([k, v]) => `${k}="${label(v)}"`).join(",")}} ${s.value}`);
+      else
+        for (const s of g.value)
+          out.push(
+            `${g.name}{${Object.entries(s.labels)
+              .map(([k, v]) => `${k}="${label(v)}"`)
+              .join(",")}} ${s.value}`,
+          );
     }
     return `${out.join("\n")}\n`;
   }

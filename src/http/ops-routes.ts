@@ -31,7 +31,10 @@ export function opsRoutes(deps: OpsDeps) {
       return { status: "ok", database: "ok", ...(await deps.health()) };
     })
     .get("/metrics", async ({ request, set }) => {
-      if (deps.metricsToken && !sameSecret(bearerToken(request.headers.get("authorization")) ?? "", deps.metricsToken)) {
+      if (
+        deps.metricsToken &&
+        !sameSecret(bearerToken(request.headers.get("authorization")) ?? "", deps.metricsToken)
+      ) {
         throw new AppError("UNAUTHORIZED", "metrics need Authorization: Bearer <FORMSVC_METRICS_TOKEN>");
       }
       set.headers["content-type"] = "text/plain; version=0.0.4; charset=utf-8";

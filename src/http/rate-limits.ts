@@ -18,7 +18,12 @@ export interface RateLimitSettings {
    * Where buckets live: in this process (the default, one server per SQLite file), or shared by every
    * instance on one database (db/shared-buckets.ts). `table` keeps the kinds of callers apart.
    */
-  buckets?: (table: "keys" | "visitors" | "addresses", capacity: number, windowSeconds: number, now: () => number) => Buckets;
+  buckets?: (
+    table: "keys" | "visitors" | "addresses",
+    capacity: number,
+    windowSeconds: number,
+    now: () => number,
+  ) => Buckets;
 }
 
 /**
@@ -30,7 +35,9 @@ export interface RateLimitSettings {
  */
 export function createRateLimits(s: RateLimitSettings) {
   const now = s.rateClock ? () => s.rateClock!.now() : Date.now;
-  const make = s.buckets ?? ((_table, capacity, windowSeconds, clock) => new TokenBuckets(capacity, windowSeconds, clock, s.rateMaxBuckets));
+  const make =
+    s.buckets ??
+    ((_table, capacity, windowSeconds, clock) => new TokenBuckets(capacity, windowSeconds, clock, s.rateMaxBuckets));
   const keys = make("keys", s.rateLimit, s.rateWindow, now);
   const visitors = make("visitors", s.publicRateLimit, s.rateWindow, now);
   const addresses = make("addresses", s.rateLimit, s.rateWindow, now);

@@ -14,7 +14,9 @@ export const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 export function serverOrigin(request: Request, publicOrigin: string | null, viaProxy: boolean): string | null {
   if (publicOrigin) return publicOrigin;
   const url = new URL(request.url);
-  const forwarded = viaProxy ? request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() : undefined;
+  const forwarded = viaProxy
+    ? request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase()
+    : undefined;
   const scheme = forwarded === "https" || forwarded === "http" ? `${forwarded}:` : url.protocol;
   return httpOrigin(`${scheme}//${url.host}`);
 }

@@ -2,11 +2,20 @@ import { t } from "elysia";
 
 /** Query and path pieces that several routes share, each with the sentence a caller sees when it is wrong. */
 export const LimitParam = t.Optional(
-  t.String({ pattern: "^(100|[1-9][0-9]?)$", error: "limit must be a whole number from 1 to 100", description: "page size, 1 to 100 (default 50)" }),
+  t.String({
+    pattern: "^(100|[1-9][0-9]?)$",
+    error: "limit must be a whole number from 1 to 100",
+    description: "page size, 1 to 100 (default 50)",
+  }),
 );
 
 export const CursorParam = t.Optional(
-  t.String({ minLength: 1, maxLength: 512, error: "cursor must be the nextCursor of a previous response", description: "nextCursor of the previous page" }),
+  t.String({
+    minLength: 1,
+    maxLength: 512,
+    error: "cursor must be the nextCursor of a previous response",
+    description: "nextCursor of the previous page",
+  }),
 );
 
 export const FormIdParams = t.Object({
@@ -31,8 +40,13 @@ export const pageLimit = (limit: string | undefined) => (limit === undefined ? 5
  * not there: a misspelt setting would seem to be saved.)
  */
 export const UnknownField = t.Never({
-  error: ({ errors }: { errors?: { path?: string }[] }) => `unknown field ${(errors?.[0]?.path ?? "").replace(/^\//, "").replaceAll("/", ".")}`,
+  error: ({ errors }: { errors?: { path?: string }[] }) =>
+    `unknown field ${(errors?.[0]?.path ?? "").replace(/^\//, "").replaceAll("/", ".")}`,
 } as object);
 
 /** One of these strings; unlike t.UnionEnum, an optional field left out stays out (UnionEnum gives it its first value). */
-export const OneOf = <const T extends string>(values: readonly T[], error: string) => t.Union(values.map((v) => t.Literal(v)), { error });
+export const OneOf = <const T extends string>(values: readonly T[], error: string) =>
+  t.Union(
+    values.map((v) => t.Literal(v)),
+    { error },
+  );

@@ -35,4 +35,5 @@ export const sessionCookie = (token: string, maxAgeSeconds: number, secure: bool
   `${sessionCookieName(secure)}=${token}; Max-Age=${Math.floor(maxAgeSeconds)}; ${attributes(secure)}`;
 
 /** `Set-Cookie` that makes the browser drop the session cookie. */
-export const clearedSessionCookie = (secure: boolean) => `${sessionCookieName(secure)}=; Max-Age=0; ${attributes(secure)}`;
+export const clearedSessionCookie = (secure: boolean) =>
+  `${sessionCookieName(secure)}=; Max-Age=0; ${attributes(secure)}`;

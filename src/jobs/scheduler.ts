@@ -17,7 +17,11 @@ export interface Scheduler {
  * Runs each job on its schedule, never twice at once in this process; `alone` keeps processes
  * sharing a database from running the same job together (Store.runAlone): one run per cluster.
  */
-export function startJobs(jobs: Job[], log: Logger, alone: (name: string, fn: () => Promise<void>) => Promise<boolean> = async (_, fn) => (await fn(), true)): Scheduler {
+export function startJobs(
+  jobs: Job[],
+  log: Logger,
+  alone: (name: string, fn: () => Promise<void>) => Promise<boolean> = async (_, fn) => (await fn(), true),
+): Scheduler {
   const running = new Map<string, Promise<void>>();
 
   const runOnce = (job: Job): Promise<void> => {

@@ -10,7 +10,14 @@ export interface ClientOrigin {
 }
 
 /** Loopback and the private ranges: the proxies FORMSVC_TRUST_PROXY=true trusts. */
-export const LOCAL_PROXY_RANGES = ["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"] as const;
+export const LOCAL_PROXY_RANGES = [
+  "127.0.0.0/8",
+  "::1/128",
+  "10.0.0.0/8",
+  "172.16.0.0/12",
+  "192.168.0.0/16",
+  "fc00::/7",
+] as const;
 
 /** The header a trusted proxy names the client in (FORMSVC_CLIENT_IP_HEADER). */
 export const CLIENT_IP_HEADERS = ["X-Forwarded-For", "CF-Connecting-IP"] as const;

@@ -6,12 +6,18 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** A clock that stays where it is set; for tests and benchmarks. */
-export function fixedClock(start: number | string | Date): Clock & { set(t: number | string | Date): void; advance(ms: number): void } {
+export function fixedClock(
+  start: number | string | Date,
+): Clock & { set(t: number | string | Date): void; advance(ms: number): void } {
   let t = new Date(start).getTime();
   return {
     now: () => t,
-    set: (v) => { t = new Date(v).getTime(); },
-    advance: (ms) => { t += ms; },
+    set: (v) => {
+      t = new Date(v).getTime();
+    },
+    advance: (ms) => {
+      t += ms;
+    },
   };
 }
 

@@ -20,7 +20,8 @@ export interface CursorCodec {
  */
 export function createCursorCodec(secret: string): CursorCodec {
   const sign = (payload: string) => createHmac("sha256", secret).update(payload).digest().subarray(0, 16);
-  const invalid = () => new AppError("INVALID_CURSOR", "cursor is not valid for this list; use the nextCursor of a previous response");
+  const invalid = () =>
+    new AppError("INVALID_CURSOR", "cursor is not valid for this list; use the nextCursor of a previous response");
 
   return {
     encode(list, at) {

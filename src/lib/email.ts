@@ -1,5 +1,6 @@
 // Pragmatic address check (RFC 5322 "dot-atom" local part, a dotted domain): what mail servers accept in practice.
-const EMAIL = /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+const EMAIL =
+  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 
 /** The address trimmed and lower-cased when it is a valid email address, else null. */
 export function normalizeEmail(value: string): string | null {

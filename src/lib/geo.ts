@@ -55,7 +55,9 @@ function loadCountryData(): GeoIpCountry | null {
     return require("geoip-country") as GeoIpCountry;
   } catch (e) {
     // Submissions still work without a country (stored as ZZ); say why once instead of failing them.
-    process.stderr.write(`warning: country lookup disabled, geo data did not load: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(
+      `warning: country lookup disabled, geo data did not load: ${e instanceof Error ? e.message : String(e)}\n`,
+    );
     return null;
   } finally {
     if (previous === undefined) delete g.geoip_datadir;

@@ -52,7 +52,8 @@ export function createLogger(level: LogLevel, write: (line: string) => void = ba
     return (msg: string, fields?: LogFields) => {
       if (rank[lvl] < min) return;
       // Spliced rather than spread into one object: this runs once per request.
-      if (typeof fields?.error === "string" && fields.error.includes("@")) fields = { ...fields, error: redactAddresses(fields.error) };
+      if (typeof fields?.error === "string" && fields.error.includes("@"))
+        fields = { ...fields, error: redactAddresses(fields.error) };
       const rest = fields ? JSON.stringify(fields) : "{}";
       write(`{"time":"${time()}${level}${JSON.stringify(msg)}${rest.length > 2 ? `,${rest.slice(1)}` : "}"}\n`);
     };

@@ -32,10 +32,15 @@ export const isOperator = (actor: Actor): actor is Operator => actor === OPERATO
 export const ownerPrincipal = (ownerId: string): Principal => ({ keyId: "cli", ownerId, kind: "secret", forms: null });
 
 /** Who the audit trail names for what `actor` did to `ownerId`'s data: a principal as itself, the operator as the command line. */
-export const auditedAs = (actor: Actor, ownerId: string): Principal => (isOperator(actor) ? ownerPrincipal(ownerId) : actor);
+export const auditedAs = (actor: Actor, ownerId: string): Principal =>
+  isOperator(actor) ? ownerPrincipal(ownerId) : actor;
 
 /** The refusal of a publishable key anywhere but submit and challenge. */
-export const publishableScope = () => new AppError("KEY_SCOPE", "a publishable key (fpk_) may only submit and fetch challenges; use a secret key (fsk_) on the server for everything else");
+export const publishableScope = () =>
+  new AppError(
+    "KEY_SCOPE",
+    "a publishable key (fpk_) may only submit and fetch challenges; use a secret key (fsk_) on the server for everything else",
+  );
 
 /**
  * For what reaches beyond single forms (creating forms, managing keys): a secret key of all its
@@ -45,5 +50,9 @@ export const publishableScope = () => new AppError("KEY_SCOPE", "a publishable k
 export function requireOwnerScope(caller: Actor): void {
   if (isOperator(caller)) return;
   if (caller.kind === "publishable") throw publishableScope();
-  if (caller.forms) throw new AppError("KEY_SCOPE", "this API key is bound to some forms; creating forms and managing keys needs a secret key of all the owner's forms");
+  if (caller.forms)
+    throw new AppError(
+      "KEY_SCOPE",
+      "this API key is bound to some forms; creating forms and managing keys needs a secret key of all the owner's forms",
+    );
 }

@@ -14,7 +14,9 @@ export class InternalAddressError extends Error {
     readonly address: string,
     readonly range: string,
   ) {
-    super(`${host === address ? address : `${host} resolves to ${address}`}, a ${range} address; only public addresses are reached (FORMSVC_WEBHOOK_ALLOW_PRIVATE=true allows internal ones)`);
+    super(
+      `${host === address ? address : `${host} resolves to ${address}`}, a ${range} address; only public addresses are reached (FORMSVC_WEBHOOK_ALLOW_PRIVATE=true allows internal ones)`,
+    );
     this.name = "InternalAddressError";
   }
 }

@@ -2,10 +2,16 @@ import type MustacheModule from "mustache";
 
 /** HTML-escapes text for an element's content or an attribute value. */
 export const escapeHtml = (s: string) =>
-  s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+  s
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
 
 /** A value as a person reads it: text as it is, anything else as JSON. */
-export const display = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : JSON.stringify(v));
+export const display = (v: unknown): string =>
+  typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : JSON.stringify(v);
 
 type Lookup = { lookup(name: string): unknown };
 
@@ -29,7 +35,8 @@ function writer(escapeText: (s: string) => string, escapeValue: (s: string) => s
   return w;
 }
 
-const own = (value: unknown, name: string): boolean => value !== null && typeof value === "object" && Object.hasOwn(value, name);
+const own = (value: unknown, name: string): boolean =>
+  value !== null && typeof value === "object" && Object.hasOwn(value, name);
 
 /**
  * A Mustache context that finds a submission's own fields only. Mustache's looks names up with `in`
@@ -55,8 +62,18 @@ function ownFieldsContext(Mustache: typeof MustacheModule) {
   };
 }
 
-let writers: { plain: MustacheModule.Writer; html: MustacheModule.Writer; Context: ReturnType<typeof ownFieldsContext> } | undefined;
-const use = () => (writers ??= { plain: writer((s) => s, (s) => s), html: writer(escapeHtml, escapeHtml), Context: ownFieldsContext(require("mustache")) });
+let writers:
+  | { plain: MustacheModule.Writer; html: MustacheModule.Writer; Context: ReturnType<typeof ownFieldsContext> }
+  | undefined;
+const use = () =>
+  (writers ??= {
+    plain: writer(
+      (s) => s,
+      (s) => s,
+    ),
+    html: writer(escapeHtml, escapeHtml),
+    Context: ownFieldsContext(require("mustache")),
+  });
 
 /** Throws with Mustache's message when `template` does not parse (an unclosed tag or section). */
 export function checkTemplate(template: string): void {
@@ -64,7 +81,9 @@ export function checkTemplate(template: string): void {
 }
 
 /** `{{field}}` placeholders filled from `view` as plain text: no escaping (a text part, a subject). */
-export const renderText = (template: string, view: Record<string, unknown>) => use().plain.render(template, new (use().Context)(view), {});
+export const renderText = (template: string, view: Record<string, unknown>) =>
+  use().plain.render(template, new (use().Context)(view), {});
 
 /** The same template as HTML: its own text and every value HTML-escaped, whatever the placeholder's form. */
-export const renderHtml = (template: string, view: Record<string, unknown>) => use().html.render(template, new (use().Context)(view), {});
+export const renderHtml = (template: string, view: Record<string, unknown>) =>
+  use().html.render(template, new (use().Context)(view), {});

@@ -15,7 +15,13 @@ export interface Buckets {
 }
 
 /** What a bucket of `capacity` refilled at `perMs` tokens per millisecond tells a caller, holding `tokens` at `now` after the take. */
-export function rateDecision(capacity: number, perMs: number, tokens: number, allowed: boolean, now: number): RateDecision {
+export function rateDecision(
+  capacity: number,
+  perMs: number,
+  tokens: number,
+  allowed: boolean,
+  now: number,
+): RateDecision {
   const msToFull = (capacity - tokens) / perMs;
   return {
     allowed,
@@ -114,7 +120,8 @@ export class TokenBuckets implements Buckets {
 
   /** Drops full buckets from the oldest end until one is still refilling: each bucket is dropped once, so O(1) amortised. */
   private dropFullOldest(now: number): void {
-    for (let oldest = this.ends.newer; oldest !== this.ends && this.isFull(oldest, now); oldest = this.ends.newer) this.remove(oldest);
+    for (let oldest = this.ends.newer; oldest !== this.ends && this.isFull(oldest, now); oldest = this.ends.newer)
+      this.remove(oldest);
   }
 
   /**

@@ -28,7 +28,8 @@ function appWithProbe() {
       .post("/probe", ({ principal }) => principal, { auth: "secret" })
       .get("/probe", ({ principal }) => principal, { auth: "secret" }),
   );
-  return (method: string, headers: Record<string, string>) => app.handle(new Request("http://forms.test/api/v1/probe", { method, headers }));
+  return (method: string, headers: Record<string, string>) =>
+    app.handle(new Request("http://forms.test/api/v1/probe", { method, headers }));
 }
 
 describe("a request made with a session that changes something", () => {
@@ -38,9 +39,21 @@ describe("a request made with a session that changes something", () => {
     const passed = await probe("POST", { cookie: cookie!, origin: "http://forms.test" });
     expect(passed.status).toBe(200);
     const principal = await passed.json();
-    expect(principal).toEqual({ keyId: expect.stringMatching(/^ses_[0-9a-f]{32}$/), ownerId: owner.ownerId, kind: "secret", forms: null });
+    expect(principal).toEqual({
+      keyId: expect.stringMatching(/^ses_[0-9a-f]{32}$/),
+      ownerId: owner.ownerId,
+      kind: "secret",
+      forms: null,
+    });
     expect(await server.query("SELECT id FROM sessions WHERE id = ?", principal.keyId)).toHaveLength(1);
-    for (const origin of [undefined, "null", "https://evil.example", "http://evil.forms.test", "http://forms.test:8080", "https://forms.test"]) {
+    for (const origin of [
+      undefined,
+      "null",
+      "https://evil.example",
+      "http://evil.forms.test",
+      "http://forms.test:8080",
+      "https://forms.test",
+    ]) {
       const res = await probe("POST", { cookie: cookie!, ...(origin ? { origin } : {}) });
       expect([origin, res.status, (await res.json()).code]).toEqual([origin, 403, "CSRF"]);
     }
@@ -50,7 +63,9 @@ describe("a request made with a session that changes something", () => {
     const probe = appWithProbe();
     const { cookie } = await login(server, "owner@example.com");
     expect((await probe("GET", { cookie: cookie!, origin: "https://evil.example" })).status).toBe(200);
-    expect((await server.json("/api/v1/forms/list", { headers: session(server, cookie!, "https://evil.example") })).status).toBe(200);
+    expect(
+      (await server.json("/api/v1/forms/list", { headers: session(server, cookie!, "https://evil.example") })).status,
+    ).toBe(200);
   });
 
   test("with an API key instead is not subject to the Origin rule", async () => {
@@ -63,11 +78,16 @@ describe("a request made with a session that changes something", () => {
   test("POST /auth/logout with a missing or foreign Origin is a 403 and the session lives on; with the server's own, it ends", async () => {
     const { cookie } = await login(server, "owner@example.com");
     for (const origin of [null, "https://evil.example"]) {
-      const res = await server.json("/api/v1/auth/logout", { method: "POST", headers: session(server, cookie!, origin) });
+      const res = await server.json("/api/v1/auth/logout", {
+        method: "POST",
+        headers: session(server, cookie!, origin),
+      });
       expect([res.status, res.body.code, res.headers.get("set-cookie")]).toEqual([403, "CSRF", null]);
     }
     expect((await server.json("/api/v1/auth/me", { headers: { cookie: cookie! } })).status).toBe(200);
-    expect((await server.request("/api/v1/auth/logout", { method: "POST", headers: session(server, cookie!) })).status).toBe(204);
+    expect(
+      (await server.request("/api/v1/auth/logout", { method: "POST", headers: session(server, cookie!) })).status,
+    ).toBe(204);
     expect((await server.json("/api/v1/auth/me", { headers: { cookie: cookie! } })).status).toBe(401);
   });
 });
@@ -81,9 +101,17 @@ describe("the server's own origin", () => {
       const res = await login(behind, "owner@example.com", PASSWORD, { origin: "https://forms.example.com" });
       expect(res.status).toBe(200);
       expect(res.setCookie!.split(";").map((a) => a.trim())).toContain("Secure");
-      const out = await behind.request("/api/v1/auth/logout", { method: "POST", headers: session(behind, res.cookie!, "https://forms.example.com") });
+      const out = await behind.request("/api/v1/auth/logout", {
+        method: "POST",
+        headers: session(behind, res.cookie!, "https://forms.example.com"),
+      });
       expect(out.status).toBe(204);
-      expect(out.headers.get("set-cookie")!.split(";").map((a) => a.trim())).toContain("Secure");
+      expect(
+        out.headers
+          .get("set-cookie")!
+          .split(";")
+          .map((a) => a.trim()),
+      ).toContain("Secure");
     } finally {
       await behind.close();
     }
@@ -103,13 +131,25 @@ describe("the server's own origin", () => {
 
   test("without it, is the request's Host, with https only when a trusted proxy says so in X-Forwarded-Proto", async () => {
     const https = server.url.replace("http:", "https:");
-    expect((await login(server, "owner@example.com", PASSWORD, { origin: https, headers: { "x-forwarded-proto": "https" } })).status).toBe(403);
+    expect(
+      (await login(server, "owner@example.com", PASSWORD, { origin: https, headers: { "x-forwarded-proto": "https" } }))
+        .status,
+    ).toBe(403);
     const proxied = await startTestServer({ config: { trustProxy: true } });
     try {
       await withPassword(proxied, "owner@example.com");
       const viaProxy = { "x-forwarded-proto": "https" };
-      expect((await login(proxied, "owner@example.com", PASSWORD, { origin: proxied.url.replace("http:", "https:"), headers: viaProxy })).status).toBe(200);
-      expect((await login(proxied, "owner@example.com", PASSWORD, { origin: proxied.url, headers: viaProxy })).status).toBe(403);
+      expect(
+        (
+          await login(proxied, "owner@example.com", PASSWORD, {
+            origin: proxied.url.replace("http:", "https:"),
+            headers: viaProxy,
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await login(proxied, "owner@example.com", PASSWORD, { origin: proxied.url, headers: viaProxy })).status,
+      ).toBe(403);
     } finally {
       await proxied.close();
     }
@@ -126,11 +166,19 @@ describe("the public endpoints", () => {
         headers: { ...session(server, cookie!), "content-type": "application/json" },
         body: JSON.stringify({ formId: owner.formId, data: { message: "hi" } }),
       });
-      expect([path, json.status, json.body.code, json.body.error]).toEqual([path, 401, "UNAUTHORIZED", "missing API key: send it in the X-API-Key header"]);
+      expect([path, json.status, json.body.code, json.body.error]).toEqual([
+        path,
+        401,
+        "UNAUTHORIZED",
+        "missing API key: send it in the X-API-Key header",
+      ]);
     }
     const form = await server.json("/api/v1/forms/submit", {
       method: "POST",
-      headers: { ...session(server, cookie!, "https://evil.example"), "content-type": "application/x-www-form-urlencoded" },
+      headers: {
+        ...session(server, cookie!, "https://evil.example"),
+        "content-type": "application/x-www-form-urlencoded",
+      },
       body: new URLSearchParams({ formId: owner.formId, message: "hi" }).toString(),
     });
     expect(form.status).toBe(401);

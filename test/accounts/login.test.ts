@@ -14,9 +14,11 @@ beforeAll(async () => {
   await withPassword(server, "other@example.com");
 });
 
-const me = (cookie: string, headers: Record<string, string> = {}) => server.json("/api/v1/auth/me", { headers: { cookie, ...headers } });
+const me = (cookie: string, headers: Record<string, string> = {}) =>
+  server.json("/api/v1/auth/me", { headers: { cookie, ...headers } });
 const formsList = (headers: Record<string, string>) => server.json("/api/v1/forms/list", { headers });
-const logout = (cookie: string, origin: string | null = server.url) => server.request("/api/v1/auth/logout", { method: "POST", headers: session(server, cookie, origin) });
+const logout = (cookie: string, origin: string | null = server.url) =>
+  server.request("/api/v1/auth/logout", { method: "POST", headers: session(server, cookie, origin) });
 
 describe("POST /auth/login", () => {
   test("answers the owner and sets an HttpOnly, SameSite=Lax session cookie on / that is not Secure over plain http", async () => {
@@ -42,7 +44,10 @@ describe("POST /auth/login", () => {
   test("stores only the SHA-256 of the session token", async () => {
     const { cookie } = await login(server, "owner@example.com");
     const token = cookie!.split("=")[1]!;
-    const rows = await server.query<{ id: string; token_hash: string }>("SELECT id, token_hash FROM sessions WHERE owner_id = ?", owner.ownerId);
+    const rows = await server.query<{ id: string; token_hash: string }>(
+      "SELECT id, token_hash FROM sessions WHERE owner_id = ?",
+      owner.ownerId,
+    );
     expect(rows.map((r) => r.token_hash)).toContain(new Bun.CryptoHasher("sha256").update(token).digest("hex"));
     expect(JSON.stringify(rows)).not.toContain(token);
   });
@@ -55,7 +60,12 @@ describe("POST /auth/login", () => {
       login(server, "nopassword@example.com", PASSWORD),
     ]);
     for (const res of answers) {
-      expect([res.status, res.body.code, res.body.error, res.setCookie]).toEqual([401, "UNAUTHORIZED", "wrong email or password", null]);
+      expect([res.status, res.body.code, res.body.error, res.setCookie]).toEqual([
+        401,
+        "UNAUTHORIZED",
+        "wrong email or password",
+        null,
+      ]);
     }
   });
 
@@ -67,7 +77,11 @@ describe("POST /auth/login", () => {
   });
 
   test("a body without an email or password is a 400", async () => {
-    const res = await server.json("/api/v1/auth/login", { method: "POST", headers: { "content-type": "application/json", origin: server.url }, body: JSON.stringify({ email: "owner@example.com" }) });
+    const res = await server.json("/api/v1/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.url },
+      body: JSON.stringify({ email: "owner@example.com" }),
+    });
     expect([res.status, res.body.code]).toEqual([400, "INVALID_PARAMETER"]);
   });
 
@@ -95,7 +109,9 @@ describe("a session", () => {
     expect(list.status).toBe(200);
     expect(list.body.forms.map((f: { id: string }) => f.id)).toEqual([owner.formId]);
     expect((await server.json(`/api/v1/forms/${other.formId}`, { headers: { cookie: cookie! } })).status).toBe(403);
-    expect((await server.json(`/api/v1/forms/${owner.formId}/submissions`, { headers: { cookie: cookie! } })).status).toBe(200);
+    expect(
+      (await server.json(`/api/v1/forms/${owner.formId}/submissions`, { headers: { cookie: cookie! } })).status,
+    ).toBe(200);
   });
 
   test("gives way to an API key: a wrong key with a good session cookie is a 401, another owner's key sees that owner's forms", async () => {
@@ -118,16 +134,29 @@ describe("a session", () => {
     const { cookie } = await login(server, "owner@example.com");
     const res = await logout(cookie!);
     expect(res.status).toBe(204);
-    expect(res.headers.get("set-cookie")!.split(";").map((a) => a.trim()).sort()).toEqual(["HttpOnly", "Max-Age=0", "Path=/", "SameSite=Lax", "formsvc_session="]);
+    expect(
+      res.headers
+        .get("set-cookie")!
+        .split(";")
+        .map((a) => a.trim())
+        .sort(),
+    ).toEqual(["HttpOnly", "Max-Age=0", "Path=/", "SameSite=Lax", "formsvc_session="]);
     const after = await formsList({ cookie: cookie! });
-    expect([after.status, after.body.error]).toEqual([401, "the login session has expired or ended: log in again, or send an API key in the X-API-Key header"]);
+    expect([after.status, after.body.error]).toEqual([
+      401,
+      "the login session has expired or ended: log in again, or send an API key in the X-API-Key header",
+    ]);
     expect((await me(cookie!)).status).toBe(401);
     expect((await logout(cookie!)).status).toBe(401);
   });
 
   test("ends at logout whatever body comes with it: logout reads none", async () => {
     const { cookie } = await login(server, "owner@example.com");
-    const res = await server.request("/api/v1/auth/logout", { method: "POST", headers: { ...session(server, cookie!), "content-type": "application/json" }, body: "{not json" });
+    const res = await server.request("/api/v1/auth/logout", {
+      method: "POST",
+      headers: { ...session(server, cookie!), "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(res.status).toBe(204);
     expect((await me(cookie!)).status).toBe(401);
   });
@@ -147,7 +176,11 @@ describe("a session", () => {
 
   test("gets Set-Cookie only from login and logout", async () => {
     const { cookie } = await login(server, "owner@example.com");
-    for (const res of [await server.request("/api/v1/forms/list", { headers: { cookie: cookie! } }), await server.request("/api/v1/auth/me", { headers: { cookie: cookie! } }), await server.request("/api/v1/auth/me", { headers: { cookie: "formsvc_session=fss_unknown" } })]) {
+    for (const res of [
+      await server.request("/api/v1/forms/list", { headers: { cookie: cookie! } }),
+      await server.request("/api/v1/auth/me", { headers: { cookie: cookie! } }),
+      await server.request("/api/v1/auth/me", { headers: { cookie: "formsvc_session=fss_unknown" } }),
+    ]) {
       expect(res.headers.get("set-cookie")).toBeNull();
       await res.text();
     }
@@ -171,7 +204,11 @@ describe("a session", () => {
 describe("the OpenAPI document", () => {
   test("shows login taking no key, logout and me taking the session cookie, and the API taking a key or the session", async () => {
     const doc = await (await server.fetch(`${server.url}/api/v1/openapi.json`)).json();
-    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: "apiKey", in: "cookie", name: "formsvc_session" });
+    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({
+      type: "apiKey",
+      in: "cookie",
+      name: "formsvc_session",
+    });
     expect(doc.paths["/api/v1/auth/login"].post.security).toEqual([]);
     expect(doc.paths["/api/v1/auth/logout"].post.security).toEqual([{ sessionCookie: [] }]);
     expect(doc.paths["/api/v1/auth/me"].get.security).toEqual([{ sessionCookie: [] }]);

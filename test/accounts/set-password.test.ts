@@ -10,7 +10,12 @@ const freshDb = () => testDatabase(scratch.dir, `owners-${++n}.db`);
 
 /** The owner's row as another process sees the file. */
 async function ownerRow(server: TestServer, email: string) {
-  return (await server.query<{ email: string; password_hash: string | null }>("SELECT email, password_hash FROM owners WHERE email = ?", email))[0];
+  return (
+    await server.query<{ email: string; password_hash: string | null }>(
+      "SELECT email, password_hash FROM owners WHERE email = ?",
+      email,
+    )
+  )[0];
 }
 
 describe("formsvc owners set-password", () => {
@@ -21,7 +26,10 @@ describe("formsvc owners set-password", () => {
   afterAll(() => server.close());
 
   test("with --password-stdin stores an argon2id hash of the password, without stdin's trailing newline, and creates a new owner", async () => {
-    const res = await runCliAsync(["owners", "set-password", "New@Example.com", "--password-stdin", "--json"], { db: server.db, stdin: `${PASSWORD}\n` });
+    const res = await runCliAsync(["owners", "set-password", "New@Example.com", "--password-stdin", "--json"], {
+      db: server.db,
+      stdin: `${PASSWORD}\n`,
+    });
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ owner: "new@example.com", ownerCreated: true, sessionsEnded: 0 });
     const row = (await ownerRow(server, "new@example.com"))!;
@@ -33,7 +41,10 @@ describe("formsvc owners set-password", () => {
 
   test("drops only one trailing newline: the rest of stdin is the password, spaces included", async () => {
     const password = ` ${PASSWORD} \n`;
-    const res = await runCliAsync(["owners", "set-password", "spaces@example.com", "--password-stdin"], { db: server.db, stdin: `${password}\n` });
+    const res = await runCliAsync(["owners", "set-password", "spaces@example.com", "--password-stdin"], {
+      db: server.db,
+      stdin: `${password}\n`,
+    });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("Password set for spaces@example.com (a new owner).");
     expect((await login(server, "spaces@example.com", password)).status).toBe(200);
@@ -52,17 +63,26 @@ describe("formsvc owners set-password", () => {
   });
 
   test("refuses a password shorter than 12 characters and creates no owner", async () => {
-    const res = await runCliAsync(["owners", "set-password", "short@example.com", "--password-stdin"], { db: server.db, stdin: "elevenchars\n" });
+    const res = await runCliAsync(["owners", "set-password", "short@example.com", "--password-stdin"], {
+      db: server.db,
+      stdin: "elevenchars\n",
+    });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("at least 12 characters");
     expect(await ownerRow(server, "short@example.com")).toBeUndefined();
   });
 
   test("a new password ends the owner's sessions in a running server; the new one logs in", async () => {
-    await runCliAsync(["owners", "set-password", "change@example.com", "--password-stdin"], { db: server.db, stdin: PASSWORD });
+    await runCliAsync(["owners", "set-password", "change@example.com", "--password-stdin"], {
+      db: server.db,
+      stdin: PASSWORD,
+    });
     const { cookie } = await login(server, "change@example.com");
     expect((await server.json("/api/v1/auth/me", { headers: session(server, cookie!) })).status).toBe(200);
-    const res = await runCliAsync(["owners", "set-password", "change@example.com", "--password-stdin", "--json"], { db: server.db, stdin: `another ${PASSWORD}\n` });
+    const res = await runCliAsync(["owners", "set-password", "change@example.com", "--password-stdin", "--json"], {
+      db: server.db,
+      stdin: `another ${PASSWORD}\n`,
+    });
     expect(JSON.parse(res.stdout)).toEqual({ owner: "change@example.com", ownerCreated: false, sessionsEnded: 1 });
     expect((await server.json("/api/v1/auth/me", { headers: session(server, cookie!) })).status).toBe(401);
     expect((await login(server, "change@example.com", PASSWORD)).status).toBe(401);

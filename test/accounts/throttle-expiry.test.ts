@@ -40,7 +40,11 @@ describe("login throttling", () => {
     const ghost = await login(server, "ghost@example.com", PASSWORD);
     for (let i = 0; i < 5; i++) await login(server, "bystander@example.com", `wrong guess ${i}`);
     const known = await login(server, "bystander@example.com", PASSWORD);
-    expect([ghost.status, ghost.body.error, ghost.headers.get("retry-after")]).toEqual([known.status, known.body.error, known.headers.get("retry-after")]);
+    expect([ghost.status, ghost.body.error, ghost.headers.get("retry-after")]).toEqual([
+      known.status,
+      known.body.error,
+      known.headers.get("retry-after"),
+    ]);
     expect(ghost.status).toBe(429);
   });
 });
@@ -51,9 +55,13 @@ describe("login throttling per client address", () => {
     const server = await startTestServer({ clock, rateClock: clock });
     try {
       await withPassword(server, "fresh@example.com");
-      for (let i = 0; i < 20; i++) expect((await login(server, `guess${i % 4}@example.com`, `wrong guess ${i}`)).status).toBe(401);
+      for (let i = 0; i < 20; i++)
+        expect((await login(server, `guess${i % 4}@example.com`, `wrong guess ${i}`)).status).toBe(401);
       const res = await login(server, "fresh@example.com", PASSWORD);
-      expect([res.status, res.body.error]).toEqual([429, "too many failed logins from this address; try again in 900 s (Retry-After)"]);
+      expect([res.status, res.body.error]).toEqual([
+        429,
+        "too many failed logins from this address; try again in 900 s (Retry-After)",
+      ]);
       clock.advance(15 * MINUTE);
       expect((await login(server, "fresh@example.com", PASSWORD)).status).toBe(200);
     } finally {
@@ -92,7 +100,10 @@ describe("session expiry", () => {
     expect((await me(cookie!)).status).toBe(200);
     clock.advance(1);
     const res = await me(cookie!);
-    expect([res.status, res.body.error]).toEqual([401, "the login session has expired or ended: log in again (POST /api/v1/auth/login)"]);
+    expect([res.status, res.body.error]).toEqual([
+      401,
+      "the login session has expired or ended: log in again (POST /api/v1/auth/login)",
+    ]);
   });
 
   test("the lifetimes are settings: FORMSVC_SESSION_IDLE_DAYS and FORMSVC_SESSION_MAX_DAYS", async () => {

@@ -14,7 +14,12 @@ const owner = server.seed("owner@example.com");
 const newForm = async (name: string) => (await seedForm(server, "owner@example.com", { name })).id;
 
 async function submit(formId: string, data: object = {}): Promise<string> {
-  const { status, body } = await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+  const { status, body } = await server.json("/api/v1/forms/submit", {
+    method: "POST",
+    key: owner.key,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ formId, data }),
+  });
   expect(status).toBe(200);
   return body.submissionId;
 }
@@ -55,7 +60,9 @@ describe("a cached analytics answer", () => {
     const formId = await newForm("moves");
     const id = await submit(formId, { email: "ada@example.com" });
     expect(await yearTotal(formId)).toBe(1);
-    const move = async (to: "spam" | "not-spam") => (await server.json(`/api/v1/forms/${formId}/submissions/${id}/${to}`, { method: "POST", key: owner.key })).body.moved;
+    const move = async (to: "spam" | "not-spam") =>
+      (await server.json(`/api/v1/forms/${formId}/submissions/${id}/${to}`, { method: "POST", key: owner.key })).body
+        .moved;
     expect(await move("spam")).toBe(true);
     expect(await yearTotal(formId)).toBe(0);
     expect(await move("not-spam")).toBe(true);
@@ -66,7 +73,10 @@ describe("a cached analytics answer", () => {
     const formId = await newForm("other process");
     const [first, second] = [await submit(formId), await submit(formId)];
     expect(await yearTotal(formId)).toBe(2);
-    expect(await cliJsonAsync(["submissions", "delete", first], { db: server.db })).toEqual({ id: first, deleted: true });
+    expect(await cliJsonAsync(["submissions", "delete", first], { db: server.db })).toEqual({
+      id: first,
+      deleted: true,
+    });
     expect(await yearTotal(formId)).toBe(1);
     expect((await cliJsonAsync(["submissions", "spam", second], { db: server.db })).moved).toBe(true);
     expect(await yearTotal(formId)).toBe(0);
@@ -76,7 +86,8 @@ describe("a cached analytics answer", () => {
     const formId = await newForm("day change");
     clock.set("2026-11-22T23:59:59.000Z");
     await submit(formId);
-    const week = async () => (await server.json(`/api/v1/forms/${formId}/analytics?period=week`, { key: owner.key })).body;
+    const week = async () =>
+      (await server.json(`/api/v1/forms/${formId}/analytics?period=week`, { key: owner.key })).body;
     expect((await week()).submissionsOverTime.at(-1)).toEqual({ date: "2026-11-22", count: 1 });
     expect((await week()).submissionsOverTime.at(-1)).toEqual({ date: "2026-11-22", count: 1 });
     clock.set("2026-11-23T00:00:01.000Z");
@@ -92,7 +103,8 @@ describe("a cached analytics answer", () => {
     const formId = await newForm("ranges");
     clock.set("2026-11-22T12:00:00.000Z");
     await submit(formId);
-    const ask = async (query: string) => (await server.json(`/api/v1/forms/${formId}/analytics${query}`, { key: owner.key })).body;
+    const ask = async (query: string) =>
+      (await server.json(`/api/v1/forms/${formId}/analytics${query}`, { key: owner.key })).body;
     expect((await ask("?period=day")).submissionsOverTime.length).toBe(1);
     expect((await ask("?period=month")).submissionsOverTime.length).toBe(30);
     const custom = await ask("?startDate=2026-11-22&endDate=2026-11-22");

@@ -6,18 +6,25 @@ import { seedForm } from "../helpers/harness";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
-const server = useServer({ clock, config: { rateLimit: 1_000_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" } });
+const server = useServer({
+  clock,
+  config: { rateLimit: 1_000_000, trustProxy: true, clientIpHeader: "CF-Connecting-IP" },
+});
 const owner = server.seed("owner@example.com");
 
-const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
-const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
+const CHROME =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0";
-const IPAD = "Mozilla/5.0 (iPad; CPU OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
+const IPAD =
+  "Mozilla/5.0 (iPad; CPU OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1";
 const CURL = "curl/8.5.0";
 const AGENTS = [CHROME, IPHONE, FIREFOX, IPAD, CURL, null];
 const COUNTRIES = ["US", "GB", "DE", "FR", "JP", "BR", "IN", "CA", "AU", "NL", "ES", "SE", null];
 
-const analytics = (formId: string, query = "") => server.json(`/api/v1/forms/${formId}/analytics${query}`, { key: owner.key });
+const analytics = (formId: string, query = "") =>
+  server.json(`/api/v1/forms/${formId}/analytics${query}`, { key: owner.key });
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** A small seeded PRNG (mulberry32), so a failure can be replayed. */
@@ -98,12 +105,25 @@ describe("a seeded random mixed load", () => {
           if (userAgent) headers["user-agent"] = userAgent;
           if (country) headers["cf-ipcountry"] = country;
           jobs.push(
-            server.request("/api/v1/forms/submit", { method: "POST", key: owner.key, headers, body: JSON.stringify({ formId, data: { burst, n } }) }).then((res) => {
-              expect(res.status).toBe(200);
-            }),
+            server
+              .request("/api/v1/forms/submit", {
+                method: "POST",
+                key: owner.key,
+                headers,
+                body: JSON.stringify({ formId, data: { burst, n } }),
+              })
+              .then((res) => {
+                expect(res.status).toBe(200);
+              }),
           );
         } else {
-          jobs.push(server.services.submissions.submit(OPERATOR, { formId, data: { burst, n } }, { userAgent, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: country }));
+          jobs.push(
+            server.services.submissions.submit(
+              OPERATOR,
+              { formId, data: { burst, n } },
+              { userAgent, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: country },
+            ),
+          );
         }
       }
       await Promise.all(jobs);
@@ -169,7 +189,11 @@ describe("today", () => {
   test("turns over at UTC midnight, and periods early in January reach back into December", async () => {
     const formId = await newForm("new year");
     clock.set("2027-01-02T23:59:59.999Z");
-    await server.services.submissions.submit(OPERATOR, { formId, data: {} }, { userAgent: CHROME, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB" });
+    await server.services.submissions.submit(
+      OPERATOR,
+      { formId, data: {} },
+      { userAgent: CHROME, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB" },
+    );
     const before = await analytics(formId, "?period=day");
     expect(before.body.submissionsOverTime).toEqual([{ date: "2027-01-02", count: 1 }]);
 
@@ -180,7 +204,15 @@ describe("today", () => {
     expect(after.body.topCountries).toEqual([]);
 
     const week = await analytics(formId, "?period=week");
-    expect(week.body.submissionsOverTime.map((d: any) => d.date)).toEqual(["2026-12-28", "2026-12-29", "2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02", "2027-01-03"]);
+    expect(week.body.submissionsOverTime.map((d: any) => d.date)).toEqual([
+      "2026-12-28",
+      "2026-12-29",
+      "2026-12-30",
+      "2026-12-31",
+      "2027-01-01",
+      "2027-01-02",
+      "2027-01-03",
+    ]);
     expect(week.body.totalSubmissions).toBe(1);
     const month = await analytics(formId);
     expect(month.body.submissionsOverTime[0].date).toBe("2026-12-05");
@@ -208,16 +240,42 @@ describe("malformed input", () => {
     const formId = await newForm("malformed");
     const longest = Date.parse("2021-06-01T00:00:00.000Z") + 1829 * DAY;
     const bad = [
-      "?period=decade", "?period=", "?period=Day", "?period=MONTH", "?period=day%20", "?period=7",
-      "?startDate=", "?endDate=", "?startDate=2026-02-29", "?endDate=2026-02-29", "?startDate=2026-02-30", "?startDate=2026-04-31",
-      "?startDate=2026-13-01", "?startDate=2026-00-10", "?startDate=2026-01-00", "?startDate=2026-01-32", "?startDate=2026-1-01",
-      "?startDate=2026-01-1", "?startDate=26-01-01", "?startDate=+02026-01-01", "?startDate=2026/01/01", "?startDate=20260101",
-      "?startDate=2026-01-01T00:00:00Z", "?startDate=%202026-01-01", "?startDate=2026-01-01%20", "?startDate=abcd-ef-gh",
-      "?endDate=1900-02-29", "?startDate=2026-11-10&endDate=2026-11-01", "?startDate=2026-11-23",
-      "?startDate=2026-01-01&period=decade", "?endDate=2026-01-01&period=fortnight",
-      `?startDate=2021-06-01&endDate=${day(longest + DAY)}`, "?startDate=2020-01-01",
+      "?period=decade",
+      "?period=",
+      "?period=Day",
+      "?period=MONTH",
+      "?period=day%20",
+      "?period=7",
+      "?startDate=",
+      "?endDate=",
+      "?startDate=2026-02-29",
+      "?endDate=2026-02-29",
+      "?startDate=2026-02-30",
+      "?startDate=2026-04-31",
+      "?startDate=2026-13-01",
+      "?startDate=2026-00-10",
+      "?startDate=2026-01-00",
+      "?startDate=2026-01-32",
+      "?startDate=2026-1-01",
+      "?startDate=2026-01-1",
+      "?startDate=26-01-01",
+      "?startDate=+02026-01-01",
+      "?startDate=2026/01/01",
+      "?startDate=20260101",
+      "?startDate=2026-01-01T00:00:00Z",
+      "?startDate=%202026-01-01",
+      "?startDate=2026-01-01%20",
+      "?startDate=abcd-ef-gh",
+      "?endDate=1900-02-29",
+      "?startDate=2026-11-10&endDate=2026-11-01",
+      "?startDate=2026-11-23",
+      "?startDate=2026-01-01&period=decade",
+      "?endDate=2026-01-01&period=fortnight",
+      `?startDate=2021-06-01&endDate=${day(longest + DAY)}`,
+      "?startDate=2020-01-01",
       // Days before year 0000 have no YYYY-MM-DD form.
-      "?endDate=0000-01-01", "?endDate=0000-01-05&period=week",
+      "?endDate=0000-01-01",
+      "?endDate=0000-01-05&period=week",
     ];
     for (const q of bad) {
       const { status, body } = await analytics(formId, q);
@@ -225,10 +283,19 @@ describe("malformed input", () => {
       expect([q, typeof body.error]).toEqual([q, "string"]);
     }
     // The edges that are allowed: exactly 1,830 days, a single day, today as the start, a leap day.
-    for (const q of [`?startDate=2021-06-01&endDate=${day(longest)}`, "?startDate=2026-11-01&endDate=2026-11-01", "?startDate=2026-11-22", "?startDate=2024-02-29&endDate=2024-02-29", "?endDate=2000-02-29", "?startDate=0000-01-01&endDate=0000-01-31"]) {
+    for (const q of [
+      `?startDate=2021-06-01&endDate=${day(longest)}`,
+      "?startDate=2026-11-01&endDate=2026-11-01",
+      "?startDate=2026-11-22",
+      "?startDate=2024-02-29&endDate=2024-02-29",
+      "?endDate=2000-02-29",
+      "?startDate=0000-01-01&endDate=0000-01-31",
+    ]) {
       const { status } = await analytics(formId, q);
       expect([q, status]).toEqual([q, 200]);
     }
-    expect((await analytics(formId, `?startDate=2021-06-01&endDate=${day(longest)}`)).body.submissionsOverTime.length).toBe(1830);
+    expect(
+      (await analytics(formId, `?startDate=2021-06-01&endDate=${day(longest)}`)).body.submissionsOverTime.length,
+    ).toBe(1830);
   });
 });

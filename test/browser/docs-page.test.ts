@@ -9,7 +9,9 @@ let summaries: string[];
 beforeAll(async () => {
   [server, browser] = await Promise.all([startTestServer(), launchBrowser()]);
   const doc = await server.json("/api/v1/openapi.json");
-  summaries = Object.values<Record<string, { summary?: string }>>(doc.body.paths).flatMap((ops) => Object.values(ops).map((op) => op.summary ?? ""));
+  summaries = Object.values<Record<string, { summary?: string }>>(doc.body.paths).flatMap((ops) =>
+    Object.values(ops).map((op) => op.summary ?? ""),
+  );
 });
 afterAll(async () => {
   await browser?.close();
@@ -53,7 +55,9 @@ describe("/docs in a browser that cannot reach the internet", () => {
       const answer = page.waitForResponse((res) => res.url() === `${server.url}/api/v1/forms/${formId}`);
       await page.getByRole("button", { name: "Execute" }).click();
       expect((await answer).status()).toBe(200);
-      await page.locator(".live-responses-table .response-col_description", { hasText: "Docs page form" }).waitFor({ state: "visible" });
+      await page
+        .locator(".live-responses-table .response-col_description", { hasText: "Docs page form" })
+        .waitFor({ state: "visible" });
 
       expect(blocked).toEqual([]);
       expect(errors).toEqual([]);

@@ -39,7 +39,9 @@ beforeAll(async () => {
     fetch(req) {
       const path = new URL(req.url).pathname;
       const html = path === "/thanks.html" ? THANKS : sitePages.get(path);
-      return html === undefined ? new Response("not found", { status: 404 }) : new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+      return html === undefined
+        ? new Response("not found", { status: 404 })
+        : new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
     },
   });
   siteOrigin = `http://localhost:${site.port}`;
@@ -52,7 +54,9 @@ afterAll(async () => {
 
 /** A form that takes submissions from the site's origin only, and a publishable key bound to it. */
 async function publicForm(name: string, settings: { challenge?: string } = {}) {
-  const formId = (await seedForm(server, OWNER, { name, formType: "contact", allowedOrigins: [siteOrigin], ...settings })).id;
+  const formId = (
+    await seedForm(server, OWNER, { name, formType: "contact", allowedOrigins: [siteOrigin], ...settings })
+  ).id;
   const key = (await seedKey(server, OWNER, { name, publishable: true, forms: [formId] })).key;
   return { formId, key };
 }
@@ -73,7 +77,12 @@ function serveExample(file: string, path: string, form: { formId: string; key: s
 
 type Row = { status: string; data: Record<string, any> };
 const rows = async (formId: string): Promise<Row[]> =>
-  (await server.query<{ status: string; data: string }>("SELECT status, data FROM submissions WHERE form_id = ? ORDER BY created_at, id", formId)).map((r) => ({ status: r.status, data: JSON.parse(r.data) }));
+  (
+    await server.query<{ status: string; data: string }>(
+      "SELECT status, data FROM submissions WHERE form_id = ? ORDER BY created_at, id",
+      formId,
+    )
+  ).map((r) => ({ status: r.status, data: JSON.parse(r.data) }));
 const fields = ({ _meta, ...data }: Record<string, unknown>) => data;
 const submissionCount = async (formId: string) => (await server.services.forms.requireForm(formId)).submissionCount;
 
@@ -86,17 +95,33 @@ function formsvcTraffic(page: OfflinePage["page"]) {
   return {
     sent,
     answered: () =>
-      Promise.all(sent.map(async (r) => ({ method: r.method(), path: new URL(r.url()).pathname, status: (await r.response())?.status() ?? 0 }))),
+      Promise.all(
+        sent.map(async (r) => ({
+          method: r.method(),
+          path: new URL(r.url()).pathname,
+          status: (await r.response())?.status() ?? 0,
+        })),
+      ),
   };
 }
 
 describe("the README's snippets", () => {
   test("are lines of the example files these tests load, so neither can change without the other", () => {
     const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## Put a form on your website"), readme.indexOf("\n## ", readme.indexOf("## Put a form on your website") + 1));
-    const lines = (text: string) => text.split("\n").map((line) => line.trim()).join("\n");
+    const section = readme.slice(
+      readme.indexOf("## Put a form on your website"),
+      readme.indexOf("\n## ", readme.indexOf("## Put a form on your website") + 1),
+    );
+    const lines = (text: string) =>
+      text
+        .split("\n")
+        .map((line) => line.trim())
+        .join("\n");
     const snippets = [...section.matchAll(/```html\n([\s\S]*?)```/g)].map((m) => lines(m[1]!).trim());
-    expect(snippets.map((s) => s.split("\n")[0])).toEqual(['<form method="post" action="https://forms.example.com/api/v1/forms/submit?apiKey=fpk_…">', "<!-- The ALTCHA proof-of-work widget, served by formsvc itself (no CDN). -->"]);
+    expect(snippets.map((s) => s.split("\n")[0])).toEqual([
+      '<form method="post" action="https://forms.example.com/api/v1/forms/submit?apiKey=fpk_…">',
+      "<!-- The ALTCHA proof-of-work widget, served by formsvc itself (no CDN). -->",
+    ]);
     expect(lines(readFileSync(join(EXAMPLES, "contact.html"), "utf8"))).toContain(snippets[0]!);
     expect(lines(readFileSync(join(EXAMPLES, "contact-fetch.html"), "utf8"))).toContain(snippets[1]!);
   });
@@ -116,13 +141,24 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
       await page.getByRole("checkbox", { name: "Support" }).check();
       await screenshot(page, "public-form-nojs-filled");
 
-      await Promise.all([page.waitForURL(`${siteOrigin}/thanks.html`), page.getByRole("button", { name: "Send" }).click()]);
+      await Promise.all([
+        page.waitForURL(`${siteOrigin}/thanks.html`),
+        page.getByRole("button", { name: "Send" }).click(),
+      ]);
       await page.getByRole("heading", { name: "Thank you, we will be in touch" }).waitFor();
       await screenshot(page, "public-form-nojs-thanks");
 
       const stored = await rows(form.formId);
       expect(stored.map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
-        { status: "inbox", data: { name: "Ada Lovelace", email: "ada@example.com", message: "Hello from a static page", topics: ["sales", "support"] } },
+        {
+          status: "inbox",
+          data: {
+            name: "Ada Lovelace",
+            email: "ada@example.com",
+            message: "Hello from a static page",
+            topics: ["sales", "support"],
+          },
+        },
       ]);
       expect(stored[0]!.data._meta.referrer).toBe(siteOrigin);
       expect(await submissionCount(form.formId)).toBe(1);
@@ -138,7 +174,11 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
     const { page, close } = await browser.newPage({}, "proxy");
     try {
       await page.goto(url);
-      expect(await page.getByRole("textbox").evaluateAll((els) => els.map((el) => el.getAttribute("name")))).toEqual(["name", "email", "message"]);
+      expect(await page.getByRole("textbox").evaluateAll((els) => els.map((el) => el.getAttribute("name")))).toEqual([
+        "name",
+        "email",
+        "message",
+      ]);
       const honeypot = page.locator('input[name="_gotcha"]');
       const box = (await honeypot.boundingBox())!;
       expect(box.x + box.width).toBeLessThanOrEqual(0);
@@ -147,7 +187,11 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
       const reached: string[] = [];
       await page.getByRole("textbox", { name: "Name" }).focus();
       for (let i = 0; i < 8; i++) {
-        reached.push(await page.evaluate(() => document.activeElement?.getAttribute("name") ?? document.activeElement?.textContent ?? ""));
+        reached.push(
+          await page.evaluate(
+            () => document.activeElement?.getAttribute("name") ?? document.activeElement?.textContent ?? "",
+          ),
+        );
         await page.keyboard.press("Tab");
       }
       expect(reached.slice(0, 6)).toEqual(["name", "email", "message", "topics", "topics", "Send"]);
@@ -166,8 +210,13 @@ describe("the no-JavaScript form of examples/contact.html, from another origin",
       await page.getByRole("textbox", { name: "Name" }).fill("Buy now");
       await page.getByRole("textbox", { name: "Email" }).fill("bot@spam.example");
       await page.getByRole("textbox", { name: "Message" }).fill("cheap pills");
-      await page.locator('input[name="_gotcha"]').evaluate((el: HTMLInputElement) => (el.value = "http://spam.example"));
-      await Promise.all([page.waitForURL(`${siteOrigin}/thanks.html`), page.getByRole("button", { name: "Send" }).click()]);
+      await page
+        .locator('input[name="_gotcha"]')
+        .evaluate((el: HTMLInputElement) => (el.value = "http://spam.example"));
+      await Promise.all([
+        page.waitForURL(`${siteOrigin}/thanks.html`),
+        page.getByRole("button", { name: "Send" }).click(),
+      ]);
 
       expect((await rows(form.formId)).map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
         { status: "spam", data: { name: "Buy now", email: "bot@spam.example", message: "cheap pills" } },
@@ -223,12 +272,19 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
       // The server logs a request once its answer is sent: the POST's line may follow the page's update.
       for (let i = 0; i < 200 && !logged.slice(loggedBefore).some((r) => r.method === "POST"); i++) await Bun.sleep(10);
       const fromPage = logged.slice(loggedBefore);
-      expect(fromPage.filter((r) => r.method === "OPTIONS")).toEqual([{ method: "OPTIONS", route: expect.any(String), status: 204 }]);
-      expect(fromPage.findIndex((r) => r.method === "OPTIONS")).toBeLessThan(fromPage.findIndex((r) => r.method === "POST"));
+      expect(fromPage.filter((r) => r.method === "OPTIONS")).toEqual([
+        { method: "OPTIONS", route: expect.any(String), status: 204 },
+      ]);
+      expect(fromPage.findIndex((r) => r.method === "OPTIONS")).toBeLessThan(
+        fromPage.findIndex((r) => r.method === "POST"),
+      );
 
       const stored = await rows(form.formId);
       expect(stored.map((r) => ({ status: r.status, data: fields(r.data) }))).toEqual([
-        { status: "inbox", data: { name: "Grace Hopper", email: "grace@example.com", message: "Hello with a proof of work" } },
+        {
+          status: "inbox",
+          data: { name: "Grace Hopper", email: "grace@example.com", message: "Hello with a proof of work" },
+        },
       ]);
       expect(await submissionCount(form.formId)).toBe(1);
       // The form was reset, the widget with it: the next message needs a new proof of work.
@@ -245,15 +301,25 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
       const replay = (key: string) =>
         server.json("/api/v1/forms/submit", {
           method: "POST",
-          headers: { "content-type": headers["content-type"]!, "x-api-key": form.key, "idempotency-key": key, origin: siteOrigin },
+          headers: {
+            "content-type": headers["content-type"]!,
+            "x-api-key": form.key,
+            "idempotency-key": key,
+            origin: siteOrigin,
+          },
           body: new Uint8Array(body),
         });
-      const id = (await server.query<{ id: string }>("SELECT id FROM submissions WHERE form_id = ?", form.formId))[0]!.id;
+      const id = (await server.query<{ id: string }>("SELECT id FROM submissions WHERE form_id = ?", form.formId))[0]!
+        .id;
       const retried = await replay(idempotencyKey);
       expect([retried.status, retried.body]).toEqual([200, { success: true, submissionId: id }]);
       const reused = await replay(crypto.randomUUID());
-      expect([reused.status, reused.body.code, reused.body.error]).toEqual([400, "CHALLENGE_FAILED", expect.stringContaining("already used")]);
-      expect((await rows(form.formId))).toHaveLength(1);
+      expect([reused.status, reused.body.code, reused.body.error]).toEqual([
+        400,
+        "CHALLENGE_FAILED",
+        expect.stringContaining("already used"),
+      ]);
+      expect(await rows(form.formId)).toHaveLength(1);
 
       expect(blocked).toEqual([]);
       expect(errors).toEqual([]);
@@ -281,7 +347,10 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
       expect(thief.status).toBe(200);
 
       await page.getByRole("button", { name: "Send" }).click();
-      await page.getByRole("status").getByText("Not sent: this proof of work was already used", { exact: false }).waitFor();
+      await page
+        .getByRole("status")
+        .getByText("Not sent: this proof of work was already used", { exact: false })
+        .waitFor();
       await screenshot(page, "public-form-fetch-refused");
       const posts = async () => (await traffic.answered()).filter((t) => t.method === "POST").map((t) => t.status);
       expect(await posts()).toEqual([400]);
@@ -291,7 +360,9 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
       await page.getByRole("button", { name: "Send" }).click();
       await page.getByRole("status").getByText("Thank you! Your message has been sent.").waitFor();
       expect(await posts()).toEqual([400, 200]);
-      expect((await traffic.answered()).filter((t) => t.path.endsWith("/challenge")).map((t) => t.status)).toEqual([200, 200]);
+      expect((await traffic.answered()).filter((t) => t.path.endsWith("/challenge")).map((t) => t.status)).toEqual([
+        200, 200,
+      ]);
       expect((await rows(form.formId)).map((r) => fields(r.data).message)).toEqual(["copied", "Second try"]);
       expect(blocked).toEqual([]);
     } finally {
@@ -304,7 +375,14 @@ describe("the fetch() form with the ALTCHA widget of examples/contact-fetch.html
     try {
       await page.goto(serveExample("contact-fetch.html", "/contact-fetch-cut.html", await publicForm("Cut")));
       const outcomes = await page.evaluate(() =>
-        Promise.all(["http://example.com/x", "https://example.com/y"].map((u) => fetch(u, { mode: "no-cors" }).then(() => "answered", () => "failed"))),
+        Promise.all(
+          ["http://example.com/x", "https://example.com/y"].map((u) =>
+            fetch(u, { mode: "no-cors" }).then(
+              () => "answered",
+              () => "failed",
+            ),
+          ),
+        ),
       );
       expect(outcomes[1]).toBe("failed");
       // The two requests race: compare them in any order.

@@ -46,18 +46,23 @@ describe("formsvc config", () => {
     expect(c.metricsToken!.value).toBe("***");
     // Providers that take the API key as the user name alone, or in the query.
     expect(effective([], { FORMSVC_SMTP_URL: "smtp://SG.apikey123@h:587" }).smtpUrl!.value).toBe("smtp://***@h:587");
-    expect(effective([], { FORMSVC_SMTP_URL: "smtp://h:587?user=u&password=pw123" }).smtpUrl!.value).toBe("smtp://h:587?user=***&password=***");
+    expect(effective([], { FORMSVC_SMTP_URL: "smtp://h:587?user=u&password=pw123" }).smtpUrl!.value).toBe(
+      "smtp://h:587?user=***&password=***",
+    );
   });
 
   test("reports every invalid setting at once on stderr and exits non-zero", () => {
-    const res = runCli(["config"], { env: { FORMSVC_PORT: "abc", FORMSVC_RATE_LIMIT: "0", FORMSVC_TRUST_PROXY: "maybe", FORMSVC_HOST: "999.1.1.1" } });
+    const res = runCli(["config"], {
+      env: { FORMSVC_PORT: "abc", FORMSVC_RATE_LIMIT: "0", FORMSVC_TRUST_PROXY: "maybe", FORMSVC_HOST: "999.1.1.1" },
+    });
     expect(res.code).not.toBe(0);
     expect(res.stdout).toBe("");
     expect(res.stderr).toContain("FORMSVC_PORT");
     expect(res.stderr).toContain("FORMSVC_RATE_LIMIT");
     expect(res.stderr).toContain("FORMSVC_TRUST_PROXY");
     expect(res.stderr).toContain("FORMSVC_HOST");
-    for (const host of ["0.0.0.0", "::1", "localhost", "my_service", "forms.example.com"]) expect(effective([], { FORMSVC_HOST: host }).host!.value).toBe(host);
+    for (const host of ["0.0.0.0", "::1", "localhost", "my_service", "forms.example.com"])
+      expect(effective([], { FORMSVC_HOST: host }).host!.value).toBe(host);
   });
 
   test("does not echo a malformed SMTP URL, which may hold a password", () => {
@@ -73,23 +78,30 @@ describe("a database URL other than postgres://", () => {
     ["to keys list by --db", ["--db", "mysql://u:secretpw@db.example.com/forms", "keys", "list"], {}],
     ["to serve", ["serve", "--port", "0"], { FORMSVC_DB: "mysql://u:secretpw@db.example.com/forms" }],
     ["to init", ["init", "--owner", "me@example.com"], { FORMSVC_DB: "sqlite://u:secretpw@x/forms.db" }],
-  ] as const)("given %s is a configuration error (exit 2) that hides the password and creates nothing", (_how, args, env) => {
-    const tmp = tempDir();
-    try {
-      const res = runCli([...args], { env, cwd: tmp.dir });
-      expect(res.code).toBe(2);
-      expect(res.stdout).toBe("");
-      expect(res.stderr).toMatch(/(--db|FORMSVC_DB): a [a-z]+:\/\/ URL; a SQLite file path \(e\.g\. \.\/data\/formsvc\.db\) or a postgres:\/\/ URL/);
-      expect(res.stderr).not.toContain("secretpw");
-      expect(res.stderr).not.toContain("db.example.com");
-      expect(readdirSync(tmp.dir)).toEqual([]);
-    } finally {
-      tmp.cleanup();
-    }
-  });
+  ] as const)(
+    "given %s is a configuration error (exit 2) that hides the password and creates nothing",
+    (_how, args, env) => {
+      const tmp = tempDir();
+      try {
+        const res = runCli([...args], { env, cwd: tmp.dir });
+        expect(res.code).toBe(2);
+        expect(res.stdout).toBe("");
+        expect(res.stderr).toMatch(
+          /(--db|FORMSVC_DB): a [a-z]+:\/\/ URL; a SQLite file path \(e\.g\. \.\/data\/formsvc\.db\) or a postgres:\/\/ URL/,
+        );
+        expect(res.stderr).not.toContain("secretpw");
+        expect(res.stderr).not.toContain("db.example.com");
+        expect(readdirSync(tmp.dir)).toEqual([]);
+      } finally {
+        tmp.cleanup();
+      }
+    },
+  );
 
   test("does not catch file paths that merely contain a colon", () => {
-    expect(effective([], { FORMSVC_DB: "./backups/2026-01-01T10:00/formsvc.db" }).db!.value).toBe("./backups/2026-01-01T10:00/formsvc.db");
+    expect(effective([], { FORMSVC_DB: "./backups/2026-01-01T10:00/formsvc.db" }).db!.value).toBe(
+      "./backups/2026-01-01T10:00/formsvc.db",
+    );
     expect(effective(["--db", "C://data/formsvc.db"]).db!.value).toBe("C://data/formsvc.db");
   });
 });

@@ -13,7 +13,11 @@ const submit = (data: Record<string, unknown>) =>
   server.request("/api/v1/forms/submit", {
     method: "POST",
     key: owner.key,
-    headers: { "content-type": "application/json", "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36" },
+    headers: {
+      "content-type": "application/json",
+      "user-agent":
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+    },
     body: JSON.stringify({ formId: owner.formId, data }),
   });
 
@@ -42,7 +46,23 @@ describe("formsvc submissions export", () => {
     const res = runCli(["submissions", "export", owner.formId, "--out", out], { db: server.db });
     expect(res.code).toBe(0);
     const rows = parseCsv(readFileSync(out, "utf8"));
-    expect(rows[0]).toEqual(["id", "createdAt", "name", "email", "message", "extra", "note", "_meta.browser", "_meta.browserVersion", "_meta.os", "_meta.osVersion", "_meta.device", "_meta.country", "_meta.language", "_meta.referrer"]);
+    expect(rows[0]).toEqual([
+      "id",
+      "createdAt",
+      "name",
+      "email",
+      "message",
+      "extra",
+      "note",
+      "_meta.browser",
+      "_meta.browserVersion",
+      "_meta.os",
+      "_meta.osVersion",
+      "_meta.device",
+      "_meta.country",
+      "_meta.language",
+      "_meta.referrer",
+    ]);
     expect(rows.length).toBe(5);
     expect(rows[1]![4]).toBe('says "hi", then\nleaves');
     expect(rows[1]![7]).toBe("Chrome");
@@ -68,17 +88,22 @@ describe("formsvc submissions export", () => {
 
 describe("formsvc backup", () => {
   // Backup copies a SQLite file; on PostgreSQL it points to pg_dump (below).
-  test.if(onSqlite)("copies the live database while the server is writing, and the copy passes integrity_check", async () => {
-    const before = (await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
-    const writes = Promise.all(Array.from({ length: 40 }, (_, i) => submit({ i })));
-    const file = join(server.dir, "backup.db");
-    const res = runCli(["backup", file, "--json"], { db: server.db });
-    await writes;
-    expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ file, integrity: "ok" });
-    expect(await readDatabase(file, "PRAGMA integrity_check")).toEqual([{ integrity_check: "ok" }]);
-    expect((await readDatabase<{ c: number }>(file, "SELECT count(*) AS c FROM submissions"))[0]!.c).toBeGreaterThanOrEqual(before);
-  });
+  test.if(onSqlite)(
+    "copies the live database while the server is writing, and the copy passes integrity_check",
+    async () => {
+      const before = (await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
+      const writes = Promise.all(Array.from({ length: 40 }, (_, i) => submit({ i })));
+      const file = join(server.dir, "backup.db");
+      const res = runCli(["backup", file, "--json"], { db: server.db });
+      await writes;
+      expect(res.code).toBe(0);
+      expect(JSON.parse(res.stdout)).toMatchObject({ file, integrity: "ok" });
+      expect(await readDatabase(file, "PRAGMA integrity_check")).toEqual([{ integrity_check: "ok" }]);
+      expect(
+        (await readDatabase<{ c: number }>(file, "SELECT count(*) AS c FROM submissions"))[0]!.c,
+      ).toBeGreaterThanOrEqual(before);
+    },
+  );
 
   test.if(onSqlite)("refuses to overwrite an existing file unless --force", () => {
     const file = join(server.dir, "existing.db");

@@ -20,24 +20,30 @@ let key: string;
 /** Row i's fields: mostly plain, some odd; two fields first appear on the second and third page. */
 function fields(i: number): Record<string, unknown> {
   if (i === 0) return { name: "Ada", note: 'says "hi", then\nleaves, twice\r\n' };
-  if (i === 7) return { name: "Nested", nested: { a: [1, { b: "x,y" }], c: null }, negative: -3, flag: true, nothing: null };
-  if (i === 10) return { 名前: "日本語 ✓ 🎉", emoji: "😀,\"", name: "—" };
+  if (i === 7)
+    return { name: "Nested", nested: { a: [1, { b: "x,y" }], c: null }, negative: -3, flag: true, nothing: null };
+  if (i === 10) return { 名前: "日本語 ✓ 🎉", emoji: '😀,"', name: "—" };
   if (i === 1_500) return { late: "only here", 'weird "key", with comma': "v" };
   if (i === 2_400) return { "line\nkey": "=HYPERLINK()", name: "+1" };
   return { name: `n${i}`, n: i };
 }
 
 /** What a spreadsheet should read in each cell, made from the JSON export without the CSV writer's code. */
-function expectedCells(items: { id: string; createdAt: string; data: Record<string, unknown> & { _meta: Record<string, unknown> } }[]): string[][] {
+function expectedCells(
+  items: { id: string; createdAt: string; data: Record<string, unknown> & { _meta: Record<string, unknown> } }[],
+): string[][] {
   const names: string[] = [];
-  for (const { data } of items) for (const key of Object.keys(data)) if (key !== "_meta" && !names.includes(key)) names.push(key);
+  for (const { data } of items)
+    for (const key of Object.keys(data)) if (key !== "_meta" && !names.includes(key)) names.push(key);
   const text = (v: unknown) => {
     const t = v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v);
     return "=+-@\t\r".includes(t[0] ?? "x") ? `'${t}` : t;
   };
   return [
     ["id", "createdAt", ...names, ...META.map((k) => `_meta.${k}`)],
-    ...items.map(({ id, createdAt, data }) => [id, createdAt, ...names.map((k) => data[k]), ...META.map((k) => data._meta[k])].map(text)),
+    ...items.map(({ id, createdAt, data }) =>
+      [id, createdAt, ...names.map((k) => data[k]), ...META.map((k) => data._meta[k])].map(text),
+    ),
   ];
 }
 
@@ -49,7 +55,16 @@ beforeAll(async () => {
   const batch: NewSubmission[] = [];
   for (let i = 0; i < ROWS; i++) {
     const json = storedData(fields(i));
-    batch.push({ id: newId("sub"), form, status: "inbox", json, meta: JSON.parse(json)._meta, email: null, createdAt: isoTime(start + i * 1000), idempotency: null });
+    batch.push({
+      id: newId("sub"),
+      form,
+      status: "inbox",
+      json,
+      meta: JSON.parse(json)._meta,
+      email: null,
+      createdAt: isoTime(start + i * 1000),
+      idempotency: null,
+    });
   }
   expect((await commit(batch)).every((outcome) => outcome === null)).toBe(true);
 });

@@ -62,12 +62,16 @@ describe("formsvc help", () => {
     // Every command's help at once, in parallel subprocesses: one at a time takes seconds.
     const helpAsync = async (...words: string[]) => (await runCliAsync(["help", ...words])).stdout;
     const groups = commandsIn(help());
-    const commands = (await Promise.all(groups.map(async (name) => commandsIn(await helpAsync(name)).map((sub) => [name, sub])))).flat();
+    const commands = (
+      await Promise.all(groups.map(async (name) => commandsIn(await helpAsync(name)).map((sub) => [name, sub])))
+    ).flat();
     const all = [...groups.map((g) => [g]), ...commands];
     expect(all).toContainEqual(["forms", "update"]);
     const texts = await Promise.all(all.map((words) => helpAsync(...words)));
     expect(texts.every((t) => t.startsWith("Usage: formsvc "))).toBe(true);
-    const missing = all.flatMap((words, i) => undescribedOptions(texts[i]!).map((line) => `${words.join(" ")}: ${line.trim()}`));
+    const missing = all.flatMap((words, i) =>
+      undescribedOptions(texts[i]!).map((line) => `${words.join(" ")}: ${line.trim()}`),
+    );
     expect(missing).toEqual([]);
     expect(help("forms", "update")).toMatch(/--no-email-notifications\s+\S/);
   }, 30_000);

@@ -9,7 +9,10 @@ const freshDb = () => testDatabase(scratch.dir, `init-${++n}.db`);
 
 /** How many keys (active or not) and forms the database holds for the owner. */
 function holdings(db: string, owner: string) {
-  return { keys: cliJson<unknown[]>(["keys", "list", "--owner", owner], { db }).length, forms: cliJson<unknown[]>(["forms", "list", "--owner", owner], { db }).length };
+  return {
+    keys: cliJson<unknown[]>(["keys", "list", "--owner", owner], { db }).length,
+    forms: cliJson<unknown[]>(["forms", "list", "--owner", owner], { db }).length,
+  };
 }
 
 describe("formsvc init", () => {
@@ -25,7 +28,9 @@ describe("formsvc init", () => {
     cliJson(["init", "--owner", "me@example.com"], { db });
     const again = runCli(["init", "--owner", "Me@Example.com"], { db });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain("Owner me@example.com already exists, with 1 active API key and 1 form; nothing was changed.");
+    expect(again.stdout).toContain(
+      "Owner me@example.com already exists, with 1 active API key and 1 form; nothing was changed.",
+    );
     expect(again.stdout).toContain("npx bun src/main.ts keys create --owner me@example.com\n");
     expect(again.stdout).toContain("npx bun src/main.ts init --owner me@example.com --force\n");
     expect(again.stdout).not.toContain("fsk_");
@@ -38,7 +43,12 @@ describe("formsvc init", () => {
     cliJson(["forms", "create", "--owner", "me@example.com", "--name", "Second"], { db });
     const extra = cliJson(["keys", "create", "--owner", "me@example.com"], { db });
     expect(runCli(["keys", "revoke", extra.id], { db }).code).toBe(0);
-    expect(cliJson(["init", "--owner", "me@example.com"], { db })).toEqual({ owner: "me@example.com", created: false, keys: 1, forms: 2 });
+    expect(cliJson(["init", "--owner", "me@example.com"], { db })).toEqual({
+      owner: "me@example.com",
+      created: false,
+      keys: 1,
+      forms: 2,
+    });
     expect(holdings(db, "me@example.com")).toEqual({ keys: 2, forms: 2 });
   });
 

@@ -15,7 +15,10 @@ const freshDb = () => testDatabase(scratch.dir, `hints-${++db}.db`);
 beforeAll(async () => {
   mkdirSync(bin);
   mkdirSync(spaced);
-  const built = await Bun.build({ entrypoints: [join(import.meta.dir, "../../src/main.ts")], compile: { outfile: join(bin, "formsvc") } });
+  const built = await Bun.build({
+    entrypoints: [join(import.meta.dir, "../../src/main.ts")],
+    compile: { outfile: join(bin, "formsvc") },
+  });
   if (!built.success) throw new AggregateError(built.logs, "building the binary failed");
   copyFileSync(join(bin, "formsvc"), join(spaced, "formsvc"));
 }, 60_000);
@@ -23,7 +26,11 @@ afterAll(() => scratch.cleanup());
 
 /** `line` run by sh in `cwd`, with the test binary's folder first on PATH. */
 function shell(line: string, cwd: string) {
-  const env = { ...(process.env as Record<string, string>), PATH: `${bin}:${process.env.PATH}`, FORMSVC_LOG_LEVEL: "silent" };
+  const env = {
+    ...(process.env as Record<string, string>),
+    PATH: `${bin}:${process.env.PATH}`,
+    FORMSVC_LOG_LEVEL: "silent",
+  };
   const res = Bun.spawnSync(["sh", "-c", line], { cwd, env, stdout: "pipe", stderr: "pipe" });
   return { code: res.exitCode, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
 }
@@ -40,12 +47,20 @@ describe("the command named in hints", () => {
     expect(init.code).toBe(0);
     expect(init.stdout).toContain(`Start the server:  ${named} serve\n`);
     expect(shell(`${typed} --help`, cwd()).stdout).toContain(`\n  ${named} init --owner you@example.com `);
-    expect(shell(`${typed} keys create --help`, cwd()).stdout).toContain(`\n  ${named} keys create --owner you@example.com`);
-    expect(shell(`${typed} --db '${await freshDb()}' forms list`, cwd()).stdout).toContain(`Create one: ${named} forms create`);
+    expect(shell(`${typed} keys create --help`, cwd()).stdout).toContain(
+      `\n  ${named} keys create --owner you@example.com`,
+    );
+    expect(shell(`${typed} --db '${await freshDb()}' forms list`, cwd()).stdout).toContain(
+      `Create one: ${named} forms create`,
+    );
   });
 
   test("serve's first-run steps name the binary as it was typed", async () => {
-    const proc = Bun.spawn(["sh", "-c", `exec ./formsvc --db '${await freshDb()}' serve --port 0`], { cwd: bin, stdout: "ignore", stderr: "pipe" });
+    const proc = Bun.spawn(["sh", "-c", `exec ./formsvc --db '${await freshDb()}' serve --port 0`], {
+      cwd: bin,
+      stdout: "ignore",
+      stderr: "pipe",
+    });
     try {
       const reader = proc.stderr.getReader();
       let err = "";
@@ -66,6 +81,8 @@ describe("the command named in hints", () => {
     const res = runCli(["init", "--owner", "me@example.com"], { db: await freshDb() });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("Start the server:  npx bun src/main.ts serve\n");
-    expect(runCli(["keys", "create", "--help"]).stdout).toContain("\n  npx bun src/main.ts keys create --owner you@example.com");
+    expect(runCli(["keys", "create", "--help"]).stdout).toContain(
+      "\n  npx bun src/main.ts keys create --owner you@example.com",
+    );
   });
 });

@@ -43,13 +43,45 @@ describe("formsvc keys", () => {
 
 describe("formsvc forms", () => {
   test("create, show, update (with --no-… flags), list and delete a form", () => {
-    const form = cliJson(["forms", "create", "--owner", "dev@example.com", "--name", "Waitlist", "--type", "waitlist", "--description", "Beta", "--email-notifications", "--users-joined"], { db });
-    expect(form).toMatchObject({ name: "Waitlist", formType: "waitlist", description: "Beta", emailSettings: { enabled: true, developerNotificationsEnabled: false }, usersJoinedSettings: { enabled: true, count: 0 } });
+    const form = cliJson(
+      [
+        "forms",
+        "create",
+        "--owner",
+        "dev@example.com",
+        "--name",
+        "Waitlist",
+        "--type",
+        "waitlist",
+        "--description",
+        "Beta",
+        "--email-notifications",
+        "--users-joined",
+      ],
+      { db },
+    );
+    expect(form).toMatchObject({
+      name: "Waitlist",
+      formType: "waitlist",
+      description: "Beta",
+      emailSettings: { enabled: true, developerNotificationsEnabled: false },
+      usersJoinedSettings: { enabled: true, count: 0 },
+    });
     expect(cliJson(["forms", "show", form.id], { db })).toEqual(form);
 
-    const updated = cliJson(["forms", "update", form.id, "--no-email-notifications", "--developer-notifications", "--name", "Beta list"], { db });
-    expect(updated).toMatchObject({ name: "Beta list", description: "Beta", emailSettings: { enabled: false, developerNotificationsEnabled: true } });
-    expect(cliJson(["forms", "update", form.id, "--no-description"], { db })).toMatchObject({ name: "Beta list", description: "" });
+    const updated = cliJson(
+      ["forms", "update", form.id, "--no-email-notifications", "--developer-notifications", "--name", "Beta list"],
+      { db },
+    );
+    expect(updated).toMatchObject({
+      name: "Beta list",
+      description: "Beta",
+      emailSettings: { enabled: false, developerNotificationsEnabled: true },
+    });
+    expect(cliJson(["forms", "update", form.id, "--no-description"], { db })).toMatchObject({
+      name: "Beta list",
+      description: "",
+    });
     expect(cliJson<any[]>(["forms", "list", "--owner", "dev@example.com"], { db }).map((f) => f.id)).toContain(form.id);
     // A filter that matches no one is an empty list, not an error.
     expect(cliJson(["forms", "list", "--owner", "nobody@example.com", "--json"], { db })).toEqual([]);
@@ -64,7 +96,9 @@ describe("formsvc forms", () => {
   });
 
   test("defaults to type custom and refuses an unknown type", () => {
-    expect(cliJson(["forms", "create", "--owner", "dev@example.com", "--name", "Plain"], { db }).formType).toBe("custom");
+    expect(cliJson(["forms", "create", "--owner", "dev@example.com", "--name", "Plain"], { db }).formType).toBe(
+      "custom",
+    );
     const bad = runCli(["forms", "create", "--owner", "dev@example.com", "--name", "X", "--type", "poll"], { db });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain("type must be one of");
@@ -74,7 +108,9 @@ describe("formsvc forms", () => {
     const server = await startTestServer({ dir: scratch.dir });
     try {
       const key = (await seedKey(server, "api@example.com")).key;
-      const id = (await seedForm(server, "api@example.com", { name: "Same", formType: "waitlist", usersJoinedEnabled: true })).id;
+      const id = (
+        await seedForm(server, "api@example.com", { name: "Same", formType: "waitlist", usersJoinedEnabled: true })
+      ).id;
       const api = await server.json(`/api/v1/forms/${id}`, { key });
       expect(cliJson(["forms", "show", id], { db: server.db })).toEqual(api.body);
     } finally {

@@ -17,7 +17,8 @@ function descendants(pid: number): number[] {
     children.set(parent, [...(children.get(parent) ?? []), child]);
   }
   const found: number[] = [];
-  for (let queue = [pid]; queue.length; ) for (const c of children.get(queue.shift()!) ?? []) found.push(c), queue.push(c);
+  for (let queue = [pid]; queue.length;)
+    for (const c of children.get(queue.shift()!) ?? []) (found.push(c), queue.push(c));
   return found;
 }
 
@@ -36,7 +37,12 @@ describe("npm start", () => {
     cleanups.push(tmp.cleanup);
     const npm = Bun.spawn(["npm", "start"], {
       cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), FORMSVC_PORT: "0", FORMSVC_DB: await testDatabase(tmp.dir), FORMSVC_LOG_LEVEL: "warn" },
+      env: {
+        ...(process.env as Record<string, string>),
+        FORMSVC_PORT: "0",
+        FORMSVC_DB: await testDatabase(tmp.dir),
+        FORMSVC_LOG_LEVEL: "warn",
+      },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -48,7 +54,8 @@ describe("npm start", () => {
     let err = "";
     const stderrClosed = (async () => {
       const errReader = npm.stderr.getReader();
-      for (let r = await errReader.read(); !r.done; r = await errReader.read()) err += new TextDecoder().decode(r.value);
+      for (let r = await errReader.read(); !r.done; r = await errReader.read())
+        err += new TextDecoder().decode(r.value);
     })();
     const reader = npm.stdout.getReader();
     let out = "";
@@ -69,6 +76,11 @@ describe("npm start", () => {
     expect(below.filter(alive)).toEqual([]);
     await Promise.race([stderrClosed, Bun.sleep(5000)]);
     expect(err).toContain("SIGTERM received: finishing in-flight requests");
-    expect(await fetch(`${url}/healthz`).then(() => "answered", () => "refused")).toBe("refused");
+    expect(
+      await fetch(`${url}/healthz`).then(
+        () => "answered",
+        () => "refused",
+      ),
+    ).toBe("refused");
   }, 30_000);
 });

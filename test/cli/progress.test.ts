@@ -5,7 +5,12 @@ import { exportProgress } from "../../src/cli/progress";
 function stderr(isTTY: boolean) {
   const written: string[] = [];
   let ms = 0;
-  return { out: { isTTY, write: (text: string) => written.push(text) }, written, now: () => ms, advance: (by: number) => (ms += by) };
+  return {
+    out: { isTTY, write: (text: string) => written.push(text) },
+    written,
+    now: () => ms,
+    advance: (by: number) => (ms += by),
+  };
 }
 
 describe("export progress", () => {
@@ -32,7 +37,11 @@ describe("export progress", () => {
     advance(250);
     progress.update(3_000, "rows");
     progress.done("exported 3000 submission(s) of frm_x");
-    expect(written).toEqual(["\r\x1b[Kexporting: 1000 of 3000 rows (33%)", "\r\x1b[Kexporting: 3000 of 3000 rows (100%)", "\r\x1b[Kexported 3000 submission(s) of frm_x\n"]);
+    expect(written).toEqual([
+      "\r\x1b[Kexporting: 1000 of 3000 rows (33%)",
+      "\r\x1b[Kexporting: 3000 of 3000 rows (100%)",
+      "\r\x1b[Kexported 3000 submission(s) of frm_x\n",
+    ]);
     expect(written.join("").split("\n").length).toBe(2);
   });
 

@@ -57,7 +57,12 @@ describe("formsvc submissions list --json", () => {
       cursor = page.nextCursor;
       if (!cursor) break;
     }
-    const all = (await server.query<{ id: string }>("SELECT id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC", owner.formId)).map((r) => r.id);
+    const all = (
+      await server.query<{ id: string }>(
+        "SELECT id FROM submissions WHERE form_id = ? ORDER BY created_at DESC, id DESC",
+        owner.formId,
+      )
+    ).map((r) => r.id);
     expect(seen).toEqual(all);
     expect(seen.length).toBe(55);
   });
@@ -71,7 +76,9 @@ describe("formsvc submissions list", () => {
     expect(lines[0]).toBe(`Contact (${owner.formId}): 55 submission(s), newest first`);
     expect(lines[2]).toMatch(/^ID\s+CREATED\s+EMAIL\s+DATA$/);
     const ada = lines.find((l) => l.includes("name=Ada"))!;
-    expect(ada).toMatch(/^sub_\S+\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+ada@example\.com\s+name=Ada Email=Ada@Example\.com message=Hello$/);
+    expect(ada).toMatch(
+      /^sub_\S+\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+ada@example\.com\s+name=Ada Email=Ada@Example\.com message=Hello$/,
+    );
     const eve = lines.find((l) => l.includes("name=Eve"))!;
     expect(eve).toContain("line one line two");
     expect(eve).toEndWith("…");
@@ -81,7 +88,9 @@ describe("formsvc submissions list", () => {
     expect(res.stdout).not.toContain("Next page");
 
     const first = list("--limit", "2");
-    expect(first.stdout).toContain(`Next page: npx bun src/main.ts submissions list ${owner.formId} --limit 2 --cursor `);
+    expect(first.stdout).toContain(
+      `Next page: npx bun src/main.ts submissions list ${owner.formId} --limit 2 --cursor `,
+    );
     const cursor = /--cursor (\S+)/.exec(first.stdout)![1]!;
     expect(JSON.parse(list("--limit", "2", "--json").stdout).nextCursor).toBe(cursor);
   });
@@ -91,16 +100,22 @@ describe("formsvc submissions list", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("Other (");
     expect(res.stdout).toContain("No submissions on this page.");
-    expect(JSON.parse(runCli(["submissions", "list", other, "--json"], { db: server.db }).stdout)).toEqual({ submissions: [], nextCursor: null });
+    expect(JSON.parse(runCli(["submissions", "list", other, "--json"], { db: server.db }).stdout)).toEqual({
+      submissions: [],
+      nextCursor: null,
+    });
   });
 
-  test.each(["0", "101", "abc", "1.5", "05", "", "1e2"])("refuses --limit %p, as the API refuses that limit", async (limit) => {
-    const res = list("--limit", limit);
-    expect(res.code).not.toBe(0);
-    expect(res.stdout).toBe("");
-    expect(res.stderr).toContain("--limit must be a whole number from 1 to 100");
-    expect((await apiPage(`?limit=${encodeURIComponent(limit)}`)).status).toBe(400);
-  });
+  test.each(["0", "101", "abc", "1.5", "05", "", "1e2"])(
+    "refuses --limit %p, as the API refuses that limit",
+    async (limit) => {
+      const res = list("--limit", limit);
+      expect(res.code).not.toBe(0);
+      expect(res.stdout).toBe("");
+      expect(res.stderr).toContain("--limit must be a whole number from 1 to 100");
+      expect((await apiPage(`?limit=${encodeURIComponent(limit)}`)).status).toBe(400);
+    },
+  );
 
   test("accepts the limits at both ends of the API's range", async () => {
     for (const limit of ["1", "100"]) {

@@ -16,8 +16,16 @@ beforeAll(async () => {
 
 describe("FormsvcClient against a running server", () => {
   test("submits, reads the form, counts joiners and lists submissions", async () => {
-    const result = await client.submit({ formId: owner.formId, data: { email: "Ada@Example.com", name: "Ada" }, redirectUrl: "https://example.com/thanks" });
-    expect(result).toEqual({ success: true, submissionId: expect.stringMatching(/^sub_/), redirect: "https://example.com/thanks" });
+    const result = await client.submit({
+      formId: owner.formId,
+      data: { email: "Ada@Example.com", name: "Ada" },
+      redirectUrl: "https://example.com/thanks",
+    });
+    expect(result).toEqual({
+      success: true,
+      submissionId: expect.stringMatching(/^sub_/),
+      redirect: "https://example.com/thanks",
+    });
     const form = await client.getForm(owner.formId);
     expect(form.id).toBe(owner.formId);
     expect(form.submissionCount).toBe(1);
@@ -61,7 +69,13 @@ describe("FormsvcClient against a running server", () => {
     expect(error.code).toBe("FORM_NOT_FOUND");
     expect(error.message).toContain("does not exist");
     expect(error.requestId).toMatch(/^req_/);
-    const unauthorized = await new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: "fsk_wrong", fetch: server.fetch }).listForms().catch((e) => e);
+    const unauthorized = await new FormsvcClient({
+      baseUrl: `${server.url}/api/v1`,
+      apiKey: "fsk_wrong",
+      fetch: server.fetch,
+    })
+      .listForms()
+      .catch((e) => e);
     expect(unauthorized.status).toBe(401);
     const bad = await client.listForms({ limit: 0 }).catch((e) => e);
     expect([bad.status, bad.code]).toEqual([400, "INVALID_PARAMETER"]);
@@ -92,19 +106,32 @@ describe("FormsvcClient against a running server", () => {
     });
     const result = await flaky.submit({ formId: owner.formId, data: { retried: "yes" } }, { idempotencyKey: true });
     expect(calls).toBe(2);
-    const rows = await server.query<{ id: string }>("SELECT id FROM submissions WHERE data LIKE '%\"retried\":\"yes\"%'");
+    const rows = await server.query<{ id: string }>('SELECT id FROM submissions WHERE data LIKE \'%"retried":"yes"%\'');
     expect(rows).toEqual([{ id: result.submissionId }]);
   });
 
   test("does not retry an unkeyed submit after a network error", async () => {
     let calls = 0;
-    const flaky = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, fetch: async () => { calls += 1; throw new TypeError("socket hang up"); } });
+    const flaky = new FormsvcClient({
+      baseUrl: `${server.url}/api/v1`,
+      apiKey: owner.key,
+      fetch: async () => {
+        calls += 1;
+        throw new TypeError("socket hang up");
+      },
+    });
     expect((await flaky.submit({ formId: owner.formId, data: {} }).catch((e) => e)).status).toBe(0);
     expect(calls).toBe(1);
   });
 
   test("gives up after its timeout", async () => {
-    const slow = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, maxRetries: 0, fetch: (_u, init) => new Promise((_r, reject) => init.signal!.addEventListener("abort", () => reject(new Error("aborted")))) });
+    const slow = new FormsvcClient({
+      baseUrl: `${server.url}/api/v1`,
+      apiKey: owner.key,
+      maxRetries: 0,
+      fetch: (_u, init) =>
+        new Promise((_r, reject) => init.signal!.addEventListener("abort", () => reject(new Error("aborted")))),
+    });
     const error = await slow.getForm(owner.formId, { timeoutMs: 50 }).catch((e) => e);
     expect([error.status, error.code]).toEqual([0, "TIMEOUT"]);
   });
@@ -120,7 +147,12 @@ describe("FormsvcClient and rate limits", () => {
   afterAll(() => limited.close());
 
   test("surfaces a 429 with retryAfter when told not to retry", async () => {
-    const c = new FormsvcClient({ baseUrl: `${limited.url}/api/v1`, apiKey: o.key, maxRetries: 0, fetch: limited.fetch });
+    const c = new FormsvcClient({
+      baseUrl: `${limited.url}/api/v1`,
+      apiKey: o.key,
+      maxRetries: 0,
+      fetch: limited.fetch,
+    });
     await c.getForm(o.formId);
     await c.getForm(o.formId);
     const error = await c.getForm(o.formId).catch((e) => e);
@@ -130,7 +162,12 @@ describe("FormsvcClient and rate limits", () => {
   });
 
   test("waits out a 429 until the reset time and then succeeds", async () => {
-    const c = new FormsvcClient({ baseUrl: `${limited.url}/api/v1`, apiKey: o.key, maxRetries: 2, fetch: limited.fetch });
+    const c = new FormsvcClient({
+      baseUrl: `${limited.url}/api/v1`,
+      apiKey: o.key,
+      maxRetries: 2,
+      fetch: limited.fetch,
+    });
     // The bucket is empty after the previous test: the first call meets a 429 and waits it out.
     for (let i = 0; i < 2; i++) expect((await c.getForm(o.formId)).id).toBe(o.formId);
   });
@@ -140,7 +177,12 @@ describe("the built ESM bundle", () => {
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "formsvc-client-"));
-    const built = await Bun.build({ entrypoints: [join(import.meta.dir, "../../src/client/index.ts")], outdir: dir, target: "browser", format: "esm" });
+    const built = await Bun.build({
+      entrypoints: [join(import.meta.dir, "../../src/client/index.ts")],
+      outdir: dir,
+      target: "browser",
+      format: "esm",
+    });
     expect(built.success).toBe(true);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -154,7 +196,11 @@ describe("the built ESM bundle", () => {
       const file = join(dir, `check-${runtime === "node" ? "node" : "bun"}.mjs`);
       await Bun.write(file, script);
       const proc = Bun.spawn([runtime, file], { stdout: "pipe", stderr: "pipe" });
-      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      const [out, err, code] = await Promise.all([
+        new Response(proc.stdout).text(),
+        new Response(proc.stderr).text(),
+        proc.exited,
+      ]);
       expect(err).toBe("");
       expect(code).toBe(0);
       expect(out.trim()).toBe(owner.formId);

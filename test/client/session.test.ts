@@ -36,8 +36,14 @@ describe("FormsvcClient's session methods against a running server", () => {
 
   test("a wrong password is a FormsvcError 401 with the server's message, and opens no session", async () => {
     const client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, fetch: browserLikeFetch() });
-    const refused = await client.login({ email: "session@example.com", password: "not the password at all" }).catch((e: unknown) => e);
-    expect([refused instanceof FormsvcError, (refused as FormsvcError).status, (refused as FormsvcError).message]).toEqual([true, 401, expect.any(String)]);
+    const refused = await client
+      .login({ email: "session@example.com", password: "not the password at all" })
+      .catch((e: unknown) => e);
+    expect([
+      refused instanceof FormsvcError,
+      (refused as FormsvcError).status,
+      (refused as FormsvcError).message,
+    ]).toEqual([true, 401, expect.any(String)]);
     expect(((await client.me().catch((e: unknown) => e)) as FormsvcError).status).toBe(401);
   });
 });

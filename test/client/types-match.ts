@@ -7,7 +7,13 @@ import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/mo
 import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
 import type { FormCreateBody, FormJson, FormPatchBody } from "../../src/modules/forms/settings";
 import type { ApiKeyJson, CreatedKey, KeyCreateBody, RevokedKeyJson } from "../../src/modules/keys/model";
-import type { MovedJson, SubmissionJson, SubmissionListJson, SubmitBody, SubmitResult } from "../../src/modules/submissions/model";
+import type {
+  MovedJson,
+  SubmissionJson,
+  SubmissionListJson,
+  SubmitBody,
+  SubmitResult,
+} from "../../src/modules/submissions/model";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
@@ -37,5 +43,21 @@ export type Checks = [
 ];
 
 // A response that breaks the contract does not type-check.
-// @ts-expect-error usersJoinedSettings must be an object or null, never a number
-export const brokenForm: Client.Form = { id: "f", name: "n", description: "", formType: "contact", submissionCount: 0, createdAt: "", updatedAt: "", emailSettings: { enabled: false, developerNotificationsEnabled: false }, usersJoinedSettings: 3, allowedOrigins: [], spamSettings: { honeypotField: null, challenge: "none" }, autoresponse: { enabled: false, subject: "", text: "" }, doubleOptIn: false, confirmRedirectUrl: null, retentionDays: null };
+export const brokenForm: Client.Form = {
+  id: "f",
+  name: "n",
+  description: "",
+  formType: "contact",
+  submissionCount: 0,
+  createdAt: "",
+  updatedAt: "",
+  emailSettings: { enabled: false, developerNotificationsEnabled: false },
+  // @ts-expect-error usersJoinedSettings must be an object or null, never a number
+  usersJoinedSettings: 3,
+  allowedOrigins: [],
+  spamSettings: { honeypotField: null, challenge: "none" },
+  autoresponse: { enabled: false, subject: "", text: "" },
+  doubleOptIn: false,
+  confirmRedirectUrl: null,
+  retentionDays: null,
+};

@@ -16,12 +16,45 @@ async function sqliteWithData() {
   stops.push(dir.cleanup);
   const db = join(dir.dir, "formsvc.db");
   const key = cliJson<{ key: string }>(["keys", "create", "--owner", "owner@example.com"], { db }).key;
-  const form = cliJson<{ id: string }>(["forms", "create", "--owner", "owner@example.com", "--name", "Contact", "--type", "contact", "--email-notifications", "--developer-notifications"], { db });
+  const form = cliJson<{ id: string }>(
+    [
+      "forms",
+      "create",
+      "--owner",
+      "owner@example.com",
+      "--name",
+      "Contact",
+      "--type",
+      "contact",
+      "--email-notifications",
+      "--developer-notifications",
+    ],
+    { db },
+  );
   const serve = await spawnServe(db, { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" });
-  const ask = (path: string, init: RequestInit = {}) => serve.fetch(serve.url + path, { ...init, headers: { "x-api-key": key, "content-type": "application/json" } });
-  expect((await ask(`/api/v1/forms/${form.id}/webhooks`, { method: "POST", body: JSON.stringify({ url: "http://127.0.0.1:9/hook" }) })).status).toBe(200);
-  for (let i = 0; i < 7; i++) expect((await ask("/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: form.id, data: { email: `p${i}@example.com`, n: i } }) })).status).toBe(200);
-  const page = (await (await ask(`/api/v1/forms/${form.id}/submissions?limit=3`)).json()) as { submissions: { id: string }[]; nextCursor: string };
+  const ask = (path: string, init: RequestInit = {}) =>
+    serve.fetch(serve.url + path, { ...init, headers: { "x-api-key": key, "content-type": "application/json" } });
+  expect(
+    (
+      await ask(`/api/v1/forms/${form.id}/webhooks`, {
+        method: "POST",
+        body: JSON.stringify({ url: "http://127.0.0.1:9/hook" }),
+      })
+    ).status,
+  ).toBe(200);
+  for (let i = 0; i < 7; i++)
+    expect(
+      (
+        await ask("/api/v1/forms/submit", {
+          method: "POST",
+          body: JSON.stringify({ formId: form.id, data: { email: `p${i}@example.com`, n: i } }),
+        })
+      ).status,
+    ).toBe(200);
+  const page = (await (await ask(`/api/v1/forms/${form.id}/submissions?limit=3`)).json()) as {
+    submissions: { id: string }[];
+    nextCursor: string;
+  };
   serve.proc.kill();
   await serve.proc.exited;
   return { db, key, formId: form.id, firstPage: page.submissions.map((s) => s.id), cursor: page.nextCursor };
@@ -34,20 +67,36 @@ describe.if(onPostgres)("formsvc copy-to", () => {
     const res = await runCliAsync(["copy-to", url, "--json"], { db: source.db });
     expect(res.code).toBe(0);
     expect(res.stderr).toContain("submissions: 7 of 7");
-    const report = JSON.parse(res.stdout) as { target: string; tables: { table: string; source: number; copied: number }[] };
+    const report = JSON.parse(res.stdout) as {
+      target: string;
+      tables: { table: string; source: number; copied: number }[];
+    };
     expect(report.target).not.toContain(new URL(url).password);
-    expect(report.tables.find((t) => t.table === "submissions")).toEqual({ table: "submissions", source: 7, copied: 7 });
+    expect(report.tables.find((t) => t.table === "submissions")).toEqual({
+      table: "submissions",
+      source: 7,
+      copied: 7,
+    });
     for (const t of report.tables) expect(t.copied).toBe(t.source);
 
     const serve = await spawnServe(url);
     stops.push(() => (serve.proc.kill(), serve.proc.exited));
-    const ask = (path: string, init: RequestInit = {}) => serve.fetch(serve.url + path, { ...init, headers: { "x-api-key": source.key, "content-type": "application/json" } });
+    const ask = (path: string, init: RequestInit = {}) =>
+      serve.fetch(serve.url + path, {
+        ...init,
+        headers: { "x-api-key": source.key, "content-type": "application/json" },
+      });
     // The cursor was signed by the SQLite server: the copied secret makes it valid here.
-    const next = (await (await ask(`/api/v1/forms/${source.formId}/submissions?limit=10&cursor=${encodeURIComponent(source.cursor)}`)).json()) as { submissions: { id: string }[] };
+    const next = (await (
+      await ask(`/api/v1/forms/${source.formId}/submissions?limit=10&cursor=${encodeURIComponent(source.cursor)}`)
+    ).json()) as { submissions: { id: string }[] };
     expect(next.submissions).toHaveLength(4);
     expect(next.submissions.map((s) => s.id)).not.toContain(source.firstPage[0]);
     // New rows take ids after the copied ones (outbox, audit): the submit and its queued messages commit.
-    const submitted = await ask("/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: source.formId, data: { email: "new@example.com" } }) });
+    const submitted = await ask("/api/v1/forms/submit", {
+      method: "POST",
+      body: JSON.stringify({ formId: source.formId, data: { email: "new@example.com" } }),
+    });
     expect(submitted.status).toBe(200);
     const form = (await (await ask(`/api/v1/forms/${source.formId}`)).json()) as { submissionCount: number };
     expect(form.submissionCount).toBe(8);

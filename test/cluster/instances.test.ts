@@ -21,10 +21,33 @@ async function cluster(env: Record<string, string> = {}) {
   const [a, b] = await Promise.all([spawnServe(db, env), spawnServe(db, env)]);
   for (const p of [a, b]) stops.push(() => (p.proc.kill(), p.proc.exited));
   const key = cliJson<{ key: string; id: string }>(["keys", "create", "--owner", "owner@example.com"], { db }).key;
-  const form = cliJson<{ id: string }>(["forms", "create", "--owner", "owner@example.com", "--name", "Contact", "--type", "contact", "--email-notifications", "--developer-notifications"], { db });
+  const form = cliJson<{ id: string }>(
+    [
+      "forms",
+      "create",
+      "--owner",
+      "owner@example.com",
+      "--name",
+      "Contact",
+      "--type",
+      "contact",
+      "--email-notifications",
+      "--developer-notifications",
+    ],
+    { db },
+  );
   const ask = (p: ServeProcess, path: string, init: RequestInit & { key?: string } = {}) =>
-    p.fetch(p.url + path, { ...init, headers: { "x-api-key": init.key ?? key, "content-type": "application/json", origin: p.url, ...(init.headers as Record<string, string>) } });
-  const submit = (p: ServeProcess, data: Record<string, unknown>) => ask(p, "/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: form.id, data }) });
+    p.fetch(p.url + path, {
+      ...init,
+      headers: {
+        "x-api-key": init.key ?? key,
+        "content-type": "application/json",
+        origin: p.url,
+        ...(init.headers as Record<string, string>),
+      },
+    });
+  const submit = (p: ServeProcess, data: Record<string, unknown>) =>
+    ask(p, "/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: form.id, data }) });
   return { db, a, b, key, formId: form.id, ask, submit };
 }
 
@@ -50,7 +73,10 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     let cursor: string | null = null;
     for (let page = 0; page < 3; page++) {
       const from: ServeProcess = page % 2 ? c.b : c.a;
-      const res = await c.ask(from, `/api/v1/forms/${c.formId}/submissions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const res = await c.ask(
+        from,
+        `/api/v1/forms/${c.formId}/submissions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       expect(res.status).toBe(200);
       const body = (await res.json()) as { submissions: { data: { n: number } }[]; nextCursor: string | null };
       seen.push(...body.submissions.map((s) => s.data.n));
@@ -62,16 +88,26 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
 
   test("answer analytics cached on one instance with what the other has just stored, moved or deleted", async () => {
     const c = await cluster();
-    const total = async (p: ServeProcess) => ((await (await c.ask(p, `/api/v1/forms/${c.formId}/analytics?period=year`)).json()) as { totalSubmissions: number }).totalSubmissions;
-    const stored = async () => ((await (await c.submit(c.b, { n: 1 })).json()) as { submissionId: string }).submissionId;
+    const total = async (p: ServeProcess) =>
+      (
+        (await (await c.ask(p, `/api/v1/forms/${c.formId}/analytics?period=year`)).json()) as {
+          totalSubmissions: number;
+        }
+      ).totalSubmissions;
+    const stored = async () =>
+      ((await (await c.submit(c.b, { n: 1 })).json()) as { submissionId: string }).submissionId;
     const first = await stored();
     // Read twice on a: the second answer may come from its cache.
     expect([await total(c.a), await total(c.a)]).toEqual([1, 1]);
     const second = await stored();
     expect(await total(c.a)).toBe(2);
-    expect((await c.ask(c.b, `/api/v1/forms/${c.formId}/submissions/${first}/spam`, { method: "POST" })).status).toBe(200);
+    expect((await c.ask(c.b, `/api/v1/forms/${c.formId}/submissions/${first}/spam`, { method: "POST" })).status).toBe(
+      200,
+    );
     expect(await total(c.a)).toBe(1);
-    expect((await c.ask(c.b, `/api/v1/forms/${c.formId}/submissions/${second}`, { method: "DELETE" })).status).toBe(200);
+    expect((await c.ask(c.b, `/api/v1/forms/${c.formId}/submissions/${second}`, { method: "DELETE" })).status).toBe(
+      200,
+    );
     expect(await total(c.a)).toBe(0);
   });
 
@@ -91,10 +127,20 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
   test("store a submission once when its retries with one Idempotency-Key reach both instances at the same time", async () => {
     const c = await cluster();
     for (let round = 0; round < 5; round++) {
-      const init = { method: "POST", headers: { "idempotency-key": `retry-${round}` }, body: JSON.stringify({ formId: c.formId, data: { round } }) };
-      const answers = await Promise.all([c.ask(c.a, "/api/v1/forms/submit", init), c.ask(c.b, "/api/v1/forms/submit", init), c.ask(c.a, "/api/v1/forms/submit", init)]);
+      const init = {
+        method: "POST",
+        headers: { "idempotency-key": `retry-${round}` },
+        body: JSON.stringify({ formId: c.formId, data: { round } }),
+      };
+      const answers = await Promise.all([
+        c.ask(c.a, "/api/v1/forms/submit", init),
+        c.ask(c.b, "/api/v1/forms/submit", init),
+        c.ask(c.a, "/api/v1/forms/submit", init),
+      ]);
       expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
-      const ids = new Set(await Promise.all(answers.map(async (r) => ((await r.json()) as { submissionId: string }).submissionId)));
+      const ids = new Set(
+        await Promise.all(answers.map(async (r) => ((await r.json()) as { submissionId: string }).submissionId)),
+      );
       expect(ids.size).toBe(1);
     }
     const form = (await (await c.ask(c.b, `/api/v1/forms/${c.formId}`)).json()) as { submissionCount: number };
@@ -103,7 +149,9 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
 
   test("accept a proof of work fetched from one instance at the other, once", async () => {
     const c = await cluster();
-    const publishable = cliJson<{ key: string }>(["keys", "create", "--owner", "owner@example.com", "--publishable"], { db: c.db }).key;
+    const publishable = cliJson<{ key: string }>(["keys", "create", "--owner", "owner@example.com", "--publishable"], {
+      db: c.db,
+    }).key;
     cliJson(["forms", "update", c.formId, "--challenge", "pow"], { db: c.db });
     const challenge = await (await c.ask(c.a, `/api/v1/forms/${c.formId}/challenge`, { key: publishable })).json();
     const { payload } = await solvedPayload(challenge);
@@ -117,7 +165,14 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
   test("keep a login session made on one instance valid on the other, and ended on both by a logout on one", async () => {
     const c = await cluster();
     const password = "correct horse battery staple";
-    expect((await runCliAsync(["owners", "set-password", "owner@example.com", "--password-stdin"], { db: c.db, stdin: password })).code).toBe(0);
+    expect(
+      (
+        await runCliAsync(["owners", "set-password", "owner@example.com", "--password-stdin"], {
+          db: c.db,
+          stdin: password,
+        })
+      ).code,
+    ).toBe(0);
     const login = await c.a.fetch(c.a.url + "/api/v1/auth/login", {
       method: "POST",
       headers: { "content-type": "application/json", origin: c.a.url },
@@ -127,7 +182,10 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
     const me = (p: ServeProcess) => p.fetch(p.url + "/api/v1/auth/me", { headers: { cookie } });
     expect((await me(c.b)).status).toBe(200);
-    expect((await c.b.fetch(c.b.url + "/api/v1/auth/logout", { method: "POST", headers: { cookie, origin: c.b.url } })).status).toBeLessThan(300);
+    expect(
+      (await c.b.fetch(c.b.url + "/api/v1/auth/logout", { method: "POST", headers: { cookie, origin: c.b.url } }))
+        .status,
+    ).toBeLessThan(300);
     expect((await me(c.a)).status).toBe(401);
   });
 
@@ -135,7 +193,13 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     const smtp: SmtpSink = await startSmtpSink();
     stops.push(() => smtp.close());
     const c = await cluster({ FORMSVC_SMTP_URL: smtp.url });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => c.submit(i % 2 ? c.b : c.a, { email: `person${i}@example.com`, message: `hello ${i}` }).then((r) => expect(r.status).toBe(200))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        c
+          .submit(i % 2 ? c.b : c.a, { email: `person${i}@example.com`, message: `hello ${i}` })
+          .then((r) => expect(r.status).toBe(200)),
+      ),
+    );
     await smtp.waitFor(20, 20_000);
     // Both drains run every few seconds: long enough for a second copy to arrive if one were coming.
     await Bun.sleep(6_000);
@@ -157,7 +221,10 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
         }
       }
     };
-    const load = [...Array.from({ length: 8 }, (_, w) => worker(c.a, w)), ...Array.from({ length: 8 }, (_, w) => worker(c.b, 8 + w))];
+    const load = [
+      ...Array.from({ length: 8 }, (_, w) => worker(c.a, w)),
+      ...Array.from({ length: 8 }, (_, w) => worker(c.b, 8 + w)),
+    ];
     while (acknowledged.length < 200) await Bun.sleep(10);
     c.a.proc.kill("SIGKILL");
     await c.a.proc.exited;

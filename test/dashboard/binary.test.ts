@@ -19,7 +19,11 @@ let browser: TestBrowser;
 let formId: string;
 
 const run = (args: string[]) => {
-  const res = Bun.spawnSync([bin, ...args], { env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" }, stdout: "pipe", stderr: "pipe" });
+  const res = Bun.spawnSync([bin, ...args], {
+    env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   if (res.exitCode !== 0) throw new Error(`formsvc ${args.join(" ")}: ${res.stderr.toString()}`);
   return res.stdout.toString();
 };
@@ -29,9 +33,16 @@ beforeAll(async () => {
   db = await testDatabase(dir.dir);
   [bin, browser] = await Promise.all([buildBinary(await buildVersion(), join(dir.dir, "formsvc")), launchBrowser()]);
   await setPassword(db, EMAIL, PASSWORD, [bin]);
-  formId = JSON.parse(run(["forms", "create", "--owner", EMAIL, "--name", "Contact", "--type", "contact", "--json"])).id;
+  formId = JSON.parse(
+    run(["forms", "create", "--owner", EMAIL, "--name", "Contact", "--type", "contact", "--json"]),
+  ).id;
   const key = JSON.parse(run(["keys", "create", "--owner", EMAIL, "--json"])).key;
-  serve = Bun.spawn([bin, "serve", "--port", "0"], { env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn" }, cwd: dir.dir, stdout: "pipe", stderr: "pipe" });
+  serve = Bun.spawn([bin, "serve", "--port", "0"], {
+    env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn" },
+    cwd: dir.dir,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const reader = serve.stdout.getReader();
   let out = "";
   while (!/listening on (http:\/\/\S+)/.test(out)) {
@@ -67,7 +78,12 @@ describe("the dashboard served by the compiled binary", () => {
     const { page } = opened;
     try {
       const assets: string[] = [];
-      page.on("response", (res) => res.url().includes("/dashboard/assets/") && assets.push(`${res.status()} ${res.headers()["content-encoding"]}`));
+      page.on(
+        "response",
+        (res) =>
+          res.url().includes("/dashboard/assets/") &&
+          assets.push(`${res.status()} ${res.headers()["content-encoding"]}`),
+      );
       await logIn(page, url, EMAIL);
       const row = page.getByRole("row").filter({ hasText: "Contact" });
       expect(await row.getByRole("cell").nth(2).innerText()).toBe("3");

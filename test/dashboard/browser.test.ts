@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { launchBrowser, type OfflinePage, type TestBrowser } from "../helpers/browser";
-import { logIn, movableClock, PASSWORD, saveScreenshot, seedDashboard, setPassword, watchConsole } from "../helpers/dashboard";
+import {
+  logIn,
+  movableClock,
+  PASSWORD,
+  saveScreenshot,
+  seedDashboard,
+  setPassword,
+  watchConsole,
+} from "../helpers/dashboard";
 import { startTestServer, type TestServer } from "../helpers/harness";
 import { CONTROLS } from "../../src/dashboard/app/setting-controls";
 import { valueAt, WRITABLE_SETTINGS } from "../../src/modules/forms/settings";
@@ -17,7 +25,10 @@ const SUBMISSIONS = 60;
 
 beforeAll(async () => {
   // Countries come from X-Forwarded-For in the seed; a high limit, since the seed alone sends 60 submits.
-  [server, browser] = await Promise.all([startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true } }), launchBrowser()]);
+  [server, browser] = await Promise.all([
+    startTestServer({ clock, config: { rateLimit: 100_000, trustProxy: true } }),
+    launchBrowser(),
+  ]);
   seed = await seedDashboard(server, clock, SUBMISSIONS);
   await setPassword(server.db, seed.email);
 }, 60_000);
@@ -47,7 +58,8 @@ async function finish(opened: Opened, ...allowed401: string[]) {
 }
 
 const api = <T = any>(path: string, init: RequestInit = {}) => server.json<T>(path, { ...init, key: seed.key });
-const numberIn = async (page: Page, selector: string) => Number((await page.locator(selector).first().innerText()).replace(/[^\d]/g, ""));
+const numberIn = async (page: Page, selector: string) =>
+  Number((await page.locator(selector).first().innerText()).replace(/[^\d]/g, ""));
 
 describe("the dashboard in a browser", () => {
   test("logs in with email and password and shows the forms with their counts and 30 days", async () => {
@@ -71,7 +83,11 @@ describe("the dashboard in a browser", () => {
     expect(await contact.getByRole("cell").nth(2).innerText()).toBe(String(SUBMISSIONS));
     await contact.getByRole("img", { name: `${month.totalSubmissions} submissions in the last 30 days` }).waitFor();
     expect(await contact.getByRole("cell").nth(1).innerText()).toBe("Contact");
-    await page.getByRole("row").filter({ hasText: "Waitlist" }).getByRole("img", { name: "0 submissions in the last 30 days" }).waitFor();
+    await page
+      .getByRole("row")
+      .filter({ hasText: "Waitlist" })
+      .getByRole("img", { name: "0 submissions in the last 30 days" })
+      .waitFor();
     expect(console.unexpected("/api/v1/auth/me", "/api/v1/auth/login")).toEqual([]);
     expect(opened.blocked).toEqual([]);
     await opened.close();
@@ -89,7 +105,11 @@ describe("the dashboard in a browser", () => {
         for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) painted++;
         return painted;
       });
-    for (const [label, query] of [["30 days", "period=month"], ["7 days", "period=week"], ["365 days", "period=year"]] as const) {
+    for (const [label, query] of [
+      ["30 days", "period=month"],
+      ["7 days", "period=week"],
+      ["365 days", "period=year"],
+    ] as const) {
       await page.getByRole("link", { name: label, exact: true }).click();
       await page.waitForURL(new RegExp(query));
       const expected = (await api(`/api/v1/forms/${seed.formId}/analytics?${query}`)).body;
@@ -128,7 +148,11 @@ describe("the dashboard in a browser", () => {
     const pages: string[][] = [];
     let cursor: string | null = null;
     do {
-      const body: any = (await api(`/api/v1/forms/${seed.formId}/submissions?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)).body;
+      const body: any = (
+        await api(
+          `/api/v1/forms/${seed.formId}/submissions?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        )
+      ).body;
       pages.push(body.submissions.map((s: any) => s.data.email));
       cursor = body.nextCursor;
     } while (cursor);
@@ -226,12 +250,21 @@ describe("the dashboard in a browser", () => {
     await page.getByLabel("Allowed origins").fill("www.example.com/contact");
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Not an origin: www.example.com/contact").waitFor();
-    expect((await api(`/api/v1/forms/${seed.waitlistId}`)).body.allowedOrigins).toEqual(["https://www.example.com", "https://example.org"]);
+    expect((await api(`/api/v1/forms/${seed.waitlistId}`)).body.allowedOrigins).toEqual([
+      "https://www.example.com",
+      "https://example.org",
+    ]);
     await finish(opened);
   });
 
   test("changes every setting of the settings table on the settings page, saves, and the API then shows each", async () => {
-    const form = (await api("/api/v1/forms", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Every setting" }) })).body;
+    const form = (
+      await api("/api/v1/forms", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Every setting" }),
+      })
+    ).body;
     const opened = await loggedIn({}, `#/forms/${form.id}/settings`);
     const { page } = opened;
     await page.getByRole("button", { name: "Save settings" }).waitFor();
@@ -247,7 +280,9 @@ describe("the dashboard in a browser", () => {
         await field(`${key}.on`).setChecked(example !== null);
         if (example !== null) await field(key).fill(String(example));
       } else if (control.kind === "days") {
-        await field(`${key}.mode`).and(page.locator(`[value="${example === null ? "forever" : "days"}"]`)).check();
+        await field(`${key}.mode`)
+          .and(page.locator(`[value="${example === null ? "forever" : "days"}"]`))
+          .check();
         if (example !== null) await field(key).fill(String(example));
       } else await field(key).fill(String(example));
     }
@@ -279,9 +314,14 @@ describe("the dashboard in a browser", () => {
       fetch(req) {
         if (new URL(req.url).pathname === "/thanks.html") {
           thanked = true;
-          return new Response("<!doctype html><title>Thanks</title><h1>Thank you</h1>", { headers: { "content-type": "text/html" } });
+          return new Response("<!doctype html><title>Thanks</title><h1>Thank you</h1>", {
+            headers: { "content-type": "text/html" },
+          });
         }
-        return new Response(`<!doctype html><html lang="en"><head><title>Contact</title></head><body>${pasted}</body></html>`, { headers: { "content-type": "text/html" } });
+        return new Response(
+          `<!doctype html><html lang="en"><head><title>Contact</title></head><body>${pasted}</body></html>`,
+          { headers: { "content-type": "text/html" } },
+        );
       },
     });
     let pasted = "";
@@ -310,7 +350,9 @@ describe("the dashboard in a browser", () => {
       }
       expect(thanked).toBe(true);
       const stored = (await api(`/api/v1/forms/${formId}/submissions`)).body.submissions;
-      expect(stored.map((s: any) => [s.data.name, s.data.email, s.data.message])).toEqual([["Ada Lovelace", "ada@example.com", "Sent from a static page"]]);
+      expect(stored.map((s: any) => [s.data.name, s.data.email, s.data.message])).toEqual([
+        ["Ada Lovelace", "ada@example.com", "Sent from a static page"],
+      ]);
       expect(stored[0].data._gotcha).toBeUndefined();
     } finally {
       site.stop(true);
@@ -349,12 +391,22 @@ describe("the dashboard in a browser", () => {
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
     const unnamed = await page.evaluate(() =>
       [...document.querySelectorAll("a, button, input, select, textarea")]
-        .filter((el) => !(el as HTMLElement).innerText?.trim() && !el.getAttribute("aria-label") && !(el as HTMLInputElement).labels?.length)
+        .filter(
+          (el) =>
+            !(el as HTMLElement).innerText?.trim() &&
+            !el.getAttribute("aria-label") &&
+            !(el as HTMLInputElement).labels?.length,
+        )
         .map((el) => el.outerHTML.slice(0, 80)),
     );
     expect(unnamed).toEqual([]);
     // Tab from the heading reaches the folders, then the first row's button; Enter opens it.
-    for (let i = 0; i < 10 && !(await page.evaluate(() => document.activeElement?.classList.contains("link-button"))); i++) await page.keyboard.press("Tab");
+    for (
+      let i = 0;
+      i < 10 && !(await page.evaluate(() => document.activeElement?.classList.contains("link-button")));
+      i++
+    )
+      await page.keyboard.press("Tab");
     const opener = await page.evaluate(() => document.activeElement?.textContent);
     await page.keyboard.press("Enter");
     const dialog = page.getByRole("dialog");
@@ -363,10 +415,17 @@ describe("the dashboard in a browser", () => {
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
     // On a loaded machine the focus may come back a frame after the dialog is gone: wait for it (bounded), then check.
-    await page.waitForFunction((text) => document.activeElement?.textContent === text, opener, { timeout: 3000 }).catch(() => {});
+    await page
+      .waitForFunction((text) => document.activeElement?.textContent === text, opener, { timeout: 3000 })
+      .catch(() => {});
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(opener);
     // Back up the page: the first stop is the skip link, which leads to the page's heading.
-    for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Skip to content"; i++) await page.keyboard.press("Shift+Tab");
+    for (
+      let i = 0;
+      i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Skip to content";
+      i++
+    )
+      await page.keyboard.press("Shift+Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
     expect(await page.locator(".skip-link").isVisible()).toBe(true);
     await page.keyboard.press("Enter");
@@ -386,8 +445,17 @@ describe("the dashboard in a browser", () => {
       ["empty-analytics", `#/forms/${seed.waitlistId}/analytics`],
     ];
     for (const scheme of ["light", "dark"] as const) {
-      for (const [device, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
-        const opened = await browser.newPage({ locale: "en-GB", colorScheme: scheme, viewport, isMobile: device === "phone", hasTouch: device === "phone" });
+      for (const [device, viewport] of [
+        ["desktop", { width: 1280, height: 900 }],
+        ["phone", { width: 390, height: 844 }],
+      ] as const) {
+        const opened = await browser.newPage({
+          locale: "en-GB",
+          colorScheme: scheme,
+          viewport,
+          isMobile: device === "phone",
+          hasTouch: device === "phone",
+        });
         const console = watchConsole(opened.page);
         const { page } = opened;
         await page.goto(`${server.url}/dashboard`);
@@ -399,7 +467,10 @@ describe("the dashboard in a browser", () => {
           await page.locator("main h1").waitFor();
           await page.waitForLoadState("networkidle");
           await page.locator(".loading .spinner").waitFor({ state: "detached" });
-          expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} fits ${device} width`).toBe(true);
+          expect(
+            await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+            `${name} fits ${device} width`,
+          ).toBe(true);
           await saveScreenshot(page, `${name}-${device}-${scheme}`);
         }
         await page.goto(`${server.url}/dashboard#/forms/${seed.formId}/submissions`);

@@ -24,7 +24,10 @@ const cspOf = (res: Response) =>
 
 /** The asset's bytes as the server sends them to a browser that takes gzip, and unpacked. */
 async function fetchAsset(path: string) {
-  const res = await fetch(server.url + path, { headers: { "accept-encoding": "gzip" }, decompress: false } as RequestInit);
+  const res = await fetch(server.url + path, {
+    headers: { "accept-encoding": "gzip" },
+    decompress: false,
+  } as RequestInit);
   const sent = new Uint8Array(await res.arrayBuffer());
   const gzipped = res.headers.get("content-encoding") === "gzip";
   return { res, sent, text: new TextDecoder().decode(gzipped ? gunzipSync(sent) : sent) };
@@ -40,7 +43,8 @@ describe("the /dashboard page", () => {
   test("allows script, style and connections from this server alone, no inline script, and no framing", () => {
     const csp = cspOf(page);
     expect(csp.get("default-src")).toEqual(["'none'"]);
-    for (const directive of ["script-src", "style-src", "connect-src"]) expect(csp.get(directive), directive).toEqual(["'self'"]);
+    for (const directive of ["script-src", "style-src", "connect-src"])
+      expect(csp.get(directive), directive).toEqual(["'self'"]);
     expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
     expect(csp.get("base-uri")).toEqual(["'none'"]);
     expect(page.headers.get("x-frame-options")).toBe("DENY");
@@ -48,7 +52,9 @@ describe("the /dashboard page", () => {
     expect(page.headers.get("referrer-policy")).toBe("no-referrer");
     expect(page.headers.get("cross-origin-opener-policy")).toBe("same-origin");
     // No inline script: every <script> has a src on this server, and no element carries an on… handler.
-    expect([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual([expect.stringMatching(/^<script type="module" src="\/dashboard\/assets\/main-[a-z0-9]+\.js">$/)]);
+    expect([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0])).toEqual([
+      expect.stringMatching(/^<script type="module" src="\/dashboard\/assets\/main-[a-z0-9]+\.js">$/),
+    ]);
     expect(html).not.toMatch(/<script>|\son[a-z]+=/i);
     expect(page.headers.get("access-control-allow-origin")).toBeNull();
   });
@@ -64,7 +70,9 @@ describe("the /dashboard page", () => {
     for (const asset of assets) {
       const { res, text } = await fetchAsset(asset);
       expect(res.status, asset).toBe(200);
-      expect(res.headers.get("content-type"), asset).toStartWith(asset.endsWith(".js") ? "text/javascript" : "text/css");
+      expect(res.headers.get("content-type"), asset).toStartWith(
+        asset.endsWith(".js") ? "text/javascript" : "text/css",
+      );
       expect(res.headers.get("cache-control"), asset).toBe("public, max-age=31536000, immutable");
       expect(res.headers.get("content-encoding"), asset).toBe("gzip");
       expect(res.headers.get("vary"), asset).toBe("Accept-Encoding");

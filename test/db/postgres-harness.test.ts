@@ -38,18 +38,23 @@ describe.if(onPostgres)("the test PostgreSQL", () => {
         expect(await reader`SELECT count(*)::int AS n FROM notes`).toEqual([{ n: 0 }]);
       });
       expect(await reader`SELECT id, body FROM notes`).toEqual([{ id: 1, body: "committed" }]);
-      const [[w], [r]] = await Promise.all([writer`SELECT pg_backend_pid() AS pid`, reader`SELECT pg_backend_pid() AS pid`]);
+      const [[w], [r]] = await Promise.all([
+        writer`SELECT pg_backend_pid() AS pid`,
+        reader`SELECT pg_backend_pid() AS pid`,
+      ]);
       expect(r.pid).not.toBe(w.pid);
     } finally {
       await Promise.all([writer.close(), reader.close()]);
     }
   });
 
-  test("the cluster listens on loopback only, keeps fsync on, and sorts bytewise where COLLATE \"C\" asks for it", async () => {
+  test('the cluster listens on loopback only, keeps fsync on, and sorts bytewise where COLLATE "C" asks for it', async () => {
     const pg = await testPostgres();
     const admin = new SQL({ url: pg.adminUrl, max: 1 });
     try {
-      expect(await admin`SELECT current_setting('listen_addresses') AS l, current_setting('fsync') AS f`).toEqual([{ l: "127.0.0.1", f: "on" }]);
+      expect(await admin`SELECT current_setting('listen_addresses') AS l, current_setting('fsync') AS f`).toEqual([
+        { l: "127.0.0.1", f: "on" },
+      ]);
       expect(await admin`SELECT 'a' < 'B' COLLATE "C" AS lower_first`).toEqual([{ lower_first: false }]);
     } finally {
       await admin.close();

@@ -3,7 +3,12 @@ import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { migrations } from "../../src/db/migrations";
-import { POSTGRES_ONLY_TABLES, POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION, POSTGRES_SEED } from "../../src/db/postgres/schema";
+import {
+  POSTGRES_ONLY_TABLES,
+  POSTGRES_SCHEMA,
+  POSTGRES_SCHEMA_VERSION,
+  POSTGRES_SEED,
+} from "../../src/db/postgres/schema";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
 import { translateForPostgres } from "../../src/db/postgres/sql";
@@ -47,7 +52,13 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
     pk: number;
   }
 
-  const liteTables = () => lite.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((r) => r.name);
+  const liteTables = () =>
+    lite
+      .query<{ name: string }, []>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .all()
+      .map((r) => r.name);
   const liteColumns = (table: string) => lite.query<LiteColumn, []>(`PRAGMA table_info(${table})`).all();
   const pgColumns = (table: string) =>
     pg`SELECT column_name AS name, data_type AS type, is_nullable = 'NO' AS notnull, column_default AS dflt, is_identity = 'YES' AS identity, collation_name AS collation
@@ -58,8 +69,11 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
   });
 
   test("the same tables, with the same columns in the same order", async () => {
-    const tables = await pg`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`;
-    expect(tables.map((t: { name: string }) => t.name).filter((t: string) => !POSTGRES_ONLY_TABLES.includes(t))).toEqual(liteTables());
+    const tables =
+      await pg`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`;
+    expect(
+      tables.map((t: { name: string }) => t.name).filter((t: string) => !POSTGRES_ONLY_TABLES.includes(t)),
+    ).toEqual(liteTables());
     for (const table of liteTables()) {
       const names = (await pgColumns(table)).map((c: { name: string }) => c.name);
       expect({ table, columns: names }).toEqual({ table, columns: liteColumns(table).map((c) => c.name) });
@@ -71,7 +85,10 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
     for (const table of liteTables()) {
       const theirs = liteColumns(table);
       // A single INTEGER PRIMARY KEY is SQLite's rowid; the schema_migrations version is given by the runner.
-      const rowid = theirs.filter((c) => c.pk > 0).length === 1 && theirs.some((c) => c.pk === 1 && c.type === "INTEGER") && table !== "schema_migrations";
+      const rowid =
+        theirs.filter((c) => c.pk > 0).length === 1 &&
+        theirs.some((c) => c.pk === 1 && c.type === "INTEGER") &&
+        table !== "schema_migrations";
       const ours = await pgColumns(table);
       for (const [i, c] of theirs.entries()) {
         const o = ours[i];
@@ -84,7 +101,15 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
           identity: rowid && c.pk === 1,
           collation: c.type === "TEXT" ? "C" : null,
         };
-        expect({ table, name: o.name, type: o.type, notnull: o.notnull, dflt: o.dflt?.replace(/::text$/, "") ?? null, identity: o.identity, collation: o.collation }).toEqual(expected);
+        expect({
+          table,
+          name: o.name,
+          type: o.type,
+          notnull: o.notnull,
+          dflt: o.dflt?.replace(/::text$/, "") ?? null,
+          identity: o.identity,
+          collation: o.collation,
+        }).toEqual(expected);
       }
     }
   });
@@ -109,14 +134,17 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
   test("as many CHECK constraints per table", async () => {
     for (const table of liteTables()) {
       const sql = lite.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?").get(table)!.sql;
-      const [ours] = await pg`SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'c' AND conrelid = ${table}::regclass`;
+      const [ours] =
+        await pg`SELECT count(*)::int AS n FROM pg_constraint WHERE contype = 'c' AND conrelid = ${table}::regclass`;
       expect({ table, checks: ours.n }).toEqual({ table, checks: sql.match(/\bCHECK \(/g)?.length ?? 0 });
     }
   });
 
   test("every SQLite index exists under its name with the same definition, and every automatic one as a unique index on its columns", async () => {
     const pgIndexes = new Map<string, string>(
-      (await pg`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'`).map((r: { indexname: string; indexdef: string }) => [r.indexname, r.indexdef]),
+      (await pg`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'`).map(
+        (r: { indexname: string; indexdef: string }) => [r.indexname, r.indexdef],
+      ),
     );
     // PostgreSQL's text of an index, written as SQLite's: no schema, no USING btree, no parentheses around a WHERE.
     const asSqlite = (def: string) =>
@@ -125,14 +153,27 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
         .replace(" USING btree", "")
         .replace(/ WHERE \((.*)\)$/, " WHERE $1");
     for (const table of liteTables()) {
-      for (const index of lite.query<{ name: string; unique: number; origin: string }, []>(`PRAGMA index_list(${table})`).all()) {
-        const columns = lite.query<{ name: string }, []>(`PRAGMA index_info(${index.name})`).all().map((c) => c.name);
+      for (const index of lite
+        .query<{ name: string; unique: number; origin: string }, []>(`PRAGMA index_list(${table})`)
+        .all()) {
+        const columns = lite
+          .query<{ name: string }, []>(`PRAGMA index_info(${index.name})`)
+          .all()
+          .map((c) => c.name);
         if (index.name.startsWith("sqlite_autoindex_")) {
           const name = index.origin === "pk" ? `${table}_pkey` : `${table}_${columns.join("_")}_key`;
-          expect({ index: index.name, def: pgIndexes.get(name) }).toEqual({ index: index.name, def: `CREATE UNIQUE INDEX ${name} ON public.${table} USING btree (${columns.join(", ")})` });
+          expect({ index: index.name, def: pgIndexes.get(name) }).toEqual({
+            index: index.name,
+            def: `CREATE UNIQUE INDEX ${name} ON public.${table} USING btree (${columns.join(", ")})`,
+          });
         } else {
-          const sql = lite.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?").get(index.name)!.sql;
-          expect({ index: index.name, def: asSqlite(pgIndexes.get(index.name) ?? "missing") }).toEqual({ index: index.name, def: sql });
+          const sql = lite
+            .query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?")
+            .get(index.name)!.sql;
+          expect({ index: index.name, def: asSqlite(pgIndexes.get(index.name) ?? "missing") }).toEqual({
+            index: index.name,
+            def: sql,
+          });
         }
       }
     }
@@ -148,7 +189,10 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
 
   test("the same SQL text returns the same JS values from both engines, in the same order", async () => {
     const writes: [string, unknown[]][] = [
-      ["INSERT INTO owners (id, email, created_at) VALUES (?, ?, ?)", ["own_1", "o@example.com", "2026-01-01T00:00:00.000Z"]],
+      [
+        "INSERT INTO owners (id, email, created_at) VALUES (?, ?, ?)",
+        ["own_1", "o@example.com", "2026-01-01T00:00:00.000Z"],
+      ],
       [
         "INSERT INTO forms (id, owner_id, name, form_type, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
         ["frm_1", "own_1", "Contact", "contact", "2026-01-01T00:00:00.000Z"],
@@ -156,15 +200,30 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
       // Ids and times that sort differently bytewise than in most languages' collations.
       ...["sub_a", "sub_B", "sub_Z", "sub_b", "sub_1"].map((id, i): [string, unknown[]] => [
         "INSERT INTO submissions (id, form_id, data, email, created_at) VALUES (?, ?, ?, ?, ?)",
-        [id, "frm_1", JSON.stringify({ n: i }), i % 2 ? null : `${id}@example.com`, `2026-01-0${(i % 2) + 2}T00:00:00.000Z`],
+        [
+          id,
+          "frm_1",
+          JSON.stringify({ n: i }),
+          i % 2 ? null : `${id}@example.com`,
+          `2026-01-0${(i % 2) + 2}T00:00:00.000Z`,
+        ],
       ]),
       [
         "INSERT INTO outbox (kind, form_id, submission_id, recipient, form_name, data, submitted_at, created_at, queued_at, next_attempt_at) VALUES ('notification', ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?6, ?6)",
         ["frm_1", "sub_a", "o@example.com", "Contact", "{}", "2026-01-02T00:00:00.000Z"],
       ],
-      ["INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?)", [1, "2026-01-02T00:00:01.000Z", null, "timeout", 12.5]],
-      ["INSERT INTO form_daily_counts (form_id, dimension, day, value, count) VALUES (?, 'country', ?, ?, ?)", ["frm_1", "2026-01-02", "de", 3]],
-      ["INSERT INTO form_daily_counts (form_id, dimension, day, value, count) VALUES (?, 'country', ?, ?, ?)", ["frm_1", "2026-01-02", "US", 3]],
+      [
+        "INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?)",
+        [1, "2026-01-02T00:00:01.000Z", null, "timeout", 12.5],
+      ],
+      [
+        "INSERT INTO form_daily_counts (form_id, dimension, day, value, count) VALUES (?, 'country', ?, ?, ?)",
+        ["frm_1", "2026-01-02", "de", 3],
+      ],
+      [
+        "INSERT INTO form_daily_counts (form_id, dimension, day, value, count) VALUES (?, 'country', ?, ?, ?)",
+        ["frm_1", "2026-01-02", "US", 3],
+      ],
     ];
     for (const [text, params] of writes) {
       lite.query(text).run(...(params as never[]));
@@ -174,17 +233,25 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
       ["SELECT * FROM owners", []],
       ["SELECT * FROM forms", []],
       ["SELECT * FROM submissions WHERE form_id = ? ORDER BY created_at, id", ["frm_1"]],
-      ["SELECT id, created_at FROM submissions WHERE form_id = ?1 AND (created_at, id) > (?2, ?3) ORDER BY created_at DESC, id DESC", ["frm_1", "2026-01-02T00:00:00.000Z", "sub_B"]],
+      [
+        "SELECT id, created_at FROM submissions WHERE form_id = ?1 AND (created_at, id) > (?2, ?3) ORDER BY created_at DESC, id DESC",
+        ["frm_1", "2026-01-02T00:00:00.000Z", "sub_B"],
+      ],
       ["SELECT min(id) AS lo, max(id) AS hi FROM submissions", []],
       ["SELECT * FROM outbox", []],
       ["SELECT * FROM outbox_attempts", []],
-      ["SELECT value, count FROM form_daily_counts WHERE form_id = ? GROUP BY value, count ORDER BY count DESC, value ASC", ["frm_1"]],
+      [
+        "SELECT value, count FROM form_daily_counts WHERE form_id = ? GROUP BY value, count ORDER BY count DESC, value ASC",
+        ["frm_1"],
+      ],
       ["SELECT count(*) AS n FROM submissions WHERE email IS NOT NULL", []],
     ];
     for (const [text, params] of reads) {
       const theirs = lite.query<Record<string, unknown>, never[]>(text).all(...(params as never[]));
       // count(*) is int8, which Bun.sql returns as a string ("1"): the engine's Sql turns it into a number; here we do.
-      const ours: Record<string, unknown>[] = [...(await pg.unsafe(numbered(text), params))].map((row: Record<string, unknown>) => (text.includes("count(*)") ? { n: Number(row.n) } : { ...row }));
+      const ours: Record<string, unknown>[] = [...(await pg.unsafe(numbered(text), params))].map(
+        (row: Record<string, unknown>) => (text.includes("count(*)") ? { n: Number(row.n) } : { ...row }),
+      );
       expect({ text, rows: ours }).toEqual({ text, rows: theirs });
     }
   });

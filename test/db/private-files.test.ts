@@ -22,7 +22,12 @@ describe.if(onSqlite)("files at rest under umask 022", () => {
       const server = await startTestServer({ dir, db });
       try {
         const { key, formId } = await seedOwner(server);
-        const res = await server.request("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data: { a: 1 } }) });
+        const res = await server.request("/api/v1/forms/submit", {
+          method: "POST",
+          key,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ formId, data: { a: 1 } }),
+        });
         expect(res.status).toBe(200);
         const files = [db, `${db}-wal`, `${db}-shm`];
         expect(files.map((f) => [f, existsSync(f) && modeOf(f)])).toEqual(files.map((f) => [f, 0o600]));
@@ -43,7 +48,9 @@ describe.if(onSqlite)("files at rest under umask 022", () => {
       const copy = join(dir, "backups", "daily", "copy.db");
       const res = runCli(["backup", copy], { db });
       expect(res.code).toBe(0);
-      expect([modeOf(copy), modeOf(join(dir, "backups")), modeOf(join(dir, "backups", "daily"))]).toEqual([0o600, 0o700, 0o700]);
+      expect([modeOf(copy), modeOf(join(dir, "backups")), modeOf(join(dir, "backups", "daily"))]).toEqual([
+        0o600, 0o700, 0o700,
+      ]);
       // --force replaces an existing copy with a private one too.
       chmodSync(copy, 0o644);
       expect(runCli(["backup", copy, "--force"], { db }).code).toBe(0);

@@ -7,17 +7,49 @@ import { seedOwner, startTestServer } from "../helpers/harness";
 test("every writer of the submit pipeline stores spam and counts it nowhere: not in counters, joiners, rollups, the outbox or the lists", async () => {
   const server = await startTestServer();
   try {
-    const owner = await seedOwner(server, "owner@example.com", { formType: "waitlist", usersJoinedEnabled: true, emailEnabled: true, developerNotifications: true });
+    const owner = await seedOwner(server, "owner@example.com", {
+      formType: "waitlist",
+      usersJoinedEnabled: true,
+      emailEnabled: true,
+      developerNotifications: true,
+    });
     const form = await server.services.forms.requireForm(owner.formId);
-    const meta = { browser: "Firefox", browserVersion: "1", os: "Linux", osVersion: null, device: "desktop" as const, country: "DE", language: "de", referrer: null };
+    const meta = {
+      browser: "Firefox",
+      browserVersion: "1",
+      os: "Linux",
+      osVersion: null,
+      device: "desktop" as const,
+      country: "DE",
+      language: "de",
+      referrer: null,
+    };
     const submission = (status: SubmissionStatus, email: string): NewSubmission => ({
-      id: newId("sub"), form, status, json: JSON.stringify({ email, _meta: meta }), meta, email, createdAt: new Date().toISOString(), idempotency: null,
+      id: newId("sub"),
+      form,
+      status,
+      json: JSON.stringify({ email, _meta: meta }),
+      meta,
+      email,
+      createdAt: new Date().toISOString(),
+      idempotency: null,
     });
     const commit = submitPipeline(server.store.sql).commit;
-    expect(await commit([submission("spam", "bot@example.com"), submission("inbox", "ann@example.com"), submission("spam", "bot2@example.com")])).toEqual([null, null, null]);
+    expect(
+      await commit([
+        submission("spam", "bot@example.com"),
+        submission("inbox", "ann@example.com"),
+        submission("spam", "bot2@example.com"),
+      ]),
+    ).toEqual([null, null, null]);
     server.services.forms.forget([form.id]);
 
-    expect(await server.query("SELECT status, count(*) AS n FROM submissions GROUP BY status ORDER BY status")).toEqual([{ status: "inbox", n: 1 }, { status: "spam", n: 2 }]);
+    expect(await server.query("SELECT status, count(*) AS n FROM submissions GROUP BY status ORDER BY status")).toEqual(
+      [
+        { status: "inbox", n: 1 },
+        { status: "spam", n: 2 },
+      ],
+    );
     const shown = (await server.json(`/api/v1/forms/${form.id}`, { key: owner.key })).body;
     expect([shown.submissionCount, shown.usersJoinedSettings.count]).toEqual([1, 1]);
     expect(await server.query("SELECT email FROM waitlist_joiners")).toEqual([{ email: "ann@example.com" }]);

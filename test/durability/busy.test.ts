@@ -33,7 +33,12 @@ describe.if(onSqlite)("a SQLite database another process holds the write lock of
       const pending = submit("waits for the lock").then((res) => (submitted = res));
       try {
         const answered: string[] = [];
-        for (const path of ["/healthz", `/api/v1/forms/${owner.formId}`, `/api/v1/forms/${owner.formId}/submissions`, `/api/v1/forms/${owner.formId}/analytics`]) {
+        for (const path of [
+          "/healthz",
+          `/api/v1/forms/${owner.formId}`,
+          `/api/v1/forms/${owner.formId}/submissions`,
+          `/api/v1/forms/${owner.formId}/analytics`,
+        ]) {
           const res = await server.request(path, { key: owner.key });
           expect([path, res.status]).toEqual([path, 200]);
           await res.text();
@@ -52,7 +57,11 @@ describe.if(onSqlite)("a SQLite database another process holds the write lock of
       const res = await pending;
       expect(res.status).toBe(200);
       const { submissionId } = await res.json();
-      expect((await server.query("SELECT data FROM submissions WHERE id = ?", submissionId)).map((r) => JSON.parse(r.data).message)).toEqual(["waits for the lock"]);
+      expect(
+        (await server.query("SELECT data FROM submissions WHERE id = ?", submissionId)).map(
+          (r) => JSON.parse(r.data).message,
+        ),
+      ).toEqual(["waits for the lock"]);
       expect(await count()).toBe(before + 1);
     });
   });

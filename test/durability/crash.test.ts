@@ -8,17 +8,22 @@ test("every acknowledged submission survives a SIGKILL in the middle of a stream
   const db = await testDatabase(dir, "crash.db");
   try {
     const key = cliJson(["keys", "create", "--owner", "crash@example.com"], { db }).key as string;
-    const formId = cliJson(["forms", "create", "--owner", "crash@example.com", "--name", "Crash", "--type", "waitlist", "--users-joined"], { db }).id as string;
+    const formId = cliJson(
+      ["forms", "create", "--owner", "crash@example.com", "--name", "Crash", "--type", "waitlist", "--users-joined"],
+      { db },
+    ).id as string;
     const server = await spawnServe(db, { FORMSVC_RATE_LIMIT: "1000000" });
     const acknowledged: string[] = [];
     let stop = false;
     const client = async (n: number) => {
       for (let i = 0; i < 400 && !stop; i++) {
-        const res = await server.fetch(`${server.url}/api/v1/forms/submit`, {
-          method: "POST",
-          headers: { "x-api-key": key, "content-type": "application/json" },
-          body: JSON.stringify({ formId, data: { email: `c${n}-${i}@example.com`, client: n, i } }),
-        }).catch(droppedAsNull);
+        const res = await server
+          .fetch(`${server.url}/api/v1/forms/submit`, {
+            method: "POST",
+            headers: { "x-api-key": key, "content-type": "application/json" },
+            body: JSON.stringify({ formId, data: { email: `c${n}-${i}@example.com`, client: n, i } }),
+          })
+          .catch(droppedAsNull);
         if (!res) return;
         if (res.status === 200) acknowledged.push((await res.json()).submissionId);
       }

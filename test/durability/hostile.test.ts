@@ -42,10 +42,24 @@ describe("hostile input", () => {
       ["odd content type", "formId=x", { "content-type": "application/x-www-form-urlencoded; charset=evil" }],
       ["text/html", "<h1>hi</h1>", { "content-type": "text/html" }],
       ["no content type", JSON.stringify({ formId: owner.formId, data: {} }), {}],
-      ["broken multipart", "--x\r\nContent-Disposition: form-data\r\n\r\n", { "content-type": "multipart/form-data; boundary=x" }],
-      ["file upload", (() => { const f = new FormData(); f.set("formId", owner.formId); f.set("cv", new File(["x"], "cv.txt")); return f; })(), {}],
+      [
+        "broken multipart",
+        "--x\r\nContent-Disposition: form-data\r\n\r\n",
+        { "content-type": "multipart/form-data; boundary=x" },
+      ],
+      [
+        "file upload",
+        (() => {
+          const f = new FormData();
+          f.set("formId", owner.formId);
+          f.set("cv", new File(["x"], "cv.txt"));
+          return f;
+        })(),
+        {},
+      ],
     ];
-    for (const [label, body, headers] of bodies) await expectClientError(label, "/api/v1/forms/submit", { method: "POST", body, headers });
+    for (const [label, body, headers] of bodies)
+      await expectClientError(label, "/api/v1/forms/submit", { method: "POST", body, headers });
 
     for (const [label, path] of [
       ["SQL in path", "/api/v1/forms/x'%20OR%201=1--/submissions"],
@@ -57,7 +71,11 @@ describe("hostile input", () => {
     ] as const) {
       await expectClientError(label, path, {});
     }
-    await expectClientError("bad Idempotency-Key", "/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: owner.formId, data: {} }), headers: { ...json, "idempotency-key": "\u00ff".repeat(3) } });
+    await expectClientError("bad Idempotency-Key", "/api/v1/forms/submit", {
+      method: "POST",
+      body: JSON.stringify({ formId: owner.formId, data: {} }),
+      headers: { ...json, "idempotency-key": "\u00ff".repeat(3) },
+    });
 
     expect(await count()).toBe(before);
     expect((await server.request("/healthz")).status).toBe(200);

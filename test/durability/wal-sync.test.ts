@@ -23,88 +23,100 @@ function heldSync() {
 
 const settled = async (p: Promise<unknown>) => {
   let done = false;
-  void p.then(() => (done = true), () => (done = true));
+  void p.then(
+    () => (done = true),
+    () => (done = true),
+  );
   for (let i = 0; i < 5; i++) await Promise.resolve();
   await Bun.sleep(5);
   return done;
 };
 
-test.if(onSqlite)("a committed transaction and a write outside one are answered only after the log's sync; reads never wait for one", async () => {
-  const { dir, cleanup } = tempDir();
-  try {
-    const db = openDatabase(join(dir, "t.db"));
-    db.run("CREATE TABLE t (v TEXT)");
-    const barrier = heldSync();
-    const sql = sqliteSql(db, barrier.sync);
+test.if(onSqlite)(
+  "a committed transaction and a write outside one are answered only after the log's sync; reads never wait for one",
+  async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const db = openDatabase(join(dir, "t.db"));
+      db.run("CREATE TABLE t (v TEXT)");
+      const barrier = heldSync();
+      const sql = sqliteSql(db, barrier.sync);
 
-    const tx = sql.transaction(async () => {
-      await sql.run("INSERT INTO t VALUES ('a')");
-      return "done";
-    });
-    expect(await settled(tx)).toBe(false);
-    expect(barrier.calls()).toBe(1);
-    // Committed already: another statement runs while the sync is on the disk.
-    expect(await sql.get<{ n: number }>("SELECT count(*) AS n FROM t")).toEqual({ n: 1 });
-    barrier.release();
-    expect(await tx).toBe("done");
+      const tx = sql.transaction(async () => {
+        await sql.run("INSERT INTO t VALUES ('a')");
+        return "done";
+      });
+      expect(await settled(tx)).toBe(false);
+      expect(barrier.calls()).toBe(1);
+      // Committed already: another statement runs while the sync is on the disk.
+      expect(await sql.get<{ n: number }>("SELECT count(*) AS n FROM t")).toEqual({ n: 1 });
+      barrier.release();
+      expect(await tx).toBe("done");
 
-    const update = sql.all("UPDATE t SET v = 'b' RETURNING v");
-    expect(await settled(update)).toBe(false);
-    barrier.release();
-    expect(await update).toEqual([{ v: "b" }]);
+      const update = sql.all("UPDATE t SET v = 'b' RETURNING v");
+      expect(await settled(update)).toBe(false);
+      barrier.release();
+      expect(await update).toEqual([{ v: "b" }]);
 
-    // Nothing changed: nothing to wait for.
-    expect(await sql.run("UPDATE t SET v = 'c' WHERE v = 'zzz'")).toBe(0);
-    expect(await sql.transaction(async () => sql.all("SELECT v FROM t"))).toEqual([{ v: "b" }]);
-    const failed = sql.transaction(async () => {
-      await sql.run("INSERT INTO t VALUES ('rolled back')");
-      throw new Error("no");
-    });
-    await expect(failed).rejects.toThrow("no");
-    expect(barrier.calls()).toBe(0);
-    await sql.close();
-  } finally {
-    cleanup();
-  }
-});
+      // Nothing changed: nothing to wait for.
+      expect(await sql.run("UPDATE t SET v = 'c' WHERE v = 'zzz'")).toBe(0);
+      expect(await sql.transaction(async () => sql.all("SELECT v FROM t"))).toEqual([{ v: "b" }]);
+      const failed = sql.transaction(async () => {
+        await sql.run("INSERT INTO t VALUES ('rolled back')");
+        throw new Error("no");
+      });
+      await expect(failed).rejects.toThrow("no");
+      expect(barrier.calls()).toBe(0);
+      await sql.close();
+    } finally {
+      cleanup();
+    }
+  },
+);
 
-test.if(onSqlite)("the log's sync coalesces: callers during one sync share the next, which starts after it", async () => {
-  const { dir, cleanup } = tempDir();
-  try {
-    const file = join(dir, "t.db");
-    const db = new Database(file);
-    db.run("PRAGMA journal_mode = WAL");
-    db.run("CREATE TABLE t (v TEXT)");
-    const log = walSync(file);
-    const first = log.sync();
-    const [second, third] = [log.sync(), log.sync()];
-    expect(second).toBe(third);
-    expect(second).not.toBe(first);
-    await Promise.all([first, second]);
-    // Idle again: a new call starts its own.
-    const fourth = log.sync();
-    expect(fourth).not.toBe(second);
-    await fourth;
-    await log.close();
-    db.close();
-  } finally {
-    cleanup();
-  }
-});
+test.if(onSqlite)(
+  "the log's sync coalesces: callers during one sync share the next, which starts after it",
+  async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, "t.db");
+      const db = new Database(file);
+      db.run("PRAGMA journal_mode = WAL");
+      db.run("CREATE TABLE t (v TEXT)");
+      const log = walSync(file);
+      const first = log.sync();
+      const [second, third] = [log.sync(), log.sync()];
+      expect(second).toBe(third);
+      expect(second).not.toBe(first);
+      await Promise.all([first, second]);
+      // Idle again: a new call starts its own.
+      const fourth = log.sync();
+      expect(fourth).not.toBe(second);
+      await fourth;
+      await log.close();
+      db.close();
+    } finally {
+      cleanup();
+    }
+  },
+);
 
-test.if(onSqlite)("the server's connection commits with synchronous = NORMAL (its sync is its own); commands keep FULL", async () => {
-  const { dir, cleanup } = tempDir();
-  try {
-    const file = join(dir, "formsvc.db");
-    const server = await openStore(file, { role: "server" });
-    expect(await server.sql.get("PRAGMA synchronous")).toEqual({ synchronous: 1 });
-    await server.sql.run("INSERT INTO settings (key, value) VALUES ('wal-sync-test', 'x')");
-    const command = await openStore(file, { role: "command" });
-    expect(await command.sql.get("PRAGMA synchronous")).toEqual({ synchronous: 2 });
-    expect(await command.sql.get("SELECT value FROM settings WHERE key = 'wal-sync-test'")).toEqual({ value: "x" });
-    await command.close();
-    await server.close();
-  } finally {
-    cleanup();
-  }
-});
+test.if(onSqlite)(
+  "the server's connection commits with synchronous = NORMAL (its sync is its own); commands keep FULL",
+  async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, "formsvc.db");
+      const server = await openStore(file, { role: "server" });
+      expect(await server.sql.get("PRAGMA synchronous")).toEqual({ synchronous: 1 });
+      await server.sql.run("INSERT INTO settings (key, value) VALUES ('wal-sync-test', 'x')");
+      const command = await openStore(file, { role: "command" });
+      expect(await command.sql.get("PRAGMA synchronous")).toEqual({ synchronous: 2 });
+      expect(await command.sql.get("SELECT value FROM settings WHERE key = 'wal-sync-test'")).toEqual({ value: "x" });
+      await command.close();
+      await server.close();
+    } finally {
+      cleanup();
+    }
+  },
+);

@@ -11,17 +11,26 @@ async function sink(port?: number): Promise<SmtpSink> {
   return s;
 }
 
-async function server(config: Record<string, string | number>, at: { dir?: string; db?: string } = {}): Promise<TestServer> {
+async function server(
+  config: Record<string, string | number>,
+  at: { dir?: string; db?: string } = {},
+): Promise<TestServer> {
   const s = await startTestServer({ config, ...at });
   defer(() => s.close());
   return s;
 }
 
 function notifyingForm(s: TestServer, emailEnabled = true, developerNotifications = true) {
-  return seedOwner(s, "owner@example.com", { name: "Contact <us>", formType: "contact", emailEnabled, developerNotifications });
+  return seedOwner(s, "owner@example.com", {
+    name: "Contact <us>",
+    formType: "contact",
+    emailEnabled,
+    developerNotifications,
+  });
 }
 
-const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) => s.submit(o.key, o.formId, data);
+const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) =>
+  s.submit(o.key, o.formId, data);
 
 /** Polls the outbox table until `predicate` holds (bounded). */
 async function outboxUntil(s: TestServer, predicate: (rows: any[]) => boolean, timeoutMs = 10_000) {
@@ -39,7 +48,11 @@ describe("owner notifications", () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url, mailFrom: "formsvc <noreply@example.com>" });
     const o = await notifyingForm(s);
-    const res = await submit(s, o, { email: " Ada@Example.com ", message: "<script>alert(1)</script>", details: { plan: "pro" } });
+    const res = await submit(s, o, {
+      email: " Ada@Example.com ",
+      message: "<script>alert(1)</script>",
+      details: { plan: "pro" },
+    });
     expect(res.status).toBe(200);
     const [mail] = await smtp.waitFor(1);
     expect(mail!.subject).toBe("New submission: Contact <us>");
@@ -55,8 +68,16 @@ describe("owner notifications", () => {
   test("send nothing for forms with developer notifications or the email master switch off", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url });
-    const off = await seedOwner(s, "owner@example.com", { name: "Quiet", emailEnabled: true, developerNotifications: false });
-    const masterOff = await seedOwner(s, "owner@example.com", { name: "Muted", emailEnabled: false, developerNotifications: true });
+    const off = await seedOwner(s, "owner@example.com", {
+      name: "Quiet",
+      emailEnabled: true,
+      developerNotifications: false,
+    });
+    const masterOff = await seedOwner(s, "owner@example.com", {
+      name: "Muted",
+      emailEnabled: false,
+      developerNotifications: true,
+    });
     const on = await notifyingForm(s);
     expect((await submit(s, off, { a: 1 })).status).toBe(200);
     expect((await submit(s, masterOff, { a: 2 })).status).toBe(200);
@@ -85,7 +106,10 @@ describe("owner notifications", () => {
     const { dir, cleanup } = tempDir();
     defer(cleanup);
     const port = await freePort();
-    const first = await startTestServer({ dir, config: { smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 30 } });
+    const first = await startTestServer({
+      dir,
+      config: { smtpUrl: `smtp://127.0.0.1:${port}`, mailRetryBaseSeconds: 30 },
+    });
     const o = await notifyingForm(first);
     expect((await submit(first, o, { message: "queued" })).status).toBe(200);
     await outboxUntil(first, (rows) => rows[0]?.attempts >= 1);
@@ -93,7 +117,9 @@ describe("owner notifications", () => {
 
     const smtp = await sink();
     // Its next retry is 30 s away; a start-up tries the queue at once.
-    expect(runCli(["outbox", "list", "--status", "pending", "--json"], { db: first.db }).stdout).toContain('"status": "pending"');
+    expect(runCli(["outbox", "list", "--status", "pending", "--json"], { db: first.db }).stdout).toContain(
+      '"status": "pending"',
+    );
     const second = await server({ smtpUrl: smtp.url }, { dir, db: first.db });
     await smtp.waitFor(1);
     await Bun.sleep(200);
@@ -135,7 +161,10 @@ describe("formsvc mail test", () => {
     const smtp = await sink();
     const { dir, cleanup } = tempDir();
     defer(cleanup);
-    const res = await runCliAsync(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: smtp.url } });
+    const res = await runCliAsync(["mail", "test", "--to", "me@example.com"], {
+      db: `${dir}/f.db`,
+      env: { FORMSVC_SMTP_URL: smtp.url },
+    });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("answered");
     expect((await smtp.waitFor(1))[0]!.subject).toBe("formsvc test message");
@@ -145,7 +174,10 @@ describe("formsvc mail test", () => {
     const port = await freePort();
     const { dir, cleanup } = tempDir();
     defer(cleanup);
-    const res = runCli(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    const res = runCli(["mail", "test", "--to", "me@example.com"], {
+      db: `${dir}/f.db`,
+      env: { FORMSVC_SMTP_URL: `smtp://127.0.0.1:${port}` },
+    });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain("could not connect to the SMTP server");
   });
@@ -153,7 +185,10 @@ describe("formsvc mail test", () => {
   test("says so when SMTP is not configured", () => {
     const { dir, cleanup } = tempDir();
     defer(cleanup);
-    const res = runCli(["mail", "test", "--to", "me@example.com"], { db: `${dir}/f.db`, env: { FORMSVC_SMTP_URL: "" } });
+    const res = runCli(["mail", "test", "--to", "me@example.com"], {
+      db: `${dir}/f.db`,
+      env: { FORMSVC_SMTP_URL: "" },
+    });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain("FORMSVC_SMTP_URL is not set");
   });

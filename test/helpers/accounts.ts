@@ -4,13 +4,19 @@ import type { TestServer } from "./harness";
 export const PASSWORD = "correct horse battery staple";
 
 /** Gives the owner (created if new) a password, through the services, for tests that are about something else. */
-export const withPassword = (server: TestServer, email: string, password = PASSWORD) => server.services.accounts.setPassword(email, password);
+export const withPassword = (server: TestServer, email: string, password = PASSWORD) =>
+  server.services.accounts.setPassword(email, password);
 
 /**
  * POST /api/v1/auth/login as a browser on the server's own page sends it (Origin: the server's URL,
  * unless `origin` says otherwise; null sends none). `cookie` is the `name=value` to send back.
  */
-export async function login(server: TestServer, email: string, password = PASSWORD, opts: { origin?: string | null; headers?: Record<string, string> } = {}) {
+export async function login(
+  server: TestServer,
+  email: string,
+  password = PASSWORD,
+  opts: { origin?: string | null; headers?: Record<string, string> } = {},
+) {
   const origin = opts.origin === undefined ? server.url : opts.origin;
   const res = await server.json("/api/v1/auth/login", {
     method: "POST",
@@ -22,6 +28,10 @@ export async function login(server: TestServer, email: string, password = PASSWO
 }
 
 /** Headers of a request made with a session, from the server's own page unless `origin` says otherwise (null: no Origin). */
-export function session(server: TestServer, cookie: string, origin: string | null = server.url): Record<string, string> {
+export function session(
+  server: TestServer,
+  cookie: string,
+  origin: string | null = server.url,
+): Record<string, string> {
   return { cookie, ...(origin === null ? {} : { origin }) };
 }

@@ -145,7 +145,8 @@ async function chromiumExecutable(): Promise<string> {
       else process.env.TMPDIR = previous;
     }
     const path = await extracted;
-    if (path !== join(staging, "chromium")) throw new Error(`@sparticuz/chromium ${version} extracted to ${path}, not into ${staging}`);
+    if (path !== join(staging, "chromium"))
+      throw new Error(`@sparticuz/chromium ${version} extracted to ${path}, not into ${staging}`);
     try {
       renameSync(staging, dir);
     } catch (e) {

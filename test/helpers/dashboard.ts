@@ -19,7 +19,16 @@ const AGENTS = [
 ];
 // Addresses in the United Kingdom, the United States, Germany, France and Japan (geoip-country's data).
 const ADDRESSES = ["81.2.69.142", "8.8.8.8", "5.9.0.1", "2.2.2.2", "1.0.16.1"];
-const NAMES = ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Katherine Johnson", "Edsger Dijkstra", "Barbara Liskov", "Donald Knuth", "Frances Allen"];
+const NAMES = [
+  "Ada Lovelace",
+  "Grace Hopper",
+  "Alan Turing",
+  "Katherine Johnson",
+  "Edsger Dijkstra",
+  "Barbara Liskov",
+  "Donald Knuth",
+  "Frances Allen",
+];
 const MESSAGES = [
   "Hello! Could you tell me more about your pricing for teams?",
   "The form on your site works nicely, thanks.",
@@ -33,20 +42,40 @@ const MESSAGES = [
  * browsers, devices and countries; the server needs trustProxy for the countries), and an empty
  * "Waitlist". Submissions go through the real submit endpoint, each at its own moment of the clock.
  */
-export async function seedDashboard(server: TestServer, clock: ReturnType<typeof movableClock>, count = 60, email = "owner@example.com") {
-  const { key, formId, ownerId } = await seedOwner(server, email, { name: "Contact", formType: "contact", description: "The contact form on the home page" });
+export async function seedDashboard(
+  server: TestServer,
+  clock: ReturnType<typeof movableClock>,
+  count = 60,
+  email = "owner@example.com",
+) {
+  const { key, formId, ownerId } = await seedOwner(server, email, {
+    name: "Contact",
+    formType: "contact",
+    description: "The contact form on the home page",
+  });
   const waitlist = await seedForm(server, email, { name: "Waitlist", formType: "waitlist", usersJoinedEnabled: true });
   const now = Date.now();
   for (let i = 0; i < count; i++) {
     // Older ones thinner, recent ones denser; the same every run.
-    const daysAgo = Math.floor(((i * 7919) % 1000) / 1000 * 40 * ((i % 3) + 1) / 3);
+    const daysAgo = Math.floor(((((i * 7919) % 1000) / 1000) * 40 * ((i % 3) + 1)) / 3);
     clock.at(now - daysAgo * 86_400_000 - ((i * 3607) % 36_000) * 1000);
     const name = NAMES[i % NAMES.length]!;
     const res = await server.request("/api/v1/forms/submit", {
       method: "POST",
       key,
-      headers: { "content-type": "application/json", "user-agent": AGENTS[i % AGENTS.length]!, "x-forwarded-for": ADDRESSES[(i * 3) % ADDRESSES.length]! },
-      body: JSON.stringify({ formId, data: { name, email: `${name.split(" ")[0]!.toLowerCase()}${i}@example.com`, message: MESSAGES[i % MESSAGES.length] } }),
+      headers: {
+        "content-type": "application/json",
+        "user-agent": AGENTS[i % AGENTS.length]!,
+        "x-forwarded-for": ADDRESSES[(i * 3) % ADDRESSES.length]!,
+      },
+      body: JSON.stringify({
+        formId,
+        data: {
+          name,
+          email: `${name.split(" ")[0]!.toLowerCase()}${i}@example.com`,
+          message: MESSAGES[i % MESSAGES.length],
+        },
+      }),
     });
     if (res.status !== 200) throw new Error(`seeding a submission: ${res.status} ${await res.text()}`);
   }
@@ -61,7 +90,12 @@ const SCREENSHOTS = join(import.meta.dir, "../../test-artifacts/screenshots");
 export const PASSWORD = "correct horse battery staple";
 
 /** `formsvc owners set-password EMAIL --password-stdin`, as an operator runs it (`command`: the CLI to run, default this checkout's). */
-export async function setPassword(db: string, email: string, password = PASSWORD, command: string[] = [process.execPath, MAIN]) {
+export async function setPassword(
+  db: string,
+  email: string,
+  password = PASSWORD,
+  command: string[] = [process.execPath, MAIN],
+) {
   const proc = Bun.spawn([...command, "owners", "set-password", email, "--password-stdin"], {
     env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "silent" },
     stdin: new TextEncoder().encode(`${password}\n`),
@@ -93,7 +127,13 @@ export function watchConsole(page: Page) {
     /** Everything but the 401s of the given API paths (e.g. "/api/v1/auth/me"). */
     unexpected(...allowed401: string[]) {
       return seen
-        .filter((e) => !(/status of 401/.test(e.text) && allowed401.some((p) => new URL(e.url || "http://x/").pathname.startsWith(p))))
+        .filter(
+          (e) =>
+            !(
+              /status of 401/.test(e.text) &&
+              allowed401.some((p) => new URL(e.url || "http://x/").pathname.startsWith(p))
+            ),
+        )
         .map((e) => `${e.text} (${e.url})`);
     },
   };

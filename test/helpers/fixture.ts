@@ -41,7 +41,9 @@ export function useServer(opts: Parameters<typeof startTestServer>[0] & { smtp?:
   beforeAll(async () => {
     started = true;
     if (withSmtp) smtp.fill(await startSmtpSink());
-    server.fill(await startTestServer(withSmtp ? { ...start, config: { ...start.config, smtpUrl: smtp.value.url } } : start));
+    server.fill(
+      await startTestServer(withSmtp ? { ...start, config: { ...start.config, smtpUrl: smtp.value.url } } : start),
+    );
   });
   afterAll(async () => {
     await server.value.close();
@@ -54,7 +56,10 @@ export function useServer(opts: Parameters<typeof startTestServer>[0] & { smtp?:
  * An object that stands for a T made later: reads and writes go to the T once `fill` has run. Before
  * that, reading a field throws, so a test that runs without its set-up fails loudly, not on undefined.
  */
-function standIn<T extends object, Own extends object = {}>(name: string, own: Own = {} as Own): { value: T & Own; fill(target: T): void; target(): T } {
+function standIn<T extends object, Own extends object = {}>(
+  name: string,
+  own: Own = {} as Own,
+): { value: T & Own; fill(target: T): void; target(): T } {
   let target: T | undefined;
   const value = new Proxy(own, {
     get(o, p) {
@@ -73,7 +78,11 @@ function standIn<T extends object, Own extends object = {}>(name: string, own: O
   return {
     value,
     fill: (t) => void (target = t),
-    target: () => target ?? (() => { throw new Error(`${name} was used before its beforeAll ran`); })(),
+    target: () =>
+      target ??
+      (() => {
+        throw new Error(`${name} was used before its beforeAll ran`);
+      })(),
   };
 }
 

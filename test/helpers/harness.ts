@@ -38,11 +38,24 @@ export interface TestServer extends RunningServer {
   /** fetch against the server; `key` goes in X-API-Key. */
   request(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
   /** request() and the parsed JSON body. */
-  json<T = any>(path: string, init?: RequestInit & { key?: string }): Promise<{ status: number; body: T; headers: Headers }>;
+  json<T = any>(
+    path: string,
+    init?: RequestInit & { key?: string },
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   /** json() of `method /api/v1{path}` with `key`, and `body` (when given) as JSON. */
-  send<T = any>(method: string, path: string, key: string | undefined, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  send<T = any>(
+    method: string,
+    path: string,
+    key: string | undefined,
+    body?: unknown,
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   /** json() of a JSON `POST /api/v1/forms/submit` of `data` to `formId` with `key`; `headers` go beside the content type. */
-  submit<T = any>(key: string, formId: string, data: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; body: T; headers: Headers }>;
+  submit<T = any>(
+    key: string,
+    formId: string,
+    data: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: T; headers: Headers }>;
   /**
    * A second look at the database, as another process would see it: one statement in the SQL the
    * repositories write (`?` placeholders, `json_each(?)`; and `json_extract(column, '$.a.b')` for a
@@ -74,9 +87,16 @@ export async function startTestServer(
   const dir = opts.dir ?? own!.dir;
   const db = opts.db ?? (await testDatabase(dir));
   const config = loadConfig({}, { db, port: 0, logLevel: "silent", ...opts.config });
-  const server = await startServer(config, { clock: opts.clock, log: opts.log, rateClock: opts.rateClock, rateMaxBuckets: opts.rateMaxBuckets });
+  const server = await startServer(config, {
+    clock: opts.clock,
+    log: opts.log,
+    rateClock: opts.rateClock,
+    rateMaxBuckets: opts.rateMaxBuckets,
+  });
   // The document is asked in-process: over the socket it would take a token from the tests' own address.
-  const checked = checkedFetch(async () => (await server.app.handle(new Request(`http://localhost${SPEC_PATH}`))).json());
+  const checked = checkedFetch(async () =>
+    (await server.app.handle(new Request(`http://localhost${SPEC_PATH}`))).json(),
+  );
   const request = (path: string, init: RequestInit & { key?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set("x-api-key", init.key);
@@ -99,7 +119,11 @@ export async function startTestServer(
     return { status: res.status, body, headers: res.headers };
   };
   const send = (method: string, path: string, key: string | undefined, body?: unknown) =>
-    json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
+    json(`/api/v1${path}`, {
+      method,
+      key,
+      ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    });
   return {
     ...server,
     db,
@@ -109,7 +133,12 @@ export async function startTestServer(
     json,
     send,
     submit: (key, formId, data, headers = {}) =>
-      json("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ formId, data }) }),
+      json("/api/v1/forms/submit", {
+        method: "POST",
+        key,
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({ formId, data }),
+      }),
     async query(sql, ...params) {
       return (await readerAside().all<Record<string, unknown>>(sql, params)).map(numbersAsNumbers) as any[];
     },
@@ -123,7 +152,12 @@ export async function startTestServer(
       const holding: string[] = [];
       for (const { name } of tables) {
         const rows = await readerAside().all(`SELECT * FROM ${name}`);
-        if (JSON.stringify(rows, (_, v) => (typeof v === "bigint" ? Number(v) : v)).toLowerCase().includes(text.toLowerCase())) holding.push(name);
+        if (
+          JSON.stringify(rows, (_, v) => (typeof v === "bigint" ? Number(v) : v))
+            .toLowerCase()
+            .includes(text.toLowerCase())
+        )
+          holding.push(name);
       }
       return holding;
     },
@@ -136,7 +170,11 @@ export async function startTestServer(
 }
 
 /** One look at a database no TestServer holds (`formsvc serve` run as a process, a CLI's), as TestServer.query: the rows, then the connection is closed. */
-export async function readDatabase<T = any>(db: string, sql: string, ...params: (string | number | null)[]): Promise<T[]> {
+export async function readDatabase<T = any>(
+  db: string,
+  sql: string,
+  ...params: (string | number | null)[]
+): Promise<T[]> {
   const reader = connectAside(db, "read");
   try {
     return (await reader.all<Record<string, unknown>>(sql, params)).map(numbersAsNumbers) as T[];
@@ -149,7 +187,11 @@ export async function readDatabase<T = any>(db: string, sql: string, ...params: 
 function connectAside(db: string, mode: "read" | "write"): Sql {
   if (engine === "postgres") {
     const sql = postgresSql(new SQL({ url: db, max: 2, idleTimeout: 1, bigint: true }));
-    return { ...sql, all: (text, params) => sql.all(jsonExtractForPostgres(text), params), run: (text, params) => sql.run(jsonExtractForPostgres(text), params) };
+    return {
+      ...sql,
+      all: (text, params) => sql.all(jsonExtractForPostgres(text), params),
+      run: (text, params) => sql.run(jsonExtractForPostgres(text), params),
+    };
   }
   if (mode === "read") return sqliteSql(new Database(db, { readonly: true }));
   const conn = new Database(db);
@@ -164,7 +206,10 @@ function connectAside(db: string, mode: "read" | "write"): Sql {
  * SQLite's is, so a recount groups and orders as the rollup tables (all COLLATE "C") do.
  */
 function jsonExtractForPostgres(text: string): string {
-  return text.replace(/\bjson_extract\((\w+), '\$\.([\w.]+)'\)/g, (_, column: string, path: string) => `(CAST(${column} AS json) #>> '{${path.replaceAll(".", ",")}}') COLLATE "C"`);
+  return text.replace(
+    /\bjson_extract\((\w+), '\$\.([\w.]+)'\)/g,
+    (_, column: string, path: string) => `(CAST(${column} AS json) #>> '{${path.replaceAll(".", ",")}}') COLLATE "C"`,
+  );
 }
 
 /** A row with its bigints (PostgreSQL's int8, asked as bigint) as numbers, as bun:sqlite gives them. */
@@ -175,7 +220,10 @@ function numbersAsNumbers(row: Record<string, unknown>): Record<string, unknown>
 
 /** `data` as the server stores it, with the `_meta` of a submitter it knows nothing about: for rows a test writes straight to the file. */
 export function storedData(fields: Record<string, unknown>): string {
-  const meta = buildMeta({ userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "192.0.2.1", proxyCountry: null }, () => null);
+  const meta = buildMeta(
+    { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "192.0.2.1", proxyCountry: null },
+    () => null,
+  );
   return JSON.stringify({ ...fields, _meta: meta });
 }
 
@@ -189,19 +237,48 @@ export interface CliResult {
 const stdinOf = (text: string | undefined) => (text === undefined ? "ignore" : new TextEncoder().encode(text));
 
 /** Runs `formsvc` as a subprocess, as an operator would. */
-export function runCli(args: string[], opts: { db?: string; env?: Record<string, string>; cwd?: string; stdin?: string } = {}): CliResult {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), FORMSVC_LOG_LEVEL: "silent", ...opts.env };
+export function runCli(
+  args: string[],
+  opts: { db?: string; env?: Record<string, string>; cwd?: string; stdin?: string } = {},
+): CliResult {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    FORMSVC_LOG_LEVEL: "silent",
+    ...opts.env,
+  };
   if (opts.db) env.FORMSVC_DB = opts.db;
-  const res = Bun.spawnSync([process.execPath, MAIN, ...args], { env, cwd: opts.cwd, stdin: stdinOf(opts.stdin), stdout: "pipe", stderr: "pipe" });
+  const res = Bun.spawnSync([process.execPath, MAIN, ...args], {
+    env,
+    cwd: opts.cwd,
+    stdin: stdinOf(opts.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return { code: res.exitCode ?? -1, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
 }
 
 /** runCli without blocking this process: needed when the command talks to a server running in this test process. */
-export async function runCliAsync(args: string[], opts: { db?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliResult> {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), FORMSVC_LOG_LEVEL: "silent", ...opts.env };
+export async function runCliAsync(
+  args: string[],
+  opts: { db?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliResult> {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    FORMSVC_LOG_LEVEL: "silent",
+    ...opts.env,
+  };
   if (opts.db) env.FORMSVC_DB = opts.db;
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { env, stdin: stdinOf(opts.stdin), stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], {
+    env,
+    stdin: stdinOf(opts.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, stdout, stderr };
 }
 
@@ -245,7 +322,11 @@ export interface Owner {
  */
 
 /** Owner, key and form made through the services, for tests that are about something else. */
-export async function seedOwner(server: RunningServer, email = "owner@example.com", form: FormFields = {}): Promise<Owner> {
+export async function seedOwner(
+  server: RunningServer,
+  email = "owner@example.com",
+  form: FormFields = {},
+): Promise<Owner> {
   const key = await seedKey(server, email);
   const created = await seedForm(server, email, form);
   return { key: key.key, keyId: key.id, formId: created.id, ownerEmail: email, ownerId: created.ownerId };
@@ -257,7 +338,11 @@ export function seedForm(server: RunningServer, owner: string, form: FormFields 
 }
 
 /** A key of `owner` made through the keys service, secret unless `publishable`; its `key` is the secret to send. */
-export function seedKey(server: RunningServer, owner: string, input: Omit<Parameters<CreateKey>[1], "owner"> = {}): ReturnType<CreateKey> {
+export function seedKey(
+  server: RunningServer,
+  owner: string,
+  input: Omit<Parameters<CreateKey>[1], "owner"> = {},
+): ReturnType<CreateKey> {
   return server.services.keys.createKey(OPERATOR, { ...input, owner });
 }
 

@@ -33,7 +33,12 @@ export class ResponseChecker {
     this.errorSchema = doc.components.schemas.Error;
     this.routes = Object.entries<Record<string, any>>(doc.paths)
       .map(([template, item]) => ({
-        regex: new RegExp(`^${template.split(/\{[^}]+\}/).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[^/]+")}$`),
+        regex: new RegExp(
+          `^${template
+            .split(/\{[^}]+\}/)
+            .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+            .join("[^/]+")}$`,
+        ),
         literals: template.split("/").filter((s) => s && !s.startsWith("{")).length,
         item,
       }))
@@ -56,8 +61,12 @@ export class ResponseChecker {
       if (res.status < 400 || method === "HEAD") return;
       return this.validateJson(this.errorSchema, text, fail);
     }
-    const documented = operation.responses[String(res.status)] ?? operation.responses[`${String(res.status)[0]}XX`] ?? operation.responses.default;
-    if (!documented) fail(`status ${res.status} is not documented (documented: ${Object.keys(operation.responses).join(", ")})`);
+    const documented =
+      operation.responses[String(res.status)] ??
+      operation.responses[`${String(res.status)[0]}XX`] ??
+      operation.responses.default;
+    if (!documented)
+      fail(`status ${res.status} is not documented (documented: ${Object.keys(operation.responses).join(", ")})`);
     for (const [name, header] of Object.entries<any>(documented.headers ?? {})) {
       const value = res.headers.get(name);
       if (value === null) {
@@ -65,8 +74,13 @@ export class ResponseChecker {
         continue;
       }
       const numeric = header.schema?.type === "integer" || header.schema?.type === "number";
-      if (header.schema && !this.validator(header.schema)(numeric && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value)) {
-        fail(`header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(this.validator(header.schema).errors, { dataVar: "value" })}`);
+      if (
+        header.schema &&
+        !this.validator(header.schema)(numeric && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value)
+      ) {
+        fail(
+          `header ${name}: ${JSON.stringify(value)} ${this.ajv.errorsText(this.validator(header.schema).errors, { dataVar: "value" })}`,
+        );
       }
     }
     const content = documented.content as Record<string, { schema?: object }> | undefined;
@@ -77,7 +91,8 @@ export class ResponseChecker {
     if (method === "HEAD") return;
     const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     const media = content[type];
-    if (!media) fail(`content type ${JSON.stringify(type)} is not documented (documented: ${Object.keys(content).join(", ")})`);
+    if (!media)
+      fail(`content type ${JSON.stringify(type)} is not documented (documented: ${Object.keys(content).join(", ")})`);
     if (type === "application/json" && media!.schema) this.validateJson(media!.schema, text, fail);
   }
 
@@ -89,7 +104,8 @@ export class ResponseChecker {
       fail(`body is not JSON: ${JSON.stringify(text.slice(0, 120))}`);
     }
     const validate = this.validator(schema);
-    if (!validate(body)) fail(`${this.ajv.errorsText(validate.errors, { dataVar: "body" })}; body ${JSON.stringify(body).slice(0, 300)}`);
+    if (!validate(body))
+      fail(`${this.ajv.errorsText(validate.errors, { dataVar: "body" })}; body ${JSON.stringify(body).slice(0, 300)}`);
   }
 
   private validator(schema: object): ValidateFunction {

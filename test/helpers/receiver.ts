@@ -25,7 +25,12 @@ export function startReceiver(script: Receiver["script"] = () => new Response("o
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
-      const received: Received = { path: new URL(req.url).pathname, headers: Object.fromEntries(req.headers), body: await req.text(), at: performance.now() };
+      const received: Received = {
+        path: new URL(req.url).pathname,
+        headers: Object.fromEntries(req.headers),
+        body: await req.text(),
+        at: performance.now(),
+      };
       requests.push(received);
       return receiver.script(received, requests.length - 1);
     },
@@ -45,12 +50,19 @@ export function startReceiver(script: Receiver["script"] = () => new Response("o
 }
 
 /** Polls `read` until `predicate` holds (bounded), and returns what it read last. */
-export async function until<T>(read: () => T | Promise<T>, predicate: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  read: () => T | Promise<T>,
+  predicate: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (predicate(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 500)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not reached within ${timeoutMs} ms; last value: ${JSON.stringify(value)?.slice(0, 500)}`,
+      );
     await Bun.sleep(20);
   }
 }

@@ -1,6 +1,7 @@
 import type { TestServer } from "./harness";
 
-const ROLLUP = (table: string, unit: string) => `SELECT dimension, ${unit} AS k, value, count FROM ${table} WHERE form_id = ? ORDER BY dimension, k, value`;
+const ROLLUP = (table: string, unit: string) =>
+  `SELECT dimension, ${unit} AS k, value, count FROM ${table} WHERE form_id = ? ORDER BY dimension, k, value`;
 
 const RECOUNT = (length: number) => `
   SELECT dimension, k, value, count(*) AS count FROM (
@@ -16,7 +17,10 @@ export async function keptCounts(server: TestServer, formId: string) {
   return {
     submissionCount: form.submission_count as number,
     usersJoined: form.users_joined_count as number,
-    joiners: await server.query("SELECT email, submissions FROM waitlist_joiners WHERE form_id = ? ORDER BY email", formId),
+    joiners: await server.query(
+      "SELECT email, submissions FROM waitlist_joiners WHERE form_id = ? ORDER BY email",
+      formId,
+    ),
     daily: await server.query(ROLLUP("form_daily_counts", "day"), formId),
     monthly: await server.query(ROLLUP("form_monthly_counts", "month"), formId),
   };
@@ -26,10 +30,18 @@ export async function keptCounts(server: TestServer, formId: string) {
 export async function recount(server: TestServer, formId: string) {
   const waitlist = (await server.query("SELECT form_type FROM forms WHERE id = ?", formId))[0].form_type === "waitlist";
   const inbox = `WITH inbox AS (SELECT * FROM submissions WHERE form_id = ?1 AND status = 'inbox')`;
-  const joiners = waitlist ? await server.query(`${inbox} SELECT email, count(*) AS submissions FROM inbox WHERE email IS NOT NULL GROUP BY email ORDER BY email`, formId) : [];
+  const joiners = waitlist
+    ? await server.query(
+        `${inbox} SELECT email, count(*) AS submissions FROM inbox WHERE email IS NOT NULL GROUP BY email ORDER BY email`,
+        formId,
+      )
+    : [];
   return {
     submissionCount: (await server.query(`${inbox} SELECT count(*) AS n FROM inbox`, formId))[0].n as number,
-    usersJoined: waitlist ? joiners.length + ((await server.query(`${inbox} SELECT count(*) AS n FROM inbox WHERE email IS NULL`, formId))[0].n as number) : 0,
+    usersJoined: waitlist
+      ? joiners.length +
+        ((await server.query(`${inbox} SELECT count(*) AS n FROM inbox WHERE email IS NULL`, formId))[0].n as number)
+      : 0,
     joiners,
     daily: await server.query(`${inbox} ${RECOUNT(10)}`, formId),
     monthly: await server.query(`${inbox} ${RECOUNT(7)}`, formId),

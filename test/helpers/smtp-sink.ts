@@ -31,7 +31,12 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
     disabledCommands: ["STARTTLS"],
     logger: false,
     onRcptTo(address, _session, callback) {
-      if (sink.refuse) return callback(Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: mailbox unavailable`), { responseCode: 550 }));
+      if (sink.refuse)
+        return callback(
+          Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: mailbox unavailable`), {
+            responseCode: 550,
+          }),
+        );
       callback();
     },
     onData(stream, _session, callback) {

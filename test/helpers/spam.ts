@@ -13,14 +13,26 @@ export async function candidate(
   opts: { altcha?: unknown; captchaToken?: unknown; data?: Record<string, unknown>; ip?: string } = {},
 ): Promise<Candidate> {
   const data = { ...(opts.data ?? { message: "hello" }) };
-  const body = { formId, data: { ...data }, ...(opts.altcha !== undefined ? { altcha: opts.altcha } : {}), ...(opts.captchaToken !== undefined ? { captchaToken: opts.captchaToken } : {}) };
+  const body = {
+    formId,
+    data: { ...data },
+    ...(opts.altcha !== undefined ? { altcha: opts.altcha } : {}),
+    ...(opts.captchaToken !== undefined ? { captchaToken: opts.captchaToken } : {}),
+  };
   const form = await server.services.forms.requireForm(formId);
   return {
     form,
     caller: ownerPrincipal(form.ownerId),
     body: body as SubmitBody,
     data,
-    submitter: { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: opts.ip ?? "203.0.113.7", proxyCountry: null },
+    submitter: {
+      userAgent: null,
+      acceptLanguage: null,
+      referer: null,
+      origin: null,
+      ip: opts.ip ?? "203.0.113.7",
+      proxyCountry: null,
+    },
   };
 }
 
@@ -29,7 +41,10 @@ export async function solvedPayload(challenge: ChallengeJson): Promise<{ payload
   const solution = await solveChallenge({ challenge, deriveKey });
   if (!solution) throw new Error("the challenge was not solved");
   // The widget (altcha 3.x) sends exactly these two parts of the challenge it fetched.
-  const value: PayloadJson = { challenge: { parameters: challenge.parameters, signature: challenge.signature }, solution };
+  const value: PayloadJson = {
+    challenge: { parameters: challenge.parameters, signature: challenge.signature },
+    solution,
+  };
   return { payload: btoa(JSON.stringify(value)), value };
 }
 

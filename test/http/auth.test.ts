@@ -20,15 +20,26 @@ describe("API keys", () => {
   test("come from the header first, then the query, then Bearer", async () => {
     expect((await get(`/api/v1/forms/list?apiKey=fsk_wrong`, { "x-api-key": owner.key })).status).toBe(200);
     expect((await get(`/api/v1/forms/list?apiKey=${owner.key}`, { "x-api-key": "fsk_wrong" })).status).toBe(401);
-    expect((await get(`/api/v1/forms/list?apiKey=${owner.key}`, { authorization: "Bearer fsk_wrong" })).status).toBe(200);
-    expect((await get(`/api/v1/forms/list?apiKey=fsk_wrong`, { authorization: `Bearer ${owner.key}` })).status).toBe(401);
+    expect((await get(`/api/v1/forms/list?apiKey=${owner.key}`, { authorization: "Bearer fsk_wrong" })).status).toBe(
+      200,
+    );
+    expect((await get(`/api/v1/forms/list?apiKey=fsk_wrong`, { authorization: `Bearer ${owner.key}` })).status).toBe(
+      401,
+    );
   });
 
   test("missing or wrong keys get a 401 JSON error", async () => {
-    for (const headers of [{}, { "x-api-key": "fsk_wrong" }, { authorization: "Basic abc" }] as Record<string, string>[]) {
+    for (const headers of [{}, { "x-api-key": "fsk_wrong" }, { authorization: "Basic abc" }] as Record<
+      string,
+      string
+    >[]) {
       const { status, body } = await get("/api/v1/forms/list", headers);
       expect(status).toBe(401);
-      expect(body).toMatchObject({ error: expect.any(String), code: "UNAUTHORIZED", requestId: expect.stringMatching(/^req_/) });
+      expect(body).toMatchObject({
+        error: expect.any(String),
+        code: "UNAUTHORIZED",
+        requestId: expect.stringMatching(/^req_/),
+      });
     }
   });
 
@@ -44,7 +55,9 @@ describe("API keys", () => {
     expect((await get("/api/v1/forms/list?limit=0")).status).toBe(401);
     expect((await get("/api/v1/forms/list?limit=0", { "x-api-key": owner.key })).status).toBe(400);
     expect((await get("/api/v1/forms/frm_missing", { "x-api-key": owner.key })).status).toBe(404);
-    expect((await get(`/api/v1/forms/${other.formId}/submissions?limit=0`, { "x-api-key": owner.key })).status).toBe(400);
+    expect((await get(`/api/v1/forms/${other.formId}/submissions?limit=0`, { "x-api-key": owner.key })).status).toBe(
+      400,
+    );
     expect((await get(`/api/v1/forms/${other.formId}/submissions`, { "x-api-key": owner.key })).status).toBe(403);
   });
 
@@ -81,7 +94,8 @@ describe("every response", () => {
     ];
     for (const [path, headers, method] of cases) {
       const res = await server.request(path, { headers, method });
-      for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) expect(res.headers.get(h), `${path} ${h}`).toMatch(/^\d+$/);
+      for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"])
+        expect(res.headers.get(h), `${path} ${h}`).toMatch(/^\d+$/);
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
       expect(res.headers.get("content-type")).toContain("application/json");
       await res.text();
@@ -91,7 +105,11 @@ describe("every response", () => {
   test("unknown routes are a 404 and wrong methods a 405, both JSON", async () => {
     const missing = await get("/api/v1/nowhere", { "x-api-key": owner.key });
     expect([missing.status, missing.body.code]).toEqual([404, "ROUTE_NOT_FOUND"]);
-    for (const [method, path] of [["DELETE", "/api/v1/forms/list"], ["GET", "/api/v1/forms/submit"], ["PUT", `/api/v1/forms/${owner.formId}`]]) {
+    for (const [method, path] of [
+      ["DELETE", "/api/v1/forms/list"],
+      ["GET", "/api/v1/forms/submit"],
+      ["PUT", `/api/v1/forms/${owner.formId}`],
+    ]) {
       const res = await server.request(path!, { method, key: owner.key });
       expect([method, res.status]).toEqual([method, 405]);
       expect(res.headers.get("allow")).toBeTruthy();
@@ -104,7 +122,13 @@ describe("every response", () => {
   });
 
   test("malformed paths get a 4xx JSON error, never a 500", async () => {
-    for (const path of ["/api/v1/forms/%E0%A4%A", "/api/v1/forms/%00", `/api/v1/forms/${"x".repeat(300)}`, "/api/v1/forms/'%20OR%201=1--", "/api/v1/forms/%2e%2e%2fetc"]) {
+    for (const path of [
+      "/api/v1/forms/%E0%A4%A",
+      "/api/v1/forms/%00",
+      `/api/v1/forms/${"x".repeat(300)}`,
+      "/api/v1/forms/'%20OR%201=1--",
+      "/api/v1/forms/%2e%2e%2fetc",
+    ]) {
       const res = await server.request(path, { key: owner.key });
       expect([path, res.status >= 400 && res.status < 500]).toEqual([path, true]);
       expect(typeof (await res.json()).error).toBe("string");

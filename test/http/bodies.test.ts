@@ -10,7 +10,9 @@ let server: TestServer;
 let owner: Awaited<ReturnType<typeof seedOwner>>;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { maxBodyBytes: MAX_BODY_BYTES, rateLimit: 1_000_000, webhookAllowPrivate: true } });
+  server = await startTestServer({
+    config: { maxBodyBytes: MAX_BODY_BYTES, rateLimit: 1_000_000, webhookAllowPrivate: true },
+  });
   owner = await seedOwner(server, "owner@example.com");
   await withPassword(server, "owner@example.com");
 });
@@ -39,11 +41,21 @@ function chunkedBody(total: number) {
 }
 
 /** Sends only a request's head, announcing `length` bytes of body that never come, and resolves with the status of the answer (or "no answer" after 3 s). */
-function headOnly(method: string, path: string, headers: Record<string, string>, length: number): Promise<number | "no answer"> {
+function headOnly(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  length: number,
+): Promise<number | "no answer"> {
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname, () => {
-      const lines = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}:${port}`, `Content-Length: ${length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      const lines = [
+        `${method} ${path} HTTP/1.1`,
+        `Host: ${hostname}:${port}`,
+        `Content-Length: ${length}`,
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       socket.write(`${lines.join("\r\n")}\r\n\r\n`);
     });
     const timer = setTimeout(() => (socket.destroy(), resolve("no answer")), 3000);
@@ -55,7 +67,10 @@ function headOnly(method: string, path: string, headers: Record<string, string>,
   });
 }
 
-const send = (op: { method: string; path: string }, init: { key?: string; type?: string | null; body?: BodyInit; headers?: Record<string, string> }) =>
+const send = (
+  op: { method: string; path: string },
+  init: { key?: string; type?: string | null; body?: BodyInit; headers?: Record<string, string> },
+) =>
   server.json(op.path, {
     method: op.method,
     key: init.key,
@@ -73,7 +88,11 @@ describe("a body is read only once its caller is known", () => {
       ] as const) {
         const body = chunkedBody(HUGE);
         const res = await send(op, { key, body: body.stream });
-        expect({ op: `${op.method} ${op.path}`, status: res.status, readAll: body.pulled() >= HUGE }).toEqual({ op: `${op.method} ${op.path}`, status, readAll: false });
+        expect({ op: `${op.method} ${op.path}`, status: res.status, readAll: body.pulled() >= HUGE }).toEqual({
+          op: `${op.method} ${op.path}`,
+          status,
+          readAll: false,
+        });
       }
     }
   });
@@ -98,17 +117,27 @@ describe("a body is read only once its caller is known", () => {
     const op = { method: "POST", path: "/api/v1/auth/login" };
     const foreign = chunkedBody(HUGE);
     const refused = await send(op, { body: foreign.stream, headers: { origin: "https://evil.example" } });
-    expect({ status: refused.status, code: refused.body.code, readAll: foreign.pulled() >= HUGE }).toEqual({ status: 403, code: "CSRF", readAll: false });
+    expect({ status: refused.status, code: refused.body.code, readAll: foreign.pulled() >= HUGE }).toEqual({
+      status: 403,
+      code: "CSRF",
+      readAll: false,
+    });
     const own = chunkedBody(HUGE);
     const tooLarge = await send(op, { body: own.stream, headers: { origin: server.url } });
     expect({ status: tooLarge.status, readAll: own.pulled() >= HUGE }).toEqual({ status: 413, readAll: false });
-    expect(await headOnly("POST", op.path, { "content-type": "application/json", origin: server.url }, 100 * 1024 * 1024)).toBe(413);
+    expect(
+      await headOnly("POST", op.path, { "content-type": "application/json", origin: server.url }, 100 * 1024 * 1024),
+    ).toBe(413);
     expect((await login(server, "owner@example.com", PASSWORD)).status).toBe(200);
   });
 
   test("a session's request without a body (logout) refuses one over the limit with 413, and ends nothing", async () => {
     const { cookie } = await login(server, "owner@example.com");
-    const res = await server.json("/api/v1/auth/logout", { method: "POST", headers: { ...session(server, cookie!), "content-type": "text/plain" }, body: "x".repeat(MAX_BODY_BYTES + 1) });
+    const res = await server.json("/api/v1/auth/logout", {
+      method: "POST",
+      headers: { ...session(server, cookie!), "content-type": "text/plain" },
+      body: "x".repeat(MAX_BODY_BYTES + 1),
+    });
     expect(res.status).toBe(413);
     expect((await server.json("/api/v1/auth/me", { headers: session(server, cookie!) })).status).toBe(200);
   });
@@ -123,7 +152,7 @@ describe("a JSON body must be the object the operation documents", () => {
     { body: "null", says: "not null" },
   ];
 
-  test("false, 0, \"\", [] and null are a 400 that says so, and change nothing", async () => {
+  test('false, 0, "", [] and null are a 400 that says so, and change nothing', async () => {
     const keysBefore = await server.query("SELECT count(*) AS n FROM api_keys");
     const formBefore = (await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body;
     for (const op of jsonOperations()) {
@@ -144,14 +173,21 @@ describe("a JSON body must be the object the operation documents", () => {
   test("an empty body is a 400, not read as {}", async () => {
     for (const op of jsonOperations()) {
       const res = await send(op, { key: owner.key, body: "" });
-      expect({ op: op.path, status: res.status, code: res.body.code }).toEqual({ op: op.path, status: 400, code: "INVALID_BODY" });
+      expect({ op: op.path, status: res.status, code: res.body.code }).toEqual({
+        op: op.path,
+        status: 400,
+        code: "INVALID_BODY",
+      });
     }
   });
 
   test("another Content-Type is a 415 that names application/json, after the 401", async () => {
     const others = [
       { type: "application/x-www-form-urlencoded", body: "name=New" },
-      { type: "multipart/form-data; boundary=x", body: '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nNew\r\n--x--\r\n' },
+      {
+        type: "multipart/form-data; boundary=x",
+        body: '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nNew\r\n--x--\r\n',
+      },
       { type: "text/plain", body: '{"name":"New"}' },
       { type: null, body: '{"name":"New"}' },
     ];
@@ -171,7 +207,11 @@ describe("a JSON body must be the object the operation documents", () => {
 
   test("a JSON object is taken with any charset parameter, as before", async () => {
     for (const op of jsonOperations()) {
-      const res = await send(op, { key: owner.key, type: "application/json; charset=utf-8", body: JSON.stringify(op.valid) });
+      const res = await send(op, {
+        key: owner.key,
+        type: "application/json; charset=utf-8",
+        body: JSON.stringify(op.valid),
+      });
       expect({ op: op.path, status: res.status }).toEqual({ op: op.path, status: 200 });
     }
   });

@@ -13,7 +13,10 @@ beforeAll(async () => {
     cloudflare: { trustedProxies: LOOPBACK, clientIpHeader: "CF-Connecting-IP" },
     untrustedCloudflare: { trustedProxies: "173.245.48.0/20", clientIpHeader: "CF-Connecting-IP" },
   } as const;
-  for (const [name, config] of Object.entries(configs) as [keyof typeof configs, (typeof configs)[keyof typeof configs]][]) {
+  for (const [name, config] of Object.entries(configs) as [
+    keyof typeof configs,
+    (typeof configs)[keyof typeof configs],
+  ][]) {
     servers[name] = await startTestServer({ config: { rateLimit: 3, ...config } });
     keys[name] = await seedOwner(servers[name], "owner@example.com");
   }
@@ -26,10 +29,17 @@ afterAll(async () => {
 async function countryOf(name: keyof typeof servers, headers: Record<string, string>): Promise<string> {
   const s = servers[name];
   const { key, formId } = keys[name]!;
-  const res = await s.request("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ formId, data: {} }) });
+  const res = await s.request("/api/v1/forms/submit", {
+    method: "POST",
+    key,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ formId, data: {} }),
+  });
   expect(res.status).toBe(200);
   const { submissionId } = await res.json();
-  return JSON.parse((await s.query<{ data: string }>("SELECT data FROM submissions WHERE id = ?", submissionId))[0]!.data)._meta.country;
+  return JSON.parse(
+    (await s.query<{ data: string }>("SELECT data FROM submissions WHERE id = ?", submissionId))[0]!.data,
+  )._meta.country;
 }
 
 /** Statuses of keyless requests, each claiming another client: their rate-limit buckets show who the server thinks sent them. */
@@ -45,15 +55,24 @@ async function statuses(name: keyof typeof servers, claims: Record<string, strin
 
 describe("the client address behind proxies", () => {
   test("a forged X-Forwarded-For from an untrusted peer changes nothing: one bucket and the peer's own country", async () => {
-    const forged = ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"].map((a) => ({ "x-forwarded-for": `${a}, 10.0.0.1` }));
+    const forged = ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"].map((a) => ({
+      "x-forwarded-for": `${a}, 10.0.0.1`,
+    }));
     expect(await statuses("untrusted", forged)).toEqual([401, 401, 401, 429]);
     expect(await countryOf("untrusted", { "x-forwarded-for": "81.2.69.142" })).toBe("ZZ");
   });
 
   test("a trusted peer's X-Forwarded-For names the client: the rightmost address that is not a proxy", async () => {
-    expect(await statuses("trusted", ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"].map((a) => ({ "x-forwarded-for": a })))).toEqual([401, 401, 401, 401]);
+    expect(
+      await statuses(
+        "trusted",
+        ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"].map((a) => ({ "x-forwarded-for": a })),
+      ),
+    ).toEqual([401, 401, 401, 401]);
     // What a client writes to the left of the address our proxy appended is not believed.
-    const invented = ["192.0.2.10", "192.0.2.11", "192.0.2.12", "192.0.2.13"].map((a) => ({ "x-forwarded-for": `${a}, 198.51.100.20` }));
+    const invented = ["192.0.2.10", "192.0.2.11", "192.0.2.12", "192.0.2.13"].map((a) => ({
+      "x-forwarded-for": `${a}, 198.51.100.20`,
+    }));
     expect(await statuses("trusted", invented)).toEqual([401, 401, 401, 429]);
     expect(await countryOf("trusted", { "x-forwarded-for": "8.8.8.8, 81.2.69.142, 127.0.0.1" })).toBe("GB");
   });
@@ -64,17 +83,29 @@ describe("the client address behind proxies", () => {
     expect(await countryOf("cloudflare", { "cf-connecting-ip": "81.2.69.142" })).toBe("GB");
     expect(await countryOf("trusted", cf)).toBe("ZZ");
     expect(await countryOf("untrustedCloudflare", cf)).toBe("ZZ");
-    expect(await statuses("untrustedCloudflare", ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"].map((a) => ({ "cf-connecting-ip": a })))).toEqual([401, 401, 401, 429]);
+    expect(
+      await statuses(
+        "untrustedCloudflare",
+        ["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"].map((a) => ({ "cf-connecting-ip": a })),
+      ),
+    ).toEqual([401, 401, 401, 429]);
   });
 
   test("X-Forwarded-Proto from an untrusted peer does not make the server's own origin https", async () => {
     // A login with an unknown email: 401 once the origin check passed, 403 CSRF when it did not.
-    for (const [trustedProxies, expected] of [["10.0.0.0/8", 403], [LOOPBACK, 401]] as const) {
+    for (const [trustedProxies, expected] of [
+      ["10.0.0.0/8", 403],
+      [LOOPBACK, 401],
+    ] as const) {
       const s = await startTestServer({ config: { trustedProxies } });
       try {
         const res = await s.request("/api/v1/auth/login", {
           method: "POST",
-          headers: { "content-type": "application/json", origin: s.url.replace("http:", "https:"), "x-forwarded-proto": "https" },
+          headers: {
+            "content-type": "application/json",
+            origin: s.url.replace("http:", "https:"),
+            "x-forwarded-proto": "https",
+          },
           body: JSON.stringify({ email: "nobody@example.com", password: "not the password" }),
         });
         expect(res.status).toBe(expected);

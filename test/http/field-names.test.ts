@@ -21,7 +21,11 @@ beforeAll(async () => {
     name: "Names",
     emailEnabled: true,
     developerNotifications: true,
-    autoresponse: { enabled: true, subject: "Thanks", text: "c={{constructor}} p={{__proto__}} t={{toString}} h={{hasOwnProperty}}" },
+    autoresponse: {
+      enabled: true,
+      subject: "Thanks",
+      text: "c={{constructor}} p={{__proto__}} t={{toString}} h={{hasOwnProperty}}",
+    },
   });
   await server.services.webhooks.addWebhook(OPERATOR, owner.formId, { url: `${receiver.url}/hook` });
 });
@@ -34,7 +38,9 @@ afterAll(async () => {
 /** A multipart body written by hand, so that names FormData would not send (empty, missing) can be. */
 const multipart = (parts: { disposition: string; value: string }[]) => {
   const boundary = "formsvc-test-boundary";
-  const body = parts.map((p) => `--${boundary}\r\nContent-Disposition: ${p.disposition}\r\n\r\n${p.value}\r\n`).join("") + `--${boundary}--\r\n`;
+  const body =
+    parts.map((p) => `--${boundary}\r\nContent-Disposition: ${p.disposition}\r\n\r\n${p.value}\r\n`).join("") +
+    `--${boundary}--\r\n`;
   return { body, type: `multipart/form-data; boundary=${boundary}` };
 };
 
@@ -43,9 +49,14 @@ const BODY_TYPES = {
     body: `{"formId":${JSON.stringify(owner.formId)},"data":{${fields.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}}`,
     type: "application/json",
   }),
-  urlencoded: (fields: [string, string][]) => ({ body: new URLSearchParams([["formId", owner.formId], ...fields]).toString(), type: "application/x-www-form-urlencoded" }),
+  urlencoded: (fields: [string, string][]) => ({
+    body: new URLSearchParams([["formId", owner.formId], ...fields]).toString(),
+    type: "application/x-www-form-urlencoded",
+  }),
   multipart: (fields: [string, string][]) =>
-    multipart([["formId", owner.formId], ...fields].map(([k, v]) => ({ disposition: `form-data; name="${k}"`, value: v! }))),
+    multipart(
+      [["formId", owner.formId], ...fields].map(([k, v]) => ({ disposition: `form-data; name="${k}"`, value: v! })),
+    ),
 };
 
 const post = ({ body, type }: { body: string; type: string }) =>
@@ -57,39 +68,73 @@ describe("field names that are Object.prototype members", () => {
   test("are stored and read back like any other name, on every body type, through the list, both exports, the notification, the autoresponse and the webhook", async () => {
     const sent = new Map<string, Record<string, string>>();
     for (const [type, make] of Object.entries(BODY_TYPES)) {
-      const fields: [string, string][] = [...NAMES.map((n) => [n, `${n}-${type}`] as [string, string]), ["email", `${type}@example.com`]];
+      const fields: [string, string][] = [
+        ...NAMES.map((n) => [n, `${n}-${type}`] as [string, string]),
+        ["email", `${type}@example.com`],
+      ];
       const res = await post(make(fields));
       expect([type, res.status]).toEqual([type, 200]);
       sent.set((await res.json()).submissionId, Object.fromEntries(fields));
     }
     // A submission without them: its cells and placeholders are empty, not Object.prototype's functions.
-    const plain = (await (await post(BODY_TYPES.json([["message", "plain"], ["email", "plain@example.com"]]))).json()).submissionId;
+    const plain = (
+      await (
+        await post(
+          BODY_TYPES.json([
+            ["message", "plain"],
+            ["email", "plain@example.com"],
+          ]),
+        )
+      ).json()
+    ).submissionId;
     sent.set(plain, { message: "plain", email: "plain@example.com" });
 
-    const own = (data: Record<string, unknown>) => Object.fromEntries(Object.entries(data).filter(([k]) => k !== "_meta"));
-    const listed = (await server.json(`/api/v1/forms/${owner.formId}/submissions`, { key: owner.key })).body.submissions;
-    const exported = await (await server.request(`/api/v1/forms/${owner.formId}/submissions/export?format=json`, { key: owner.key })).json();
+    const own = (data: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(data).filter(([k]) => k !== "_meta"));
+    const listed = (await server.json(`/api/v1/forms/${owner.formId}/submissions`, { key: owner.key })).body
+      .submissions;
+    const exported = await (
+      await server.request(`/api/v1/forms/${owner.formId}/submissions/export?format=json`, { key: owner.key })
+    ).json();
     for (const items of [listed, exported]) {
       expect(new Map(items.map((s: any) => [s.id, own(s.data)]))).toEqual(sent);
     }
     // What is stored: each name once, as its own key.
     for (const [id, fields] of sent) {
-      const stored = (await server.query<{ data: string; email: string }>("SELECT data, email FROM submissions WHERE id = ?", id))[0]!;
-      expect([Object.keys(JSON.parse(stored.data)).filter((k) => k !== "_meta"), stored.email]).toEqual([Object.keys(fields), fields.email!]);
+      const stored = (
+        await server.query<{ data: string; email: string }>("SELECT data, email FROM submissions WHERE id = ?", id)
+      )[0]!;
+      expect([Object.keys(JSON.parse(stored.data)).filter((k) => k !== "_meta"), stored.email]).toEqual([
+        Object.keys(fields),
+        fields.email!,
+      ]);
     }
 
-    const [header, ...rows] = parseCsv(await (await server.request(`/api/v1/forms/${owner.formId}/submissions/export?format=csv`, { key: owner.key })).text());
+    const [header, ...rows] = parseCsv(
+      await (
+        await server.request(`/api/v1/forms/${owner.formId}/submissions/export?format=csv`, { key: owner.key })
+      ).text(),
+    );
     for (const row of rows) {
       const fields = sent.get(row[0]!)!;
-      for (const name of [...NAMES, "message"]) expect([row[0], name, row[header!.indexOf(name)]]).toEqual([row[0], name, Object.hasOwn(fields, name) ? fields[name] : ""]);
+      for (const name of [...NAMES, "message"])
+        expect([row[0], name, row[header!.indexOf(name)]]).toEqual([
+          row[0],
+          name,
+          Object.hasOwn(fields, name) ? fields[name] : "",
+        ]);
     }
 
     const mails = await smtp.waitFor(8);
     const to = (m: (typeof mails)[number]) => (m.to && "text" in m.to ? m.to.text : "");
     for (const type of Object.keys(BODY_TYPES)) {
-      const notification = mails.find((m) => to(m) === "owner@example.com" && m.replyTo?.text === `${type}@example.com`)!;
+      const notification = mails.find(
+        (m) => to(m) === "owner@example.com" && m.replyTo?.text === `${type}@example.com`,
+      )!;
       for (const name of NAMES) expect(notification.text).toContain(`${name}: ${name}-${type}`);
-      expect(mails.find((m) => to(m) === `${type}@example.com`)!.text?.trim()).toBe(`c=constructor-${type} p=__proto__-${type} t=toString-${type} h=hasOwnProperty-${type}`);
+      expect(mails.find((m) => to(m) === `${type}@example.com`)!.text?.trim()).toBe(
+        `c=constructor-${type} p=__proto__-${type} t=toString-${type} h=hasOwnProperty-${type}`,
+      );
     }
     expect(mails.find((m) => to(m) === "plain@example.com")!.text?.trim()).toBe("c= p= t= h=");
 
@@ -102,11 +147,41 @@ describe("field names that are Object.prototype members", () => {
 describe("a field with an empty name", () => {
   test("is a 400 on every body type, and nothing is stored", async () => {
     const cases: [string, { body: string; type: string }][] = [
-      ["json", BODY_TYPES.json([["", "x"], ["message", "hi"]])],
-      ["urlencoded", BODY_TYPES.urlencoded([["", "x"], ["message", "hi"]])],
-      ["multipart, empty name", BODY_TYPES.multipart([["", "x"], ["message", "hi"]])],
-      ["multipart, no name", multipart([{ disposition: 'form-data; name="formId"', value: owner.formId }, { disposition: "form-data", value: "x" }])],
-      ["multipart, unquoted empty name", multipart([{ disposition: 'form-data; name="formId"', value: owner.formId }, { disposition: "form-data; name=", value: "x" }])],
+      [
+        "json",
+        BODY_TYPES.json([
+          ["", "x"],
+          ["message", "hi"],
+        ]),
+      ],
+      [
+        "urlencoded",
+        BODY_TYPES.urlencoded([
+          ["", "x"],
+          ["message", "hi"],
+        ]),
+      ],
+      [
+        "multipart, empty name",
+        BODY_TYPES.multipart([
+          ["", "x"],
+          ["message", "hi"],
+        ]),
+      ],
+      [
+        "multipart, no name",
+        multipart([
+          { disposition: 'form-data; name="formId"', value: owner.formId },
+          { disposition: "form-data", value: "x" },
+        ]),
+      ],
+      [
+        "multipart, unquoted empty name",
+        multipart([
+          { disposition: 'form-data; name="formId"', value: owner.formId },
+          { disposition: "form-data; name=", value: "x" },
+        ]),
+      ],
     ];
     const before = await count();
     for (const [what, body] of cases) {

@@ -10,15 +10,40 @@ describe("GET /api/v1/forms/{formId}", () => {
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(
       [
-        "allowedOrigins", "autoresponse", "confirmRedirectUrl", "createdAt", "description", "doubleOptIn", "emailSettings", "formType", "id", "name", "retentionDays", "spamSettings",
-        "submissionCount", "updatedAt", "usersJoinedSettings",
+        "allowedOrigins",
+        "autoresponse",
+        "confirmRedirectUrl",
+        "createdAt",
+        "description",
+        "doubleOptIn",
+        "emailSettings",
+        "formType",
+        "id",
+        "name",
+        "retentionDays",
+        "spamSettings",
+        "submissionCount",
+        "updatedAt",
+        "usersJoinedSettings",
       ].sort(),
     );
-    expect(body).toMatchObject({ id: owner.formId, name: "Contact", description: "", formType: "contact", submissionCount: 0, usersJoinedSettings: null, retentionDays: null });
+    expect(body).toMatchObject({
+      id: owner.formId,
+      name: "Contact",
+      description: "",
+      formType: "contact",
+      submissionCount: 0,
+      usersJoinedSettings: null,
+      retentionDays: null,
+    });
     // The defaults for public submission: any origin, the `_gotcha` honeypot, no challenge.
     expect([body.allowedOrigins, body.spamSettings]).toEqual([[], { honeypotField: "_gotcha", challenge: "none" }]);
     // Outbound defaults: no autoresponse, no double opt-in.
-    expect([body.autoresponse, body.doubleOptIn, body.confirmRedirectUrl]).toEqual([{ enabled: false, subject: "", text: "" }, false, null]);
+    expect([body.autoresponse, body.doubleOptIn, body.confirmRedirectUrl]).toEqual([
+      { enabled: false, subject: "", text: "" },
+      false,
+      null,
+    ]);
     expect(body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 });

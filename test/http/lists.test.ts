@@ -28,12 +28,15 @@ const walk = async (first: string, key = owner.key) => {
     expect(items.length).toBeGreaterThan(0);
     seen.push(...items);
     pages += 1;
-    url = body.nextCursor ? `${first}${first.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(body.nextCursor)}` : null;
+    url = body.nextCursor
+      ? `${first}${first.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(body.nextCursor)}`
+      : null;
   }
   return { seen, pages };
 };
 
-const newestFirst = (a: any, b: any) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1);
+const newestFirst = (a: any, b: any) =>
+  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1;
 
 describe("GET /api/v1/forms/list", () => {
   test("items have exactly the list fields, 50 by default, newest first then by id", async () => {
@@ -41,7 +44,14 @@ describe("GET /api/v1/forms/list", () => {
     expect(status).toBe(200);
     expect(body.forms.length).toBe(50);
     expect(typeof body.nextCursor).toBe("string");
-    expect(Object.keys(body.forms[0]).sort()).toEqual(["createdAt", "description", "id", "name", "submissionCount", "updatedAt"]);
+    expect(Object.keys(body.forms[0]).sort()).toEqual([
+      "createdAt",
+      "description",
+      "id",
+      "name",
+      "submissionCount",
+      "updatedAt",
+    ]);
     expect(body.forms).toEqual([...body.forms].sort(newestFirst));
     expect(body.forms[0].name).toBe("Form 54");
   });
@@ -60,7 +70,9 @@ describe("GET /api/v1/forms/list", () => {
     const first = await server.json("/api/v1/forms/list?limit=11", { key: owner.key });
     let cursor = first.body.nextCursor;
     for (let page = 2; page <= 5; page++) {
-      const { body } = await server.json(`/api/v1/forms/list?limit=11&cursor=${encodeURIComponent(cursor)}`, { key: owner.key });
+      const { body } = await server.json(`/api/v1/forms/list?limit=11&cursor=${encodeURIComponent(cursor)}`, {
+        key: owner.key,
+      });
       expect(body.forms.length).toBe(11);
       cursor = body.nextCursor;
     }
@@ -81,15 +93,24 @@ describe("GET /api/v1/forms/list", () => {
     const [payload, sig] = cursor.split(".");
     const forged = Buffer.from(JSON.stringify(["2099-01-01T00:00:00.000Z", "frm_z"])).toString("base64url");
     for (const bad of [`${payload}.${sig!.slice(0, -2)}AA`, `${forged}.${sig}`, "garbage", `${cursor}x`]) {
-      expect((await server.json(`/api/v1/forms/list?cursor=${encodeURIComponent(bad)}`, { key: owner.key })).status).toBe(400);
+      expect(
+        (await server.json(`/api/v1/forms/list?cursor=${encodeURIComponent(bad)}`, { key: owner.key })).status,
+      ).toBe(400);
     }
-    expect((await server.json(`/api/v1/forms/list?cursor=${encodeURIComponent(cursor)}`, { key: other.key })).status).toBe(400);
+    expect(
+      (await server.json(`/api/v1/forms/list?cursor=${encodeURIComponent(cursor)}`, { key: other.key })).status,
+    ).toBe(400);
   });
 });
 
 describe("GET /api/v1/forms/{formId}/submissions", () => {
   const submit = (formId: string, key: string, data: object) =>
-    server.request("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data }) });
+    server.request("/api/v1/forms/submit", {
+      method: "POST",
+      key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ formId, data }),
+    });
 
   test("items are exactly {id, formId, data, createdAt}, newest first, each once across pages, with a null cursor at the end", async () => {
     for (let i = 0; i < 12; i++) {
@@ -126,7 +147,10 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
 
   test("a page read again after a commit shows what it added, from this process or another", async () => {
     const formId = (await seedForm(server, "owner@example.com", { name: "polled" })).id;
-    const page = async () => (await server.json(`/api/v1/forms/${formId}/submissions`, { key: owner.key })).body.submissions.map((s: any) => s.data.n);
+    const page = async () =>
+      (await server.json(`/api/v1/forms/${formId}/submissions`, { key: owner.key })).body.submissions.map(
+        (s: any) => s.data.n,
+      );
     await submit(formId, owner.key, { n: 1 });
     expect(await page()).toEqual([1]);
     expect(await page()).toEqual([1]);
@@ -134,19 +158,28 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
     await submit(formId, owner.key, { n: 2 });
     expect(await page()).toEqual([2, 1]);
     // Another connection (a restore, a second tool) writes straight to the database.
-    await server.exec("INSERT INTO submissions (id, form_id, data, email, created_at) VALUES ('sub_zz', ?, ?, NULL, '2099-01-01T00:00:00.000Z')", formId, storedData({ n: 3 }));
+    await server.exec(
+      "INSERT INTO submissions (id, form_id, data, email, created_at) VALUES ('sub_zz', ?, ?, NULL, '2099-01-01T00:00:00.000Z')",
+      formId,
+      storedData({ n: 3 }),
+    );
     // SQLite sees it at once (data_version); PostgreSQL's caches live at most a second for writes made outside formsvc.
     let seen = await page();
-    for (const until = Date.now() + 5000; onPostgres && seen.length < 3 && Date.now() < until; seen = await page()) await Bun.sleep(100);
+    for (const until = Date.now() + 5000; onPostgres && seen.length < 3 && Date.now() < until; seen = await page())
+      await Bun.sleep(100);
     expect(seen).toEqual([3, 2, 1]);
   });
 
   test("refuses a cursor from another form's list", async () => {
     const second = (await seedForm(server, "owner@example.com", { name: "second" })).id;
     const { body } = await server.json(`/api/v1/forms/${owner.formId}/submissions?limit=1`, { key: owner.key });
-    const res = await server.json(`/api/v1/forms/${second}/submissions?cursor=${encodeURIComponent(body.nextCursor)}`, { key: owner.key });
+    const res = await server.json(`/api/v1/forms/${second}/submissions?cursor=${encodeURIComponent(body.nextCursor)}`, {
+      key: owner.key,
+    });
     expect([res.status, res.body.code]).toEqual([400, "INVALID_CURSOR"]);
-    expect((await server.json(`/api/v1/forms/${owner.formId}/submissions?limit=101`, { key: owner.key })).status).toBe(400);
+    expect((await server.json(`/api/v1/forms/${owner.formId}/submissions?limit=101`, { key: owner.key })).status).toBe(
+      400,
+    );
   });
 
   test("checks the cursor before the form: 400 ahead of 404 and 403", async () => {

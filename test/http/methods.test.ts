@@ -39,7 +39,12 @@ describe("OPTIONS", () => {
   });
 
   test("takes no token from the caller's bucket", async () => {
-    const remaining = async (method: string) => Number((await server.request(`/api/v1/forms/${owner.formId}`, { method, key: owner.key })).headers.get("x-ratelimit-remaining"));
+    const remaining = async (method: string) =>
+      Number(
+        (await server.request(`/api/v1/forms/${owner.formId}`, { method, key: owner.key })).headers.get(
+          "x-ratelimit-remaining",
+        ),
+      );
     const before = await remaining("OPTIONS");
     await remaining("OPTIONS");
     expect(await remaining("OPTIONS")).toBe(before);
@@ -58,7 +63,13 @@ describe("a method the route does not serve", () => {
       for (const method of METHODS.filter((m) => !allow.split(", ").includes(m))) {
         for (const key of [owner.key, "fsk_wrong", undefined]) {
           const res = await server.json(path, { method, key });
-          expect([method, path, res.status, res.headers.get("allow"), res.body.code]).toEqual([method, path, 405, allow, "METHOD_NOT_ALLOWED"]);
+          expect([method, path, res.status, res.headers.get("allow"), res.body.code]).toEqual([
+            method,
+            path,
+            405,
+            allow,
+            "METHOD_NOT_ALLOWED",
+          ]);
           expect(res.headers.get("x-ratelimit-remaining")).not.toBeNull();
         }
       }
@@ -71,8 +82,12 @@ describe("a method the route does not serve", () => {
       expect([method, res.status, res.headers.get("allow")]).toEqual([method, 405, "POST"]);
     }
     // Nor /forms/list, nor `export` as a submission id.
-    for (const method of ["PATCH", "DELETE"]) expect((await server.request("/api/v1/forms/list", { method, key: owner.key })).headers.get("allow")).toBe("GET");
-    expect((await server.request(`/api/v1/forms/${owner.formId}/submissions/export`, { method: "DELETE", key: owner.key })).status).toBe(405);
+    for (const method of ["PATCH", "DELETE"])
+      expect((await server.request("/api/v1/forms/list", { method, key: owner.key })).headers.get("allow")).toBe("GET");
+    expect(
+      (await server.request(`/api/v1/forms/${owner.formId}/submissions/export`, { method: "DELETE", key: owner.key }))
+        .status,
+    ).toBe(405);
     // The form itself is untouched.
     expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).status).toBe(200);
   });

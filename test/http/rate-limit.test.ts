@@ -38,7 +38,8 @@ describe("rate limiting", () => {
 
   test("buckets requests without a valid key by client IP, apart from the keys", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await server.request("/api/v1/forms/list", { key: "fsk_invalid" })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await server.request("/api/v1/forms/list", { key: "fsk_invalid" })).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
     expect((await server.request(`/api/v1/forms/${b.formId}`, { key: b.key })).status).toBe(200);
     // The health probe from the same address still answers: it reads the bucket without taking from it.
@@ -52,7 +53,11 @@ describe("rate limiting by client address", () => {
   // Two tokens per minute (one back every 30 s); each table holds at most 8 buckets.
   const BOUND = 8;
   const clock = fixedClock("2026-03-01T12:00:00.000Z");
-  const server = useServer({ config: { rateLimit: 2, rateWindow: 60, trustProxy: true }, rateClock: clock, rateMaxBuckets: BOUND });
+  const server = useServer({
+    config: { rateLimit: 2, rateWindow: 60, trustProxy: true },
+    rateClock: clock,
+    rateMaxBuckets: BOUND,
+  });
   const owner = server.seed("owner@example.com");
   // A whole window later every bucket is full again: each test starts from an empty table.
   beforeEach(() => clock.advance(60_000));
@@ -70,8 +75,16 @@ describe("rate limiting by client address", () => {
   };
 
   test("a flood of distinct addresses past the bound leaves another key's and another address's emptied buckets as they were", async () => {
-    expect([await withKey(owner.key, "192.0.2.1"), await withKey(owner.key, "192.0.2.1"), await withKey(owner.key, "192.0.2.1")]).toEqual([200, 200, 429]);
-    expect([(await from("192.0.2.99")).status, (await from("192.0.2.99")).status, (await from("192.0.2.99")).status]).toEqual([401, 401, 429]);
+    expect([
+      await withKey(owner.key, "192.0.2.1"),
+      await withKey(owner.key, "192.0.2.1"),
+      await withKey(owner.key, "192.0.2.1"),
+    ]).toEqual([200, 200, 429]);
+    expect([
+      (await from("192.0.2.99")).status,
+      (await from("192.0.2.99")).status,
+      (await from("192.0.2.99")).status,
+    ]).toEqual([401, 401, 429]);
 
     for (let i = 0; i < 5 * BOUND; i++) await from(`203.0.113.${i}`);
     expect(await withKey(owner.key, "192.0.2.1")).toBe(429);
@@ -89,21 +102,26 @@ describe("rate limiting by client address", () => {
   });
 
   // The bound on buckets held in memory (one process per SQLite file); on PostgreSQL every bucket is a row of the shared table.
-  test.if(onSqlite)("new addresses share one overflow bucket while the table is full of buckets still refilling, and a key keeps its own", async () => {
-    for (let i = 1; i <= BOUND; i++) expect(await from(`203.0.113.${i}`)).toEqual({ status: 401, remaining: "1" });
-    // No fresh quota per newcomer: the next three addresses share two tokens.
-    expect(await from("203.0.113.101")).toEqual({ status: 401, remaining: "1" });
-    expect(await from("203.0.113.102")).toEqual({ status: 401, remaining: "0" });
-    expect(await from("203.0.113.103")).toEqual({ status: 429, remaining: "0" });
-    // The addresses already held keep their own buckets, and keys live in a table of their own.
-    expect(await from("203.0.113.1")).toEqual({ status: 401, remaining: "0" });
-    expect([await withKey(owner.key, "203.0.113.104"), await withKey(owner.key, "203.0.113.104")]).toEqual([200, 200]);
+  test.if(onSqlite)(
+    "new addresses share one overflow bucket while the table is full of buckets still refilling, and a key keeps its own",
+    async () => {
+      for (let i = 1; i <= BOUND; i++) expect(await from(`203.0.113.${i}`)).toEqual({ status: 401, remaining: "1" });
+      // No fresh quota per newcomer: the next three addresses share two tokens.
+      expect(await from("203.0.113.101")).toEqual({ status: 401, remaining: "1" });
+      expect(await from("203.0.113.102")).toEqual({ status: 401, remaining: "0" });
+      expect(await from("203.0.113.103")).toEqual({ status: 429, remaining: "0" });
+      // The addresses already held keep their own buckets, and keys live in a table of their own.
+      expect(await from("203.0.113.1")).toEqual({ status: 401, remaining: "0" });
+      expect([await withKey(owner.key, "203.0.113.104"), await withKey(owner.key, "203.0.113.104")]).toEqual([
+        200, 200,
+      ]);
 
-    // Once buckets have refilled there is room again: a newcomer gets a bucket of its own.
-    clock.advance(30_000);
-    expect(await from("203.0.113.103")).toEqual({ status: 401, remaining: "1" });
-    expect(await from("203.0.113.103")).toEqual({ status: 401, remaining: "0" });
-  });
+      // Once buckets have refilled there is room again: a newcomer gets a bucket of its own.
+      clock.advance(30_000);
+      expect(await from("203.0.113.103")).toEqual({ status: 401, remaining: "1" });
+      expect(await from("203.0.113.103")).toEqual({ status: 401, remaining: "0" });
+    },
+  );
 
   // Each request in order: its address, then the status and X-RateLimit-Remaining it gets.
   test.each([
@@ -136,6 +154,7 @@ describe("rate limiting by client address", () => {
       ],
     },
   ] as { name: string; requests: [string, number, string][] }[])("$name", async ({ requests }) => {
-    for (const [address, status, remaining] of requests) expect([address, await from(address)]).toEqual([address, { status, remaining }]);
+    for (const [address, status, remaining] of requests)
+      expect([address, await from(address)]).toEqual([address, { status, remaining }]);
   });
 });

@@ -5,9 +5,12 @@ import { useServer } from "../helpers/fixture";
 import { seedForm, seedOwner, type TestServer } from "../helpers/harness";
 
 const UA = {
-  chrome: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
-  iphone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1",
-  android: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+  chrome:
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+  iphone:
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1",
+  android:
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
   ipad: "Mozilla/5.0 (iPad; CPU OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1",
   googlebot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
 };
@@ -17,15 +20,22 @@ const owner = server.seed("owner@example.com");
 const other = server.seed("other@example.com");
 const proxied = useServer({ config: { trustProxy: true } });
 
-const count = async (s: TestServer = server) => (await s.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
-const post = (body: BodyInit, headers: Record<string, string> = { "content-type": "application/json" }, s = server, key = owner.key) =>
-  s.request("/api/v1/forms/submit", { method: "POST", key, headers, body, redirect: "manual" });
+const count = async (s: TestServer = server) =>
+  (await s.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c;
+const post = (
+  body: BodyInit,
+  headers: Record<string, string> = { "content-type": "application/json" },
+  s = server,
+  key = owner.key,
+) => s.request("/api/v1/forms/submit", { method: "POST", key, headers, body, redirect: "manual" });
 const postJson = (value: unknown, headers: Record<string, string> = {}, s = server, key = owner.key) =>
   post(JSON.stringify(value), { "content-type": "application/json", ...headers }, s, key);
 const stored = async (res: Response, s: TestServer = server) => {
   expect(res.status).toBe(200);
   const { submissionId } = await res.json();
-  return JSON.parse((await s.query<{ data: string }>("SELECT data FROM submissions WHERE id = ?", submissionId))[0]!.data);
+  return JSON.parse(
+    (await s.query<{ data: string }>("SELECT data FROM submissions WHERE id = ?", submissionId))[0]!.data,
+  );
 };
 
 describe("POST /api/v1/forms/submit", () => {
@@ -36,7 +46,9 @@ describe("POST /api/v1/forms/submit", () => {
     const body = await res.json();
     expect(body).toEqual({ success: true, submissionId: expect.stringMatching(/^sub_/) });
     expect(await count()).toBe(before + 1);
-    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.submissionCount).toBe(before + 1);
+    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.submissionCount).toBe(
+      before + 1,
+    );
   });
 
   test("echoes an absolute http(s) redirectUrl as redirect", async () => {
@@ -71,8 +83,11 @@ describe("POST /api/v1/forms/submit", () => {
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
       expect(typeof (await res.json()).error).toBe("string");
     }
-    expect((await (await postJson({ formId: owner.formId, data: {}, message: "hello" })).json()).error).toContain('unknown field "message"');
-    for (const raw of ["{not json", "", "null", `{"formId":"${owner.formId}","data":{"n":[1e400]}}`]) expect([raw, (await post(raw)).status]).toEqual([raw, 400]);
+    expect((await (await postJson({ formId: owner.formId, data: {}, message: "hello" })).json()).error).toContain(
+      'unknown field "message"',
+    );
+    for (const raw of ["{not json", "", "null", `{"formId":"${owner.formId}","data":{"n":[1e400]}}`])
+      expect([raw, (await post(raw)).status]).toEqual([raw, 400]);
     expect(await count()).toBe(before);
   });
 
@@ -86,38 +101,75 @@ describe("POST /api/v1/forms/submit", () => {
       [{ formId: id, data: ["a"] }, "data is required and must be a JSON object"],
       [{ formId: id, data: {}, redirectUrl: "javascript:alert(1)" }, "redirectUrl must start with http:// or https://"],
       [{ formId: id, data: {}, redirectUrl: "/thanks" }, "redirectUrl must start with http:// or https://"],
-      [{ formId: id, data: {}, redirectUrl: "https://example.com/a\tb" }, "redirectUrl must not contain spaces or control characters"],
+      [
+        { formId: id, data: {}, redirectUrl: "https://example.com/a\tb" },
+        "redirectUrl must not contain spaces or control characters",
+      ],
       [{ formId: id, data: {}, redirectUrl: "https://exa%mple.com/" }, "redirectUrl must be an absolute http(s) URL"],
-      [{ formId: id, data: {}, redirectUrl: 7 }, "redirectUrl must be an absolute http(s) URL of at most 2048 characters"],
+      [
+        { formId: id, data: {}, redirectUrl: 7 },
+        "redirectUrl must be an absolute http(s) URL of at most 2048 characters",
+      ],
       // A stray field is named first: it is most often a form field meant for data, which is then missing.
-      [{ formId: id, message: "hello" }, 'unknown field "message": the body holds formId, data and optionally redirectUrl, altcha or captchaToken; form fields go in data'],
+      [
+        { formId: id, message: "hello" },
+        'unknown field "message": the body holds formId, data and optionally redirectUrl, altcha or captchaToken; form fields go in data',
+      ],
       [{ formId: id, data: { n: { a: { b: 1 } } }, "a/b~c": 1 }, 'unknown field "a/b~c"'],
       [["a"], "request body must be a JSON object with formId and data"],
       [null, "request body must be a JSON object with formId and data"],
     ];
     for (const [body, message] of cases) {
       const res = await postJson(body);
-      expect([JSON.stringify(body).slice(0, 80), res.status, (await res.json()).error]).toEqual([JSON.stringify(body).slice(0, 80), 400, expect.stringContaining(message)]);
+      expect([JSON.stringify(body).slice(0, 80), res.status, (await res.json()).error]).toEqual([
+        JSON.stringify(body).slice(0, 80),
+        400,
+        expect.stringContaining(message),
+      ]);
     }
     // This server takes 2 KiB bodies; the other one the default 100 KiB.
     const p = await seedOwner(proxied, "long@example.com");
-    const long = await postJson({ formId: p.formId, data: {}, redirectUrl: `https://example.com/${"x".repeat(2048)}` }, {}, proxied, p.key);
-    expect([long.status, (await long.json()).error]).toEqual([400, "redirectUrl must be an absolute http(s) URL of at most 2048 characters"]);
-    const form = async (fields: Record<string, string>) => (await (await post(new URLSearchParams(fields).toString(), { "content-type": "application/x-www-form-urlencoded" })).json()).error;
+    const long = await postJson(
+      { formId: p.formId, data: {}, redirectUrl: `https://example.com/${"x".repeat(2048)}` },
+      {},
+      proxied,
+      p.key,
+    );
+    expect([long.status, (await long.json()).error]).toEqual([
+      400,
+      "redirectUrl must be an absolute http(s) URL of at most 2048 characters",
+    ]);
+    const form = async (fields: Record<string, string>) =>
+      (
+        await (
+          await post(new URLSearchParams(fields).toString(), { "content-type": "application/x-www-form-urlencoded" })
+        ).json()
+      ).error;
     expect(await form({ name: "Ada" })).toBe("formId is required and must be a non-empty string");
-    expect(await form({ formId: id, redirectUrl: "ftp://example.com/" })).toBe("redirectUrl must start with http:// or https://");
+    expect(await form({ formId: id, redirectUrl: "ftp://example.com/" })).toBe(
+      "redirectUrl must start with http:// or https://",
+    );
   });
 
   test("answers 413 for a body over the limit and 415 for other content types, storing nothing", async () => {
     const before = await count();
     const big = await postJson({ formId: owner.formId, data: { text: "x".repeat(4000) } });
     expect([big.status, (await big.json()).code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
-    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(JSON.stringify({ formId: owner.formId, data: { t: "y".repeat(5000) } }))); c.close(); } });
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(JSON.stringify({ formId: owner.formId, data: { t: "y".repeat(5000) } })));
+        c.close();
+      },
+    });
     expect((await post(stream)).status).toBe(413);
     // Far past the limit too (Bun's own cap would answer a bare 413): ours, in JSON, with the headers, after the key check.
     const huge = JSON.stringify({ formId: owner.formId, data: { text: "z".repeat(3_000_000) } });
     const hugeRes = await post(huge);
-    expect([hugeRes.status, (await hugeRes.json()).code, hugeRes.headers.has("x-ratelimit-remaining")]).toEqual([413, "PAYLOAD_TOO_LARGE", true]);
+    expect([hugeRes.status, (await hugeRes.json()).code, hugeRes.headers.has("x-ratelimit-remaining")]).toEqual([
+      413,
+      "PAYLOAD_TOO_LARGE",
+      true,
+    ]);
     expect((await post(huge, { "content-type": "application/json" }, server, "")).status).toBe(401);
     for (const type of ["text/plain", "application/xml", ""]) {
       const res = await post(JSON.stringify({ formId: owner.formId, data: {} }), type ? { "content-type": type } : {});
@@ -134,7 +186,10 @@ describe("POST /api/v1/forms/submit", () => {
   });
 
   test("answers browser form posts with 303 to redirectUrl, or JSON without one", async () => {
-    const urlencoded = await post(new URLSearchParams({ formId: owner.formId, redirectUrl: "https://example.com/ok", name: "Ada" }).toString(), { "content-type": "application/x-www-form-urlencoded" });
+    const urlencoded = await post(
+      new URLSearchParams({ formId: owner.formId, redirectUrl: "https://example.com/ok", name: "Ada" }).toString(),
+      { "content-type": "application/x-www-form-urlencoded" },
+    );
     expect(urlencoded.status).toBe(303);
     expect(urlencoded.headers.get("location")).toBe("https://example.com/ok");
 
@@ -143,11 +198,18 @@ describe("POST /api/v1/forms/submit", () => {
     form.set("redirectUrl", "https://example.com/multi");
     form.append("topics", "a");
     form.append("topics", "b");
-    const multipart = await server.request("/api/v1/forms/submit", { method: "POST", key: owner.key, body: form, redirect: "manual" });
+    const multipart = await server.request("/api/v1/forms/submit", {
+      method: "POST",
+      key: owner.key,
+      body: form,
+      redirect: "manual",
+    });
     expect(multipart.status).toBe(303);
     expect(multipart.headers.get("location")).toBe("https://example.com/multi");
 
-    const plain = await post(new URLSearchParams({ formId: owner.formId, name: "Bob", note: "" }).toString(), { "content-type": "application/x-www-form-urlencoded" });
+    const plain = await post(new URLSearchParams({ formId: owner.formId, name: "Bob", note: "" }).toString(), {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     const data = await stored(plain);
     expect(data.name).toBe("Bob");
     expect(data.formId).toBeUndefined();
@@ -155,45 +217,85 @@ describe("POST /api/v1/forms/submit", () => {
     expect(list.body.submissions[1].data.topics).toEqual(["a", "b"]);
 
     const before = await count();
-    const split = await post(new URLSearchParams({ formId: owner.formId, redirectUrl: "https://example.com/a\r\nSet-Cookie: x=1" }).toString(), { "content-type": "application/x-www-form-urlencoded" });
+    const split = await post(
+      new URLSearchParams({ formId: owner.formId, redirectUrl: "https://example.com/a\r\nSet-Cookie: x=1" }).toString(),
+      { "content-type": "application/x-www-form-urlencoded" },
+    );
     expect([split.status, (await split.json()).code]).toEqual([400, "INVALID_BODY"]);
     expect(await count()).toBe(before);
 
     // A header carries ASCII only: the Location is the URL's encoded form; the JSON answer keeps it as sent.
     const unicode = "https://例え.jp/パス?q=é";
-    const encoded = await post(new URLSearchParams({ formId: owner.formId, redirectUrl: unicode }).toString(), { "content-type": "application/x-www-form-urlencoded" });
+    const encoded = await post(new URLSearchParams({ formId: owner.formId, redirectUrl: unicode }).toString(), {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     expect(encoded.status).toBe(303);
     expect(encoded.headers.get("location")).toBe("https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%C3%A9");
-    expect((await (await postJson({ formId: owner.formId, data: {}, redirectUrl: unicode })).json()).redirect).toBe(unicode);
+    expect((await (await postJson({ formId: owner.formId, data: {}, redirectUrl: unicode })).json()).redirect).toBe(
+      unicode,
+    );
   });
 });
 
 describe("_meta", () => {
   test("is written by the server alone, with exactly the contract's keys", async () => {
-    const data = await stored(await postJson({ formId: owner.formId, data: { _meta: { country: "XX", evil: true }, x: 1 } }, { "user-agent": UA.chrome }));
-    expect(Object.keys(data._meta).sort()).toEqual(["browser", "browserVersion", "country", "device", "language", "os", "osVersion", "referrer"]);
+    const data = await stored(
+      await postJson(
+        { formId: owner.formId, data: { _meta: { country: "XX", evil: true }, x: 1 } },
+        { "user-agent": UA.chrome },
+      ),
+    );
+    expect(Object.keys(data._meta).sort()).toEqual([
+      "browser",
+      "browserVersion",
+      "country",
+      "device",
+      "language",
+      "os",
+      "osVersion",
+      "referrer",
+    ]);
     expect(data._meta.evil).toBeUndefined();
     expect(data._meta.country).toBe("ZZ");
     expect(data.x).toBe(1);
   });
 
   test("names browser, OS and device from real User-Agent strings", async () => {
-    const meta = async (ua: string) => (await stored(await postJson({ formId: owner.formId, data: {} }, { "user-agent": ua })))._meta;
-    expect(await meta(UA.chrome)).toMatchObject({ browser: "Chrome", os: "Windows", device: "desktop", browserVersion: "120.0.0.0" });
+    const meta = async (ua: string) =>
+      (await stored(await postJson({ formId: owner.formId, data: {} }, { "user-agent": ua })))._meta;
+    expect(await meta(UA.chrome)).toMatchObject({
+      browser: "Chrome",
+      os: "Windows",
+      device: "desktop",
+      browserVersion: "120.0.0.0",
+    });
     expect(await meta(UA.iphone)).toMatchObject({ browser: "Mobile Safari", os: "iOS", device: "mobile" });
     expect(await meta(UA.android)).toMatchObject({ os: "Android", device: "mobile" });
     expect(await meta(UA.ipad)).toMatchObject({ device: "tablet" });
     expect(await meta(UA.googlebot)).toMatchObject({ device: "bot" });
     // Nothing recognisable is no evidence of a desktop.
-    for (const ua of ["garbage-agent", "x", "Mozilla/5.0"]) expect(await meta(ua)).toMatchObject({ browser: null, os: null, device: "unknown" });
+    for (const ua of ["garbage-agent", "x", "Mozilla/5.0"])
+      expect(await meta(ua)).toMatchObject({ browser: null, os: null, device: "unknown" });
   });
 
   test("keeps the primary language and only the referrer's origin", async () => {
-    const data = await stored(await postJson({ formId: owner.formId, data: {} }, { "accept-language": "en-GB,en;q=0.9,de;q=0.8", referer: "https://example.com/contact?email=a@b.co#top" }));
+    const data = await stored(
+      await postJson(
+        { formId: owner.formId, data: {} },
+        { "accept-language": "en-GB,en;q=0.9,de;q=0.8", referer: "https://example.com/contact?email=a@b.co#top" },
+      ),
+    );
     expect(data._meta.language).toBe("en");
-    const weighted = await stored(await postJson({ formId: owner.formId, data: {} }, { "accept-language": "zh-Hant-TW;q=0.8, *, de;q=0.9, fr;q=0" }));
+    const weighted = await stored(
+      await postJson(
+        { formId: owner.formId, data: {} },
+        { "accept-language": "zh-Hant-TW;q=0.8, *, de;q=0.9, fr;q=0" },
+      ),
+    );
     expect(weighted._meta.language).toBe("de");
-    const upper = await stored(await postJson({ formId: owner.formId, data: {} }, { "accept-language": "en;Q=0.5, de;q=0.6" }));
+    const upper = await stored(
+      await postJson({ formId: owner.formId, data: {} }, { "accept-language": "en;Q=0.5, de;q=0.6" }),
+    );
     expect(upper._meta.language).toBe("de");
     expect(data._meta.referrer).toBe("https://example.com");
     const none = await stored(await postJson({ formId: owner.formId, data: {} }, {}));
@@ -211,7 +313,15 @@ describe("_meta", () => {
 
   test.if(onSqlite)("never stores the client's IP address: no byte of the database file holds it", async () => {
     const p = await seedOwner(proxied, "ip@example.com");
-    await stored(await postJson({ formId: p.formId, data: { hello: "world" } }, { "x-forwarded-for": "81.2.69.142" }, proxied, p.key), proxied);
+    await stored(
+      await postJson(
+        { formId: p.formId, data: { hello: "world" } },
+        { "x-forwarded-for": "81.2.69.142" },
+        proxied,
+        p.key,
+      ),
+      proxied,
+    );
     await proxied.store.sql.get("PRAGMA wal_checkpoint(TRUNCATE)");
     const file = readFileSync(proxied.db).toString("latin1");
     expect(file).toContain("world");
@@ -220,7 +330,15 @@ describe("_meta", () => {
 
   test.if(onPostgres)("never stores the client's IP address: no row of any table holds it", async () => {
     const p = await seedOwner(proxied, "ip@example.com");
-    await stored(await postJson({ formId: p.formId, data: { hello: "world" } }, { "x-forwarded-for": "81.2.69.142" }, proxied, p.key), proxied);
+    await stored(
+      await postJson(
+        { formId: p.formId, data: { hello: "world" } },
+        { "x-forwarded-for": "81.2.69.142" },
+        proxied,
+        p.key,
+      ),
+      proxied,
+    );
     expect(await proxied.tablesHolding("world")).toContain("submissions");
     expect(await proxied.tablesHolding("81.2.69.142")).toEqual([]);
   });
@@ -230,7 +348,9 @@ describe("email extraction", () => {
   const emailOf = async (data: object) => {
     const res = await postJson({ formId: owner.formId, data });
     const { submissionId } = await res.json();
-    return (await server.query<{ email: string | null }>("SELECT email FROM submissions WHERE id = ?", submissionId))[0]!.email;
+    return (
+      await server.query<{ email: string | null }>("SELECT email FROM submissions WHERE id = ?", submissionId)
+    )[0]!.email;
   };
 
   test("prefers a key named email in any case, else a key containing email, and stores it trimmed and lower-cased", async () => {
@@ -244,10 +364,18 @@ describe("email extraction", () => {
 describe("Idempotency-Key", () => {
   test("returns the first answer for a retry and stores nothing new, also under concurrency", async () => {
     const before = await count();
-    const first = await (await postJson({ formId: owner.formId, data: { try: 1 } }, { "idempotency-key": "abc-1" })).json();
-    const retry = await (await postJson({ formId: owner.formId, data: { try: 2 } }, { "idempotency-key": "abc-1" })).json();
+    const first = await (
+      await postJson({ formId: owner.formId, data: { try: 1 } }, { "idempotency-key": "abc-1" })
+    ).json();
+    const retry = await (
+      await postJson({ formId: owner.formId, data: { try: 2 } }, { "idempotency-key": "abc-1" })
+    ).json();
     expect(retry).toEqual(first);
-    const concurrent = await Promise.all(Array.from({ length: 10 }, () => postJson({ formId: owner.formId, data: {} }, { "idempotency-key": "abc-2" }).then((r) => r.json())));
+    const concurrent = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        postJson({ formId: owner.formId, data: {} }, { "idempotency-key": "abc-2" }).then((r) => r.json()),
+      ),
+    );
     expect(new Set(concurrent.map((r) => r.submissionId)).size).toBe(1);
     expect(await count()).toBe(before + 2);
   });
@@ -260,6 +388,8 @@ describe("Idempotency-Key", () => {
   });
 
   test("refuses an unusable key with a 400", async () => {
-    expect((await postJson({ formId: owner.formId, data: {} }, { "idempotency-key": "x".repeat(300) })).status).toBe(400);
+    expect((await postJson({ formId: owner.formId, data: {} }, { "idempotency-key": "x".repeat(300) })).status).toBe(
+      400,
+    );
   });
 });

@@ -11,7 +11,13 @@ const joined = async (formId = owner.formId) => server.json(`/api/v1/forms/${for
 
 describe("GET /api/v1/forms/{formId}/users-joined", () => {
   test("counts distinct emails case-insensitively and email-less joiners once each", async () => {
-    for (const data of [{ email: "ada@example.com" }, { email: " ADA@example.com " }, { Email: "bob@example.com" }, { name: "no email" }, { name: "no email" }]) {
+    for (const data of [
+      { email: "ada@example.com" },
+      { email: " ADA@example.com " },
+      { Email: "bob@example.com" },
+      { name: "no email" },
+      { name: "no email" },
+    ]) {
       expect((await join(data)).status).toBe(200);
     }
     await Promise.all([join({ email: "cy@example.com" }), join({ email: "CY@example.com" })]);
@@ -26,7 +32,10 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
   test("answers 0 while the counter is off, and the count again when it is back on", async () => {
     await server.services.forms.updateForm(OPERATOR, owner.formId, { usersJoinedEnabled: false });
     expect((await joined()).body).toEqual({ usersJoined: 0 });
-    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.usersJoinedSettings).toEqual({ enabled: false, count: 0 });
+    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body.usersJoinedSettings).toEqual({
+      enabled: false,
+      count: 0,
+    });
     await server.services.forms.updateForm(OPERATOR, owner.formId, { usersJoinedEnabled: true });
     expect((await joined()).body).toEqual({ usersJoined: 5 });
   });
@@ -41,12 +50,23 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
   });
 
   test("a form made a waitlist by the command line counts the joiners it already had, and goes on counting", async () => {
-    const form = await seedForm(server, "owner@example.com", { name: "Becomes a waitlist", formType: "contact", usersJoinedEnabled: true });
-    for (const data of [{ email: "ann@example.com" }, { email: "ANN@example.com" }, { name: "no email" }, { contactEmail: "ben@example.com" }]) {
+    const form = await seedForm(server, "owner@example.com", {
+      name: "Becomes a waitlist",
+      formType: "contact",
+      usersJoinedEnabled: true,
+    });
+    for (const data of [
+      { email: "ann@example.com" },
+      { email: "ANN@example.com" },
+      { name: "no email" },
+      { contactEmail: "ben@example.com" },
+    ]) {
       expect((await join(data, form.id)).status).toBe(200);
     }
     // Only waitlists keep joiners: a contact form's submissions write none.
-    expect(await server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE form_id = ?", form.id)).toEqual([{ n: 0 }]);
+    expect(await server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE form_id = ?", form.id)).toEqual([
+      { n: 0 },
+    ]);
 
     const shown = cliJson(["forms", "update", form.id, "--type", "waitlist"], { db: server.db });
     expect(shown.usersJoinedSettings).toEqual({ enabled: true, count: 3 });

@@ -14,7 +14,14 @@ describe("addressBucket", () => {
   });
 
   test("puts every address of one IPv6 /64 in one bucket, however it is spelled", () => {
-    const spellings = ["2001:db8:0:1::1", "2001:db8:0:1:ffff:ffff:ffff:ffff", "2001:0DB8:0000:0001:0000:0000:0000:0001", "2001:db8::1:abcd:0:0:9", "[2001:db8:0:1::2]", "[2001:db8:0:1::2]:443"];
+    const spellings = [
+      "2001:db8:0:1::1",
+      "2001:db8:0:1:ffff:ffff:ffff:ffff",
+      "2001:0DB8:0000:0001:0000:0000:0000:0001",
+      "2001:db8::1:abcd:0:0:9",
+      "[2001:db8:0:1::2]",
+      "[2001:db8:0:1::2]:443",
+    ];
     for (const address of spellings) expect([address, addressBucket(address)]).toEqual([address, "2001:db8:0:1::/64"]);
   });
 
@@ -30,7 +37,19 @@ describe("addressBucket", () => {
   });
 
   test("puts anything it cannot read as an address in one shared unknown bucket", () => {
-    for (const junk of ["", "unknown", "not an address", "1.2.3.256", "127.1", "0x7f000001", "1.2.3.010", "2001:db8::g", "[1.2.3.4", "::ffff:1.2.3.4:80:90", "🙂"]) {
+    for (const junk of [
+      "",
+      "unknown",
+      "not an address",
+      "1.2.3.256",
+      "127.1",
+      "0x7f000001",
+      "1.2.3.010",
+      "2001:db8::g",
+      "[1.2.3.4",
+      "::ffff:1.2.3.4:80:90",
+      "🙂",
+    ]) {
       expect([junk, addressBucket(junk)]).toEqual([junk, "unknown"]);
     }
   });

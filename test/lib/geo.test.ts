@@ -21,20 +21,32 @@ describe("countryLookup", () => {
     expect(country(ip)).toBe(expected);
   });
 
-  test.each(["10.0.0.1", "192.168.1.1", "172.16.5.4", "127.0.0.1", "169.254.1.1", "::1", "fc00::1", "fe80::1%eth0", "2001:db8::1", "0.0.0.0"])(
-    "answers null for the private or reserved address %p",
+  test.each([
+    "10.0.0.1",
+    "192.168.1.1",
+    "172.16.5.4",
+    "127.0.0.1",
+    "169.254.1.1",
+    "::1",
+    "fc00::1",
+    "fe80::1%eth0",
+    "2001:db8::1",
+    "0.0.0.0",
+  ])("answers null for the private or reserved address %p", (ip) => {
+    expect(country(ip)).toBeNull();
+  });
+
+  test.each(["garbage", "", "unknown", "999.1.1.1", "1.2.3", "1.2.3.4, 5.6.7.8"])(
+    "answers null for the malformed input %p",
     (ip) => {
       expect(country(ip)).toBeNull();
     },
   );
 
-  test.each(["garbage", "", "unknown", "999.1.1.1", "1.2.3", "1.2.3.4, 5.6.7.8"])("answers null for the malformed input %p", (ip) => {
-    expect(country(ip)).toBeNull();
-  });
-
   test("never throws, whatever it is handed", () => {
     expect(country("8".repeat(100_000))).toBeNull();
-    for (const junk of [undefined, null, 42, {}, [], Symbol("s")]) expect(country(junk as unknown as string)).toBeNull();
+    for (const junk of [undefined, null, 42, {}, [], Symbol("s")])
+      expect(country(junk as unknown as string)).toBeNull();
   });
 
   test("loads the embedded country data in a few MB, whatever data folder the environment names, and leaves no staging folder behind", () => {
@@ -52,7 +64,13 @@ describe("countryLookup", () => {
         console.log(JSON.stringify({ found, addedMb: (after - before) / 1048576, keys: Object.keys(full) }));`;
       // geoip-country would read its data from these folders, which do not exist, if formsvc let it.
       const elsewhere = join(tmp.dir, "missing");
-      const env = { ...process.env, TMPDIR: tmp.dir, GEOIP_DATADIR: elsewhere, GEODATADIR: elsewhere, npm_config_geoip_datadir: elsewhere };
+      const env = {
+        ...process.env,
+        TMPDIR: tmp.dir,
+        GEOIP_DATADIR: elsewhere,
+        GEODATADIR: elsewhere,
+        npm_config_geoip_datadir: elsewhere,
+      };
       const res = Bun.spawnSync([process.execPath, "-e", script], { env, stdout: "pipe", stderr: "pipe" });
       expect(res.stderr.toString()).toBe("");
       const out = JSON.parse(res.stdout.toString());
@@ -74,6 +92,8 @@ describe("countryLookup", () => {
     const stamp = /^\d+\.\d+\.(\d{4})(\d{2})(\d{2})\d{4}$/.exec(version);
     expect(stamp).not.toBeNull();
     const [, y, m, d] = stamp!;
-    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain(`\`geoip-country\` package: ${version}, data of ${y}-${m}-${d}`);
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain(
+      `\`geoip-country\` package: ${version}, data of ${y}-${m}-${d}`,
+    );
   });
 });

@@ -15,7 +15,10 @@ const GOOD: [string, string][] = [
   ["http://0x7f.1/", "http://127.0.0.1/"],
   ["http://[2001:db8::1]:8080/x", "http://[2001:db8::1]:8080/x"],
   // What the URL parser leaves raw but RFC 3986 does not allow outside the host is percent-encoded.
-  ["https://example.com/a|b^c[1]{x}`y?q=[1]|2#f#g", "https://example.com/a%7Cb%5Ec%5B1%5D%7Bx%7D%60y?q=%5B1%5D%7C2#f%23g"],
+  [
+    "https://example.com/a|b^c[1]{x}`y?q=[1]|2#f#g",
+    "https://example.com/a%7Cb%5Ec%5B1%5D%7Bx%7D%60y?q=%5B1%5D%7C2#f%23g",
+  ],
   ["https://example.com/%zz%41", "https://example.com/%25zz%41"],
   ["https://example.com/a\\b", "https://example.com/a/b"],
   ["https://@example.com/", "https://example.com/"],

@@ -14,7 +14,12 @@ describe("TokenBuckets", () => {
     const buckets = new TokenBuckets(4, 2, () => now);
     for (let i = 0; i < 4; i++) expect(buckets.take("k").allowed).toBe(true);
     const refused = buckets.take("k");
-    expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfter: 1, reset: Math.ceil((now + 2000) / 1000) });
+    expect(refused).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      retryAfter: 1,
+      reset: Math.ceil((now + 2000) / 1000),
+    });
     now += 500; // one token back (4 per 2 s)
     expect(buckets.take("k")).toMatchObject({ allowed: true, remaining: 0 });
   });
@@ -59,10 +64,12 @@ describe("TokenBuckets", () => {
       flooded.take(`ip:flood-${i}`);
       largest = Math.max(largest, flooded.size);
       if (i % 1000 === 999) {
-        for (const victim of ["key:victim", "ip:victim"]) expect([i, victim, flooded.take(victim, 0)]).toEqual([i, victim, control.take(victim, 0)]);
+        for (const victim of ["key:victim", "ip:victim"])
+          expect([i, victim, flooded.take(victim, 0)]).toEqual([i, victim, control.take(victim, 0)]);
       }
       // Spend each victim's token the moment it comes back, in both tables alike.
-      if (i % 2500 === 0) for (const victim of ["key:victim", "ip:victim"]) expect(flooded.take(victim)).toEqual(control.take(victim));
+      if (i % 2500 === 0)
+        for (const victim of ["key:victim", "ip:victim"]) expect(flooded.take(victim)).toEqual(control.take(victim));
     }
     expect(largest).toBe(100);
     expect(flooded.take("key:victim", 0).remaining).toBe(control.take("key:victim", 0).remaining);

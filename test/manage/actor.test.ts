@@ -28,13 +28,48 @@ const outcome = (call: Promise<unknown>) =>
 describe("the actor, first in every service method", () => {
   // Each: who acts, what it does to the owner's data, and the answer; the operator reaches every owner's.
   const CASES: [string, () => Actor, (s: Services, actor: Actor) => Promise<unknown>, string][] = [
-    ["the operator lists any form's webhooks", () => OPERATOR, (s, a) => s.webhooks.listWebhooks(a, owner.formId), "ok"],
-    ["another owner's key is refused the form's webhooks", () => otherKey, (s, a) => s.webhooks.listWebhooks(a, owner.formId), "FORBIDDEN"],
-    ["a key may not list every form's webhooks, as the operator may", () => ownKey, (s, a) => s.webhooks.listWebhooks(a, null), "INVALID_PARAMETER"],
-    ["the operator reads any form's submissions", () => OPERATOR, (s, a) => s.submissions.pageJson(a, owner.formId, { limit: 10 }), "ok"],
-    ["another owner's key is refused them", () => otherKey, (s, a) => s.submissions.pageJson(a, owner.formId, { limit: 10 }), "FORBIDDEN"],
-    ["the operator must name a new key's owner", () => OPERATOR, (s, a) => s.keys.createKey(a, { name: "nobody's" }), "INVALID_PARAMETER"],
-    ["another owner's key does not see the owner's key", () => otherKey, (s, a) => s.keys.revokeKey(a, owner.keyId), "NOT_FOUND"],
+    [
+      "the operator lists any form's webhooks",
+      () => OPERATOR,
+      (s, a) => s.webhooks.listWebhooks(a, owner.formId),
+      "ok",
+    ],
+    [
+      "another owner's key is refused the form's webhooks",
+      () => otherKey,
+      (s, a) => s.webhooks.listWebhooks(a, owner.formId),
+      "FORBIDDEN",
+    ],
+    [
+      "a key may not list every form's webhooks, as the operator may",
+      () => ownKey,
+      (s, a) => s.webhooks.listWebhooks(a, null),
+      "INVALID_PARAMETER",
+    ],
+    [
+      "the operator reads any form's submissions",
+      () => OPERATOR,
+      (s, a) => s.submissions.pageJson(a, owner.formId, { limit: 10 }),
+      "ok",
+    ],
+    [
+      "another owner's key is refused them",
+      () => otherKey,
+      (s, a) => s.submissions.pageJson(a, owner.formId, { limit: 10 }),
+      "FORBIDDEN",
+    ],
+    [
+      "the operator must name a new key's owner",
+      () => OPERATOR,
+      (s, a) => s.keys.createKey(a, { name: "nobody's" }),
+      "INVALID_PARAMETER",
+    ],
+    [
+      "another owner's key does not see the owner's key",
+      () => otherKey,
+      (s, a) => s.keys.revokeKey(a, owner.keyId),
+      "NOT_FOUND",
+    ],
   ];
   for (const [name, actor, call, expected] of CASES) {
     test(`${name}: ${expected}`, async () => {
@@ -46,7 +81,11 @@ describe("the actor, first in every service method", () => {
     const own = await server.services.keys.createKey(ownKey, { name: "mine", owner: "other@example.com" });
     const named = await server.services.keys.createKey(OPERATOR, { name: "theirs", owner: "other@example.com" });
     expect([own.owner, named.owner]).toEqual(["owner@example.com", "other@example.com"]);
-    const lines = await server.query("SELECT object_id, owner_id, actor_kind, actor_id FROM audit_events WHERE action = 'key.created' AND object_id IN (?, ?) ORDER BY id", own.id, named.id);
+    const lines = await server.query(
+      "SELECT object_id, owner_id, actor_kind, actor_id FROM audit_events WHERE action = 'key.created' AND object_id IN (?, ?) ORDER BY id",
+      own.id,
+      named.id,
+    );
     expect(lines).toEqual([
       { object_id: own.id, owner_id: owner.ownerId, actor_kind: "key", actor_id: owner.keyId },
       { object_id: named.id, owner_id: other.ownerId, actor_kind: "cli", actor_id: "cli" },

@@ -16,11 +16,18 @@ describe("formsvc audit", () => {
     secrets.push(made.key);
     const form = (await send("POST", "/forms", made.key, { name: "Audited" })).body;
     await send("PATCH", `/forms/${form.id}`, made.key, { name: "Audited twice", retentionDays: 10 });
-    const sub = (await send("POST", "/forms/submit", made.key, { formId: form.id, data: { email: "secret.person@example.com", message: "private words" } })).body.submissionId;
+    const sub = (
+      await send("POST", "/forms/submit", made.key, {
+        formId: form.id,
+        data: { email: "secret.person@example.com", message: "private words" },
+      })
+    ).body.submissionId;
     await send("POST", `/forms/${form.id}/submissions/${sub}/spam`, made.key);
     await send("DELETE", `/forms/${form.id}/submissions/${sub}`, made.key);
     await send("POST", "/forms/submit", made.key, { formId: form.id, data: { email: "secret.person@example.com" } });
-    expect((await runCliAsync(["submissions", "erase", "--email", "secret.person@example.com"], { db: server.db })).code).toBe(0);
+    expect(
+      (await runCliAsync(["submissions", "erase", "--email", "secret.person@example.com"], { db: server.db })).code,
+    ).toBe(0);
     await send("DELETE", `/forms/${form.id}`, made.key);
     await send("DELETE", `/keys/${made.id}`, owner.key);
     expect(runCli(["forms", "update", owner.formId, "--description", "by hand"], { db: server.db }).code).toBe(0);
@@ -45,7 +52,10 @@ describe("formsvc audit", () => {
     expect(events[3].detail).toEqual({ submissions: 1 });
     expect(new Date(events[0].at).getTime()).toBeGreaterThanOrEqual(new Date(events[9].at).getTime());
 
-    const everything = JSON.stringify(await server.query("SELECT * FROM audit_events")) + runCli(["audit"], { db: server.db }).stdout + JSON.stringify(events);
+    const everything =
+      JSON.stringify(await server.query("SELECT * FROM audit_events")) +
+      runCli(["audit"], { db: server.db }).stdout +
+      JSON.stringify(events);
     for (const secret of secrets) expect(everything).not.toContain(secret);
     expect(everything).not.toContain("secret.person");
     expect(everything).not.toContain("private words");
@@ -55,14 +65,24 @@ describe("formsvc audit", () => {
     const session = { keyId: "ses_0123", ownerId: other.ownerId, kind: "secret" as const, forms: null };
     await server.services.audit.record(session, "owner.login", "ses_0123");
     await server.services.forms.updateForm(session, other.formId, { description: "from the dashboard" });
-    const [changed, login] = cliJson<any[]>(["audit", "--owner", "other@example.com", "--limit", "2"], { db: server.db });
-    expect([login.actorKind, login.actorId, login.action, login.objectId]).toEqual(["session", "ses_0123", "owner.login", "ses_0123"]);
+    const [changed, login] = cliJson<any[]>(["audit", "--owner", "other@example.com", "--limit", "2"], {
+      db: server.db,
+    });
+    expect([login.actorKind, login.actorId, login.action, login.objectId]).toEqual([
+      "session",
+      "ses_0123",
+      "owner.login",
+      "ses_0123",
+    ]);
     expect([changed.actorKind, changed.actorId, changed.action]).toEqual(["session", "ses_0123", "form.updated"]);
   });
 
   test("keeps to one owner with --owner, prints a table without --json, and refuses a bad --limit", () => {
     const theirs = cliJson<any[]>(["audit", "--owner", "other@example.com"], { db: server.db });
-    expect(theirs.map((e) => [e.action, e.objectId]).slice(-2)).toEqual([["form.created", other.formId], ["key.created", other.keyId]]);
+    expect(theirs.map((e) => [e.action, e.objectId]).slice(-2)).toEqual([
+      ["form.created", other.formId],
+      ["key.created", other.keyId],
+    ]);
     expect(theirs.every((e) => e.owner === "other@example.com")).toBe(true);
     expect(cliJson<any[]>(["audit", "--owner", "nobody@example.com"], { db: server.db })).toEqual([]);
     expect(cliJson<any[]>(["audit", "--limit", "2"], { db: server.db }).length).toBe(2);

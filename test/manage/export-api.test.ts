@@ -10,10 +10,15 @@ const server = useServer({ config: { rateLimit: 100_000 } });
 const owner = server.seed("owner@example.com");
 const other = server.seed("other@example.com");
 
-const exportPath = (formId: string, format?: string) => `/api/v1/forms/${formId}/submissions/export${format ? `?format=${format}` : ""}`;
+const exportPath = (formId: string, format?: string) =>
+  `/api/v1/forms/${formId}/submissions/export${format ? `?format=${format}` : ""}`;
 
 beforeAll(async () => {
-  for (const data of [{ email: "ann@example.com", note: "=1+1" }, { email: "bob@example.com", extra: 'says "hi", twice' }, { email: "spam@example.com", _gotcha: "x" }]) {
+  for (const data of [
+    { email: "ann@example.com", note: "=1+1" },
+    { email: "bob@example.com", extra: 'says "hi", twice' },
+    { email: "spam@example.com", _gotcha: "x" },
+  ]) {
     await server.submit(owner.key, owner.formId, data);
   }
 });
@@ -35,7 +40,8 @@ describe("GET /forms/{formId}/submissions/export", () => {
     const res = await server.request(exportPath(owner.formId, "json"), { key: owner.key });
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     const items = await res.json();
-    const listed = (await server.json(`/api/v1/forms/${owner.formId}/submissions`, { key: owner.key })).body.submissions;
+    const listed = (await server.json(`/api/v1/forms/${owner.formId}/submissions`, { key: owner.key })).body
+      .submissions;
     expect(items).toEqual(listed.reverse());
     expect(await (await server.request(exportPath(other.formId, "json"), { key: other.key })).json()).toEqual([]);
   });
@@ -65,11 +71,21 @@ describe("GET /forms/{formId}/submissions/export", () => {
       const batch: NewSubmission[] = [];
       for (let j = i; j < i + 5_000; j++) {
         const json = storedData({ email: `p${j}@example.com`, n: j, padding });
-        batch.push({ id: newId("sub"), form: big, status: "inbox", json, meta: JSON.parse(json)._meta, email: `p${j}@example.com`, createdAt: isoTime(start + j * 1000), idempotency: null });
+        batch.push({
+          id: newId("sub"),
+          form: big,
+          status: "inbox",
+          json,
+          meta: JSON.parse(json)._meta,
+          email: `p${j}@example.com`,
+          createdAt: isoTime(start + j * 1000),
+          idempotency: null,
+        });
       }
       expect((await commit(batch)).every((outcome) => outcome === null)).toBe(true);
     }
-    const newest = (await server.json(`/api/v1/forms/${big.id}/submissions?limit=1`, { key: owner.key })).body.submissions[0].id;
+    const newest = (await server.json(`/api/v1/forms/${big.id}/submissions?limit=1`, { key: owner.key })).body
+      .submissions[0].id;
 
     // Plain fetch: the harness's checked fetch reads the whole body before it hands the answer over.
     const res = await fetch(server.url + exportPath(big.id, "json"), { headers: { "x-api-key": owner.key } });
@@ -82,7 +98,9 @@ describe("GET /forms/{formId}/submissions/export", () => {
     // ~30 MB in all; what has arrived so far is a small part of it.
     expect(text.length).toBeLessThan(rows * 100);
     // The newest submission is on the last page, which the server has not read yet.
-    expect((await server.json(`/api/v1/forms/${big.id}/submissions/${newest}`, { method: "DELETE", key: owner.key })).status).toBe(200);
+    expect(
+      (await server.json(`/api/v1/forms/${big.id}/submissions/${newest}`, { method: "DELETE", key: owner.key })).status,
+    ).toBe(200);
     for (;;) {
       const next = await reader.read();
       if (next.done) break;

@@ -6,7 +6,11 @@ let server: TestServer;
 let key: string;
 
 const send = (method: string, path: string, body?: unknown) =>
-  server.json(`/api/v1${path}`, { method, key, ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }) });
+  server.json(`/api/v1${path}`, {
+    method,
+    key,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
 
 /** A body that sets one setting, shaped as Get Form shows it: `{spamSettings: {challenge: "pow"}}`. */
 const bodyOf = (key: string, value: unknown) => {
@@ -24,7 +28,11 @@ afterAll(() => server.close());
 describe("every setting of the table", () => {
   // A waitlist with autoresponse templates, so that each setting can change alone (double opt-in
   // needs a waitlist, an autoresponse turned on needs a subject and a text).
-  const base = (formType: string) => ({ name: "Base", formType, autoresponse: { enabled: false, subject: "Hello", text: "Thanks" } });
+  const base = (formType: string) => ({
+    name: "Base",
+    formType,
+    autoresponse: { enabled: false, subject: "Hello", text: "Thanks" },
+  });
 
   for (const { key: setting, row } of WRITABLE_SETTINGS) {
     test(`PATCH /forms/{formId} changes ${setting} to ${JSON.stringify(row.example)}, and Get Form shows it`, async () => {
@@ -49,7 +57,11 @@ describe("every setting of the table", () => {
     const form = (await send("POST", "/forms", base("waitlist"))).body;
     for (const { key: setting } of WRITABLE_SETTINGS) {
       const res = await send("PATCH", `/forms/${form.id}`, bodyOf(setting, { wrong: true }));
-      expect([setting, res.status, res.body.error]).toEqual([setting, 400, expect.stringContaining(setting.split(".")[0]!)]);
+      expect([setting, res.status, res.body.error]).toEqual([
+        setting,
+        400,
+        expect.stringContaining(setting.split(".")[0]!),
+      ]);
     }
     expect((await send("GET", `/forms/${form.id}`)).body).toEqual(form);
   });

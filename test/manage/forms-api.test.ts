@@ -41,12 +41,21 @@ describe("POST /forms", () => {
     });
     const fetched = await send("GET", `/forms/${res.body.id}`, owner.key);
     expect(fetched.body).toEqual(res.body);
-    expect((await send("GET", "/forms/list", owner.key)).body.forms.map((f: { id: string }) => f.id)).toContain(res.body.id);
+    expect((await send("GET", "/forms/list", owner.key)).body.forms.map((f: { id: string }) => f.id)).toContain(
+      res.body.id,
+    );
   });
 
   test("takes only a name, with the defaults of formsvc forms create", async () => {
     const res = await send("POST", "/forms", owner.key, { name: "Bare" });
-    expect(res.body).toMatchObject({ formType: "custom", description: "", allowedOrigins: [], spamSettings: { honeypotField: "_gotcha", challenge: "none" }, retentionDays: null, usersJoinedSettings: null });
+    expect(res.body).toMatchObject({
+      formType: "custom",
+      description: "",
+      allowedOrigins: [],
+      spamSettings: { honeypotField: "_gotcha", challenge: "none" },
+      retentionDays: null,
+      usersJoinedSettings: null,
+    });
   });
 
   test("refuses a missing name, an unknown or read-only field, a bad type, retention or origin with a 400 that says which, creating nothing", async () => {
@@ -64,9 +73,18 @@ describe("POST /forms", () => {
     ];
     for (const [body, message] of cases) {
       const res = await send("POST", "/forms", owner.key, body);
-      expect([JSON.stringify(body), res.status, res.body.error]).toEqual([JSON.stringify(body), 400, expect.stringContaining(message)]);
+      expect([JSON.stringify(body), res.status, res.body.error]).toEqual([
+        JSON.stringify(body),
+        400,
+        expect.stringContaining(message),
+      ]);
     }
-    const notJson = await server.json("/api/v1/forms", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: "{" });
+    const notJson = await server.json("/api/v1/forms", {
+      method: "POST",
+      key: owner.key,
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
     expect(notJson.status).toBe(400);
     expect((await server.query("SELECT count(*) AS n FROM forms"))[0].n).toBe(before);
   });
@@ -84,8 +102,19 @@ describe("POST /forms", () => {
 
 describe("PATCH /forms/{formId}", () => {
   test("changes only the fields given, as forms update does, and clears retention with null", async () => {
-    const form = (await send("POST", "/forms", owner.key, { name: "Patchable", description: "keep me", retentionDays: 7, spamSettings: { challenge: "pow" } })).body;
-    const res = await send("PATCH", `/forms/${form.id}`, owner.key, { name: "Renamed", emailSettings: { developerNotificationsEnabled: true }, spamSettings: { honeypotField: "website" } });
+    const form = (
+      await send("POST", "/forms", owner.key, {
+        name: "Patchable",
+        description: "keep me",
+        retentionDays: 7,
+        spamSettings: { challenge: "pow" },
+      })
+    ).body;
+    const res = await send("PATCH", `/forms/${form.id}`, owner.key, {
+      name: "Renamed",
+      emailSettings: { developerNotificationsEnabled: true },
+      spamSettings: { honeypotField: "website" },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       name: "Renamed",
@@ -95,15 +124,22 @@ describe("PATCH /forms/{formId}", () => {
       spamSettings: { honeypotField: "website", challenge: "pow" },
     });
     expect(res.body.updatedAt >= form.updatedAt).toBe(true);
-    expect((await send("PATCH", `/forms/${form.id}`, owner.key, { retentionDays: null })).body.retentionDays).toBeNull();
-    expect((await send("GET", `/forms/${form.id}`, owner.key)).body).toMatchObject({ name: "Renamed", retentionDays: null });
+    expect(
+      (await send("PATCH", `/forms/${form.id}`, owner.key, { retentionDays: null })).body.retentionDays,
+    ).toBeNull();
+    expect((await send("GET", `/forms/${form.id}`, owner.key)).body).toMatchObject({
+      name: "Renamed",
+      retentionDays: null,
+    });
   });
 
   test("changes nothing, not even updatedAt, for an empty body or the values a form already has", async () => {
     const form = (await send("POST", "/forms", owner.key, { name: "Still" })).body;
     await Bun.sleep(5);
     expect((await send("PATCH", `/forms/${form.id}`, owner.key, {})).body).toEqual(form);
-    expect((await send("PATCH", `/forms/${form.id}`, owner.key, { name: "Still", retentionDays: null })).body).toEqual(form);
+    expect((await send("PATCH", `/forms/${form.id}`, owner.key, { name: "Still", retentionDays: null })).body).toEqual(
+      form,
+    );
   });
 
   test("recounts distinct joiners when a form becomes a waitlist", async () => {
@@ -111,7 +147,10 @@ describe("PATCH /forms/{formId}", () => {
     for (const email of ["a@example.com", "A@example.com", "b@example.com"]) {
       await send("POST", "/forms/submit", owner.key, { formId: form.id, data: { email } });
     }
-    const res = await send("PATCH", `/forms/${form.id}`, owner.key, { formType: "waitlist", usersJoinedSettings: { enabled: true } });
+    const res = await send("PATCH", `/forms/${form.id}`, owner.key, {
+      formType: "waitlist",
+      usersJoinedSettings: { enabled: true },
+    });
     expect(res.body.usersJoinedSettings).toEqual({ enabled: true, count: 2 });
   });
 
@@ -134,13 +173,25 @@ describe("PATCH /forms/{formId}", () => {
 
 describe("DELETE /forms/{formId}", () => {
   test("removes the form with its submissions, its rollups and its queued notifications", async () => {
-    const form = (await send("POST", "/forms", owner.key, { name: "Doomed", emailSettings: { enabled: true, developerNotificationsEnabled: true } })).body;
-    for (let i = 0; i < 3; i++) expect((await send("POST", "/forms/submit", owner.key, { formId: form.id, data: { email: `d${i}@example.com` } })).status).toBe(200);
+    const form = (
+      await send("POST", "/forms", owner.key, {
+        name: "Doomed",
+        emailSettings: { enabled: true, developerNotificationsEnabled: true },
+      })
+    ).body;
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await send("POST", "/forms/submit", owner.key, { formId: form.id, data: { email: `d${i}@example.com` } }))
+          .status,
+      ).toBe(200);
     const res = await send("DELETE", `/forms/${form.id}`, owner.key);
     expect([res.status, res.body]).toEqual([200, { id: form.id, deleted: true }]);
     expect((await send("GET", `/forms/${form.id}`, owner.key)).status).toBe(404);
     for (const table of ["submissions", "form_daily_counts", "form_monthly_counts", "outbox"]) {
-      expect([table, (await server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id))[0].n]).toEqual([table, 0]);
+      expect([
+        table,
+        (await server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id))[0].n,
+      ]).toEqual([table, 0]);
     }
     expect((await send("DELETE", `/forms/${form.id}`, owner.key)).status).toBe(404);
   });
@@ -148,12 +199,34 @@ describe("DELETE /forms/{formId}", () => {
   test("empties a form larger than one transaction's share a chunk at a time, then removes it, with one audit line", async () => {
     const form = (await send("POST", "/forms", owner.key, { name: "Large", formType: "waitlist" })).body;
     const caller = OPERATOR;
-    const submitter = { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null };
-    await Promise.all(Array.from({ length: 1_234 }, (_, i) => server.services.submissions.submit(caller, { formId: form.id, data: { email: `l${i % 300}@example.com` } }, submitter)));
+    const submitter = {
+      userAgent: null,
+      acceptLanguage: null,
+      referer: null,
+      origin: null,
+      ip: "127.0.0.1",
+      proxyCountry: null,
+    };
+    await Promise.all(
+      Array.from({ length: 1_234 }, (_, i) =>
+        server.services.submissions.submit(
+          caller,
+          { formId: form.id, data: { email: `l${i % 300}@example.com` } },
+          submitter,
+        ),
+      ),
+    );
     expect((await send("DELETE", `/forms/${form.id}`, owner.key)).body).toEqual({ id: form.id, deleted: true });
-    for (const table of ["submissions", "waitlist_joiners", "form_daily_counts"]) expect((await server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id))[0].n).toBe(0);
-    const lines = await server.query("SELECT action, detail FROM audit_events WHERE object_id = ? ORDER BY id", form.id);
-    expect(lines).toEqual([{ action: "form.created", detail: '{"formType":"waitlist"}' }, { action: "form.deleted", detail: '{"submissions":1234}' }]);
+    for (const table of ["submissions", "waitlist_joiners", "form_daily_counts"])
+      expect((await server.query(`SELECT count(*) AS n FROM ${table} WHERE form_id = ?`, form.id))[0].n).toBe(0);
+    const lines = await server.query(
+      "SELECT action, detail FROM audit_events WHERE object_id = ? ORDER BY id",
+      form.id,
+    );
+    expect(lines).toEqual([
+      { action: "form.created", detail: '{"formType":"waitlist"}' },
+      { action: "form.deleted", detail: '{"submissions":1234}' },
+    ]);
   });
 
   test("refuses another owner's form (403), a publishable key (403 KEY_SCOPE) and an unknown form (404), deleting nothing", async () => {
@@ -182,8 +255,20 @@ describe("with an empty bucket", () => {
         ["POST", `/forms/${formId}/submissions/sub_1/spam`],
         ["GET", `/forms/${formId}/submissions/export`],
       ]) {
-        const res = await tight.json(`/api/v1${path}`, { method, key, headers: { "content-type": "application/json" }, body: method === "GET" || method === "DELETE" ? undefined : "{" });
-        expect([method, path, res.status, res.body.code, res.headers.get("retry-after") !== null, res.headers.get("x-ratelimit-remaining")]).toEqual([method, path, 429, "RATE_LIMITED", true, "0"]);
+        const res = await tight.json(`/api/v1${path}`, {
+          method,
+          key,
+          headers: { "content-type": "application/json" },
+          body: method === "GET" || method === "DELETE" ? undefined : "{",
+        });
+        expect([
+          method,
+          path,
+          res.status,
+          res.body.code,
+          res.headers.get("retry-after") !== null,
+          res.headers.get("x-ratelimit-remaining"),
+        ]).toEqual([method, path, 429, "RATE_LIMITED", true, "0"]);
       }
       expect((await tight.json(`/api/v1/forms/${formId}`, { key })).status).toBe(429);
     } finally {

@@ -14,7 +14,13 @@ describe("GET /keys", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual(cliJson(["keys", "list", "--owner", "owner@example.com"], { db: server.db }));
     expect(res.body.map((k: { id: string }) => k.id)).toEqual([owner.keyId]);
-    expect(res.body[0]).toMatchObject({ owner: "owner@example.com", kind: "secret", forms: null, active: true, prefix: owner.key.slice(0, 12) });
+    expect(res.body[0]).toMatchObject({
+      owner: "owner@example.com",
+      kind: "secret",
+      forms: null,
+      active: true,
+      prefix: owner.key.slice(0, 12),
+    });
     expect(JSON.stringify(res.body)).not.toContain(owner.key);
     expect(JSON.stringify(res.body)).not.toContain(other.keyId);
   });
@@ -27,7 +33,9 @@ describe("POST /keys", () => {
     expect(Object.keys(res.body).sort()).toEqual(["createdAt", "forms", "id", "key", "kind", "name", "owner"]);
     expect(res.body).toMatchObject({ name: "deploy", owner: "owner@example.com", kind: "secret", forms: null });
     expect(res.body.key).toMatch(/^fsk_[A-Za-z0-9_-]{43}$/);
-    expect((await server.query("SELECT hash FROM api_keys WHERE id = ?", res.body.id))[0].hash).toBe(createHash("sha256").update(res.body.key).digest("hex"));
+    expect((await server.query("SELECT hash FROM api_keys WHERE id = ?", res.body.id))[0].hash).toBe(
+      createHash("sha256").update(res.body.key).digest("hex"),
+    );
     expect((await send("GET", `/forms/${owner.formId}`, res.body.key)).status).toBe(200);
     const listed = (await send("GET", "/keys", owner.key)).body;
     expect(listed.find((k: { id: string }) => k.id === res.body.id)).toMatchObject({ name: "deploy", active: true });
@@ -38,7 +46,9 @@ describe("POST /keys", () => {
     const res = await send("POST", "/keys", owner.key, { name: "site", publishable: true, forms: [owner.formId] });
     expect(res.body).toMatchObject({ kind: "publishable", forms: [owner.formId] });
     expect(res.body.key).toMatch(/^fpk_/);
-    expect((await send("POST", "/forms/submit", res.body.key, { formId: owner.formId, data: { n: 1 } })).status).toBe(200);
+    expect((await send("POST", "/forms/submit", res.body.key, { formId: owner.formId, data: { n: 1 } })).status).toBe(
+      200,
+    );
     expect((await send("GET", "/keys", res.body.key)).body.code).toBe("KEY_SCOPE");
   });
 
@@ -55,7 +65,11 @@ describe("POST /keys", () => {
     ];
     for (const [body, message] of cases) {
       const res = await send("POST", "/keys", owner.key, body);
-      expect([JSON.stringify(body), res.status, res.body.error]).toEqual([JSON.stringify(body), 400, expect.stringContaining(message)]);
+      expect([JSON.stringify(body), res.status, res.body.error]).toEqual([
+        JSON.stringify(body),
+        400,
+        expect.stringContaining(message),
+      ]);
     }
     expect((await server.query("SELECT count(*) AS n FROM api_keys"))[0].n).toBe(before);
   });
@@ -69,7 +83,12 @@ describe("POST /keys", () => {
     for (const [kind, key] of Object.entries(callers)) {
       for (const forms of [["frm_missing"], [other.formId], [owner.formId, other.formId]]) {
         const res = await send("POST", "/keys", key, { forms });
-        expect([kind, forms, res.status, JSON.stringify(res.body).includes("owner@example.com")]).toEqual([kind, forms, 400, false]);
+        expect([kind, forms, res.status, JSON.stringify(res.body).includes("owner@example.com")]).toEqual([
+          kind,
+          forms,
+          400,
+          false,
+        ]);
       }
     }
   });
@@ -78,7 +97,11 @@ describe("POST /keys", () => {
     const pub = (await seedKey(server, "owner@example.com", { publishable: true })).key;
     const bound = (await seedKey(server, "owner@example.com", { forms: [owner.formId] })).key;
     for (const key of [pub, bound]) {
-      for (const [method, path, body] of [["POST", "/keys", {}], ["GET", "/keys", undefined], ["DELETE", `/keys/${owner.keyId}`, undefined]] as const) {
+      for (const [method, path, body] of [
+        ["POST", "/keys", {}],
+        ["GET", "/keys", undefined],
+        ["DELETE", `/keys/${owner.keyId}`, undefined],
+      ] as const) {
         const res = await send(method, path, key, body);
         expect([method, path, res.status, res.body.code]).toEqual([method, path, 403, "KEY_SCOPE"]);
       }

@@ -43,7 +43,8 @@ describe("the /docs page", () => {
   test("carries a Content-Security-Policy that allows this server alone, with no inline script or style", () => {
     const csp = cspOf(page);
     expect(csp.get("default-src")).toEqual(["'none'"]);
-    for (const directive of ["script-src", "style-src", "connect-src"]) expect(csp.get(directive), directive).toEqual(["'self'"]);
+    for (const directive of ["script-src", "style-src", "connect-src"])
+      expect(csp.get(directive), directive).toEqual(["'self'"]);
     expect(csp.get("img-src")).toEqual(["'self'", "data:"]);
     expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
   });

@@ -50,9 +50,15 @@ describe("GET /metrics", () => {
     expect(text).toContain('formsvc_http_requests_total{method="POST",route="/api/v1/forms/submit",status="200"} 5');
     // A refusal happens before routing, so it is counted without a route.
     expect(text).toContain('formsvc_http_requests_total{method="POST",route="unmatched",status="429"} 1');
-    expect(text).toMatch(/formsvc_http_request_duration_seconds_bucket\{method="POST",route="\/api\/v1\/forms\/submit",le="\+Inf"\} 5/);
+    expect(text).toMatch(
+      /formsvc_http_request_duration_seconds_bucket\{method="POST",route="\/api\/v1\/forms\/submit",le="\+Inf"\} 5/,
+    );
     // Buckets are cumulative: never decreasing, and the largest finite one holds all five (each took well under 2.5 s).
-    const buckets = [...text.matchAll(/formsvc_http_request_duration_seconds_bucket\{method="POST",route="\/api\/v1\/forms\/submit",le="[\d.]+"\} (\d+)/g)].map((m) => Number(m[1]));
+    const buckets = [
+      ...text.matchAll(
+        /formsvc_http_request_duration_seconds_bucket\{method="POST",route="\/api\/v1\/forms\/submit",le="[\d.]+"\} (\d+)/g,
+      ),
+    ].map((m) => Number(m[1]));
     expect(buckets).toHaveLength(12);
     expect(buckets).toEqual([...buckets].sort((a, b) => a - b));
     expect(buckets.at(-1)).toBe(5);

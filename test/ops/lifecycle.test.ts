@@ -34,7 +34,9 @@ describe("first run", () => {
     expect(created.examples.join("\n")).toContain(`"formId":"${created.form.id}"`);
 
     const server = await serve(db);
-    const res = await server.fetch(`${server.url}/api/v1/forms/${created.form.id}`, { headers: { "x-api-key": created.key.key } });
+    const res = await server.fetch(`${server.url}/api/v1/forms/${created.form.id}`, {
+      headers: { "x-api-key": created.key.key },
+    });
     expect(res.status).toBe(200);
     server.proc.kill("SIGTERM");
     expect(await server.proc.exited).toBe(0);
@@ -63,16 +65,20 @@ describe("shutdown", () => {
     const server = await serve(db);
     const acknowledged: string[] = [];
     const submit = async () => {
-      const res = await server.fetch(`${server.url}/api/v1/forms/submit`, {
-        method: "POST",
-        headers: { "x-api-key": created.key.key, "content-type": "application/json" },
-        body: JSON.stringify({ formId: created.form.id, data: { message: "hello" } }),
-      }).catch(droppedAsNull);
+      const res = await server
+        .fetch(`${server.url}/api/v1/forms/submit`, {
+          method: "POST",
+          headers: { "x-api-key": created.key.key, "content-type": "application/json" },
+          body: JSON.stringify({ formId: created.form.id, data: { message: "hello" } }),
+        })
+        .catch(droppedAsNull);
       if (res?.status === 200) acknowledged.push((await res.json()).submissionId);
     };
-    const load = Promise.all(Array.from({ length: 8 }, async () => {
-      for (let i = 0; i < 25; i++) await submit();
-    }));
+    const load = Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 25; i++) await submit();
+      }),
+    );
     await Bun.sleep(50);
     server.proc.kill("SIGTERM");
     await load;
@@ -89,7 +95,9 @@ describe.if(onSqlite)("upgrades", () => {
     const { dir, db } = await scratch();
     const old = openDatabase(db);
     migrate(old, migrations.slice(0, 1));
-    old.run("INSERT INTO owners (id, email, created_at) VALUES ('own_old', 'old@example.com', '2026-01-01T00:00:00.000Z')");
+    old.run(
+      "INSERT INTO owners (id, email, created_at) VALUES ('own_old', 'old@example.com', '2026-01-01T00:00:00.000Z')",
+    );
     old.close();
 
     const res = runCli(["keys", "list", "--json"], { db });

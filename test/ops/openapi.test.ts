@@ -20,7 +20,9 @@ const toOpenApiPath = (path: string) => path.replace(/:([^/]+)/g, "{$1}");
 describe("the OpenAPI document", () => {
   test("lists exactly the API routes the app serves, with the same methods", () => {
     const served = server.app.routes
-      .filter((r) => r.path.startsWith("/api/v1/") && r.path !== "/api/v1/openapi.json" && !(r.hooks as any)?.detail?.hide)
+      .filter(
+        (r) => r.path.startsWith("/api/v1/") && r.path !== "/api/v1/openapi.json" && !(r.hooks as any)?.detail?.hide,
+      )
       .map((r) => `${r.method.toLowerCase()} ${toOpenApiPath(r.path)}`)
       .sort();
     const documented = Object.entries<Record<string, unknown>>(doc.paths)
@@ -48,10 +50,15 @@ describe("the OpenAPI document", () => {
         // A 400 is what a parameter or body can earn; an operation that takes neither cannot answer one.
         const takesInput = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;
         for (const status of [...(takesInput ? ["400"] : []), "401", "429", "500", "503"]) {
-          expect(op.responses?.[status]?.content?.["application/json"]?.schema, `${where} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
+          expect(op.responses?.[status]?.content?.["application/json"]?.schema, `${where} ${status}`).toEqual({
+            $ref: "#/components/schemas/Error",
+          });
         }
         for (const name of path.match(/\{([^}]+)\}/g)?.map((p) => p.slice(1, -1)) ?? []) {
-          expect(op.parameters?.some((p: any) => p.name === name && p.in === "path"), `${where} path parameter ${name}`).toBe(true);
+          expect(
+            op.parameters?.some((p: any) => p.name === name && p.in === "path"),
+            `${where} path parameter ${name}`,
+          ).toBe(true);
           expect(op.responses?.["403"], `${where} 403`).toBeDefined();
           expect(op.responses?.["404"], `${where} 404`).toBeDefined();
         }
@@ -63,7 +70,11 @@ describe("the OpenAPI document", () => {
     const list = doc.paths["/api/v1/forms/list"].get;
     expect(list.parameters.map((p: any) => p.name).sort()).toEqual(["cursor", "limit"]);
     const submit = doc.paths["/api/v1/forms/submit"].post;
-    expect(Object.keys(submit.requestBody.content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]);
+    expect(Object.keys(submit.requestBody.content).sort()).toEqual([
+      "application/json",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data",
+    ]);
     expect(submit.requestBody.content["application/json"].schema.required.sort()).toEqual(["data", "formId"]);
   });
 
@@ -77,7 +88,9 @@ describe("the OpenAPI document", () => {
       stderr: "pipe",
     });
     const report = JSON.parse(run.stdout.toString());
-    const errors = report.problems.filter((p: any) => p.severity === "error").map((p: any) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+    const errors = report.problems
+      .filter((p: any) => p.severity === "error")
+      .map((p: any) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
     expect(errors).toEqual([]);
     expect(report.totals.errors).toBe(0);
   });
@@ -88,14 +101,26 @@ describe("the OpenAPI document", () => {
     expect(text).not.toMatch(/"error":"/);
     expect(text).not.toContain('"nullable"');
     const owner = await seedOwner(server, "keywords@example.com");
-    expect((await server.json("/api/v1/forms/list?limit=0", { key: owner.key })).body.error).toBe("limit must be a whole number from 1 to 100");
+    expect((await server.json("/api/v1/forms/list?limit=0", { key: owner.key })).body.error).toBe(
+      "limit must be a whole number from 1 to 100",
+    );
   });
 
   test("shows the limits the server enforces", () => {
     const analytics = doc.paths["/api/v1/forms/{formId}/analytics"].get.parameters;
-    for (const name of ["startDate", "endDate"]) expect(analytics.find((p: any) => p.name === name).schema).toMatchObject({ type: "string", format: "date", pattern: "^\\d{4}-\\d{2}-\\d{2}$" });
+    for (const name of ["startDate", "endDate"])
+      expect(analytics.find((p: any) => p.name === name).schema).toMatchObject({
+        type: "string",
+        format: "date",
+        pattern: "^\\d{4}-\\d{2}-\\d{2}$",
+      });
     const submit = doc.paths["/api/v1/forms/submit"].post;
-    expect(submit.parameters.find((p: any) => p.name === "Idempotency-Key").schema).toMatchObject({ type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x20-\\x7e]+$" });
+    expect(submit.parameters.find((p: any) => p.name === "Idempotency-Key").schema).toMatchObject({
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+      pattern: "^[\\x20-\\x7e]+$",
+    });
     const json = submit.requestBody.content["application/json"].schema;
     expect(json.properties.formId).toMatchObject({ minLength: 1, maxLength: 200 });
     expect(json.properties.redirectUrl).toMatchObject({ format: "iri", maxLength: 2048 });
@@ -105,11 +130,15 @@ describe("the OpenAPI document", () => {
       expect(form.properties.formId).toMatchObject({ minLength: 1, maxLength: 200 });
       expect(form.properties.redirectUrl.anyOf).toContainEqual(json.properties.redirectUrl);
       // Every other field is text (or repeated text): no binary, so no file parts.
-      expect(form.additionalProperties).toEqual({ anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] });
+      expect(form.additionalProperties).toEqual({
+        anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
+      });
     }
     const redirect = submit.responses["303"];
     expect(redirect.headers.Location).toMatchObject({ required: true, schema: { type: "string", format: "uri" } });
-    expect(redirect.content["application/json"].schema).toEqual(submit.responses["200"].content["application/json"].schema);
+    expect(redirect.content["application/json"].schema).toEqual(
+      submit.responses["200"].content["application/json"].schema,
+    );
   });
 
   test("agrees with the server on which JSON submit bodies are valid", async () => {
@@ -143,7 +172,12 @@ describe("the OpenAPI document", () => {
       ["not", "an", "object"],
     ];
     for (const body of bodies) {
-      const res = await server.request("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await server.request("/api/v1/forms/submit", {
+        method: "POST",
+        key: owner.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
       const label = JSON.stringify(body).slice(0, 60);
       expect([label, res.status]).toEqual([label, valid(body) ? 200 : 400]);
     }

@@ -32,6 +32,9 @@ describe("the outbox", () => {
     const rows = cliJson(["outbox", "list", "--kind", "notification"], { db: s.db });
     expect(rows.length).toBeGreaterThan(0);
     expect(rows[0]).toMatchObject({ kind: "notification", lastError: null, lastStatus: null });
-    expect(cliJson(["outbox", "show", String(rows[0].id)], { db: s.db })).toMatchObject({ id: rows[0].id, attempts: [] });
+    expect(cliJson(["outbox", "show", String(rows[0].id)], { db: s.db })).toMatchObject({
+      id: rows[0].id,
+      attempts: [],
+    });
   });
 });

@@ -60,9 +60,12 @@ describe("address classification", () => {
     expect(internalRange(address)).toBe(range);
   });
 
-  test.each(["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "::ffff:93.184.216.34"])("lets the public address %s through", (address) => {
-    expect(internalRange(address)).toBeNull();
-  });
+  test.each(["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "::ffff:93.184.216.34"])(
+    "lets the public address %s through",
+    (address) => {
+      expect(internalRange(address)).toBeNull();
+    },
+  );
 });
 
 describe("the checked lookup", () => {
@@ -72,17 +75,23 @@ describe("the checked lookup", () => {
     );
 
   test("refuses a name when any of its addresses is internal, public ones beside it or not", async () => {
-    const mixed = async () => [{ address: "93.184.216.34", family: 4 }, { address: "10.0.0.7", family: 4 }];
+    const mixed = async () => [
+      { address: "93.184.216.34", family: 4 },
+      { address: "10.0.0.7", family: 4 },
+    ];
     const { error } = await lookup(mixed, true);
     expect(error).toBeInstanceOf(InternalAddressError);
     expect(error!.message).toContain("hooks.test resolves to 10.0.0.7, a private address");
-    expect((await lookup(async () => [{ address: "::ffff:169.254.169.254", family: 6 }], false)).error).toBeInstanceOf(InternalAddressError);
+    expect((await lookup(async () => [{ address: "::ffff:169.254.169.254", family: 6 }], false)).error).toBeInstanceOf(
+      InternalAddressError,
+    );
   });
 
   test("hands the socket exactly the addresses it checked, from one resolution: a rebinding name cannot switch between check and connect", async () => {
     let calls = 0;
     // Public on the first answer, loopback on every later one.
-    const rebinding = async () => (calls++ === 0 ? [{ address: "93.184.216.34", family: 4 }] : [{ address: "127.0.0.1", family: 4 }]);
+    const rebinding = async () =>
+      calls++ === 0 ? [{ address: "93.184.216.34", family: 4 }] : [{ address: "127.0.0.1", family: 4 }];
     expect(await lookup(rebinding, true)).toEqual({ error: null, result: [{ address: "93.184.216.34", family: 4 }] });
     expect(calls).toBe(1);
     expect((await lookup(rebinding, false)).error).toBeInstanceOf(InternalAddressError);
@@ -91,10 +100,20 @@ describe("the checked lookup", () => {
   test("the HTTP sender refuses a name that resolves to loopback before it connects", async () => {
     const rx = receiver();
     const port = new URL(rx.url).port;
-    const sender = createHttpSender({ timeoutMs: 2000, allowPrivate: false, resolve: async () => [{ address: "127.0.0.1", family: 4 }] });
-    expect(sender.post({ url: `http://hooks.test:${port}/x`, headers: {}, body: "{}" })).rejects.toThrow("hooks.test resolves to 127.0.0.1, a loopback address");
-    expect(sender.post({ url: `http://[::ffff:127.0.0.1]:${port}/x`, headers: {}, body: "{}" })).rejects.toThrow("loopback");
-    expect(sender.post({ url: `ftp://127.0.0.1:${port}/x`, headers: {}, body: "{}" })).rejects.toThrow("only http and https");
+    const sender = createHttpSender({
+      timeoutMs: 2000,
+      allowPrivate: false,
+      resolve: async () => [{ address: "127.0.0.1", family: 4 }],
+    });
+    expect(sender.post({ url: `http://hooks.test:${port}/x`, headers: {}, body: "{}" })).rejects.toThrow(
+      "hooks.test resolves to 127.0.0.1, a loopback address",
+    );
+    expect(sender.post({ url: `http://[::ffff:127.0.0.1]:${port}/x`, headers: {}, body: "{}" })).rejects.toThrow(
+      "loopback",
+    );
+    expect(sender.post({ url: `ftp://127.0.0.1:${port}/x`, headers: {}, body: "{}" })).rejects.toThrow(
+      "only http and https",
+    );
     await Bun.sleep(100);
     expect(rx.requests).toHaveLength(0);
   });
@@ -134,8 +153,19 @@ describe("webhooks without FORMSVC_WEBHOOK_ALLOW_PRIVATE", () => {
       "http://224.0.0.1/",
       "http://100.64.0.1/",
     ]) {
-      const res = await s.json(`/api/v1/forms/${o.formId}/webhooks`, { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ url }) });
-      expect([url, res.status, res.body.error]).toEqual([url, 400, expect.stringMatching(/^url refused: .*(loopback|private|linkLocal|uniqueLocal|unspecified|multicast|carrierGradeNat|ipv4Compatible|rfc6145|rfc6052|6to4) address/)]);
+      const res = await s.json(`/api/v1/forms/${o.formId}/webhooks`, {
+        method: "POST",
+        key: o.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ url }),
+      });
+      expect([url, res.status, res.body.error]).toEqual([
+        url,
+        400,
+        expect.stringMatching(
+          /^url refused: .*(loopback|private|linkLocal|uniqueLocal|unspecified|multicast|carrierGradeNat|ipv4Compatible|rfc6145|rfc6052|6to4) address/,
+        ),
+      ]);
     }
     expect((await s.query("SELECT count(*) AS n FROM webhooks"))[0].n).toBe(0);
     expect(rx.requests).toHaveLength(0);
@@ -145,9 +175,22 @@ describe("webhooks without FORMSVC_WEBHOOK_ALLOW_PRIVATE", () => {
     const rx = receiver();
     const o = await start();
     // As if a public name had since been pointed at this machine: the row is written straight to the database.
-    await s.exec("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_rebound', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, '2026-01-01T00:00:00.000Z')", o.formId, `${rx.url}/hook`);
-    await s.json("/api/v1/forms/submit", { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: o.formId, data: { n: 1 } }) });
-    const [d] = await until(async () => (await s.json("/api/v1/webhooks/whk_rebound/deliveries", { key: o.key })).body, (l: any[]) => l[0]?.status === "failed", 15_000);
+    await s.exec(
+      "INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES ('whk_rebound', ?, ?, 'standard', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 1, '2026-01-01T00:00:00.000Z')",
+      o.formId,
+      `${rx.url}/hook`,
+    );
+    await s.json("/api/v1/forms/submit", {
+      method: "POST",
+      key: o.key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ formId: o.formId, data: { n: 1 } }),
+    });
+    const [d] = await until(
+      async () => (await s.json("/api/v1/webhooks/whk_rebound/deliveries", { key: o.key })).body,
+      (l: any[]) => l[0]?.status === "failed",
+      15_000,
+    );
     expect(d.lastError).toContain("127.0.0.1, a loopback address");
     expect(d.lastStatus).toBeNull();
     expect(rx.requests).toHaveLength(0);

@@ -14,34 +14,50 @@ async function sink(): Promise<SmtpSink> {
   return s;
 }
 
-async function server(config: Record<string, string | number | boolean>, clock?: ReturnType<typeof fixedClock>): Promise<TestServer> {
+async function server(
+  config: Record<string, string | number | boolean>,
+  clock?: ReturnType<typeof fixedClock>,
+): Promise<TestServer> {
   const s = await startTestServer({ config: { rateLimit: 10_000, ...config }, clock });
   defer(() => s.close());
   return s;
 }
 
-const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) => s.submit(o.key, o.formId, data);
+const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) =>
+  s.submit(o.key, o.formId, data);
 
 const to = (m: { to?: unknown }) => (m.to as { text: string }).text;
 
 describe("autoresponses", () => {
-  const autoresponse = { enabled: true, subject: "Thanks, {{name}}!", text: "Hello {{name}},\nwe got: {{message}}\n{{{message}}} {{&message}}" };
+  const autoresponse = {
+    enabled: true,
+    subject: "Thanks, {{name}}!",
+    text: "Hello {{name}},\nwe got: {{message}}\n{{{message}}} {{&message}}",
+  };
 
   test("send the submitter one message with the placeholders filled, escaped in the HTML part, Auto-Submitted and Reply-To the owner", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url });
     const o = await seedOwner(s, "owner@example.com", { name: "Contact", emailEnabled: true, autoresponse });
-    expect((await submit(s, o, { name: "Ada <b>", email: " Ada@Example.com ", message: "<script>x</script> & more" })).status).toBe(200);
+    expect(
+      (await submit(s, o, { name: "Ada <b>", email: " Ada@Example.com ", message: "<script>x</script> & more" }))
+        .status,
+    ).toBe(200);
     const [mail] = await smtp.waitFor(1);
     expect(to(mail!)).toBe("ada@example.com");
     expect(mail!.subject).toBe("Thanks, Ada <b>!");
     expect(mail!.headers.get("auto-submitted")).toBe("auto-replied");
     expect(mail!.replyTo?.value[0]?.address).toBe("owner@example.com");
     expect(mail!.text).toContain("Hello Ada <b>,\nwe got: <script>x</script> & more");
-    expect(mail!.html).toContain("Hello Ada &lt;b&gt;,\nwe got: &lt;script&gt;x&lt;/script&gt; &amp; more\n&lt;script&gt;x&lt;/script&gt; &amp; more &lt;script&gt;");
+    expect(mail!.html).toContain(
+      "Hello Ada &lt;b&gt;,\nwe got: &lt;script&gt;x&lt;/script&gt; &amp; more\n&lt;script&gt;x&lt;/script&gt; &amp; more &lt;script&gt;",
+    );
     expect(mail!.html).not.toContain("<script>");
     // Marked sent a moment after the SMTP server took it (attempts are recorded in groups).
-    await until(() => s.query("SELECT kind, status FROM outbox"), (rows) => rows.length === 1 && rows[0].kind === "autoresponse" && rows[0].status === "sent");
+    await until(
+      () => s.query("SELECT kind, status FROM outbox"),
+      (rows) => rows.length === 1 && rows[0].kind === "autoresponse" && rows[0].status === "sent",
+    );
   });
 
   test("go to one address at most once per form per hour, counted across batches and forms apart", async () => {
@@ -61,7 +77,12 @@ describe("autoresponses", () => {
     await submit(s, o, { email: "same@example.com" });
     await smtp.waitFor(4);
     await Bun.sleep(300);
-    expect(smtp.messages.map(to).sort()).toEqual(["same@example.com", "same@example.com", "same@example.com", "someone-else@example.com"]);
+    expect(smtp.messages.map(to).sort()).toEqual([
+      "same@example.com",
+      "same@example.com",
+      "same@example.com",
+      "someone-else@example.com",
+    ]);
     expect((await s.query("SELECT count(*) AS n FROM outbox WHERE kind = 'autoresponse'"))[0].n).toBe(4);
   });
 
@@ -83,10 +104,26 @@ describe("autoresponses", () => {
     const s = await server({});
     const o = await seedOwner(s, "owner@example.com", { name: "Contact" });
     const db = { db: s.db };
-    const updated = cliJson(["forms", "update", o.formId, "--email-notifications", "--autoresponse-subject", "Thanks {{name}}", "--autoresponse-text", "We will answer soon."], db);
+    const updated = cliJson(
+      [
+        "forms",
+        "update",
+        o.formId,
+        "--email-notifications",
+        "--autoresponse-subject",
+        "Thanks {{name}}",
+        "--autoresponse-text",
+        "We will answer soon.",
+      ],
+      db,
+    );
     expect(updated.autoresponse).toEqual({ enabled: true, subject: "Thanks {{name}}", text: "We will answer soon." });
     expect(cliJson(["forms", "show", o.formId], db).autoresponse.enabled).toBe(true);
-    expect(cliJson(["forms", "update", o.formId, "--no-autoresponse"], db).autoresponse).toEqual({ enabled: false, subject: "Thanks {{name}}", text: "We will answer soon." });
+    expect(cliJson(["forms", "update", o.formId, "--no-autoresponse"], db).autoresponse).toEqual({
+      enabled: false,
+      subject: "Thanks {{name}}",
+      text: "We will answer soon.",
+    });
     expect((await s.json(`/api/v1/forms/${o.formId}`, { key: o.key })).body.autoresponse.enabled).toBe(false);
     expect(cliJson(["forms", "update", o.formId, "--autoresponse"], db).autoresponse.enabled).toBe(true);
     const broken = runCli(["forms", "update", o.formId, "--autoresponse-text", "Hi {{#name}}"], db);
@@ -100,17 +137,20 @@ describe("autoresponses", () => {
 describe("waitlist double opt-in", () => {
   const PUBLIC = "https://forms.example.com/base";
   const waitlist = { name: "Launch <beta>", formType: "waitlist", usersJoinedEnabled: true, doubleOptIn: true };
-  const joined = async (s: TestServer, o: { key: string; formId: string }) => (await s.json(`/api/v1/forms/${o.formId}/users-joined`, { key: o.key })).body.usersJoined;
+  const joined = async (s: TestServer, o: { key: string; formId: string }) =>
+    (await s.json(`/api/v1/forms/${o.formId}/users-joined`, { key: o.key })).body.usersJoined;
   const linkOf = (text: string) => /https:\/\/forms\.example\.com\/base\/confirm\/([A-Za-z0-9_-]{43})/.exec(text)![1]!;
   const open = (s: TestServer, token: string) => fetch(`${s.url}/confirm/${token}`, { redirect: "manual" });
   /** users_joined_count equal to a recount from the tables (confirmed joiners still in the inbox). */
   const recount = async (s: TestServer, formId: string) =>
-    (await s.query(
-      `SELECT (SELECT users_joined_count FROM forms WHERE id = ?1) AS stored,
+    (
+      await s.query(
+        `SELECT (SELECT users_joined_count FROM forms WHERE id = ?1) AS stored,
         (SELECT count(*) FROM (SELECT DISTINCT email FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL) j
           JOIN waitlist_confirmations c ON c.form_id = ?1 AND c.email = j.email AND c.confirmed_at IS NOT NULL) AS recount`,
-      formId,
-    ))[0];
+        formId,
+      )
+    )[0];
 
   test("count a joiner only once they open their link; the link works once, again it changes nothing, a made-up one is a 404 page", async () => {
     const smtp = await sink();
@@ -127,7 +167,10 @@ describe("waitlist double opt-in", () => {
     expect(await joined(s, o)).toBe(0);
     expect((await s.json(`/api/v1/forms/${o.formId}`, { key: o.key })).body.usersJoinedSettings.count).toBe(0);
     // Only the token's hash is kept: not in the confirmations, and no longer in the sent email's row.
-    await until(() => s.query("SELECT status, payload FROM outbox WHERE kind = 'confirmation'"), (r) => r[0]?.status === "sent");
+    await until(
+      () => s.query("SELECT status, payload FROM outbox WHERE kind = 'confirmation'"),
+      (r) => r[0]?.status === "sent",
+    );
     expect((await s.query("SELECT payload FROM outbox WHERE kind = 'confirmation'"))[0].payload).toBeNull();
     expect(JSON.stringify(await s.query("SELECT * FROM waitlist_confirmations"))).not.toContain(token);
 
@@ -150,7 +193,11 @@ describe("waitlist double opt-in", () => {
 
     for (const made of ["A".repeat(43), "nope", "x".repeat(500)]) {
       const res = await open(s, made);
-      expect([res.status, res.headers.get("content-type"), await res.text()]).toEqual([404, "text/html; charset=utf-8", expect.stringContaining("Link not found")]);
+      expect([res.status, res.headers.get("content-type"), await res.text()]).toEqual([
+        404,
+        "text/html; charset=utf-8",
+        expect.stringContaining("Link not found"),
+      ]);
     }
     expect(await recount(s, o.formId)).toEqual({ stored: 1, recount: 1 });
   });
@@ -158,7 +205,10 @@ describe("waitlist double opt-in", () => {
   test("send a confirmed joiner to the form's confirmRedirectUrl", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url, publicUrl: PUBLIC });
-    const o = await seedOwner(s, "owner@example.com", { ...waitlist, confirmRedirectUrl: "https://www.example.com/welcome?from=formsvc" });
+    const o = await seedOwner(s, "owner@example.com", {
+      ...waitlist,
+      confirmRedirectUrl: "https://www.example.com/welcome?from=formsvc",
+    });
     await submit(s, o, { email: "ben@example.com" });
     const token = linkOf((await smtp.waitFor(1))[0]!.text!);
     for (let i = 0; i < 2; i++) {
@@ -191,7 +241,10 @@ describe("waitlist double opt-in", () => {
     // Off: every distinct joiner counts (ann, cat); on again: the confirmed one only.
     expect(cliJson(["forms", "update", o.formId, "--no-double-opt-in"], db).usersJoinedSettings.count).toBe(2);
     expect(cliJson(["forms", "update", o.formId, "--double-opt-in"], db).usersJoinedSettings.count).toBe(1);
-    const refused = runCli(["forms", "update", (await seedOwner(s, "owner@example.com", { name: "Contact" })).formId, "--double-opt-in"], db);
+    const refused = runCli(
+      ["forms", "update", (await seedOwner(s, "owner@example.com", { name: "Contact" })).formId, "--double-opt-in"],
+      db,
+    );
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining("double opt-in is for waitlist forms")]);
   });
 
@@ -218,15 +271,21 @@ describe("waitlist double opt-in", () => {
     await submit(s, o, { email: "eve@example.com" });
     await Bun.sleep(300);
     expect(smtp.messages).toHaveLength(0);
-    expect(await s.query("SELECT kind, status, attempts FROM outbox")).toEqual([{ kind: "confirmation", status: "pending", attempts: 0 }]);
+    expect(await s.query("SELECT kind, status, attempts FROM outbox")).toEqual([
+      { kind: "confirmation", status: "pending", attempts: 0 },
+    ]);
     expect((await s.json("/healthz")).body.backlog.byKind.confirmation).toEqual({ pending: 1, failed: 0 });
   });
 });
 
 describe("FORMSVC_PUBLIC_URL", () => {
   test("is shown by formsvc config and must be an http(s) URL without a query", () => {
-    const ok = runCli(["config", "--json"], { env: { FORMSVC_PUBLIC_URL: "https://forms.example.com/", FORMSVC_DB: ":memory:" } });
-    expect(JSON.parse(ok.stdout).find((s: any) => s.env === "FORMSVC_PUBLIC_URL").value).toBe("https://forms.example.com");
+    const ok = runCli(["config", "--json"], {
+      env: { FORMSVC_PUBLIC_URL: "https://forms.example.com/", FORMSVC_DB: ":memory:" },
+    });
+    expect(JSON.parse(ok.stdout).find((s: any) => s.env === "FORMSVC_PUBLIC_URL").value).toBe(
+      "https://forms.example.com",
+    );
     for (const bad of ["forms.example.com", "ftp://forms.example.com", "https://forms.example.com/?a=1"]) {
       const res = runCli(["config"], { env: { FORMSVC_PUBLIC_URL: bad, FORMSVC_DB: ":memory:" } });
       expect([res.code, res.stderr]).toEqual([2, expect.stringContaining("FORMSVC_PUBLIC_URL")]);
@@ -239,17 +298,33 @@ describe("the log", () => {
     const smtp = await sink();
     smtp.refuse = true;
     const lines: string[] = [];
-    const s = await startTestServer({ config: { rateLimit: 10_000, smtpUrl: smtp.url, mailRetryBaseSeconds: 30 }, log: createLogger("debug", (l) => void lines.push(l)) });
+    const s = await startTestServer({
+      config: { rateLimit: 10_000, smtpUrl: smtp.url, mailRetryBaseSeconds: 30 },
+      log: createLogger("debug", (l) => void lines.push(l)),
+    });
     defer(() => s.close());
-    const o = await seedOwner(s, "owner@example.com", { emailEnabled: true, autoresponse: { enabled: true, subject: "Thanks", text: "We got {{message}}" } });
+    const o = await seedOwner(s, "owner@example.com", {
+      emailEnabled: true,
+      autoresponse: { enabled: true, subject: "Thanks", text: "We got {{message}}" },
+    });
     expect((await submit(s, o, { email: "ada.lovelace@example.com", message: "my secret plan" })).status).toBe(200);
-    const failed = await until(() => s.query<{ last_error: string | null }>("SELECT last_error FROM outbox WHERE kind = 'autoresponse'"), (r) => r[0]?.last_error != null);
+    const failed = await until(
+      () => s.query<{ last_error: string | null }>("SELECT last_error FROM outbox WHERE kind = 'autoresponse'"),
+      (r) => r[0]?.last_error != null,
+    );
     // What is stored for the operator keeps the reply as the server gave it.
     expect(failed[0]!.last_error).toContain("<ada.lovelace@example.com>: Recipient address rejected");
     // The line is written once the attempt is recorded.
-    const logged = await until(() => lines.filter((l) => l.includes("delivery attempt failed")), (l) => l.length > 0);
+    const logged = await until(
+      () => lines.filter((l) => l.includes("delivery attempt failed")),
+      (l) => l.length > 0,
+    );
     expect(logged).toHaveLength(1);
-    expect(JSON.parse(logged[0]!)).toMatchObject({ kind: "autoresponse", status: 550, error: expect.stringContaining("<[address]>: Recipient address rejected") });
+    expect(JSON.parse(logged[0]!)).toMatchObject({
+      kind: "autoresponse",
+      status: 550,
+      error: expect.stringContaining("<[address]>: Recipient address rejected"),
+    });
     const all = lines.join("\n");
     for (const secret of ["ada.lovelace", "my secret plan"]) expect(all).not.toContain(secret);
   });

@@ -3,16 +3,32 @@ import { Webhook } from "standardwebhooks";
 import { FormsvcClient } from "../../src/client";
 import { createLogger } from "../../src/lib/log";
 import { cleanupAfterEach } from "../helpers/fixture";
-import { cliJson, runCliAsync, seedKey, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
+import {
+  cliJson,
+  runCliAsync,
+  seedKey,
+  seedOwner,
+  startTestServer,
+  tempDir,
+  type TestServer,
+} from "../helpers/harness";
 import { startReceiver, until, type Receiver } from "../helpers/receiver";
 
 const defer = cleanupAfterEach();
 
 // Receivers here are on loopback: these servers allow private addresses (the SSRF tests below do not).
 // A tiny retry scale makes the contract's 5 s … 24 h schedule run in about 3 s.
-async function server(config: Record<string, string | number | boolean> = {}, opts: { dir?: string; db?: string; lines?: string[] } = {}): Promise<TestServer> {
+async function server(
+  config: Record<string, string | number | boolean> = {},
+  opts: { dir?: string; db?: string; lines?: string[] } = {},
+): Promise<TestServer> {
   const log = opts.lines ? createLogger("warn", (l) => void opts.lines!.push(l)) : undefined;
-  const s = await startTestServer({ config: { webhookAllowPrivate: true, webhookRetryScale: 0.00001, rateLimit: 10_000, ...config }, dir: opts.dir, db: opts.db, log });
+  const s = await startTestServer({
+    config: { webhookAllowPrivate: true, webhookRetryScale: 0.00001, rateLimit: 10_000, ...config },
+    dir: opts.dir,
+    db: opts.db,
+    log,
+  });
   defer(() => s.close());
   return s;
 }
@@ -23,15 +39,23 @@ function receiver(script?: Receiver["script"]): Receiver {
   return r;
 }
 
-const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) => s.submit(o.key, o.formId, data);
+const submit = (s: TestServer, o: { key: string; formId: string }, data: Record<string, unknown>) =>
+  s.submit(o.key, o.formId, data);
 
 const addHook = (s: TestServer, o: { key: string; formId: string }, url: string, format = "standard") =>
-  s.json(`/api/v1/forms/${o.formId}/webhooks`, { method: "POST", key: o.key, headers: { "content-type": "application/json" }, body: JSON.stringify({ url, format }) });
+  s.json(`/api/v1/forms/${o.formId}/webhooks`, {
+    method: "POST",
+    key: o.key,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ url, format }),
+  });
 
-const deliveries = async (s: TestServer, key: string, webhookId: string) => (await s.json(`/api/v1/webhooks/${webhookId}/deliveries`, { key })).body as any[];
+const deliveries = async (s: TestServer, key: string, webhookId: string) =>
+  (await s.json(`/api/v1/webhooks/${webhookId}/deliveries`, { key })).body as any[];
 
 /** Verifies a request as a receiver would, with the standardwebhooks library; returns the payload. */
-const verify = (secret: string, r: { body: string; headers: Record<string, string> }) => new Webhook(secret).verify(r.body, r.headers) as any;
+const verify = (secret: string, r: { body: string; headers: Record<string, string> }) =>
+  new Webhook(secret).verify(r.body, r.headers) as any;
 
 describe("standard webhooks", () => {
   test("deliver a signed submission.created event that the standardwebhooks library verifies", async () => {
@@ -40,7 +64,12 @@ describe("standard webhooks", () => {
     const o = await seedOwner(s);
     const hook = await addHook(s, o, `${rx.url}/hooks/formsvc`);
     expect(hook.status).toBe(200);
-    expect(hook.body).toMatchObject({ formId: o.formId, url: `${rx.url}/hooks/formsvc`, format: "standard", enabled: true });
+    expect(hook.body).toMatchObject({
+      formId: o.formId,
+      url: `${rx.url}/hooks/formsvc`,
+      format: "standard",
+      enabled: true,
+    });
     expect(hook.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
 
     const sub = await submit(s, o, { email: "Ada@Example.com", message: "Hello <b>there</b>" });
@@ -59,8 +88,19 @@ describe("standard webhooks", () => {
     // A wrong secret does not verify.
     expect(() => verify(`whsec_${Buffer.from("x".repeat(24)).toString("base64")}`, req!)).toThrow();
 
-    const [d] = await until(() => deliveries(s, o.key, hook.body.id), (list) => list[0]?.status === "succeeded");
-    expect(d).toEqual({ id: req!.headers["webhook-id"], status: "succeeded", attempts: 1, lastStatus: 200, lastError: null, createdAt: expect.any(String), nextAttemptAt: null });
+    const [d] = await until(
+      () => deliveries(s, o.key, hook.body.id),
+      (list) => list[0]?.status === "succeeded",
+    );
+    expect(d).toEqual({
+      id: req!.headers["webhook-id"],
+      status: "succeeded",
+      attempts: 1,
+      lastStatus: 200,
+      lastError: null,
+      createdAt: expect.any(String),
+      nextAttemptAt: null,
+    });
   });
 
   test("retry after a 500 with the same webhook-id, and record each attempt", async () => {
@@ -75,11 +115,17 @@ describe("standard webhooks", () => {
     expect(verify(hook.secret, first!).type).toBe("submission.created");
     expect(verify(hook.secret, second!).type).toBe("submission.created");
 
-    const [d] = await until(() => deliveries(s, o.key, hook.id), (list) => list[0]?.status === "succeeded");
+    const [d] = await until(
+      () => deliveries(s, o.key, hook.id),
+      (list) => list[0]?.status === "succeeded",
+    );
     expect([d.attempts, d.lastStatus]).toEqual([2, 200]);
     const row = (await s.query("SELECT id FROM outbox WHERE message_id = ?", d.id))[0];
     const shown = cliJson(["outbox", "show", String(row.id)], { db: s.db });
-    expect(shown.attempts.map((a: any) => [a.statusCode, a.error])).toEqual([[500, "HTTP 500: database down"], [200, null]]);
+    expect(shown.attempts.map((a: any) => [a.statusCode, a.error])).toEqual([
+      [500, "HTTP 500: database down"],
+      [200, null],
+    ]);
     expect(shown.attempts.every((a: any) => typeof a.durationMs === "number" && a.at)).toBe(true);
     await Bun.sleep(100);
     expect(rx.requests).toHaveLength(2);
@@ -91,8 +137,18 @@ describe("standard webhooks", () => {
     const o = await seedOwner(s);
     const hook = (await addHook(s, o, rx.url)).body;
     await submit(s, o, { n: 1 });
-    const [d] = await until(() => deliveries(s, o.key, hook.id), (list) => list[0]?.status === "failed", 15_000);
-    expect(d).toMatchObject({ status: "failed", attempts: 10, lastStatus: 503, lastError: "HTTP 503: nope", nextAttemptAt: null });
+    const [d] = await until(
+      () => deliveries(s, o.key, hook.id),
+      (list) => list[0]?.status === "failed",
+      15_000,
+    );
+    expect(d).toMatchObject({
+      status: "failed",
+      attempts: 10,
+      lastStatus: 503,
+      lastError: "HTTP 503: nope",
+      nextAttemptAt: null,
+    });
     expect(new Set(rx.requests.map((r) => r.headers["webhook-id"])).size).toBe(1);
     expect(rx.requests).toHaveLength(10);
   });
@@ -103,7 +159,10 @@ describe("standard webhooks", () => {
     const o = await seedOwner(s);
     const hook = (await addHook(s, o, rx.url)).body;
     await submit(s, o, { n: 1 });
-    const [d] = await until(() => deliveries(s, o.key, hook.id), (list) => list[0]?.status === "failed");
+    const [d] = await until(
+      () => deliveries(s, o.key, hook.id),
+      (list) => list[0]?.status === "failed",
+    );
     expect([d.attempts, d.lastStatus]).toEqual([1, 410]);
     const [listed] = (await s.json(`/api/v1/forms/${o.formId}/webhooks`, { key: o.key })).body;
     expect(listed).toMatchObject({ id: hook.id, enabled: false, disabledReason: expect.stringContaining("410") });
@@ -117,26 +176,42 @@ describe("standard webhooks", () => {
   });
 
   test("a redirect is not followed: the 3xx is a failed attempt", async () => {
-    const rx = receiver((r) => (r.path === "/hook" ? new Response(null, { status: 302, headers: { location: "/elsewhere" } }) : new Response("ok")));
+    const rx = receiver((r) =>
+      r.path === "/hook"
+        ? new Response(null, { status: 302, headers: { location: "/elsewhere" } })
+        : new Response("ok"),
+    );
     const s = await server({ webhookRetryScale: 1 });
     const o = await seedOwner(s);
     const hook = (await addHook(s, o, `${rx.url}/hook`)).body;
     await submit(s, o, { n: 1 });
-    const [d] = await until(() => deliveries(s, o.key, hook.id), (list) => list[0]?.attempts === 1);
+    const [d] = await until(
+      () => deliveries(s, o.key, hook.id),
+      (list) => list[0]?.attempts === 1,
+    );
     expect(d).toMatchObject({ status: "pending", lastStatus: 302, lastError: expect.stringContaining("redirect") });
     await Bun.sleep(200);
     expect(rx.requests.map((r) => r.path)).toEqual(["/hook"]);
   });
 
   test("a 429 with Retry-After is waited out before the next attempt", async () => {
-    const rx = receiver((_r, n) => (n === 0 ? new Response("slow down", { status: 429, headers: { "retry-after": "1" } }) : new Response("ok")));
+    const rx = receiver((_r, n) =>
+      n === 0 ? new Response("slow down", { status: 429, headers: { "retry-after": "1" } }) : new Response("ok"),
+    );
     const s = await server();
     const o = await seedOwner(s);
     const hook = (await addHook(s, o, rx.url)).body;
     await submit(s, o, { n: 1 });
     const [first, second] = await rx.waitFor(2);
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
-    expect((await until(() => deliveries(s, o.key, hook.id), (l) => l[0]?.status === "succeeded"))[0].attempts).toBe(2);
+    expect(
+      (
+        await until(
+          () => deliveries(s, o.key, hook.id),
+          (l) => l[0]?.status === "succeeded",
+        )
+      )[0].attempts,
+    ).toBe(2);
   });
 
   test("replay sends a delivery again with the same webhook-id and body, through the client library", async () => {
@@ -148,14 +223,24 @@ describe("standard webhooks", () => {
     expect((await client.listWebhooks(o.formId)).map((w) => w.id)).toEqual([hook.id]);
     await submit(s, o, { email: "ben@example.com" });
     const [first] = await rx.waitFor(1);
-    const [d] = await until(() => client.listDeliveries(hook.id), (l) => l[0]?.status === "succeeded");
+    const [d] = await until(
+      () => client.listDeliveries(hook.id),
+      (l) => l[0]?.status === "succeeded",
+    );
     const replayed = await client.replayDelivery(d!.id);
     expect(replayed).toMatchObject({ id: d!.id, status: "pending" });
     const [, again] = await rx.waitFor(2);
     expect(again!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
     expect(again!.body).toBe(first!.body);
     expect(verify(hook.secret!, again!).data.data.email).toBe("ben@example.com");
-    expect((await until(() => client.listDeliveries(hook.id), (l) => l[0]?.status === "succeeded" && l[0].attempts === 2))[0]!.lastStatus).toBe(200);
+    expect(
+      (
+        await until(
+          () => client.listDeliveries(hook.id),
+          (l) => l[0]?.status === "succeeded" && l[0].attempts === 2,
+        )
+      )[0]!.lastStatus,
+    ).toBe(200);
     expect(await client.deleteWebhook(hook.id)).toEqual({ id: hook.id, deleted: true });
     expect(await client.listWebhooks(o.formId)).toEqual([]);
   });
@@ -172,7 +257,9 @@ describe("Slack and Discord", () => {
     await submit(s, o, { name: "Ada <!channel>", message: "@everyone look", details: { plan: "pro" } });
     const got = await rx.waitFor(2);
     const bySlack = JSON.parse(got.find((r) => r.path === "/slack")!.body);
-    expect(bySlack).toEqual({ text: "*New submission: Contact &lt;site&gt;*\n*name*: Ada &lt;!channel&gt;\n*message*: @everyone look\n*details*: {\"plan\":\"pro\"}" });
+    expect(bySlack).toEqual({
+      text: '*New submission: Contact &lt;site&gt;*\n*name*: Ada &lt;!channel&gt;\n*message*: @everyone look\n*details*: {"plan":"pro"}',
+    });
     const byDiscord = JSON.parse(got.find((r) => r.path === "/discord")!.body);
     expect(byDiscord.content).toBe("New submission: Contact <site>");
     expect(byDiscord.allowed_mentions).toEqual({ parse: [] });
@@ -182,7 +269,10 @@ describe("Slack and Discord", () => {
       { name: "details", value: '{"plan":"pro"}', inline: false },
     ]);
     for (const r of got) expect(r.headers["webhook-signature"]).toBeUndefined();
-    await until(() => s.query("SELECT status FROM outbox WHERE kind = 'webhook'"), (rows) => rows.length === 2 && rows.every((x) => x.status === "sent"));
+    await until(
+      () => s.query("SELECT status FROM outbox WHERE kind = 'webhook'"),
+      (rows) => rows.length === 2 && rows.every((x) => x.status === "sent"),
+    );
   });
 });
 
@@ -208,15 +298,29 @@ describe("what is sent", () => {
     const rx = receiver();
     const s = await server();
     const o = await seedOwner(s);
-    const hook = cliJson(["webhooks", "add", o.formId, "--url", `${rx.url}/t`], { db: s.db, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
-    expect(Object.keys(hook).sort()).toEqual(["createdAt", "disabledReason", "enabled", "format", "formId", "id", "secret", "url"].sort());
-    const res = await runCliAsync(["webhooks", "test", hook.id, "--json"], { db: s.db, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
+    const hook = cliJson(["webhooks", "add", o.formId, "--url", `${rx.url}/t`], {
+      db: s.db,
+      env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" },
+    });
+    expect(Object.keys(hook).sort()).toEqual(
+      ["createdAt", "disabledReason", "enabled", "format", "formId", "id", "secret", "url"].sort(),
+    );
+    const res = await runCliAsync(["webhooks", "test", hook.id, "--json"], {
+      db: s.db,
+      env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" },
+    });
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ status: "succeeded", attempts: 1, lastStatus: 200 });
-    expect(verify(hook.secret, rx.requests[0]!)).toMatchObject({ type: "webhook.test", data: { formId: o.formId, webhookId: hook.id } });
+    expect(verify(hook.secret, rx.requests[0]!)).toMatchObject({
+      type: "webhook.test",
+      data: { formId: o.formId, webhookId: hook.id },
+    });
 
     rx.script = () => new Response("no", { status: 500 });
-    const failed = await runCliAsync(["webhooks", "test", hook.id], { db: s.db, env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" } });
+    const failed = await runCliAsync(["webhooks", "test", hook.id], {
+      db: s.db,
+      env: { FORMSVC_WEBHOOK_ALLOW_PRIVATE: "true" },
+    });
     expect([failed.code, failed.stderr]).toEqual([1, expect.stringContaining("HTTP 500")]);
     const list = cliJson(["webhooks", "deliveries", hook.id], { db: s.db });
     expect(list.map((d: any) => d.status)).toEqual(["failed", "succeeded"]);
@@ -240,7 +344,10 @@ describe("removal", () => {
     await submit(s, o, { n: 1 });
     await rx.waitFor(2);
     expect((await s.json(`/api/v1/webhooks/${gone.id}`, { method: "DELETE", key: o.key })).status).toBe(200);
-    const [d] = await until(() => deliveries(s, o.key, kept.id), (l) => l[0]?.status === "succeeded");
+    const [d] = await until(
+      () => deliveries(s, o.key, kept.id),
+      (l) => l[0]?.status === "succeeded",
+    );
     expect(d.attempts).toBe(1);
     expect((await s.query("SELECT count(*) AS n FROM outbox WHERE webhook_id = ?", gone.id))[0].n).toBe(0);
     expect((await s.query("SELECT count(*) AS n FROM outbox WHERE status = 'sending'"))[0].n).toBe(0);
@@ -257,13 +364,19 @@ describe("restarts", () => {
     const o = await seedOwner(first);
     const hook = (await addHook(first, o, rx.url)).body;
     await submit(first, o, { n: 1 });
-    await until(() => first.query("SELECT attempts, status FROM outbox"), (rows) => rows[0]?.attempts === 1);
+    await until(
+      () => first.query("SELECT attempts, status FROM outbox"),
+      (rows) => rows[0]?.attempts === 1,
+    );
     await first.close();
     expect(rx.requests).toHaveLength(1);
 
     const second = await server({ webhookRetryScale: 0.2 }, { dir, db: first.db });
     await rx.waitFor(2);
-    await until(() => deliveries(second, o.key, hook.id), (l) => l[0]?.status === "succeeded");
+    await until(
+      () => deliveries(second, o.key, hook.id),
+      (l) => l[0]?.status === "succeeded",
+    );
     await Bun.sleep(1500);
     expect(rx.requests).toHaveLength(2);
     expect(rx.requests[1]!.headers["webhook-id"]).toBe(rx.requests[0]!.headers["webhook-id"]);
@@ -298,7 +411,10 @@ describe("operators see failures", () => {
     const o = await seedOwner(s);
     const hook = (await addHook(s, o, `${rx.url}/secret-path-token`)).body;
     await submit(s, o, { email: "private@example.com", message: "the payload" });
-    await until(() => deliveries(s, o.key, hook.id), (l) => l[0]?.status === "succeeded");
+    await until(
+      () => deliveries(s, o.key, hook.id),
+      (l) => l[0]?.status === "succeeded",
+    );
     const metrics = await (await s.request("/metrics")).text();
     expect(metrics).toContain('formsvc_deliveries_total{transport="http",kind="webhook",outcome="retry"} 1');
     expect(metrics).toContain('formsvc_deliveries_total{transport="http",kind="webhook",outcome="sent"} 1');
@@ -309,11 +425,22 @@ describe("operators see failures", () => {
 
     const failures = lines.filter((l) => l.includes("delivery attempt failed"));
     expect(failures).toHaveLength(1);
-    expect(JSON.parse(failures[0]!)).toMatchObject({ level: "warn", kind: "webhook", transport: "http", webhookId: hook.id, attempt: 1, status: 500, error: "HTTP 500" });
+    expect(JSON.parse(failures[0]!)).toMatchObject({
+      level: "warn",
+      kind: "webhook",
+      transport: "http",
+      webhookId: hook.id,
+      attempt: 1,
+      status: 500,
+      error: "HTTP 500",
+    });
     const all = lines.join("\n");
-    for (const secret of ["secret-path-token", hook.secret, "private@example.com", "the payload"]) expect(all).not.toContain(secret);
+    for (const secret of ["secret-path-token", hook.secret, "private@example.com", "the payload"])
+      expect(all).not.toContain(secret);
     expect((await s.query<{ last_error: string }>("SELECT last_error FROM outbox"))[0]!.last_error).toBeNull();
-    expect((await s.query<{ error: string }>("SELECT error FROM outbox_attempts WHERE error IS NOT NULL"))[0]!.error).toContain('rejected {"type":"submission.created"');
+    expect(
+      (await s.query<{ error: string }>("SELECT error FROM outbox_attempts WHERE error IS NOT NULL"))[0]!.error,
+    ).toContain('rejected {"type":"submission.created"');
   });
 });
 
@@ -337,6 +464,9 @@ describe("the webhook endpoints", () => {
     expect(bad.status).toBe(400);
     expect((await addHook(s, o, "ftp://example.com/x")).body.error).toContain("http");
     expect((await addHook(s, o, "not a url")).status).toBe(400);
-    expect((await s.json(`/api/v1/webhooks/${hook.id}`, { method: "DELETE", key: o.key })).body).toEqual({ id: hook.id, deleted: true });
+    expect((await s.json(`/api/v1/webhooks/${hook.id}`, { method: "DELETE", key: o.key })).body).toEqual({
+      id: hook.id,
+      deleted: true,
+    });
   });
 });

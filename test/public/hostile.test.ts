@@ -20,8 +20,10 @@ beforeAll(async () => {
   secret = (await seedKey(server, OWNER, { name: "server" })).key;
 });
 
-const publishableFor = async (formId: string) => (await seedKey(server, OWNER, { name: "site", publishable: true, forms: [formId] })).key;
-const count = async (sql: string, ...params: string[]) => (await server.query<{ n: number }>(`SELECT count(*) AS n FROM ${sql}`, ...params))[0]!.n;
+const publishableFor = async (formId: string) =>
+  (await seedKey(server, OWNER, { name: "site", publishable: true, forms: [formId] })).key;
+const count = async (sql: string, ...params: string[]) =>
+  (await server.query<{ n: number }>(`SELECT count(*) AS n FROM ${sql}`, ...params))[0]!.n;
 const stored = (formId: string) => count("submissions WHERE form_id = ?", formId);
 
 describe("a thousand honeypot posts from one address with a publishable key", () => {
@@ -42,7 +44,12 @@ describe("a thousand honeypot posts from one address with a publishable key", ()
       server.request(`/api/v1/forms/submit?apiKey=${key}`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", origin: SITE },
-        body: new URLSearchParams({ formId: form.id, email: `bot${i}@spam.example`, message: "cheap pills", _gotcha: "http://spam.example" }),
+        body: new URLSearchParams({
+          formId: form.id,
+          email: `bot${i}@spam.example`,
+          message: "cheap pills",
+          _gotcha: "http://spam.example",
+        }),
       });
     const statuses: number[] = [];
     for (let start = 0; start < 1000; start += 50) {
@@ -66,14 +73,20 @@ describe("a thousand honeypot posts from one address with a publishable key", ()
     const counted = async () => ({
       submissionCount: (await server.json(`/api/v1/forms/${form.id}`, { key: secret })).body.submissionCount,
       usersJoined: (await server.json(`/api/v1/forms/${form.id}/users-joined`, { key: secret })).body.usersJoined,
-      analytics: (await server.json(`/api/v1/forms/${form.id}/analytics?period=day`, { key: secret })).body.totalSubmissions,
-      outbox: await count("outbox") - outboxBefore,
+      analytics: (await server.json(`/api/v1/forms/${form.id}/analytics?period=day`, { key: secret })).body
+        .totalSubmissions,
+      outbox: (await count("outbox")) - outboxBefore,
       dailyRows: await count("form_daily_counts WHERE form_id = ?", form.id),
     });
     expect(await counted()).toEqual({ submissionCount: 0, usersJoined: 0, analytics: 0, outbox: 0, dailyRows: 0 });
 
     // One honest submission, from the server with the secret key, shows each of those counts moving.
-    const honest = await server.json("/api/v1/forms/submit", { method: "POST", key: secret, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId: form.id, data: { email: "ada@example.com" } }) });
+    const honest = await server.json("/api/v1/forms/submit", {
+      method: "POST",
+      key: secret,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ formId: form.id, data: { email: "ada@example.com" } }),
+    });
     expect(honest.status).toBe(200);
     expect(await counted()).toMatchObject({ submissionCount: 1, usersJoined: 1, analytics: 1, outbox: 1 });
   });
@@ -93,10 +106,21 @@ describe("oversized and malformed proofs of work over HTTP", () => {
     real = await solvedPayload(challenge);
   });
 
-  const submitJson = (altcha: unknown) => server.request("/api/v1/forms/submit", { method: "POST", key: secret, headers: { "content-type": "application/json" }, body: JSON.stringify({ formId, data: { message: "hi" }, altcha }) });
+  const submitJson = (altcha: unknown) =>
+    server.request("/api/v1/forms/submit", {
+      method: "POST",
+      key: secret,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ formId, data: { message: "hi" }, altcha }),
+    });
   const flipLastBit = (hex: string) => hex.slice(0, -1) + (parseInt(hex.slice(-1), 16) ^ 1).toString(16);
-  const withSolution = (solution: Record<string, unknown>) => encode({ challenge: real.value.challenge, solution: { ...real.value.solution, ...solution } });
-  const withParameters = (parameters: Record<string, unknown>) => encode({ challenge: { ...real.value.challenge, parameters: { ...real.value.challenge.parameters, ...parameters } }, solution: real.value.solution });
+  const withSolution = (solution: Record<string, unknown>) =>
+    encode({ challenge: real.value.challenge, solution: { ...real.value.solution, ...solution } });
+  const withParameters = (parameters: Record<string, unknown>) =>
+    encode({
+      challenge: { ...real.value.challenge, parameters: { ...real.value.challenge.parameters, ...parameters } },
+      solution: real.value.solution,
+    });
 
   test("are each a 400 that names the problem, never a 500, and store nothing", async () => {
     const usedBefore = await count("used_challenges");
@@ -126,10 +150,16 @@ describe("oversized and malformed proofs of work over HTTP", () => {
       ["an uppercase derived key", withSolution({ derivedKey: real.value.solution.derivedKey.toUpperCase() })],
       ["a short derived key", withSolution({ derivedKey: "ab" })],
       ["a cost raised to make the server derive for long", withParameters({ cost: 1_000_000 })],
-      ["an expiry moved a year on", withParameters({ expiresAt: real.value.challenge.parameters.expiresAt + 365 * 86400 })],
+      [
+        "an expiry moved a year on",
+        withParameters({ expiresAt: real.value.challenge.parameters.expiresAt + 365 * 86400 }),
+      ],
       ["another form in the signed data", withParameters({ data: { formId: otherFormId } })],
       ["an extra parameter", withParameters({ extra: "x" })],
-      ["a zeroed signature", encode({ challenge: { ...real.value.challenge, signature: "0".repeat(64) }, solution: real.value.solution })],
+      [
+        "a zeroed signature",
+        encode({ challenge: { ...real.value.challenge, signature: "0".repeat(64) }, solution: real.value.solution }),
+      ],
       ["no solution", encode({ challenge: real.value.challenge })],
     ];
     const seen: [string, number, string][] = [];
@@ -138,11 +168,18 @@ describe("oversized and malformed proofs of work over HTTP", () => {
       const body = await res.json();
       seen.push([label, res.status, body.code]);
       // A message for a person, no stack or internal detail.
-      expect([label, typeof body.error, Object.keys(body).sort(), body.error]).toEqual([label, "string", ["code", "error", "requestId"], expect.not.stringMatching(/\.ts\b|\n\s*at /)]);
+      expect([label, typeof body.error, Object.keys(body).sort(), body.error]).toEqual([
+        label,
+        "string",
+        ["code", "error", "requestId"],
+        expect.not.stringMatching(/\.ts\b|\n\s*at /),
+      ]);
     }
     // INVALID_BODY where the value is not text of at most 8,192 characters; CHALLENGE_FAILED for any text that is no solution.
     const notText = new Set(["over the schema's 8,192 characters", "a number", "an object", "an array", "null"]);
-    expect(seen).toEqual(cases.map(([label]) => [label, 400, notText.has(label) ? "INVALID_BODY" : "CHALLENGE_FAILED"]));
+    expect(seen).toEqual(
+      cases.map(([label]) => [label, 400, notText.has(label) ? "INVALID_BODY" : "CHALLENGE_FAILED"]),
+    );
 
     expect(await stored(formId)).toBe(0);
     expect(await count("used_challenges")).toBe(usedBefore);
@@ -150,8 +187,14 @@ describe("oversized and malformed proofs of work over HTTP", () => {
 
   test("in a form post (repeated, as a file, oversized) are 400 or 413, never a 500, and store nothing", async () => {
     const urlencoded = (params: [string, string][]) =>
-      server.request("/api/v1/forms/submit", { method: "POST", key: secret, headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params) });
-    const multipart = (form: FormData) => server.request("/api/v1/forms/submit", { method: "POST", key: secret, body: form });
+      server.request("/api/v1/forms/submit", {
+        method: "POST",
+        key: secret,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(params),
+      });
+    const multipart = (form: FormData) =>
+      server.request("/api/v1/forms/submit", { method: "POST", key: secret, body: form });
     const asFile = new FormData();
     asFile.set("formId", formId);
     asFile.set("altcha", new Blob([real.payload]), "altcha.txt");
@@ -163,9 +206,19 @@ describe("oversized and malformed proofs of work over HTTP", () => {
     overLimit.set("altcha", "A".repeat(200_000));
 
     const answers = [
-      await urlencoded([["formId", formId], ["altcha", "garbage"], ["altcha", "more garbage"]]),
-      await urlencoded([["formId", formId], ["altcha", ""]]),
-      await urlencoded([["formId", formId], ["message", "no altcha field at all"]]),
+      await urlencoded([
+        ["formId", formId],
+        ["altcha", "garbage"],
+        ["altcha", "more garbage"],
+      ]),
+      await urlencoded([
+        ["formId", formId],
+        ["altcha", ""],
+      ]),
+      await urlencoded([
+        ["formId", formId],
+        ["message", "no altcha field at all"],
+      ]),
       await multipart(asFile),
       await multipart(huge),
       await multipart(overLimit),
@@ -202,7 +255,12 @@ describe("forged origins", () => {
 
   test("do not bind a secret key: from a server any Origin is accepted, but a redirect still goes only to an allowed origin", async () => {
     const before = await stored(formId);
-    const res = await server.json("/api/v1/forms/submit", { method: "POST", key: secret, headers: { origin: EVIL, "content-type": "application/json" }, body: JSON.stringify({ formId, data: { via: "server" } }) });
+    const res = await server.json("/api/v1/forms/submit", {
+      method: "POST",
+      key: secret,
+      headers: { origin: EVIL, "content-type": "application/json" },
+      body: JSON.stringify({ formId, data: { via: "server" } }),
+    });
     expect([res.status, res.body.success]).toEqual([200, true]);
     const redirect = await server.json("/api/v1/forms/submit", {
       method: "POST",
@@ -218,9 +276,35 @@ describe("forged origins", () => {
     const before = await count("submissions");
     const usedBefore = await count("used_challenges");
     const attempts: [string, RequestInit][] = [
-      ["/api/v1/forms/submit", { method: "POST", headers: { origin: SITE, "content-type": "application/json" }, body: JSON.stringify({ formId, data: { forged: true } }) }],
-      ["/api/v1/forms/submit", { method: "POST", headers: { origin: SITE, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ formId, forged: "yes" }) }],
-      ["/api/v1/forms/submit", { method: "POST", headers: { origin: SITE, referer: `${SITE}/contact`, "x-api-key": "fpk_forged", "content-type": "application/json" }, body: JSON.stringify({ formId, data: {} }) }],
+      [
+        "/api/v1/forms/submit",
+        {
+          method: "POST",
+          headers: { origin: SITE, "content-type": "application/json" },
+          body: JSON.stringify({ formId, data: { forged: true } }),
+        },
+      ],
+      [
+        "/api/v1/forms/submit",
+        {
+          method: "POST",
+          headers: { origin: SITE, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ formId, forged: "yes" }),
+        },
+      ],
+      [
+        "/api/v1/forms/submit",
+        {
+          method: "POST",
+          headers: {
+            origin: SITE,
+            referer: `${SITE}/contact`,
+            "x-api-key": "fpk_forged",
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ formId, data: {} }),
+        },
+      ],
       [`/api/v1/forms/${formId}/challenge`, { headers: { origin: SITE } }],
       ["/api/v1/forms/list", { headers: { origin: SITE } }],
       [`/api/v1/forms/${formId}`, { headers: { origin: SITE } }],
@@ -245,16 +329,37 @@ describe("forged origins", () => {
   test("with a publishable key are refused from another origin, and one forged to look allowed still has to solve the proof of work", async () => {
     const key = await publishableFor(formId);
     const before = await stored(formId);
-    const fromEvil = await server.json("/api/v1/forms/submit", { method: "POST", key, headers: { origin: EVIL, "content-type": "application/json" }, body: JSON.stringify({ formId, data: {} }) });
-    expect([fromEvil.status, fromEvil.body.code, fromEvil.headers.get("access-control-allow-origin")]).toEqual([403, "ORIGIN_NOT_ALLOWED", null]);
-    const opaque = await server.json("/api/v1/forms/submit", { method: "POST", key, headers: { origin: "null", referer: `${SITE}/contact`, "content-type": "application/json" }, body: JSON.stringify({ formId, data: {} }) });
+    const fromEvil = await server.json("/api/v1/forms/submit", {
+      method: "POST",
+      key,
+      headers: { origin: EVIL, "content-type": "application/json" },
+      body: JSON.stringify({ formId, data: {} }),
+    });
+    expect([fromEvil.status, fromEvil.body.code, fromEvil.headers.get("access-control-allow-origin")]).toEqual([
+      403,
+      "ORIGIN_NOT_ALLOWED",
+      null,
+    ]);
+    const opaque = await server.json("/api/v1/forms/submit", {
+      method: "POST",
+      key,
+      headers: { origin: "null", referer: `${SITE}/contact`, "content-type": "application/json" },
+      body: JSON.stringify({ formId, data: {} }),
+    });
     expect([opaque.status, opaque.body.code]).toEqual([403, "ORIGIN_NOT_ALLOWED"]);
     expect(await stored(formId)).toBe(before);
 
     // A script can claim any Origin; on a form whose challenge is pow that buys it nothing.
-    const powForm = (await seedForm(server, OWNER, { name: "Origin-bound pow form", allowedOrigins: [SITE], challenge: "pow" })).id;
+    const powForm = (
+      await seedForm(server, OWNER, { name: "Origin-bound pow form", allowedOrigins: [SITE], challenge: "pow" })
+    ).id;
     const powKey = await publishableFor(powForm);
-    const forged = await server.json("/api/v1/forms/submit", { method: "POST", key: powKey, headers: { origin: SITE, "content-type": "application/json" }, body: JSON.stringify({ formId: powForm, data: {} }) });
+    const forged = await server.json("/api/v1/forms/submit", {
+      method: "POST",
+      key: powKey,
+      headers: { origin: SITE, "content-type": "application/json" },
+      body: JSON.stringify({ formId: powForm, data: {} }),
+    });
     expect([forged.status, forged.body.code]).toEqual([400, "CHALLENGE_FAILED"]);
     expect(await stored(powForm)).toBe(0);
   });

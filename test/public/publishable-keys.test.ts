@@ -9,7 +9,8 @@ let bound: { key: string; formId: string; otherFormId: string };
 let formId: string;
 let foreignFormId: string;
 
-const submit = (key: string, form: string, headers: Record<string, string> = {}) => server.submit(key, form, { message: "hi" }, headers);
+const submit = (key: string, form: string, headers: Record<string, string> = {}) =>
+  server.submit(key, form, { message: "hi" }, headers);
 
 beforeAll(async () => {
   secret = (await seedKey(server, "owner@example.com")).key;
@@ -17,12 +18,18 @@ beforeAll(async () => {
   const otherFormId = (await seedForm(server, "owner@example.com", { name: "Other" })).id;
   foreignFormId = (await seedForm(server, "someone@example.com", { name: "Theirs" })).id;
   publishable = (await seedKey(server, "owner@example.com", { publishable: true })).key;
-  bound = { key: (await seedKey(server, "owner@example.com", { publishable: true, forms: [formId] })).key, formId, otherFormId };
+  bound = {
+    key: (await seedKey(server, "owner@example.com", { publishable: true, forms: [formId] })).key,
+    formId,
+    otherFormId,
+  };
 });
 
 describe("a publishable key", () => {
   test("is made by keys create --publishable, starts fpk_, and keys list shows its kind and forms, never the secret", () => {
-    const created = cliJson(["keys", "create", "--owner", "cli@example.com", "--name", "site", "--publishable"], { db: server.db });
+    const created = cliJson(["keys", "create", "--owner", "cli@example.com", "--name", "site", "--publishable"], {
+      db: server.db,
+    });
     expect(created).toMatchObject({ kind: "publishable", forms: null, owner: "cli@example.com" });
     expect(created.key).toMatch(/^fpk_[A-Za-z0-9_-]{43}$/);
     const listed = cliJson<any[]>(["keys", "list", "--owner", "cli@example.com"], { db: server.db });
@@ -36,7 +43,13 @@ describe("a publishable key", () => {
   });
 
   test("is refused with 403 KEY_SCOPE everywhere else, after the general checks", async () => {
-    for (const path of ["/api/v1/forms/list", `/api/v1/forms/${formId}`, `/api/v1/forms/${formId}/users-joined`, `/api/v1/forms/${formId}/submissions`, `/api/v1/forms/${formId}/analytics`]) {
+    for (const path of [
+      "/api/v1/forms/list",
+      `/api/v1/forms/${formId}`,
+      `/api/v1/forms/${formId}/users-joined`,
+      `/api/v1/forms/${formId}/submissions`,
+      `/api/v1/forms/${formId}/analytics`,
+    ]) {
       const res = await server.json(path, { key: publishable });
       expect([path, res.status, res.body.code]).toEqual([path, 403, "KEY_SCOPE"]);
     }
@@ -58,7 +71,9 @@ describe("a publishable key", () => {
   });
 
   test("cannot be bound to a form its owner does not have, and a refused key leaves no owner behind", async () => {
-    const res = runCli(["keys", "create", "--owner", "newcomer@example.com", "--publishable", "--forms", formId], { db: server.db });
+    const res = runCli(["keys", "create", "--owner", "newcomer@example.com", "--publishable", "--forms", formId], {
+      db: server.db,
+    });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain("has no form");
     expect((await server.query("SELECT count(*) AS n FROM owners WHERE email = 'newcomer@example.com'"))[0].n).toBe(0);
@@ -83,7 +98,12 @@ describe("rate limits of a publishable key", () => {
       const form = (await seedForm(tight, "o@example.com", { name: "F" })).id;
       const key = (await seedKey(tight, "o@example.com", { publishable: true })).key;
       const post = (ip: string) =>
-        tight.json("/api/v1/forms/submit", { method: "POST", key, headers: { "content-type": "application/json", "x-forwarded-for": ip }, body: JSON.stringify({ formId: form, data: {} }) });
+        tight.json("/api/v1/forms/submit", {
+          method: "POST",
+          key,
+          headers: { "content-type": "application/json", "x-forwarded-for": ip },
+          body: JSON.stringify({ formId: form, data: {} }),
+        });
       const first = [];
       for (let i = 0; i < 4; i++) first.push((await post("203.0.113.7")).status);
       expect(first).toEqual([200, 200, 200, 429]);
@@ -91,7 +111,11 @@ describe("rate limits of a publishable key", () => {
       expect([limited.headers.get("x-ratelimit-limit"), limited.body.code]).toEqual(["3", "RATE_LIMITED"]);
       expect((await post("198.51.100.9")).status).toBe(200);
       const ownerCall = await tight.request(`/api/v1/forms/${form}`, { key: owner });
-      expect([ownerCall.status, ownerCall.headers.get("x-ratelimit-limit"), ownerCall.headers.get("x-ratelimit-remaining")]).toEqual([200, "50", "49"]);
+      expect([
+        ownerCall.status,
+        ownerCall.headers.get("x-ratelimit-limit"),
+        ownerCall.headers.get("x-ratelimit-remaining"),
+      ]).toEqual([200, "50", "49"]);
       expect((await tight.query("SELECT count(*) AS n FROM submissions"))[0].n).toBe(4);
     } finally {
       await tight.close();

@@ -9,8 +9,10 @@ let formId: string;
 
 const submit = (data: Record<string, unknown>) => server.submit(key, formId, data);
 const form = async () => (await server.json(`/api/v1/forms/${formId}`, { key })).body;
-const list = async (status?: string) => (await server.json(`/api/v1/forms/${formId}/submissions${status ? `?status=${status}` : ""}`, { key })).body;
-const total = async () => (await server.json(`/api/v1/forms/${formId}/analytics?period=day`, { key })).body.totalSubmissions;
+const list = async (status?: string) =>
+  (await server.json(`/api/v1/forms/${formId}/submissions${status ? `?status=${status}` : ""}`, { key })).body;
+const total = async () =>
+  (await server.json(`/api/v1/forms/${formId}/analytics?period=day`, { key })).body.totalSubmissions;
 const outbox = async () => (await server.query("SELECT submission_id FROM outbox")).map((r) => r.submission_id);
 
 beforeAll(async () => {
@@ -52,7 +54,10 @@ describe("the spam folder", () => {
     const moved = cliJson(["submissions", "not-spam", id], { db: server.db });
     expect(moved).toEqual({ id, status: "inbox", moved: true });
     const after = await form();
-    expect([after.submissionCount, after.usersJoinedSettings.count]).toEqual([before.submissionCount + 1, before.usersJoinedSettings.count + 1]);
+    expect([after.submissionCount, after.usersJoinedSettings.count]).toEqual([
+      before.submissionCount + 1,
+      before.usersJoinedSettings.count + 1,
+    ]);
     expect(await total()).toBe(before.submissionCount + 1);
     expect((await list()).submissions[0].id).toBe(id);
     expect(await outbox()).toContain(id);
@@ -63,7 +68,11 @@ describe("the spam folder", () => {
     expect(cliJson(["submissions", "not-spam", id], { db: server.db })).toEqual({ id, status: "inbox", moved: false });
     expect(cliJson(["submissions", "spam", id], { db: server.db })).toEqual({ id, status: "spam", moved: true });
     const back = await form();
-    expect([back.submissionCount, back.usersJoinedSettings.count, await total()]).toEqual([before.submissionCount, before.usersJoinedSettings.count, before.submissionCount]);
+    expect([back.submissionCount, back.usersJoinedSettings.count, await total()]).toEqual([
+      before.submissionCount,
+      before.usersJoinedSettings.count,
+      before.submissionCount,
+    ]);
     expect((await list("spam")).submissions.map((s: { id: string }) => s.id)).toContain(id);
   }, 30_000);
 
@@ -73,7 +82,9 @@ describe("the spam folder", () => {
     const joined = (await form()).usersJoinedSettings.count;
     cliJson(["submissions", "spam", second.body.submissionId], { db: server.db });
     expect((await form()).usersJoinedSettings.count).toBe(joined);
-    expect((await server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE email = 'dan@example.com'"))[0].n).toBe(1);
+    expect(
+      (await server.query("SELECT count(*) AS n FROM waitlist_joiners WHERE email = 'dan@example.com'"))[0].n,
+    ).toBe(1);
   });
 
   test("refuses an unknown submission id and a status that is no folder", async () => {
@@ -86,7 +97,10 @@ describe("the spam folder", () => {
   test("gives spam pages cursors of their own: an inbox cursor is refused on the spam list", async () => {
     for (let i = 0; i < 3; i++) await submit({ n: i });
     const inbox = (await server.json(`/api/v1/forms/${formId}/submissions?limit=1`, { key })).body;
-    const res = await server.json(`/api/v1/forms/${formId}/submissions?status=spam&cursor=${encodeURIComponent(inbox.nextCursor)}`, { key });
+    const res = await server.json(
+      `/api/v1/forms/${formId}/submissions?status=spam&cursor=${encodeURIComponent(inbox.nextCursor)}`,
+      { key },
+    );
     expect([res.status, res.body.code]).toEqual([400, "INVALID_CURSOR"]);
   });
 });

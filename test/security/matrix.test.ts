@@ -14,16 +14,40 @@ const MAX_BODY_BYTES = 2048;
 
 /** Routes outside the matrix, each with why. A route neither here nor taking an API key fails the test until it is classified. */
 const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
-  { method: "POST", path: /^\/api\/v1\/auth\/login$/, why: "takes no key (it is how one logs in); its CSRF check, body cap and JSON object are in test/http/bodies.test.ts" },
-  { method: "POST", path: /^\/api\/v1\/auth\/logout$/, why: "session only: no key is accepted, so every key case is a 401 (test/accounts)" },
-  { method: "GET", path: /^\/api\/v1\/auth\/me$/, why: "session only: no key is accepted, so every key case is a 401 (test/accounts)" },
+  {
+    method: "POST",
+    path: /^\/api\/v1\/auth\/login$/,
+    why: "takes no key (it is how one logs in); its CSRF check, body cap and JSON object are in test/http/bodies.test.ts",
+  },
+  {
+    method: "POST",
+    path: /^\/api\/v1\/auth\/logout$/,
+    why: "session only: no key is accepted, so every key case is a 401 (test/accounts)",
+  },
+  {
+    method: "GET",
+    path: /^\/api\/v1\/auth\/me$/,
+    why: "session only: no key is accepted, so every key case is a 401 (test/accounts)",
+  },
   { method: "GET", path: /^\/api\/v1\/openapi\.json$/, why: "the public API document" },
   { method: "GET", path: /^\/docs(\/|$)/, why: "the docs page and its assets, public" },
-  { method: "GET", path: /^\/dashboard(\/|$)/, why: "the dashboard's page and assets, public; its calls go through the API" },
+  {
+    method: "GET",
+    path: /^\/dashboard(\/|$)/,
+    why: "the dashboard's page and assets, public; its calls go through the API",
+  },
   { method: "GET", path: /^\/widget\//, why: "the challenge widget's script, public" },
-  { method: "GET", path: /^\/confirm\/:token$/, why: "a submitter's confirmation link: the token is the credential (test/outbound)" },
+  {
+    method: "GET",
+    path: /^\/confirm\/:token$/,
+    why: "a submitter's confirmation link: the token is the credential (test/outbound)",
+  },
   { method: "GET", path: /^\/healthz$/, why: "the load balancer's probe, public by design" },
-  { method: "GET", path: /^\/metrics$/, why: "its own bearer token, FORMSVC_METRICS_TOKEN (test/ops/health-metrics.test.ts)" },
+  {
+    method: "GET",
+    path: /^\/metrics$/,
+    why: "its own bearer token, FORMSVC_METRICS_TOKEN (test/ops/health-metrics.test.ts)",
+  },
 ];
 
 /** What another owner's key gets on this owner's resource, by the path parameter that names it, as the routes document (another owner's key is not found, as one that does not exist). */
@@ -40,10 +64,22 @@ let server: TestServer;
 let routes: Route[];
 let document: any;
 let ids: Record<string, string>;
-const keys: Record<"owner" | "other" | "publishable" | "bound", string> = { owner: "", other: "", publishable: "", bound: "" };
+const keys: Record<"owner" | "other" | "publishable" | "bound", string> = {
+  owner: "",
+  other: "",
+  publishable: "",
+  bound: "",
+};
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { maxBodyBytes: MAX_BODY_BYTES, rateLimit: 1_000_000, publicRateLimit: 1_000_000, webhookAllowPrivate: true } });
+  server = await startTestServer({
+    config: {
+      maxBodyBytes: MAX_BODY_BYTES,
+      rateLimit: 1_000_000,
+      publicRateLimit: 1_000_000,
+      webhookAllowPrivate: true,
+    },
+  });
   const owner = await seedOwner(server, "owner@example.com");
   const other = await seedOwner(server, "other@example.com");
   const second = await seedForm(server, owner.ownerEmail, { name: "Second" });
@@ -61,7 +97,13 @@ beforeAll(async () => {
   });
   expect(submitted.status).toBe(200);
   const [delivery] = await server.services.webhooks.deliveries(OPERATOR, webhook.id, 1);
-  ids = { formId: owner.formId, keyId: owner.keyId, submissionId: submitted.body.id, webhookId: webhook.id, deliveryId: delivery!.id };
+  ids = {
+    formId: owner.formId,
+    keyId: owner.keyId,
+    submissionId: submitted.body.id,
+    webhookId: webhook.id,
+    deliveryId: delivery!.id,
+  };
   routes = server.app.routes as unknown as Route[];
   document = await (await server.app.handle(new Request("http://localhost/api/v1/openapi.json"))).json();
 });
@@ -89,7 +131,12 @@ async function call(r: Route, key: string | null, body?: BodyInit) {
   const headers: Record<string, string> = {};
   if (key !== null) headers["x-api-key"] = key;
   if (hasBody(r)) headers["content-type"] = "application/json";
-  return await server.json(pathOf(r), { method: r.method, headers, body: hasBody(r) ? (body ?? validBody(r)) : undefined, duplex: "half" } as RequestInit);
+  return await server.json(pathOf(r), {
+    method: r.method,
+    headers,
+    body: hasBody(r) ? (body ?? validBody(r)) : undefined,
+    duplex: "half",
+  } as RequestInit);
 }
 
 /** A chunked body (no Content-Length) of `total` bytes, pulled only as the server reads it; `pulled()` says how much was. */
@@ -110,12 +157,18 @@ test("every route is classified: in the matrix (it takes an API key), a guard th
   const unclassified = routes.filter((r) => r.handler !== notServed && !takesApiKey(r) && !excluded(r)).map(label);
   expect(unclassified).toEqual([]);
   // The list holds no route that is in the matrix after all, or that no longer exists.
-  for (const x of NOT_IN_MATRIX) expect(routes.some((r) => r.method === x.method && x.path.test(r.path) && !takesApiKey(r))).toBe(true);
+  for (const x of NOT_IN_MATRIX)
+    expect(routes.some((r) => r.method === x.method && x.path.test(r.path) && !takesApiKey(r))).toBe(true);
   expect(apiRoutes().length).toBeGreaterThan(20);
 });
 
 /** Each route's outcome beside the one expected, compared as one table: a failure lists every route that differs. */
-async function expectEach<T>(cases: T[], name: (c: T) => string, expected: (c: T) => unknown, actual: (c: T) => Promise<unknown>) {
+async function expectEach<T>(
+  cases: T[],
+  name: (c: T) => string,
+  expected: (c: T) => unknown,
+  actual: (c: T) => Promise<unknown>,
+) {
   const got: Record<string, unknown> = {};
   const want: Record<string, unknown> = {};
   for (const c of cases) {
@@ -137,13 +190,21 @@ describe("the OpenAPI document", () => {
       cases,
       label,
       (r) => ({
-        types: !operationOf(r).requestBody ? [] : r.path.endsWith("/forms/submit") ? ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"] : ["application/json"],
+        types: !operationOf(r).requestBody
+          ? []
+          : r.path.endsWith("/forms/submit")
+            ? ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
+            : ["application/json"],
         413: true,
         415: operationOf(r).requestBody !== undefined,
       }),
       async (r) => {
         const op = operationOf(r);
-        return { types: Object.keys(op.requestBody?.content ?? {}), 413: "413" in op.responses, 415: "415" in op.responses };
+        return {
+          types: Object.keys(op.requestBody?.content ?? {}),
+          413: "413" in op.responses,
+          415: "415" in op.responses,
+        };
       },
     );
   });
@@ -151,8 +212,15 @@ describe("the OpenAPI document", () => {
 
 describe("every API operation", () => {
   test("refuses a request without a key, and one with a wrong key, with 401", async () => {
-    const cases = apiRoutes().flatMap((r) => [null, "fsk_wrong0000000000000000000000", "fpk_wrong0000000000000000000000"].map((key) => ({ r, key })));
-    await expectEach(cases, ({ r, key }) => `${label(r)} with ${key ?? "no key"}`, () => ({ status: 401, code: "UNAUTHORIZED" }), ({ r, key }) => outcome(r, key));
+    const cases = apiRoutes().flatMap((r) =>
+      [null, "fsk_wrong0000000000000000000000", "fpk_wrong0000000000000000000000"].map((key) => ({ r, key })),
+    );
+    await expectEach(
+      cases,
+      ({ r, key }) => `${label(r)} with ${key ?? "no key"}`,
+      () => ({ status: 401, code: "UNAUTHORIZED" }),
+      ({ r, key }) => outcome(r, key),
+    );
   });
 
   test("refuses another owner's key on this owner's form or resource, as the route documents", async () => {
@@ -160,25 +228,43 @@ describe("every API operation", () => {
       .map((r) => ({ r, param: Object.keys(OTHER_OWNER_STATUS).find((p) => r.path.includes(`:${p}`)) }))
       .filter((c): c is { r: Route; param: string } => c.param !== undefined);
     expect(cases.length).toBeGreaterThan(10);
-    await expectEach(cases, ({ r }) => label(r), ({ param }) => OTHER_OWNER_STATUS[param], async ({ r }) => (await call(r, keys.other)).status);
+    await expectEach(
+      cases,
+      ({ r }) => label(r),
+      ({ param }) => OTHER_OWNER_STATUS[param],
+      async ({ r }) => (await call(r, keys.other)).status,
+    );
   });
 
   test("refuses a publishable key with 403 KEY_SCOPE, except on the public operations", async () => {
     const cases = apiRoutes().filter((r) => !isPublic(r));
-    await expectEach(cases, label, () => ({ status: 403, code: "KEY_SCOPE" }), (r) => outcome(r, keys.publishable));
+    await expectEach(
+      cases,
+      label,
+      () => ({ status: 403, code: "KEY_SCOPE" }),
+      (r) => outcome(r, keys.publishable),
+    );
   });
 
   test("refuses a key bound to another form with 403 KEY_SCOPE on every operation that names a form", async () => {
     const cases = apiRoutes().filter((r) => r.path.includes(":formId") || r.path.endsWith("/forms/submit"));
     expect(cases.length).toBeGreaterThan(10);
-    await expectEach(cases, label, () => ({ status: 403, code: "KEY_SCOPE" }), (r) => outcome(r, keys.bound));
+    await expectEach(
+      cases,
+      label,
+      () => ({ status: 403, code: "KEY_SCOPE" }),
+      (r) => outcome(r, keys.bound),
+    );
   });
 
   test("refuses a chunked body over FORMSVC_MAX_BODY_BYTES with 413 for a valid key, and with 401 without a key before reading it", async () => {
     const total = 16 * 1024 * 1024;
     const cases = apiRoutes()
       .filter(hasBody)
-      .flatMap((r) => [{ r, key: keys.owner, status: 413 }, { r, key: null, status: 401 }]);
+      .flatMap((r) => [
+        { r, key: keys.owner, status: 413 },
+        { r, key: null, status: 401 },
+      ]);
     await expectEach(
       cases,
       ({ r, key }) => `${label(r)} ${key ? "with" : "without"} a key`,
@@ -196,8 +282,16 @@ describe("every API operation", () => {
     const big = JSON.stringify({ padding: "x".repeat(MAX_BODY_BYTES) });
     const cases = apiRoutes()
       .filter(hasBody)
-      .flatMap((r) => [{ r, key: keys.owner, status: 413 }, { r, key: null, status: 401 }]);
-    await expectEach(cases, ({ r, key }) => `${label(r)} ${key ? "with" : "without"} a key`, ({ status }) => status, async ({ r, key }) => (await call(r, key, big)).status);
+      .flatMap((r) => [
+        { r, key: keys.owner, status: 413 },
+        { r, key: null, status: 401 },
+      ]);
+    await expectEach(
+      cases,
+      ({ r, key }) => `${label(r)} ${key ? "with" : "without"} a key`,
+      ({ status }) => status,
+      async ({ r, key }) => (await call(r, key, big)).status,
+    );
   });
 
   test("refuses a JSON body that is not an object with 400, where the operation takes one", async () => {
@@ -205,6 +299,11 @@ describe("every API operation", () => {
       .filter(takesJson)
       .flatMap((r) => ["false", "0", '""', "[]", "null"].map((body) => ({ r, body })));
     expect(cases.length).toBeGreaterThanOrEqual(5 * 5);
-    await expectEach(cases, ({ r, body }) => `${label(r)} with ${body}`, () => 400, async ({ r, body }) => (await call(r, keys.owner, body)).status);
+    await expectEach(
+      cases,
+      ({ r, body }) => `${label(r)} with ${body}`,
+      () => 400,
+      async ({ r, body }) => (await call(r, keys.owner, body)).status,
+    );
   });
 });

@@ -64,7 +64,9 @@ beforeAll(async () => {
   const owner = await seedOwner(server, "captcha@example.com", { challenge: "turnstile" });
   turnstileForm = owner.formId;
   hcaptchaForm = (await seedForm(server, "captcha@example.com", { name: "h", challenge: "hcaptcha" })).id;
-  unconfigured = await startTestServer({ config: { turnstileVerifyUrl: `${verifierUrl}/turnstile`, hcaptchaVerifyUrl: `${verifierUrl}/hcaptcha` } });
+  unconfigured = await startTestServer({
+    config: { turnstileVerifyUrl: `${verifierUrl}/turnstile`, hcaptchaVerifyUrl: `${verifierUrl}/hcaptcha` },
+  });
 });
 afterAll(async () => {
   for (const release of hanging) release();
@@ -88,8 +90,16 @@ describe("Turnstile and hCaptcha", () => {
     expect(await check(turnstileForm, "ts-token-1", server, "198.51.100.23")).toBe("accept");
     expect(await check(hcaptchaForm, "hc-token-2", server, "2001:db8::7")).toBe("accept");
     expect(received).toEqual([
-      { path: "/turnstile/v0/siteverify", contentType: expect.stringContaining("application/x-www-form-urlencoded"), form: { secret: TURNSTILE_SECRET, response: "ts-token-1", remoteip: "198.51.100.23" } },
-      { path: "/hcaptcha/siteverify", contentType: expect.stringContaining("application/x-www-form-urlencoded"), form: { secret: HCAPTCHA_SECRET, response: "hc-token-2", remoteip: "2001:db8::7" } },
+      {
+        path: "/turnstile/v0/siteverify",
+        contentType: expect.stringContaining("application/x-www-form-urlencoded"),
+        form: { secret: TURNSTILE_SECRET, response: "ts-token-1", remoteip: "198.51.100.23" },
+      },
+      {
+        path: "/hcaptcha/siteverify",
+        contentType: expect.stringContaining("application/x-www-form-urlencoded"),
+        form: { secret: HCAPTCHA_SECRET, response: "hc-token-2", remoteip: "2001:db8::7" },
+      },
     ]);
   });
 
@@ -111,7 +121,8 @@ describe("Turnstile and hCaptcha", () => {
   test("refuses a missing or oversized token without asking the provider", async () => {
     mode = "ok";
     received.length = 0;
-    for (const token of [undefined, "", 42, { token: "x" }]) expectError(await check(turnstileForm, token), "CHALLENGE_FAILED", /cf-turnstile-response.*captchaToken/);
+    for (const token of [undefined, "", 42, { token: "x" }])
+      expectError(await check(turnstileForm, token), "CHALLENGE_FAILED", /cf-turnstile-response.*captchaToken/);
     expectError(await check(hcaptchaForm, undefined), "CHALLENGE_FAILED", /h-captcha-response.*captchaToken/);
     expectError(await check(turnstileForm, "t".repeat(5000)), "CHALLENGE_FAILED", /did not accept/);
     expect(received).toEqual([]);
@@ -167,6 +178,7 @@ describe("Turnstile and hCaptcha", () => {
     expectError(await check(turnstileForm, "ts-token-logged?"), "CHALLENGE_FAILED", /did not accept/);
     const log = logLines.join("");
     expect(log).toContain("refused our secret key");
-    for (const secret of [TURNSTILE_SECRET, HCAPTCHA_SECRET, "ts-token", "hc-token", "hc-slow-token"]) expect(log).not.toContain(secret);
+    for (const secret of [TURNSTILE_SECRET, HCAPTCHA_SECRET, "ts-token", "hc-token", "hc-slow-token"])
+      expect(log).not.toContain(secret);
   });
 });

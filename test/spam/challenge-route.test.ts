@@ -20,13 +20,20 @@ describe("GET /api/v1/forms/{formId}/challenge", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("x-ratelimit-remaining")).not.toBeNull();
     expect([...shape.Errors(res.body)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
-    expect(res.body.parameters).toMatchObject({ algorithm: "PBKDF2/SHA-256", data: { formId: owner.formId }, keyLength: 32 });
+    expect(res.body.parameters).toMatchObject({
+      algorithm: "PBKDF2/SHA-256",
+      data: { formId: owner.formId },
+      keyLength: 32,
+    });
     expect(res.body.parameters.expiresAt).toBeGreaterThanOrEqual(before + 600);
     expect(res.body.parameters.expiresAt).toBeLessThanOrEqual(before + 602);
   });
 
   test("answers a new challenge every time", async () => {
-    const [a, b] = await Promise.all([server.json(path(owner.formId), { key: owner.key }), server.json(path(owner.formId), { key: owner.key })]);
+    const [a, b] = await Promise.all([
+      server.json(path(owner.formId), { key: owner.key }),
+      server.json(path(owner.formId), { key: owner.key }),
+    ]);
     expect(a.body.signature).not.toBe(b.body.signature);
     expect(a.body.parameters.nonce).not.toBe(b.body.parameters.nonce);
   });
@@ -60,7 +67,9 @@ describe("GET /api/v1/forms/{formId}/challenge", () => {
     const doc = (await server.json("/api/v1/openapi.json")).body;
     const op = doc.paths["/api/v1/forms/{formId}/challenge"].get;
     expect(op.summary).toBe("Get a proof-of-work challenge");
-    expect(op.responses["200"].content["application/json"].schema.properties.parameters.properties.keyPrefix).toBeDefined();
+    expect(
+      op.responses["200"].content["application/json"].schema.properties.parameters.properties.keyPrefix,
+    ).toBeDefined();
     expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "429", "500", "503"]);
   });
 });

@@ -38,28 +38,48 @@ describe("the honeypot check", () => {
   });
 
   test("uses the form's own field name and leaves other fields alone", async () => {
-    expect(await run(customHoneypotForm, { website: "spam.example", _gotcha: "kept" })).toEqual({ verdict: "spam", data: { _gotcha: "kept" } });
+    expect(await run(customHoneypotForm, { website: "spam.example", _gotcha: "kept" })).toEqual({
+      verdict: "spam",
+      data: { _gotcha: "kept" },
+    });
   });
 
   test("passes everything through untouched on a form without a honeypot", async () => {
-    expect(await run(noHoneypotForm, { message: "hi", _gotcha: "filled" })).toEqual({ verdict: "accept", data: { message: "hi", _gotcha: "filled" } });
+    expect(await run(noHoneypotForm, { message: "hi", _gotcha: "filled" })).toEqual({
+      verdict: "accept",
+      data: { message: "hi", _gotcha: "filled" },
+    });
   });
 
   test("counts only non-blank strings and non-empty values as filled", () => {
     expect([" a", 0, [[["x"]]], { nested: { deep: 1 } }].map(isFilled)).toEqual([true, true, true, true]);
-    expect(["\u00a0 ", undefined, [[[]]], { nested: { deep: "" } }].map(isFilled)).toEqual([false, false, false, false]);
+    expect(["\u00a0 ", undefined, [[[]]], { nested: { deep: "" } }].map(isFilled)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
 describe("the honeypot in the submit pipeline", () => {
   const submit = (body: BodyInit, contentType: string) =>
-    server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, headers: { "content-type": contentType }, body });
-  const row = async (id: string) => (await server.query<{ status: string; data: string }>("SELECT status, data FROM submissions WHERE id = ?", id))[0]!;
+    server.json("/api/v1/forms/submit", {
+      method: "POST",
+      key: owner.key,
+      headers: { "content-type": contentType },
+      body,
+    });
+  const row = async (id: string) =>
+    (await server.query<{ status: string; data: string }>("SELECT status, data FROM submissions WHERE id = ?", id))[0]!;
   const submissionCount = async () => (await server.services.forms.requireForm(owner.formId)).submissionCount;
 
   test("stores a JSON submission with a filled honeypot as spam, answered like any other, without the field and without counting it", async () => {
     const before = await submissionCount();
-    const res = await submit(JSON.stringify({ formId: owner.formId, data: { email: "bot@example.com", _gotcha: "http://spam.example" } }), "application/json");
+    const res = await submit(
+      JSON.stringify({ formId: owner.formId, data: { email: "bot@example.com", _gotcha: "http://spam.example" } }),
+      "application/json",
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, submissionId: expect.stringMatching(/^sub_/) });
     const stored = await row(res.body.submissionId);
@@ -70,7 +90,10 @@ describe("the honeypot in the submit pipeline", () => {
 
   test("stores a browser form post with an empty honeypot in the inbox, without the field", async () => {
     const before = await submissionCount();
-    const res = await submit(new URLSearchParams({ formId: owner.formId, message: "hello", _gotcha: "" }).toString(), "application/x-www-form-urlencoded");
+    const res = await submit(
+      new URLSearchParams({ formId: owner.formId, message: "hello", _gotcha: "" }).toString(),
+      "application/x-www-form-urlencoded",
+    );
     expect(res.status).toBe(200);
     const stored = await row(res.body.submissionId);
     expect(stored.status).toBe("inbox");

@@ -27,7 +27,12 @@ const fetchChallenge = async (formId = owner.formId, s: TestServer = server, key
   return res.body;
 };
 /** A submission with this proof of work, over HTTP: "accept" when stored, else the refusal as the API told it. */
-const check = async (altcha: unknown, formId = owner.formId, s: TestServer = server, key = s === server ? owner.key : timedKey): Promise<Verdict> => {
+const check = async (
+  altcha: unknown,
+  formId = owner.formId,
+  s: TestServer = server,
+  key = s === server ? owner.key : timedKey,
+): Promise<Verdict> => {
   const res = await s.json("/api/v1/forms/submit", {
     method: "POST",
     key,
@@ -45,7 +50,8 @@ const expectRefused = (verdict: Verdict, words: RegExp) => {
   expect(e.message).toMatch(words);
   expect(e.message).toContain("nothing was stored");
 };
-const usedRows = (s: TestServer = server) => s.query<{ signature: string; expires_at: string }>("SELECT signature, expires_at FROM used_challenges");
+const usedRows = (s: TestServer = server) =>
+  s.query<{ signature: string; expires_at: string }>("SELECT signature, expires_at FROM used_challenges");
 
 describe("proof of work (ALTCHA v2)", () => {
   test("accepts a challenge fetched over HTTP and solved by altcha-lib, and remembers it until the challenge expires", async () => {
@@ -70,7 +76,8 @@ describe("proof of work (ALTCHA v2)", () => {
   });
 
   test("refuses a submission without a solution, naming the field and the challenge URL", async () => {
-    for (const missing of [undefined, ""]) expectRefused(await check(missing), new RegExp(`forms/${owner.formId}/challenge.*field altcha`));
+    for (const missing of [undefined, ""])
+      expectRefused(await check(missing), new RegExp(`forms/${owner.formId}/challenge.*field altcha`));
     // Not text at all: the body's schema refuses it first.
     expect((await check(null)) as AppError).toMatchObject({ code: "INVALID_BODY", status: 400 });
   });
@@ -93,8 +100,12 @@ describe("proof of work (ALTCHA v2)", () => {
       { ...p, salt: "f".repeat(32) },
       { ...p, keySignature: "0".repeat(64) },
     ];
-    for (const parameters of tampered) expectRefused(await check(encode({ ...value, challenge: { ...value.challenge, parameters } })), /does not solve/);
-    expectRefused(await check(encode({ ...value, challenge: { ...value.challenge, signature: "0".repeat(64) } })), /does not solve/);
+    for (const parameters of tampered)
+      expectRefused(await check(encode({ ...value, challenge: { ...value.challenge, parameters } })), /does not solve/);
+    expectRefused(
+      await check(encode({ ...value, challenge: { ...value.challenge, signature: "0".repeat(64) } })),
+      /does not solve/,
+    );
     // Re-labelled for another form: the signature no longer matches.
     const moved = { ...value, challenge: { ...value.challenge, parameters: { ...p, data: { formId: otherFormId } } } };
     expectRefused(await check(encode(moved), otherFormId), /does not solve/);
@@ -110,7 +121,11 @@ describe("proof of work (ALTCHA v2)", () => {
       const password = new Uint8Array(20);
       password.set(Buffer.from(value.challenge.parameters.nonce, "hex"));
       new DataView(password.buffer).setUint32(16, n);
-      const { derivedKey } = await deriveKey(value.challenge.parameters, Buffer.from(value.challenge.parameters.salt, "hex"), password);
+      const { derivedKey } = await deriveKey(
+        value.challenge.parameters,
+        Buffer.from(value.challenge.parameters.salt, "hex"),
+        password,
+      );
       return Buffer.from(derivedKey).toString("hex");
     };
     expect(await keyFor(counter)).toBe(value.solution.derivedKey);
@@ -118,7 +133,10 @@ describe("proof of work (ALTCHA v2)", () => {
     const honestWrong = { counter: wrong, derivedKey: await keyFor(wrong) };
     expectRefused(await check(encode({ ...value, solution: honestWrong })), /does not solve/);
     const flipped = value.solution.derivedKey.replace(/^./, (c) => (c === "0" ? "1" : "0"));
-    expectRefused(await check(encode({ ...value, solution: { ...value.solution, derivedKey: flipped } })), /does not solve/);
+    expectRefused(
+      await check(encode({ ...value, solution: { ...value.solution, derivedKey: flipped } })),
+      /does not solve/,
+    );
     expect(await check(encode(value))).toBe("accept");
   });
 
@@ -137,8 +155,14 @@ describe("proof of work (ALTCHA v2)", () => {
       encode({ ...value, solution: { ...value.solution, counter: 2 ** 32 } }),
       encode({ ...value, solution: { ...value.solution, derivedKey: value.solution.derivedKey.toUpperCase() } }),
       encode({ ...value, solution: { ...value.solution, extra: 1 } }),
-      encode({ ...value, challenge: { ...value.challenge, parameters: { ...value.challenge.parameters, expiresAt: "soon" } } }),
-      encode({ ...value, challenge: { ...value.challenge, parameters: { ...value.challenge.parameters, algorithm: "SHA-1" } } }),
+      encode({
+        ...value,
+        challenge: { ...value.challenge, parameters: { ...value.challenge.parameters, expiresAt: "soon" } },
+      }),
+      encode({
+        ...value,
+        challenge: { ...value.challenge, parameters: { ...value.challenge.parameters, algorithm: "SHA-1" } },
+      }),
       btoa(JSON.stringify(value).replace('"parameters":{', '"parameters":{"__proto__":{"x":1},')),
       encode({ ...value, challenge: { ...value.challenge, signature: 42 } }),
       "A".repeat(1_000_000),
@@ -153,37 +177,49 @@ describe("proof of work (ALTCHA v2)", () => {
       const verdict = (await check(raw)) as AppError;
       // Text of a sane length reaches the check; anything else the body's schema (400) or size limit (413) refuses first.
       if (typeof raw === "string" && raw.length <= 8192) expectRefused(verdict, /not a payload of the ALTCHA widget/);
-      else expect([verdict.code, verdict.status]).toEqual(typeof raw === "string" && raw.length > 100_000 ? ["PAYLOAD_TOO_LARGE", 413] : ["INVALID_BODY", 400]);
+      else
+        expect([verdict.code, verdict.status]).toEqual(
+          typeof raw === "string" && raw.length > 100_000 ? ["PAYLOAD_TOO_LARGE", 413] : ["INVALID_BODY", 400],
+        );
     }
     expect((await server.query<{ c: number }>("SELECT count(*) AS c FROM submissions"))[0]!.c).toBe(before);
     expect(await check(encode(value))).toBe("accept");
   });
 
   // SQLite's database-wide write lock; concurrent copies of one solution on either engine: "accepts only one of several concurrent submissions".
-  test.if(onSqlite)("records the solution with its submission: while another process holds the write lock both wait, then one of two copies is stored", async () => {
-    const { payload, value } = await solvedPayload(await fetchChallenge());
-    const other = new Database(server.db);
-    other.run("BEGIN IMMEDIATE");
-    const verdicts: Verdict[] = [];
-    const pending = Promise.all([check(payload), check(payload)].map((p) => p.then((v) => void verdicts.push(v))));
-    try {
-      await Bun.sleep(300);
-      // Not decided yet, and the event loop was free to answer others meanwhile.
-      expect(verdicts).toEqual([]);
-      expect((await server.request("/healthz")).status).toBe(200);
-      expect((await usedRows()).map((r) => r.signature)).not.toContain(value.challenge.signature);
-    } finally {
-      other.run("COMMIT");
-      other.close();
-    }
-    await pending;
-    expect(verdicts.filter((v) => v === "accept")).toHaveLength(1);
-    for (const v of verdicts.filter((v) => v !== "accept")) expectRefused(v, /already used/);
-    expect((await usedRows()).map((r) => r.signature)).toContain(value.challenge.signature);
-  });
+  test.if(onSqlite)(
+    "records the solution with its submission: while another process holds the write lock both wait, then one of two copies is stored",
+    async () => {
+      const { payload, value } = await solvedPayload(await fetchChallenge());
+      const other = new Database(server.db);
+      other.run("BEGIN IMMEDIATE");
+      const verdicts: Verdict[] = [];
+      const pending = Promise.all([check(payload), check(payload)].map((p) => p.then((v) => void verdicts.push(v))));
+      try {
+        await Bun.sleep(300);
+        // Not decided yet, and the event loop was free to answer others meanwhile.
+        expect(verdicts).toEqual([]);
+        expect((await server.request("/healthz")).status).toBe(200);
+        expect((await usedRows()).map((r) => r.signature)).not.toContain(value.challenge.signature);
+      } finally {
+        other.run("COMMIT");
+        other.close();
+      }
+      await pending;
+      expect(verdicts.filter((v) => v === "accept")).toHaveLength(1);
+      for (const v of verdicts.filter((v) => v !== "accept")) expectRefused(v, /already used/);
+      expect((await usedRows()).map((r) => r.signature)).toContain(value.challenge.signature);
+    },
+  );
 
   test("leaves the solution unused when its submission is refused after the check (another check says no)", async () => {
-    const guarded = (await seedForm(server, "pow@example.com", { name: "Guarded", challenge: "pow", allowedOrigins: ["https://site.example"] })).id;
+    const guarded = (
+      await seedForm(server, "pow@example.com", {
+        name: "Guarded",
+        challenge: "pow",
+        allowedOrigins: ["https://site.example"],
+      })
+    ).id;
     const { payload } = await solvedPayload(await fetchChallenge(guarded));
     // A redirect outside the allowed origins: refused before the challenge is even looked at.
     const refused = await server.json("/api/v1/forms/submit", {

@@ -8,7 +8,9 @@ describe("spam settings", () => {
     expect(res.code).toBe(0);
     expect(res.stdout + res.stderr).not.toContain("ts-secret-abcdef");
     expect(res.stdout + res.stderr).not.toContain("hc-secret-123456");
-    const byKey = Object.fromEntries((JSON.parse(res.stdout) as { key: string; value: unknown }[]).map((e) => [e.key, e.value]));
+    const byKey = Object.fromEntries(
+      (JSON.parse(res.stdout) as { key: string; value: unknown }[]).map((e) => [e.key, e.value]),
+    );
     expect(byKey).toMatchObject({
       turnstileSecret: "***",
       hcaptchaSecret: "***",
@@ -19,8 +21,15 @@ describe("spam settings", () => {
   });
 
   test("reports an impossible difficulty and verify URLs that are not http(s) at start", () => {
-    const res = runCli(["config"], { env: { FORMSVC_POW_MAX_COUNTER: "0", FORMSVC_TURNSTILE_VERIFY_URL: "ftp://example.com/x", FORMSVC_HCAPTCHA_VERIFY_URL: "" } });
+    const res = runCli(["config"], {
+      env: {
+        FORMSVC_POW_MAX_COUNTER: "0",
+        FORMSVC_TURNSTILE_VERIFY_URL: "ftp://example.com/x",
+        FORMSVC_HCAPTCHA_VERIFY_URL: "",
+      },
+    });
     expect(res.code).not.toBe(0);
-    for (const env of ["FORMSVC_POW_MAX_COUNTER", "FORMSVC_TURNSTILE_VERIFY_URL", "FORMSVC_HCAPTCHA_VERIFY_URL"]) expect(res.stderr).toContain(env);
+    for (const env of ["FORMSVC_POW_MAX_COUNTER", "FORMSVC_TURNSTILE_VERIFY_URL", "FORMSVC_HCAPTCHA_VERIFY_URL"])
+      expect(res.stderr).toContain(env);
   });
 });

@@ -1,6 +1,19 @@
 // What the dashboard asks of the API, in one place, only through formsvc's typed client: a call
 // the server does not take, or an answer the page reads wrongly, fails the type check.
-import type { Account, Analytics, AnalyticsQuery, CreatedWebhook, Delivery, Form, FormListItem, FormType, FormUpdateRequest, Submission, Webhook, WebhookFormat } from "../../client/index";
+import type {
+  Account,
+  Analytics,
+  AnalyticsQuery,
+  CreatedWebhook,
+  Delivery,
+  Form,
+  FormListItem,
+  FormType,
+  FormUpdateRequest,
+  Submission,
+  Webhook,
+  WebhookFormat,
+} from "../../client/index";
 import { client } from "./api";
 
 export type FormDetails = Form;
@@ -25,22 +38,30 @@ export const forms = {
 };
 
 export const submissions = {
-  list: (formId: string, status: "inbox" | "spam", cursor?: string, limit = 25) => client.listSubmissions(formId, { status, cursor, limit }),
+  list: (formId: string, status: "inbox" | "spam", cursor?: string, limit = 25) =>
+    client.listSubmissions(formId, { status, cursor, limit }),
   remove: (formId: string, id: string) => client.deleteSubmission(formId, id),
-  move: (formId: string, id: string, to: "spam" | "not-spam") => (to === "spam" ? client.markSpam(formId, id) : client.markNotSpam(formId, id)),
-  exportUrl: (formId: string, format: "csv" | "json") => `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
+  move: (formId: string, id: string, to: "spam" | "not-spam") =>
+    to === "spam" ? client.markSpam(formId, id) : client.markNotSpam(formId, id),
+  exportUrl: (formId: string, format: "csv" | "json") =>
+    `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
 };
 
 export const keys = {
   list: () => client.listKeys(),
   create: (body: { name: string; kind: "secret" | "publishable"; forms: string[] | null }) =>
-    client.createKey({ name: body.name, ...(body.kind === "publishable" ? { publishable: true } : {}), ...(body.forms ? { forms: body.forms } : {}) }),
+    client.createKey({
+      name: body.name,
+      ...(body.kind === "publishable" ? { publishable: true } : {}),
+      ...(body.forms ? { forms: body.forms } : {}),
+    }),
   revoke: (id: string) => client.revokeKey(id),
 };
 
 export const webhooks = {
   list: (formId: string): Promise<Webhook[]> => client.listWebhooks(formId),
-  add: (formId: string, body: { url: string; format: WebhookFormat }): Promise<CreatedWebhook> => client.createWebhook(formId, body),
+  add: (formId: string, body: { url: string; format: WebhookFormat }): Promise<CreatedWebhook> =>
+    client.createWebhook(formId, body),
   remove: (id: string) => client.deleteWebhook(id),
   deliveries: (id: string): Promise<Delivery[]> => client.listDeliveries(id),
   replay: (deliveryId: string): Promise<Delivery> => client.replayDelivery(deliveryId),

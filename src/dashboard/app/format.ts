@@ -13,12 +13,18 @@ const validTag = (tag: string) => {
  * Chromium under LANG=C says "en-US@posix"), which would make every formatter throw; then English.
  */
 export const LOCALES: string[] = (() => {
-  const tags = (navigator.languages?.length ? navigator.languages : [navigator.language]).filter((t) => t && validTag(t));
+  const tags = (navigator.languages?.length ? navigator.languages : [navigator.language]).filter(
+    (t) => t && validTag(t),
+  );
   return tags.length ? [...tags] : ["en"];
 })();
 
 const numberFormat = new Intl.NumberFormat(LOCALES);
-const percentFormat = new Intl.NumberFormat(LOCALES, { style: "percent", maximumFractionDigits: 0, signDisplay: "exceptZero" });
+const percentFormat = new Intl.NumberFormat(LOCALES, {
+  style: "percent",
+  maximumFractionDigits: 0,
+  signDisplay: "exceptZero",
+});
 const decimalFormat = new Intl.NumberFormat(LOCALES, { maximumFractionDigits: 1 });
 const dateTimeFormat = new Intl.DateTimeFormat(LOCALES, { dateStyle: "medium", timeStyle: "short" });
 const dateFormat = new Intl.DateTimeFormat(LOCALES, { dateStyle: "medium" });

@@ -53,8 +53,19 @@ export const CONTROLS: Record<SettingKey, Control> = {
   name: { kind: "text", label: "Name", section: "General", maxLength: 200, required: true },
   description: { kind: "textarea", label: "Description", section: "General", maxLength: 2000 },
   formType: { kind: "select", label: "Type", section: "General", options: FORM_TYPES },
-  "usersJoinedSettings.enabled": { kind: "checkbox", label: "Count who joined", help: "The public counter of distinct joiners (GET …/users-joined).", section: "General", shownWhen: waitlist },
-  "emailSettings.enabled": { kind: "checkbox", label: "Email for this form", help: "The master switch for every email this form sends.", section: "Email" },
+  "usersJoinedSettings.enabled": {
+    kind: "checkbox",
+    label: "Count who joined",
+    help: "The public counter of distinct joiners (GET …/users-joined).",
+    section: "General",
+    shownWhen: waitlist,
+  },
+  "emailSettings.enabled": {
+    kind: "checkbox",
+    label: "Email for this form",
+    help: "The master switch for every email this form sends.",
+    section: "Email",
+  },
   "emailSettings.developerNotificationsEnabled": {
     kind: "checkbox",
     label: "Email me each submission",
@@ -69,7 +80,14 @@ export const CONTROLS: Record<SettingKey, Control> = {
     section: "Email",
     enabledWhen: emailOn,
   },
-  "autoresponse.subject": { kind: "text", label: "Subject", section: "Email", maxLength: 200, required: true, shownWhen: (d) => d["autoresponse.enabled"] === true && emailOn(d) },
+  "autoresponse.subject": {
+    kind: "text",
+    label: "Subject",
+    section: "Email",
+    maxLength: 200,
+    required: true,
+    shownWhen: (d) => d["autoresponse.enabled"] === true && emailOn(d),
+  },
   "autoresponse.text": {
     kind: "textarea",
     label: "Text",
@@ -79,7 +97,13 @@ export const CONTROLS: Record<SettingKey, Control> = {
     required: true,
     shownWhen: (d) => d["autoresponse.enabled"] === true && emailOn(d),
   },
-  doubleOptIn: { kind: "checkbox", label: "Double opt-in", help: "Each new joiner confirms by a link in an email; only confirmed joiners count.", section: "Email", shownWhen: waitlist },
+  doubleOptIn: {
+    kind: "checkbox",
+    label: "Double opt-in",
+    help: "Each new joiner confirms by a link in an email; only confirmed joiners count.",
+    section: "Email",
+    shownWhen: waitlist,
+  },
   confirmRedirectUrl: {
     kind: "url",
     label: "After confirming, go to",
@@ -95,7 +119,8 @@ export const CONTROLS: Record<SettingKey, Control> = {
     section: "Who may post",
     placeholder: "https://www.example.com",
     check: (line) => origin(line) !== null,
-    problem: (bad) => `Not an origin: ${bad.join(", ")}. Write each as https://www.example.com (scheme, host and port, no path).`,
+    problem: (bad) =>
+      `Not an origin: ${bad.join(", ")}. Write each as https://www.example.com (scheme, host and port, no path).`,
   },
   "spamSettings.honeypotField": {
     kind: "optional-text",

@@ -18,7 +18,11 @@ export function Shell({ title, children }: { title?: string; children: Component
   }, [title]);
   return (
     <>
-      <a class="skip-link" href="#main" onClick={(e) => (e.preventDefault(), main.current?.querySelector<HTMLElement>("h1")?.focus())}>
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(e) => (e.preventDefault(), main.current?.querySelector<HTMLElement>("h1")?.focus())}
+      >
         Skip to content
       </a>
       <header class="topbar">

@@ -24,7 +24,11 @@ const MESSAGE = `<label>Message <textarea name="message" required></textarea></l
 /** The fields the API's form types usually carry (SPEC: "typical data keys by form type"). */
 const FIELDS: Record<string, string[]> = {
   contact: [NAME, EMAIL, MESSAGE],
-  feedback: [EMAIL, `<label>Rating (1–5) <input name="rating" type="number" min="1" max="5" required></label>`, MESSAGE],
+  feedback: [
+    EMAIL,
+    `<label>Rating (1–5) <input name="rating" type="number" min="1" max="5" required></label>`,
+    MESSAGE,
+  ],
   waitlist: [NAME, EMAIL],
 };
 

@@ -8,7 +8,10 @@ import type { Database } from "bun:sqlite";
  * this migration are counted in here.
  */
 export function up(db: Database): void {
-  for (const [table, unit] of [["form_daily_counts", "day"], ["form_monthly_counts", "month"]]) {
+  for (const [table, unit] of [
+    ["form_daily_counts", "day"],
+    ["form_monthly_counts", "month"],
+  ]) {
     db.run(`CREATE TABLE ${table} (
       form_id   TEXT NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
       dimension TEXT NOT NULL CHECK (dimension IN ('total', 'country', 'browser', 'device')),
@@ -25,7 +28,10 @@ export function up(db: Database): void {
     ["browser", "coalesce(nullif(json_extract(data, '$._meta.browser'), ''), 'unknown')"],
     ["device", "coalesce(nullif(json_extract(data, '$._meta.device'), ''), 'unknown')"],
   ];
-  for (const [table, unit, length] of [["form_daily_counts", "day", 10], ["form_monthly_counts", "month", 7]] as const) {
+  for (const [table, unit, length] of [
+    ["form_daily_counts", "day", 10],
+    ["form_monthly_counts", "month", 7],
+  ] as const) {
     const key = `substr(created_at, 1, ${length})`;
     for (const [dimension, value] of dims) {
       db.run(

@@ -10,12 +10,16 @@ import { randomBytes } from "node:crypto";
  * is remembered until its challenge expires, so it is accepted once.
  */
 export function up(db: Database): void {
-  db.run("ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'secret' CHECK (kind IN ('secret', 'publishable'))");
+  db.run(
+    "ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'secret' CHECK (kind IN ('secret', 'publishable'))",
+  );
   db.run("ALTER TABLE api_keys ADD COLUMN form_ids TEXT");
 
   db.run("ALTER TABLE forms ADD COLUMN allowed_origins TEXT NOT NULL DEFAULT '[]'");
   db.run("ALTER TABLE forms ADD COLUMN honeypot_field TEXT DEFAULT '_gotcha'");
-  db.run("ALTER TABLE forms ADD COLUMN challenge TEXT NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha'))");
+  db.run(
+    "ALTER TABLE forms ADD COLUMN challenge TEXT NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha'))",
+  );
 
   db.run("INSERT INTO settings (key, value) VALUES ('challenge_secret', ?)", [randomBytes(32).toString("base64url")]);
   db.run(`CREATE TABLE used_challenges (

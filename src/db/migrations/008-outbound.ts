@@ -98,5 +98,7 @@ export function up(db: Database): void {
     confirmed_at TEXT,
     PRIMARY KEY (form_id, email)
   ) STRICT, WITHOUT ROWID`);
-  db.run("CREATE INDEX waitlist_confirmations_by_expiry ON waitlist_confirmations (expires_at) WHERE confirmed_at IS NULL");
+  db.run(
+    "CREATE INDEX waitlist_confirmations_by_expiry ON waitlist_confirmations (expires_at) WHERE confirmed_at IS NULL",
+  );
 }

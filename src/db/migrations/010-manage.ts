@@ -15,7 +15,8 @@ export function up(db: Database): void {
   db.run("CREATE UNIQUE INDEX submissions_by_id ON submissions (id)");
   // What a deleted submission left in the outbox goes with it. (The outbox may have become another
   // table by the time this runs on a database; then that table brings its own index.)
-  if (db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox'").get()) db.run("CREATE INDEX outbox_by_submission ON outbox (submission_id)");
+  if (db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox'").get())
+    db.run("CREATE INDEX outbox_by_submission ON outbox (submission_id)");
 
   // Rows deleted before every connection ran with secure_delete may linger in free space.
   markLegacyResidue(db);

@@ -15,10 +15,15 @@ const LATER: { version: number; name: string; statements: string[] }[] = [];
 export async function migratePostgres(sql: Sql): Promise<void> {
   await sql.transaction(async () => {
     await sql.get("SELECT pg_advisory_xact_lock(hashtext('formsvc:migrate'))");
-    await sql.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
-    const applied = new Set((await sql.all<{ version: number }>("SELECT version FROM schema_migrations")).map((r) => r.version));
+    await sql.run(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+    );
+    const applied = new Set(
+      (await sql.all<{ version: number }>("SELECT version FROM schema_migrations")).map((r) => r.version),
+    );
     const now = new Date().toISOString();
-    const record = (version: number, name: string) => sql.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [version, name, now]);
+    const record = (version: number, name: string) =>
+      sql.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [version, name, now]);
     if (applied.size === 0) {
       for (const statement of POSTGRES_SCHEMA) await sql.run(statement);
       for (const seed of POSTGRES_SEED) await sql.run(seed.sql, seed.params() as SqlValue[]);

@@ -259,6 +259,12 @@ export const POSTGRES_SCHEMA_VERSION = 11;
  * submissions, never for a new one.)
  */
 export const POSTGRES_SEED: { sql: string; params: () => unknown[] }[] = [
-  { sql: "INSERT INTO settings (key, value) VALUES ('cursor_secret', ?)", params: () => [randomBytes(32).toString("base64url")] },
-  { sql: "INSERT INTO settings (key, value) VALUES ('challenge_secret', ?)", params: () => [randomBytes(32).toString("base64url")] },
+  {
+    sql: "INSERT INTO settings (key, value) VALUES ('cursor_secret', ?)",
+    params: () => [randomBytes(32).toString("base64url")],
+  },
+  {
+    sql: "INSERT INTO settings (key, value) VALUES ('challenge_secret', ?)",
+    params: () => [randomBytes(32).toString("base64url")],
+  },
 ];

@@ -20,7 +20,7 @@ export function translateForPostgres(text: string): Translated {
   // As in SQLite, a bare `?` takes the number after the largest one used so far.
   let largest = 0;
   const named = new Map<string, number>();
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text[i]!;
     if (c === "'" || c === '"' || (c === "-" && text[i + 1] === "-")) {
       const end = c === "-" ? endOfLine(text, i) : closingQuote(text, i);
@@ -95,12 +95,16 @@ export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async (
   };
   const values = (t: Translated, params: SqlParams | undefined): SqlValue[] => {
     if (params === undefined) return [];
-    const list = Array.isArray(params) ? (params as SqlValue[]) : (t.names ?? []).map((name) => (params as Record<string, SqlValue>)[name] ?? null);
+    const list = Array.isArray(params)
+      ? (params as SqlValue[])
+      : (t.names ?? []).map((name) => (params as Record<string, SqlValue>)[name] ?? null);
     return list.some(hasNul) ? list.map((v) => (hasNul(v) ? (v as string).replaceAll("\0", "\uFFFD") : v)) : list;
   };
   const query = <Row>(text: string, params: SqlParams | undefined) => {
     const t = translate(text);
-    return (current.getStore() ?? pool).unsafe<Row[]>(t.text, values(t, params)) as unknown as Promise<Row[] & { affectedRows?: number; count: number }>;
+    return (current.getStore() ?? pool).unsafe<Row[]>(t.text, values(t, params)) as unknown as Promise<
+      Row[] & { affectedRows?: number; count: number }
+    >;
   };
 
   return {
@@ -115,7 +119,8 @@ export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async (
     },
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       const outer = current.getStore();
-      if (outer && "savepoint" in outer) return outer.savepoint((sp: TransactionSQL) => current.run(sp, fn)) as Promise<T>;
+      if (outer && "savepoint" in outer)
+        return outer.savepoint((sp: TransactionSQL) => current.run(sp, fn)) as Promise<T>;
       return (pool.begin((tx) => current.run(tx, fn)) as Promise<T>).then(async (result) => {
         await afterWrite();
         return result;

@@ -8,10 +8,17 @@ import { postgresSql } from "./sql";
 
 /** What `formsvc backup` says on PostgreSQL: the database has its own tools for a consistent copy. */
 const PG_DUMP_HINT =
-  "formsvc backup copies a SQLite file; this database is on PostgreSQL, whose own pg_dump makes a consistent copy while formsvc runs: pg_dump --format=custom --file=formsvc.dump \"$FORMSVC_DB\" (restore with pg_restore --dbname=URL formsvc.dump)";
+  'formsvc backup copies a SQLite file; this database is on PostgreSQL, whose own pg_dump makes a consistent copy while formsvc runs: pg_dump --format=custom --file=formsvc.dump "$FORMSVC_DB" (restore with pg_restore --dbname=URL formsvc.dump)';
 
 // Tables that hold submitted data or copies of it: what an erasure must clean of dead rows.
-const ERASED_TABLES = ["submissions", "waitlist_joiners", "waitlist_confirmations", "autoresponse_throttle", "outbox", "outbox_attempts"];
+const ERASED_TABLES = [
+  "submissions",
+  "waitlist_joiners",
+  "waitlist_confirmations",
+  "autoresponse_throttle",
+  "outbox",
+  "outbox_attempts",
+];
 
 /**
  * A store on PostgreSQL: a pool of connections through Bun's built-in client, the schema brought
@@ -53,7 +60,8 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
       },
     },
     ping: async () => void (await sql.get("SELECT 1")),
-    sharedBuckets: (table, capacity, windowSeconds, now) => sharedTokenBuckets(sql, table, capacity, windowSeconds, now),
+    sharedBuckets: (table, capacity, windowSeconds, now) =>
+      sharedTokenBuckets(sql, table, capacity, windowSeconds, now),
     async runAlone(name, fn) {
       // A session lock, held on one reserved connection while the job runs; released with it if this process dies.
       const conn = await pool.reserve();

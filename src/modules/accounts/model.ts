@@ -4,7 +4,9 @@ import { t, type Static } from "elysia";
 export const AccountSchema = t.Object(
   {
     id: t.String({ description: "the owner's id (own_…)" }),
-    email: t.String({ description: "the owner's email, lower-cased: what they log in with and where notifications go" }),
+    email: t.String({
+      description: "the owner's email, lower-cased: what they log in with and where notifications go",
+    }),
     createdAt: t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" }),
   },
   { additionalProperties: false },
@@ -14,8 +16,18 @@ export type AccountJson = Static<typeof AccountSchema>;
 /** `POST /auth/login`: an owner's email and the password set with `formsvc owners set-password`. */
 export const LoginBodySchema = t.Object(
   {
-    email: t.String({ minLength: 1, maxLength: 320, error: "email must be an email address", description: "the owner's email (any case)" }),
-    password: t.String({ minLength: 1, maxLength: 4096, error: "password must be a string of 1 to 4096 characters", description: "the owner's password" }),
+    email: t.String({
+      minLength: 1,
+      maxLength: 320,
+      error: "email must be an email address",
+      description: "the owner's email (any case)",
+    }),
+    password: t.String({
+      minLength: 1,
+      maxLength: 4096,
+      error: "password must be a string of 1 to 4096 characters",
+      description: "the owner's password",
+    }),
   },
   { description: "JSON; other fields are ignored" },
 );

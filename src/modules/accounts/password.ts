@@ -20,13 +20,19 @@ export const MAX_PASSWORD_LENGTH = 1024;
  * The hash an unknown email (or an owner without a password) is checked against, made with PARAMS
  * from a password nobody knows: a login costs the same work whether the email exists or not.
  */
-export const DUMMY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$yZEOG4uJGXi4COTHeLJCupdys/i4QNuOmblLSg7Bzww$43UsLywSKeo5IF4pZBSKQJ9fyCYF2sNAzxo7Uesn7Ss";
+export const DUMMY_HASH =
+  "$argon2id$v=19$m=19456,t=2,p=1$yZEOG4uJGXi4COTHeLJCupdys/i4QNuOmblLSg7Bzww$43UsLywSKeo5IF4pZBSKQJ9fyCYF2sNAzxo7Uesn7Ss";
 
 /** Refuses (400) a password outside the length rule, saying what the rule is. */
 export function checkPasswordRule(password: string): void {
   const length = [...password].length;
-  if (length < MIN_PASSWORD_LENGTH) throw new AppError("INVALID_PARAMETER", `the password must be at least ${MIN_PASSWORD_LENGTH} characters (it has ${length}); a few words make a good one`);
-  if (length > MAX_PASSWORD_LENGTH) throw new AppError("INVALID_PARAMETER", `the password must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  if (length < MIN_PASSWORD_LENGTH)
+    throw new AppError(
+      "INVALID_PARAMETER",
+      `the password must be at least ${MIN_PASSWORD_LENGTH} characters (it has ${length}); a few words make a good one`,
+    );
+  if (length > MAX_PASSWORD_LENGTH)
+    throw new AppError("INVALID_PARAMETER", `the password must be at most ${MAX_PASSWORD_LENGTH} characters`);
 }
 
 /** The password's argon2id hash in the standard `$argon2id$v=19$m=…,t=…,p=…$salt$hash` form, with a fresh salt. */

@@ -25,7 +25,12 @@ interface SessionRow {
   last_seen_at: string;
 }
 
-const toSession = (r: SessionRow): Session => ({ id: r.id, ownerId: r.owner_id, createdAt: r.created_at, lastSeenAt: r.last_seen_at });
+const toSession = (r: SessionRow): Session => ({
+  id: r.id,
+  ownerId: r.owner_id,
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
+});
 
 interface CredentialsRow {
   id: string;
@@ -36,10 +41,14 @@ interface CredentialsRow {
 
 export function createAccountsRepo(sql: Sql) {
   const credentialsBy = async (column: "email" | "id", value: string): Promise<Credentials | null> => {
-    const r = await sql.get<CredentialsRow>(`SELECT id, email, created_at, password_hash FROM owners WHERE ${column} = ?`, [value]);
+    const r = await sql.get<CredentialsRow>(
+      `SELECT id, email, created_at, password_hash FROM owners WHERE ${column} = ?`,
+      [value],
+    );
     return r ? { ownerId: r.id, email: r.email, createdAt: r.created_at, passwordHash: r.password_hash } : null;
   };
-  const deleteOwnerSessions = (ownerId: string): Promise<number> => sql.run("DELETE FROM sessions WHERE owner_id = ?", [ownerId]);
+  const deleteOwnerSessions = (ownerId: string): Promise<number> =>
+    sql.run("DELETE FROM sessions WHERE owner_id = ?", [ownerId]);
 
   return {
     findCredentialsByEmail: (email: string): Promise<Credentials | null> => credentialsBy("email", email),
@@ -55,10 +64,16 @@ export function createAccountsRepo(sql: Sql) {
       await sql.run("UPDATE owners SET password_hash = ? WHERE id = ?", [hash, ownerId]);
     },
     async insertSession(s: { id: string; ownerId: string; tokenHash: string; createdAt: string }): Promise<void> {
-      await sql.run("INSERT INTO sessions (id, owner_id, token_hash, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)", [s.id, s.ownerId, s.tokenHash, s.createdAt, s.createdAt]);
+      await sql.run(
+        "INSERT INTO sessions (id, owner_id, token_hash, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)",
+        [s.id, s.ownerId, s.tokenHash, s.createdAt, s.createdAt],
+      );
     },
     async findSessionByTokenHash(hash: string): Promise<Session | null> {
-      const row = await sql.get<SessionRow>("SELECT id, owner_id, created_at, last_seen_at FROM sessions WHERE token_hash = ?", [hash]);
+      const row = await sql.get<SessionRow>(
+        "SELECT id, owner_id, created_at, last_seen_at FROM sessions WHERE token_hash = ?",
+        [hash],
+      );
       return row ? toSession(row) : null;
     },
     async touchSession(id: string, at: string): Promise<void> {
@@ -75,13 +90,22 @@ export function createAccountsRepo(sql: Sql) {
 
     /** Records one failed (or not yet finished) login of `name`. */
     async insertFailure(f: { id: string; scope: FailureScope; name: string; at: string }): Promise<void> {
-      await sql.run("INSERT INTO login_failures (id, scope, name, at) VALUES (?, ?, ?, ?)", [f.id, f.scope, f.name, f.at]);
+      await sql.run("INSERT INTO login_failures (id, scope, name, at) VALUES (?, ?, ?, ?)", [
+        f.id,
+        f.scope,
+        f.name,
+        f.at,
+      ]);
     },
     /** The failures of `name` after `since`, oldest first. */
     recentFailures: (scope: FailureScope, name: string, since: string) =>
-      sql.all<{ id: string; at: string }>("SELECT id, at FROM login_failures WHERE scope = ? AND name = ? AND at > ? ORDER BY at, id", [scope, name, since]),
+      sql.all<{ id: string; at: string }>(
+        "SELECT id, at FROM login_failures WHERE scope = ? AND name = ? AND at > ? ORDER BY at, id",
+        [scope, name, since],
+      ),
     deleteFailure: (id: string) => sql.run("DELETE FROM login_failures WHERE id = ?", [id]),
-    clearFailures: (scope: FailureScope, name: string) => sql.run("DELETE FROM login_failures WHERE scope = ? AND name = ?", [scope, name]),
+    clearFailures: (scope: FailureScope, name: string) =>
+      sql.run("DELETE FROM login_failures WHERE scope = ? AND name = ?", [scope, name]),
     /** Deletes failures recorded before `before`; returns how many. */
     deleteFailuresBefore: (before: string) => sql.run("DELETE FROM login_failures WHERE at < ?", [before]),
   };

@@ -7,7 +7,9 @@ import { addressBucket } from "../../lib/address-bucket";
 import { AccountSchema, LoginBodySchema } from "./model";
 import type { AccountsService } from "./service";
 
-const setCookie = (description: string) => ({ "Set-Cookie": { description, required: true, schema: { type: "string" } } });
+const setCookie = (description: string) => ({
+  "Set-Cookie": { description, required: true, schema: { type: "string" } },
+});
 
 /** Login, logout and the session's owner. `secureCookie`: the server is reached over https (FORMSVC_PUBLIC_URL). */
 export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: boolean }) {
@@ -24,7 +26,9 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
       },
       {
         // Before the body is read: another site's page must not log a visitor in to an account of its choosing.
-        parse: jsonBody(({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) => requireSameOrigin(request, ownOrigin())),
+        parse: jsonBody(({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) =>
+          requireSameOrigin(request, ownOrigin()),
+        ),
         body: LoginBodySchema,
         detail: {
           summary: "Log in",
@@ -32,7 +36,13 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
           tags: ["Accounts"],
           security: [],
           responses: responses(
-            { schema: AccountSchema, description: "logged in: the owner, and the session cookie", headers: setCookie(`[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`) },
+            {
+              schema: AccountSchema,
+              description: "logged in: the owner, and the session cookie",
+              headers: setCookie(
+                `[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`,
+              ),
+            },
             400,
             401,
             403,
@@ -52,9 +62,19 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         auth: "session",
         detail: {
           summary: "Log out",
-          description: "Ends the session the request carries (later requests with it are a 401) and clears the cookie. Like every request that changes something with a session, it must carry the server's own Origin (else 403 CSRF).",
+          description:
+            "Ends the session the request carries (later requests with it are a 401) and clears the cookie. Like every request that changes something with a session, it must carry the server's own Origin (else 403 CSRF).",
           tags: ["Accounts"],
-          responses: responses({ status: 204, description: "the session has ended; the cookie is cleared", headers: setCookie(`[__Host-]${SESSION_COOKIE}=; Max-Age=0; …`) }, 401, 403, 429),
+          responses: responses(
+            {
+              status: 204,
+              description: "the session has ended; the cookie is cleared",
+              headers: setCookie(`[__Host-]${SESSION_COOKIE}=; Max-Age=0; …`),
+            },
+            401,
+            403,
+            429,
+          ),
         },
       },
     )

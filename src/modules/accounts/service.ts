@@ -36,7 +36,9 @@ const TOKEN_PREFIX = "fss_";
 const hashToken = (token: string) => Bun.SHA256.hash(token, "hex");
 const toAccount = (c: Credentials): Account => ({ id: c.ownerId, email: c.email, createdAt: c.createdAt });
 const throttled = (retryAfter: number, which: string) =>
-  new AppError("RATE_LIMITED", `too many failed logins ${which}; try again in ${retryAfter} s (Retry-After)`, { "retry-after": String(retryAfter) });
+  new AppError("RATE_LIMITED", `too many failed logins ${which}; try again in ${retryAfter} s (Retry-After)`, {
+    "retry-after": String(retryAfter),
+  });
 
 export interface AccountsDeps {
   repo: AccountsRepo;
@@ -77,7 +79,10 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
      * does) and ends all their sessions: a new password is also how one locks out a stolen session.
      * A password outside the length rule is refused and changes nothing.
      */
-    async setPassword(email: string, password: string): Promise<{ owner: string; ownerCreated: boolean; sessionsEnded: number }> {
+    async setPassword(
+      email: string,
+      password: string,
+    ): Promise<{ owner: string; ownerCreated: boolean; sessionsEnded: number }> {
       checkPasswordRule(password);
       const existing = await owners.findOwner(email);
       const hash = await hashPassword(password);
@@ -93,7 +98,10 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
      * minutes, or twenty from one address, make further attempts a 429 until the oldest leaves
      * the window; every attempt is counted as it starts, so parallel guesses cannot pass the limit.
      */
-    async login(input: { email: string; password: string }, address: string): Promise<{ account: Account; token: string }> {
+    async login(
+      input: { email: string; password: string },
+      address: string,
+    ): Promise<{ account: Account; token: string }> {
       const email = validEmail(input.email);
       const byEmail = await retryWhileBusy(() => failuresByEmail.attempt(email), WRITE_WAIT_MS);
       if (!byEmail.allowed) throw throttled(byEmail.retryAfter, "for this email");
@@ -105,7 +113,10 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
       const credentials = await repo.findCredentialsByEmail(email);
       const matches = await verifyPassword(input.password, credentials?.passwordHash ?? DUMMY_HASH);
       if (!matches || !credentials?.passwordHash) throw new AppError("UNAUTHORIZED", "wrong email or password");
-      await retryWhileBusy(() => Promise.all([failuresByEmail.clear(email), failuresByAddress.forgive(byAddress.id)]), WRITE_WAIT_MS);
+      await retryWhileBusy(
+        () => Promise.all([failuresByEmail.clear(email), failuresByAddress.forgive(byAddress.id)]),
+        WRITE_WAIT_MS,
+      );
 
       if (isOutdated(credentials.passwordHash)) {
         const rehashed = await hashPassword(input.password);
@@ -117,13 +128,23 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
         }
       }
       const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
-      const session = { id: newId("ses"), ownerId: credentials.ownerId, tokenHash: hashToken(token), createdAt: isoTime(clock.now()) };
+      const session = {
+        id: newId("ses"),
+        ownerId: credentials.ownerId,
+        tokenHash: hashToken(token),
+        createdAt: isoTime(clock.now()),
+      };
       try {
         await retryWhileBusy(() => repo.insertSession(session), WRITE_WAIT_MS);
         const actor: Principal = { keyId: session.id, ownerId: session.ownerId, kind: "secret", forms: null };
         await retryWhileBusy(() => audit.record(actor, "owner.login", session.id), WRITE_WAIT_MS);
       } catch (e) {
-        if (e instanceof DatabaseBusyError) throw new AppError("UNAVAILABLE", "the database is busy with another process's write; log in again in a moment", { "retry-after": "1" });
+        if (e instanceof DatabaseBusyError)
+          throw new AppError(
+            "UNAVAILABLE",
+            "the database is busy with another process's write; log in again in a moment",
+            { "retry-after": "1" },
+          );
         throw e;
       }
       return { account: toAccount(credentials), token };

@@ -16,7 +16,13 @@ export type Attempt = { allowed: true; id: string } | { allowed: false; retryAft
  * allowed. Failures older than the window are deleted by a job; a flood of names is bounded by the
  * per-address limit that each failure also counts against.
  */
-export function failureWindow(repo: AccountsRepo, scope: FailureScope, limit: number, windowMs: number, now: () => number) {
+export function failureWindow(
+  repo: AccountsRepo,
+  scope: FailureScope,
+  limit: number,
+  windowMs: number,
+  now: () => number,
+) {
   return {
     async attempt(name: string): Promise<Attempt> {
       const at = now();

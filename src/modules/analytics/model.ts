@@ -9,9 +9,29 @@ export const MAX_RANGE_DAYS = 1830;
 const DATE = "^\\d{4}-\\d{2}-\\d{2}$";
 
 export const AnalyticsQuerySchema = t.Object({
-  period: t.Optional(t.String({ enum: Object.keys(PERIODS), error: "period must be one of day, week, month, year", description: "last 1/7/30/365 UTC days ending today (default month)" })),
-  startDate: t.Optional(t.String({ format: "date", pattern: DATE, error: "startDate must be a date YYYY-MM-DD", description: "start of a custom range (UTC, inclusive)" })),
-  endDate: t.Optional(t.String({ format: "date", pattern: DATE, error: "endDate must be a date YYYY-MM-DD", description: "end of a custom range (UTC, inclusive)" })),
+  period: t.Optional(
+    t.String({
+      enum: Object.keys(PERIODS),
+      error: "period must be one of day, week, month, year",
+      description: "last 1/7/30/365 UTC days ending today (default month)",
+    }),
+  ),
+  startDate: t.Optional(
+    t.String({
+      format: "date",
+      pattern: DATE,
+      error: "startDate must be a date YYYY-MM-DD",
+      description: "start of a custom range (UTC, inclusive)",
+    }),
+  ),
+  endDate: t.Optional(
+    t.String({
+      format: "date",
+      pattern: DATE,
+      error: "endDate must be a date YYYY-MM-DD",
+      description: "end of a custom range (UTC, inclusive)",
+    }),
+  ),
 });
 
 export const AnalyticsSchema = t.Object({

@@ -21,9 +21,12 @@ const UPSERT_DAY = `INSERT INTO form_daily_counts (form_id, dimension, day, valu
   ON CONFLICT (form_id, dimension, day, value) DO UPDATE SET count = form_daily_counts.count + excluded.count`;
 const UPSERT_MONTH = `INSERT INTO form_monthly_counts (form_id, dimension, month, value, count) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (form_id, dimension, month, value) DO UPDATE SET count = form_monthly_counts.count + excluded.count`;
-const DROP_EMPTY_DAY = "DELETE FROM form_daily_counts WHERE form_id = ? AND dimension = ? AND day = ? AND value = ? AND count <= 0";
-const DROP_EMPTY_MONTH = "DELETE FROM form_monthly_counts WHERE form_id = ? AND dimension = ? AND month = ? AND value = ? AND count <= 0";
-const SERIES = "SELECT day, count FROM form_daily_counts WHERE form_id = ? AND dimension = 'total' AND day BETWEEN ? AND ? ORDER BY day";
+const DROP_EMPTY_DAY =
+  "DELETE FROM form_daily_counts WHERE form_id = ? AND dimension = ? AND day = ? AND value = ? AND count <= 0";
+const DROP_EMPTY_MONTH =
+  "DELETE FROM form_monthly_counts WHERE form_id = ? AND dimension = ? AND month = ? AND value = ? AND count <= 0";
+const SERIES =
+  "SELECT day, count FROM form_daily_counts WHERE form_id = ? AND dimension = 'total' AND day BETWEEN ? AND ? ORDER BY day";
 // Days at both edges of the range from the daily table, whole months between them from the monthly one.
 const TOP = `SELECT value, CAST(sum(count) AS INTEGER) AS count FROM (
     SELECT value, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = ?2 AND day BETWEEN ?3 AND ?4
@@ -71,18 +74,34 @@ export function createAnalyticsRepo(sql: Sql) {
      * the submissions.
      */
     rollups: {
-      count: (batch: NewSubmission[]) => adjust(batch.filter((s) => s.status === "inbox"), 1),
+      count: (batch: NewSubmission[]) =>
+        adjust(
+          batch.filter((s) => s.status === "inbox"),
+          1,
+        ),
       uncount: (batch: NewSubmission[]) => adjust(batch, -1),
     },
     /** Submissions per day in [from, to], days without any left out. */
-    countsPerDay: (formId: string, from: string, to: string) => sql.all<{ day: string; count: number }>(SERIES, [formId, from, to]),
+    countsPerDay: (formId: string, from: string, to: string) =>
+      sql.all<{ day: string; count: number }>(SERIES, [formId, from, to]),
     /**
      * The ten most frequent values of a dimension, count descending then value ascending, over
      * the days `headDays` and `tailDays` and the whole months `months` (each [first, last]; an
      * empty part has first > last).
      */
-    topValues: (formId: string, dimension: Dimension, parts: { headDays: [string, string]; tailDays: [string, string]; months: [string, string] }) =>
-      sql.all<{ value: string; count: number }>(TOP, [formId, dimension, ...parts.headDays, ...parts.tailDays, ...parts.months, TOP_N]),
+    topValues: (
+      formId: string,
+      dimension: Dimension,
+      parts: { headDays: [string, string]; tailDays: [string, string]; months: [string, string] },
+    ) =>
+      sql.all<{ value: string; count: number }>(TOP, [
+        formId,
+        dimension,
+        ...parts.headDays,
+        ...parts.tailDays,
+        ...parts.months,
+        TOP_N,
+      ]),
   };
 }
 

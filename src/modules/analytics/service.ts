@@ -30,8 +30,12 @@ function parseDate(name: string, value: string): number {
  * makes the range custom: both dates as given, only a start up to today, only an end the
  * period's length ending there.
  */
-export function resolveRange(query: AnalyticsQuery, today: number): { period: Period | "custom"; from: number; to: number } {
-  if (query.period !== undefined && !(query.period in PERIODS)) throw new AppError("INVALID_PARAMETER", "period must be one of day, week, month, year");
+export function resolveRange(
+  query: AnalyticsQuery,
+  today: number,
+): { period: Period | "custom"; from: number; to: number } {
+  if (query.period !== undefined && !(query.period in PERIODS))
+    throw new AppError("INVALID_PARAMETER", "period must be one of day, week, month, year");
   const period = (query.period ?? "month") as Period;
   const length = PERIODS[period];
   const start = query.startDate === undefined ? undefined : parseDate("startDate", query.startDate);
@@ -41,7 +45,8 @@ export function resolveRange(query: AnalyticsQuery, today: number): { period: Pe
   const from = start ?? to - (length - 1) * DAY_MS;
   if (from > to) throw new AppError("INVALID_PARAMETER", "startDate must not be after endDate");
   if (from < FIRST_DAY) throw new AppError("INVALID_PARAMETER", "a range may not start before 0000-01-01");
-  if ((to - from) / DAY_MS + 1 > MAX_RANGE_DAYS) throw new AppError("INVALID_PARAMETER", `a range may cover at most ${MAX_RANGE_DAYS} days`);
+  if ((to - from) / DAY_MS + 1 > MAX_RANGE_DAYS)
+    throw new AppError("INVALID_PARAMETER", `a range may cover at most ${MAX_RANGE_DAYS} days`);
   return { period: "custom", from, to };
 }
 
@@ -51,7 +56,10 @@ const EMPTY: [string, string] = ["9", "0"];
 const monthStart = (year: number, month: number) => new Date(0).setUTCFullYear(year, month, 1);
 
 /** Splits [from, to] (UTC midnights) into leading days, whole calendar months, and trailing days. */
-export function splitRange(from: number, to: number): { headDays: [string, string]; tailDays: [string, string]; months: [string, string] } {
+export function splitRange(
+  from: number,
+  to: number,
+): { headDays: [string, string]; tailDays: [string, string]; months: [string, string] } {
   const start = new Date(from);
   // The first month that starts on or after `from`, and the last that ends on or before `to`.
   const firstMonth = start.getUTCDate() === 1 ? from : monthStart(start.getUTCFullYear(), start.getUTCMonth() + 1);
@@ -87,7 +95,10 @@ export function daysBetween(from: number, to: number): string[] {
 
 export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService, clock: Clock, answers: AnswerCache) {
   /** The analytics of a range, read from the rollups. */
-  async function compute(formId: string, range: { period: Period | "custom"; from: number; to: number }): Promise<AnalyticsJson> {
+  async function compute(
+    formId: string,
+    range: { period: Period | "custom"; from: number; to: number },
+  ): Promise<AnalyticsJson> {
     const days = daysBetween(range.from, range.to);
     const perDay = new Map((await repo.countsPerDay(formId, days[0]!, days.at(-1)!)).map((r) => [r.day, r.count]));
     let totalSubmissions = 0;
@@ -98,7 +109,9 @@ export function createAnalyticsService(repo: AnalyticsRepo, forms: FormsService,
     });
     const parts = splitRange(range.from, range.to);
     const top = async <K extends string>(dimension: "country" | "browser" | "device", key: K) =>
-      (await repo.topValues(formId, dimension, parts)).map((r) => ({ [key]: r.value, count: r.count }) as Record<K, string> & { count: number });
+      (await repo.topValues(formId, dimension, parts)).map(
+        (r) => ({ [key]: r.value, count: r.count }) as Record<K, string> & { count: number },
+      );
     return {
       period: range.period,
       totalSubmissions,

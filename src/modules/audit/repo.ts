@@ -15,10 +15,19 @@ interface Row {
 
 export function createAuditRepo(sql: Sql) {
   return {
-    async insertEvent(e: { at: string; ownerId: string; actorKind: ActorKind; actorId: string; action: AuditAction; objectId: string | null; detail: string | null }): Promise<void> {
-      await sql.run("INSERT INTO audit_events (at, owner_id, actor_kind, actor_id, action, object_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-        e.at, e.ownerId, e.actorKind, e.actorId, e.action, e.objectId, e.detail,
-      ]);
+    async insertEvent(e: {
+      at: string;
+      ownerId: string;
+      actorKind: ActorKind;
+      actorId: string;
+      action: AuditAction;
+      objectId: string | null;
+      detail: string | null;
+    }): Promise<void> {
+      await sql.run(
+        "INSERT INTO audit_events (at, owner_id, actor_kind, actor_id, action, object_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [e.at, e.ownerId, e.actorKind, e.actorId, e.action, e.objectId, e.detail],
+      );
     },
     /** The newest `limit` events, of one owner or of all; in the order they were committed, newest first. */
     async listEvents(ownerId: string | null, limit: number): Promise<AuditEvent[]> {

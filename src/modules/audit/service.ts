@@ -13,7 +13,15 @@ export function createAuditService(repo: AuditRepo, clock: Clock) {
     /** Records one change made by `actor` to `objectId`, on the actor's owner's data. */
     record(actor: AuditActor, action: AuditAction, objectId: string | null, detail?: AuditDetail): Promise<void> {
       const { kind, id } = actorOf(actor);
-      return repo.insertEvent({ at: isoTime(clock.now()), ownerId: actor.ownerId, actorKind: kind, actorId: id, action, objectId, detail: detail ? JSON.stringify(detail) : null });
+      return repo.insertEvent({
+        at: isoTime(clock.now()),
+        ownerId: actor.ownerId,
+        actorKind: kind,
+        actorId: id,
+        action,
+        objectId,
+        detail: detail ? JSON.stringify(detail) : null,
+      });
     },
 
     /** The newest events first, of one owner (by id) or of everyone. */

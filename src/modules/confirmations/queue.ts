@@ -11,34 +11,36 @@ import { CONFIRMATION_TTL_MS, hashConfirmationToken, newConfirmationToken } from
  * The token rides in the outbox row until its email is sent; only its hash is kept after that.
  * Sent whether or not the form's email switch is on: the joiner cannot count without it.
  */
-export const queueConfirmations = (repo: ConfirmationsRepo, outbox: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<number> => {
-  let queued = 0;
-  let forms: Map<string, boolean> | undefined;
-  let now: number | undefined;
-  for (const s of batch) {
-    if (s.status !== "inbox" || s.email === null) continue;
-    // The settings as committed, once per form and batch, as the joiners' tally reads them.
-    forms ??= new Map();
-    let wants = forms.get(s.form.id);
-    if (wants === undefined) forms.set(s.form.id, (wants = await repo.wantsConfirmation(s.form.id)));
-    if (!wants) continue;
-    now ??= clock.now();
-    const at = isoTime(now);
-    if (!(await repo.needsConfirmation(s.form.id, s.email, at))) continue;
-    const token = newConfirmationToken();
-    await repo.issue(s.form.id, s.email, hashConfirmationToken(token), at, isoTime(now + CONFIRMATION_TTL_MS));
-    queued += 1;
-    await outbox.insert({
-      kind: "confirmation",
-      formId: s.form.id,
-      submissionId: s.id,
-      recipient: s.email,
-      formName: s.form.name,
-      data: "{}",
-      payload: JSON.stringify({ token }),
-      submittedAt: s.createdAt,
-      createdAt: at,
-    });
-  }
-  return queued;
-};
+export const queueConfirmations =
+  (repo: ConfirmationsRepo, outbox: OutboxRepo, clock: Clock) =>
+  async (batch: NewSubmission[]): Promise<number> => {
+    let queued = 0;
+    let forms: Map<string, boolean> | undefined;
+    let now: number | undefined;
+    for (const s of batch) {
+      if (s.status !== "inbox" || s.email === null) continue;
+      // The settings as committed, once per form and batch, as the joiners' tally reads them.
+      forms ??= new Map();
+      let wants = forms.get(s.form.id);
+      if (wants === undefined) forms.set(s.form.id, (wants = await repo.wantsConfirmation(s.form.id)));
+      if (!wants) continue;
+      now ??= clock.now();
+      const at = isoTime(now);
+      if (!(await repo.needsConfirmation(s.form.id, s.email, at))) continue;
+      const token = newConfirmationToken();
+      await repo.issue(s.form.id, s.email, hashConfirmationToken(token), at, isoTime(now + CONFIRMATION_TTL_MS));
+      queued += 1;
+      await outbox.insert({
+        kind: "confirmation",
+        formId: s.form.id,
+        submissionId: s.id,
+        recipient: s.email,
+        formName: s.form.name,
+        data: "{}",
+        payload: JSON.stringify({ token }),
+        submittedAt: s.createdAt,
+        createdAt: at,
+      });
+    }
+    return queued;
+  };

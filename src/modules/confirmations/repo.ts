@@ -19,7 +19,10 @@ export function createConfirmationsRepo(sql: Sql) {
 
     /** Whether this address needs a (new) confirmation: none yet, or one that expired unconfirmed. */
     async needsConfirmation(formId: string, email: string, now: string): Promise<boolean> {
-      const s = await sql.get<{ expires_at: string; confirmed_at: string | null }>("SELECT expires_at, confirmed_at FROM waitlist_confirmations WHERE form_id = ? AND email = ?", [formId, email]);
+      const s = await sql.get<{ expires_at: string; confirmed_at: string | null }>(
+        "SELECT expires_at, confirmed_at FROM waitlist_confirmations WHERE form_id = ? AND email = ?",
+        [formId, email],
+      );
       return !s || (s.confirmed_at === null && s.expires_at <= now);
     },
 
@@ -47,19 +50,34 @@ export function createConfirmationsRepo(sql: Sql) {
      */
     confirm(formId: string, email: string, at: string): Promise<boolean> {
       return sql.transaction(async () => {
-        if ((await sql.run("UPDATE waitlist_confirmations SET confirmed_at = ? WHERE form_id = ? AND email = ? AND confirmed_at IS NULL", [at, formId, email])) === 0) return false;
-        if (await joiners.confirmedNow(formId, email)) await sql.run("UPDATE forms SET users_joined_count = users_joined_count + 1 WHERE id = ?", [formId]);
+        if (
+          (await sql.run(
+            "UPDATE waitlist_confirmations SET confirmed_at = ? WHERE form_id = ? AND email = ? AND confirmed_at IS NULL",
+            [at, formId, email],
+          )) === 0
+        )
+          return false;
+        if (await joiners.confirmedNow(formId, email))
+          await sql.run("UPDATE forms SET users_joined_count = users_joined_count + 1 WHERE id = ?", [formId]);
         return true;
       });
     },
 
     /** Forgets an address's confirmation of a form, confirmed or pending (an erasure, inside its transaction); returns how many went. */
     async forgetAddress(formId: string, email: string): Promise<{ confirmations: number }> {
-      return { confirmations: await sql.run("DELETE FROM waitlist_confirmations WHERE form_id = ? AND email = ?", [formId, email]) };
+      return {
+        confirmations: await sql.run("DELETE FROM waitlist_confirmations WHERE form_id = ? AND email = ?", [
+          formId,
+          email,
+        ]),
+      };
     },
 
     /** An address's confirmations in these forms (all when null), oldest first: a person's export. */
-    async listAddressRecords(email: string, formIds: string[] | null): Promise<{ confirmations: Record<string, unknown>[] }> {
+    async listAddressRecords(
+      email: string,
+      formIds: string[] | null,
+    ): Promise<{ confirmations: Record<string, unknown>[] }> {
       return {
         confirmations: await sql.all<Record<string, unknown>>(
           `SELECT form_id AS "formId", created_at AS "createdAt", expires_at AS "expiresAt", confirmed_at AS "confirmedAt" FROM waitlist_confirmations
@@ -70,7 +88,8 @@ export function createConfirmationsRepo(sql: Sql) {
     },
 
     /** Deletes confirmations that expired unconfirmed (the address may sign up again and get a new one). */
-    deleteExpired: (now: string): Promise<number> => sql.run("DELETE FROM waitlist_confirmations WHERE confirmed_at IS NULL AND expires_at <= ?", [now]),
+    deleteExpired: (now: string): Promise<number> =>
+      sql.run("DELETE FROM waitlist_confirmations WHERE confirmed_at IS NULL AND expires_at <= ?", [now]),
   };
 }
 

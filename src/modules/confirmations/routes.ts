@@ -36,11 +36,17 @@ export function confirmationRoutes(confirmations: ConfirmationsService) {
       set.headers["content-security-policy"] = "default-src 'none'; style-src 'unsafe-inline'";
       if (result.outcome === "unknown") {
         set.status = 404;
-        return page("Link not found", "This confirmation link is unknown or has expired (links work for 7 days). Sign up again to get a new one.");
+        return page(
+          "Link not found",
+          "This confirmation link is unknown or has expired (links work for 7 days). Sign up again to get a new one.",
+        );
       }
       return result.outcome === "confirmed"
         ? page("You're confirmed", `Thank you: your place on ${result.formName} is confirmed.`)
-        : page("Already confirmed", `Your place on ${result.formName} was confirmed already; there is nothing more to do.`);
+        : page(
+            "Already confirmed",
+            `Your place on ${result.formName} was confirmed already; there is nothing more to do.`,
+          );
     },
     { params: t.Object({ token: t.String() }), detail: { hide: true } },
   );

@@ -5,9 +5,18 @@ import type { ConfirmationsRepo } from "./repo";
 import { hashConfirmationToken, looksLikeToken } from "./token";
 
 /** What opening a link came to: confirmed now, confirmed before, or no such (live) link. */
-export type ConfirmResult = { outcome: "confirmed" | "already"; formName: string; redirectUrl: string | null } | { outcome: "unknown" };
+export type ConfirmResult =
+  { outcome: "confirmed" | "already"; formName: string; redirectUrl: string | null } | { outcome: "unknown" };
 
-export function createConfirmationsService({ repo, forms, clock }: { repo: ConfirmationsRepo; forms: FormsService; clock: Clock }) {
+export function createConfirmationsService({
+  repo,
+  forms,
+  clock,
+}: {
+  repo: ConfirmationsRepo;
+  forms: FormsService;
+  clock: Clock;
+}) {
   return {
     /**
      * Opens a confirmation link: the first time within 7 days it confirms the address (and the
@@ -25,10 +34,15 @@ export function createConfirmationsService({ repo, forms, clock }: { repo: Confi
       } catch {
         return { outcome: "unknown" };
       }
-      const confirmedNow = found.confirmedAt === null && (await retryWhileBusy(() => repo.confirm(found.formId, found.email, now), 5000));
+      const confirmedNow =
+        found.confirmedAt === null && (await retryWhileBusy(() => repo.confirm(found.formId, found.email, now), 5000));
       // The count changed: the cached form must not answer with the old one.
       if (confirmedNow) forms.forget([found.formId]);
-      return { outcome: confirmedNow ? "confirmed" : "already", formName: form.name, redirectUrl: form.confirmRedirectUrl };
+      return {
+        outcome: confirmedNow ? "confirmed" : "already",
+        formName: form.name,
+        redirectUrl: form.confirmRedirectUrl,
+      };
     },
 
     /** Forgets confirmations that expired unconfirmed. */

@@ -1,6 +1,16 @@
 import { t, type Static } from "elysia";
 
-export const FORM_TYPES = ["feedback", "contact", "waitlist", "custom", "survey", "application", "order", "analytics_opt_in", "rsvp"] as const;
+export const FORM_TYPES = [
+  "feedback",
+  "contact",
+  "waitlist",
+  "custom",
+  "survey",
+  "application",
+  "order",
+  "analytics_opt_in",
+  "rsvp",
+] as const;
 export type FormType = (typeof FORM_TYPES)[number];
 
 export const CHALLENGES = ["none", "pow", "turnstile", "hcaptcha"] as const;
@@ -68,7 +78,14 @@ export type UsersJoinedJson = Static<typeof UsersJoinedSchema>;
 export const usersJoined = (f: Form) => (f.usersJoinedEnabled ? f.usersJoinedCount : 0);
 
 export function toFormListItem(f: Form): FormListItemJson {
-  return { id: f.id, name: f.name, description: f.description, submissionCount: f.submissionCount, createdAt: f.createdAt, updatedAt: f.updatedAt };
+  return {
+    id: f.id,
+    name: f.name,
+    description: f.description,
+    submissionCount: f.submissionCount,
+    createdAt: f.createdAt,
+    updatedAt: f.updatedAt,
+  };
 }
 
 /** What deleting something answers (`DELETE /forms/{formId}`, `formsvc forms delete --json`, and a submission's). */

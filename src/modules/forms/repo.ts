@@ -17,14 +17,25 @@ interface FormRow {
 }
 
 function toForm(r: FormRow): Form {
-  const form = { id: r.id, ownerId: r.owner_id, submissionCount: r.submission_count, usersJoinedCount: r.users_joined_count, createdAt: r.created_at, updatedAt: r.updated_at, autoresponse: {} };
-  for (const { row } of STORED_SETTINGS) setAt(form, row.field, CODECS[row.stored ?? "plain"].fromColumn(r[row.column]));
+  const form = {
+    id: r.id,
+    ownerId: r.owner_id,
+    submissionCount: r.submission_count,
+    usersJoinedCount: r.users_joined_count,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    autoresponse: {},
+  };
+  for (const { row } of STORED_SETTINGS)
+    setAt(form, row.field, CODECS[row.stored ?? "plain"].fromColumn(r[row.column]));
   return form as Form;
 }
 
 /** The settings' columns, named as the statements bind them. */
 const bindSettings = (f: Form): Record<string, unknown> =>
-  Object.fromEntries(STORED_SETTINGS.map(({ row }) => [row.column, CODECS[row.stored ?? "plain"].toColumn(valueAt(f, row.field))]));
+  Object.fromEntries(
+    STORED_SETTINGS.map(({ row }) => [row.column, CODECS[row.stored ?? "plain"].toColumn(valueAt(f, row.field))]),
+  );
 
 // Column names come from the settings table, never from a request.
 const COLUMNS = STORED_SETTINGS.map(({ row }) => row.column);
@@ -34,10 +45,20 @@ const UPDATE = `UPDATE forms SET ${COLUMNS.map((c) => `${c} = $${c}`).join(", ")
 
 export function createFormsRepo(sql: Sql) {
   const joiners = createJoiners(sql);
-  const byOwner = keysetQuery<FormRow>(sql, "SELECT * FROM forms WHERE owner_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))", "newest");
+  const byOwner = keysetQuery<FormRow>(
+    sql,
+    "SELECT * FROM forms WHERE owner_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))",
+    "newest",
+  );
   return {
     async insertForm(f: Form): Promise<void> {
-      await sql.run(INSERT, { id: f.id, owner_id: f.ownerId, ...bindSettings(f), created_at: f.createdAt, updated_at: f.updatedAt });
+      await sql.run(INSERT, {
+        id: f.id,
+        owner_id: f.ownerId,
+        ...bindSettings(f),
+        created_at: f.createdAt,
+        updated_at: f.updatedAt,
+      });
     },
     /**
      * Writes the editable fields; counters belong to the submissions that maintain them. The
@@ -62,7 +83,12 @@ export function createFormsRepo(sql: Sql) {
       return row ? toForm(row) : null;
     },
     /** One page of an owner's forms (only `ids` when given), newest first, strictly after `after`. */
-    async listFormsByOwner(ownerId: string, ids: string[] | null, after: Position | null, limit: number): Promise<Form[]> {
+    async listFormsByOwner(
+      ownerId: string,
+      ids: string[] | null,
+      after: Position | null,
+      limit: number,
+    ): Promise<Form[]> {
       return (await byOwner([ownerId, ids && JSON.stringify(ids)], after, limit)).map(toForm);
     },
     /** Forms that delete their submissions after some days. */

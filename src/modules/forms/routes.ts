@@ -5,7 +5,16 @@ import { notServed } from "../../http/methods";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import type { Principal } from "../../lib/principal";
 import { DeletedSchema, FormListSchema, UsersJoinedSchema, toFormListItem, type Form } from "./model";
-import { FormCreateSchema, FormPatchSchema, FormSchema, setAt, toFormJson, valueAt, WRITABLE_SETTINGS, type FormPatchBody } from "./settings";
+import {
+  FormCreateSchema,
+  FormPatchSchema,
+  FormSchema,
+  setAt,
+  toFormJson,
+  valueAt,
+  WRITABLE_SETTINGS,
+  type FormPatchBody,
+} from "./settings";
 import type { FormInput, FormsService } from "./service";
 
 /** A body shaped as Get Form shows a form, as the service's input (what is left out stays undefined). */
@@ -18,84 +27,123 @@ function formInput(body: FormPatchBody): FormInput {
   return input as FormInput;
 }
 
-const MANAGE = "Needs a secret key of all the owner's forms (or a session): a publishable key, or a key bound to some forms, is refused with 403 KEY_SCOPE.";
+const MANAGE =
+  "Needs a secret key of all the owner's forms (or a session): a publishable key, or a key bound to some forms, is refused with 403 KEY_SCOPE.";
 
 export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, id: string) => Promise<Form>) {
-  return new Elysia({ name: "forms-routes" })
-    .use(requestContext)
-    .get(
-      "/forms/list",
-      async ({ query, principal }) => {
-        const page = await forms.listForms(principal, { limit: pageLimit(query.limit), cursor: query.cursor });
-        return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
-      },
-      {
-        auth: "secret",
-        query: t.Object({ limit: LimitParam, cursor: CursorParam }),
-        detail: {
-          summary: "List forms",
-          description: "The key owner's forms, newest first (createdAt, then id, descending).",
-          tags: ["Forms"],
-          responses: responses({ schema: FormListSchema, description: "a page of forms" }, 400, 401, 403, 429),
+  return (
+    new Elysia({ name: "forms-routes" })
+      .use(requestContext)
+      .get(
+        "/forms/list",
+        async ({ query, principal }) => {
+          const page = await forms.listForms(principal, { limit: pageLimit(query.limit), cursor: query.cursor });
+          return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
         },
-      },
-    )
-    // `list` is no form id: without these guards, PATCH or DELETE /forms/list would be read as a form named "list".
-    .patch("/forms/list", notServed, { detail: { hide: true } })
-    .delete("/forms/list", notServed, { detail: { hide: true } })
-    .post("/forms", async ({ body, principal }) => toFormJson(await forms.createForm(principal, { ...formInput(body), name: body.name })), {
-      auth: "secret",
-      body: FormCreateSchema,
-      detail: {
-        summary: "Create a form",
-        description: `A new form of the key's owner, with the settings given (shaped as Get Form shows them; only name is required, the rest has the defaults of formsvc forms create). Answered 200, as submit is. ${MANAGE}`,
-        tags: ["Forms"],
-        responses: responses({ schema: FormSchema, description: "the new form, as Get Form shows it" }, 400, 401, 403, 429),
-      },
-    })
-    .get("/forms/:formId", async ({ params, principal }) => toFormJson(await forms.formFor(principal, params.formId)), {
-      auth: "secret",
-      params: FormIdParams,
-      detail: { summary: "Get a form", tags: ["Forms"], responses: responses({ schema: FormSchema, description: "the form" }, 400, 401, 403, 404, 429) },
-    })
-    .patch("/forms/:formId", async ({ params, body, principal }) => toFormJson(await forms.updateForm(principal, params.formId, formInput(body))), {
-      auth: "secret",
-      params: FormIdParams,
-      body: FormPatchSchema,
-      detail: {
-        summary: "Change a form",
-        description:
-          "Only the fields given change (as formsvc forms update does); {} changes nothing. retentionDays: null keeps submissions forever. Changing formType to or from waitlist recounts the distinct joiners. Read-only fields (id, submissionCount, usersJoinedSettings.count, times) are refused.",
-        tags: ["Forms"],
-        responses: responses({ schema: FormSchema, description: "the form as it is now" }, 400, 401, 403, 404, 429),
-      },
-    })
-    .delete(
-      "/forms/:formId",
-      async ({ params, principal }) => {
-        const form = await deleteForm(principal, params.formId);
-        return { id: form.id, deleted: true as const };
-      },
-      {
-        auth: "secret",
-        params: FormIdParams,
-        detail: {
-          summary: "Delete a form",
-          description:
-            "Removes the form with all its submissions, its analytics and its queued notifications. It cannot be undone. A large form's submissions go a few hundred per transaction, so the server keeps answering meanwhile (and the form's counts stay true); the answer comes when all is gone.",
-          tags: ["Forms"],
-          responses: responses({ schema: DeletedSchema, description: "deleted" }, 400, 401, 403, 404, 429),
+        {
+          auth: "secret",
+          query: t.Object({ limit: LimitParam, cursor: CursorParam }),
+          detail: {
+            summary: "List forms",
+            description: "The key owner's forms, newest first (createdAt, then id, descending).",
+            tags: ["Forms"],
+            responses: responses({ schema: FormListSchema, description: "a page of forms" }, 400, 401, 403, 429),
+          },
         },
-      },
-    )
-    .get("/forms/:formId/users-joined", async ({ params, principal }) => ({ usersJoined: await forms.usersJoined(principal, params.formId) }), {
-      auth: "secret",
-      params: FormIdParams,
-      detail: {
-        summary: "Count waitlist joiners",
-        description: "Distinct joiners by email (case-insensitive); submissions without an email count once each. 0 while the counter is off; 404 for forms that are not waitlists.",
-        tags: ["Forms"],
-        responses: responses({ schema: UsersJoinedSchema, description: "distinct joiners" }, 400, 401, 403, 404, 429),
-      },
-    });
+      )
+      // `list` is no form id: without these guards, PATCH or DELETE /forms/list would be read as a form named "list".
+      .patch("/forms/list", notServed, { detail: { hide: true } })
+      .delete("/forms/list", notServed, { detail: { hide: true } })
+      .post(
+        "/forms",
+        async ({ body, principal }) =>
+          toFormJson(await forms.createForm(principal, { ...formInput(body), name: body.name })),
+        {
+          auth: "secret",
+          body: FormCreateSchema,
+          detail: {
+            summary: "Create a form",
+            description: `A new form of the key's owner, with the settings given (shaped as Get Form shows them; only name is required, the rest has the defaults of formsvc forms create). Answered 200, as submit is. ${MANAGE}`,
+            tags: ["Forms"],
+            responses: responses(
+              { schema: FormSchema, description: "the new form, as Get Form shows it" },
+              400,
+              401,
+              403,
+              429,
+            ),
+          },
+        },
+      )
+      .get(
+        "/forms/:formId",
+        async ({ params, principal }) => toFormJson(await forms.formFor(principal, params.formId)),
+        {
+          auth: "secret",
+          params: FormIdParams,
+          detail: {
+            summary: "Get a form",
+            tags: ["Forms"],
+            responses: responses({ schema: FormSchema, description: "the form" }, 400, 401, 403, 404, 429),
+          },
+        },
+      )
+      .patch(
+        "/forms/:formId",
+        async ({ params, body, principal }) =>
+          toFormJson(await forms.updateForm(principal, params.formId, formInput(body))),
+        {
+          auth: "secret",
+          params: FormIdParams,
+          body: FormPatchSchema,
+          detail: {
+            summary: "Change a form",
+            description:
+              "Only the fields given change (as formsvc forms update does); {} changes nothing. retentionDays: null keeps submissions forever. Changing formType to or from waitlist recounts the distinct joiners. Read-only fields (id, submissionCount, usersJoinedSettings.count, times) are refused.",
+            tags: ["Forms"],
+            responses: responses({ schema: FormSchema, description: "the form as it is now" }, 400, 401, 403, 404, 429),
+          },
+        },
+      )
+      .delete(
+        "/forms/:formId",
+        async ({ params, principal }) => {
+          const form = await deleteForm(principal, params.formId);
+          return { id: form.id, deleted: true as const };
+        },
+        {
+          auth: "secret",
+          params: FormIdParams,
+          detail: {
+            summary: "Delete a form",
+            description:
+              "Removes the form with all its submissions, its analytics and its queued notifications. It cannot be undone. A large form's submissions go a few hundred per transaction, so the server keeps answering meanwhile (and the form's counts stay true); the answer comes when all is gone.",
+            tags: ["Forms"],
+            responses: responses({ schema: DeletedSchema, description: "deleted" }, 400, 401, 403, 404, 429),
+          },
+        },
+      )
+      .get(
+        "/forms/:formId/users-joined",
+        async ({ params, principal }) => ({ usersJoined: await forms.usersJoined(principal, params.formId) }),
+        {
+          auth: "secret",
+          params: FormIdParams,
+          detail: {
+            summary: "Count waitlist joiners",
+            description:
+              "Distinct joiners by email (case-insensitive); submissions without an email count once each. 0 while the counter is off; 404 for forms that are not waitlists.",
+            tags: ["Forms"],
+            responses: responses(
+              { schema: UsersJoinedSchema, description: "distinct joiners" },
+              400,
+              401,
+              403,
+              404,
+              429,
+            ),
+          },
+        },
+      )
+  );
 }

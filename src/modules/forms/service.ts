@@ -7,7 +7,14 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
-import { auditedAs, isOperator, publishableScope, requireOwnerScope, type Actor, type Operator } from "../../lib/principal";
+import {
+  auditedAs,
+  isOperator,
+  publishableScope,
+  requireOwnerScope,
+  type Actor,
+  type Operator,
+} from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import { usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
 import { setAt, valueAt, WRITABLE_SETTINGS } from "./settings";
@@ -52,19 +59,26 @@ function applied(form: Form, input: CheckedInput): Form {
     if (value !== undefined) setAt(merged, row.field, value);
   }
   const auto = input.autoresponse;
-  if (auto && auto.enabled === undefined && (auto.subject !== undefined || auto.text !== undefined)) merged.autoresponse.enabled = true;
+  if (auto && auto.enabled === undefined && (auto.subject !== undefined || auto.text !== undefined))
+    merged.autoresponse.enabled = true;
   const problems: string[] = [];
-  if (merged.autoresponse.enabled && (merged.autoresponse.subject.trim() === "" || merged.autoresponse.text.trim() === "")) {
+  if (
+    merged.autoresponse.enabled &&
+    (merged.autoresponse.subject.trim() === "" || merged.autoresponse.text.trim() === "")
+  ) {
     problems.push("an autoresponse needs a subject and a text (--autoresponse-subject and --autoresponse-text)");
   }
-  if (merged.doubleOptIn && merged.formType !== "waitlist") problems.push("double opt-in is for waitlist forms (turn it off first with --no-double-opt-in to change the type)");
+  if (merged.doubleOptIn && merged.formType !== "waitlist")
+    problems.push("double opt-in is for waitlist forms (turn it off first with --no-double-opt-in to change the type)");
   if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
   return merged;
 }
 
 /** The settings whose values differ, named as Get Form names them (the audit trail's list). */
 const changedSettings = (before: Form, after: Form): string[] =>
-  WRITABLE_SETTINGS.filter(({ row }) => JSON.stringify(valueAt(after, row.field)) !== JSON.stringify(valueAt(before, row.field))).map(({ key }) => key);
+  WRITABLE_SETTINGS.filter(
+    ({ row }) => JSON.stringify(valueAt(after, row.field)) !== JSON.stringify(valueAt(before, row.field)),
+  ).map(({ key }) => key);
 
 const CACHE_LIMIT = 10_000;
 
@@ -157,14 +171,23 @@ export function createFormsService(
     const form = (hit instanceof Promise ? await hit : hit) ?? (await load(id));
     if (isOperator(actor)) return form;
     if (form.ownerId !== actor.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
-    if (actor.forms && !actor.forms.includes(id)) throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
+    if (actor.forms && !actor.forms.includes(id))
+      throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
     if (actor.kind === "publishable" && access !== "submit") throw publishableScope();
     return form;
   };
 
   const insert = async (actor: Actor, ownerId: string, valid: CheckedInput): Promise<Form> => {
     const now = isoTime(clock.now());
-    const blank = { id: newId("frm"), ownerId, submissionCount: 0, usersJoinedCount: 0, createdAt: now, updatedAt: now, autoresponse: {} };
+    const blank = {
+      id: newId("frm"),
+      ownerId,
+      submissionCount: 0,
+      usersJoinedCount: 0,
+      createdAt: now,
+      updatedAt: now,
+      autoresponse: {},
+    };
     for (const { row } of WRITABLE_SETTINGS) if (row.default !== undefined) setAt(blank, row.field, row.default);
     const complete = applied(blank as Form, valid);
     await atomically(async () => {
@@ -198,7 +221,9 @@ export function createFormsService(
       const changed = changedSettings(form, updated);
       if (changed.length === 0) return form;
       updated.updatedAt = isoTime(clock.now());
-      const recountJoiners = updated.formType !== form.formType || (updated.formType === "waitlist" && updated.doubleOptIn !== form.doubleOptIn);
+      const recountJoiners =
+        updated.formType !== form.formType ||
+        (updated.formType === "waitlist" && updated.doubleOptIn !== form.doubleOptIn);
       await atomically(async () => {
         await repo.updateForm(updated, { recountJoiners });
         await audit.record(auditedAs(actor, form.ownerId), "form.updated", id, { fields: changed });
@@ -216,7 +241,9 @@ export function createFormsService(
       const form = await formFor(actor, id);
       await atomically(async () => {
         await repo.deleteForm(id);
-        await audit.record(auditedAs(actor, form.ownerId), "form.deleted", id, { submissions: submissions ?? form.submissionCount });
+        await audit.record(auditedAs(actor, form.ownerId), "form.deleted", id, {
+          submissions: submissions ?? form.submissionCount,
+        });
       });
       drop([id]);
       return form;
@@ -243,7 +270,9 @@ export function createFormsService(
       if (caller.kind === "publishable") throw publishableScope();
       const list = `forms:${caller.ownerId}`;
       const after = pageStart(cursors, list, query.cursor);
-      return keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listFormsByOwner(caller.ownerId, caller.forms, from, limit));
+      return keysetPage(cursors, list, query.limit, after, (from, limit) =>
+        repo.listFormsByOwner(caller.ownerId, caller.forms, from, limit),
+      );
     },
 
     /** Forms whose submissions expire after their `retentionDays`. */

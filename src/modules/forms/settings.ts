@@ -20,13 +20,32 @@
  * Rules between settings (an autoresponse needs subject and text, double opt-in only on waitlists)
  * are in service.ts's `withOutbound`.
  */
-import { Type, type Static, type TNull, type TObject, type TOptional, type TSchema, type TUnion } from "@sinclair/typebox";
+import {
+  Type,
+  type Static,
+  type TNull,
+  type TObject,
+  type TOptional,
+  type TSchema,
+  type TUnion,
+} from "@sinclair/typebox";
 import { t, type Static as ElysiaStatic } from "elysia";
 import { OneOf, UnknownField } from "../../http/schemas";
 import { isLocationUrl } from "../../lib/location-url";
 import { parseOriginSetting } from "../../lib/origin";
 import { checkTemplate } from "../../lib/template";
-import { CHALLENGES, Count, FORM_TYPES, MAX_RETENTION_DAYS, timestamp, usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
+import {
+  CHALLENGES,
+  Count,
+  FORM_TYPES,
+  MAX_RETENTION_DAYS,
+  timestamp,
+  usersJoined,
+  type Autoresponse,
+  type Challenge,
+  type Form,
+  type FormType,
+} from "./model";
 
 /** Where a setting's value sits on a Form (the service's view): a field, or a field of its autoresponse. */
 export type FormPath = Exclude<keyof Form, "autoresponse"> | `autoresponse.${keyof Autoresponse}`;
@@ -87,14 +106,25 @@ type Row = Setting | Group<Record<string, Setting>>;
 
 const setting = <S extends TSchema>(row: Setting<S>): Setting<S> => row;
 /** A value Get Form shows that no body may carry (ids, counters, times). */
-const readOnly = <S extends TSchema>(row: Omit<Setting<S>, "input">): Setting<S> & { input: null } => ({ ...row, input: null });
+const readOnly = <S extends TSchema>(row: Omit<Setting<S>, "input">): Setting<S> & { input: null } => ({
+  ...row,
+  input: null,
+});
 const group = <M extends Record<string, Setting>, N extends boolean = false>(g: Group<M, N>): Group<M, N> => g;
 
 const on = (v: boolean) => (v ? "on" : "off");
 const isWaitlist = (f: Form) => f.formType === "waitlist";
 
 // Fields of the submit body itself can never be a honeypot: they are not form fields.
-const RESERVED_FIELDS = new Set(["formId", "redirectUrl", "data", "altcha", "captchaToken", "cf-turnstile-response", "h-captcha-response"]);
+const RESERVED_FIELDS = new Set([
+  "formId",
+  "redirectUrl",
+  "data",
+  "altcha",
+  "captchaToken",
+  "cf-turnstile-response",
+  "h-captcha-response",
+]);
 const MAX_ORIGINS = 100;
 
 const templateProblem = (what: string, template: string, max: number) => {
@@ -131,7 +161,11 @@ export const SETTINGS = {
     default: "",
     check: (v: string) => (v.length > 2000 ? "description must be at most 2000 characters" : undefined),
     example: "Who wrote to us",
-    cli: { flag: "--description <text>", help: "shown to no one but you", no: { help: "clear the description", value: "" } },
+    cli: {
+      flag: "--description <text>",
+      help: "shown to no one but you",
+      no: { help: "clear the description", value: "" },
+    },
     show: { label: "description", text: (v) => v },
   }),
   formType: setting({
@@ -141,29 +175,46 @@ export const SETTINGS = {
     column: "form_type",
     stored: "plain",
     default: "custom",
-    check: (v: string) => ((FORM_TYPES as readonly string[]).includes(v) ? undefined : `formType (--type): the type must be one of ${FORM_TYPES.join(", ")}`),
+    check: (v: string) =>
+      (FORM_TYPES as readonly string[]).includes(v)
+        ? undefined
+        : `formType (--type): the type must be one of ${FORM_TYPES.join(", ")}`,
     example: "waitlist",
     cli: { flag: "--type <type>", help: `one of ${FORM_TYPES.join(", ")}`, create: { default: "custom" } },
     show: { label: "type", text: (v) => v },
   }),
-  submissionCount: readOnly({ schema: Count(), field: "submissionCount", show: { label: "submissions", text: (v) => v } }),
+  submissionCount: readOnly({
+    schema: Count(),
+    field: "submissionCount",
+    show: { label: "submissions", text: (v) => v },
+  }),
   emailSettings: group({
     error: "emailSettings may hold enabled and developerNotificationsEnabled, each true or false",
     settings: {
       enabled: setting({
         schema: t.Boolean(),
-        input: t.Boolean({ description: "the form's master switch for email", error: "emailSettings.enabled must be true or false" }),
+        input: t.Boolean({
+          description: "the form's master switch for email",
+          error: "emailSettings.enabled must be true or false",
+        }),
         field: "emailEnabled",
         column: "email_enabled",
         stored: "boolean",
         default: false,
         example: true,
-        cli: { flag: "--email-notifications", help: "master switch for email on this form", no: { help: "turn all email for this form off", value: false } },
+        cli: {
+          flag: "--email-notifications",
+          help: "master switch for email on this form",
+          no: { help: "turn all email for this form off", value: false },
+        },
         show: { label: "email notifications", text: on },
       }),
       developerNotificationsEnabled: setting({
         schema: t.Boolean(),
-        input: t.Boolean({ description: "email the owner on every submission", error: "emailSettings.developerNotificationsEnabled must be true or false" }),
+        input: t.Boolean({
+          description: "email the owner on every submission",
+          error: "emailSettings.developerNotificationsEnabled must be true or false",
+        }),
         field: "developerNotifications",
         column: "developer_notifications",
         stored: "boolean",
@@ -190,29 +241,51 @@ export const SETTINGS = {
     settings: {
       enabled: setting({
         schema: t.Boolean(),
-        input: t.Boolean({ description: "count distinct joiners (waitlist forms)", error: "usersJoinedSettings.enabled must be true or false" }),
+        input: t.Boolean({
+          description: "count distinct joiners (waitlist forms)",
+          error: "usersJoinedSettings.enabled must be true or false",
+        }),
         field: "usersJoinedEnabled",
         column: "users_joined_enabled",
         stored: "boolean",
         default: false,
         example: true,
-        cli: { flag: "--users-joined", help: "count distinct joiners (waitlist forms)", no: { help: "stop counting joiners (the API then shows 0)", value: false } },
+        cli: {
+          flag: "--users-joined",
+          help: "count distinct joiners (waitlist forms)",
+          no: { help: "stop counting joiners (the API then shows 0)", value: false },
+        },
         show: { label: "users joined", text: (v, f) => (v ? usersJoined(f) : "counter off"), when: isWaitlist },
       }),
       count: readOnly({ schema: Count(), field: "usersJoinedCount", shown: usersJoined }),
     },
   }),
   allowedOrigins: setting({
-    schema: t.Array(t.String(), { description: "origins (https://www.example.com) allowed to submit with a publishable key, and to be redirected to; [] = any" }),
-    input: t.Array(t.String({ maxLength: 2048 }), { maxItems: 1000, error: "allowedOrigins must be a list of origins such as https://www.example.com", description: "[] = any origin" }),
+    schema: t.Array(t.String(), {
+      description:
+        "origins (https://www.example.com) allowed to submit with a publishable key, and to be redirected to; [] = any",
+    }),
+    input: t.Array(t.String({ maxLength: 2048 }), {
+      maxItems: 1000,
+      error: "allowedOrigins must be a list of origins such as https://www.example.com",
+      description: "[] = any origin",
+    }),
     field: "allowedOrigins",
     column: "allowed_origins",
     stored: "json",
     default: [],
     check: (v: string[]) => {
       const bad = v.filter((o) => !parseOriginSetting(o));
-      if (bad.length) return bad.map((o) => `allowedOrigins: "${o.slice(0, 100)}" is not an origin such as https://www.example.com (scheme, host and port only)`).join("; ");
-      return new Set(v.map((o) => parseOriginSetting(o))).size > MAX_ORIGINS ? `allowedOrigins: at most ${MAX_ORIGINS} allowed origins` : undefined;
+      if (bad.length)
+        return bad
+          .map(
+            (o) =>
+              `allowedOrigins: "${o.slice(0, 100)}" is not an origin such as https://www.example.com (scheme, host and port only)`,
+          )
+          .join("; ");
+      return new Set(v.map((o) => parseOriginSetting(o))).size > MAX_ORIGINS
+        ? `allowedOrigins: at most ${MAX_ORIGINS} allowed origins`
+        : undefined;
     },
     normalize: (v: string[]) => [...new Set(v.map((o) => parseOriginSetting(o)!))],
     example: ["https://www.example.com"],
@@ -228,8 +301,15 @@ export const SETTINGS = {
     error: "spamSettings may hold honeypotField (a field name or null) and challenge",
     settings: {
       honeypotField: setting({
-        schema: t.Nullable(t.String({ description: "a field left empty by people: a submission that fills it is stored as spam; null = none" })),
-        input: t.Nullable(t.String({ maxLength: 100 }), { description: "null turns the honeypot off", error: "spamSettings.honeypotField must be a field name or null" }),
+        schema: t.Nullable(
+          t.String({
+            description: "a field left empty by people: a submission that fills it is stored as spam; null = none",
+          }),
+        ),
+        input: t.Nullable(t.String({ maxLength: 100 }), {
+          description: "null turns the honeypot off",
+          error: "spamSettings.honeypotField must be a field name or null",
+        }),
         field: "honeypotField",
         column: "honeypot_field",
         stored: "plain",
@@ -247,26 +327,40 @@ export const SETTINGS = {
         show: { label: "honeypot field", text: (v) => v ?? "none" },
       }),
       challenge: setting({
-        schema: t.Unsafe<Challenge>({ type: "string", enum: [...CHALLENGES], description: "what a submission must carry: nothing, a proof of work, or a Turnstile or hCaptcha token" }),
+        schema: t.Unsafe<Challenge>({
+          type: "string",
+          enum: [...CHALLENGES],
+          description: "what a submission must carry: nothing, a proof of work, or a Turnstile or hCaptcha token",
+        }),
         input: OneOf(CHALLENGES, `spamSettings.challenge must be one of ${CHALLENGES.join(", ")}`),
         field: "challenge",
         column: "challenge",
         stored: "plain",
         default: "none",
-        check: (v: string) => ((CHALLENGES as readonly string[]).includes(v) ? undefined : `spamSettings.challenge must be one of ${CHALLENGES.join(", ")}`),
+        check: (v: string) =>
+          (CHALLENGES as readonly string[]).includes(v)
+            ? undefined
+            : `spamSettings.challenge must be one of ${CHALLENGES.join(", ")}`,
         example: "pow",
-        cli: { flag: "--challenge <kind>", help: `what a submission must solve: ${CHALLENGES.join(", ")} (default none)` },
+        cli: {
+          flag: "--challenge <kind>",
+          help: `what a submission must solve: ${CHALLENGES.join(", ")} (default none)`,
+        },
         show: { label: "challenge", text: (v) => v },
       }),
     },
   }),
   autoresponse: group({
-    description: "an email to the submitter's extracted address for each inbox submission, at most once per address and form per hour (needs emailSettings.enabled)",
+    description:
+      "an email to the submitter's extracted address for each inbox submission, at most once per address and form per hour (needs emailSettings.enabled)",
     error: "autoresponse may hold enabled (true or false), subject and text (templates)",
     settings: {
       enabled: setting({
         schema: t.Boolean(),
-        input: t.Boolean({ description: "left out, a subject or text given turns it on", error: "autoresponse.enabled must be true or false" }),
+        input: t.Boolean({
+          description: "left out, a subject or text given turns it on",
+          error: "autoresponse.enabled must be true or false",
+        }),
         field: "autoresponse.enabled",
         column: "autoresponse_enabled",
         stored: "boolean",
@@ -289,23 +383,34 @@ export const SETTINGS = {
         default: "",
         check: (v: string) => templateProblem("autoresponse.subject (the autoresponse subject)", v, 200),
         example: "Thanks, {{name}}",
-        cli: { flag: "--autoresponse-subject <template>", help: "email each submitter (their extracted address, at most once an hour per form): the subject, {{field}} placeholders" },
+        cli: {
+          flag: "--autoresponse-subject <template>",
+          help: "email each submitter (their extracted address, at most once an hour per form): the subject, {{field}} placeholders",
+        },
       }),
       text: setting({
         schema: t.String({ description: "Mustache template of the message; its HTML part escapes every value" }),
-        input: t.String({ maxLength: 10_000, error: "autoresponse.text must be a template of at most 10,000 characters" }),
+        input: t.String({
+          maxLength: 10_000,
+          error: "autoresponse.text must be a template of at most 10,000 characters",
+        }),
         field: "autoresponse.text",
         column: "autoresponse_text",
         stored: "plain",
         default: "",
         check: (v: string) => templateProblem("autoresponse.text (the autoresponse text)", v, 10_000),
         example: "We got your message and will answer soon.",
-        cli: { flag: "--autoresponse-text <template>", help: "the autoresponse's text, {{field}} placeholders (escaped in its HTML part); needs --email-notifications" },
+        cli: {
+          flag: "--autoresponse-text <template>",
+          help: "the autoresponse's text, {{field}} placeholders (escaped in its HTML part); needs --email-notifications",
+        },
       }),
     },
   }),
   doubleOptIn: setting({
-    schema: t.Boolean({ description: "waitlists: each new joiner is emailed a confirmation link and counts only once they opened it" }),
+    schema: t.Boolean({
+      description: "waitlists: each new joiner is emailed a confirmation link and counts only once they opened it",
+    }),
     input: t.Boolean({ error: "doubleOptIn must be true or false" }),
     field: "doubleOptIn",
     column: "double_opt_in",
@@ -320,8 +425,12 @@ export const SETTINGS = {
     show: { label: "double opt-in", text: on, when: isWaitlist },
   }),
   confirmRedirectUrl: setting({
-    schema: t.Nullable(t.String({ description: "where an opened confirmation link sends the joiner (303); null = formsvc's own page" })),
-    input: t.Nullable(t.String({ maxLength: 2048 }), { error: "confirmRedirectUrl must be an absolute http(s) URL or null" }),
+    schema: t.Nullable(
+      t.String({ description: "where an opened confirmation link sends the joiner (303); null = formsvc's own page" }),
+    ),
+    input: t.Nullable(t.String({ maxLength: 2048 }), {
+      error: "confirmRedirectUrl must be an absolute http(s) URL or null",
+    }),
     field: "confirmRedirectUrl",
     column: "confirm_redirect_url",
     stored: "plain",
@@ -353,7 +462,9 @@ export const SETTINGS = {
     stored: "plain",
     default: null,
     check: (v: number | null) =>
-      v !== null && !(Number.isInteger(v) && v >= 1 && v <= MAX_RETENTION_DAYS) ? `retentionDays must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none (--retention-days N, --no-retention)` : undefined,
+      v !== null && !(Number.isInteger(v) && v >= 1 && v <= MAX_RETENTION_DAYS)
+        ? `retentionDays must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none (--retention-days N, --no-retention)`
+        : undefined,
     example: 30,
     cli: {
       flag: "--retention-days <n>",
@@ -391,7 +502,11 @@ type Inputs<T> = {
 
 /** Every writable setting's key as Get Form names it: `name`, `emailSettings.enabled`, … */
 type Keys<T, P extends string = ""> = {
-  [K in keyof T & string]: T[K] extends Group<infer M> ? Keys<M, `${P}${K}.`> : Writable<T[K]> extends true ? `${P}${K}` : never;
+  [K in keyof T & string]: T[K] extends Group<infer M>
+    ? Keys<M, `${P}${K}.`>
+    : Writable<T[K]> extends true
+      ? `${P}${K}`
+      : never;
 }[keyof T & string];
 export type SettingKey = Keys<Table>;
 
@@ -404,8 +519,9 @@ export interface Leaf {
 const isGroup = (r: Row): r is Group<Record<string, Setting>> => "settings" in r;
 
 /** Every setting of the table, read-only ones too, with its key, in Get Form's order. */
-export const ALL_SETTINGS: { key: string; row: Setting }[] = Object.entries(SETTINGS as Record<string, Row>).flatMap(([k, r]) =>
-  isGroup(r) ? Object.entries(r.settings).map(([m, row]) => ({ key: `${k}.${m}`, row })) : [{ key: k, row: r }],
+export const ALL_SETTINGS: { key: string; row: Setting }[] = Object.entries(SETTINGS as Record<string, Row>).flatMap(
+  ([k, r]) =>
+    isGroup(r) ? Object.entries(r.settings).map(([m, row]) => ({ key: `${k}.${m}`, row })) : [{ key: k, row: r }],
 );
 
 /** The settings a body may carry, with their keys. */
@@ -430,7 +546,10 @@ const showProps = (rows: Record<string, Row>): Record<string, TSchema> =>
   Object.fromEntries(
     Object.entries(rows).map(([k, r]) => {
       if (!isGroup(r)) return [k, r.schema];
-      const object = t.Object(showProps(r.settings), r.description && !r.nullable ? { description: r.description } : {});
+      const object = t.Object(
+        showProps(r.settings),
+        r.description && !r.nullable ? { description: r.description } : {},
+      );
       return [k, r.nullable ? t.Nullable(object, { description: r.nullable.description }) : object];
     }),
   );
@@ -439,7 +558,19 @@ const inputProps = (rows: Record<string, Row>): Record<string, TSchema> =>
   Object.fromEntries(
     Object.entries(rows).flatMap(([k, r]) => {
       // At least one member: Elysia reads `null` for an object as `{}`, so this is what refuses null (a 400, as for any wrong value).
-      if (isGroup(r)) return [[k, t.Optional(t.Object(inputProps(r.settings), { additionalProperties: UnknownField, minProperties: 1, error: r.error }))]];
+      if (isGroup(r))
+        return [
+          [
+            k,
+            t.Optional(
+              t.Object(inputProps(r.settings), {
+                additionalProperties: UnknownField,
+                minProperties: 1,
+                error: r.error,
+              }),
+            ),
+          ],
+        ];
       return r.input === null ? [] : [[k, t.Optional(r.input ?? r.schema)]];
     }),
   );
@@ -456,7 +587,10 @@ export function shownForm(form: Form): Record<string, unknown> {
   for (const [k, r] of Object.entries(SETTINGS as Record<string, Row>)) {
     if (!isGroup(r)) out[k] = r.shown ? r.shown(form) : copy(valueAt(form, r.field));
     else if (r.nullable?.when(form)) out[k] = null;
-    else out[k] = Object.fromEntries(Object.entries(r.settings).map(([m, s]) => [m, s.shown ? s.shown(form) : copy(valueAt(form, s.field))]));
+    else
+      out[k] = Object.fromEntries(
+        Object.entries(r.settings).map(([m, s]) => [m, s.shown ? s.shown(form) : copy(valueAt(form, s.field))]),
+      );
   }
   return out;
 }
@@ -472,7 +606,9 @@ export const CODECS: Record<Stored, { toColumn: (v: unknown) => unknown; fromCol
 };
 
 /** The settings stored in the forms table, each with its column. */
-export const STORED_SETTINGS = ALL_SETTINGS.filter((s): s is { key: string; row: Setting & { column: string } } => s.row.column !== undefined);
+export const STORED_SETTINGS = ALL_SETTINGS.filter(
+  (s): s is { key: string; row: Setting & { column: string } } => s.row.column !== undefined,
+);
 
 /** A form as `GET /forms/{formId}` (and `formsvc forms show --json`) shows it. */
 export const FormSchema = t.Object(shownProperties);
@@ -484,7 +620,10 @@ export const toFormJson = (form: Form): FormJson => shownForm(form) as FormJson;
 const { name: nameInput, ...settingInputs } = inputProperties;
 
 /** `POST /forms`: a new form's settings, as Get Form shows them; only `name` is required. Read-only fields (id, counts, times) are refused. */
-export const FormCreateSchema = t.Object({ name: SETTINGS.name.input!, ...settingInputs }, { additionalProperties: UnknownField });
+export const FormCreateSchema = t.Object(
+  { name: SETTINGS.name.input!, ...settingInputs },
+  { additionalProperties: UnknownField },
+);
 export type FormCreateBody = ElysiaStatic<typeof FormCreateSchema>;
 
 /** `PATCH /forms/{formId}`: the settings to change; what is left out stays as it is. */

@@ -3,8 +3,14 @@ import { UnknownField } from "../../http/schemas";
 import type { ApiKey } from "./repo";
 
 const timestamp = t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" });
-const Kind = t.Unsafe<"secret" | "publishable">({ type: "string", enum: ["secret", "publishable"], description: "secret (fsk_…, everything) or publishable (fpk_…, submit and challenge only)" });
-const BoundForms = t.Nullable(t.Array(t.String()), { description: "the forms the key is bound to; null = all the owner's forms" });
+const Kind = t.Unsafe<"secret" | "publishable">({
+  type: "string",
+  enum: ["secret", "publishable"],
+  description: "secret (fsk_…, everything) or publishable (fpk_…, submit and challenge only)",
+});
+const BoundForms = t.Nullable(t.Array(t.String()), {
+  description: "the forms the key is bound to; null = all the owner's forms",
+});
 
 /** A key as `GET /keys` (and `formsvc keys list --json`) shows it: never its secret. */
 export const ApiKeySchema = t.Object({
@@ -38,10 +44,27 @@ export type CreatedKey = Static<typeof CreatedKeySchema>;
 /** `POST /keys`: the options of `formsvc keys create`, for the caller's own owner. */
 export const KeyCreateSchema = t.Object(
   {
-    name: t.Optional(t.String({ minLength: 1, maxLength: 200, error: "name must be 1 to 200 characters", description: "a label to recognise the key by (default: default)" })),
-    publishable: t.Optional(t.Boolean({ error: "publishable must be true or false", description: "a key for web pages (fpk_…): it may only submit and fetch challenges" })),
+    name: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 200,
+        error: "name must be 1 to 200 characters",
+        description: "a label to recognise the key by (default: default)",
+      }),
+    ),
+    publishable: t.Optional(
+      t.Boolean({
+        error: "publishable must be true or false",
+        description: "a key for web pages (fpk_…): it may only submit and fetch challenges",
+      }),
+    ),
     forms: t.Optional(
-      t.Array(t.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100, error: "forms must be a list of 1 to 100 form ids", description: "bind the key to these forms of the owner; leave out for all" }),
+      t.Array(t.String({ minLength: 1, maxLength: 200 }), {
+        minItems: 1,
+        maxItems: 100,
+        error: "forms must be a list of 1 to 100 form ids",
+        description: "bind the key to these forms of the owner; leave out for all",
+      }),
     ),
   },
   { additionalProperties: UnknownField },
@@ -52,7 +75,9 @@ export type KeyCreateBody = Static<typeof KeyCreateSchema>;
 export const RevokedKeySchema = t.Object({ id: t.String(), active: t.Boolean(), revokedAt: t.Nullable(timestamp) });
 export type RevokedKeyJson = Static<typeof RevokedKeySchema>;
 
-export const KeyIdParams = t.Object({ keyId: t.String({ minLength: 1, maxLength: 200, error: "keyId must be a key id" }) });
+export const KeyIdParams = t.Object({
+  keyId: t.String({ minLength: 1, maxLength: 200, error: "keyId must be a key id" }),
+});
 
 export const toKeyJson = (k: ApiKey): ApiKeyJson => ({
   id: k.id,

@@ -53,19 +53,45 @@ export function createKeysRepo(sql: Sql) {
     return row ? toKey(row) : null;
   };
   return {
-    async insertKey(k: { id: string; ownerId: string; name: string; kind: KeyKind; forms: string[] | null; prefix: string; hash: string; createdAt: string }): Promise<void> {
-      await sql.run("INSERT INTO api_keys (id, owner_id, name, kind, form_ids, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-        k.id, k.ownerId, k.name, k.kind, k.forms === null ? null : JSON.stringify(k.forms), k.prefix, k.hash, k.createdAt,
-      ]);
+    async insertKey(k: {
+      id: string;
+      ownerId: string;
+      name: string;
+      kind: KeyKind;
+      forms: string[] | null;
+      prefix: string;
+      hash: string;
+      createdAt: string;
+    }): Promise<void> {
+      await sql.run(
+        "INSERT INTO api_keys (id, owner_id, name, kind, form_ids, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+          k.id,
+          k.ownerId,
+          k.name,
+          k.kind,
+          k.forms === null ? null : JSON.stringify(k.forms),
+          k.prefix,
+          k.hash,
+          k.createdAt,
+        ],
+      );
     },
     findKeyByHash: (hash: string): Promise<ApiKey | null> => one("k.hash", hash),
     findKeyById: (id: string): Promise<ApiKey | null> => one("k.id", id),
     async listKeys(ownerId: string | null): Promise<ApiKey[]> {
-      return (await sql.all<KeyRow>(`${SELECT} WHERE CAST(?1 AS TEXT) IS NULL OR k.owner_id = ?1 ORDER BY k.created_at, k.id`, [ownerId])).map(toKey);
+      return (
+        await sql.all<KeyRow>(
+          `${SELECT} WHERE CAST(?1 AS TEXT) IS NULL OR k.owner_id = ?1 ORDER BY k.created_at, k.id`,
+          [ownerId],
+        )
+      ).map(toKey);
     },
     /** Whether it was active until now. */
     async revokeKey(id: string, at: string): Promise<boolean> {
-      return (await sql.run("UPDATE api_keys SET active = 0, revoked_at = ? WHERE id = ? AND active = 1", [at, id])) === 1;
+      return (
+        (await sql.run("UPDATE api_keys SET active = 0, revoked_at = ? WHERE id = ? AND active = 1", [at, id])) === 1
+      );
     },
     async touchKey(id: string, at: string): Promise<void> {
       await sql.run("UPDATE api_keys SET last_used_at = ? WHERE id = ?", [at, id]);

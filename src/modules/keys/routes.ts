@@ -1,10 +1,19 @@
 import { Elysia } from "elysia";
 import { requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
-import { CreatedKeySchema, KeyCreateSchema, KeyIdParams, KeyListSchema, RevokedKeySchema, toKeyJson, toRevokedJson } from "./model";
+import {
+  CreatedKeySchema,
+  KeyCreateSchema,
+  KeyIdParams,
+  KeyListSchema,
+  RevokedKeySchema,
+  toKeyJson,
+  toRevokedJson,
+} from "./model";
 import type { KeysService } from "./service";
 
-const SCOPE = "Needs a secret key of all the owner's forms (or a session): a publishable key, or a key bound to some forms, is refused with 403 KEY_SCOPE.";
+const SCOPE =
+  "Needs a secret key of all the owner's forms (or a session): a publishable key, or a key bound to some forms, is refused with 403 KEY_SCOPE.";
 
 export function keysRoutes(keys: KeysService) {
   return new Elysia({ name: "keys-routes" })
@@ -25,17 +34,34 @@ export function keysRoutes(keys: KeysService) {
         summary: "Create an API key",
         description: `A new key of the owner: secret by default, publishable (fpk_…, for web pages) with publishable: true, bound to some of the owner's forms with forms. The secret is in this answer only; formsvc stores its SHA-256. Answered 200, as submit is. ${SCOPE}`,
         tags: ["Keys"],
-        responses: responses({ schema: CreatedKeySchema, description: "the new key, with its secret (shown this once)" }, 400, 401, 403, 429),
+        responses: responses(
+          { schema: CreatedKeySchema, description: "the new key, with its secret (shown this once)" },
+          400,
+          401,
+          403,
+          429,
+        ),
       },
     })
-    .delete("/keys/:keyId", async ({ params, principal }) => toRevokedJson(await keys.revokeKey(principal, params.keyId)), {
-      auth: "secret",
-      params: KeyIdParams,
-      detail: {
-        summary: "Revoke an API key",
-        description: `Every later request with the key is a 401, from the next one on. Another owner's key is a 404, as one that does not exist; revoking a revoked key changes nothing. A key may revoke itself: this answer is its last. ${SCOPE}`,
-        tags: ["Keys"],
-        responses: responses({ schema: RevokedKeySchema, description: "the key, now inactive" }, 400, 401, 403, 404, 429),
+    .delete(
+      "/keys/:keyId",
+      async ({ params, principal }) => toRevokedJson(await keys.revokeKey(principal, params.keyId)),
+      {
+        auth: "secret",
+        params: KeyIdParams,
+        detail: {
+          summary: "Revoke an API key",
+          description: `Every later request with the key is a 401, from the next one on. Another owner's key is a 404, as one that does not exist; revoking a revoked key changes nothing. A key may revoke itself: this answer is its last. ${SCOPE}`,
+          tags: ["Keys"],
+          responses: responses(
+            { schema: RevokedKeySchema, description: "the key, now inactive" },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
+        },
       },
-    });
+    );
 }

@@ -9,7 +9,14 @@ import { newId } from "../../lib/ids";
 import type { AuditService } from "../audit/service";
 import type { Owner } from "../owners/repo";
 import type { OwnersService } from "../owners/service";
-import { auditedAs, isOperator, requireOwnerScope, type Actor, type KeyKind, type Principal } from "../../lib/principal";
+import {
+  auditedAs,
+  isOperator,
+  requireOwnerScope,
+  type Actor,
+  type KeyKind,
+  type Principal,
+} from "../../lib/principal";
 import type { CreatedKey } from "./model";
 import type { ApiKey, KeysRepo } from "./repo";
 
@@ -31,7 +38,8 @@ function checked(input: KeyInput): { name: string; kind: KeyKind; forms: string[
   const name = (input.name ?? "default").trim();
   if (!name || name.length > 200) throw new AppError("INVALID_PARAMETER", "key name must be 1 to 200 characters");
   const forms = input.forms === undefined ? null : [...new Set(input.forms.map((f) => f.trim()))];
-  if (forms && (forms.length === 0 || forms.length > 100)) throw new AppError("INVALID_PARAMETER", "bind a key to 1 to 100 forms, or leave --forms out for all of them");
+  if (forms && (forms.length === 0 || forms.length > 100))
+    throw new AppError("INVALID_PARAMETER", "bind a key to 1 to 100 forms, or leave --forms out for all of them");
   return { name, kind: input.publishable ? "publishable" : "secret", forms };
 }
 
@@ -80,12 +88,31 @@ export function createKeysService(
 
   const mint = async (owner: Owner, key: ReturnType<typeof checked>, actor: Actor): Promise<CreatedKey> => {
     const secret = PREFIX[key.kind] + randomBytes(32).toString("base64url");
-    const row = { id: newId("key"), ownerId: owner.id, ...key, prefix: secret.slice(0, 12), hash: hashSecret(secret), createdAt: isoTime(clock.now()) };
+    const row = {
+      id: newId("key"),
+      ownerId: owner.id,
+      ...key,
+      prefix: secret.slice(0, 12),
+      hash: hashSecret(secret),
+      createdAt: isoTime(clock.now()),
+    };
     await atomically(async () => {
       await repo.insertKey(row);
-      await audit.record(auditedAs(actor, owner.id), "key.created", row.id, { kind: key.kind, name: key.name, forms: key.forms });
+      await audit.record(auditedAs(actor, owner.id), "key.created", row.id, {
+        kind: key.kind,
+        name: key.name,
+        forms: key.forms,
+      });
     });
-    return { id: row.id, name: key.name, owner: owner.email, key: secret, kind: key.kind, forms: key.forms, createdAt: row.createdAt };
+    return {
+      id: row.id,
+      name: key.name,
+      owner: owner.email,
+      key: secret,
+      kind: key.kind,
+      forms: key.forms,
+      createdAt: row.createdAt,
+    };
   };
 
   /**
@@ -94,7 +121,8 @@ export function createKeysService(
    */
   const keyFor = async (actor: Actor, id: string): Promise<ApiKey> => {
     const key = await repo.findKeyById(id);
-    if (!key || (!isOperator(actor) && key.ownerId !== actor.ownerId)) throw new AppError("NOT_FOUND", `no API key with id ${id}`);
+    if (!key || (!isOperator(actor) && key.ownerId !== actor.ownerId))
+      throw new AppError("NOT_FOUND", `no API key with id ${id}`);
     requireOwnerScope(actor);
     return key;
   };
@@ -144,7 +172,8 @@ export function createKeysService(
     async revokeKey(actor: Actor, id: string): Promise<ApiKey> {
       const key = await keyFor(actor, id);
       await atomically(async () => {
-        if (await repo.revokeKey(key.id, isoTime(clock.now()))) await audit.record(auditedAs(actor, key.ownerId), "key.revoked", key.id, { kind: key.kind, name: key.name });
+        if (await repo.revokeKey(key.id, isoTime(clock.now())))
+          await audit.record(auditedAs(actor, key.ownerId), "key.revoked", key.id, { kind: key.kind, name: key.name });
       });
       clear();
       return (await repo.findKeyById(key.id))!;

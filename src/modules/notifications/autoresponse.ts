@@ -8,7 +8,8 @@ import type { OutboxRepo, OutboxRow } from "../outbox/repo";
 export const AUTORESPONSE_WINDOW_MS = 60 * 60 * 1000;
 
 /** An inbox submission with an address, to a form whose email switch and autoresponse are on. */
-const wantsAutoresponse = (s: NewSubmission) => s.status === "inbox" && s.email !== null && s.form.emailEnabled && s.form.autoresponse.enabled;
+const wantsAutoresponse = (s: NewSubmission) =>
+  s.status === "inbox" && s.email !== null && s.form.emailEnabled && s.form.autoresponse.enabled;
 
 /**
  * The submit pipeline's writer of autoresponses, inside the batch's transaction: one email to the
@@ -16,32 +17,35 @@ const wantsAutoresponse = (s: NewSubmission) => s.status === "inbox" && s.email 
  * throttle is taken in the same transaction, so two submissions in one batch cannot both pass).
  * The row keeps the templates as they are now; a later edit of the form does not change it.
  */
-export const queueAutoresponses = (repo: OutboxRepo, clock: Clock) => async (batch: NewSubmission[]): Promise<number> => {
-  let queued = 0;
-  let now: number | undefined;
-  const owners = new Map<string, string | null>();
-  for (const s of batch) {
-    if (!wantsAutoresponse(s)) continue;
-    now ??= clock.now();
-    if (!(await repo.takeAutoresponseSlot(s.form.id, s.email!, isoTime(now), isoTime(now - AUTORESPONSE_WINDOW_MS)))) continue;
-    if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerEmail(s.form.ownerId));
-    queued += 1;
-    await repo.insert({
-      kind: "autoresponse",
-      formId: s.form.id,
-      submissionId: s.id,
-      recipient: s.email!,
-      // Replies reach the owner, not formsvc's sender address.
-      replyTo: owners.get(s.form.ownerId) ?? null,
-      formName: s.form.name,
-      data: s.json,
-      payload: JSON.stringify({ subject: s.form.autoresponse.subject, text: s.form.autoresponse.text }),
-      submittedAt: s.createdAt,
-      createdAt: isoTime(now),
-    });
-  }
-  return queued;
-};
+export const queueAutoresponses =
+  (repo: OutboxRepo, clock: Clock) =>
+  async (batch: NewSubmission[]): Promise<number> => {
+    let queued = 0;
+    let now: number | undefined;
+    const owners = new Map<string, string | null>();
+    for (const s of batch) {
+      if (!wantsAutoresponse(s)) continue;
+      now ??= clock.now();
+      if (!(await repo.takeAutoresponseSlot(s.form.id, s.email!, isoTime(now), isoTime(now - AUTORESPONSE_WINDOW_MS))))
+        continue;
+      if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerEmail(s.form.ownerId));
+      queued += 1;
+      await repo.insert({
+        kind: "autoresponse",
+        formId: s.form.id,
+        submissionId: s.id,
+        recipient: s.email!,
+        // Replies reach the owner, not formsvc's sender address.
+        replyTo: owners.get(s.form.ownerId) ?? null,
+        formName: s.form.name,
+        data: s.json,
+        payload: JSON.stringify({ subject: s.form.autoresponse.subject, text: s.form.autoresponse.text }),
+        submittedAt: s.createdAt,
+        createdAt: isoTime(now),
+      });
+    }
+    return queued;
+  };
 
 /** The autoresponse of a queued row: its templates filled from the submission's data, escaped in the HTML part. */
 export function renderAutoresponse(row: OutboxRow): MailMessage {

@@ -4,7 +4,9 @@ import type { OutboxRow } from "../outbox/repo";
 
 /** The owner's notification for one queued submission: every field, in a text and an HTML part. */
 export function renderNotification(row: OutboxRow): MailMessage {
-  const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & { _meta?: Record<string, unknown> };
+  const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
+    _meta?: Record<string, unknown>;
+  };
   const entries = Object.entries(fields).map(([k, v]) => [k, display(v)] as const);
   const summary: [string, string][] = meta
     ? [
@@ -23,7 +25,10 @@ export function renderNotification(row: OutboxRow): MailMessage {
     "",
     summary.map(([k, v]) => `${k}: ${v}`).join(" · "),
   ].join("\n");
-  const rows = entries.map(([k, v]) => `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="white-space:pre-wrap">${escapeHtml(v)}</td></tr>`);
+  const rows = entries.map(
+    ([k, v]) =>
+      `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="white-space:pre-wrap">${escapeHtml(v)}</td></tr>`,
+  );
   const html = [
     `<!doctype html><html><body style="font-family:sans-serif">`,
     `<h2>${escapeHtml(title)}</h2>`,

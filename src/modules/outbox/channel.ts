@@ -31,5 +31,9 @@ export interface Channel {
 const MAX_MAIL_DELAY_MS = 60 * 60 * 1000;
 
 /** Mail: exponential backoff from `baseSeconds` (capped at an hour) until `hours` after the row was queued. */
-export const mailRetry = (baseSeconds: number, hours: number) => (row: ClaimedRow, _failure: Failure, now: number): number | null =>
-  now - Date.parse(row.queued_at) >= hours * 3_600_000 ? null : Math.min(MAX_MAIL_DELAY_MS, baseSeconds * 1000 * 2 ** row.attempts);
+export const mailRetry =
+  (baseSeconds: number, hours: number) =>
+  (row: ClaimedRow, _failure: Failure, now: number): number | null =>
+    now - Date.parse(row.queued_at) >= hours * 3_600_000
+      ? null
+      : Math.min(MAX_MAIL_DELAY_MS, baseSeconds * 1000 * 2 ** row.attempts);

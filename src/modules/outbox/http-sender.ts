@@ -56,13 +56,17 @@ export function createHttpSender({ timeoutMs, allowPrivate, resolve = systemReso
     if (clients) return clients;
     const http = require("node:http") as typeof Http;
     const https = require("node:https") as typeof Https;
-    const agents = { "http:": new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }), "https:": new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }) };
+    const agents = {
+      "http:": new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }),
+      "https:": new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_HOST }),
+    };
     return (clients = { http, https, agents });
   };
   return {
     async post({ url, headers, body }) {
       const target = new URL(url);
-      if (target.protocol !== "http:" && target.protocol !== "https:") throw new Error(`only http and https URLs are sent to, not ${target.protocol}`);
+      if (target.protocol !== "http:" && target.protocol !== "https:")
+        throw new Error(`only http and https URLs are sent to, not ${target.protocol}`);
       // An address literal never goes through a lookup: it is checked here.
       if (!allowPrivate) await assertPublicUrl(target, resolve);
       const { http, https, agents } = load();
@@ -75,8 +79,15 @@ export function createHttpSender({ timeoutMs, allowPrivate, resolve = systemReso
             port: target.port || undefined,
             path: `${target.pathname}${target.search}`,
             method: "POST",
-            auth: target.username ? `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}` : undefined,
-            headers: { "content-type": "application/json", "user-agent": `formsvc/${VERSION}`, "content-length": String(Buffer.byteLength(body)), ...headers },
+            auth: target.username
+              ? `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`
+              : undefined,
+            headers: {
+              "content-type": "application/json",
+              "user-agent": `formsvc/${VERSION}`,
+              "content-length": String(Buffer.byteLength(body)),
+              ...headers,
+            },
             agent: agents[target.protocol as "http:" | "https:"],
             ...(lookup ? { lookup } : {}),
           },

@@ -26,7 +26,15 @@ export function createSmtpMailer(url: URL, from: string): Mailer {
   });
   return {
     async send(m) {
-      const info = await transport.sendMail({ from, to: m.to, replyTo: m.replyTo, subject: m.subject, text: m.text, html: m.html, headers: m.headers });
+      const info = await transport.sendMail({
+        from,
+        to: m.to,
+        replyTo: m.replyTo,
+        subject: m.subject,
+        text: m.text,
+        html: m.html,
+        headers: m.headers,
+      });
       return { response: String(info.response ?? "") };
     },
     close: () => transport.close(),
@@ -73,7 +81,11 @@ export function mailChannel(
         const { response } = await mailer!.send(message);
         return { ok: true, statusCode: Number(/^\d{3}/.exec(response)?.[0]) || null };
       } catch (e) {
-        return { ok: false, statusCode: (e as { responseCode?: number }).responseCode ?? null, error: describeMailError(e) };
+        return {
+          ok: false,
+          statusCode: (e as { responseCode?: number }).responseCode ?? null,
+          error: describeMailError(e),
+        };
       }
     },
     retryIn,

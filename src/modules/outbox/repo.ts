@@ -74,7 +74,8 @@ const leaseFrom = (now: string) => new Date(Date.parse(now) + SEND_LEASE_MS).toI
 
 export type KindCounts = Record<OutboxKind, { pending: number; sending: number; failed: number }>;
 
-const COLUMNS = "kind, form_id, submission_id, webhook_id, message_id, recipient, reply_to, form_name, data, payload, submitted_at, created_at, queued_at, next_attempt_at";
+const COLUMNS =
+  "kind, form_id, submission_id, webhook_id, message_id, recipient, reply_to, form_name, data, payload, submitted_at, created_at, queued_at, next_attempt_at";
 const INSERT = `INSERT INTO outbox (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?12)`;
 // A row may be gone by the time its attempt ends (its webhook or form was deleted meanwhile): then
 // there is nothing to record, and the batch it is recorded with must not fail for it. The values
@@ -84,25 +85,40 @@ const ADD_ATTEMPT = `INSERT INTO outbox_attempts (outbox_id, at, status_code, er
 // A confirmation's token leaves the outbox once its email is out: from then on only its hash is stored.
 const MARK_SENT =
   "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_status = ?3, last_error = NULL, payload = CASE WHEN kind = 'confirmation' THEN NULL ELSE payload END WHERE id = ?1";
-const MARK_RETRY = "UPDATE outbox SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?2, last_status = ?3, last_error = ?4 WHERE id = ?1";
-const MARK_FAILED = "UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_status = ?2, last_error = ?3 WHERE id = ?1";
+const MARK_RETRY =
+  "UPDATE outbox SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?2, last_status = ?3, last_error = ?4 WHERE id = ?1";
+const MARK_FAILED =
+  "UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_status = ?2, last_error = ?3 WHERE id = ?1";
 // One statement: a new address takes its slot, one whose slot is older than the window takes it again, any other changes nothing.
 const TAKE_SLOT = `INSERT INTO autoresponse_throttle (form_id, email, sent_at) VALUES (?1, ?2, ?3)
   ON CONFLICT (form_id, email) DO UPDATE SET sent_at = ?3 WHERE autoresponse_throttle.sent_at <= ?4`;
 // Messages about an address: sent to it (an autoresponse, a confirmation) or naming it as Reply-To (an owner notification).
-const addressedTo = (param: string) => `(reply_to = ${param} OR (kind IN ('autoresponse', 'confirmation') AND recipient = ${param}))`;
+const addressedTo = (param: string) =>
+  `(reply_to = ${param} OR (kind IN ('autoresponse', 'confirmation') AND recipient = ${param}))`;
 // ?2: a JSON list of form ids, or null for every form.
 const IN_SCOPE = "(CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2)))";
 const WITH_WEBHOOK = `SELECT o.*, w.url AS webhook_url, w.format AS webhook_format, w.secret AS webhook_secret, w.enabled AS webhook_enabled
   FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id`;
 
 const values = (m: QueuedMessage) => [
-  m.kind, m.formId, m.submissionId, m.webhookId ?? null, m.messageId ?? null, m.recipient, m.replyTo ?? null, m.formName, m.data, m.payload ?? null, m.submittedAt, m.createdAt,
+  m.kind,
+  m.formId,
+  m.submissionId,
+  m.webhookId ?? null,
+  m.messageId ?? null,
+  m.recipient,
+  m.replyTo ?? null,
+  m.formName,
+  m.data,
+  m.payload ?? null,
+  m.submittedAt,
+  m.createdAt,
 ];
 
 export function createOutboxRepo(sql: Sql) {
   return {
-    ownerEmail: async (ownerId: string) => (await sql.get<{ email: string }>("SELECT email FROM owners WHERE id = ?", [ownerId]))?.email ?? null,
+    ownerEmail: async (ownerId: string) =>
+      (await sql.get<{ email: string }>("SELECT email FROM owners WHERE id = ?", [ownerId]))?.email ?? null,
 
     /** Queues one message; runs inside the submission's transaction. */
     async insert(m: QueuedMessage): Promise<void> {
@@ -118,7 +134,8 @@ export function createOutboxRepo(sql: Sql) {
     },
 
     /** Forgets autoresponse slots taken before `before` (they no longer hold anyone back). */
-    deleteAutoresponseSlotsBefore: (before: string): Promise<number> => sql.run("DELETE FROM autoresponse_throttle WHERE sent_at < ?", [before]),
+    deleteAutoresponseSlotsBefore: (before: string): Promise<number> =>
+      sql.run("DELETE FROM autoresponse_throttle WHERE sent_at < ?", [before]),
 
     /**
      * Forgets what the outbox keeps about an address for a form, whether or not a submission of
@@ -127,16 +144,25 @@ export function createOutboxRepo(sql: Sql) {
      */
     async forgetAddress(formId: string, email: string): Promise<{ autoresponseThrottles: number; messages: number }> {
       return {
-        autoresponseThrottles: await sql.run("DELETE FROM autoresponse_throttle WHERE form_id = ? AND email = ?", [formId, email]),
+        autoresponseThrottles: await sql.run("DELETE FROM autoresponse_throttle WHERE form_id = ? AND email = ?", [
+          formId,
+          email,
+        ]),
         messages: await sql.run(`DELETE FROM outbox WHERE form_id = ?1 AND ${addressedTo("?2")}`, [formId, email]),
       };
     },
 
     /** What forgetAddress would forget in these forms (all when null), oldest first: a person's export. */
-    async listAddressRecords(email: string, formIds: string[] | null): Promise<{ autoresponseThrottles: Record<string, unknown>[]; messages: Record<string, unknown>[] }> {
+    async listAddressRecords(
+      email: string,
+      formIds: string[] | null,
+    ): Promise<{ autoresponseThrottles: Record<string, unknown>[]; messages: Record<string, unknown>[] }> {
       const scope = [email, formIds && JSON.stringify(formIds)];
       return {
-        autoresponseThrottles: await sql.all<Record<string, unknown>>(`SELECT form_id AS "formId", sent_at AS "lastSentAt" FROM autoresponse_throttle WHERE email = ?1 AND ${IN_SCOPE} ORDER BY sent_at, form_id`, scope),
+        autoresponseThrottles: await sql.all<Record<string, unknown>>(
+          `SELECT form_id AS "formId", sent_at AS "lastSentAt" FROM autoresponse_throttle WHERE email = ?1 AND ${IN_SCOPE} ORDER BY sent_at, form_id`,
+          scope,
+        ),
         messages: await sql.all<Record<string, unknown>>(
           `SELECT id, kind, form_id AS "formId", submission_id AS "submissionId", status, queued_at AS "queuedAt", sent_at AS "sentAt" FROM outbox WHERE ${addressedTo("?1")} AND ${IN_SCOPE} ORDER BY id`,
           scope,
@@ -168,9 +194,10 @@ export function createOutboxRepo(sql: Sql) {
         [now, JSON.stringify(kinds), limit, leaseFrom(now)],
       );
       if (claimed.length === 0) return [];
-      return sql.all<ClaimedRow>(`${WITH_WEBHOOK} WHERE o.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY o.next_attempt_at, o.id`, [
-        JSON.stringify(claimed.map((r) => r.id)),
-      ]);
+      return sql.all<ClaimedRow>(
+        `${WITH_WEBHOOK} WHERE o.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY o.next_attempt_at, o.id`,
+        [JSON.stringify(claimed.map((r) => r.id))],
+      );
     },
 
     /** Records attempts, each with what follows it (sent, retried at a time, or failed), in one transaction (one fsync for all). */
@@ -179,7 +206,8 @@ export function createOutboxRepo(sql: Sql) {
         for (const { id, attempt, next } of results) {
           await sql.run(ADD_ATTEMPT, [id, attempt.at, attempt.statusCode, attempt.error, attempt.durationMs]);
           if (next.status === "sent") await sql.run(MARK_SENT, [id, attempt.at, attempt.statusCode]);
-          else if (next.status === "pending") await sql.run(MARK_RETRY, [id, next.nextAttemptAt, attempt.statusCode, attempt.error]);
+          else if (next.status === "pending")
+            await sql.run(MARK_RETRY, [id, next.nextAttemptAt, attempt.statusCode, attempt.error]);
           else await sql.run(MARK_FAILED, [id, attempt.statusCode, attempt.error]);
         }
       });
@@ -188,9 +216,10 @@ export function createOutboxRepo(sql: Sql) {
     /** Claimed rows that were not sent after all (a stop) go back to the queue. */
     async release(ids: readonly number[]): Promise<void> {
       // Cast: the values of a JSON array may reach PostgreSQL as text, and ids are integers.
-      await sql.run("UPDATE outbox SET status = 'pending', lease_until = NULL WHERE status = 'sending' AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))", [
-        JSON.stringify(ids),
-      ]);
+      await sql.run(
+        "UPDATE outbox SET status = 'pending', lease_until = NULL WHERE status = 'sending' AND id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))",
+        [JSON.stringify(ids)],
+      );
     },
 
     /**
@@ -198,45 +227,65 @@ export function createOutboxRepo(sql: Sql) {
      * ran out, or (`everyLease`, a process that is the database's only sender, restarting) all.
      */
     releaseStale: (now: string, everyLease: boolean): Promise<number> =>
-      sql.run("UPDATE outbox SET status = 'pending', lease_until = NULL WHERE status = 'sending' AND (CAST(?2 AS INTEGER) = 1 OR lease_until IS NULL OR lease_until < ?1)", [
-        now,
-        Number(everyLease),
-      ]),
+      sql.run(
+        "UPDATE outbox SET status = 'pending', lease_until = NULL WHERE status = 'sending' AND (CAST(?2 AS INTEGER) = 1 OR lease_until IS NULL OR lease_until < ?1)",
+        [now, Number(everyLease)],
+      ),
 
     /** Makes every pending row of these kinds due now (a restart is when an operator has fixed the mail settings). */
     async makePendingDue(kinds: readonly OutboxKind[], now: string): Promise<void> {
-      await sql.run("UPDATE outbox SET next_attempt_at = ?1 WHERE status = 'pending' AND next_attempt_at > ?1 AND kind IN (SELECT value FROM json_each(?2))", [now, JSON.stringify(kinds)]);
+      await sql.run(
+        "UPDATE outbox SET next_attempt_at = ?1 WHERE status = 'pending' AND next_attempt_at > ?1 AND kind IN (SELECT value FROM json_each(?2))",
+        [now, JSON.stringify(kinds)],
+      );
     },
 
     /** When the next pending row of these kinds falls due, if any. */
     async nextDue(kinds: readonly OutboxKind[]): Promise<string | null> {
-      const row = await sql.get<{ at: string | null }>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending' AND kind IN (SELECT value FROM json_each(?1))", [JSON.stringify(kinds)]);
+      const row = await sql.get<{ at: string | null }>(
+        "SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending' AND kind IN (SELECT value FROM json_each(?1))",
+        [JSON.stringify(kinds)],
+      );
       return row?.at ?? null;
     },
 
     /** Puts failed rows (one, or all) back in the queue with a fresh retry horizon. */
     requeue: (id: number | null, now: string): Promise<number> =>
-      sql.run("UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE status = 'failed' AND (CAST(?2 AS INTEGER) IS NULL OR id = ?2)", [now, id]),
+      sql.run(
+        "UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE status = 'failed' AND (CAST(?2 AS INTEGER) IS NULL OR id = ?2)",
+        [now, id],
+      ),
 
     /** Sends a row again, whatever became of it (a replay): pending and due now, with a fresh retry horizon. */
     async replay(id: number, now: string): Promise<void> {
-      await sql.run("UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE id = ?2 AND status <> 'sending'", [now, id]);
+      await sql.run(
+        "UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE id = ?2 AND status <> 'sending'",
+        [now, id],
+      );
     },
     /** The pipeline's purge of deleted submissions: their notifications, queued, sent or failed, with the copy of the data each holds. */
     async deleteForSubmissions(batch: { id: string }[]): Promise<void> {
       for (const s of batch) await sql.run("DELETE FROM outbox WHERE submission_id = ?", [s.id]);
     },
     /** The notifications about these submissions (a person's data export). */
-    listForSubmissions: (ids: string[]): Promise<OutboxRow[]> => sql.all<OutboxRow>("SELECT * FROM outbox WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY id", [JSON.stringify(ids)]),
+    listForSubmissions: (ids: string[]): Promise<OutboxRow[]> =>
+      sql.all<OutboxRow>("SELECT * FROM outbox WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY id", [
+        JSON.stringify(ids),
+      ]),
 
     /** One row as the sender sees it, with its webhook's settings. */
-    findClaimedById: (id: number): Promise<ClaimedRow | null> => sql.get<ClaimedRow>(`${WITH_WEBHOOK} WHERE o.id = ?`, [id]),
+    findClaimedById: (id: number): Promise<ClaimedRow | null> =>
+      sql.get<ClaimedRow>(`${WITH_WEBHOOK} WHERE o.id = ?`, [id]),
 
     findById: (id: number): Promise<OutboxRow | null> => sql.get<OutboxRow>("SELECT * FROM outbox WHERE id = ?", [id]),
-    findByMessageId: (messageId: string): Promise<OutboxRow | null> => sql.get<OutboxRow>("SELECT * FROM outbox WHERE message_id = ?", [messageId]),
+    findByMessageId: (messageId: string): Promise<OutboxRow | null> =>
+      sql.get<OutboxRow>("SELECT * FROM outbox WHERE message_id = ?", [messageId]),
 
     list: (status: OutboxStatus | null, limit: number, kind: OutboxKind | null = null): Promise<OutboxRow[]> =>
-      sql.all<OutboxRow>("SELECT * FROM outbox WHERE (CAST(?1 AS TEXT) IS NULL OR status = ?1) AND (CAST(?3 AS TEXT) IS NULL OR kind = ?3) ORDER BY id DESC LIMIT ?2", [status, limit, kind]),
+      sql.all<OutboxRow>(
+        "SELECT * FROM outbox WHERE (CAST(?1 AS TEXT) IS NULL OR status = ?1) AND (CAST(?3 AS TEXT) IS NULL OR kind = ?3) ORDER BY id DESC LIMIT ?2",
+        [status, limit, kind],
+      ),
 
     /** A webhook's deliveries, newest first, each with every attempt it has had (replays and retries of failed rows too). */
     listByWebhook: (webhookId: string, limit: number): Promise<(OutboxRow & { total_attempts: number })[]> =>
@@ -266,7 +315,10 @@ export function createOutboxRepo(sql: Sql) {
 
     /** When the longest-waiting pending row fell due, if any. */
     async oldestDue(): Promise<string | null> {
-      return (await sql.get<{ at: string | null }>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending'"))?.at ?? null;
+      return (
+        (await sql.get<{ at: string | null }>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending'"))
+          ?.at ?? null
+      );
     },
 
     /**
@@ -277,8 +329,11 @@ export function createOutboxRepo(sql: Sql) {
      */
     async deleteOldOutboxRows(createdAt: string): Promise<number> {
       let deleted = 0;
-      for (let after = 0; ; ) {
-        const rows = await sql.all<{ id: number; created_at: string; status: OutboxStatus }>("SELECT id, created_at, status FROM outbox WHERE id > ? ORDER BY id LIMIT 500", [after]);
+      for (let after = 0; ;) {
+        const rows = await sql.all<{ id: number; created_at: string; status: OutboxStatus }>(
+          "SELECT id, created_at, status FROM outbox WHERE id > ? ORDER BY id LIMIT 500",
+          [after],
+        );
         const old = rows.filter((r) => r.created_at < createdAt);
         const done = old.filter((r) => r.status === "sent" || r.status === "failed");
         if (done.length) {

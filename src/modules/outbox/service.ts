@@ -4,7 +4,15 @@ import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
 import type { Committed } from "../submissions/pipeline";
 import type { AttemptOutcome, Channel, TransportName } from "./channel";
-import { OUTBOX_KINDS, type AttemptRecord, type ClaimedRow, type NextStep, type OutboxKind, type OutboxRepo, type OutboxStatus } from "./repo";
+import {
+  OUTBOX_KINDS,
+  type AttemptRecord,
+  type ClaimedRow,
+  type NextStep,
+  type OutboxKind,
+  type OutboxRepo,
+  type OutboxStatus,
+} from "./repo";
 
 export interface OutboxDeps {
   repo: OutboxRepo;
@@ -46,7 +54,14 @@ export type DeliveryOutcome = "sent" | "retry" | "failed";
  * next start and may be sent a second time (at-least-once for that single message; webhook
  * receivers recognise it by its `webhook-id`).
  */
-export function createOutboxService({ repo, channels, clock, log, notReady = async () => [], soleSender = true }: OutboxDeps) {
+export function createOutboxService({
+  repo,
+  channels,
+  clock,
+  log,
+  notReady = async () => [],
+  soleSender = true,
+}: OutboxDeps) {
   let draining: Promise<void> | null = null;
   let stopped = false;
   // Only `serve` sends (it calls start): a command line that queues a message leaves it to the server.
@@ -59,7 +74,13 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
 
   // Attempts that end in the same event-loop turn are recorded in one transaction: one fsync for all,
   // instead of one per delivery, which would cap the drain at the disk's commits per second.
-  let marks: { id: number; attempt: AttemptRecord; next: NextStep; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  let marks: {
+    id: number;
+    attempt: AttemptRecord;
+    next: NextStep;
+    resolve: () => void;
+    reject: (e: unknown) => void;
+  }[] = [];
   const flushMarks = async () => {
     const batch = marks;
     marks = [];
@@ -75,7 +96,8 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
       if (marks.push({ id, attempt, next, resolve, reject }) === 1) setImmediate(flushMarks);
     });
 
-  const readyKinds = (transport?: TransportName) => OUTBOX_KINDS.filter((k) => channels[k].ready() && (transport === undefined || channels[k].transport === transport));
+  const readyKinds = (transport?: TransportName) =>
+    OUTBOX_KINDS.filter((k) => channels[k].ready() && (transport === undefined || channels[k].transport === transport));
 
   /** Sleeps until the earliest retry falls due (but at least `minMs`), so the backoff is kept to the moment. */
   async function scheduleNextRetry(minMs = 0): Promise<void> {
@@ -102,7 +124,15 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
     } catch (e) {
       outcome = { ok: false, statusCode: null, error: e instanceof Error ? e.message : String(e) };
     }
-    return { outcome, attempt: { at, statusCode: outcome.statusCode, error: outcome.ok ? null : outcome.error, durationMs: Math.round((performance.now() - t0) * 10) / 10 } };
+    return {
+      outcome,
+      attempt: {
+        at,
+        statusCode: outcome.statusCode,
+        error: outcome.ok ? null : outcome.error,
+        durationMs: Math.round((performance.now() - t0) * 10) / 10,
+      },
+    };
   }
 
   /** One attempt at a row; `answered` is told as soon as the attempt is over, before it is recorded (its slot is free then). */
@@ -116,7 +146,10 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
     }
     const now = clock.now();
     const delay = outcome.final ? null : channel.retryIn(row, outcome, now);
-    const next = delay === null ? ({ status: "failed" } as const) : ({ status: "pending", nextAttemptAt: isoTime(now + delay) } as const);
+    const next =
+      delay === null
+        ? ({ status: "failed" } as const)
+        : ({ status: "pending", nextAttemptAt: isoTime(now + delay) } as const);
     count(channel.transport, row.kind, delay === null ? "failed" : "retry");
     await record(row.id, attempt, next);
     // One line per failed attempt: which row, where, what happened. Never a recipient, a URL's path or a
@@ -161,7 +194,12 @@ export function createOutboxService({ repo, channels, clock, log, notReady = asy
             };
             // Running until its attempt is recorded: a stop waits for that too.
             const sending: Promise<void> = deliver(row, answered)
-              .catch((e) => log.error("delivery failed to record", { outboxId: row.id, error: e instanceof Error ? e.message : String(e) }))
+              .catch((e) =>
+                log.error("delivery failed to record", {
+                  outboxId: row.id,
+                  error: e instanceof Error ? e.message : String(e),
+                }),
+              )
               .finally(() => running.delete(sending));
             running.add(sending);
           }

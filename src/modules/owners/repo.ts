@@ -23,7 +23,11 @@ export function createOwnersRepo(sql: Sql) {
     findOwnerByEmail: (email: string): Promise<Owner | null> => one("email", email),
     findOwnerById: (id: string): Promise<Owner | null> => one("id", id),
     async insertOwner(owner: Owner): Promise<void> {
-      await sql.run("INSERT INTO owners (id, email, created_at) VALUES (?, ?, ?)", [owner.id, owner.email, owner.createdAt]);
+      await sql.run("INSERT INTO owners (id, email, created_at) VALUES (?, ?, ?)", [
+        owner.id,
+        owner.email,
+        owner.createdAt,
+      ]);
     },
   };
 }

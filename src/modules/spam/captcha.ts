@@ -34,11 +34,19 @@ export function createCaptchaVerifier(provider: CaptchaProvider, log: Logger, ti
     let text: string;
     try {
       // The signal covers reading the body too: a provider that sends headers and then stalls is as slow as one that sends nothing.
-      const res = await fetch(provider.url, { method: "POST", body: form, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+      const res = await fetch(provider.url, {
+        method: "POST",
+        body: form,
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: "manual",
+      });
       status = res.status;
       text = await res.text();
     } catch (e) {
-      const reason = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError") ? `no answer within ${timeoutMs} ms` : "network error";
+      const reason =
+        e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError")
+          ? `no answer within ${timeoutMs} ms`
+          : "network error";
       log.warn("captcha verifier unavailable", { provider: provider.name, host: provider.url.host, reason });
       return "unavailable";
     }
@@ -55,8 +63,11 @@ export function createCaptchaVerifier(provider: CaptchaProvider, log: Logger, ti
     if (typeof answer !== "object" || answer === null) return "failed";
     if (answer.success === true) return "ok";
     // A wrong secret fails every visitor: the operator has to hear of it. The codes carry neither secret nor token.
-    const codes = Array.isArray(answer["error-codes"]) ? answer["error-codes"].filter((c): c is string => typeof c === "string") : [];
-    if (codes.some((c) => c.includes("secret"))) log.warn("captcha verifier refused our secret key", { provider: provider.name, errorCodes: codes });
+    const codes = Array.isArray(answer["error-codes"])
+      ? answer["error-codes"].filter((c): c is string => typeof c === "string")
+      : [];
+    if (codes.some((c) => c.includes("secret")))
+      log.warn("captcha verifier refused our secret key", { provider: provider.name, errorCodes: codes });
     return "failed";
   };
 }

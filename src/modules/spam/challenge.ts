@@ -5,16 +5,20 @@ import type { Candidate, SubmitCheck, Verdict } from "../submissions/pipeline";
 import type { CaptchaProvider, CaptchaVerifier } from "./captcha";
 import type { PowFailure, PowService } from "./pow";
 
-
 const NOTHING_STORED = "; nothing was stored";
 
 const powMessages: Record<PowFailure, (formId: string) => string> = {
-  missing: (id) => `this form requires a proof of work: add the ALTCHA widget with challenge="…/api/v1/forms/${id}/challenge" to the form, or send its payload as the top-level field altcha`,
-  malformed: () => "the proof of work (field altcha) is not a payload of the ALTCHA widget: let the widget solve a new challenge and submit again",
-  expired: () => "the proof of work has expired (a challenge is valid for 10 minutes): let the widget solve a new challenge and submit again",
-  "other-form": (id) => `the proof of work was solved for another form: fetch the challenge of this form from /api/v1/forms/${id}/challenge`,
+  missing: (id) =>
+    `this form requires a proof of work: add the ALTCHA widget with challenge="…/api/v1/forms/${id}/challenge" to the form, or send its payload as the top-level field altcha`,
+  malformed: () =>
+    "the proof of work (field altcha) is not a payload of the ALTCHA widget: let the widget solve a new challenge and submit again",
+  expired: () =>
+    "the proof of work has expired (a challenge is valid for 10 minutes): let the widget solve a new challenge and submit again",
+  "other-form": (id) =>
+    `the proof of work was solved for another form: fetch the challenge of this form from /api/v1/forms/${id}/challenge`,
   used: () => "this proof of work was already used: every submission needs a newly solved challenge",
-  invalid: () => "the proof of work does not solve its challenge: let the widget solve a new challenge and submit again",
+  invalid: () =>
+    "the proof of work does not solve its challenge: let the widget solve a new challenge and submit again",
 };
 
 export interface CaptchaSetting {
@@ -43,7 +47,8 @@ export function createChallengeCheck({ pow, captcha, log }: ChallengeCheckDeps):
 
   async function checkPow(candidate: Candidate, payload: unknown): Promise<Verdict> {
     const outcome = await pow.verify(candidate.form.id, payload);
-    if (typeof outcome === "string") return new AppError("CHALLENGE_FAILED", powMessages[outcome](candidate.form.id) + NOTHING_STORED);
+    if (typeof outcome === "string")
+      return new AppError("CHALLENGE_FAILED", powMessages[outcome](candidate.form.id) + NOTHING_STORED);
     // Recorded with the submission, in its transaction: that is what makes it single use.
     candidate.usedChallenge = outcome;
     return "accept";
@@ -54,23 +59,39 @@ export function createChallengeCheck({ pow, captcha, log }: ChallengeCheckDeps):
     if (!provider.secret) {
       if (!warnedUnconfigured.has(kind)) {
         warnedUnconfigured.add(kind);
-        log.warn(`a form requires ${provider.name} but ${secretEnv} is not set: its submissions are refused with 503`, { setting: secretEnv });
+        log.warn(`a form requires ${provider.name} but ${secretEnv} is not set: its submissions are refused with 503`, {
+          setting: secretEnv,
+        });
       }
-      return new AppError("UNAVAILABLE", `this form requires a ${provider.name} check, but the server has no ${secretEnv}: its operator must set it (or change the form's challenge)${NOTHING_STORED}`, {
-        // Not before someone changes the configuration: a client that retries should wait long.
-        "retry-after": "300",
-      });
+      return new AppError(
+        "UNAVAILABLE",
+        `this form requires a ${provider.name} check, but the server has no ${secretEnv}: its operator must set it (or change the form's challenge)${NOTHING_STORED}`,
+        {
+          // Not before someone changes the configuration: a client that retries should wait long.
+          "retry-after": "300",
+        },
+      );
     }
     if (typeof token !== "string" || token === "") {
-      return new AppError("CHALLENGE_FAILED", `this form requires a ${provider.name} token: send the widget's form field ${field} (or the top-level field captchaToken)${NOTHING_STORED}`);
+      return new AppError(
+        "CHALLENGE_FAILED",
+        `this form requires a ${provider.name} token: send the widget's form field ${field} (or the top-level field captchaToken)${NOTHING_STORED}`,
+      );
     }
     switch (await verify(token, remoteIp)) {
       case "ok":
         return "accept";
       case "failed":
-        return new AppError("CHALLENGE_FAILED", `${provider.name} did not accept the token (it may have expired or been used already): complete the check again and submit${NOTHING_STORED}`);
+        return new AppError(
+          "CHALLENGE_FAILED",
+          `${provider.name} did not accept the token (it may have expired or been used already): complete the check again and submit${NOTHING_STORED}`,
+        );
       case "unavailable":
-        return new AppError("UNAVAILABLE", `${provider.name} did not answer in time to verify the token${NOTHING_STORED}, retry in a few seconds`, { "retry-after": "5" });
+        return new AppError(
+          "UNAVAILABLE",
+          `${provider.name} did not answer in time to verify the token${NOTHING_STORED}, retry in a few seconds`,
+          { "retry-after": "5" },
+        );
     }
   }
 

@@ -2,7 +2,8 @@ import { t, type Static } from "elysia";
 
 const hex = (length: number, description: string) => t.String({ pattern: `^[0-9a-f]{${length}}$`, description });
 // A whole number that is a JSON number (Elysia's t.Integer would also take "5").
-const whole = (min: number, max: number, description: string) => t.Number({ multipleOf: 1, minimum: min, maximum: max, description });
+const whole = (min: number, max: number, description: string) =>
+  t.Number({ multipleOf: 1, minimum: min, maximum: max, description });
 
 /**
  * A proof-of-work challenge in the ALTCHA v2 format, as `altcha-lib` 2.x creates it and the
@@ -16,7 +17,10 @@ export const ChallengeSchema = t.Object(
       {
         algorithm: t.Literal("PBKDF2/SHA-256", { description: "key derivation the solver repeats" }),
         cost: whole(1, 1_000_000, "PBKDF2 iterations per derivation"),
-        data: t.Object({ formId: t.String({ minLength: 1, maxLength: 200, description: "the form this challenge is for" }) }, { additionalProperties: false }),
+        data: t.Object(
+          { formId: t.String({ minLength: 1, maxLength: 200, description: "the form this challenge is for" }) },
+          { additionalProperties: false },
+        ),
         expiresAt: whole(1, 1e11, "Unix time in seconds after which the solution is refused (10 minutes after issue)"),
         keyLength: whole(32, 32, "derived key length in bytes"),
         keyPrefix: hex(32, "the first bytes of the derived key the solver must reach"),
@@ -28,7 +32,10 @@ export const ChallengeSchema = t.Object(
     ),
     signature: hex(64, "HMAC-SHA-256 of the parameters (canonical JSON) with the server's challenge secret"),
   },
-  { additionalProperties: false, description: "an ALTCHA v2 proof-of-work challenge; point the altcha widget's challenge attribute at this endpoint" },
+  {
+    additionalProperties: false,
+    description: "an ALTCHA v2 proof-of-work challenge; point the altcha widget's challenge attribute at this endpoint",
+  },
 );
 export type ChallengeJson = Static<typeof ChallengeSchema>;
 

@@ -34,7 +34,13 @@ export type PowFailure = "missing" | "malformed" | "expired" | "other-form" | "u
 
 /** The `altcha` field's value as the widget sends it (base64 of JSON), or null when it is anything else. */
 export function decodePayload(raw: unknown): PayloadJson | null {
-  if (typeof raw !== "string" || raw.length > MAX_PAYLOAD_CHARS || raw.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) return null;
+  if (
+    typeof raw !== "string" ||
+    raw.length > MAX_PAYLOAD_CHARS ||
+    raw.length % 4 !== 0 ||
+    !/^[A-Za-z0-9+/]+={0,2}$/.test(raw)
+  )
+    return null;
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(raw, "base64").toString("utf8"));
@@ -105,7 +111,13 @@ export function createPowService({ repo, challengeSecret, clock, maxCounter }: P
       if (parameters.data.formId !== formId) return "other-form";
       let result;
       try {
-        result = await verifySolution({ challenge: payload.challenge, solution: payload.solution, deriveKey, hmacSignatureSecret, hmacKeySignatureSecret });
+        result = await verifySolution({
+          challenge: payload.challenge,
+          solution: payload.solution,
+          deriveKey,
+          hmacSignatureSecret,
+          hmacKeySignatureSecret,
+        });
       } catch {
         return "malformed";
       }

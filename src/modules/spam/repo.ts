@@ -19,7 +19,8 @@ export function createSpamRepo(sql: Sql) {
     },
 
     /** Whether a challenge's solution was accepted before (and its row not yet expired). */
-    isChallengeUsed: async (signature: string): Promise<boolean> => (await sql.get("SELECT 1 AS one FROM used_challenges WHERE signature = ?", [signature])) !== null,
+    isChallengeUsed: async (signature: string): Promise<boolean> =>
+      (await sql.get("SELECT 1 AS one FROM used_challenges WHERE signature = ?", [signature])) !== null,
 
     /**
      * The submit pipeline's writer of used solutions, beside the rows: a solution already recorded
@@ -30,13 +31,21 @@ export function createSpamRepo(sql: Sql) {
       for (const s of batch) {
         if (!s.usedChallenge) continue;
         // One statement both asks "is it used?" and marks it used: also between processes sharing the database.
-        const marked = await sql.run("INSERT INTO used_challenges (signature, expires_at) VALUES (?, ?) ON CONFLICT (signature) DO NOTHING", [s.usedChallenge.signature, s.usedChallenge.expiresAt]);
-        if (marked === 0) throw new AppError("CHALLENGE_FAILED", "this proof of work was already used: every submission needs a newly solved challenge; nothing was stored");
+        const marked = await sql.run(
+          "INSERT INTO used_challenges (signature, expires_at) VALUES (?, ?) ON CONFLICT (signature) DO NOTHING",
+          [s.usedChallenge.signature, s.usedChallenge.expiresAt],
+        );
+        if (marked === 0)
+          throw new AppError(
+            "CHALLENGE_FAILED",
+            "this proof of work was already used: every submission needs a newly solved challenge; nothing was stored",
+          );
       }
     },
 
     /** Forgets used challenges that expired at or before `now`: they are refused as expired anyway. */
-    deleteExpiredChallenges: (now: string): Promise<number> => sql.run("DELETE FROM used_challenges WHERE expires_at <= ?", [now]),
+    deleteExpiredChallenges: (now: string): Promise<number> =>
+      sql.run("DELETE FROM used_challenges WHERE expires_at <= ?", [now]),
   };
 }
 

@@ -6,25 +6,30 @@ import { ChallengeSchema } from "./model";
 import type { SpamService } from "./service";
 
 export function spamRoutes(spam: SpamService) {
-  return new Elysia({ name: "spam-routes" })
-    .use(requestContext)
-    .get(
-      "/forms/:formId/challenge",
-      ({ params, principal, set }) => {
-        // Each challenge is accepted once: a cached one would be refused as used.
-        set.headers["cache-control"] = "no-store";
-        return spam.challengeFor(principal, params.formId);
+  return new Elysia({ name: "spam-routes" }).use(requestContext).get(
+    "/forms/:formId/challenge",
+    ({ params, principal, set }) => {
+      // Each challenge is accepted once: a cached one would be refused as used.
+      set.headers["cache-control"] = "no-store";
+      return spam.challengeFor(principal, params.formId);
+    },
+    {
+      auth: "public",
+      params: FormIdParams,
+      detail: {
+        summary: "Get a proof-of-work challenge",
+        description:
+          "A fresh challenge in the ALTCHA v2 format for this form, the bare object the altcha widget fetches (point its challenge attribute here). It expires after 10 minutes and its solution is accepted once, for this form only; the widget's payload goes in the submission as the field altcha. Answered for every form, whatever its spamSettings.challenge, so a page can carry the widget before the form is switched to pow.",
+        tags: ["Forms"],
+        responses: responses(
+          { schema: ChallengeSchema, description: "a proof-of-work challenge" },
+          400,
+          401,
+          403,
+          404,
+          429,
+        ),
       },
-      {
-        auth: "public",
-        params: FormIdParams,
-        detail: {
-          summary: "Get a proof-of-work challenge",
-          description:
-            "A fresh challenge in the ALTCHA v2 format for this form, the bare object the altcha widget fetches (point its challenge attribute here). It expires after 10 minutes and its solution is accepted once, for this form only; the widget's payload goes in the submission as the field altcha. Answered for every form, whatever its spamSettings.challenge, so a page can carry the widget before the form is switched to pow.",
-          tags: ["Forms"],
-          responses: responses({ schema: ChallengeSchema, description: "a proof-of-work challenge" }, 400, 401, 403, 404, 429),
-        },
-      },
-    );
+    },
+  );
 }

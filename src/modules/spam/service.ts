@@ -30,8 +30,16 @@ export function createSpamService({ repo, challengeSecret, clock, config, log, f
     verify: createCaptchaVerifier(provider, log),
   });
   const captcha = {
-    turnstile: setting({ name: "Turnstile", url: config.turnstileVerifyUrl, secret: config.turnstileSecret }, "FORMSVC_TURNSTILE_SECRET", "cf-turnstile-response"),
-    hcaptcha: setting({ name: "hCaptcha", url: config.hcaptchaVerifyUrl, secret: config.hcaptchaSecret }, "FORMSVC_HCAPTCHA_SECRET", "h-captcha-response"),
+    turnstile: setting(
+      { name: "Turnstile", url: config.turnstileVerifyUrl, secret: config.turnstileSecret },
+      "FORMSVC_TURNSTILE_SECRET",
+      "cf-turnstile-response",
+    ),
+    hcaptcha: setting(
+      { name: "hCaptcha", url: config.hcaptchaVerifyUrl, secret: config.hcaptchaSecret },
+      "FORMSVC_HCAPTCHA_SECRET",
+      "h-captcha-response",
+    ),
   };
 
   return {

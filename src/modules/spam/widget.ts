@@ -8,5 +8,9 @@ import { asset, CACHE_A_DAY, JS } from "../../http/assets";
 
 /** GET /widget/altcha.js: the proof-of-work widget for a form whose challenge is pow. Outside the API, no key, cacheable. */
 export function widgetRoutes() {
-  return new Elysia({ name: "widget-routes" }).get("/widget/altcha.js", asset(() => Bun.file(widgetPath), JS, CACHE_A_DAY), { detail: { hide: true } });
+  return new Elysia({ name: "widget-routes" }).get(
+    "/widget/altcha.js",
+    asset(() => Bun.file(widgetPath), JS, CACHE_A_DAY),
+    { detail: { hide: true } },
+  );
 }

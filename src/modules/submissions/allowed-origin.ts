@@ -2,7 +2,8 @@ import { AppError } from "../../lib/errors";
 import { httpOrigin } from "../../lib/origin";
 import type { SubmitCheck } from "./pipeline";
 
-const refused = (what: string) => new AppError("ORIGIN_NOT_ALLOWED", `${what} is not one of this form's allowed origins`);
+const refused = (what: string) =>
+  new AppError("ORIGIN_NOT_ALLOWED", `${what} is not one of this form's allowed origins`);
 
 /**
  * A form with allowed origins takes publishable-key submissions only from pages on those origins
@@ -17,7 +18,11 @@ export const allowedOriginCheck: SubmitCheck = {
       // `Origin: null` (a sandboxed or file: page) is an origin, and not an allowed one.
       const origin = submitter.origin !== null ? httpOrigin(submitter.origin) : httpOrigin(submitter.referer);
       if (!origin || !form.allowedOrigins.includes(origin)) {
-        return refused(submitter.origin === null && submitter.referer === null ? "a page without Origin or Referer" : "the page's origin");
+        return refused(
+          submitter.origin === null && submitter.referer === null
+            ? "a page without Origin or Referer"
+            : "the page's origin",
+        );
       }
     }
     if (body.redirectUrl !== undefined) {

@@ -1,11 +1,21 @@
 import { submissionJson, type StoredSubmission } from "./model";
 
-const META_KEYS = ["browser", "browserVersion", "os", "osVersion", "device", "country", "language", "referrer"] as const;
+const META_KEYS = [
+  "browser",
+  "browserVersion",
+  "os",
+  "osVersion",
+  "device",
+  "country",
+  "language",
+  "referrer",
+] as const;
 
 /** Pages of stored submissions, oldest first; read again for each pass. */
 export type Pages = () => AsyncIterable<StoredSubmission[]>;
 
-const parse = (s: StoredSubmission) => JSON.parse(s.data) as Record<string, unknown> & { _meta?: Record<string, unknown> };
+const parse = (s: StoredSubmission) =>
+  JSON.parse(s.data) as Record<string, unknown> & { _meta?: Record<string, unknown> };
 
 /** What an export is doing: reading the field names (CSV's first pass), or writing rows. */
 export type Stage = "fields" | "rows";

@@ -42,7 +42,14 @@ export interface LifecycleDeps {
 export interface PersonExport {
   email: string;
   exportedAt: string;
-  submissions: { id: string; formId: string; formName: string; status: SubmissionStatus; createdAt: string; data: unknown }[];
+  submissions: {
+    id: string;
+    formId: string;
+    formName: string;
+    status: SubmissionStatus;
+    createdAt: string;
+    data: unknown;
+  }[];
   /** Waitlists that count the address as a joiner. */
   waitlists: { formId: string; formName: string }[];
   /** Double opt-in confirmations of the address, confirmed or pending, with or without a submission of theirs still there. */
@@ -86,9 +93,23 @@ const validAddress = (email: string) => {
  * its audit line, so counters, waitlist joiners and analytics rollups stay equal to a recount of
  * what is stored, and nothing a submission left behind (queued messages) outlives it.
  */
-export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, audit, clock, shredder, confirmations, outbox, related }: LifecycleDeps) {
+export function createSubmissionLifecycle({
+  repo,
+  forms,
+  submissions,
+  pipeline,
+  audit,
+  clock,
+  shredder,
+  confirmations,
+  outbox,
+  related,
+}: LifecycleDeps) {
   /** What is kept about an address beside its submissions in these forms (all when null), as an erasure would forget it. */
-  const addressRecords = async (address: string, formIds: string[] | null): Promise<AddressRecords<Record<string, unknown>[]>> => ({
+  const addressRecords = async (
+    address: string,
+    formIds: string[] | null,
+  ): Promise<AddressRecords<Record<string, unknown>[]>> => ({
     ...(await confirmations.listAddressRecords(address, formIds)),
     ...(await outbox.listAddressRecords(address, formIds)),
   });
@@ -132,7 +153,12 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
     try {
       return await retryWhileBusy(write, BUSY_WAIT_MS);
     } catch (e) {
-      if (e instanceof DatabaseBusyError) throw new AppError("UNAVAILABLE", "the database stayed busy with another process's write; part of the work may be done, retry to finish it", { "retry-after": "1" });
+      if (e instanceof DatabaseBusyError)
+        throw new AppError(
+          "UNAVAILABLE",
+          "the database stayed busy with another process's write; part of the work may be done, retry to finish it",
+          { "retry-after": "1" },
+        );
       throw e;
     }
   };
@@ -161,7 +187,11 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
     /** Deletes one submission of a form `actor` may manage (404, 403, 404 for another form's submission). */
     async deleteSubmission(actor: Actor, formId: string, id: string): Promise<{ id: string; deleted: true }> {
       const { form } = await submissions.submissionFor(actor, formId, id);
-      const deleted = await unlessBusy(() => remove(form, [id], () => audit.record(auditedAs(actor, form.ownerId), "submission.deleted", id, { formId: form.id })));
+      const deleted = await unlessBusy(() =>
+        remove(form, [id], () =>
+          audit.record(auditedAs(actor, form.ownerId), "submission.deleted", id, { formId: form.id }),
+        ),
+      );
       if (!deleted) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
       return { id, deleted: true };
     },
@@ -183,12 +213,23 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
       for (const [formId, form] of await formsById([...found.keys(), ...holding])) {
         const { erased, forgotten } = await pipeline.transaction(async (tx) => {
           // The submissions first: leaving the tallies, a confirmed joiner is uncounted only while the confirmation is there.
-          const batch = (await repo.findFormSubmissions(form.id, (found.get(formId) ?? []).map((s) => s.id))).map((s) => pipelineItem(s, form));
+          const batch = (
+            await repo.findFormSubmissions(
+              form.id,
+              (found.get(formId) ?? []).map((s) => s.id),
+            )
+          ).map((s) => pipelineItem(s, form));
           if (batch.length) await tx.delete(batch);
-          const forgotten: AddressRecords<number> = { ...(await confirmations.forgetAddress(form.id, address)), ...(await outbox.forgetAddress(form.id, address)) };
+          const forgotten: AddressRecords<number> = {
+            ...(await confirmations.forgetAddress(form.id, address)),
+            ...(await outbox.forgetAddress(form.id, address)),
+          };
           if (batch.length || Object.values(forgotten).some((n) => n > 0)) {
             const beside = Object.fromEntries(Object.entries(forgotten).filter(([, n]) => n > 0));
-            await audit.record(auditedAs(actor, form.ownerId), "submissions.erased", form.id, { submissions: batch.length, ...beside });
+            await audit.record(auditedAs(actor, form.ownerId), "submissions.erased", form.id, {
+              submissions: batch.length,
+              ...beside,
+            });
           }
           return { erased: batch.length, forgotten };
         });
@@ -196,7 +237,8 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
           submissions.forget(new Set([form.id]));
           done.push({ formId, erased });
         }
-        for (const [kind, n] of Object.entries(forgotten) as [keyof AddressRecords<number>, number][]) alsoErased[kind] += n;
+        for (const [kind, n] of Object.entries(forgotten) as [keyof AddressRecords<number>, number][])
+          alsoErased[kind] += n;
       }
       const { vacuumed } = await shredder.shred();
       return { erased: done.reduce((n, f) => n + f.erased, 0), forms: done, alsoErased, vacuumed };
@@ -217,16 +259,28 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
       const ids = mine.map((s) => s.id);
       // A message one of their submissions caused is listed once, with that submission's notifications.
       const listed = new Set(ids);
-      const named = (rows: Record<string, unknown>[]) => rows.filter((r) => known.has(r.formId as string)).map((r) => ({ ...r, formName: known.get(r.formId as string)!.name }));
+      const named = (rows: Record<string, unknown>[]) =>
+        rows
+          .filter((r) => known.has(r.formId as string))
+          .map((r) => ({ ...r, formName: known.get(r.formId as string)!.name }));
       return {
         email: address,
         exportedAt: isoTime(clock.now()),
-        submissions: mine.map((s) => ({ id: s.id, formId: s.formId, formName: known.get(s.formId)!.name, status: s.status, createdAt: s.createdAt, data: JSON.parse(s.data) })),
+        submissions: mine.map((s) => ({
+          id: s.id,
+          formId: s.formId,
+          formName: known.get(s.formId)!.name,
+          status: s.status,
+          createdAt: s.createdAt,
+          data: JSON.parse(s.data),
+        })),
         waitlists: joined.filter((id) => known.has(id)).map((id) => ({ formId: id, formName: known.get(id)!.name })),
         confirmations: named(kept.confirmations),
         autoresponseThrottles: named(kept.autoresponseThrottles),
         messages: named(kept.messages.filter((m) => !listed.has(m.submissionId as string))),
-        ...Object.fromEntries(await Promise.all(Object.entries(related).map(async ([name, list]) => [name, await list(ids)]))),
+        ...Object.fromEntries(
+          await Promise.all(Object.entries(related).map(async ([name, list]) => [name, await list(ids)])),
+        ),
       };
     },
 
@@ -244,7 +298,9 @@ export function createSubmissionLifecycle({ repo, forms, submissions, pipeline, 
           for (;;) {
             const ids = (await repo.listSubmissionsCreatedBefore(form.id, status, before, CHUNK)).map((s) => s.id);
             if (ids.length === 0) break;
-            total += await chunk(() => remove(form, ids, (n) => audit.record(actor, "submissions.expired", form.id, { submissions: n, before })));
+            total += await chunk(() =>
+              remove(form, ids, (n) => audit.record(actor, "submissions.expired", form.id, { submissions: n, before })),
+            );
             if (ids.length < CHUNK) break;
             await nextTurn();
           }

@@ -46,7 +46,8 @@ const parseAgent = memoize<Agent>(2048, (ua) => {
   const type = r.browser.type as string | undefined;
   let device: Device;
   if (type && BOT_TYPES.has(type)) device = "bot";
-  else if (type) device = "unknown"; // command-line tools and HTTP libraries are no one's device
+  else if (type)
+    device = "unknown"; // command-line tools and HTTP libraries are no one's device
   else if (r.device.type) device = PARSED_DEVICES.has(r.device.type) ? (r.device.type as Device) : "unknown";
   // Browsers name no device type on desktops; a User-Agent with no browser and no OS in it is no evidence of one.
   else device = r.browser.name || r.os.name ? "desktop" : "unknown";

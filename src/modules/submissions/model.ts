@@ -55,14 +55,30 @@ export const SubmitBodySchema = t.Object(
     // Any object. An open t.Object, typed as the record it is: t.Record's check would test every key
     // against a pattern on each submit (~0.3 µs of a ~1 µs read), to accept every key anyway.
     data: t.Unsafe<Record<string, unknown>>(
-      t.Object({}, {
-        additionalProperties: true,
-        description: "the form's fields: any JSON object, nested at most 32 levels, numbers within IEEE double range; a _meta key is replaced by the server's",
-      }),
+      t.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            "the form's fields: any JSON object, nested at most 32 levels, numbers within IEEE double range; a _meta key is replaced by the server's",
+        },
+      ),
     ),
     redirectUrl: t.Optional(RedirectUrlField),
-    altcha: t.Optional(t.String({ maxLength: MAX_CHALLENGE_LENGTH, description: "the solved proof-of-work challenge (what the altcha widget puts in its field), for a form whose challenge is pow; never stored" })),
-    captchaToken: t.Optional(t.String({ maxLength: MAX_CHALLENGE_LENGTH, description: "the Turnstile or hCaptcha token, for a form whose challenge is turnstile or hcaptcha; never stored" })),
+    altcha: t.Optional(
+      t.String({
+        maxLength: MAX_CHALLENGE_LENGTH,
+        description:
+          "the solved proof-of-work challenge (what the altcha widget puts in its field), for a form whose challenge is pow; never stored",
+      }),
+    ),
+    captchaToken: t.Optional(
+      t.String({
+        maxLength: MAX_CHALLENGE_LENGTH,
+        description:
+          "the Turnstile or hCaptcha token, for a form whose challenge is turnstile or hcaptcha; never stored",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -83,10 +99,18 @@ export const CHALLENGE_FIELDS = new Map<string, "altcha" | "captchaToken">([
 export const SubmitFormSchema = t.Object(
   {
     formId: FormIdField,
-    redirectUrl: t.Optional(t.Union([t.Literal(""), RedirectUrlField], { description: "answered 303 to it; empty means no redirect" })),
-    altcha: t.Optional(t.String({ description: "the altcha widget's solved challenge (forms with challenge pow); never stored" })),
-    "cf-turnstile-response": t.Optional(t.String({ description: "the Turnstile widget's token (forms with challenge turnstile); never stored" })),
-    "h-captcha-response": t.Optional(t.String({ description: "the hCaptcha widget's token (forms with challenge hcaptcha); never stored" })),
+    redirectUrl: t.Optional(
+      t.Union([t.Literal(""), RedirectUrlField], { description: "answered 303 to it; empty means no redirect" }),
+    ),
+    altcha: t.Optional(
+      t.String({ description: "the altcha widget's solved challenge (forms with challenge pow); never stored" }),
+    ),
+    "cf-turnstile-response": t.Optional(
+      t.String({ description: "the Turnstile widget's token (forms with challenge turnstile); never stored" }),
+    ),
+    "h-captcha-response": t.Optional(
+      t.String({ description: "the hCaptcha widget's token (forms with challenge hcaptcha); never stored" }),
+    ),
   },
   { additionalProperties: t.Union([t.String(), t.Array(t.String())]) },
 );
@@ -96,7 +120,8 @@ export const IdempotencyKeySchema = t.String({
   minLength: 1,
   maxLength: 255,
   pattern: "^[\\x20-\\x7e]+$",
-  description: "a retry with the same key for the same form returns the first answer and stores nothing new (kept 24 h)",
+  description:
+    "a retry with the same key for the same form returns the first answer and stores nothing new (kept 24 h)",
 });
 
 export const SubmitResultSchema = t.Object({
@@ -112,9 +137,17 @@ export const SubmissionSchema = t.Object({
   data: t.Intersect([t.Record(t.String(), t.Unknown()), t.Object({ _meta: MetaSchema })]),
   createdAt: t.String({ format: "date-time" }),
 });
-export type SubmissionJson = { id: string; formId: string; data: Record<string, unknown> & { _meta: SubmissionMeta }; createdAt: string };
+export type SubmissionJson = {
+  id: string;
+  formId: string;
+  data: Record<string, unknown> & { _meta: SubmissionMeta };
+  createdAt: string;
+};
 
-export const SubmissionListSchema = t.Object({ submissions: t.Array(SubmissionSchema), nextCursor: t.Nullable(t.String()) });
+export const SubmissionListSchema = t.Object({
+  submissions: t.Array(SubmissionSchema),
+  nextCursor: t.Nullable(t.String()),
+});
 export type SubmissionListJson = { submissions: SubmissionJson[]; nextCursor: string | null };
 
 /** A whole form's inbox as `GET /forms/{formId}/submissions/export?format=json` streams it, oldest first. */

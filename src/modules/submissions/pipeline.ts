@@ -77,7 +77,10 @@ export type SubmitPipeline = ReturnType<typeof createSubmitPipeline>;
  * to what commits new submissions, moves them and deletes them; each of those runs the same
  * writers and, once committed, the same hooks.
  */
-export function createSubmitPipeline(sql: Sql, { checks, rows, setStatuses, deleteRows, tallies, queues, purges, hooks }: SubmitStages) {
+export function createSubmitPipeline(
+  sql: Sql,
+  { checks, rows, setStatuses, deleteRows, tallies, queues, purges, hooks }: SubmitStages,
+) {
   const counts = tallies.map((t) => t.count);
   const uncounts = tallies.map((t) => t.uncount);
   const writeAll = async (writers: BatchWriter<NewSubmission>[], batch: NewSubmission[]) => {
@@ -169,7 +172,12 @@ export interface SubmitCheck {
  * spam. Stays synchronous while the checks are (a form without a challenge), so the common submit
  * path waits on nothing but its commit.
  */
-export function runChecks(checks: SubmitCheck[], candidate: Candidate, from = 0, status: SubmissionStatus = "inbox"): SubmissionStatus | Promise<SubmissionStatus> {
+export function runChecks(
+  checks: SubmitCheck[],
+  candidate: Candidate,
+  from = 0,
+  status: SubmissionStatus = "inbox",
+): SubmissionStatus | Promise<SubmissionStatus> {
   for (let i = from; i < checks.length; i++) {
     const verdict = checks[i]!.check(candidate);
     if (verdict instanceof Promise) return verdict.then((v) => runChecks(checks, candidate, i + 1, settle(v, status)));

@@ -3,7 +3,14 @@ import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { readCapped } from "../../http/body";
 import { AppError } from "../../lib/errors";
 import { isLocationUrl } from "../../lib/location-url";
-import { CHALLENGE_FIELDS, IdempotencyKeySchema, MAX_FORM_ID_LENGTH, MAX_REDIRECT_URL_LENGTH, SubmitBodySchema, type SubmitBody } from "./model";
+import {
+  CHALLENGE_FIELDS,
+  IdempotencyKeySchema,
+  MAX_FORM_ID_LENGTH,
+  MAX_REDIRECT_URL_LENGTH,
+  SubmitBodySchema,
+  type SubmitBody,
+} from "./model";
 
 const MAX_DEPTH = 32;
 // Compiled once at load: every body is checked against the schema the OpenAPI document shows.
@@ -23,7 +30,8 @@ const EMPTY_NAME = "a field has an empty name: every form field needs a name";
 
 /** Why `data` cannot be stored as sent, or null: nesting past `limit` levels, or a number out of range (`1e400` parses to Infinity and would be stored as null). */
 function dataProblem(value: unknown, limit: number): string | null {
-  if (typeof value === "number") return Number.isFinite(value) ? null : "data holds a number too large to store; send it as a string";
+  if (typeof value === "number")
+    return Number.isFinite(value) ? null : "data holds a number too large to store; send it as a string";
   if (value === null || typeof value !== "object") return null;
   if (limit === 0) return `data is nested deeper than ${MAX_DEPTH} levels`;
   for (const v of Object.values(value)) {
@@ -44,7 +52,9 @@ function schemaMessage(error: ValueError): string {
     case "":
       return "request body must be a JSON object with formId and data";
     case "formId":
-      return error.type === ValueErrorType.StringMaxLength ? `formId must be at most ${MAX_FORM_ID_LENGTH} characters` : "formId is required and must be a non-empty string";
+      return error.type === ValueErrorType.StringMaxLength
+        ? `formId must be at most ${MAX_FORM_ID_LENGTH} characters`
+        : "formId is required and must be a non-empty string";
     case "data":
       return "data is required and must be a JSON object";
     case "altcha":
@@ -52,7 +62,8 @@ function schemaMessage(error: ValueError): string {
       return `${field} must be the text the challenge widget gives, at most ${error.schema.maxLength ?? ""} characters`;
     case "redirectUrl": {
       const url = error.value;
-      if (typeof url !== "string" || error.type === ValueErrorType.StringMaxLength) return `redirectUrl must be an absolute http(s) URL of at most ${MAX_REDIRECT_URL_LENGTH} characters`;
+      if (typeof url !== "string" || error.type === ValueErrorType.StringMaxLength)
+        return `redirectUrl must be an absolute http(s) URL of at most ${MAX_REDIRECT_URL_LENGTH} characters`;
       if (!/^https?:\/\//i.test(url)) return "redirectUrl must start with http:// or https://";
       if (/[\s\u0000-\u001f\u007f]/.test(url)) return "redirectUrl must not contain spaces or control characters";
       return "redirectUrl must be an absolute http(s) URL";
@@ -67,13 +78,17 @@ function checkBody(raw: unknown): SubmitBody {
   if (!submitBody.Check(raw)) {
     const errors = [...submitBody.Errors(raw)];
     // A stray field comes first: it is most often a form field meant for data, which explains the rest.
-    throw invalid(schemaMessage(errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties) ?? errors[0]!));
+    throw invalid(
+      schemaMessage(errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties) ?? errors[0]!),
+    );
   }
   const problem = dataProblem(raw.data, MAX_DEPTH);
   if (problem) throw invalid(problem);
   if (Object.hasOwn(raw.data, "")) throw invalid(EMPTY_NAME);
   if (raw.redirectUrl !== undefined && !isLocationUrl(raw.redirectUrl)) {
-    throw invalid("redirectUrl must be an absolute http(s) URL whose host is a host name (letters, digits, hyphens, dots) or an IP address, without user:password@");
+    throw invalid(
+      "redirectUrl must be an absolute http(s) URL whose host is a host name (letters, digits, hyphens, dots) or an IP address, without user:password@",
+    );
   }
   return raw;
 }
@@ -113,11 +128,14 @@ function hasNamelessPart(bytes: Uint8Array, contentType: string): boolean {
 async function parseForm(bytes: Uint8Array, contentType: string): Promise<SubmitBody> {
   let form: FormData;
   try {
-    form = await new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), { headers: { "content-type": contentType } }).formData();
+    form = await new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), {
+      headers: { "content-type": contentType },
+    }).formData();
   } catch {
     throw invalid("form body could not be parsed");
   }
-  if (contentType.toLowerCase().startsWith("multipart/") && hasNamelessPart(bytes, contentType)) throw invalid(EMPTY_NAME);
+  if (contentType.toLowerCase().startsWith("multipart/") && hasNamelessPart(bytes, contentType))
+    throw invalid(EMPTY_NAME);
   const fields: Record<string, unknown> = {};
   // A Map, not an object: names are data, and `__proto__` or `constructor` must not reach Object.prototype.
   const data = new Map<string, string | string[]>();
@@ -146,12 +164,22 @@ async function parseForm(bytes: Uint8Array, contentType: string): Promise<Submit
 export async function readSubmitBody(request: Request, maxBytes: number): Promise<ReadBody> {
   const contentType = request.headers.get("content-type") ?? "";
   const type = contentType.split(";")[0]!.trim().toLowerCase();
-  const kind = type === "application/json" ? "json" : type === "application/x-www-form-urlencoded" || type === "multipart/form-data" ? "form" : null;
+  const kind =
+    type === "application/json"
+      ? "json"
+      : type === "application/x-www-form-urlencoded" || type === "multipart/form-data"
+        ? "form"
+        : null;
   if (!kind) {
-    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data");
+    throw new AppError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      "Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data",
+    );
   }
   const bytes = await readCapped(request, maxBytes);
-  return kind === "json" ? { body: parseJsonBody(bytes), isFormPost: false } : { body: await parseForm(bytes, contentType), isFormPost: true };
+  return kind === "json"
+    ? { body: parseJsonBody(bytes), isFormPost: false }
+    : { body: await parseForm(bytes, contentType), isFormPost: true };
 }
 
 /** The Idempotency-Key header, if any: 1 to 255 printable ASCII characters. */
@@ -159,6 +187,7 @@ export function readIdempotencyKey(headers: Headers): string | null {
   const value = headers.get("idempotency-key");
   if (value === null) return null;
   const key = value.trim();
-  if (!idempotencyKey.Check(key)) throw new AppError("INVALID_PARAMETER", "Idempotency-Key must be 1 to 255 printable ASCII characters");
+  if (!idempotencyKey.Check(key))
+    throw new AppError("INVALID_PARAMETER", "Idempotency-Key must be 1 to 255 printable ASCII characters");
   return key;
 }

@@ -14,13 +14,23 @@ interface Row {
 
 type StatusRow = Row & { status: SubmissionStatus };
 
-const toStored = (r: Row): StoredSubmission => ({ id: r.id, formId: r.form_id, data: r.data, email: r.email, createdAt: r.created_at });
-const withStatus = (r: StatusRow): StoredSubmission & { status: SubmissionStatus } => ({ ...toStored(r), status: r.status });
+const toStored = (r: Row): StoredSubmission => ({
+  id: r.id,
+  formId: r.form_id,
+  data: r.data,
+  email: r.email,
+  createdAt: r.created_at,
+});
+const withStatus = (r: StatusRow): StoredSubmission & { status: SubmissionStatus } => ({
+  ...toStored(r),
+  status: r.status,
+});
 
 const SELECT = "SELECT id, form_id, data, email, created_at FROM submissions WHERE form_id = ?1 AND status = ?2";
 // A batch's rows go in a statement per ROWS_PER_INSERT, not one each: on PostgreSQL each statement is a round trip.
 const ROWS_PER_INSERT = 64;
-const insertRowsStatement = (n: number) => `INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?)").join(", ")}`;
+const insertRowsStatement = (n: number) =>
+  `INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?)").join(", ")}`;
 /**
  * Another process committed a submission with the same Idempotency-Key meanwhile (two instances on
  * one database; one process shares the attempt instead): this one must not be stored, and its
@@ -33,8 +43,10 @@ export class IdempotencyKeyTaken extends Error {
   }
 }
 
-const SAVE_IDEMPOTENCY = "INSERT INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
-const BUMP_COUNTERS = "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?";
+const SAVE_IDEMPOTENCY =
+  "INSERT INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
+const BUMP_COUNTERS =
+  "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?";
 
 export function createSubmissionsRepo(sql: Sql) {
   const joiners = createJoiners(sql);
@@ -46,10 +58,16 @@ export function createSubmissionsRepo(sql: Sql) {
     async insertRows(batch: NewSubmission[]): Promise<void> {
       for (let i = 0; i < batch.length; i += ROWS_PER_INSERT) {
         const rows = batch.slice(i, i + ROWS_PER_INSERT);
-        await sql.run(insertRowsStatement(rows.length), rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt]));
+        await sql.run(
+          insertRowsStatement(rows.length),
+          rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt]),
+        );
       }
       for (const s of batch) {
-        if (s.idempotency && (await sql.run(SAVE_IDEMPOTENCY, [s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt])) === 0) {
+        if (
+          s.idempotency &&
+          (await sql.run(SAVE_IDEMPOTENCY, [s.form.id, s.idempotency.key, s.idempotency.response, s.createdAt])) === 0
+        ) {
           throw new IdempotencyKeyTaken();
         }
       }
@@ -91,14 +109,25 @@ export function createSubmissionsRepo(sql: Sql) {
     },
 
     async findIdempotentResponse(formId: string, key: string): Promise<string | null> {
-      return (await sql.get<{ response: string }>("SELECT response FROM idempotency_keys WHERE form_id = ? AND key = ?", [formId, key]))?.response ?? null;
+      return (
+        (
+          await sql.get<{ response: string }>("SELECT response FROM idempotency_keys WHERE form_id = ? AND key = ?", [
+            formId,
+            key,
+          ])
+        )?.response ?? null
+      );
     },
 
-    deleteIdempotencyKeysBefore: (createdAt: string): Promise<number> => sql.run("DELETE FROM idempotency_keys WHERE created_at < ?", [createdAt]),
+    deleteIdempotencyKeysBefore: (createdAt: string): Promise<number> =>
+      sql.run("DELETE FROM idempotency_keys WHERE created_at < ?", [createdAt]),
 
     /** One submission, whatever its status, or null. */
     async findSubmission(id: string): Promise<(StoredSubmission & { status: SubmissionStatus }) | null> {
-      const row = await sql.get<StatusRow>("SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?", [id]);
+      const row = await sql.get<StatusRow>(
+        "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?",
+        [id],
+      );
       return row ? withStatus(row) : null;
     },
 
@@ -107,7 +136,10 @@ export function createSubmissionsRepo(sql: Sql) {
      * null), oldest first. Reads the whole table: the email has no index (it would cost every
      * submit), and this serves the rare request of one person.
      */
-    async findSubmissionsByEmail(email: string, formIds: string[] | null): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
+    async findSubmissionsByEmail(
+      email: string,
+      formIds: string[] | null,
+    ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
         `SELECT id, form_id, data, email, created_at, status FROM submissions
          WHERE email = ?1 AND (CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, id`,
@@ -117,10 +149,16 @@ export function createSubmissionsRepo(sql: Sql) {
     },
 
     /** These submissions of one form, as they are now (inside a deletion's transaction: what it really deletes). */
-    async findFormSubmissions(formId: string, ids: string[]): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
+    async findFormSubmissions(
+      formId: string,
+      ids: string[],
+    ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       // Found by id alone (submissions_by_id), and another form's left out here: with `form_id = ?` in
       // the statement, SQLite may read the form's whole range of submissions_by_form instead.
-      const rows = await sql.all<StatusRow>("SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(ids)]);
+      const rows = await sql.all<StatusRow>(
+        "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
+        [JSON.stringify(ids)],
+      );
       return rows.filter((r) => r.form_id === formId).map(withStatus);
     },
 
@@ -135,11 +173,18 @@ export function createSubmissionsRepo(sql: Sql) {
 
     /** Up to `limit` ids of a form's submissions, of any status (a form being deleted, a chunk at a time). */
     async listFormSubmissionIds(formId: string, limit: number): Promise<string[]> {
-      return (await sql.all<{ id: string }>("SELECT id FROM submissions WHERE form_id = ? LIMIT ?", [formId, limit])).map((r) => r.id);
+      return (
+        await sql.all<{ id: string }>("SELECT id FROM submissions WHERE form_id = ? LIMIT ?", [formId, limit])
+      ).map((r) => r.id);
     },
 
     /** Up to `limit` of a form's submissions of one status created before `before`, oldest first. */
-    async listSubmissionsCreatedBefore(formId: string, status: SubmissionStatus, before: string, limit: number): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
+    async listSubmissionsCreatedBefore(
+      formId: string,
+      status: SubmissionStatus,
+      before: string,
+      limit: number,
+    ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
         "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?",
         [formId, status, before, limit],
@@ -148,12 +193,22 @@ export function createSubmissionsRepo(sql: Sql) {
     },
 
     /** One page of a form's submissions of one status, newest first, strictly after `after`. */
-    async listSubmissionsByForm(formId: string, status: SubmissionStatus, after: Position | null, limit: number): Promise<StoredSubmission[]> {
+    async listSubmissionsByForm(
+      formId: string,
+      status: SubmissionStatus,
+      after: Position | null,
+      limit: number,
+    ): Promise<StoredSubmission[]> {
       return (await newestFirst([formId, status], after, limit)).map(toStored);
     },
 
     /** One page of a form's submissions of one status, oldest first, strictly after `after`; for exports. */
-    async listSubmissionsOldestFirst(formId: string, status: SubmissionStatus, after: Position | null, limit: number): Promise<StoredSubmission[]> {
+    async listSubmissionsOldestFirst(
+      formId: string,
+      status: SubmissionStatus,
+      after: Position | null,
+      limit: number,
+    ): Promise<StoredSubmission[]> {
       return (await oldestFirst([formId, status], after, limit)).map(toStored);
     },
   };

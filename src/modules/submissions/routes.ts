@@ -8,7 +8,16 @@ import type { ClientOrigin } from "../../lib/client-ip";
 import { locationUrl } from "../../lib/location-url";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import type { SubmitterInfo } from "./meta";
-import { IdempotencyKeySchema, MovedSchema, SubmissionExportSchema, SubmissionListSchema, SubmissionParams, SubmitBodySchema, SubmitFormSchema, SubmitResultSchema } from "./model";
+import {
+  IdempotencyKeySchema,
+  MovedSchema,
+  SubmissionExportSchema,
+  SubmissionListSchema,
+  SubmissionParams,
+  SubmitBodySchema,
+  SubmitFormSchema,
+  SubmitResultSchema,
+} from "./model";
 import type { SubmissionLifecycle } from "./lifecycle";
 import { readIdempotencyKey, readSubmitBody } from "./read-body";
 import type { SubmissionsService } from "./service";
@@ -26,14 +35,23 @@ function submitterInfo(request: Request, origin: ClientOrigin): SubmitterInfo {
 
 const CONTENT_TYPES = { csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8" } as const;
 
-export function submissionsRoutes(submissions: SubmissionsService, lifecycle: SubmissionLifecycle, maxBodyBytes: number) {
+export function submissionsRoutes(
+  submissions: SubmissionsService,
+  lifecycle: SubmissionLifecycle,
+  maxBodyBytes: number,
+) {
   const routes = new Elysia({ name: "submissions-routes" })
     .use(requestContext)
     .post(
       "/forms/submit",
       async ({ request, principal, client, set }) => {
         const { body, isFormPost } = await readSubmitBody(request, maxBodyBytes);
-        const result = await submissions.submit(principal, body, submitterInfo(request, client()), readIdempotencyKey(request.headers));
+        const result = await submissions.submit(
+          principal,
+          body,
+          submitterInfo(request, client()),
+          readIdempotencyKey(request.headers),
+        );
         if (isFormPost && result.redirect) {
           set.status = 303;
           // read-body.ts took it only if it is one; a header carries its ASCII form (punycode, percent-encoding).
@@ -50,10 +68,19 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
           description:
             "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe. Takes a secret or a publishable key (a web page's, rate limited per visitor); with a publishable key, a form's allowedOrigins must list the page's Origin (or Referer), and a redirectUrl must be on one of them (else 403 ORIGIN_NOT_ALLOWED). The form's spam checks run after it is found and owned: a challenge (400 CHALLENGE_FAILED, or 503 when its verifier does not answer), then the honeypot (stored as spam, answered the same).",
           tags: ["Submissions"],
-          parameters: [{ name: "Idempotency-Key", in: "header", required: false, description: IdempotencyKeySchema.description, schema: IdempotencyKeySchema }],
+          parameters: [
+            {
+              name: "Idempotency-Key",
+              in: "header",
+              required: false,
+              description: IdempotencyKeySchema.description,
+              schema: IdempotencyKeySchema,
+            },
+          ],
           requestBody: {
             required: true,
-            description: "At most FORMSVC_MAX_BODY_BYTES (default 102400) bytes of UTF-8. A form post's fields other than formId and redirectUrl become data (text; a repeated name gives an array); file parts are refused.",
+            description:
+              "At most FORMSVC_MAX_BODY_BYTES (default 102400) bytes of UTF-8. A form post's fields other than formId and redirectUrl become data (text; a repeated name gives an array); file parts are refused.",
             content: {
               "application/json": { schema: SubmitBodySchema },
               "application/x-www-form-urlencoded": { schema: SubmitFormSchema },
@@ -61,12 +88,29 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
             },
           },
           responses: {
-            ...responses({ schema: SubmitResultSchema, description: "stored (committed to disk)" }, 400, 401, 403, 404, 413, 415, 429, 503),
+            ...responses(
+              { schema: SubmitResultSchema, description: "stored (committed to disk)" },
+              400,
+              401,
+              403,
+              404,
+              413,
+              415,
+              429,
+              503,
+            ),
             ...responses({
               status: 303,
               schema: SubmitResultSchema,
               description: "stored; a form post with a redirectUrl is sent there, with the same body as a 200",
-              headers: { Location: { description: "redirectUrl in its encoded ASCII form (punycode host; path, query and fragment percent-encoded to a valid URI)", required: true, schema: { type: "string", format: "uri" } } },
+              headers: {
+                Location: {
+                  description:
+                    "redirectUrl in its encoded ASCII form (punycode host; path, query and fragment percent-encoded to a valid URI)",
+                  required: true,
+                  schema: { type: "string", format: "uri" },
+                },
+              },
             }),
           },
         },
@@ -82,7 +126,11 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
       "/forms/:formId/submissions",
       async ({ params, query, principal, set }) => {
         set.headers["content-type"] = "application/json;charset=utf-8";
-        return await submissions.pageJson(principal, params.formId, { limit: pageLimit(query.limit), cursor: query.cursor, status: query.status });
+        return await submissions.pageJson(principal, params.formId, {
+          limit: pageLimit(query.limit),
+          cursor: query.cursor,
+          status: query.status,
+        });
       },
       {
         auth: "secret",
@@ -91,7 +139,10 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
           limit: LimitParam,
           cursor: CursorParam,
           status: t.Optional(
-            t.UnionEnum(["inbox", "spam"], { error: "status must be inbox or spam", description: "inbox (default), or spam: what a spam check kept out of the counts" }),
+            t.UnionEnum(["inbox", "spam"], {
+              error: "status must be inbox or spam",
+              description: "inbox (default), or spam: what a spam check kept out of the counts",
+            }),
           ),
         }),
         detail: {
@@ -99,7 +150,14 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
           description:
             "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive. `status=spam` lists the spam folder (counted nowhere); a cursor belongs to the status it came from.",
           tags: ["Submissions"],
-          responses: responses({ schema: SubmissionListSchema, description: "a page of submissions" }, 400, 401, 403, 404, 429),
+          responses: responses(
+            { schema: SubmissionListSchema, description: "a page of submissions" },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
         },
       },
     )
@@ -112,13 +170,20 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
         server?.timeout(request, 0);
         const chunks = await submissions.exportFor(principal, params.formId, format);
         return new Response(textStream(chunks), {
-          headers: { "content-type": CONTENT_TYPES[format], "content-disposition": `attachment; filename="${params.formId.replace(/[^\w-]/g, "_")}.${format}"` },
+          headers: {
+            "content-type": CONTENT_TYPES[format],
+            "content-disposition": `attachment; filename="${params.formId.replace(/[^\w-]/g, "_")}.${format}"`,
+          },
         });
       },
       {
         auth: "secret",
         params: FormIdParams,
-        query: t.Object({ format: t.Optional(t.UnionEnum(["csv", "json"], { error: "format must be csv or json", description: "csv (default) or json" })) }),
+        query: t.Object({
+          format: t.Optional(
+            t.UnionEnum(["csv", "json"], { error: "format must be csv or json", description: "csv (default) or json" }),
+          ),
+        }),
         detail: {
           summary: "Export submissions",
           description:
@@ -127,8 +192,17 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
           responses: responses(
             {
               description: "the export, as an attachment",
-              headers: { "Content-Disposition": { description: "attachment; filename=\"<formId>.<format>\"", required: true, schema: { type: "string" } } },
-              content: { "text/csv": { schema: t.String({ description: "RFC 4180, CRLF line ends" }) }, "application/json": { schema: SubmissionExportSchema } },
+              headers: {
+                "Content-Disposition": {
+                  description: 'attachment; filename="<formId>.<format>"',
+                  required: true,
+                  schema: { type: "string" },
+                },
+              },
+              content: {
+                "text/csv": { schema: t.String({ description: "RFC 4180, CRLF line ends" }) },
+                "application/json": { schema: SubmissionExportSchema },
+              },
             },
             400,
             401,
@@ -141,20 +215,34 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
     )
     // `export` is no submission id: DELETE on it answers 405 (Allow: GET), not "no such submission".
     .delete("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
-    .delete("/forms/:formId/submissions/:submissionId", async ({ params, principal }) => await lifecycle.deleteSubmission(principal, params.formId, params.submissionId), {
-      auth: "secret",
-      params: SubmissionParams,
-      detail: {
-        summary: "Delete a submission",
-        description:
-          "Removes it, inbox or spam, with what it left behind (queued notifications); the form's counts, waitlist joiners and analytics drop it in the same transaction. A submission of another form is a 404.",
-        tags: ["Submissions"],
-        responses: responses({ schema: DeletedSchema, description: "deleted" }, 400, 401, 403, 404, 429),
+    .delete(
+      "/forms/:formId/submissions/:submissionId",
+      async ({ params, principal }) => await lifecycle.deleteSubmission(principal, params.formId, params.submissionId),
+      {
+        auth: "secret",
+        params: SubmissionParams,
+        detail: {
+          summary: "Delete a submission",
+          description:
+            "Removes it, inbox or spam, with what it left behind (queued notifications); the form's counts, waitlist joiners and analytics drop it in the same transaction. A submission of another form is a 404.",
+          tags: ["Submissions"],
+          responses: responses({ schema: DeletedSchema, description: "deleted" }, 400, 401, 403, 404, 429),
+        },
       },
-    });
+    );
   for (const [path, to, summary, description] of [
-    ["spam", "spam", "Move a submission to spam", "It counts nowhere from now on (submissionCount, waitlist, analytics, exports)."],
-    ["not-spam", "inbox", "Move a submission out of spam", "It counts from now on, and its notifications and webhooks go out as for a new one."],
+    [
+      "spam",
+      "spam",
+      "Move a submission to spam",
+      "It counts nowhere from now on (submissionCount, waitlist, analytics, exports).",
+    ],
+    [
+      "not-spam",
+      "inbox",
+      "Move a submission out of spam",
+      "It counts from now on, and its notifications and webhooks go out as for a new one.",
+    ],
   ] as const) {
     routes.post(
       `/forms/:formId/submissions/:submissionId/${path}`,
@@ -169,7 +257,14 @@ export function submissionsRoutes(submissions: SubmissionsService, lifecycle: Su
           summary,
           description: `${description} Moving it where it already is changes nothing (moved: false). A submission of another form is a 404.`,
           tags: ["Submissions"],
-          responses: responses({ schema: MovedSchema, description: "where the submission is now" }, 400, 401, 403, 404, 429),
+          responses: responses(
+            { schema: MovedSchema, description: "where the submission is now" },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
         },
       },
     );

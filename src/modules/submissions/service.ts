@@ -15,7 +15,14 @@ import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { buildMeta, type SubmissionMeta, type SubmitterInfo } from "./meta";
-import { submissionJson, type NewSubmission, type StoredSubmission, type SubmissionStatus, type SubmitBody, type SubmitResult } from "./model";
+import {
+  submissionJson,
+  type NewSubmission,
+  type StoredSubmission,
+  type SubmissionStatus,
+  type SubmitBody,
+  type SubmitResult,
+} from "./model";
 import { exportCsv, exportJson } from "./export";
 import type { Candidate, SubmitPipeline } from "./pipeline";
 import { IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
@@ -45,9 +52,22 @@ export interface SubmissionsDeps {
 }
 
 /** A stored submission as the pipeline's writers take it, with the status it has (or is given). */
-export function pipelineItem(stored: StoredSubmission & { status: SubmissionStatus }, form: Form, status: SubmissionStatus = stored.status): NewSubmission {
+export function pipelineItem(
+  stored: StoredSubmission & { status: SubmissionStatus },
+  form: Form,
+  status: SubmissionStatus = stored.status,
+): NewSubmission {
   const { _meta } = JSON.parse(stored.data) as { _meta?: SubmissionMeta };
-  return { id: stored.id, form, status, json: stored.data, meta: _meta ?? ({} as SubmissionMeta), email: stored.email, createdAt: stored.createdAt, idempotency: null };
+  return {
+    id: stored.id,
+    form,
+    status,
+    json: stored.data,
+    meta: _meta ?? ({} as SubmissionMeta),
+    email: stored.email,
+    createdAt: stored.createdAt,
+    idempotency: null,
+  };
 }
 
 /** Runs a write of the server's; a database locked by another process is a 503 with nothing changed. */
@@ -55,12 +75,27 @@ export async function unlessBusy<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (e) {
-    if (isDatabaseBusy(e)) throw new AppError("UNAVAILABLE", "the database is busy with another process's write; nothing changed, retry in a moment", { "retry-after": "1" });
+    if (isDatabaseBusy(e))
+      throw new AppError(
+        "UNAVAILABLE",
+        "the database is busy with another process's write; nothing changed, retry in a moment",
+        { "retry-after": "1" },
+      );
     throw e;
   }
 }
 
-export function createSubmissionsService({ repo, forms, cursors, clock, changes, answers, countryOf, pipeline, audit }: SubmissionsDeps) {
+export function createSubmissionsService({
+  repo,
+  forms,
+  cursors,
+  clock,
+  changes,
+  answers,
+  countryOf,
+  pipeline,
+  audit,
+}: SubmissionsDeps) {
   /** Drops what is cached of these forms (their counters, their pages, their analytics): after a commit that changed their submissions. */
   const forget = (formIds: Set<string>) => {
     forms.forget(formIds);
@@ -69,10 +104,15 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
   /** After a commit that changed these submissions' forms, before anyone is answered (the pipeline has run its hooks). */
   const committed = (batch: NewSubmission[]) => forget(new Set(batch.map((s) => s.form.id)));
   /** A submission of this form, as `actor` may manage it: 404 for the form, 403 for another owner's, 404 for an id that is not the form's. */
-  const submissionFor = async (actor: Actor, formId: string, id: string): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
+  const submissionFor = async (
+    actor: Actor,
+    formId: string,
+    id: string,
+  ): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
     const form = await forms.formFor(actor, formId);
     const stored = await repo.findSubmission(id);
-    if (!stored || stored.formId !== form.id) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
+    if (!stored || stored.formId !== form.id)
+      throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
     return { form, stored };
   };
   /** A form's inbox, oldest first, a page at a time (its access checked by the caller). */
@@ -91,14 +131,24 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
   const inflight = new Map<string, Promise<SubmitResult>>();
   let storedCount = 0;
 
-  async function store(form: Form, caller: Principal, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null): Promise<SubmitResult> {
+  async function store(
+    form: Form,
+    caller: Principal,
+    body: SubmitBody,
+    info: SubmitterInfo,
+    idempotencyKey: string | null,
+  ): Promise<SubmitResult> {
     const { _meta: _dropped, ...fields } = body.data;
     const candidate: Candidate = { form, caller, body, data: fields, submitter: info };
     const checked = pipeline.check(candidate);
     const status = checked instanceof Promise ? await checked : checked;
     const meta = buildMeta(info, countryOf);
     const id = newId("sub");
-    const result: SubmitResult = { success: true, submissionId: id, ...(body.redirectUrl ? { redirect: body.redirectUrl } : {}) };
+    const result: SubmitResult = {
+      success: true,
+      submissionId: id,
+      ...(body.redirectUrl ? { redirect: body.redirectUrl } : {}),
+    };
     const submission: NewSubmission = {
       id,
       form,
@@ -114,11 +164,16 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       await batches.write(submission);
       storedCount += 1;
     } catch (e) {
-      if (e instanceof IdempotencyKeyTaken) return JSON.parse((await repo.findIdempotentResponse(form.id, idempotencyKey!))!) as SubmitResult;
+      if (e instanceof IdempotencyKeyTaken)
+        return JSON.parse((await repo.findIdempotentResponse(form.id, idempotencyKey!))!) as SubmitResult;
       // The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
       if (isForeignKeyViolation(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
       if (e instanceof DatabaseBusyError) {
-        throw new AppError("UNAVAILABLE", "the database is busy with another process's write; nothing was stored, retry in a moment", { "retry-after": "1" });
+        throw new AppError(
+          "UNAVAILABLE",
+          "the database is busy with another process's write; nothing was stored, retry in a moment",
+          { "retry-after": "1" },
+        );
       }
       throw e;
     }
@@ -131,7 +186,12 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
      * The operator's submissions (seeding, tests) pass the checks as the owner's secret key's would.
      */
-    async submit(actor: Actor, body: SubmitBody, info: SubmitterInfo, idempotencyKey: string | null = null): Promise<SubmitResult> {
+    async submit(
+      actor: Actor,
+      body: SubmitBody,
+      info: SubmitterInfo,
+      idempotencyKey: string | null = null,
+    ): Promise<SubmitResult> {
       const form = await forms.formFor(actor, body.formId, "submit");
       const caller = isOperator(actor) ? ownerPrincipal(form.ownerId) : actor;
       if (!idempotencyKey) return store(form, caller, body, info, null);
@@ -151,7 +211,11 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * One page of a form's submissions as the API's JSON, newest first; the cursor is bound to
      * this form. Answered from the answer cache while nothing new has been committed to the form.
      */
-    async pageJson(actor: Actor, formId: string, query: { limit: number; cursor?: string; status?: SubmissionStatus }): Promise<string> {
+    async pageJson(
+      actor: Actor,
+      formId: string,
+      query: { limit: number; cursor?: string; status?: SubmissionStatus },
+    ): Promise<string> {
       const synced = changes.sync();
       if (synced) await synced;
       const status = query.status ?? "inbox";
@@ -166,7 +230,9 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
       await forms.formFor(actor, formId);
       if (body === undefined) {
         const seen = answers.generation();
-        const page = await keysetPage(cursors, list, query.limit, after, (from, limit) => repo.listSubmissionsByForm(formId, status, from, limit));
+        const page = await keysetPage(cursors, list, query.limit, after, (from, limit) =>
+          repo.listSubmissionsByForm(formId, status, from, limit),
+        );
         body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
         answers.set(formId, key, body, seen);
       }
@@ -188,7 +254,12 @@ export function createSubmissionsService({ repo, forms, cursors, clock, changes,
      * more). Moving it where it already is changes nothing. Returns the submission as listed, and
      * whether it moved.
      */
-    async moveSubmission(actor: Actor, formId: string, id: string, to: SubmissionStatus): Promise<{ submission: StoredSubmission; status: SubmissionStatus; moved: boolean }> {
+    async moveSubmission(
+      actor: Actor,
+      formId: string,
+      id: string,
+      to: SubmissionStatus,
+    ): Promise<{ submission: StoredSubmission; status: SubmissionStatus; moved: boolean }> {
       const { form, stored } = await submissionFor(actor, formId, id);
       if (stored.status === to) return { submission: stored, status: to, moved: false };
       // Read again inside the transaction: another process may have moved or deleted it meanwhile.

@@ -4,10 +4,12 @@ import type { Sql } from "../../db/sql";
 export type JoinerRule = "none" | "all" | "confirmed";
 
 const FORM_TYPE = "SELECT form_type, double_opt_in FROM forms WHERE id = ?";
-const CONFIRMED = "SELECT 1 AS one FROM waitlist_confirmations WHERE form_id = ? AND email = ? AND confirmed_at IS NOT NULL";
+const CONFIRMED =
+  "SELECT 1 AS one FROM waitlist_confirmations WHERE form_id = ? AND email = ? AND confirmed_at IS NOT NULL";
 const ADD_JOINER = "INSERT INTO waitlist_joiners (form_id, email) VALUES (?, ?) ON CONFLICT DO NOTHING";
 const JOIN_AGAIN = "UPDATE waitlist_joiners SET submissions = submissions + 1 WHERE form_id = ? AND email = ?";
-const LEAVE_ONCE = "UPDATE waitlist_joiners SET submissions = submissions - 1 WHERE form_id = ? AND email = ? AND submissions > 1";
+const LEAVE_ONCE =
+  "UPDATE waitlist_joiners SET submissions = submissions - 1 WHERE form_id = ? AND email = ? AND submissions > 1";
 const REMOVE_JOINER = "DELETE FROM waitlist_joiners WHERE form_id = ? AND email = ?";
 
 /**
@@ -42,13 +44,18 @@ export function createJoiners(sql: Sql) {
     async leave(formId: string, rule: JoinerRule, email: string | null): Promise<boolean> {
       if (rule === "all" && email === null) return true;
       if (rule === "none" || email === null) return false;
-      if ((await sql.run(LEAVE_ONCE, [formId, email])) > 0 || (await sql.run(REMOVE_JOINER, [formId, email])) === 0) return false;
+      if ((await sql.run(LEAVE_ONCE, [formId, email])) > 0 || (await sql.run(REMOVE_JOINER, [formId, email])) === 0)
+        return false;
       return rule === "all" || (await isConfirmed(formId, email));
     },
 
     /** An address was just confirmed: whether the form counts it from now on (a joiner of a waitlist that counts confirmed ones). */
     async confirmedNow(formId: string, email: string): Promise<boolean> {
-      return (await rule(formId)) === "confirmed" && (await sql.get("SELECT 1 AS one FROM waitlist_joiners WHERE form_id = ? AND email = ?", [formId, email])) !== null;
+      return (
+        (await rule(formId)) === "confirmed" &&
+        (await sql.get("SELECT 1 AS one FROM waitlist_joiners WHERE form_id = ? AND email = ?", [formId, email])) !==
+          null
+      );
     },
 
     /**
@@ -58,7 +65,8 @@ export function createJoiners(sql: Sql) {
      */
     async recount(formId: string, rule: JoinerRule): Promise<void> {
       await sql.run("DELETE FROM waitlist_joiners WHERE form_id = ?", [formId]);
-      if (rule === "none") return void (await sql.run("UPDATE forms SET users_joined_count = 0 WHERE id = ?", [formId]));
+      if (rule === "none")
+        return void (await sql.run("UPDATE forms SET users_joined_count = 0 WHERE id = ?", [formId]));
       await sql.run(
         `INSERT INTO waitlist_joiners (form_id, email, submissions)
          SELECT form_id, email, CAST(count(*) AS INTEGER) FROM submissions WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL GROUP BY form_id, email`,
@@ -79,4 +87,5 @@ export function createJoiners(sql: Sql) {
 export type Joiners = ReturnType<typeof createJoiners>;
 
 /** The rule a form's settings give. */
-export const joinerRuleOf = (f: { formType: string; doubleOptIn: boolean }): JoinerRule => (f.formType !== "waitlist" ? "none" : f.doubleOptIn ? "confirmed" : "all");
+export const joinerRuleOf = (f: { formType: string; doubleOptIn: boolean }): JoinerRule =>
+  f.formType !== "waitlist" ? "none" : f.doubleOptIn ? "confirmed" : "all";

@@ -51,20 +51,37 @@ export function webhookChannel({ sender, repo, retryScale, now = Date.now }: Web
     transport: "http",
     ready: () => true,
     async attempt(row) {
-      if (row.webhook_url === null || row.webhook_enabled === null) return { ok: false, statusCode: null, error: "the webhook was removed", final: true };
-      if (row.webhook_enabled !== 1) return { ok: false, statusCode: null, error: "the webhook is disabled", final: true };
+      if (row.webhook_url === null || row.webhook_enabled === null)
+        return { ok: false, statusCode: null, error: "the webhook was removed", final: true };
+      if (row.webhook_enabled !== 1)
+        return { ok: false, statusCode: null, error: "the webhook is disabled", final: true };
       const format = row.webhook_format as WebhookFormat;
       const body = webhookBody(row, format);
-      const headers = format === "standard" && row.webhook_secret ? signatureHeaders(row.webhook_secret, row.message_id!, Math.floor(now() / 1000), body) : {};
+      const headers =
+        format === "standard" && row.webhook_secret
+          ? signatureHeaders(row.webhook_secret, row.message_id!, Math.floor(now() / 1000), body)
+          : {};
       const answer = await sender.post({ url: row.webhook_url, headers, body });
       if (answer.status >= 200 && answer.status < 300) return { ok: true, statusCode: answer.status };
       const error = describeAnswer(answer);
       if (answer.status === 410) {
         await repo.disableWebhook(row.webhook_id!, `the receiver answered 410 Gone at ${isoTime(now())}`);
-        return { ok: false, statusCode: 410, error: `${error} (webhook disabled)`, final: true, logged: "HTTP 410 (webhook disabled)" };
+        return {
+          ok: false,
+          statusCode: 410,
+          error: `${error} (webhook disabled)`,
+          final: true,
+          logged: "HTTP 410 (webhook disabled)",
+        };
       }
       const wait = answer.status === 429 ? retryAfterMs(answer.retryAfter, now()) : null;
-      return { ok: false, statusCode: answer.status, error, logged: `HTTP ${answer.status}`, ...(wait !== null ? { retryAfterMs: wait } : {}) };
+      return {
+        ok: false,
+        statusCode: answer.status,
+        error,
+        logged: `HTTP ${answer.status}`,
+        ...(wait !== null ? { retryAfterMs: wait } : {}),
+      };
     },
     retryIn(row, failure) {
       const seconds = RETRY_SCHEDULE_S[row.attempts];

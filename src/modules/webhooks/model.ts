@@ -17,7 +17,11 @@ export interface Webhook {
 }
 
 const timestamp = t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" });
-const Format = t.Unsafe<WebhookFormat>({ type: "string", enum: [...WEBHOOK_FORMATS], description: "standard (signed JSON event), or a Slack / Discord incoming-webhook message" });
+const Format = t.Unsafe<WebhookFormat>({
+  type: "string",
+  enum: [...WEBHOOK_FORMATS],
+  description: "standard (signed JSON event), or a Slack / Discord incoming-webhook message",
+});
 
 const webhookFields = {
   id: t.String(),
@@ -36,7 +40,11 @@ export type WebhookJson = Static<typeof WebhookSchema>;
 /** A new webhook (`webhooks add --json`, POST): the only answer that carries the secret. */
 export const CreatedWebhookSchema = t.Object({
   ...webhookFields,
-  secret: t.Nullable(t.String({ description: "whsec_…: the Standard Webhooks signing secret, shown here only; null for slack and discord" })),
+  secret: t.Nullable(
+    t.String({
+      description: "whsec_…: the Standard Webhooks signing secret, shown here only; null for slack and discord",
+    }),
+  ),
 });
 export type CreatedWebhookJson = Static<typeof CreatedWebhookSchema>;
 
@@ -45,7 +53,12 @@ export const WebhookListSchema = t.Array(WebhookSchema);
 export const NewWebhookSchema = t.Object(
   {
     url: t.String({ minLength: 1, maxLength: 2048, description: "http(s) URL on a public address" }),
-    format: t.Optional(t.UnionEnum([...WEBHOOK_FORMATS], { error: "format must be standard, slack or discord", description: "standard (default), slack or discord" })),
+    format: t.Optional(
+      t.UnionEnum([...WEBHOOK_FORMATS], {
+        error: "format must be standard, slack or discord",
+        description: "standard (default), slack or discord",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -12,8 +12,19 @@ import type { WebhookFormat } from "./model";
  */
 export function webhookBody(row: OutboxRow, format: WebhookFormat): string {
   if (format === "standard") {
-    if (!row.submission_id) return JSON.stringify({ type: "webhook.test", timestamp: row.created_at, data: { formId: row.form_id, webhookId: row.webhook_id } });
-    const submission = submissionJson({ id: row.submission_id, formId: row.form_id, data: row.data, email: null, createdAt: row.submitted_at });
+    if (!row.submission_id)
+      return JSON.stringify({
+        type: "webhook.test",
+        timestamp: row.created_at,
+        data: { formId: row.form_id, webhookId: row.webhook_id },
+      });
+    const submission = submissionJson({
+      id: row.submission_id,
+      formId: row.form_id,
+      data: row.data,
+      email: null,
+      createdAt: row.submitted_at,
+    });
     return `{"type":"submission.created","timestamp":${JSON.stringify(row.created_at)},"data":${submission}}`;
   }
   const name = oneLine(row.form_name);
@@ -30,7 +41,9 @@ const slackEscape = (s: string) => s.replaceAll("&", "&amp;").replaceAll("<", "&
 
 /** A Slack incoming-webhook message: the title in bold, then one `field: value` line per field. */
 function slackMessage(title: string, entries: (readonly [string, string])[]): string {
-  const lines = entries.slice(0, 50).map(([k, v]) => `*${slackEscape(cut(oneLine(k), 100))}*: ${slackEscape(cut(v, 1000))}`);
+  const lines = entries
+    .slice(0, 50)
+    .map(([k, v]) => `*${slackEscape(cut(oneLine(k), 100))}*: ${slackEscape(cut(v, 1000))}`);
   if (entries.length > 50) lines.push(`…and ${entries.length - 50} more fields`);
   const text = cut([`*${slackEscape(title)}*`, ...(lines.length ? lines : ["(no fields)"])].join("\n"), 3000);
   return JSON.stringify({ text });
@@ -44,11 +57,18 @@ function slackMessage(title: string, entries: (readonly [string, string])[]): st
 function discordMessage(title: string, entries: (readonly [string, string])[], at: string): string {
   const shown = entries.slice(0, entries.length > 25 ? 24 : 25);
   const room = Math.min(1024, Math.floor(4500 / Math.max(1, shown.length)));
-  const fields = shown.map(([k, v]) => ({ name: cut(oneLine(k) || "(unnamed)", 256), value: cut(v, room) || "(empty)", inline: false }));
-  if (entries.length > shown.length) fields.push({ name: "…", value: `and ${entries.length - shown.length} more fields`, inline: false });
+  const fields = shown.map(([k, v]) => ({
+    name: cut(oneLine(k) || "(unnamed)", 256),
+    value: cut(v, room) || "(empty)",
+    inline: false,
+  }));
+  if (entries.length > shown.length)
+    fields.push({ name: "…", value: `and ${entries.length - shown.length} more fields`, inline: false });
   return JSON.stringify({
     content: cut(title, 2000),
-    embeds: [{ title: cut(title, 256), timestamp: at, ...(fields.length ? { fields } : { description: "(no fields)" }) }],
+    embeds: [
+      { title: cut(title, 256), timestamp: at, ...(fields.length ? { fields } : { description: "(no fields)" }) },
+    ],
     allowed_mentions: { parse: [] },
   });
 }

@@ -26,7 +26,10 @@ const toWebhook = (r: Row): Webhook => ({
 export function createWebhooksRepo(sql: Sql) {
   return {
     async insertWebhook(w: Webhook): Promise<void> {
-      await sql.run("INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES (?, ?, ?, ?, ?, 1, ?)", [w.id, w.formId, w.url, w.format, w.secret, w.createdAt]);
+      await sql.run(
+        "INSERT INTO webhooks (id, form_id, url, format, secret, enabled, created_at) VALUES (?, ?, ?, ?, ?, 1, ?)",
+        [w.id, w.formId, w.url, w.format, w.secret, w.createdAt],
+      );
     },
     async findWebhookById(id: string): Promise<Webhook | null> {
       const r = await sql.get<Row>("SELECT * FROM webhooks WHERE id = ?", [id]);
@@ -34,10 +37,19 @@ export function createWebhooksRepo(sql: Sql) {
     },
     /** One form's webhooks (or every form's), oldest first. */
     async listWebhooks(formId: string | null): Promise<Webhook[]> {
-      return (await sql.all<Row>("SELECT * FROM webhooks WHERE CAST(?1 AS TEXT) IS NULL OR form_id = ?1 ORDER BY created_at, id", [formId])).map(toWebhook);
+      return (
+        await sql.all<Row>(
+          "SELECT * FROM webhooks WHERE CAST(?1 AS TEXT) IS NULL OR form_id = ?1 ORDER BY created_at, id",
+          [formId],
+        )
+      ).map(toWebhook);
     },
     /** The webhooks a new event of this form goes to; read inside the submission's transaction. */
-    enabledWebhooksOfForm: (formId: string) => sql.all<{ id: string; url: string }>("SELECT id, url FROM webhooks WHERE form_id = ? AND enabled = 1 ORDER BY created_at, id", [formId]),
+    enabledWebhooksOfForm: (formId: string) =>
+      sql.all<{ id: string; url: string }>(
+        "SELECT id, url FROM webhooks WHERE form_id = ? AND enabled = 1 ORDER BY created_at, id",
+        [formId],
+      ),
     async deleteWebhook(id: string): Promise<void> {
       await sql.run("DELETE FROM webhooks WHERE id = ?", [id]);
     },

@@ -40,10 +40,15 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
   };
 
   const refuseDisabled = (hook: Webhook) => {
-    if (!hook.enabled) throw new AppError("CONFLICT", `webhook ${hook.id} is disabled (${hook.disabledReason ?? "by its receiver"}); remove it and add it again`);
+    if (!hook.enabled)
+      throw new AppError(
+        "CONFLICT",
+        `webhook ${hook.id} is disabled (${hook.disabledReason ?? "by its receiver"}); remove it and add it again`,
+      );
   };
 
-  const deliveryJson = async (id: number) => toDeliveryJson({ ...(await outbox.findById(id))!, total_attempts: (await outbox.attemptsOf(id)).length });
+  const deliveryJson = async (id: number) =>
+    toDeliveryJson({ ...(await outbox.findById(id))!, total_attempts: (await outbox.attemptsOf(id)).length });
 
   return {
     /**
@@ -54,22 +59,28 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
     async addWebhook(actor: Actor, formId: string, input: { url: string; format?: string }): Promise<Webhook> {
       const form: Form = await forms.formFor(actor, formId);
       const format = (input.format ?? "standard") as WebhookFormat;
-      if (!WEBHOOK_FORMATS.includes(format)) throw new AppError("INVALID_PARAMETER", `format must be one of ${WEBHOOK_FORMATS.join(", ")}`);
+      if (!WEBHOOK_FORMATS.includes(format))
+        throw new AppError("INVALID_PARAMETER", `format must be one of ${WEBHOOK_FORMATS.join(", ")}`);
       let url: URL;
       try {
         url = new URL(input.url.trim());
       } catch {
         throw new AppError("INVALID_PARAMETER", "url must be an absolute http(s) URL");
       }
-      if (url.protocol !== "http:" && url.protocol !== "https:") throw new AppError("INVALID_PARAMETER", "url must start with http:// or https://");
+      if (url.protocol !== "http:" && url.protocol !== "https:")
+        throw new AppError("INVALID_PARAMETER", "url must start with http:// or https://");
       if (url.href.length > 2048) throw new AppError("INVALID_PARAMETER", "url must be at most 2,048 characters");
       try {
         await checkUrl(url);
       } catch (e) {
         if (e instanceof InternalAddressError) throw new AppError("INVALID_PARAMETER", `url refused: ${e.message}`);
-        throw new AppError("INVALID_PARAMETER", `url refused: ${url.hostname} could not be resolved (${(e as Error).message})`);
+        throw new AppError(
+          "INVALID_PARAMETER",
+          `url refused: ${url.hostname} could not be resolved (${(e as Error).message})`,
+        );
       }
-      if ((await repo.listWebhooks(form.id)).length >= MAX_WEBHOOKS_PER_FORM) throw new AppError("CONFLICT", `a form has at most ${MAX_WEBHOOKS_PER_FORM} webhooks`);
+      if ((await repo.listWebhooks(form.id)).length >= MAX_WEBHOOKS_PER_FORM)
+        throw new AppError("CONFLICT", `a form has at most ${MAX_WEBHOOKS_PER_FORM} webhooks`);
       const hook: Webhook = {
         id: newId("whk"),
         formId: form.id,
@@ -86,7 +97,8 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
 
     /** A form's webhooks (every form's for the operator without a form), oldest first. */
     async listWebhooks(actor: Actor, formId: string | null): Promise<Webhook[]> {
-      if (formId === null && !isOperator(actor)) throw new AppError("INVALID_PARAMETER", "name the form whose webhooks to list");
+      if (formId === null && !isOperator(actor))
+        throw new AppError("INVALID_PARAMETER", "name the form whose webhooks to list");
       return repo.listWebhooks(formId === null ? null : (await forms.formFor(actor, formId)).id);
     },
 
@@ -121,7 +133,18 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
       refuseDisabled(hook);
       const form = await forms.requireForm(hook.formId);
       const at = isoTime(clock.now());
-      const rowId = await outbox.insertSending({ kind: "webhook", formId: form.id, submissionId: null, webhookId: hook.id, messageId: newId("msg"), recipient: hook.url, formName: form.name, data: "{}", submittedAt: at, createdAt: at });
+      const rowId = await outbox.insertSending({
+        kind: "webhook",
+        formId: form.id,
+        submissionId: null,
+        webhookId: hook.id,
+        messageId: newId("msg"),
+        recipient: hook.url,
+        formName: form.name,
+        data: "{}",
+        submittedAt: at,
+        createdAt: at,
+      });
       const ok = await sendOnce((await outbox.findClaimedById(rowId))!);
       return { delivery: await deliveryJson(rowId), ok };
     },

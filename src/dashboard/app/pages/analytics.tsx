@@ -17,7 +17,11 @@ const PERIODS = [
 type Period = (typeof PERIODS)[number]["id"];
 
 /** The range the address asks for: a period (default 30 days) or `from`/`to` days. */
-function readRange(query: URLSearchParams): { query: AnalyticsQuery; custom: { from: string; to: string } | null; period: Period | null } {
+function readRange(query: URLSearchParams): {
+  query: AnalyticsQuery;
+  custom: { from: string; to: string } | null;
+  period: Period | null;
+} {
   const from = query.get("from");
   const to = query.get("to");
   if (from && to) return { query: { startDate: from, endDate: to }, custom: { from, to }, period: null };
@@ -42,7 +46,10 @@ export function AnalyticsTab({ form, query }: { form: FormDetails; query: URLSea
     let before: Analytics | null = null;
     if (first) {
       try {
-        before = await forms.analytics(form.id, { startDate: addDays(first, -days.length), endDate: addDays(first, -1) });
+        before = await forms.analytics(form.id, {
+          startDate: addDays(first, -days.length),
+          endDate: addDays(first, -1),
+        });
       } catch {
         // Before year 0, or a range the server refuses: the change is simply not shown.
       }
@@ -58,7 +65,12 @@ export function AnalyticsTab({ form, query }: { form: FormDetails; query: URLSea
       <div class="toolbar">
         <div class="segmented" role="group" aria-label="Period">
           {PERIODS.map((p) => (
-            <a key={p.id} class="segment" href={href(base, { period: p.id })} aria-current={range.period === p.id ? "true" : undefined}>
+            <a
+              key={p.id}
+              class="segment"
+              href={href(base, { period: p.id })}
+              aria-current={range.period === p.id ? "true" : undefined}
+            >
               {p.label}
             </a>
           ))}
@@ -66,7 +78,13 @@ export function AnalyticsTab({ form, query }: { form: FormDetails; query: URLSea
         <CustomRange base={base} current={range.custom} />
       </div>
       <Show value={report} retry={reload} label="Loading analytics…">
-        {(r) => <Report report={r} form={form} periodWords={range.period ? PERIODS.find((p) => p.id === range.period)!.length : null} />}
+        {(r) => (
+          <Report
+            report={r}
+            form={form}
+            periodWords={range.period ? PERIODS.find((p) => p.id === range.period)!.length : null}
+          />
+        )}
       </Show>
     </section>
   );
@@ -96,7 +114,11 @@ function CustomRange({ base, current }: { base: string[]; current: { from: strin
         <span>to</span>
         <input type="date" value={to} required onInput={(e) => setTo(e.currentTarget.value)} />
       </label>
-      <button type="submit" class={current ? "button button-selected" : "button"} aria-pressed={current ? "true" : "false"}>
+      <button
+        type="submit"
+        class={current ? "button button-selected" : "button"}
+        aria-pressed={current ? "true" : "false"}
+      >
         Show range
       </button>
       {error && (
@@ -114,10 +136,15 @@ function Report({ report, form, periodWords }: { report: Report; form: FormDetai
   const first = days[0]?.date ?? todayUtc();
   const last = days[days.length - 1]?.date ?? first;
   const rangeWords = periodWords ? `the last ${periodWords}` : `${formatDay(first)} – ${formatDay(last)}`;
-  const busiest = days.reduce((best, d) => (d.count > (best?.count ?? 0) ? d : best), undefined as (typeof days)[number] | undefined);
+  const busiest = days.reduce(
+    (best, d) => (d.count > (best?.count ?? 0) ? d : best),
+    undefined as (typeof days)[number] | undefined,
+  );
   const delta = before ? change(now.totalSubmissions, before.totalSubmissions) : null;
   const average = days.length ? now.totalSubmissions / days.length : 0;
-  const averageBefore = before?.submissionsOverTime.length ? before.totalSubmissions / before.submissionsOverTime.length : 0;
+  const averageBefore = before?.submissionsOverTime.length
+    ? before.totalSubmissions / before.submissionsOverTime.length
+    : 0;
   const label = `Submissions per day, ${rangeWords}: ${plural(now.totalSubmissions, "submission")} in all${busiest ? `, most on ${formatDay(busiest.date)} (${formatNumber(busiest.count)})` : ""}.`;
   return (
     <>
@@ -132,7 +159,11 @@ function Report({ report, form, periodWords }: { report: Report; form: FormDetai
         <div class="card stat">
           <p class="stat-label">Per day</p>
           <p class="stat-value">{formatDecimal(average)}</p>
-          <p class="stat-note muted">{before ? `${formatDecimal(averageBefore)} a day in the ${plural(days.length, "day")} before` : `over ${plural(days.length, "day")}`}</p>
+          <p class="stat-note muted">
+            {before
+              ? `${formatDecimal(averageBefore)} a day in the ${plural(days.length, "day")} before`
+              : `over ${plural(days.length, "day")}`}
+          </p>
         </div>
         <div class="card stat">
           <p class="stat-label">Busiest day</p>
@@ -163,9 +194,27 @@ function Report({ report, form, periodWords }: { report: Report; form: FormDetai
         )}
       </section>
       <div class="grid-3">
-        <BarList title="Countries" rows={now.topCountries.map((c) => ({ label: countryName(c.country), count: c.count }))} empty="No submissions in this range." />
-        <BarList title="Browsers" rows={now.topBrowsers.map((b) => ({ label: b.browser === "unknown" ? "Unknown" : b.browser, count: b.count }))} empty="No submissions in this range." />
-        <BarList title="Devices" rows={now.topDevices.map((d) => ({ label: d.device.charAt(0).toUpperCase() + d.device.slice(1), count: d.count }))} empty="No submissions in this range." />
+        <BarList
+          title="Countries"
+          rows={now.topCountries.map((c) => ({ label: countryName(c.country), count: c.count }))}
+          empty="No submissions in this range."
+        />
+        <BarList
+          title="Browsers"
+          rows={now.topBrowsers.map((b) => ({
+            label: b.browser === "unknown" ? "Unknown" : b.browser,
+            count: b.count,
+          }))}
+          empty="No submissions in this range."
+        />
+        <BarList
+          title="Devices"
+          rows={now.topDevices.map((d) => ({
+            label: d.device.charAt(0).toUpperCase() + d.device.slice(1),
+            count: d.count,
+          }))}
+          empty="No submissions in this range."
+        />
       </div>
     </>
   );
@@ -180,7 +229,10 @@ function Change({ delta, before, days }: { delta: string | null; before: number 
   return (
     <p class={`stat-note ${up ? "up" : down ? "down" : "muted"}`}>
       <span aria-hidden="true">{up ? "▲ " : down ? "▼ " : ""}</span>
-      {delta} <span class="muted">from {formatNumber(before)} in {previous}</span>
+      {delta}{" "}
+      <span class="muted">
+        from {formatNumber(before)} in {previous}
+      </span>
     </p>
   );
 }

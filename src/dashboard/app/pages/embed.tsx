@@ -11,7 +11,9 @@ const stored = (formId: string) => `formsvc.publishable.${formId}`;
 function remembered(formId: string): { id: string; key: string } | null {
   try {
     const v = JSON.parse(localStorage.getItem(stored(formId)) ?? "null") as { id?: unknown; key?: unknown } | null;
-    return v && typeof v.id === "string" && typeof v.key === "string" && v.key.startsWith("fpk_") ? { id: v.id, key: v.key } : null;
+    return v && typeof v.id === "string" && typeof v.key === "string" && v.key.startsWith("fpk_")
+      ? { id: v.id, key: v.key }
+      : null;
   } catch {
     return null;
   }
@@ -32,7 +34,14 @@ export function EmbedTab({ form }: { form: FormDetails }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const apiKey = key.state === "ready" && key.data ? key.data.key : "fpk_…";
-  const snippet = formSnippet({ server: location.origin, formId: form.id, formType: form.formType, apiKey, honeypotField: form.spamSettings.honeypotField, redirectUrl: redirect.trim() });
+  const snippet = formSnippet({
+    server: location.origin,
+    formId: form.id,
+    formType: form.formType,
+    apiKey,
+    honeypotField: form.spamSettings.honeypotField,
+    redirectUrl: redirect.trim(),
+  });
   const redirectOrigin = (() => {
     try {
       return redirect.trim() ? new URL(redirect.trim()).origin : null;
@@ -47,8 +56,11 @@ export function EmbedTab({ form }: { form: FormDetails }) {
           Put this form on your website
         </h2>
         <p>
-          Paste this into a page of your site. It works without JavaScript: the browser posts to formsvc, which stores the submission
-          {redirect.trim() ? " and sends the visitor on to your thank-you page." : " and answers with a short JSON confirmation (add a thank-you page below to send visitors on instead)."}
+          Paste this into a page of your site. It works without JavaScript: the browser posts to formsvc, which stores
+          the submission
+          {redirect.trim()
+            ? " and sends the visitor on to your thank-you page."
+            : " and answers with a short JSON confirmation (add a thank-you page below to send visitors on instead)."}
         </p>
         <ol class="steps">
           <li>
@@ -70,7 +82,11 @@ export function EmbedTab({ form }: { form: FormDetails }) {
                     setBusy(true);
                     setError(null);
                     try {
-                      const created = await keys.create({ name: `${form.name} (website)`, kind: "publishable", forms: [form.id] });
+                      const created = await keys.create({
+                        name: `${form.name} (website)`,
+                        kind: "publishable",
+                        forms: [form.id],
+                      });
                       localStorage.setItem(stored(form.id), JSON.stringify({ id: created.id, key: created.key }));
                       setKey({ id: created.id, key: created.key });
                       announce("Publishable key created and put in the snippet");
@@ -91,12 +107,23 @@ export function EmbedTab({ form }: { form: FormDetails }) {
               <span>
                 <strong>Thank-you page</strong> <span class="muted">(optional)</span>
               </span>
-              <input type="url" value={redirect} onInput={(e) => setRedirect(e.currentTarget.value)} placeholder="https://www.example.com/thanks.html" />
+              <input
+                type="url"
+                value={redirect}
+                onInput={(e) => setRedirect(e.currentTarget.value)}
+                placeholder="https://www.example.com/thanks.html"
+              />
             </label>
             {redirectOrigin === "invalid" && <p class="field-error">Write the whole address, starting with https://</p>}
-            {redirectOrigin && redirectOrigin !== "invalid" && form.allowedOrigins.length > 0 && !form.allowedOrigins.includes(redirectOrigin) && (
-              <p class="field-error">{redirectOrigin} is not among this form's allowed origins, so formsvc would refuse the redirect. Add it in Settings.</p>
-            )}
+            {redirectOrigin &&
+              redirectOrigin !== "invalid" &&
+              form.allowedOrigins.length > 0 &&
+              !form.allowedOrigins.includes(redirectOrigin) && (
+                <p class="field-error">
+                  {redirectOrigin} is not among this form's allowed origins, so formsvc would refuse the redirect. Add
+                  it in Settings.
+                </p>
+              )}
           </li>
           <li>
             <strong>Which sites may post.</strong>{" "}
@@ -104,7 +131,8 @@ export function EmbedTab({ form }: { form: FormDetails }) {
               <>Only pages on {form.allowedOrigins.join(", ")}.</>
             ) : (
               <>
-                Any site, for now. Name your site's origin in <a href={href(["forms", form.id, "settings"])}>Settings</a> so other sites cannot post to this form.
+                Any site, for now. Name your site's origin in{" "}
+                <a href={href(["forms", form.id, "settings"])}>Settings</a> so other sites cannot post to this form.
               </>
             )}
           </li>
@@ -112,8 +140,9 @@ export function EmbedTab({ form }: { form: FormDetails }) {
         {error !== null && <ErrorNote error={error} />}
         {form.spamSettings.challenge !== "none" && (
           <p class="note note-warning">
-            This form asks for a {form.spamSettings.challenge === "pow" ? "proof of work" : "CAPTCHA"}, which a form without JavaScript cannot answer: its posts would be refused. Set the challenge to
-            None in Settings, or use the fetch() version in the README ("Put a form on your website").
+            This form asks for a {form.spamSettings.challenge === "pow" ? "proof of work" : "CAPTCHA"}, which a form
+            without JavaScript cannot answer: its posts would be refused. Set the challenge to None in Settings, or use
+            the fetch() version in the README ("Put a form on your website").
           </p>
         )}
       </div>

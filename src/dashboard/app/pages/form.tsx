@@ -37,20 +37,20 @@ export function FormPage({ formId, tab: asked }: { formId: string; tab: FormTab 
           const tab = asked ?? (f.submissionCount === 0 ? "embed" : "analytics");
           document.title = `${f.name} · ${TABS.find((t) => t.id === tab)!.label} · formsvc`;
           return (
-          <>
-            <PageTitle sub={<FormSummary form={f} />}>{f.name}</PageTitle>
-            <nav class="tabs" aria-label="Form">
-              {TABS.map((t) => (
-                <a key={t.id} href={href(["forms", formId, t.id])} aria-current={t.id === tab ? "page" : undefined}>
-                  {t.label}
-                </a>
-              ))}
-            </nav>
-            {tab === "analytics" && <AnalyticsTab form={f} query={route.value.query} />}
-            {tab === "submissions" && <SubmissionsTab form={f} query={route.value.query} onChange={reload} />}
-            {tab === "settings" && <SettingsTab form={f} onSaved={(saved: FormDetails) => replace(saved)} />}
-            {tab === "embed" && <EmbedTab form={f} />}
-          </>
+            <>
+              <PageTitle sub={<FormSummary form={f} />}>{f.name}</PageTitle>
+              <nav class="tabs" aria-label="Form">
+                {TABS.map((t) => (
+                  <a key={t.id} href={href(["forms", formId, t.id])} aria-current={t.id === tab ? "page" : undefined}>
+                    {t.label}
+                  </a>
+                ))}
+              </nav>
+              {tab === "analytics" && <AnalyticsTab form={f} query={route.value.query} />}
+              {tab === "submissions" && <SubmissionsTab form={f} query={route.value.query} onChange={reload} />}
+              {tab === "settings" && <SettingsTab form={f} onSaved={(saved: FormDetails) => replace(saved)} />}
+              {tab === "embed" && <EmbedTab form={f} />}
+            </>
           );
         }}
       </Show>
@@ -61,7 +61,8 @@ export function FormPage({ formId, tab: asked }: { formId: string; tab: FormTab 
 function FormSummary({ form }: { form: FormDetails }) {
   return (
     <>
-      <span class="badge">{typeLabel(form.formType)}</span> {formatNumber(form.submissionCount)} {form.submissionCount === 1 ? "submission" : "submissions"}
+      <span class="badge">{typeLabel(form.formType)}</span> {formatNumber(form.submissionCount)}{" "}
+      {form.submissionCount === 1 ? "submission" : "submissions"}
       {form.usersJoinedSettings?.enabled && <> · {formatNumber(form.usersJoinedSettings.count)} joined</>}
       {form.description && <span class="block">{form.description}</span>}
     </>

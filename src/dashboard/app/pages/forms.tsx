@@ -90,7 +90,15 @@ function FormRow({ form }: { form: FormListItem }) {
         </a>
         {form.description && <span class="muted small block">{form.description}</span>}
       </td>
-      <td data-label="Type">{extras.state === "ready" ? typeLabel(extras.data.type) : extras.state === "failed" ? "—" : <span class="placeholder" aria-label="Loading" />}</td>
+      <td data-label="Type">
+        {extras.state === "ready" ? (
+          typeLabel(extras.data.type)
+        ) : extras.state === "failed" ? (
+          "—"
+        ) : (
+          <span class="placeholder" aria-label="Loading" />
+        )}
+      </td>
       <td data-label="Submissions" class="num">
         {formatNumber(form.submissionCount)}
       </td>

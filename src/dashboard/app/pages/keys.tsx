@@ -17,7 +17,9 @@ export function KeysPage() {
   return (
     <>
       <div class="page-head">
-        <PageTitle sub="Secret keys read and change everything you own: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.">API keys</PageTitle>
+        <PageTitle sub="Secret keys read and change everything you own: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.">
+          API keys
+        </PageTitle>
         <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
           New key
         </button>
@@ -27,7 +29,10 @@ export function KeysPage() {
           list.length === 0 ? (
             <div class="empty">
               <h2>No keys yet</h2>
-              <p>A secret key lets your scripts and servers use the API; a publishable key lets a web page post to your forms.</p>
+              <p>
+                A secret key lets your scripts and servers use the API; a publishable key lets a web page post to your
+                forms.
+              </p>
             </div>
           ) : (
             <table class="table keys-table">
@@ -53,11 +58,22 @@ export function KeysPage() {
                     <td data-label="Kind">
                       <span class={`badge badge-${k.kind}`}>{k.kind}</span>
                     </td>
-                    <td data-label="Forms">{k.forms === null ? "All forms" : k.forms.map((id) => all.find((f) => f.id === id)?.name ?? id).join(", ")}</td>
+                    <td data-label="Forms">
+                      {k.forms === null
+                        ? "All forms"
+                        : k.forms.map((id) => all.find((f) => f.id === id)?.name ?? id).join(", ")}
+                    </td>
                     <td data-label="Created">{formatDate(k.createdAt)}</td>
-                    <td data-label="Last used">{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span class="muted">never</span>}</td>
+                    <td data-label="Last used">
+                      {k.lastUsedAt ? formatDate(k.lastUsedAt) : <span class="muted">never</span>}
+                    </td>
                     <td class="cell-actions">
-                      <button type="button" class="button button-danger-quiet" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name || k.id}`}>
+                      <button
+                        type="button"
+                        class="button button-danger-quiet"
+                        onClick={() => setRevoking(k)}
+                        aria-label={`Revoke ${k.name || k.id}`}
+                      >
                         Revoke
                       </button>
                     </td>
@@ -69,11 +85,7 @@ export function KeysPage() {
         }
       </Show>
       {creating && data.state === "ready" && (
-        <CreateKey
-          forms={data.data.forms}
-          onClose={() => setCreating(false)}
-          onCreated={reload}
-        />
+        <CreateKey forms={data.data.forms} onClose={() => setCreating(false)} onCreated={reload} />
       )}
       {revoking && (
         <Confirm
@@ -88,7 +100,11 @@ export function KeysPage() {
             reload();
           }}
         >
-          <p>Every request with this key is refused from now on{revoking.kind === "publishable" ? ", so pages that carry it can no longer post" : ""}. This cannot be undone.</p>
+          <p>
+            Every request with this key is refused from now on
+            {revoking.kind === "publishable" ? ", so pages that carry it can no longer post" : ""}. This cannot be
+            undone.
+          </p>
         </Confirm>
       )}
     </>
@@ -96,7 +112,12 @@ export function KeysPage() {
 }
 
 /** Name, kind and forms of a new key; then its secret, this once, with a copy button. */
-export function CreateKey({ forms: all, onClose, onCreated, preset }: {
+export function CreateKey({
+  forms: all,
+  onClose,
+  onCreated,
+  preset,
+}: {
   forms: FormListItem[];
   onClose: () => void;
   onCreated: (key: CreatedKey) => void;
@@ -119,7 +140,11 @@ export function CreateKey({ forms: all, onClose, onCreated, preset }: {
           </code>
           <CopyButton text={created.key} />
         </p>
-        <p class="muted small">{created.kind === "secret" ? "Keep it on servers, never in a web page." : "It may only submit to its forms, so it can sit in a web page."}</p>
+        <p class="muted small">
+          {created.kind === "secret"
+            ? "Keep it on servers, never in a web page."
+            : "It may only submit to its forms, so it can sit in a web page."}
+        </p>
         <div class="actions">
           <button type="button" class="button button-primary" onClick={onClose}>
             Done
@@ -135,11 +160,16 @@ export function CreateKey({ forms: all, onClose, onCreated, preset }: {
           e.preventDefault();
           const data = new FormData(e.currentTarget);
           const bound = data.getAll("forms").map(String);
-          if (scope === "some" && bound.length === 0) return setError(new Error("Pick at least one form, or let the key reach all forms."));
+          if (scope === "some" && bound.length === 0)
+            return setError(new Error("Pick at least one form, or let the key reach all forms."));
           setBusy(true);
           setError(null);
           try {
-            const key = await keys.create({ name: String(data.get("name")).trim(), kind, forms: scope === "all" ? null : bound });
+            const key = await keys.create({
+              name: String(data.get("name")).trim(),
+              kind,
+              forms: scope === "all" ? null : bound,
+            });
             setCreated(key);
             onCreated(key);
           } catch (err) {
@@ -150,18 +180,37 @@ export function CreateKey({ forms: all, onClose, onCreated, preset }: {
       >
         <label class="field">
           <span>Name</span>
-          <input name="name" required maxLength={100} defaultValue={preset?.name} placeholder="e.g. website, backend" autoFocus />
+          <input
+            name="name"
+            required
+            maxLength={100}
+            defaultValue={preset?.name}
+            placeholder="e.g. website, backend"
+            autoFocus
+          />
         </label>
         <fieldset class="choices">
           <legend>Kind</legend>
           <label class="check">
-            <input type="radio" name="kind" value="secret" checked={kind === "secret"} onChange={() => setKind("secret")} />
+            <input
+              type="radio"
+              name="kind"
+              value="secret"
+              checked={kind === "secret"}
+              onChange={() => setKind("secret")}
+            />
             <span>
               Secret <span class="muted block small">Everything you can do, for servers and scripts.</span>
             </span>
           </label>
           <label class="check">
-            <input type="radio" name="kind" value="publishable" checked={kind === "publishable"} onChange={() => setKind("publishable")} />
+            <input
+              type="radio"
+              name="kind"
+              value="publishable"
+              checked={kind === "publishable"}
+              onChange={() => setKind("publishable")}
+            />
             <span>
               Publishable <span class="muted block small">Only submits to forms: safe in a web page.</span>
             </span>
@@ -174,7 +223,13 @@ export function CreateKey({ forms: all, onClose, onCreated, preset }: {
             <span>All my forms, also those created later</span>
           </label>
           <label class="check">
-            <input type="radio" name="scope" value="some" checked={scope === "some"} onChange={() => setScope("some")} />
+            <input
+              type="radio"
+              name="scope"
+              value="some"
+              checked={scope === "some"}
+              onChange={() => setScope("some")}
+            />
             <span>Only these:</span>
           </label>
           {scope === "some" && (

@@ -41,7 +41,8 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
     if (first) return (e.currentTarget as HTMLFormElement).querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
     const saved = draftOf(form);
     const body: Record<string, unknown> = {};
-    for (const k of KEYS) if (JSON.stringify(valueOf(draft, k)) !== JSON.stringify(saved[k])) setAt(body, k, valueOf(draft, k));
+    for (const k of KEYS)
+      if (JSON.stringify(valueOf(draft, k)) !== JSON.stringify(saved[k])) setAt(body, k, valueOf(draft, k));
     if (Object.keys(body).length === 0) return announce("Nothing to save: no setting changed");
     setBusy(true);
     setError(null);
@@ -67,7 +68,15 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
               <fieldset class="card" key={section}>
                 <legend>{section}</legend>
                 {keys.map((k) => (
-                  <SettingControl key={k} name={k} control={CONTROLS[k]} value={draft[k]} disabled={!(CONTROLS[k].enabledWhen?.(draft) ?? true)} problem={problems[k]} onChange={(v) => set(k, v)} />
+                  <SettingControl
+                    key={k}
+                    name={k}
+                    control={CONTROLS[k]}
+                    value={draft[k]}
+                    disabled={!(CONTROLS[k].enabledWhen?.(draft) ?? true)}
+                    problem={problems[k]}
+                    onChange={(v) => set(k, v)}
+                  />
                 ))}
               </fieldset>
             )
@@ -85,7 +94,9 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
 
       <section class="card danger" aria-labelledby="danger-title">
         <h3 id="danger-title">Delete this form</h3>
-        <p class="muted">The form and all its submissions are removed. Pages that post to it get an error from then on.</p>
+        <p class="muted">
+          The form and all its submissions are removed. Pages that post to it get an error from then on.
+        </p>
         <button type="button" class="button button-danger" onClick={() => setDeleting(true)}>
           Delete form…
         </button>
@@ -112,7 +123,21 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
 }
 
 /** One setting's control, labelled, with its help text and the problem found with it. */
-function SettingControl({ name, control: c, value, disabled, problem, onChange }: { name: string; control: Control; value: unknown; disabled: boolean; problem?: string; onChange: (v: unknown) => void }) {
+function SettingControl({
+  name,
+  control: c,
+  value,
+  disabled,
+  problem,
+  onChange,
+}: {
+  name: string;
+  control: Control;
+  value: unknown;
+  disabled: boolean;
+  problem?: string;
+  onChange: (v: unknown) => void;
+}) {
   const helpId = c.help ? `${name}-help` : undefined;
   const help = c.help && (
     <span id={helpId} class="muted block small">
@@ -127,7 +152,16 @@ function SettingControl({ name, control: c, value, disabled, problem, onChange }
       return (
         <>
           <label class="check">
-            <input type="checkbox" name={c.kind === "checkbox" ? name : `${name}.on`} checked={on} disabled={disabled} aria-describedby={helpId} onChange={(e) => onChange(c.kind === "checkbox" ? e.currentTarget.checked : e.currentTarget.checked ? c.fallback : null)} />
+            <input
+              type="checkbox"
+              name={c.kind === "checkbox" ? name : `${name}.on`}
+              checked={on}
+              disabled={disabled}
+              aria-describedby={helpId}
+              onChange={(e) =>
+                onChange(c.kind === "checkbox" ? e.currentTarget.checked : e.currentTarget.checked ? c.fallback : null)
+              }
+            />
             <span>
               {c.label} {help}
             </span>
@@ -135,7 +169,13 @@ function SettingControl({ name, control: c, value, disabled, problem, onChange }
           {c.kind === "optional-text" && on && (
             <label class="field indent">
               <span>Field name</span>
-              <input name={name} value={String(value)} required pattern={c.pattern} onInput={(e) => onChange(text(e))} />
+              <input
+                name={name}
+                value={String(value)}
+                required
+                pattern={c.pattern}
+                onInput={(e) => onChange(text(e))}
+              />
             </label>
           )}
         </>
@@ -145,13 +185,36 @@ function SettingControl({ name, control: c, value, disabled, problem, onChange }
       return (
         <>
           <label class="check">
-            <input type="radio" name={`${name}.mode`} value="forever" checked={value === null} onChange={() => onChange(null)} />
+            <input
+              type="radio"
+              name={`${name}.mode`}
+              value="forever"
+              checked={value === null}
+              onChange={() => onChange(null)}
+            />
             <span>Keep them until I delete them</span>
           </label>
           <label class="check check-inline">
-            <input type="radio" name={`${name}.mode`} value="days" checked={value !== null} onChange={() => onChange(365)} />
+            <input
+              type="radio"
+              name={`${name}.mode`}
+              value="days"
+              checked={value !== null}
+              onChange={() => onChange(365)}
+            />
             <span>{c.label}</span>
-            <input class="input-small" name={name} type="number" min={1} max={c.max} required={value !== null} disabled={value === null} value={value === null ? "" : String(value)} aria-label="Days to keep" onInput={(e) => onChange(Number(text(e)))} />
+            <input
+              class="input-small"
+              name={name}
+              type="number"
+              min={1}
+              max={c.max}
+              required={value !== null}
+              disabled={value === null}
+              value={value === null ? "" : String(value)}
+              aria-label="Days to keep"
+              onInput={(e) => onChange(Number(text(e)))}
+            />
             <span>days</span>
           </label>
         </>
@@ -161,7 +224,12 @@ function SettingControl({ name, control: c, value, disabled, problem, onChange }
         <label class={c.kind === "url" && c.shownWhen ? "field indent" : "field"}>
           <span>{c.label}</span>
           {c.kind === "select" ? (
-            <select name={name} value={String(value)} disabled={disabled} onChange={(e) => onChange(e.currentTarget.value)}>
+            <select
+              name={name}
+              value={String(value)}
+              disabled={disabled}
+              onChange={(e) => onChange(e.currentTarget.value)}
+            >
               {c.options.map((o) => (
                 <option key={o.value} value={o.value}>
                   {o.label}
@@ -169,7 +237,16 @@ function SettingControl({ name, control: c, value, disabled, problem, onChange }
               ))}
             </select>
           ) : c.kind === "textarea" ? (
-            <textarea name={name} rows={name === "description" ? 2 : 5} maxLength={c.maxLength} required={c.required} value={String(value ?? "")} disabled={disabled} aria-describedby={helpId} onInput={(e) => onChange(text(e))} />
+            <textarea
+              name={name}
+              rows={name === "description" ? 2 : 5}
+              maxLength={c.maxLength}
+              required={c.required}
+              value={String(value ?? "")}
+              disabled={disabled}
+              aria-describedby={helpId}
+              onInput={(e) => onChange(text(e))}
+            />
           ) : c.kind === "lines" ? (
             <textarea
               name={name}
@@ -181,9 +258,23 @@ function SettingControl({ name, control: c, value, disabled, problem, onChange }
               onInput={(e) => onChange(text(e))}
             />
           ) : c.kind === "url" ? (
-            <input name={name} type="url" value={String(value ?? "")} placeholder={c.placeholder} aria-describedby={helpId} onInput={(e) => onChange(text(e).trim() || null)} />
+            <input
+              name={name}
+              type="url"
+              value={String(value ?? "")}
+              placeholder={c.placeholder}
+              aria-describedby={helpId}
+              onInput={(e) => onChange(text(e).trim() || null)}
+            />
           ) : (
-            <input name={name} value={String(value ?? "")} maxLength={c.maxLength} required={c.required} disabled={disabled} onInput={(e) => onChange(text(e))} />
+            <input
+              name={name}
+              value={String(value ?? "")}
+              maxLength={c.maxLength}
+              required={c.required}
+              disabled={disabled}
+              onInput={(e) => onChange(text(e))}
+            />
           )}
           {help}
           {problem && (

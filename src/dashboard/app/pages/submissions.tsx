@@ -10,7 +10,15 @@ const PAGE_SIZE = 25;
 type Folder = "inbox" | "spam";
 
 /** A form's inbox and spam folder, a page at a time with the API's cursors; a row opens the whole submission. */
-export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; query: URLSearchParams; onChange: () => void }) {
+export function SubmissionsTab({
+  form,
+  query,
+  onChange,
+}: {
+  form: FormDetails;
+  query: URLSearchParams;
+  onChange: () => void;
+}) {
   const folder: Folder = query.get("status") === "spam" ? "spam" : "inbox";
   const cursor = query.get("cursor") ?? undefined;
   // Cursors of the pages before this one, so "Newer" can go back; lost on reload, then "First page" remains.
@@ -36,7 +44,11 @@ export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; q
           <a class="segment" href={href(base)} aria-current={folder === "inbox" ? "true" : undefined}>
             Inbox
           </a>
-          <a class="segment" href={href(base, { status: "spam" })} aria-current={folder === "spam" ? "true" : undefined}>
+          <a
+            class="segment"
+            href={href(base, { status: "spam" })}
+            aria-current={folder === "spam" ? "true" : undefined}
+          >
             Spam
           </a>
         </div>
@@ -65,7 +77,11 @@ export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; q
                 </thead>
                 <tbody>
                   {p.submissions.map((s) => (
-                    <tr key={s.id} class="clickable" onClick={(e) => (e.target as HTMLElement).tagName !== "BUTTON" && setOpen(s)}>
+                    <tr
+                      key={s.id}
+                      class="clickable"
+                      onClick={(e) => (e.target as HTMLElement).tagName !== "BUTTON" && setOpen(s)}
+                    >
                       <td data-label="Received">
                         <button type="button" class="link-button" onClick={() => setOpen(s)}>
                           {formatDateTime(s.createdAt)}
@@ -87,7 +103,11 @@ export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; q
                 {/* The stack changes and the address moves in one step (the link's href depends on the stack). */}
                 <span key="newer">
                   {stack.length > 0 ? (
-                    <a class="button" href={at(stack[stack.length - 1])} onClick={(e) => move(e, stack.slice(0, -1), stack[stack.length - 1])}>
+                    <a
+                      class="button"
+                      href={at(stack[stack.length - 1])}
+                      onClick={(e) => move(e, stack.slice(0, -1), stack[stack.length - 1])}
+                    >
                       ← Newer
                     </a>
                   ) : (
@@ -99,11 +119,17 @@ export function SubmissionsTab({ form, query, onChange }: { form: FormDetails; q
                   )}
                 </span>
                 <span key="count" class="muted small">
-                  {p.submissions.length ? `${formatNumber(stack.length * PAGE_SIZE + 1)}–${formatNumber(stack.length * PAGE_SIZE + p.submissions.length)}` : ""}
+                  {p.submissions.length
+                    ? `${formatNumber(stack.length * PAGE_SIZE + 1)}–${formatNumber(stack.length * PAGE_SIZE + p.submissions.length)}`
+                    : ""}
                 </span>
                 <span key="older">
                   {p.nextCursor && (
-                    <a class="button" href={at(p.nextCursor)} onClick={(e) => move(e, [...stack, cursor], p.nextCursor!)}>
+                    <a
+                      class="button"
+                      href={at(p.nextCursor)}
+                      onClick={(e) => move(e, [...stack, cursor], p.nextCursor!)}
+                    >
                       Older →
                     </a>
                   )}
@@ -155,7 +181,8 @@ const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const EMAIL_KEY = /email/i;
 const NAME_KEY = /^(name|full_?name|your_?name)$/i;
-const stringField = (s: Submission, key: RegExp) => fields(s).find(([k, v]) => key.test(k) && typeof v === "string" && v !== "")?.[1] as string | undefined;
+const stringField = (s: Submission, key: RegExp) =>
+  fields(s).find(([k, v]) => key.test(k) && typeof v === "string" && v !== "")?.[1] as string | undefined;
 
 /** Who sent it, as far as the data says: a name and an email. */
 function Sender({ submission }: { submission: Submission }) {
@@ -175,7 +202,9 @@ function summary(s: Submission): string {
   const entries = fields(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k));
   const message = entries.find(([k]) => /message|comment|feedback|text/i.test(k));
   const rest = message ? [message, ...entries.filter((e) => e !== message)] : entries;
-  const line = rest.map(([k, v]) => (rest.length === 1 || k === message?.[0] ? text(v) : `${k}: ${text(v)}`)).join(" · ");
+  const line = rest
+    .map(([k, v]) => (rest.length === 1 || k === message?.[0] ? text(v) : `${k}: ${text(v)}`))
+    .join(" · ");
   return line.length > 140 ? `${line.slice(0, 139)}…` : line;
 }
 
@@ -191,7 +220,17 @@ const META_LABELS: [keyof Submission["data"]["_meta"], string][] = [
 ];
 
 /** The whole submission and its _meta, with what can be done to it. */
-function SubmissionDialog({ submission: s, folder, onClose, onDone }: { submission: Submission; folder: Folder; onClose: () => void; onDone: (message: string) => void }) {
+function SubmissionDialog({
+  submission: s,
+  folder,
+  onClose,
+  onDone,
+}: {
+  submission: Submission;
+  folder: Folder;
+  onClose: () => void;
+  onDone: (message: string) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [deleting, setDeleting] = useState(false);
@@ -208,7 +247,10 @@ function SubmissionDialog({ submission: s, folder, onClose, onDone }: { submissi
           onDone("Submission deleted");
         }}
       >
-        <p>It is removed with everything kept about it, and the form's counts and analytics drop it. This cannot be undone.</p>
+        <p>
+          It is removed with everything kept about it, and the form's counts and analytics drop it. This cannot be
+          undone.
+        </p>
       </Confirm>
     );
   return (
@@ -226,7 +268,13 @@ function SubmissionDialog({ submission: s, folder, onClose, onDone }: { submissi
         {META_LABELS.map(([k, label]) => (
           <div key={k}>
             <dt>{label}</dt>
-            <dd>{k === "country" ? `${countryName(meta.country)} (${meta.country})` : k === "device" ? capital(meta.device) : (meta[k] ?? <span class="muted">unknown</span>)}</dd>
+            <dd>
+              {k === "country"
+                ? `${countryName(meta.country)} (${meta.country})`
+                : k === "device"
+                  ? capital(meta.device)
+                  : (meta[k] ?? <span class="muted">unknown</span>)}
+            </dd>
           </div>
         ))}
         <div>

@@ -15,7 +15,9 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
   return (
     <section class="card" aria-labelledby="webhooks-title">
       <h3 id="webhooks-title">Webhooks</h3>
-      <p class="muted small">Each submission in the inbox is sent to these addresses (retried for a day when they fail).</p>
+      <p class="muted small">
+        Each submission in the inbox is sent to these addresses (retried for a day when they fail).
+      </p>
       <Show value={list} retry={reload} label="Loading webhooks…">
         {(hooks) =>
           hooks.length === 0 ? (
@@ -28,7 +30,8 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
                     <div>
                       <code class="break">{h.url}</code>
                       <span class="muted small block">
-                        {h.format} · {h.enabled ? "on" : `off${h.disabledReason ? `: ${h.disabledReason}` : ""}`} · added {formatDateTime(h.createdAt)}
+                        {h.format} · {h.enabled ? "on" : `off${h.disabledReason ? `: ${h.disabledReason}` : ""}`} ·
+                        added {formatDateTime(h.createdAt)}
                       </span>
                     </div>
                     <button type="button" class="button button-danger-quiet" onClick={() => setRemoving(h)}>
@@ -45,7 +48,8 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
       {created?.secret && (
         <div class="note note-success" role="status">
           <p>
-            Webhook added. Its signing secret, shown this once (keep it with the receiver, to check the <code>webhook-signature</code> header):
+            Webhook added. Its signing secret, shown this once (keep it with the receiver, to check the{" "}
+            <code>webhook-signature</code> header):
           </p>
           <p class="secret-row">
             <code class="secret">{created.secret}</code> <CopyButton text={created.secret} />
@@ -62,7 +66,12 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
           setBusy(true);
           setError(null);
           try {
-            setCreated(await webhooks.add(form.id, { url: String(data.get("url")).trim(), format: String(data.get("format")) as WebhookFormat }));
+            setCreated(
+              await webhooks.add(form.id, {
+                url: String(data.get("url")).trim(),
+                format: String(data.get("format")) as WebhookFormat,
+              }),
+            );
             el.reset();
             announce("Webhook added");
             reload();

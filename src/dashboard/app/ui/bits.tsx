@@ -40,7 +40,17 @@ export function Loading({ label = "Loading…" }: { label?: string }) {
 }
 
 /** Renders `children(data)` once loaded; loading and errors (with a retry) otherwise. */
-export function Show<T>({ value, retry, label, children }: { value: Loaded<T>; retry?: () => void; label?: string; children: (data: T) => ComponentChildren }) {
+export function Show<T>({
+  value,
+  retry,
+  label,
+  children,
+}: {
+  value: Loaded<T>;
+  retry?: () => void;
+  label?: string;
+  children: (data: T) => ComponentChildren;
+}) {
   if (value.state === "loading") return <Loading label={label} />;
   if (value.state === "failed") return <ErrorNote error={value.error} retry={retry} />;
   return <>{children(value.data)}</>;
@@ -68,7 +78,17 @@ export function Announcer() {
  * A modal dialog (the native <dialog>: focus stays inside, Escape closes, focus returns to what opened it).
  * Open while mounted; `onClose` when the user closes it.
  */
-export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+  wide,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current!;
@@ -131,7 +151,14 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
 }
 
 /** A confirmation step for what cannot be undone. */
-export function Confirm({ title, children, action, busyLabel, onConfirm, onClose }: {
+export function Confirm({
+  title,
+  children,
+  action,
+  busyLabel,
+  onConfirm,
+  onClose,
+}: {
   title: string;
   children: ComponentChildren;
   action: string;

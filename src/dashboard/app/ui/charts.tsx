@@ -43,7 +43,12 @@ export function DailyChart({ days, label }: { days: DayCount[]; label: string })
       const xs = days.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000);
       const ys = days.map((d) => d.count);
       const long = days.length > 70;
-      const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: `12px ${css(el, "--font")}` };
+      const axis = {
+        stroke: text,
+        grid: { stroke: grid, width: 1 },
+        ticks: { stroke: grid, width: 1 },
+        font: `12px ${css(el, "--font")}`,
+      };
       plot = new uPlot(
         {
           width: el.clientWidth,
@@ -56,8 +61,17 @@ export function DailyChart({ days, label }: { days: DayCount[]; label: string })
             y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] },
           },
           axes: [
-            { ...axis, space: 60, values: (_u, splits) => splits.map((s) => (long ? axisMonth : axisDay).format(new Date(s * 1000))) },
-            { ...axis, size: 48, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 50_000, 100_000], values: (_u, splits) => splits.map((s) => formatNumber(s)) },
+            {
+              ...axis,
+              space: 60,
+              values: (_u, splits) => splits.map((s) => (long ? axisMonth : axisDay).format(new Date(s * 1000))),
+            },
+            {
+              ...axis,
+              size: 48,
+              incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 50_000, 100_000],
+              values: (_u, splits) => splits.map((s) => formatNumber(s)),
+            },
           ],
           series: [
             {},
@@ -116,7 +130,15 @@ export function DailyTable({ days }: { days: DayCount[] }) {
 }
 
 /** A breakdown as labelled bars, widest first (plain HTML and CSS). */
-export function BarList({ title, rows, empty }: { title: string; rows: { label: string; count: number }[]; empty: string }) {
+export function BarList({
+  title,
+  rows,
+  empty,
+}: {
+  title: string;
+  rows: { label: string; count: number }[];
+  empty: string;
+}) {
   const max = Math.max(1, ...rows.map((r) => r.count));
   const total = rows.reduce((s, r) => s + r.count, 0);
   return (
