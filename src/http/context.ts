@@ -41,6 +41,20 @@ function unauthorized(need: "secret" | "public" | "session", keyGiven: boolean, 
 
 type Need = "secret" | "public" | "session";
 
+/** A route that is sent no body (GET, HEAD: Bun drops one) needs no body step. */
+interface NoBody {
+  need: Need;
+  body: "none";
+}
+
+/**
+ * `{ auth: noBody("secret") }` for a GET route: the caller check without the `parse` step, which
+ * would make Elysia's handler of the route asynchronous (a promise more per request) for nothing.
+ * Any other route takes `{ auth: need }`, whose `parse` refuses a body over the limit (413) even
+ * where the route takes none; the security matrix checks that every such route does.
+ */
+export const noBody = (need: Need): NoBody => ({ need, body: "none" });
+
 /** What the front knows of a request's caller, as the checks below read it. */
 interface CallerView {
   caller: Principal | null;
@@ -68,14 +82,18 @@ function admit(need: Need, { caller, keyGiven, sessionGiven, viaSession, request
  * and before any schema, so this is where a body is first touched. The "json" after it is never
  * reached (the reader always answers or throws); it tells the OpenAPI generator that application/json
  * is the one type taken, where it would otherwise offer urlencoded and multipart too.
+ *
+ * Every hook here names the context's fields it reads in its parameter: Elysia reads a hook's source
+ * to learn what a route needs, and one that hands the whole context on makes it prepare everything
+ * (query, headers, cookies) for every request of the route.
  */
-export function jsonBody<C>(
-  check: (ctx: C) => void,
-): [(ctx: C & { request: Request; maxBodyBytes: number }) => Promise<Record<string, unknown>>, "json"] {
+export function jsonBody(
+  check: (caller: CallerView) => void,
+): [(ctx: CallerView & { maxBodyBytes: number }) => Promise<Record<string, unknown>>, "json"] {
   return [
-    async (ctx) => {
-      check(ctx);
-      return await readJsonObject(ctx.request, ctx.maxBodyBytes);
+    async ({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin, maxBodyBytes }) => {
+      check({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin });
+      return await readJsonObject(request, maxBodyBytes);
     },
     "json",
   ];
@@ -119,28 +137,44 @@ export const requestContext = new Elysia({ name: "request-context" })
     maxBodyBytes: 0,
   })
   .macro({
-    auth: (need: Need) => {
-      let takesBody = false;
-      const [readObject, documented] = jsonBody((ctx: CallerView) => admit(need, ctx));
-      return {
-        introspect: (route: Record<string, unknown>) => void (takesBody = route.body !== undefined),
+    auth: (value: Need | NoBody) => {
+      const need = typeof value === "string" ? value : value.need;
+      const hooks = {
         detail: { security: security[need], ...(need === "public" ? { [PUBLIC_ROUTE]: true } : {}) } as Record<
           string,
           unknown
         >,
+        transform: ({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView) =>
+          admit(need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }),
+        resolve: ({ caller }: { caller: Principal | null }) => ({ principal: caller! }),
+      };
+      if (typeof value !== "string") return hooks;
+      let takesBody = false;
+      return {
+        ...hooks,
+        introspect: (route: Record<string, unknown>) => void (takesBody = route.body !== undefined),
         parse: [
-          async (ctx: CallerView & { maxBodyBytes: number }) => {
-            if (takesBody) return await readObject(ctx);
-            admit(need, ctx);
-            await discardBody(ctx.request, ctx.maxBodyBytes);
+          async ({
+            caller,
+            keyGiven,
+            sessionGiven,
+            viaSession,
+            request,
+            set,
+            ownOrigin,
+            maxBodyBytes,
+          }: CallerView & { maxBodyBytes: number }) => {
+            admit(need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin });
+            if (takesBody) return await readJsonObject(request, maxBodyBytes);
+            await discardBody(request, maxBodyBytes);
             // Not undefined: that would let Elysia's own parsers read the body after all.
             return null;
           },
-          documented,
-          // A macro's typing takes parse functions only; Elysia takes a parser's name among them as a route does.
+          // Never reached (the hook above answers or throws): it tells the OpenAPI generator that a
+          // body is application/json only. A macro's typing takes parse functions only; Elysia takes
+          // a parser's name among them as a route does.
+          "json",
         ] as never,
-        transform: (ctx: CallerView) => admit(need, ctx),
-        resolve: ({ caller }: { caller: Principal | null }) => ({ principal: caller! }),
       };
     },
   });

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { jsonBody, requestContext } from "../../http/context";
+import { jsonBody, noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { requireSameOrigin } from "../../http/same-origin";
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from "../../http/session-cookie";
@@ -79,7 +79,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
       },
     )
     .get("/auth/me", async ({ principal }) => await accounts.account(principal), {
-      auth: "session",
+      auth: noBody("session"),
       detail: {
         summary: "The session's owner",
         description: "The owner the session cookie logs in as; 401 without a live session (an API key is no session).",

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { requestContext } from "../../http/context";
+import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams } from "../../http/schemas";
 import { AnalyticsQuerySchema, AnalyticsSchema } from "./model";
@@ -13,7 +13,7 @@ export function analyticsRoutes(analytics: AnalyticsService) {
       return await analytics.analyticsJson(principal, params.formId, query);
     },
     {
-      auth: "secret",
+      auth: noBody("secret"),
       params: FormIdParams,
       query: AnalyticsQuerySchema,
       detail: {

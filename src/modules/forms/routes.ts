@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { requestContext } from "../../http/context";
+import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
@@ -41,7 +41,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
           return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
         },
         {
-          auth: "secret",
+          auth: noBody("secret"),
           query: t.Object({ limit: LimitParam, cursor: CursorParam }),
           detail: {
             summary: "List forms",
@@ -79,7 +79,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
         "/forms/:formId",
         async ({ params, principal }) => toFormJson(await forms.formFor(principal, params.formId)),
         {
-          auth: "secret",
+          auth: noBody("secret"),
           params: FormIdParams,
           detail: {
             summary: "Get a form",
@@ -127,7 +127,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
         "/forms/:formId/users-joined",
         async ({ params, principal }) => ({ usersJoined: await forms.usersJoined(principal, params.formId) }),
         {
-          auth: "secret",
+          auth: noBody("secret"),
           params: FormIdParams,
           detail: {
             summary: "Count waitlist joiners",

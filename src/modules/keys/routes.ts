@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { requestContext } from "../../http/context";
+import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import {
   CreatedKeySchema,
@@ -19,7 +19,7 @@ export function keysRoutes(keys: KeysService) {
   return new Elysia({ name: "keys-routes" })
     .use(requestContext)
     .get("/keys", async ({ principal }) => (await keys.listKeys(principal)).map(toKeyJson), {
-      auth: "secret",
+      auth: noBody("secret"),
       detail: {
         summary: "List API keys",
         description: `The owner's keys, oldest first, revoked ones too (active: false); never a secret, as formsvc keys list --json shows them. ${SCOPE}`,

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { requestContext } from "../../http/context";
+import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams } from "../../http/schemas";
 import { ChallengeSchema } from "./model";
@@ -14,7 +14,7 @@ export function spamRoutes(spam: SpamService) {
       return spam.challengeFor(principal, params.formId);
     },
     {
-      auth: "public",
+      auth: noBody("public"),
       params: FormIdParams,
       detail: {
         summary: "Get a proof-of-work challenge",

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { requestContext } from "../../http/context";
+import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
 import { textStream } from "../../http/stream";
@@ -133,7 +133,7 @@ export function submissionsRoutes(
         });
       },
       {
-        auth: "secret",
+        auth: noBody("secret"),
         params: FormIdParams,
         query: t.Object({
           limit: LimitParam,
@@ -177,7 +177,7 @@ export function submissionsRoutes(
         });
       },
       {
-        auth: "secret",
+        auth: noBody("secret"),
         params: FormIdParams,
         query: t.Object({
           format: t.Optional(

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { requestContext } from "../../http/context";
+import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import {
@@ -29,7 +29,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
       "/forms/:formId/webhooks",
       async ({ params, principal }) => (await webhooks.listWebhooks(principal, params.formId)).map(toWebhookJson),
       {
-        auth: "secret",
+        auth: noBody("secret"),
         params: FormIdParams,
         detail: {
           summary: "List a form's webhooks",
@@ -94,7 +94,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
       async ({ params, query, principal }) =>
         await webhooks.deliveries(principal, params.webhookId, pageLimit(query.limit)),
       {
-        auth: "secret",
+        auth: noBody("secret"),
         params: WebhookIdParams,
         query: t.Object({ limit: LimitParam }),
         detail: {
