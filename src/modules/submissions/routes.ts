@@ -51,6 +51,7 @@ export function submissionsRoutes(
           body,
           submitterInfo(request, client()),
           readIdempotencyKey(request.headers),
+          isFormPost,
         );
         if (isFormPost && result.redirect) {
           set.status = 303;
