@@ -39,6 +39,8 @@ import { createOwnersService } from "./modules/owners/service";
 import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
 import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
+import { capWriter, closingCheck } from "./modules/submissions/closing";
+import { fieldsCheck } from "./modules/submissions/fields-check";
 import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
@@ -69,6 +71,7 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
     tallies: [submissions.counters, createAnalyticsRepo(sql).rollups], // the forms' counters and waitlist joiners; daily and monthly rollups
+    limits: [capWriter(sql)], // maxSubmissions, exact: a batch that took a form past it is refused
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.
     queues: [
@@ -180,7 +183,9 @@ export async function createServices(deps: Deps) {
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
   const pipeline = submitPipeline(sql, clock, {
-    checks: [allowedOriginCheck, spam.checks.challenge, spam.checks.honeypot],
+    // Closing before the challenge (a closed form costs no verification); the field rules last, on
+    // the data to be stored, so a honeypot catch is answered as the same fields from a person would be.
+    checks: [allowedOriginCheck, closingCheck(clock), spam.checks.challenge, spam.checks.honeypot, fieldsCheck],
     hooks: [outbox.afterCommit], // the outbox sends what a commit queued
   });
   const submissionsRepo = createSubmissionsRepo(sql);

@@ -25,6 +25,54 @@ export interface Form {
   confirmRedirectUrl: string | null;
   /** Submissions older than this many days are deleted; null = kept forever. */
   retentionDays: number | null;
+  /** Whether POST /f/{formId} takes submissions without a key. */
+  publicEndpoint: boolean;
+  /** The fields a submission may carry, checked on every submit path; null = any. */
+  fields: FieldRule[] | null;
+  /** With `fields`: whether fields not in the list are stored (else refused). */
+  allowExtraFields: boolean;
+  /** A paused form refuses every submission. */
+  paused: boolean;
+  /** From this time on the form refuses submissions; null = never. */
+  closesAt: string | null;
+  /** Once this many inbox submissions are stored the form refuses more; null = no limit. */
+  maxSubmissions: number | null;
+  /** Where a browser goes after a drop-in submit; null = formsvc's thank-you page. */
+  successUrl: string | null;
+  /** Where a browser goes (with ?error=CODE) after a refused drop-in submit; null = formsvc's page. */
+  errorUrl: string | null;
+}
+
+export type FieldType =
+  | "text"
+  | "textarea"
+  | "email"
+  | "url"
+  | "tel"
+  | "number"
+  | "date"
+  | "checkbox"
+  | "select"
+  | "radio"
+  | "file"
+  | "hidden";
+
+/** One field of a form's `fields` list. */
+export interface FieldRule {
+  name: string;
+  type: FieldType;
+  label?: string;
+  required?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  /** number: a number; date: YYYY-MM-DD. */
+  min?: number | string;
+  max?: number | string;
+  /** select, radio, and a checkbox group. */
+  options?: string[];
+  /** select and checkbox groups: a list of values. */
+  multiple?: boolean;
+  placeholder?: string;
 }
 
 export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha";
@@ -46,6 +94,16 @@ export interface FormSettings {
   confirmRedirectUrl?: string | null;
   /** 1 to 36500; null keeps submissions forever. */
   retentionDays?: number | null;
+  publicEndpoint?: boolean;
+  /** At most 100; null takes any fields again. */
+  fields?: FieldRule[] | null;
+  allowExtraFields?: boolean;
+  paused?: boolean;
+  /** ISO 8601 with its offset; null = never. */
+  closesAt?: string | null;
+  maxSubmissions?: number | null;
+  successUrl?: string | null;
+  errorUrl?: string | null;
 }
 
 /** A new form's settings (`createForm`); only `name` is required. */

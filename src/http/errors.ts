@@ -1,12 +1,13 @@
 import { ValidationError } from "elysia";
 import { isDatabaseBusy } from "../db/busy";
 import { isDatabaseUnreachable } from "../db/errors";
-import { AppError, ERROR_STATUS, type ErrorCode } from "../lib/errors";
+import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 
 export interface ErrorBody {
   error: string;
   code: ErrorCode;
+  errors?: FieldError[];
   requestId?: string;
 }
 
@@ -31,8 +32,9 @@ export function toErrorResponse(
   let code: ErrorCode;
   let message: string;
   let headers: Record<string, string> | undefined;
+  let errors: FieldError[] | undefined;
   if (error instanceof AppError) {
-    ({ code, message, headers } = error);
+    ({ code, message, headers, errors } = error);
   } else if (error instanceof ValidationError) {
     code = "INVALID_PARAMETER";
     message = validationMessage(error);
@@ -59,6 +61,11 @@ export function toErrorResponse(
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
   }
-  const body: ErrorBody = { error: message, code, ...(requestId ? { requestId } : {}) };
+  const body: ErrorBody = {
+    error: message,
+    code,
+    ...(errors ? { errors } : {}),
+    ...(requestId ? { requestId } : {}),
+  };
   return { status: ERROR_STATUS[code], body, headers };
 }

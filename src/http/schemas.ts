@@ -26,6 +26,19 @@ export const ErrorSchema = t.Object(
   {
     error: t.String({ description: "what went wrong, in a sentence a person can act on" }),
     code: t.Optional(t.String({ description: "stable SCREAMING_SNAKE name" })),
+    errors: t.Optional(
+      t.Array(
+        t.Object({
+          field: t.Optional(t.String({ description: "the field's name" })),
+          code: t.String({
+            description:
+              "REQUIRED_FIELD_MISSING, REQUIRED_FIELD_EMPTY, TYPE_EMAIL, TYPE_NUMERIC, TYPE_URL, TYPE_DATE, TYPE_TEXT, TOO_SHORT, TOO_LONG, OUT_OF_RANGE, NOT_AN_OPTION or UNKNOWN_FIELD",
+          }),
+          message: t.String(),
+        }),
+        { description: "VALIDATION_FAILED: every problem with the submission's fields, at once" },
+      ),
+    ),
     requestId: t.Optional(t.String()),
   },
   { description: "every error has this shape" },

@@ -3,12 +3,14 @@ export const ERROR_STATUS = {
   INVALID_PARAMETER: 400,
   INVALID_CURSOR: 400,
   INVALID_BODY: 400,
+  VALIDATION_FAILED: 400,
   CHALLENGE_FAILED: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   KEY_SCOPE: 403,
   ORIGIN_NOT_ALLOWED: 403,
   CSRF: 403,
+  FORM_CLOSED: 403,
   NOT_FOUND: 404,
   FORM_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
@@ -23,6 +25,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** One problem with one field of a submission (codes as Formspree names them). */
+export interface FieldError {
+  field?: string;
+  code: string;
+  message: string;
+}
+
 /** An error a caller can act on: it carries its code, and through it its HTTP status. */
 export class AppError extends Error {
   readonly status: number;
@@ -30,6 +39,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly headers?: Record<string, string>,
+    /** Every problem found, each with its field: answered beside `error` (VALIDATION_FAILED). */
+    readonly errors?: FieldError[],
   ) {
     super(message);
     this.name = "AppError";

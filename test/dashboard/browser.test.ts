@@ -284,7 +284,16 @@ describe("the dashboard in a browser", () => {
           .and(page.locator(`[value="${example === null ? "forever" : "days"}"]`))
           .check();
         if (example !== null) await field(key).fill(String(example));
-      } else await field(key).fill(String(example));
+      } else if (control.kind === "json") await field(key).fill(JSON.stringify(example));
+      else if (control.kind === "time")
+        // The control shows the browser's local time.
+        await field(key).fill(
+          await page.evaluate((iso) => {
+            const d = new Date(iso);
+            return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+          }, String(example)),
+        );
+      else await field(key).fill(String(example));
     }
     await saveScreenshot(page, "settings-every-setting");
     await page.getByRole("button", { name: "Save settings" }).click();

@@ -25,6 +25,7 @@ export async function candidate(
     caller: ownerPrincipal(form.ownerId),
     body: body as SubmitBody,
     data,
+    formPost: false,
     submitter: {
       userAgent: null,
       acceptLanguage: null,

@@ -21,6 +21,14 @@ describe("GET /api/v1/forms/{formId}", () => {
         "id",
         "name",
         "retentionDays",
+        "publicEndpoint",
+        "fields",
+        "allowExtraFields",
+        "paused",
+        "closesAt",
+        "maxSubmissions",
+        "successUrl",
+        "errorUrl",
         "spamSettings",
         "submissionCount",
         "updatedAt",
@@ -35,6 +43,15 @@ describe("GET /api/v1/forms/{formId}", () => {
       submissionCount: 0,
       usersJoinedSettings: null,
       retentionDays: null,
+      // Drop-in defaults for a new form: open at /f/, any fields, never closed, formsvc's own pages.
+      publicEndpoint: true,
+      fields: null,
+      allowExtraFields: false,
+      paused: false,
+      closesAt: null,
+      maxSubmissions: null,
+      successUrl: null,
+      errorUrl: null,
     });
     // The defaults for public submission: any origin, the `_gotcha` honeypot, no challenge.
     expect([body.allowedOrigins, body.spamSettings]).toEqual([[], { honeypotField: "_gotcha", challenge: "none" }]);

@@ -7,7 +7,7 @@ import { FORM_TYPES } from "./form-types";
 /** What the page holds while a setting is edited: each setting's value, by its key. */
 export type Draft = Record<SettingKey, unknown>;
 
-export const SECTIONS = ["General", "Email", "Who may post", "Spam defences", "Keeping submissions"] as const;
+export const SECTIONS = ["General", "Fields", "Email", "Who may post", "Spam defences", "Keeping submissions"] as const;
 
 interface Common {
   label: string;
@@ -33,6 +33,12 @@ export type Control = Common &
     | { kind: "url"; placeholder?: string }
     /** A number of days or null (kept forever). */
     | { kind: "days"; max: number }
+    /** A whole number of at least 1, or null (left empty). */
+    | { kind: "limit" }
+    /** A time or null (left empty): a local date and time, sent as ISO 8601. */
+    | { kind: "time" }
+    /** Any JSON value, edited as text (kept as typed until the save, which refuses text that is not JSON). */
+    | { kind: "json"; placeholder?: string }
   );
 
 /** An origin as the browser writes it in `Origin`, or null: what allowed origins must hold. */
@@ -143,6 +149,58 @@ export const CONTROLS: Record<SettingKey, Control> = {
     ],
   },
   retentionDays: { kind: "days", label: "Delete them after", section: "Keeping submissions", max: 36_500 },
+  publicEndpoint: {
+    kind: "checkbox",
+    label: "Take submissions at /f/ (drop-in)",
+    help: "A plain HTML form posts to /f/ and this form's id, with no key: the form id is the address.",
+    section: "Who may post",
+  },
+  fields: {
+    kind: "json",
+    label: "Fields (JSON)",
+    help: 'A list such as [{"name": "email", "type": "email", "required": true}]; empty for any fields, unchecked.',
+    section: "Fields",
+    placeholder: '[{"name": "email", "type": "email", "required": true}]',
+  },
+  allowExtraFields: {
+    kind: "checkbox",
+    label: "Store fields the list does not name",
+    help: "Else a submission with such a field is refused.",
+    section: "Fields",
+    enabledWhen: (d) => d.fields !== null && d.fields !== "",
+  },
+  paused: {
+    kind: "checkbox",
+    label: "Paused",
+    help: "A paused form refuses every submission.",
+    section: "Who may post",
+  },
+  closesAt: {
+    kind: "time",
+    label: "Closes at",
+    help: "Optional; from then on submissions are refused.",
+    section: "Who may post",
+  },
+  maxSubmissions: {
+    kind: "limit",
+    label: "At most this many submissions",
+    help: "Optional; once the inbox holds this many, submissions are refused.",
+    section: "Who may post",
+  },
+  successUrl: {
+    kind: "url",
+    label: "After a drop-in submit, go to",
+    help: "Optional; else formsvc's thank-you page.",
+    section: "Who may post",
+    placeholder: "https://www.example.com/thanks",
+  },
+  errorUrl: {
+    kind: "url",
+    label: "After a refused drop-in submit, go to",
+    help: "Optional (it gets ?error=CODE); else formsvc's error page.",
+    section: "Who may post",
+    placeholder: "https://www.example.com/oops",
+  },
 };
 
 /** The value at a dotted path (`spamSettings.challenge`) of a form, or undefined. */

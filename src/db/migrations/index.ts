@@ -10,6 +10,7 @@ import * as outbound from "./008-outbound";
 import * as accounts from "./009-accounts";
 import * as manage from "./010-manage";
 import * as cluster from "./011-cluster";
+import * as dropIn from "./012-drop-in";
 
 export interface Migration {
   version: number;
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   { version: 9, name: "accounts", up: accounts.up },
   { version: 10, name: "manage", up: manage.up },
   { version: 11, name: "cluster", up: cluster.up },
+  { version: 12, name: "drop-in", up: dropIn.up },
 ];

@@ -3,8 +3,26 @@ import type { Sql } from "../sql";
 import type { SqlValue } from "../sql";
 import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION as BASELINE, POSTGRES_SEED } from "./schema";
 
-/** Schema changes after the baseline, each with its SQLite twin's version (none yet). */
-const LATER: { version: number; name: string; statements: string[] }[] = [];
+/**
+ * Schema changes for a database made by an earlier version, each with its SQLite twin's version;
+ * the baseline above already holds them, so a new database skips them.
+ */
+const LATER: { version: number; name: string; statements: string[] }[] = [
+  {
+    version: 12,
+    name: "drop-in",
+    statements: [
+      "ALTER TABLE forms ADD COLUMN public_endpoint integer NOT NULL DEFAULT 0",
+      'ALTER TABLE forms ADD COLUMN fields text COLLATE "C"',
+      "ALTER TABLE forms ADD COLUMN allow_extra_fields integer NOT NULL DEFAULT 0",
+      "ALTER TABLE forms ADD COLUMN paused integer NOT NULL DEFAULT 0",
+      'ALTER TABLE forms ADD COLUMN closes_at text COLLATE "C"',
+      "ALTER TABLE forms ADD COLUMN max_submissions integer CHECK (max_submissions IS NULL OR max_submissions > 0)",
+      'ALTER TABLE forms ADD COLUMN success_url text COLLATE "C"',
+      'ALTER TABLE forms ADD COLUMN error_url text COLLATE "C"',
+    ],
+  },
+];
 
 /**
  * Brings a PostgreSQL database's schema up to date in one transaction, under an advisory lock:
@@ -27,7 +45,10 @@ export async function migratePostgres(sql: Sql): Promise<void> {
     if (applied.size === 0) {
       for (const statement of POSTGRES_SCHEMA) await sql.run(statement);
       for (const seed of POSTGRES_SEED) await sql.run(seed.sql, seed.params() as SqlValue[]);
-      for (const m of sqliteMigrations.filter((m) => m.version <= BASELINE)) await record(m.version, m.name);
+      for (const m of sqliteMigrations.filter((m) => m.version <= BASELINE)) {
+        await record(m.version, m.name);
+        applied.add(m.version);
+      }
     }
     for (const m of LATER.filter((m) => !applied.has(m.version))) {
       for (const statement of m.statements) await sql.run(statement);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 /**
- * The PostgreSQL schema (15–18) equal to the SQLite schema at migration 11 (`POSTGRES_SCHEMA_VERSION`): the same tables, columns
+ * The PostgreSQL schema (15–18) equal to the SQLite schema at migration 12 (`POSTGRES_SCHEMA_VERSION`): the same tables, columns
  * in the same order, constraints and index names, made so that the SQL written for SQLite (its `?`
  * placeholders numbered `$N`) returns the same JS values through Bun.sql as through bun:sqlite.
  *
@@ -77,7 +77,15 @@ export const POSTGRES_SCHEMA: string[] = [
     autoresponse_text       text COLLATE "C" NOT NULL DEFAULT '',
     double_opt_in           integer NOT NULL DEFAULT 0,
     confirm_redirect_url    text COLLATE "C",
-    retention_days          integer CHECK (retention_days IS NULL OR retention_days > 0)
+    retention_days          integer CHECK (retention_days IS NULL OR retention_days > 0),
+    public_endpoint         integer NOT NULL DEFAULT 0,
+    fields                  text COLLATE "C",
+    allow_extra_fields      integer NOT NULL DEFAULT 0,
+    paused                  integer NOT NULL DEFAULT 0,
+    closes_at               text COLLATE "C",
+    max_submissions         integer CHECK (max_submissions IS NULL OR max_submissions > 0),
+    success_url             text COLLATE "C",
+    error_url               text COLLATE "C"
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -250,7 +258,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 11;
+export const POSTGRES_SCHEMA_VERSION = 12;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

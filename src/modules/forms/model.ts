@@ -16,6 +16,40 @@ export type FormType = (typeof FORM_TYPES)[number];
 export const CHALLENGES = ["none", "pow", "turnstile", "hcaptcha"] as const;
 export type Challenge = (typeof CHALLENGES)[number];
 
+export const FIELD_TYPES = [
+  "text",
+  "textarea",
+  "email",
+  "url",
+  "tel",
+  "number",
+  "date",
+  "checkbox",
+  "select",
+  "radio",
+  "file",
+  "hidden",
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** One field of a form's `fields` list: what a submission may carry under that name, and how it is checked. */
+export interface FieldRule {
+  name: string;
+  type: FieldType;
+  label?: string;
+  required?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  /** number: a number; date: a YYYY-MM-DD date. */
+  min?: number | string;
+  max?: number | string;
+  /** select, radio, and a checkbox group: the values a visitor may choose. */
+  options?: string[];
+  /** select and checkbox groups: several values, stored as a list. */
+  multiple?: boolean;
+  placeholder?: string;
+}
+
 export interface Form {
   id: string;
   ownerId: string;
@@ -40,6 +74,19 @@ export interface Form {
   confirmRedirectUrl: string | null;
   /** Submissions older than this many days are deleted by the retention job; null = kept forever. */
   retentionDays: number | null;
+  /** Whether `POST /f/{formId}` takes submissions (no key: the form id is the address). */
+  publicEndpoint: boolean;
+  /** The fields a submission may carry, each checked on every submit path; null = any fields, unchecked. */
+  fields: FieldRule[] | null;
+  /** With `fields`: whether fields not in the list are stored (else refused). */
+  allowExtraFields: boolean;
+  /** Closing: paused, past `closesAt`, or at `maxSubmissions` inbox submissions, every submit is refused. */
+  paused: boolean;
+  closesAt: string | null;
+  maxSubmissions: number | null;
+  /** Where a browser goes after a drop-in submit, or after a refused one; null = formsvc's own page. */
+  successUrl: string | null;
+  errorUrl: string | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -30,8 +30,11 @@ import {
   type TUnion,
 } from "@sinclair/typebox";
 import { t, type Static as ElysiaStatic } from "elysia";
+import { readFileSync } from "node:fs";
+import { AppError } from "../../lib/errors";
 import { OneOf, UnknownField } from "../../http/schemas";
 import { isLocationUrl } from "../../lib/location-url";
+import { fieldsProblem, FieldRuleInput, FieldRuleSchema, MAX_FIELDS, normalizeFields } from "./fields";
 import { parseOriginSetting } from "../../lib/origin";
 import { checkTemplate } from "../../lib/template";
 import {
@@ -43,6 +46,7 @@ import {
   usersJoined,
   type Autoresponse,
   type Challenge,
+  type FieldRule,
   type Form,
   type FormType,
 } from "./model";
@@ -136,6 +140,51 @@ const templateProblem = (what: string, template: string, max: number) => {
   }
   return undefined;
 };
+
+// Far beyond any form, and well inside the integer column of both engines.
+const MAX_SUBMISSIONS_CAP = 1_000_000_000;
+
+// An ISO 8601 time with its offset: a bare date or local time would mean another instant on each server.
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const isIsoTime = (v: string) => ISO_TIME.test(v) && !Number.isNaN(Date.parse(v));
+
+/** `--fields-file`: the file's JSON; a file that cannot be read or parsed is a 400 that names it. */
+function readFieldsFile(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new AppError("INVALID_PARAMETER", `fields (--fields-file): cannot read ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AppError("INVALID_PARAMETER", `fields (--fields-file): ${file} is not JSON: ${(e as Error).message}`);
+  }
+}
+
+/** A URL setting put in a Location header (successUrl, errorUrl), checked as confirmRedirectUrl is. */
+function locationSetting(
+  key: "successUrl" | "errorUrl",
+  column: string,
+  o: { description: string; what: string; example: string; flag: string; help: string; no: string; label: string },
+) {
+  return setting({
+    schema: t.Nullable(t.String({ description: o.description })),
+    input: t.Nullable(t.String({ maxLength: 2048 }), { error: `${key} must be an absolute http(s) URL or null` }),
+    field: key,
+    column,
+    stored: "plain",
+    default: null,
+    check: (v: string | null) =>
+      typeof v === "string" && (v.length > 2048 || !isLocationUrl(v))
+        ? `${key}: ${o.what} must be an absolute http(s) URL with a valid host name, at most 2,048 characters`
+        : undefined,
+    example: o.example,
+    cli: { flag: o.flag, help: o.help, no: { help: o.no, value: null } },
+    show: { label: o.label, text: (v) => v ?? "formsvc's page" },
+  });
+}
 
 /** The table, in the order Get Form shows the settings. */
 export const SETTINGS = {
@@ -473,6 +522,155 @@ export const SETTINGS = {
       no: { flag: "--no-retention", help: "keep submissions forever (the default)", value: null, onCreate: true },
     },
     show: { label: "retention", text: (v) => (v === null ? "forever" : `${v} day(s)`) },
+  }),
+  publicEndpoint: setting({
+    schema: t.Boolean({
+      description:
+        "whether POST /f/{formId} takes submissions without a key (the form id is the address); new forms true, forms made before it existed false",
+    }),
+    input: t.Boolean({ error: "publicEndpoint must be true or false" }),
+    field: "publicEndpoint",
+    column: "public_endpoint",
+    stored: "boolean",
+    default: true,
+    example: false,
+    cli: {
+      flag: "--public-endpoint",
+      help: "take submissions at /f/<form id> without a key (the default for new forms)",
+      no: { help: "only take submissions with a key", value: false, onCreate: true },
+    },
+    show: { label: "drop-in endpoint /f/", text: on },
+  }),
+  fields: setting({
+    schema: t.Nullable(t.Array(FieldRuleSchema), {
+      description:
+        "the fields a submission may carry, checked on every submit path (400 VALIDATION_FAILED with every problem); null = any fields, unchecked",
+    }),
+    input: t.Nullable(t.Array(FieldRuleInput, { maxItems: MAX_FIELDS }), {
+      error: `fields must be null or a list of at most ${MAX_FIELDS} fields {name, type, label?, required?, minLength?, maxLength?, min?, max?, options?, multiple?, placeholder?}`,
+    }),
+    field: "fields",
+    column: "fields",
+    stored: "json",
+    default: null,
+    check: fieldsProblem,
+    normalize: normalizeFields,
+    example: [
+      { name: "email", type: "email", label: "Email", required: true },
+      { name: "topic", type: "select", options: ["sales", "support"] },
+    ] satisfies FieldRule[],
+    cli: {
+      flag: "--fields-file <file>",
+      help: "a JSON file holding the list of fields [{name, type, required?, …}]; submissions are checked against it",
+      parse: readFieldsFile,
+      no: { help: "take any fields again, unchecked", value: null },
+    },
+    show: {
+      label: "fields",
+      text: (v) =>
+        v === null ? "any" : v.map((f) => `${f.name} (${f.type}${f.required ? ", required" : ""})`).join(", "),
+    },
+  }),
+  allowExtraFields: setting({
+    schema: t.Boolean({
+      description: "with fields: whether fields not in the list are stored (false: refused with UNKNOWN_FIELD)",
+    }),
+    input: t.Boolean({ error: "allowExtraFields must be true or false" }),
+    field: "allowExtraFields",
+    column: "allow_extra_fields",
+    stored: "boolean",
+    default: false,
+    example: true,
+    cli: {
+      flag: "--allow-extra-fields",
+      help: "with a fields list: store fields it does not name too (else they are refused)",
+      no: { help: "refuse fields the list does not name", value: false },
+    },
+    show: { label: "extra fields", text: (v) => (v ? "stored" : "refused"), when: (f) => f.fields !== null },
+  }),
+  paused: setting({
+    schema: t.Boolean({ description: "a paused form refuses every submission (403 FORM_CLOSED)" }),
+    input: t.Boolean({ error: "paused must be true or false" }),
+    field: "paused",
+    column: "paused",
+    stored: "boolean",
+    default: false,
+    example: true,
+    cli: {
+      flag: "--paused",
+      help: "refuse every submission until --no-paused (403 FORM_CLOSED)",
+      no: { help: "take submissions again", value: false },
+    },
+    show: { label: "paused", text: (v) => (v ? "yes: submissions are refused" : "no") },
+  }),
+  closesAt: setting({
+    schema: t.Nullable(timestamp(), {
+      description: "from this time on the form refuses every submission (403 FORM_CLOSED); null = never",
+    }),
+    input: t.Nullable(t.String({ maxLength: 100 }), {
+      error: "closesAt must be an ISO 8601 time (2030-01-31T18:00:00Z) or null",
+    }),
+    field: "closesAt",
+    column: "closes_at",
+    stored: "plain",
+    default: null,
+    check: (v: string | null) =>
+      v !== null && !isIsoTime(v)
+        ? "closesAt: the closing time must be an ISO 8601 time with its offset, such as 2030-01-31T18:00:00Z"
+        : undefined,
+    normalize: (v: string | null) => (v === null ? null : new Date(v).toISOString()),
+    example: "2030-01-31T18:00:00.000Z",
+    cli: {
+      flag: "--closes-at <time>",
+      help: "refuse submissions from this ISO 8601 time on (2030-01-31T18:00:00Z)",
+      no: { flag: "--no-closes-at", help: "never close by time", value: null },
+    },
+    show: { label: "closes", text: (v) => v ?? "never" },
+  }),
+  maxSubmissions: setting({
+    schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1 }), {
+      description:
+        "once this many inbox submissions are stored the form refuses more (403 FORM_CLOSED); null = no limit",
+    }),
+    input: t.Nullable(Type.Integer({ minimum: 1, maximum: MAX_SUBMISSIONS_CAP }), {
+      error: `maxSubmissions must be a whole number from 1 to ${MAX_SUBMISSIONS_CAP.toLocaleString("en")}, or null for no limit`,
+    }),
+    field: "maxSubmissions",
+    column: "max_submissions",
+    stored: "plain",
+    default: null,
+    check: (v: number | null) =>
+      v !== null && !(Number.isInteger(v) && v >= 1 && v <= MAX_SUBMISSIONS_CAP)
+        ? `maxSubmissions must be a whole number from 1 to ${MAX_SUBMISSIONS_CAP.toLocaleString("en")}, or none (--max-submissions N, --no-max-submissions)`
+        : undefined,
+    example: 500,
+    cli: {
+      flag: "--max-submissions <n>",
+      help: "refuse submissions once this many are in the inbox",
+      parse: (text) => (/^\d+$/.test(text) ? Number(text) : NaN),
+      no: { help: "no limit (the default)", value: null },
+    },
+    show: { label: "at most", text: (v) => (v === null ? "no limit" : `${v} submission(s)`) },
+  }),
+  successUrl: locationSetting("successUrl", "success_url", {
+    description:
+      "where a browser goes after a drop-in submit (303) when the page gives no _next; null = formsvc's thank-you page",
+    what: "the success URL",
+    example: "https://www.example.com/thanks",
+    flag: "--success-url <url>",
+    help: "where a browser goes after a drop-in submit without _next (default: formsvc's thank-you page)",
+    no: "show formsvc's thank-you page",
+    label: "after submitting",
+  }),
+  errorUrl: locationSetting("errorUrl", "error_url", {
+    description:
+      "where a browser goes (303, with ?error=CODE) when a drop-in submit is refused; null = formsvc's error page",
+    what: "the error URL",
+    example: "https://www.example.com/oops",
+    flag: "--error-url <url>",
+    help: "where a browser goes (with ?error=CODE) when a drop-in submit is refused (default: formsvc's error page)",
+    no: "show formsvc's error page",
+    label: "after a refusal",
   }),
   createdAt: readOnly({ schema: timestamp(), field: "createdAt", show: { label: "created", text: (v) => v } }),
   updatedAt: readOnly({ schema: timestamp(), field: "updatedAt", show: { label: "updated", text: (v) => v } }),

@@ -31,6 +31,8 @@ export interface SubmitStages {
   /** Deletes the submissions' own rows (what they left elsewhere goes with `purges`). */
   deleteRows: BatchWriter<NewSubmission>;
   tallies: Tally[];
+  /** After the tallies, in a new submission's transaction: what refuses a batch the tallies took past a limit. */
+  limits: BatchWriter<NewSubmission>[];
   queues: Queue[];
   /**
    * What a submission leaves elsewhere (queued messages, delivery payloads), deleted with it in
@@ -79,7 +81,7 @@ export type SubmitPipeline = ReturnType<typeof createSubmitPipeline>;
  */
 export function createSubmitPipeline(
   sql: Sql,
-  { checks, rows, setStatuses, deleteRows, tallies, queues, purges, hooks }: SubmitStages,
+  { checks, rows, setStatuses, deleteRows, tallies, limits, queues, purges, hooks }: SubmitStages,
 ) {
   const counts = tallies.map((t) => t.count);
   const uncounts = tallies.map((t) => t.uncount);
@@ -105,6 +107,7 @@ export function createSubmitPipeline(
       async (batch: NewSubmission[]) => {
         await writeAll(rows, batch);
         await writeAll(counts, batch);
+        await writeAll(limits, batch);
         return queue(batch);
       },
       (batch, queued) => tell({ change: "submitted", batch, queued }),
@@ -155,6 +158,8 @@ export interface Candidate {
    */
   data: Record<string, unknown>;
   submitter: SubmitterInfo;
+  /** Whether the body was a form post (urlencoded, multipart): its values are all text, and typed by the field rules. */
+  formPost: boolean;
   /** A proof-of-work solution the challenge check accepted: recorded with the submission, so it is used once. */
   usedChallenge?: UsedChallenge;
 }

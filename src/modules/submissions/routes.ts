@@ -51,6 +51,7 @@ export function submissionsRoutes(
           body,
           submitterInfo(request, client()),
           readIdempotencyKey(request.headers),
+          isFormPost,
         );
         if (isFormPost && result.redirect) {
           set.status = 303;
@@ -66,7 +67,7 @@ export function submissionsRoutes(
         detail: {
           summary: "Submit to a form",
           description:
-            "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe. Takes a secret or a publishable key (a web page's, rate limited per visitor); with a publishable key, a form's allowedOrigins must list the page's Origin (or Referer), and a redirectUrl must be on one of them (else 403 ORIGIN_NOT_ALLOWED). The form's spam checks run after it is found and owned: a challenge (400 CHALLENGE_FAILED, or 503 when its verifier does not answer), then the honeypot (stored as spam, answered the same).",
+            "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe. Takes a secret or a publishable key (a web page's, rate limited per visitor); with a publishable key, a form's allowedOrigins must list the page's Origin (or Referer), and a redirectUrl must be on one of them (else 403 ORIGIN_NOT_ALLOWED). The form's spam checks run after it is found and owned: a challenge (400 CHALLENGE_FAILED, or 503 when its verifier does not answer), then the honeypot (stored as spam, answered the same). A closed form (paused, past closesAt, at maxSubmissions) is a 403 FORM_CLOSED; a form with fields checks them last, every problem at once in a 400 VALIDATION_FAILED with errors[], and stores a form post's values typed.",
           tags: ["Submissions"],
           parameters: [
             {

@@ -137,9 +137,10 @@ export function createSubmissionsService({
     body: SubmitBody,
     info: SubmitterInfo,
     idempotencyKey: string | null,
+    formPost: boolean,
   ): Promise<SubmitResult> {
     const { _meta: _dropped, ...fields } = body.data;
-    const candidate: Candidate = { form, caller, body, data: fields, submitter: info };
+    const candidate: Candidate = { form, caller, body, data: fields, submitter: info, formPost };
     const checked = pipeline.check(candidate);
     const status = checked instanceof Promise ? await checked : checked;
     const meta = buildMeta(info, countryOf);
@@ -185,23 +186,27 @@ export function createSubmissionsService({
      * Stores a submission for a form the owner owns. Resolves only after the submission is
      * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
      * The operator's submissions (seeding, tests) pass the checks as the owner's secret key's would.
+     * `formPost`: the body came as a form post (all text), so the field rules type its values.
      */
     async submit(
       actor: Actor,
       body: SubmitBody,
       info: SubmitterInfo,
       idempotencyKey: string | null = null,
+      formPost = false,
     ): Promise<SubmitResult> {
       const form = await forms.formFor(actor, body.formId, "submit");
       const caller = isOperator(actor) ? ownerPrincipal(form.ownerId) : actor;
-      if (!idempotencyKey) return store(form, caller, body, info, null);
+      if (!idempotencyKey) return store(form, caller, body, info, null, formPost);
       const slot = `${form.id}\n${idempotencyKey}`;
       const running = inflight.get(slot);
       if (running) return running;
       // In flight from before the lookup: a retry arriving while it reads shares it rather than storing twice.
       const attempt = (async () => {
         const stored = await repo.findIdempotentResponse(form.id, idempotencyKey);
-        return stored ? (JSON.parse(stored) as SubmitResult) : store(form, caller, body, info, idempotencyKey);
+        return stored
+          ? (JSON.parse(stored) as SubmitResult)
+          : store(form, caller, body, info, idempotencyKey, formPost);
       })().finally(() => inflight.delete(slot));
       inflight.set(slot, attempt);
       return attempt;

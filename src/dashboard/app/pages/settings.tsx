@@ -13,7 +13,27 @@ const draftOf = (form: FormDetails): Draft => Object.fromEntries(KEYS.map((k) =>
 
 // A list is edited as text (one item a line, kept as typed until the save), and sent as a list.
 const lines = (v: unknown): string[] => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : (v as string[]));
-const valueOf = (draft: Draft, k: Key): unknown => (CONTROLS[k].kind === "lines" ? lines(draft[k]) : draft[k]);
+// JSON is edited as text too: empty is null; text that is not JSON stays text, and the save says so.
+const json = (v: unknown): unknown => {
+  if (typeof v !== "string") return v;
+  if (v.trim() === "") return null;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+};
+const valueOf = (draft: Draft, k: Key): unknown => {
+  const kind = CONTROLS[k].kind;
+  return kind === "lines" ? lines(draft[k]) : kind === "json" ? json(draft[k]) : draft[k];
+};
+// A time as <input type="datetime-local"> shows it (the browser's local time), and back as ISO 8601.
+const localTime = (iso: unknown): string => {
+  if (typeof iso !== "string") return "";
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+const isoTime = (local: string): string | null => (local ? new Date(local).toISOString() : null);
 
 /**
  * The form's settings as one form, a control per setting of the server's settings table
@@ -32,6 +52,8 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
     const found: Partial<Record<Key, string>> = {};
     for (const k of KEYS) {
       const c = CONTROLS[k];
+      if (c.kind === "json" && typeof draft[k] === "string" && typeof json(draft[k]) === "string")
+        found[k] = 'Not JSON: write a list such as [{"name": "email", "type": "email"}], or leave it empty.';
       if (c.kind !== "lines" || !c.check) continue;
       const bad = lines(draft[k]).filter((line) => !c.check!(line));
       if (bad.length) found[k] = c.problem ? c.problem(bad) : `Not valid: ${bad.join(", ")}`;
@@ -256,6 +278,36 @@ function SettingControl({
               aria-describedby={helpId}
               aria-invalid={problem ? "true" : undefined}
               onInput={(e) => onChange(text(e))}
+            />
+          ) : c.kind === "json" ? (
+            <textarea
+              name={name}
+              rows={8}
+              class="mono"
+              value={typeof value === "string" ? value : value === null ? "" : JSON.stringify(value, null, 2)}
+              placeholder={c.placeholder}
+              aria-describedby={helpId}
+              aria-invalid={problem ? "true" : undefined}
+              onInput={(e) => onChange(text(e))}
+            />
+          ) : c.kind === "time" ? (
+            <input
+              name={name}
+              type="datetime-local"
+              value={localTime(value)}
+              aria-describedby={helpId}
+              onInput={(e) => onChange(isoTime(text(e)))}
+            />
+          ) : c.kind === "limit" ? (
+            <input
+              class="input-small"
+              name={name}
+              type="number"
+              min={1}
+              step={1}
+              value={value === null ? "" : String(value)}
+              aria-describedby={helpId}
+              onInput={(e) => onChange(text(e) === "" ? null : Number(text(e)))}
             />
           ) : c.kind === "url" ? (
             <input

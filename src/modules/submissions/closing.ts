@@ -1,0 +1,45 @@
+import type { BatchWriter } from "../../db/batch-transaction";
+import type { Sql } from "../../db/sql";
+import { isoTime, type Clock } from "../../lib/clock";
+import { AppError } from "../../lib/errors";
+import type { NewSubmission } from "./model";
+import type { SubmitCheck } from "./pipeline";
+
+const closed = (why: string) => new AppError("FORM_CLOSED", `this form is closed: ${why}`);
+const full = () => closed("it has taken all the submissions it accepts");
+
+/**
+ * A paused form, one past its `closesAt`, or one whose inbox holds `maxSubmissions` refuses every
+ * submission, nothing stored. The count here is the form as last read; `capWriter` makes the cap
+ * exact under concurrent submits.
+ */
+export function closingCheck(clock: Clock): SubmitCheck {
+  return {
+    name: "closing",
+    check({ form }) {
+      if (form.paused) return closed("it is not taking submissions right now");
+      if (form.closesAt !== null && isoTime(clock.now()) >= form.closesAt)
+        return closed(`it stopped taking submissions at ${form.closesAt}`);
+      if (form.maxSubmissions !== null && form.submissionCount >= form.maxSubmissions) return full();
+      return "accept";
+    },
+  };
+}
+
+/**
+ * The exact cap: runs in the batch's transaction after the counters were bumped, and refuses a batch
+ * that took a form past its `maxSubmissions` (the batch is then retried one submission at a time, so
+ * only the overflow fails). The bump holds the form's row until the commit (PostgreSQL locks it;
+ * SQLite has one writer), so two batches cannot both see room for the same last place.
+ */
+export function capWriter(sql: Sql): BatchWriter<NewSubmission> {
+  return async (batch) => {
+    const capped = new Map<string, number>();
+    for (const s of batch)
+      if (s.status === "inbox" && s.form.maxSubmissions !== null) capped.set(s.form.id, s.form.maxSubmissions);
+    for (const [formId, max] of capped) {
+      const row = await sql.get<{ n: number }>("SELECT submission_count AS n FROM forms WHERE id = ?", [formId]);
+      if (row && row.n > max) throw full();
+    }
+  };
+}
