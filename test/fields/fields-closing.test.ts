@@ -234,7 +234,9 @@ test.if(onSqlite)(
         old,
         migrations.filter((m) => m.version <= 11),
       );
-      old.run("INSERT INTO owners (id, email, created_at) VALUES ('own_1', 'o@example.com', '2026-01-01T00:00:00.000Z')");
+      old.run(
+        "INSERT INTO owners (id, email, created_at) VALUES ('own_1', 'o@example.com', '2026-01-01T00:00:00.000Z')",
+      );
       old.run(
         `INSERT INTO forms (id, owner_id, name, form_type, created_at, updated_at)
        VALUES ('frm_old', 'own_1', 'Old', 'contact', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
