@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import type { FormUpdateRequest } from "../../../client/index";
 import { forms, type FormDetails } from "../calls";
 import { go } from "../router";
-import { CONTROLS, SECTIONS, setAt, valueAt, type Control, type Draft } from "../setting-controls";
+import { setAt, valueAt } from "../../../lib/dotted-path";
+import { CONTROLS, SECTIONS, type Control, type Draft } from "../setting-controls";
 import { announce, Confirm, ErrorNote } from "../ui/bits";
 import { WebhooksSection } from "./webhooks";
 
