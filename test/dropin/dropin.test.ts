@@ -271,7 +271,7 @@ describe("errors", () => {
 describe("rate limit and CORS", () => {
   test("one visitor's 429 leaves another visitor's quota alone", async () => {
     const small = await startTestServer({
-      config: { publicRateLimit: 2, trustedProxies: ["127.0.0.1/32", "::1/128"] },
+      config: { publicRateLimit: 2, trustedProxies: "127.0.0.1/32,::1/128" },
     });
     try {
       const k = (await seedOwner(small, "rl@example.com")).key;
