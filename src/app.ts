@@ -13,6 +13,7 @@ import type { Logger } from "./lib/log";
 import { accountsRoutes } from "./modules/accounts/routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { confirmationRoutes } from "./modules/confirmations/routes";
+import { createDropIn } from "./modules/dropin/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { keysRoutes } from "./modules/keys/routes";
@@ -94,6 +95,12 @@ async function gauges(services: Services): Promise<Gauge[]> {
 export function createApp({ store, services, config, log, rateClock, rateMaxBuckets }: AppDeps) {
   const metrics = new HttpMetrics();
   const app: Elysia = new Elysia();
+  const dropIn = createDropIn({
+    forms: services.forms,
+    submissions: services.submissions,
+    maxBodyBytes: config.maxBodyBytes,
+    log,
+  });
   return app
     .use(
       front({
@@ -116,6 +123,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         maxBodyBytes: config.maxBodyBytes,
         metrics,
         log,
+        dropInFailure: dropIn.failure,
       }),
     )
     .use(docs())
@@ -123,6 +131,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(dashboardPage())
     .use(widgetRoutes())
     .use(confirmationRoutes(services.confirmations))
+    .use(dropIn.routes)
     .use(
       opsRoutes({
         ping: () => store.ping(),

@@ -42,6 +42,16 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/confirm\/:token$/,
     why: "a submitter's confirmation link: the token is the credential (test/outbound)",
   },
+  {
+    method: "POST",
+    path: /^\/f\/:formId$/,
+    why: "the drop-in endpoint: no key, the form id is the public address (publicEndpoint); its checks are a publishable key's (test/dropin)",
+  },
+  {
+    method: "GET",
+    path: /^\/f\/:formId\/thanks$/,
+    why: "the thank-you page a visitor lands on after a drop-in post, public (test/dropin)",
+  },
   { method: "GET", path: /^\/healthz$/, why: "the load balancer's probe, public by design" },
   {
     method: "GET",
