@@ -136,8 +136,9 @@ export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDe
         let form: Form | undefined;
         let values: Record<string, unknown> | undefined;
         try {
-          const sent = await readDropInFields(request, maxBodyBytes);
+          // The form first: a post to no form costs no body read (and its 404 comes before a 413).
           form = await publicForm(forms, formId);
+          const sent = await readDropInFields(request, maxBodyBytes);
           const { headers } = request;
           const referer = headers.get("referer");
           const post = dropInPost(form, sent, referer);
