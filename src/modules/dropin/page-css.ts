@@ -34,7 +34,7 @@ textarea { resize: vertical; }
 select[multiple] { min-height: 6rem; }
 input[type="checkbox"], input[type="radio"] { display: inline-block; width: 1.25rem; height: 1.25rem; min-height: 0; margin: 0 0.5rem 0 0; vertical-align: -0.2rem; accent-color: var(--accent); }
 .checkbox label { font-weight: 400; display: block; }
-.choice { display: block; padding: 0.35rem 0; }
+.field > label.choice { display: block; padding: 0.35rem 0; font-weight: 400; margin: 0; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .invalid input, .invalid select, .invalid textarea { border-color: var(--error); border-width: 2px; }
 .error { color: var(--error); font-weight: 600; margin: 0 0 0.3rem; }
