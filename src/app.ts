@@ -14,6 +14,7 @@ import { accountsRoutes } from "./modules/accounts/routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { confirmationRoutes } from "./modules/confirmations/routes";
 import { hostedPageRoutes } from "./modules/dropin/page-route";
+import { createDropIn } from "./modules/dropin/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { keysRoutes } from "./modules/keys/routes";
@@ -95,6 +96,12 @@ async function gauges(services: Services): Promise<Gauge[]> {
 export function createApp({ store, services, config, log, rateClock, rateMaxBuckets }: AppDeps) {
   const metrics = new HttpMetrics();
   const app: Elysia = new Elysia();
+  const dropIn = createDropIn({
+    forms: services.forms,
+    submissions: services.submissions,
+    maxBodyBytes: config.maxBodyBytes,
+    log,
+  });
   return app
     .use(
       front({
@@ -117,6 +124,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         maxBodyBytes: config.maxBodyBytes,
         metrics,
         log,
+        dropInFailure: dropIn.failure,
       }),
     )
     .use(docs())
@@ -125,6 +133,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(widgetRoutes())
     .use(confirmationRoutes(services.confirmations))
     .use(hostedPageRoutes(services))
+    .use(dropIn.routes)
     .use(
       opsRoutes({
         ping: () => store.ping(),

@@ -1,5 +1,5 @@
 /**
- * CORS for the public endpoints only (submit and challenge): a web page on another origin posts
+ * CORS for the public endpoints only (submit, challenge, and the drop-in POST /f/{formId}): a web page on another origin posts
  * there with a publishable key. Every other endpoint sends no CORS header: it is for servers and
  * the same-origin dashboard. Which origins may submit is the form's `allowedOrigins`, checked by
  * the submit pipeline; a refusal for that reason carries no CORS header (front.ts).
@@ -13,14 +13,18 @@ export function corsHeaders(request: Request): Record<string, string> {
   return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED, vary: "Origin" };
 }
 
-/** Headers of the answer to a preflight (OPTIONS with Access-Control-Request-Method), which needs no key. */
-export function preflightHeaders(request: Request, methods: string[]): Record<string, string> {
+const ALLOW_HEADERS = "Content-Type, X-API-Key, Idempotency-Key";
+// What Formspree's client libraries send to /f/ (their values are ignored): they work unchanged against formsvc.
+const DROP_IN_ALLOW_HEADERS = `${ALLOW_HEADERS}, Accept, X-Requested-With, Formspree-Client, Formspree-Session-Data`;
+
+/** Headers of the answer to a preflight (OPTIONS with Access-Control-Request-Method), which needs no key; `dropIn` for /f/. */
+export function preflightHeaders(request: Request, methods: string[], dropIn = false): Record<string, string> {
   const origin = request.headers.get("origin");
   if (!origin) return {};
   return {
     "access-control-allow-origin": origin,
     "access-control-allow-methods": methods.join(", "),
-    "access-control-allow-headers": "Content-Type, X-API-Key, Idempotency-Key",
+    "access-control-allow-headers": dropIn ? DROP_IN_ALLOW_HEADERS : ALLOW_HEADERS,
     "access-control-max-age": "86400",
     vary: "Origin",
   };

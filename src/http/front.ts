@@ -30,7 +30,25 @@ export interface FrontDeps extends RateLimitSettings {
   maxBodyBytes: number;
   metrics: HttpMetrics;
   log: Logger;
+  /** Answers a drop-in post refused before its route ran (a 429), as the route answers its own refusals: JSON or a page. */
+  dropInFailure?(
+    answering: {
+      request: Request;
+      set: { status?: number | string; headers: Record<string, unknown> };
+      requestId: string;
+    },
+    error: unknown,
+  ): Promise<unknown>;
 }
+
+// The path of a drop-in post's URL (`/f/{formId}`, a trailing slash, a query), read before routing.
+const DROP_IN = /^https?:\/\/[^/]+\/f\/([^/?#]+)\/?(?:[?#]|$)/;
+
+/** The form id of a drop-in post (`POST /f/{formId}`), from the raw URL before routing; else null. */
+export const dropInFormOf = (method: string, url: string): string | null =>
+  method === "POST" ? (DROP_IN.exec(url)?.[1] ?? null) : null;
+
+const isDropInPath = (path: string) => path.startsWith("/f/");
 
 const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/?$/.test(new URL(url).pathname);
 
@@ -85,7 +103,7 @@ export function front(deps: FrontDeps) {
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
       const cost = request.method === "OPTIONS" || isHealthCheck(request.url) ? 0 : 1;
-      const taken = takeToken(caller, client, cost);
+      const taken = takeToken(caller, client, cost, dropInFormOf(request.method, request.url));
       const rate = taken instanceof Promise ? await taken : taken;
       const headers = set.headers;
       // API answers are per caller: never sniffed into another type, framed, or cached.
@@ -108,6 +126,8 @@ export function front(deps: FrontDeps) {
       }
     })
     .onError({ as: "global" }, ({ error, code, set, request, requestId }) => {
+      if (deps.dropInFailure && error instanceof AppError && dropInFormOf(request.method, request.url) !== null)
+        return deps.dropInFailure({ request, set, requestId }, error);
       // Elysia wraps what a `parse` hook throws (the caller check, the body reader: context.ts); ours is answered as itself.
       if (error instanceof ParseError && error.cause instanceof AppError) error = error.cause;
       // From the URL: a route's context carries `path` only when its own code asks for it.
@@ -117,7 +137,8 @@ export function front(deps: FrontDeps) {
         if (methods.length) {
           set.headers.allow = methods.join(", ");
           if (request.method === "OPTIONS") {
-            if (routeTable().isPublic(path())) Object.assign(set.headers, preflightHeaders(request, methods));
+            if (routeTable().isPublic(path()))
+              Object.assign(set.headers, preflightHeaders(request, methods, isDropInPath(path())));
             set.status = 204;
             return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
           }

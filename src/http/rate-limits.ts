@@ -31,7 +31,9 @@ export interface RateLimitSettings {
  * address (it sits in a public page: no one visitor can use up the site's quota, and none of it is
  * the owner's secret-key quota); without a valid key, the client address's. Each kind has a table of
  * its own, so a flood of new addresses fills only theirs and can never send a key to that table's
- * shared overflow bucket.
+ * shared overflow bucket. A drop-in post (`POST /f/{formId}`, no key: the form id is the address)
+ * takes from the visitors' table per form and visitor address, as a publishable key bound to that
+ * form would.
  */
 export function createRateLimits(s: RateLimitSettings) {
   const now = s.rateClock ? () => s.rateClock!.now() : Date.now;
@@ -42,7 +44,14 @@ export function createRateLimits(s: RateLimitSettings) {
   const visitors = make("visitors", s.publicRateLimit, s.rateWindow, now);
   const addresses = make("addresses", s.rateLimit, s.rateWindow, now);
   /** Takes `cost` tokens (0 only reads the bucket) from the caller's bucket. */
-  return (caller: Principal | null, client: () => ClientOrigin, cost: number): RateDecision | Promise<RateDecision> => {
+  return (
+    caller: Principal | null,
+    client: () => ClientOrigin,
+    cost: number,
+    dropInForm: string | null = null,
+  ): RateDecision | Promise<RateDecision> => {
+    // `f/` is no key id (`key_…`): a form's visitors never share a bucket with a key's.
+    if (dropInForm !== null) return visitors.take(`f/${dropInForm} ${addressBucket(client().ip)}`, cost);
     if (!caller) return addresses.take(addressBucket(client().ip), cost);
     if (caller.kind === "publishable") return visitors.take(`${caller.keyId} ${addressBucket(client().ip)}`, cost);
     return keys.take(caller.keyId, cost);

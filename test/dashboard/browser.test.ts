@@ -14,7 +14,8 @@ import {
 import { startTestServer, type TestServer } from "../helpers/harness";
 import { CONTROLS } from "../../src/dashboard/app/setting-controls";
 import type { FieldRule } from "../../src/modules/forms/model";
-import { valueAt, WRITABLE_SETTINGS } from "../../src/modules/forms/settings";
+import { valueAt } from "../../src/lib/dotted-path";
+import { WRITABLE_SETTINGS } from "../../src/modules/forms/settings";
 
 // The dashboard in a real Chromium against a real server: every check reads what a person sees and
 // compares it with what the API answers.

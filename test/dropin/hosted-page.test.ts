@@ -360,3 +360,24 @@ describe("an address that serves no hosted page", () => {
       expect(await select(html, "form")).toEqual([]);
     });
 });
+
+describe("a refused post from the hosted page (POST /f/{formId})", () => {
+  test("comes back as the hosted page with the values kept, the problem beside its field, and the page's own policy", async () => {
+    const formId = await newForm({ fields: FIELDS.slice(0, 2) });
+    const res = await fetch(`${server.url}/f/${formId}`, {
+      method: "POST",
+      headers: { accept: "text/html", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ name: "Ada <Lovelace>", email: "not-an-address" }),
+    });
+    expect(res.status).toBe(400);
+    const csp = res.headers.get("content-security-policy")!;
+    expect(csp).toContain("worker-src blob:");
+    expect(csp).toContain("frame-ancestors 'self'");
+    const html = await res.text();
+    expect((await select(html, 'input[name="name"]'))[0]!.attrs.value).toBe("Ada <Lovelace>");
+    const [email] = await select(html, 'input[name="email"]');
+    expect([email!.attrs.value, email!.attrs["aria-invalid"]]).toEqual(["not-an-address", "true"]);
+    expect((await select(html, `#${email!.attrs["aria-describedby"]}`))[0]!.text).not.toBe("");
+    expect(await api("GET", `/forms/${formId}/submissions`).then((r) => r.body.submissions)).toEqual([]);
+  });
+});

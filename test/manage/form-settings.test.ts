@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { setAt, valueAt, WRITABLE_SETTINGS } from "../../src/modules/forms/settings";
+import { setAt, valueAt } from "../../src/lib/dotted-path";
+import { WRITABLE_SETTINGS } from "../../src/modules/forms/settings";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;

@@ -42,6 +42,27 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/confirm\/:token$/,
     why: "a submitter's confirmation link: the token is the credential (test/outbound)",
   },
+  {
+    method: "POST",
+    path: /^\/f\/:formId$/,
+    why: "the drop-in endpoint: no key, the form id is the public address (publicEndpoint); its checks are a publishable key's (test/dropin)",
+  },
+  {
+    method: "GET",
+    path: /^\/f\/:formId$/,
+    why: "the hosted form page, public like the drop-in endpoint it posts to (test/dropin/hosted-page.test.ts)",
+  },
+  {
+    method: "GET",
+    path: /^\/f\/:formId\/challenge$/,
+    why: "the hosted page's proof-of-work challenge: no key, the form id is the public address (test/dropin/hosted-page.test.ts)",
+  },
+  { method: "GET", path: /^\/f\/assets\//, why: "the stylesheets of the pages for people, public" },
+  {
+    method: "GET",
+    path: /^\/f\/:formId\/thanks$/,
+    why: "the thank-you page a visitor lands on after a drop-in post, public (test/dropin)",
+  },
   { method: "GET", path: /^\/healthz$/, why: "the load balancer's probe, public by design" },
   {
     method: "GET",

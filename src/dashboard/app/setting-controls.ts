@@ -3,6 +3,7 @@
 // so a setting added there without a control here fails the type check.
 import type { SettingKey } from "../../modules/forms/settings";
 import { FORM_TYPES } from "./form-types";
+import { setAt, valueAt } from "../../lib/dotted-path";
 
 /** What the page holds while a setting is edited: each setting's value, by its key. */
 export type Draft = Record<SettingKey, unknown>;
@@ -201,18 +202,3 @@ export const CONTROLS: Record<SettingKey, Control> = {
     placeholder: "https://www.example.com/oops",
   },
 };
-
-/** The value at a dotted path (`spamSettings.challenge`) of a form, or undefined. */
-export function valueAt(obj: unknown, path: string): unknown {
-  let v = obj;
-  for (const part of path.split(".")) v = v == null ? undefined : (v as Record<string, unknown>)[part];
-  return v;
-}
-
-/** A body with the value at a dotted path, shaped as Get Form shows the form. */
-export function setAt(obj: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split(".");
-  let at = obj;
-  for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
-  at[parts.at(-1)!] = value;
-}

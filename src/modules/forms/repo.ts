@@ -3,7 +3,8 @@ import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
 import { createJoiners, joinerRuleOf } from "../waitlist/joiners";
 import type { Form } from "./model";
-import { CODECS, setAt, STORED_SETTINGS, valueAt } from "./settings";
+import { setAt, valueAt } from "../../lib/dotted-path";
+import { CODECS, STORED_SETTINGS } from "./settings";
 
 /** A row of forms: the repo's own columns, and each stored setting's column (settings.ts). */
 interface FormRow {

@@ -3,15 +3,14 @@ import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
+import { setAt, valueAt } from "../../lib/dotted-path";
 import type { Principal } from "../../lib/principal";
 import { DeletedSchema, FormListSchema, UsersJoinedSchema, toFormListItem, type Form } from "./model";
 import {
   FormCreateSchema,
   FormPatchSchema,
   FormSchema,
-  setAt,
   toFormJson,
-  valueAt,
   WRITABLE_SETTINGS,
   type FormPatchBody,
 } from "./settings";

@@ -17,7 +17,8 @@ import {
 } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import { usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
-import { setAt, valueAt, WRITABLE_SETTINGS } from "./settings";
+import { setAt, valueAt } from "../../lib/dotted-path";
+import { WRITABLE_SETTINGS } from "./settings";
 import type { FormsRepo } from "./repo";
 
 /** Form fields that are the server's own: no operator sets them. */

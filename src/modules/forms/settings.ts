@@ -50,6 +50,7 @@ import {
   type Form,
   type FormType,
 } from "./model";
+import { setAt, valueAt } from "../../lib/dotted-path";
 
 /** Where a setting's value sits on a Form (the service's view): a field, or a field of its autoresponse. */
 export type FormPath = Exclude<keyof Form, "autoresponse"> | `autoresponse.${keyof Autoresponse}`;
@@ -724,21 +725,6 @@ export const ALL_SETTINGS: { key: string; row: Setting }[] = Object.entries(SETT
 
 /** The settings a body may carry, with their keys. */
 export const WRITABLE_SETTINGS = ALL_SETTINGS.filter((s) => s.row.input !== null) as Leaf[];
-
-/** The value at a dotted path of an object, or undefined. */
-export function valueAt(obj: unknown, path: string): unknown {
-  let v = obj;
-  for (const part of path.split(".")) v = v == null ? undefined : (v as Record<string, unknown>)[part];
-  return v;
-}
-
-/** Sets a dotted path of an object, making the objects on the way. */
-export function setAt(obj: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split(".");
-  let at = obj;
-  for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
-  at[parts.at(-1)!] = value;
-}
 
 const showProps = (rows: Record<string, Row>): Record<string, TSchema> =>
   Object.fromEntries(

@@ -182,6 +182,16 @@ export interface NewSubmission {
   idempotency: { key: string; response: string } | null;
   /** The proof-of-work solution it was accepted with, recorded with it (used once). */
   usedChallenge?: UsedChallenge;
+  /** The page's `_subject` for the owner's notification (drop-in posts): not stored, one line of at most 200 characters. */
+  subject?: string;
+}
+
+/** What a drop-in post says beside its fields (dropin/read-post.ts): never stored in `data`. */
+export interface SubmitExtras {
+  /** `_replyto`: the submission's extracted email when it is a valid address, ahead of the usual rule. */
+  replyTo?: string;
+  /** `_subject`, for the notification email. */
+  subject?: string;
 }
 
 /** A stored submission with `data` still as JSON text, so listing never parses and re-serialises it. */

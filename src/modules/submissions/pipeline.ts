@@ -162,6 +162,8 @@ export interface Candidate {
   formPost: boolean;
   /** A proof-of-work solution the challenge check accepted: recorded with the submission, so it is used once. */
   usedChallenge?: UsedChallenge;
+  /** The page's `_subject` (drop-in posts), carried to the notification; never in `data`. */
+  subject?: string;
 }
 
 /** What a check decides: store it, store it as spam, or refuse it with this error. */

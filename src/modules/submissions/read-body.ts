@@ -74,7 +74,7 @@ function schemaMessage(error: ValueError): string {
 }
 
 /** The body if it matches SubmitBodySchema and its data can be stored as sent; else a 400 that says which field is wrong. */
-function checkBody(raw: unknown): SubmitBody {
+export function checkBody(raw: unknown): SubmitBody {
   if (!submitBody.Check(raw)) {
     const errors = [...submitBody.Errors(raw)];
     // A stray field comes first: it is most often a form field meant for data, which explains the rest.
@@ -125,7 +125,17 @@ function hasNamelessPart(bytes: Uint8Array, contentType: string): boolean {
   return false;
 }
 
-async function parseForm(bytes: Uint8Array, contentType: string): Promise<SubmitBody> {
+/**
+ * A form post's fields in the order sent, a repeated name (checkboxes, multi-selects) keeping every
+ * value; `name` maps each sent name to the one stored (the drop-in endpoint drops a trailing `[]`).
+ * A Map, not an object: names are data, and `__proto__` or `constructor` must not reach
+ * Object.prototype. A field with an empty name or a file is a 400.
+ */
+export async function readFormFields(
+  bytes: Uint8Array,
+  contentType: string,
+  name: (sent: string) => string = (sent) => sent,
+): Promise<Map<string, string | string[]>> {
   let form: FormData;
   try {
     form = await new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), {
@@ -136,25 +146,33 @@ async function parseForm(bytes: Uint8Array, contentType: string): Promise<Submit
   }
   if (contentType.toLowerCase().startsWith("multipart/") && hasNamelessPart(bytes, contentType))
     throw invalid(EMPTY_NAME);
+  const fields = new Map<string, string | string[]>();
+  for (const [sent, value] of form.entries()) {
+    if (typeof value !== "string")
+      throw invalid(`field "${sent.slice(0, 64)}" is a file; file uploads are not accepted`);
+    const key = name(sent);
+    if (key === "") throw invalid(EMPTY_NAME);
+    const previous = fields.get(key);
+    fields.set(
+      key,
+      previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value],
+    );
+  }
+  return fields;
+}
+
+async function parseForm(bytes: Uint8Array, contentType: string): Promise<SubmitBody> {
   const fields: Record<string, unknown> = {};
-  // A Map, not an object: names are data, and `__proto__` or `constructor` must not reach Object.prototype.
-  const data = new Map<string, string | string[]>();
-  for (const [name, value] of form.entries()) {
-    if (typeof value !== "string") throw invalid(`field "${name}" is a file; file uploads are not accepted`);
-    if (name === "") throw invalid(EMPTY_NAME);
-    if (name === "formId" || name === "redirectUrl") {
-      // An empty hidden redirect field means "no redirect", as a browser would send it.
-      if (!(name === "redirectUrl" && value === "")) fields[name] = value;
-      continue;
-    }
-    const challenge = CHALLENGE_FIELDS.get(name);
-    if (challenge) {
-      fields[challenge] = value;
-      continue;
-    }
-    const previous = data.get(name);
-    // Repeated names (checkboxes, multi-selects) keep every value.
-    data.set(name, previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]);
+  const data = await readFormFields(bytes, contentType);
+  for (const name of ["formId", "redirectUrl", ...CHALLENGE_FIELDS.keys()]) {
+    const sent = data.get(name);
+    if (sent === undefined) continue;
+    data.delete(name);
+    // One value each: the last one sent, as a form post's readers take it.
+    const value = Array.isArray(sent) ? sent[sent.length - 1]! : sent;
+    // An empty hidden redirect field means "no redirect", as a browser would send it.
+    if (name === "redirectUrl" && value === "") continue;
+    fields[CHALLENGE_FIELDS.get(name) ?? name] = value;
   }
   // fromEntries defines each name as the object's own property, `__proto__` included.
   return checkBody({ ...fields, data: Object.fromEntries(data) });

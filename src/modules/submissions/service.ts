@@ -6,7 +6,7 @@ import { groupCommit } from "../../db/group-commit";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { AnswerCache } from "../../lib/answer-cache";
 import type { CursorCodec } from "../../lib/cursor";
-import { extractEmail } from "../../lib/email";
+import { extractEmail, normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { auditedAs, isOperator, ownerPrincipal, type Actor, type Operator, type Principal } from "../../lib/principal";
@@ -21,6 +21,7 @@ import {
   type StoredSubmission,
   type SubmissionStatus,
   type SubmitBody,
+  type SubmitExtras,
   type SubmitResult,
 } from "./model";
 import { exportCsv, exportJson } from "./export";
@@ -138,9 +139,11 @@ export function createSubmissionsService({
     info: SubmitterInfo,
     idempotencyKey: string | null,
     formPost: boolean,
+    extras: SubmitExtras,
   ): Promise<SubmitResult> {
     const { _meta: _dropped, ...fields } = body.data;
     const candidate: Candidate = { form, caller, body, data: fields, submitter: info, formPost };
+    if (extras.subject !== undefined) candidate.subject = extras.subject;
     const checked = pipeline.check(candidate);
     const status = checked instanceof Promise ? await checked : checked;
     const meta = buildMeta(info, countryOf);
@@ -156,10 +159,11 @@ export function createSubmissionsService({
       status,
       json: JSON.stringify({ ...candidate.data, _meta: meta }),
       meta,
-      email: extractEmail(candidate.data),
+      email: (extras.replyTo !== undefined ? normalizeEmail(extras.replyTo) : null) ?? extractEmail(candidate.data),
       createdAt: isoTime(clock.now()),
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
       usedChallenge: candidate.usedChallenge,
+      ...(candidate.subject !== undefined ? { subject: candidate.subject } : {}),
     };
     try {
       await batches.write(submission);
@@ -187,6 +191,7 @@ export function createSubmissionsService({
      * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
      * The operator's submissions (seeding, tests) pass the checks as the owner's secret key's would.
      * `formPost`: the body came as a form post (all text), so the field rules type its values.
+     * `extras`: what a drop-in post says beside its fields (`_replyto`, `_subject`).
      */
     async submit(
       actor: Actor,
@@ -194,10 +199,11 @@ export function createSubmissionsService({
       info: SubmitterInfo,
       idempotencyKey: string | null = null,
       formPost = false,
+      extras: SubmitExtras = {},
     ): Promise<SubmitResult> {
       const form = await forms.formFor(actor, body.formId, "submit");
       const caller = isOperator(actor) ? ownerPrincipal(form.ownerId) : actor;
-      if (!idempotencyKey) return store(form, caller, body, info, null, formPost);
+      if (!idempotencyKey) return store(form, caller, body, info, null, formPost, extras);
       const slot = `${form.id}\n${idempotencyKey}`;
       const running = inflight.get(slot);
       if (running) return running;
@@ -206,7 +212,7 @@ export function createSubmissionsService({
         const stored = await repo.findIdempotentResponse(form.id, idempotencyKey);
         return stored
           ? (JSON.parse(stored) as SubmitResult)
-          : store(form, caller, body, info, idempotencyKey, formPost);
+          : store(form, caller, body, info, idempotencyKey, formPost, extras);
       })().finally(() => inflight.delete(slot));
       inflight.set(slot, attempt);
       return attempt;

@@ -1,0 +1,130 @@
+import { readCapped } from "../../http/body";
+import { AppError } from "../../lib/errors";
+import { locationUrl } from "../../lib/location-url";
+import type { Form } from "../forms/model";
+import { CHALLENGE_FIELDS, type SubmitBody, type SubmitExtras } from "../submissions/model";
+import { checkBody, readFormFields } from "../submissions/read-body";
+
+/** The fields of a drop-in post as sent (a repeated name as an array), and whether its body was JSON. */
+export interface DropInFields {
+  fields: Map<string, unknown>;
+  isJson: boolean;
+}
+
+/** A drop-in post made into a submit: the body the pipeline checks, what it says beside its fields, and the values a person sent (to show again). */
+export interface DropInPost {
+  body: SubmitBody;
+  extras: SubmitExtras;
+  values: Record<string, unknown>;
+  formPost: boolean;
+}
+
+// Invalid UTF-8 is a 400, not U+FFFD stored in place of what was sent. Stateless without `stream`, so shared.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+const invalid = (message: string) => new AppError("INVALID_BODY", message);
+
+/** `topics[]` is `topics`: PHP-style list names, as Formspree stores them. */
+const fieldName = (sent: string) => (sent.endsWith("[]") ? sent.slice(0, -2) : sent);
+
+/** Control fields: what a page tells the endpoint, never stored as data. */
+const NEXT = ["_next", "redirectUrl"];
+const DROPPED = ["_subject", "_cc", "_gotcha"];
+/** Other services' honeypot names, honoured while the form's honeypot is the default `_gotcha`. */
+const HONEYPOT_ALIASES = ["_gotcha", "_honey", "bot-field", "botcheck"];
+
+function jsonFields(bytes: Uint8Array): Map<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(utf8.decode(bytes));
+  } catch {
+    throw invalid("request body is not valid JSON");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw invalid("a JSON body must be an object whose keys are the form's fields");
+  const fields = new Map<string, unknown>();
+  for (const [sent, value] of Object.entries(parsed)) {
+    const name = fieldName(sent);
+    if (name === "") throw invalid("a field has an empty name: every form field needs a name");
+    const previous = fields.get(name);
+    fields.set(
+      name,
+      previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value],
+    );
+  }
+  return fields;
+}
+
+/** The fields of a drop-in post: urlencoded, multipart or a flat JSON object; 415 for another type, 413 over `maxBytes`, 400 when malformed. */
+export async function readDropInFields(request: Request, maxBytes: number): Promise<DropInFields> {
+  const contentType = request.headers.get("content-type") ?? "";
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  const isJson = type === "application/json";
+  if (!isJson && type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
+    throw new AppError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      "Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json",
+    );
+  }
+  const bytes = await readCapped(request, maxBytes);
+  return {
+    fields: isJson ? jsonFields(bytes) : await readFormFields(bytes, contentType, fieldName),
+    isJson,
+  };
+}
+
+const last = (value: unknown): unknown => (Array.isArray(value) ? value[value.length - 1] : value);
+
+/**
+ * Where the page asks its visitor to be sent (`_next`, or `redirectUrl`): an absolute http(s) URL,
+ * a relative one resolved against the `Referer`; undefined for none. Whether it may be sent there
+ * is the pipeline's allowed-origin check.
+ */
+function nextUrl(sent: unknown, referer: string | null): string | undefined {
+  if (sent === undefined || sent === "") return undefined;
+  if (typeof sent !== "string") throw invalid("_next must be a URL");
+  let target: string;
+  try {
+    target = new URL(sent, referer ?? undefined).href;
+  } catch {
+    throw invalid(
+      "_next is a relative URL and the post came without a Referer to resolve it against: send an absolute http(s) URL",
+    );
+  }
+  if (locationUrl(target) === null)
+    throw invalid("_next must be an http(s) URL whose host is a host name or an IP address, without user:password@");
+  return target;
+}
+
+/**
+ * A drop-in post as a submit of `form`: control fields taken out (`_next`, `_subject`, `_cc`, the
+ * honeypots, the challenge answers), the rest as `data`; `_replyto` stays as sent and also becomes
+ * the extracted email. 400 EMPTY when nothing but control fields was sent.
+ */
+export function dropInPost(form: Form, { fields, isJson }: DropInFields, referer: string | null): DropInPost {
+  const data = new Map(fields);
+  const body: Record<string, unknown> = { formId: form.id };
+  const extras: SubmitExtras = {};
+  let next: unknown;
+  for (const name of NEXT) if (data.has(name)) next = last(data.get(name));
+  const subject = last(data.get("_subject"));
+  if (typeof subject === "string" && subject !== "") extras.subject = subject.replace(/[\r\n]+/g, " ").slice(0, 200);
+  const replyTo = last(data.get("_replyto"));
+  if (typeof replyTo === "string") extras.replyTo = replyTo;
+  // The honeypot check reads the form's honeypot field; with the default one, any alias filled is that field filled.
+  const honeypot =
+    form.honeypotField === "_gotcha" ? HONEYPOT_ALIASES.filter((n) => data.has(n)).map((n) => data.get(n)) : [];
+  for (const name of [...NEXT, ...DROPPED, ...(form.honeypotField === "_gotcha" ? HONEYPOT_ALIASES : [])])
+    data.delete(name);
+  for (const [name, field] of CHALLENGE_FIELDS) {
+    if (!data.has(name)) continue;
+    body[field] = last(data.get(name));
+    data.delete(name);
+  }
+  if (data.size === 0 || (form.honeypotField !== null && data.size === 1 && data.has(form.honeypotField)))
+    throw new AppError("EMPTY", "the form was sent without any field filled in");
+  const values = Object.fromEntries(data);
+  const redirectUrl = nextUrl(next, referer);
+  if (redirectUrl !== undefined) body.redirectUrl = redirectUrl;
+  body.data = honeypot.length ? { ...values, _gotcha: honeypot } : values;
+  return { body: checkBody(body), extras, values, formPost: !isJson };
+}

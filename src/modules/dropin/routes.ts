@@ -1,0 +1,202 @@
+import { Elysia, t } from "elysia";
+import { PUBLIC_ROUTE, requestContext } from "../../http/context";
+import { corsHeaders } from "../../http/cors";
+import { toErrorResponse } from "../../http/errors";
+import { AppError, type ErrorCode, type FieldError } from "../../lib/errors";
+import { locationUrl } from "../../lib/location-url";
+import type { Logger } from "../../lib/log";
+import { httpOrigin } from "../../lib/origin";
+import { OPERATOR, type Principal } from "../../lib/principal";
+import type { Form } from "../forms/model";
+import type { FormsService } from "../forms/service";
+import { readIdempotencyKey } from "../submissions/read-body";
+import type { SubmissionsService } from "../submissions/service";
+import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
+import { wantsJson } from "./negotiate";
+import { errorPage, thanksPage, VISITOR_PAGE_CSP } from "./pages";
+import { dropInPost, readDropInFields } from "./read-post";
+
+export interface DropInDeps {
+  forms: FormsService;
+  submissions: SubmissionsService;
+  maxBodyBytes: number;
+  log: Logger;
+}
+
+/** What a visitor reads when a post is refused: one sentence per kind of refusal. */
+const SENTENCES: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_FAILED: "Some fields need another look.",
+  EMPTY: "The form was sent without anything filled in.",
+  INVALID_BODY: "The form could not be read; please try again from the page you came from.",
+  CHALLENGE_FAILED: "The check that you are a person did not pass; please try again.",
+  ORIGIN_NOT_ALLOWED: "This form does not take answers from the page you sent it from.",
+  REDIRECT_NOT_ALLOWED: "This form cannot send you on to the address the page gave.",
+  FORM_CLOSED: "This form is closed and takes no more answers.",
+  FORM_NOT_FOUND: "There is no form at this address.",
+  PAYLOAD_TOO_LARGE: "What you sent is too large; please shorten it and try again.",
+  UNSUPPORTED_MEDIA_TYPE: "The form could not be read; please try again from the page you came from.",
+  RATE_LIMITED: "Too many answers were sent from your address; please wait a minute and try again.",
+  UNAVAILABLE: "The form cannot take answers right now; please try again in a moment.",
+};
+const sentenceFor = (code: ErrorCode) => SENTENCES[code] ?? "Something went wrong; please try again later.";
+
+const notFound = (id: string) => new AppError("FORM_NOT_FOUND", `there is no public form ${id.slice(0, 100)}`);
+
+/** The form at a drop-in address: 404 whatever the reason when it does not exist or does not take public posts (the id is the address). */
+async function publicForm(forms: FormsService, id: string): Promise<Form> {
+  const form = await forms.formFor(OPERATOR, id).catch((e: unknown) => {
+    throw e instanceof AppError && e.status === 404 ? notFound(id) : e;
+  });
+  if (!form.publicEndpoint) throw notFound(id);
+  return form;
+}
+
+/** The form owner's submission, as a publishable key bound to this one form would send it: every check of a public submit applies. */
+const visitorOf = (form: Form): Principal => ({
+  keyId: `f/${form.id}`,
+  ownerId: form.ownerId,
+  kind: "publishable",
+  forms: [form.id],
+});
+
+/** The page a visitor came from, when the form trusts it: on an allowed origin, or (none set) on the origin the request names. */
+function trustedBack(form: Form, referer: string | null, origin: string | null): string | null {
+  const from = httpOrigin(referer);
+  if (from === null) return null;
+  return (form.allowedOrigins.length ? form.allowedOrigins.includes(from) : from === httpOrigin(origin))
+    ? referer
+    : null;
+}
+
+interface Answering {
+  request: Request;
+  set: { status?: number | string; headers: Record<string, unknown> };
+  requestId: string;
+}
+
+/**
+ * The drop-in endpoint (POST /f/{formId}) and its thank-you page, outside /api/v1 like /docs: a
+ * website moves to formsvc by changing the host in its form's `action`. Answers are JSON or a page
+ * for a person by Formspree's rule (negotiate.ts). `failure` answers a refused post, also the ones
+ * the front refuses before routing (429).
+ */
+export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDeps) {
+  const html = (set: Answering["set"], status: number, page: string) => {
+    set.status = status;
+    set.headers["content-type"] = "text/html; charset=utf-8";
+    set.headers["content-security-policy"] = VISITOR_PAGE_CSP;
+    return page;
+  };
+
+  /** A refused post: JSON with `errors[]`, a 303 to the form's errorUrl, the hosted form again with its values, or an error page. */
+  async function failure(
+    { request, set, requestId }: Answering,
+    error: unknown,
+    known?: { form?: Form; values?: Record<string, unknown> },
+  ): Promise<unknown> {
+    const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
+    if (res.headers) Object.assign(set.headers, res.headers);
+    if (res.body.code !== "ORIGIN_NOT_ALLOWED") Object.assign(set.headers, corsHeaders(request));
+    const errors: FieldError[] = res.body.errors ?? [{ code: res.body.code, message: res.body.error }];
+    if (wantsJson(request.headers)) {
+      set.status = res.status;
+      return { ...res.body, errors };
+    }
+    const id = /\/f\/([^/?#]+)/.exec(request.url)?.[1];
+    const form =
+      known?.form ?? (id && res.body.code !== "FORM_NOT_FOUND" ? await publicForm(forms, id).catch(() => null) : null);
+    if (form?.errorUrl) {
+      const target = new URL(form.errorUrl);
+      target.searchParams.set("error", res.body.code);
+      set.status = 303;
+      set.headers.location = locationUrl(target.href) ?? form.errorUrl;
+      return "";
+    }
+    const sentence = sentenceFor(res.body.code);
+    if (form?.fields && known?.values) {
+      const page = html(
+        set,
+        res.status,
+        hostedFormPage(form, { values: known.values, problems: res.body.errors, notice: sentence }),
+      );
+      // The hosted page's own policy, as GET /f/{formId} sends it: the ALTCHA widget solves in a blob worker.
+      Object.assign(set.headers, PERSON_PAGE_HEADERS);
+      return page;
+    }
+    const labels = new Map(form?.fields?.map((f) => [f.name, f.label ?? f.name]));
+    const problems = (res.body.errors ?? []).map((e) => ({
+      label: e.field === undefined ? undefined : (labels.get(e.field) ?? e.field),
+      message: e.message,
+    }));
+    const referer = request.headers.get("referer");
+    return html(set, res.status, errorPage(sentence, problems, httpOrigin(referer) ? referer : null));
+  }
+
+  const routes = new Elysia({ name: "dropin-routes" })
+    .use(requestContext)
+    .post(
+      "/f/:formId",
+      async ({ request, params: { formId }, client, set, ownOrigin, requestId }) => {
+        let form: Form | undefined;
+        let values: Record<string, unknown> | undefined;
+        try {
+          // The form first: a post to no form costs no body read (and its 404 comes before a 413).
+          form = await publicForm(forms, formId);
+          const sent = await readDropInFields(request, maxBodyBytes);
+          const { headers } = request;
+          const referer = headers.get("referer");
+          const post = dropInPost(form, sent, referer);
+          values = post.values;
+          const { ip, proxyCountry } = client();
+          const result = await submissions.submit(
+            visitorOf(form),
+            post.body,
+            {
+              userAgent: headers.get("user-agent"),
+              acceptLanguage: headers.get("accept-language"),
+              referer,
+              origin: headers.get("origin"),
+              ip,
+              proxyCountry,
+            },
+            readIdempotencyKey(headers),
+            post.formPost,
+            post.extras,
+          );
+          Object.assign(set.headers, corsHeaders(request));
+          const back = trustedBack(form, referer, headers.get("origin"));
+          const thanks = `${ownOrigin() ?? ""}/f/${encodeURIComponent(form.id)}/thanks${back ? `?back=${encodeURIComponent(back)}` : ""}`;
+          const next = post.body.redirectUrl ?? form.successUrl ?? thanks;
+          if (wantsJson(headers)) return { ok: true, success: true, submissionId: result.submissionId, next };
+          set.status = 303;
+          set.headers.location = locationUrl(next) ?? next;
+          return "";
+        } catch (error) {
+          return failure({ request, set, requestId }, error, { form, values });
+        }
+      },
+      {
+        // The body is read here: the size cap, the types and the flat JSON object are ours.
+        parse: "none",
+        // Public for the front: a preflight from another origin is answered (with Formspree's headers).
+        detail: { hide: true, [PUBLIC_ROUTE]: true } as Record<string, unknown>,
+      },
+    )
+    .get(
+      "/f/:formId/thanks",
+      async ({ params: { formId }, query, request, set, requestId }) => {
+        try {
+          const form = await publicForm(forms, formId);
+          const back = typeof query.back === "string" ? query.back : null;
+          // A link on our page to wherever a query says would be anyone's: it must be one the form trusts.
+          const shown = back && trustedBack(form, back, request.headers.get("referer")) ? locationUrl(back) : null;
+          return html(set, 200, thanksPage(form.name, shown));
+        } catch (error) {
+          const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
+          return html(set, res.status, errorPage(sentenceFor(res.body.code), [], null));
+        }
+      },
+      { query: t.Object({ back: t.Optional(t.String()) }), detail: { hide: true } },
+    );
+  return { routes, failure };
+}
