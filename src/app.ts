@@ -13,6 +13,7 @@ import type { Logger } from "./lib/log";
 import { accountsRoutes } from "./modules/accounts/routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { confirmationRoutes } from "./modules/confirmations/routes";
+import { hostedPageRoutes } from "./modules/dropin/page-route";
 import { createDropIn } from "./modules/dropin/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
@@ -131,6 +132,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(dashboardPage())
     .use(widgetRoutes())
     .use(confirmationRoutes(services.confirmations))
+    .use(hostedPageRoutes(services))
     .use(dropIn.routes)
     .use(
       opsRoutes({

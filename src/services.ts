@@ -251,6 +251,8 @@ export async function createServices(deps: Deps) {
     confirmations,
     spam,
     audit,
+    /** The services' clock (pinned in tests): what the pages for people read a form's closing time against. */
+    clock,
     close,
   };
 }

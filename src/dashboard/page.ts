@@ -10,7 +10,8 @@ const ASSETS = `${BASE}/assets`;
 // no other window keeps a handle on it, no other site may load its files, and no powerful feature.
 const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
-  "content-security-policy": PAGE_CSP,
+  // The settings' preview frames the form's hosted page (/f/{formId}), from this server only.
+  "content-security-policy": `${PAGE_CSP}; frame-src 'self'`,
   "referrer-policy": "no-referrer",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",

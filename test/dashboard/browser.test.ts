@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { launchBrowser, type OfflinePage, type TestBrowser } from "../helpers/browser";
 import {
+  fillFieldEditor,
   logIn,
   movableClock,
   PASSWORD,
@@ -12,6 +13,7 @@ import {
 } from "../helpers/dashboard";
 import { startTestServer, type TestServer } from "../helpers/harness";
 import { CONTROLS } from "../../src/dashboard/app/setting-controls";
+import type { FieldRule } from "../../src/modules/forms/model";
 import { valueAt } from "../../src/lib/dotted-path";
 import { WRITABLE_SETTINGS } from "../../src/modules/forms/settings";
 
@@ -285,7 +287,7 @@ describe("the dashboard in a browser", () => {
           .and(page.locator(`[value="${example === null ? "forever" : "days"}"]`))
           .check();
         if (example !== null) await field(key).fill(String(example));
-      } else if (control.kind === "json") await field(key).fill(JSON.stringify(example));
+      } else if (control.kind === "fields") await fillFieldEditor(page, example as FieldRule[]);
       else if (control.kind === "time")
         // The control shows the browser's local time.
         await field(key).fill(

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formSnippet } from "../../src/dashboard/app/snippet";
+import { dropinSnippet, formSnippet } from "../../src/dashboard/app/snippet";
 
 const base = {
   server: "https://forms.example.com",
@@ -43,5 +43,75 @@ describe("the embed snippet", () => {
     expect(formSnippet({ ...base, formType: "waitlist" })).not.toContain('name="message"');
     expect(formSnippet({ ...base, formType: "feedback" })).toContain('name="rating"');
     expect(formSnippet({ ...base, formType: "survey" })).toContain('name="message"');
+  });
+});
+
+describe("the drop-in snippet", () => {
+  const dropin = {
+    server: "https://forms.example.com",
+    formId: "frm_1",
+    formType: "contact",
+    honeypotField: "_gotcha",
+  };
+
+  test("posts to /f/{formId} with no key, no formId field and no script, and carries the honeypot", () => {
+    const html = dropinSnippet({ ...dropin, fields: null });
+    expect(html).toStartWith('<form method="post" action="https://forms.example.com/f/frm_1">\n');
+    for (const absent of ["apiKey", "fpk_", "formId", "<script"]) expect(html).not.toContain(absent);
+    expect(html).toContain('<input type="text" name="_gotcha" tabindex="-1" autocomplete="off">');
+    // Without a fields list, the fields the form's type usually has.
+    expect(html).toContain('<input name="email" type="email" autocomplete="email" required>');
+  });
+
+  test("is built from the form's fields, each as plain HTML with its rule's checks", () => {
+    const html = dropinSnippet({
+      ...dropin,
+      honeypotField: null,
+      fields: [
+        { name: "email", type: "email", label: "Email", required: true, placeholder: "you@example.com" },
+        { name: "name", type: "text", minLength: 2, maxLength: 80 },
+        { name: "age", type: "number", min: 18, max: 120 },
+        { name: "message", type: "textarea", label: "Message" },
+        { name: "agree", type: "checkbox", label: "I agree", required: true },
+        { name: "contact", type: "radio", label: "Reach me by", options: ["email", "phone"], required: true },
+        { name: "size", type: "select", options: ["S", "M"], multiple: true },
+        { name: "source", type: "hidden" },
+      ],
+    });
+    expect(html.split("\n").slice(1, -3)).toEqual([
+      '  <label>Email <input type="email" name="email" required placeholder="you@example.com"></label>',
+      '  <label>name <input name="name" minlength="2" maxlength="80"></label>',
+      '  <label>age <input type="number" name="age" min="18" max="120"></label>',
+      '  <label>Message <textarea name="message"></textarea></label>',
+      '  <label><input type="checkbox" name="agree" value="true" required> I agree</label>',
+      "  <fieldset>",
+      "    <legend>Reach me by</legend>",
+      '    <label><input type="radio" name="contact" value="email" required> email</label>',
+      '    <label><input type="radio" name="contact" value="phone" required> phone</label>',
+      "  </fieldset>",
+      "  <label>size",
+      '    <select name="size" multiple>',
+      '      <option value="S">S</option>',
+      '      <option value="M">M</option>',
+      "    </select>",
+      "  </label>",
+      '  <input type="hidden" name="source" value="">',
+    ]);
+    expect(html).not.toContain("aria-hidden");
+  });
+
+  test("posts multipart when a field takes a file, and escapes hostile labels and options", () => {
+    const html = dropinSnippet({
+      ...dropin,
+      fields: [
+        { name: "cv", type: "file", label: "<script>x</script>" },
+        { name: "pick", type: "select", options: ['"><script>'] },
+      ],
+    });
+    expect(html).toStartWith(
+      '<form method="post" action="https://forms.example.com/f/frm_1" enctype="multipart/form-data">',
+    );
+    expect(html).not.toContain("<script");
+    expect(html).toContain("&lt;script&gt;x&lt;/script&gt;");
   });
 });

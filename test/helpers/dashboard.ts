@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { Clock } from "../../src/lib/clock";
+import type { FieldRule } from "../../src/modules/forms/model";
 import { seedForm, seedOwner, type TestServer } from "./harness";
 
 /** A clock at real time, that seeding can send into the past for a while (the browser's "today" is real time). */
@@ -146,4 +147,21 @@ export async function logIn(page: Page, base: string, email: string, password = 
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Log in" }).click();
   await page.getByRole("button", { name: "Log out" }).waitFor();
+}
+
+/** Fills the settings page's field editor, empty at first, with `rules`, as a person would: one "Add a field" each, then its controls. */
+export async function fillFieldEditor(page: Page, rules: FieldRule[]): Promise<void> {
+  const control = (i: number, prop: string) => page.locator(`form.settings [name="fields.${i}.${prop}"]`);
+  for (const [i, rule] of rules.entries()) {
+    await page.getByRole("button", { name: "Add a field" }).click();
+    await control(i, "type").selectOption(rule.type);
+    await control(i, "name").fill(rule.name);
+    if (rule.label !== undefined) await control(i, "label").fill(rule.label);
+    if (rule.required) await control(i, "required").check();
+    if (rule.placeholder !== undefined) await control(i, "placeholder").fill(rule.placeholder);
+    if (rule.options) await control(i, "options").fill(rule.options.join("\n"));
+    if (rule.multiple) await control(i, "multiple").check();
+    for (const k of ["minLength", "maxLength", "min", "max"] as const)
+      if (rule[k] !== undefined) await control(i, k).fill(String(rule[k]));
+  }
 }

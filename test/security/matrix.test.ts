@@ -49,6 +49,17 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
   {
     method: "GET",
+    path: /^\/f\/:formId$/,
+    why: "the hosted form page, public like the drop-in endpoint it posts to (test/dropin/hosted-page.test.ts)",
+  },
+  {
+    method: "GET",
+    path: /^\/f\/:formId\/challenge$/,
+    why: "the hosted page's proof-of-work challenge: no key, the form id is the public address (test/dropin/hosted-page.test.ts)",
+  },
+  { method: "GET", path: /^\/f\/assets\//, why: "the stylesheets of the pages for people, public" },
+  {
+    method: "GET",
     path: /^\/f\/:formId\/thanks$/,
     why: "the thank-you page a visitor lands on after a drop-in post, public (test/dropin)",
   },

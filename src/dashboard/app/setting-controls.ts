@@ -38,8 +38,8 @@ export type Control = Common &
     | { kind: "limit" }
     /** A time or null (left empty): a local date and time, sent as ISO 8601. */
     | { kind: "time" }
-    /** Any JSON value, edited as text (kept as typed until the save, which refuses text that is not JSON). */
-    | { kind: "json"; placeholder?: string }
+    /** The fields list, in the field editor (pages/field-editor.tsx). */
+    | { kind: "fields" }
   );
 
 /** An origin as the browser writes it in `Origin`, or null: what allowed origins must hold. */
@@ -157,18 +157,17 @@ export const CONTROLS: Record<SettingKey, Control> = {
     section: "Who may post",
   },
   fields: {
-    kind: "json",
-    label: "Fields (JSON)",
-    help: 'A list such as [{"name": "email", "type": "email", "required": true}]; empty for any fields, unchecked.',
+    kind: "fields",
+    label: "Fields",
+    help: "What a submission may carry, each checked on every submit path; the hosted page at /f/ is built from them. None: any fields, unchecked.",
     section: "Fields",
-    placeholder: '[{"name": "email", "type": "email", "required": true}]',
   },
   allowExtraFields: {
     kind: "checkbox",
     label: "Store fields the list does not name",
     help: "Else a submission with such a field is refused.",
     section: "Fields",
-    enabledWhen: (d) => d.fields !== null && d.fields !== "",
+    enabledWhen: (d) => Array.isArray(d.fields) && d.fields.length > 0,
   },
   paused: {
     kind: "checkbox",

@@ -1,6 +1,7 @@
-// The HTML a site pastes to put a form on a page: the no-JavaScript form of the README's
-// "Put a form on your website" (examples/contact.html), filled in for one form and one publishable
-// key, with the fields its type usually has.
+// The HTML a site pastes to put a form on a page, both without JavaScript: the drop-in form posting
+// to /f/{formId} (no key), built from the form's fields; and the README's publishable-key form
+// (examples/contact.html), filled in for one form and one key, with the fields its type usually has.
+import type { FieldRule } from "../../client/index";
 
 export interface SnippetInput {
   /** formsvc's own origin, e.g. https://forms.example.com */
@@ -32,7 +33,81 @@ const FIELDS: Record<string, string[]> = {
   waitlist: [NAME, EMAIL],
 };
 
-/** The snippet, ready to paste. */
+const HONEYPOT = (field: string) => [
+  `  <!--`,
+  `    The honeypot: people never see it, so a filled one means a bot, and formsvc stores that`,
+  `    submission as spam. Off screen rather than display:none (which some bots skip), hidden from`,
+  `    screen readers (aria-hidden), out of the Tab order (tabindex="-1"), never autofilled`,
+  `    (autocomplete="off", and a name and label no autofill heuristic matches).`,
+  `  -->`,
+  `  <div style="position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden" aria-hidden="true">`,
+  `    <label>Leave this empty <input type="text" name="${esc(field)}" tabindex="-1" autocomplete="off"></label>`,
+  `  </div>`,
+];
+
+const at = (name: string, v: unknown) => (v === undefined || v === "" ? "" : ` ${name}="${esc(String(v))}"`);
+const on = (name: string, v: boolean | undefined) => (v ? ` ${name}` : "");
+
+/** One field of the list as plain HTML: its label around its control, the rule's checks as attributes the browser applies too. */
+function fieldLines(r: FieldRule): string[] {
+  const label = esc(r.label || r.name);
+  const name = at("name", r.name);
+  if (r.type === "hidden") return [`<input type="hidden"${name} value="">`];
+  if (r.options && (r.type === "radio" || r.type === "checkbox"))
+    return [
+      `<fieldset>`,
+      `  <legend>${label}</legend>`,
+      ...r.options.map(
+        (o) =>
+          `  <label><input type="${r.type}"${name}${at("value", o)}${on("required", r.type === "radio" && r.required)}> ${esc(o)}</label>`,
+      ),
+      `</fieldset>`,
+    ];
+  if (r.type === "checkbox")
+    return [`<label><input type="checkbox"${name} value="true"${on("required", r.required)}> ${label}</label>`];
+  const common = `${name}${on("required", r.required)}`;
+  if (r.type === "select")
+    return [
+      `<label>${label}`,
+      `  <select${common}${on("multiple", r.multiple)}>`,
+      ...(r.multiple ? [] : [`    <option value="">Choose…</option>`]),
+      ...(r.options ?? []).map((o) => `    <option${at("value", o)}>${esc(o)}</option>`),
+      `  </select>`,
+      `</label>`,
+    ];
+  const lengths = `${at("minlength", r.minLength)}${at("maxlength", r.maxLength)}`;
+  if (r.type === "textarea")
+    return [`<label>${label} <textarea${common}${lengths}${at("placeholder", r.placeholder)}></textarea></label>`];
+  const limits = `${lengths}${at("min", r.min)}${at("max", r.max)}`;
+  return [
+    `<label>${label} <input${at("type", r.type === "text" ? "" : r.type)}${common}${limits}${at("placeholder", r.placeholder)}></label>`,
+  ];
+}
+
+export interface DropinSnippetInput {
+  /** formsvc's own origin, e.g. https://forms.example.com */
+  server: string;
+  formId: string;
+  formType: string;
+  /** The form's fields; null takes the fields its type usually has. */
+  fields: FieldRule[] | null;
+  honeypotField: string | null;
+}
+
+/** The drop-in snippet: a plain HTML form posting to /f/{formId}, with no key and no script, ready to paste. */
+export function dropinSnippet(s: DropinSnippetInput): string {
+  const multipart = s.fields?.some((f) => f.type === "file") ?? false;
+  const lines = [
+    `<form method="post" action="${esc(`${s.server}/f/${encodeURIComponent(s.formId)}`)}"${multipart ? ' enctype="multipart/form-data"' : ""}>`,
+    ...(s.fields ? s.fields.flatMap(fieldLines) : (FIELDS[s.formType] ?? [NAME, EMAIL, MESSAGE])).map((f) => `  ${f}`),
+    ...(s.honeypotField ? HONEYPOT(s.honeypotField) : []),
+    `  <button type="submit">Send</button>`,
+    `</form>`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** The publishable-key snippet, ready to paste. */
 export function formSnippet(s: SnippetInput): string {
   const action = `${s.server}/api/v1/forms/submit?apiKey=${encodeURIComponent(s.apiKey).replace(/%E2%80%A6/g, "…")}`;
   const lines = [
@@ -40,19 +115,7 @@ export function formSnippet(s: SnippetInput): string {
     `  <input type="hidden" name="formId" value="${esc(s.formId)}">`,
     ...(s.redirectUrl ? [`  <input type="hidden" name="redirectUrl" value="${esc(s.redirectUrl)}">`] : []),
     ...(FIELDS[s.formType] ?? [NAME, EMAIL, MESSAGE]).map((f) => `  ${f}`),
-    ...(s.honeypotField
-      ? [
-          `  <!--`,
-          `    The honeypot: people never see it, so a filled one means a bot, and formsvc stores that`,
-          `    submission as spam. Off screen rather than display:none (which some bots skip), hidden from`,
-          `    screen readers (aria-hidden), out of the Tab order (tabindex="-1"), never autofilled`,
-          `    (autocomplete="off", and a name and label no autofill heuristic matches).`,
-          `  -->`,
-          `  <div style="position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden" aria-hidden="true">`,
-          `    <label>Leave this empty <input type="text" name="${esc(s.honeypotField)}" tabindex="-1" autocomplete="off"></label>`,
-          `  </div>`,
-        ]
-      : []),
+    ...(s.honeypotField ? HONEYPOT(s.honeypotField) : []),
     `  <button type="submit">Send</button>`,
     `</form>`,
   ];

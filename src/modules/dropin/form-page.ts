@@ -1,5 +1,6 @@
-import type { Form } from "../forms/model";
+import { PAGE_CSP } from "../../http/assets";
 import { escapeHtml } from "../../lib/template";
+import type { FieldRule, Form } from "../forms/model";
 
 /** One problem with one field, as the field rules report it (VALIDATION_FAILED's `errors`). */
 export interface FieldProblem {
@@ -16,12 +17,190 @@ export interface FormPageState {
   notice?: string;
 }
 
+/** Where the pages for people (hosted form, thank-you, errors) take their stylesheet and the widget's. */
+export const PAGE_CSS_PATH = "/f/assets/page.css";
+export const ALTCHA_CSS_PATH = "/f/assets/altcha.css";
+
+/**
+ * The headers of formsvc's pages for people: the dashboard's policy, but framed by formsvc's own
+ * pages (the dashboard's preview), a worker from a blob (the ALTCHA widget solves in one), and a
+ * form that may post on to wherever the answer redirects (`_next`, `successUrl`): Chrome applies
+ * `form-action` to the redirect too, and those are checked by the server.
+ */
+export const PERSON_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy": `${PAGE_CSP.replace("frame-ancestors 'none'", "frame-ancestors 'self'").replace(
+    "; form-action 'self'",
+    "",
+  )}; worker-src blob:`,
+  "x-frame-options": "SAMEORIGIN",
+  "referrer-policy": "strict-origin-when-cross-origin",
+};
+
+const esc = (v: unknown) => escapeHtml(String(v));
+const attr = (name: string, v: unknown) => (v === undefined || v === null || v === "" ? "" : ` ${name}="${esc(v)}"`);
+const flag = (name: string, on: boolean | undefined) => (on ? ` ${name}` : "");
+
+/** A page for people: the shared head (stylesheets from the binary, no script unless asked), a title and a body. */
+export function personPage(title: string, main: string, head = ""): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${PAGE_CSS_PATH}">${head}
+</head>
+<body>
+<main>
+${main}
+</main>
+</body>
+</html>
+`;
+}
+
+/** The values a refused post sent for one field, as text (a file or other object sends nothing back). */
+function sent(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+  return list.filter((v) => ["string", "number", "boolean"].includes(typeof v)).map(String);
+}
+
+const TICKED = new Set(["true", "on", "1", "yes"]);
+const INPUT_TYPES = new Set(["text", "email", "url", "tel", "number", "date"]);
+const AUTOCOMPLETE: Record<string, string> = { name: "name", email: "email", phone: "tel", tel: "tel" };
+
+/** One field: its label, its control with the values sent, and its problem beside it. */
+function fieldHtml(rule: FieldRule, i: number, values: string[], problem: string | undefined): string {
+  const id = `f${i}`;
+  const errorId = `${id}-error`;
+  if (rule.type === "hidden") return `<input type="hidden"${attr("name", rule.name)}${attr("value", values[0])}>`;
+  const label = esc(rule.label ?? rule.name);
+  const mark = rule.required ? ` <span class="required" aria-hidden="true">*</span>` : "";
+  const invalid = problem ? ` aria-invalid="true" aria-describedby="${errorId}"` : "";
+  const error = problem ? `<p class="error" id="${errorId}">${esc(problem)}</p>` : "";
+  const common = `${attr("name", rule.name)}${flag("required", rule.required)}${invalid}`;
+
+  if (rule.options && (rule.type === "radio" || rule.type === "checkbox")) {
+    // A group: its legend names it; `required` on a radio asks for one of the group, on checkboxes it would ask for all.
+    const boxes = rule.options
+      .map((o, j) => {
+        const own = `${rule.type === "radio" ? common : `${attr("name", rule.name)}${invalid}`}`;
+        const checked = flag("checked", values.includes(o));
+        return `<label class="choice"><input type="${rule.type}" id="${id}-${j}"${own}${attr("value", o)}${checked}> ${esc(o)}</label>`;
+      })
+      .join("\n");
+    return `<fieldset class="field${problem ? " invalid" : ""}" id="${id}"${problem ? ` aria-describedby="${errorId}"` : ""}>
+<legend>${label}${mark}</legend>
+${error}${boxes}
+</fieldset>`;
+  }
+
+  let control: string;
+  if (rule.type === "checkbox") {
+    const box = `<input type="checkbox" id="${id}"${common} value="true"${flag(
+      "checked",
+      values.some((v) => TICKED.has(v.toLowerCase())),
+    )}>`;
+    return `<div class="field checkbox${problem ? " invalid" : ""}"><label for="${id}">${box} ${label}${mark}</label>${error}</div>`;
+  } else if (rule.type === "select") {
+    const blank = rule.multiple ? "" : `<option value="">Choose…</option>`;
+    const options = (rule.options ?? [])
+      .map((o) => `<option${attr("value", o)}${flag("selected", values.includes(o))}>${esc(o)}</option>`)
+      .join("");
+    control = `<select id="${id}"${common}${flag("multiple", rule.multiple)}>${blank}${options}</select>`;
+  } else if (rule.type === "textarea") {
+    const lengths = `${attr("minlength", rule.minLength)}${attr("maxlength", rule.maxLength)}`;
+    control = `<textarea id="${id}"${common}${lengths}${attr("placeholder", rule.placeholder)} rows="5">${esc(values[0] ?? "")}</textarea>`;
+  } else if (rule.type === "file") {
+    control = `<input type="file" id="${id}"${common}${flag("multiple", rule.multiple)}>`;
+  } else {
+    const type = INPUT_TYPES.has(rule.type) ? rule.type : "text";
+    const limits =
+      `${attr("minlength", rule.minLength)}${attr("maxlength", rule.maxLength)}` +
+      `${attr("min", rule.min)}${attr("max", rule.max)}${type === "number" ? ' step="any"' : ""}`;
+    const auto = attr("autocomplete", AUTOCOMPLETE[rule.name.toLowerCase()] ?? (type === "email" ? "email" : ""));
+    control = `<input type="${type}" id="${id}"${common}${limits}${attr("placeholder", rule.placeholder)}${auto}${attr("value", values[0])}>`;
+  }
+  return `<div class="field${problem ? " invalid" : ""}"><label for="${id}">${label}${mark}</label>${error}${control}</div>`;
+}
+
 /**
  * The hosted page of a form with `fields` (GET /f/{formId}), and the same page when a post from it
- * is refused: the visitor's values kept and each problem beside its field.
- * TODO(issue 26): a stub until the hosted page lands; it shows the problems only.
+ * is refused: the visitor's values kept (escaped) and each problem beside its field, linked from a
+ * summary at the top. Works without script but for the proof of work (the ALTCHA widget, when the
+ * form's challenge is pow); no inline script or style, so PERSON_PAGE_HEADERS' policy holds.
  */
 export function hostedFormPage(form: Form, state: FormPageState = {}): string {
-  const problems = (state.problems ?? []).map((p) => `<li>${escapeHtml(p.message)}</li>`).join("");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(form.name)}</title></head><body><h1>${escapeHtml(form.name)}</h1>${state.notice ? `<p>${escapeHtml(state.notice)}</p>` : ""}<ul>${problems}</ul></body></html>`;
+  const rules = form.fields ?? [];
+  const values = state.values ?? {};
+  const problems = state.problems ?? [];
+  const index = new Map(rules.map((r, i) => [r.name, i]));
+  const byField = new Map<string, string>();
+  for (const p of problems)
+    if (p.field !== undefined && index.has(p.field) && !byField.has(p.field)) byField.set(p.field, p.message);
+
+  const summary = problems.length
+    ? `<div class="summary" role="alert" aria-labelledby="summary-title">
+<h2 id="summary-title">Please check ${problems.length === 1 ? "this" : `these ${problems.length}`}</h2>
+<ul>${problems
+        .map((p) => {
+          const i = p.field === undefined ? undefined : index.get(p.field);
+          const rule = i === undefined ? undefined : rules[i];
+          if (i === undefined || !rule || rule.type === "hidden") return `<li>${esc(p.message)}</li>`;
+          // A group's link goes to its first choice: a fieldset takes no focus.
+          const target = rule.options && rule.type !== "select" ? `f${i}-0` : `f${i}`;
+          return `<li><a href="#${target}">${esc(rule.label ?? rule.name)}: ${esc(p.message)}</a></li>`;
+        })
+        .join("")}</ul>
+</div>`
+    : "";
+  const notice = state.notice ? `<p class="notice" role="status">${esc(state.notice)}</p>` : "";
+  const pow = form.challenge === "pow";
+  const multipart = rules.some((r) => r.type === "file");
+  const honeypot = form.honeypotField
+    ? `<div class="hp" aria-hidden="true"><label>Leave this empty <input type="text"${attr("name", form.honeypotField)} tabindex="-1" autocomplete="off"></label></div>`
+    : "";
+  const widget = pow
+    ? `<altcha-widget challenge="/f/${encodeURIComponent(form.id)}/challenge" auto="onfocus"></altcha-widget>
+<noscript><p class="notice">This form checks for spam with a small puzzle your browser solves, which needs JavaScript. Please turn it on to send the form.</p></noscript>`
+    : "";
+  const anyRequired = rules.some((r) => r.required && r.type !== "hidden");
+
+  const main = `<h1>${esc(form.name)}</h1>
+${form.description ? `<p class="description">${esc(form.description)}</p>` : ""}
+${notice}${summary}
+<form method="post" action="/f/${encodeURIComponent(form.id)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}">
+${anyRequired ? `<p class="hint">Fields marked <span class="required" aria-hidden="true">*</span><span class="visually-hidden">with a star</span> are required.</p>\n` : ""}${rules
+    .map((r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name)))
+    .join("\n")}
+${honeypot}
+${widget}
+<button type="submit">Send</button>
+</form>`;
+  // The widget's stylesheet under the id it looks for, so it injects no <style> of its own (which the policy would refuse).
+  const head = pow
+    ? `\n<link rel="stylesheet" id="altcha-css" href="${ALTCHA_CSS_PATH}">\n<script async src="/widget/altcha.js"></script>`
+    : "";
+  return personPage(form.name, main, head);
+}
+
+/** The hosted page of a closed form: its name, why it is closed, and no form. */
+export function closedFormPage(form: Form, why: string): string {
+  return personPage(
+    form.name,
+    `<h1>${esc(form.name)}</h1>
+<p class="notice" role="status">${esc(why)}</p>`,
+  );
+}
+
+/** The page for an address with no hosted form behind it: one kind sentence, whatever the reason. */
+export function noFormPage(): string {
+  return personPage(
+    "Form not found",
+    `<h1>Form not found</h1>
+<p>There is no form at this address. Please check the link you followed, or ask whoever sent it.</p>`,
+  );
 }

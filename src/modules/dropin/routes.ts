@@ -11,7 +11,7 @@ import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { readIdempotencyKey } from "../submissions/read-body";
 import type { SubmissionsService } from "../submissions/service";
-import { hostedFormPage } from "./form-page";
+import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
 import { wantsJson } from "./negotiate";
 import { errorPage, thanksPage, VISITOR_PAGE_CSP } from "./pages";
 import { dropInPost, readDropInFields } from "./read-post";
@@ -113,12 +113,16 @@ export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDe
       return "";
     }
     const sentence = sentenceFor(res.body.code);
-    if (form?.fields && known?.values)
-      return html(
+    if (form?.fields && known?.values) {
+      const page = html(
         set,
         res.status,
         hostedFormPage(form, { values: known.values, problems: res.body.errors, notice: sentence }),
       );
+      // The hosted page's own policy, as GET /f/{formId} sends it: the ALTCHA widget solves in a blob worker.
+      Object.assign(set.headers, PERSON_PAGE_HEADERS);
+      return page;
+    }
     const labels = new Map(form?.fields?.map((f) => [f.name, f.label ?? f.name]));
     const problems = (res.body.errors ?? []).map((e) => ({
       label: e.field === undefined ? undefined : (labels.get(e.field) ?? e.field),

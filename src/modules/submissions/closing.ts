@@ -2,27 +2,30 @@ import type { BatchWriter } from "../../db/batch-transaction";
 import type { Sql } from "../../db/sql";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
+import type { Form } from "../forms/model";
 import type { NewSubmission } from "./model";
 import type { SubmitCheck } from "./pipeline";
 
 const closed = (why: string) => new AppError("FORM_CLOSED", `this form is closed: ${why}`);
 const full = () => closed("it has taken all the submissions it accepts");
 
+/** Why a form is closed now (paused, past its `closesAt`, its inbox at `maxSubmissions`), as the FORM_CLOSED refusal; undefined while it is open. */
+export function whyClosed(form: Form, clock: Clock): AppError | undefined {
+  if (form.paused) return closed("it is not taking submissions right now");
+  if (form.closesAt !== null && isoTime(clock.now()) >= form.closesAt)
+    return closed(`it stopped taking submissions at ${form.closesAt}`);
+  if (form.maxSubmissions !== null && form.submissionCount >= form.maxSubmissions) return full();
+  return undefined;
+}
+
 /**
- * A paused form, one past its `closesAt`, or one whose inbox holds `maxSubmissions` refuses every
- * submission, nothing stored. The count here is the form as last read; `capWriter` makes the cap
- * exact under concurrent submits.
+ * A closed form (`whyClosed`) refuses every submission, nothing stored. The count here is the form
+ * as last read; `capWriter` makes the cap exact under concurrent submits.
  */
 export function closingCheck(clock: Clock): SubmitCheck {
   return {
     name: "closing",
-    check({ form }) {
-      if (form.paused) return closed("it is not taking submissions right now");
-      if (form.closesAt !== null && isoTime(clock.now()) >= form.closesAt)
-        return closed(`it stopped taking submissions at ${form.closesAt}`);
-      if (form.maxSubmissions !== null && form.submissionCount >= form.maxSubmissions) return full();
-      return "accept";
-    },
+    check: ({ form }) => whyClosed(form, clock) ?? "accept",
   };
 }
 

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { keys, type FormDetails } from "../calls";
-import { formSnippet } from "../snippet";
+import { dropinSnippet, formSnippet } from "../snippet";
 import { href } from "../router";
 import { announce, CopyButton, ErrorNote, Loading } from "../ui/bits";
 import { useLoad } from "../ui/load";
@@ -17,6 +17,60 @@ function remembered(formId: string): { id: string; key: string } | null {
   } catch {
     return null;
   }
+}
+
+/** The form's /f/ address, a preview of its hosted page, and a plain HTML form posting there (no key, no script). */
+function DropinCard({ form }: { form: FormDetails }) {
+  const address = `${location.origin}/f/${form.id}`;
+  const snippet = dropinSnippet({
+    server: location.origin,
+    formId: form.id,
+    formType: form.formType,
+    fields: form.fields,
+    honeypotField: form.spamSettings.honeypotField,
+  });
+  const settings = <a href={href(["forms", form.id, "settings"])}>Settings</a>;
+  return (
+    <div class="card stack">
+      <h2 id="dropin-title" class="card-title">
+        Its address: no key, no code
+      </h2>
+      {form.publicEndpoint ? (
+        <>
+          <p>
+            A form on your site posts here: change the <code>action</code> of a form copied from Formspree, Basin or
+            Getform to this address, or paste the snippet below. Without fields, it takes any fields.
+          </p>
+          <div class="card-head">
+            <code data-testid="dropin-address">{address}</code>
+            <CopyButton text={address} label="Copy address" />
+          </div>
+        </>
+      ) : (
+        <p class="note note-warning">
+          This form does not take submissions at its /f/ address. Turn on "Take submissions at /f/" in {settings}.
+        </p>
+      )}
+      {form.publicEndpoint && form.fields ? (
+        <>
+          <h3>Its hosted page</h3>
+          <p>
+            For people without a website: send them to <a href={address}>{address}</a>. As it looks now:
+          </p>
+          <iframe class="preview" src={`/f/${form.id}`} title={`Preview of the hosted page of ${form.name}`} />
+        </>
+      ) : (
+        form.publicEndpoint && <p class="muted">List its fields in {settings} to get a hosted page at this address.</p>
+      )}
+      <div class="card-head">
+        <h3>HTML, posting to this address</h3>
+        <CopyButton text={snippet} label="Copy drop-in snippet" />
+      </div>
+      <pre class="code" tabIndex={0} aria-label="Drop-in HTML snippet">
+        <code data-testid="dropin-snippet">{snippet}</code>
+      </pre>
+    </div>
+  );
 }
 
 /** A ready HTML snippet for this form, with a publishable key bound to it. */
@@ -51,10 +105,12 @@ export function EmbedTab({ form }: { form: FormDetails }) {
   })();
   return (
     <section aria-labelledby="embed-title" class="stack-lg">
+      <DropinCard form={form} />
       <div class="card">
         <h2 id="embed-title" class="card-title">
           Put this form on your website
         </h2>
+        <p class="muted">Or with a publishable key, through the API's submit endpoint:</p>
         <p>
           Paste this into a page of your site. It works without JavaScript: the browser posts to formsvc, which stores
           the submission

@@ -5,28 +5,22 @@ import { go } from "../router";
 import { setAt, valueAt } from "../../../lib/dotted-path";
 import { CONTROLS, SECTIONS, type Control, type Draft } from "../setting-controls";
 import { announce, Confirm, ErrorNote } from "../ui/bits";
+import { cleanFields, draftFields, FieldEditor, type DraftField } from "./field-editor";
 import { WebhooksSection } from "./webhooks";
 
 type Key = keyof typeof CONTROLS;
 const KEYS = Object.keys(CONTROLS) as Key[];
 
-const draftOf = (form: FormDetails): Draft => Object.fromEntries(KEYS.map((k) => [k, valueAt(form, k)])) as Draft;
+const draftOf = (form: FormDetails): Draft =>
+  Object.fromEntries(
+    KEYS.map((k) => [k, CONTROLS[k].kind === "fields" ? draftFields(form.fields) : valueAt(form, k)]),
+  ) as Draft;
 
 // A list is edited as text (one item a line, kept as typed until the save), and sent as a list.
 const lines = (v: unknown): string[] => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : (v as string[]));
-// JSON is edited as text too: empty is null; text that is not JSON stays text, and the save says so.
-const json = (v: unknown): unknown => {
-  if (typeof v !== "string") return v;
-  if (v.trim() === "") return null;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return v;
-  }
-};
 const valueOf = (draft: Draft, k: Key): unknown => {
   const kind = CONTROLS[k].kind;
-  return kind === "lines" ? lines(draft[k]) : kind === "json" ? json(draft[k]) : draft[k];
+  return kind === "lines" ? lines(draft[k]) : kind === "fields" ? cleanFields(draft[k] as DraftField[]) : draft[k];
 };
 // A time as <input type="datetime-local"> shows it (the browser's local time), and back as ISO 8601.
 const localTime = (iso: unknown): string => {
@@ -53,8 +47,6 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
     const found: Partial<Record<Key, string>> = {};
     for (const k of KEYS) {
       const c = CONTROLS[k];
-      if (c.kind === "json" && typeof draft[k] === "string" && typeof json(draft[k]) === "string")
-        found[k] = 'Not JSON: write a list such as [{"name": "email", "type": "email"}], or leave it empty.';
       if (c.kind !== "lines" || !c.check) continue;
       const bad = lines(draft[k]).filter((line) => !c.check!(line));
       if (bad.length) found[k] = c.problem ? c.problem(bad) : `Not valid: ${bad.join(", ")}`;
@@ -65,7 +57,7 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
     const saved = draftOf(form);
     const body: Record<string, unknown> = {};
     for (const k of KEYS)
-      if (JSON.stringify(valueOf(draft, k)) !== JSON.stringify(saved[k])) setAt(body, k, valueOf(draft, k));
+      if (JSON.stringify(valueOf(draft, k)) !== JSON.stringify(valueOf(saved, k))) setAt(body, k, valueOf(draft, k));
     if (Object.keys(body).length === 0) return announce("Nothing to save: no setting changed");
     setBusy(true);
     setError(null);
@@ -169,6 +161,13 @@ function SettingControl({
   );
   const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
   switch (c.kind) {
+    case "fields":
+      return (
+        <>
+          {help}
+          <FieldEditor value={value as DraftField[]} onChange={onChange} problem={problem} />
+        </>
+      );
     case "checkbox":
     case "optional-text": {
       const on = c.kind === "checkbox" ? value === true : value !== null;
@@ -275,17 +274,6 @@ function SettingControl({
               name={name}
               rows={3}
               value={typeof value === "string" ? value : (value as string[]).join("\n")}
-              placeholder={c.placeholder}
-              aria-describedby={helpId}
-              aria-invalid={problem ? "true" : undefined}
-              onInput={(e) => onChange(text(e))}
-            />
-          ) : c.kind === "json" ? (
-            <textarea
-              name={name}
-              rows={8}
-              class="mono"
-              value={typeof value === "string" ? value : value === null ? "" : JSON.stringify(value, null, 2)}
               placeholder={c.placeholder}
               aria-describedby={helpId}
               aria-invalid={problem ? "true" : undefined}

@@ -1,0 +1,85 @@
+import { Elysia, t } from "elysia";
+import altchaCssPath from "../../../node_modules/altcha/dist/external/altcha.css" with { type: "file" };
+import { asset, CACHE_A_DAY, CSS } from "../../http/assets";
+import type { Clock } from "../../lib/clock";
+import { AppError } from "../../lib/errors";
+import { OPERATOR } from "../../lib/principal";
+import type { Form } from "../forms/model";
+import type { FormsService } from "../forms/service";
+import type { SpamService } from "../spam/service";
+import { whyClosed } from "../submissions/closing";
+import {
+  ALTCHA_CSS_PATH,
+  closedFormPage,
+  hostedFormPage,
+  noFormPage,
+  PAGE_CSS_PATH,
+  PERSON_PAGE_HEADERS,
+} from "./form-page";
+import { PAGE_CSS } from "./page-css";
+
+export interface HostedPageDeps {
+  forms: FormsService;
+  spam: SpamService;
+  clock: Clock;
+}
+
+/** The form behind a /f/ address, or undefined for any id that serves none (unknown, or publicEndpoint off): one answer whatever the reason. */
+async function publicForm(forms: FormsService, id: string): Promise<Form | undefined> {
+  try {
+    const form = await forms.formFor(OPERATOR, id, "submit");
+    return form.publicEndpoint ? form : undefined;
+  } catch (e) {
+    if (e instanceof AppError && e.code === "FORM_NOT_FOUND") return undefined;
+    throw e;
+  }
+}
+
+const FormParams = t.Object({ formId: t.String() });
+const hide = { detail: { hide: true } };
+
+/**
+ * GET /f/{formId}: the hosted page of a form with `fields` (a 404 page for any other id, a page that
+ * says so for a closed form); GET /f/{formId}/challenge: its proof-of-work challenge, with no key
+ * (the form id is the address, as for POST /f/), so the page's ALTCHA widget needs nothing secret;
+ * and the stylesheets of the pages for people. Outside /api/v1, like /docs.
+ */
+export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
+  return new Elysia({ name: "hosted-page-routes" })
+    .get(
+      PAGE_CSS_PATH,
+      asset(() => PAGE_CSS, CSS, CACHE_A_DAY),
+      hide,
+    )
+    .get(
+      ALTCHA_CSS_PATH,
+      asset(() => Bun.file(altchaCssPath), CSS, CACHE_A_DAY),
+      hide,
+    )
+    .get(
+      "/f/:formId",
+      async ({ params, set }) => {
+        Object.assign(set.headers, PERSON_PAGE_HEADERS);
+        const form = await publicForm(forms, params.formId);
+        if (!form || form.fields === null) {
+          set.status = 404;
+          return noFormPage();
+        }
+        const closed = whyClosed(form, clock);
+        if (closed) return closedFormPage(form, `Sorry, ${closed.message}.`);
+        return hostedFormPage(form);
+      },
+      { params: FormParams, ...hide },
+    )
+    .get(
+      "/f/:formId/challenge",
+      async ({ params, set }) => {
+        const form = await publicForm(forms, params.formId);
+        if (!form) throw new AppError("FORM_NOT_FOUND", `form ${params.formId} does not exist`);
+        // Each challenge is accepted once: a cached one would be refused as used.
+        set.headers["cache-control"] = "no-store";
+        return spam.pow.createChallenge(form.id);
+      },
+      { params: FormParams, ...hide },
+    );
+}
