@@ -2,8 +2,6 @@ import { Elysia, t } from "elysia";
 import altchaCssPath from "../../../node_modules/altcha/dist/external/altcha.css" with { type: "file" };
 import { asset, CACHE_A_DAY, CSS } from "../../http/assets";
 import type { Clock } from "../../lib/clock";
-import { AppError } from "../../lib/errors";
-import { OPERATOR } from "../../lib/principal";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { SpamService } from "../spam/service";
@@ -17,22 +15,12 @@ import {
   PERSON_PAGE_HEADERS,
 } from "./form-page";
 import { PAGE_CSS } from "./page-css";
+import { publicForm, publicFormOrNone } from "./public-form";
 
 export interface HostedPageDeps {
   forms: FormsService;
   spam: SpamService;
   clock: Clock;
-}
-
-/** The form behind a /f/ address, or undefined for any id that serves none (unknown, or publicEndpoint off): one answer whatever the reason. */
-async function publicForm(forms: FormsService, id: string): Promise<Form | undefined> {
-  try {
-    const form = await forms.formFor(OPERATOR, id, "submit");
-    return form.publicEndpoint ? form : undefined;
-  } catch (e) {
-    if (e instanceof AppError && e.code === "FORM_NOT_FOUND") return undefined;
-    throw e;
-  }
 }
 
 const FormParams = t.Object({ formId: t.String() });
@@ -60,7 +48,7 @@ export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
       "/f/:formId",
       async ({ params, set }) => {
         Object.assign(set.headers, PERSON_PAGE_HEADERS);
-        const form = await publicForm(forms, params.formId);
+        const form = await publicFormOrNone(forms, params.formId);
         if (!form || form.fields === null) {
           set.status = 404;
           return noFormPage();
@@ -75,7 +63,6 @@ export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
       "/f/:formId/challenge",
       async ({ params, set }) => {
         const form = await publicForm(forms, params.formId);
-        if (!form) throw new AppError("FORM_NOT_FOUND", `form ${params.formId} does not exist`);
         // Each challenge is accepted once: a cached one would be refused as used.
         set.headers["cache-control"] = "no-store";
         return spam.pow.createChallenge(form.id);

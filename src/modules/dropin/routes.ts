@@ -2,16 +2,17 @@ import { Elysia, t } from "elysia";
 import { PUBLIC_ROUTE, requestContext } from "../../http/context";
 import { corsHeaders } from "../../http/cors";
 import { toErrorResponse } from "../../http/errors";
-import { AppError, type ErrorCode, type FieldError } from "../../lib/errors";
+import type { ErrorCode, FieldError } from "../../lib/errors";
 import { locationUrl } from "../../lib/location-url";
 import type { Logger } from "../../lib/log";
 import { httpOrigin } from "../../lib/origin";
-import { OPERATOR, type Principal } from "../../lib/principal";
+import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { readIdempotencyKey } from "../submissions/read-body";
 import type { SubmissionsService } from "../submissions/service";
 import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
+import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
 import { errorPage, thanksPage, VISITOR_PAGE_CSP } from "./pages";
 import { dropInPost, readDropInFields } from "./read-post";
@@ -39,17 +40,6 @@ const SENTENCES: Partial<Record<ErrorCode, string>> = {
   UNAVAILABLE: "The form cannot take answers right now; please try again in a moment.",
 };
 const sentenceFor = (code: ErrorCode) => SENTENCES[code] ?? "Something went wrong; please try again later.";
-
-const notFound = (id: string) => new AppError("FORM_NOT_FOUND", `there is no public form ${id.slice(0, 100)}`);
-
-/** The form at a drop-in address: 404 whatever the reason when it does not exist or does not take public posts (the id is the address). */
-async function publicForm(forms: FormsService, id: string): Promise<Form> {
-  const form = await forms.formFor(OPERATOR, id).catch((e: unknown) => {
-    throw e instanceof AppError && e.status === 404 ? notFound(id) : e;
-  });
-  if (!form.publicEndpoint) throw notFound(id);
-  return form;
-}
 
 /** The form owner's submission, as a publishable key bound to this one form would send it: every check of a public submit applies. */
 const visitorOf = (form: Form): Principal => ({
