@@ -2,7 +2,6 @@ import { Elysia, t } from "elysia";
 import altchaCssPath from "../../../node_modules/altcha/dist/external/altcha.css" with { type: "file" };
 import { asset, CACHE_A_DAY, CSS } from "../../http/assets";
 import type { Clock } from "../../lib/clock";
-import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { SpamService } from "../spam/service";
 import { whyClosed } from "../submissions/closing";
