@@ -14,7 +14,7 @@ import type { SubmissionsService } from "../submissions/service";
 import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
 import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
-import { errorPage, thanksPage, VISITOR_PAGE_CSP } from "./pages";
+import { errorPage, thanksPage } from "./pages";
 import { dropInPost, readDropInFields } from "./read-post";
 
 export interface DropInDeps {
@@ -73,8 +73,7 @@ interface Answering {
 export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDeps) {
   const html = (set: Answering["set"], status: number, page: string) => {
     set.status = status;
-    set.headers["content-type"] = "text/html; charset=utf-8";
-    set.headers["content-security-policy"] = VISITOR_PAGE_CSP;
+    Object.assign(set.headers, PERSON_PAGE_HEADERS);
     return page;
   };
 
@@ -103,16 +102,12 @@ export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDe
       return "";
     }
     const sentence = sentenceFor(res.body.code);
-    if (form?.fields && known?.values) {
-      const page = html(
+    if (form?.fields && known?.values)
+      return html(
         set,
         res.status,
         hostedFormPage(form, { values: known.values, problems: res.body.errors, notice: sentence }),
       );
-      // The hosted page's own policy, as GET /f/{formId} sends it: the ALTCHA widget solves in a blob worker.
-      Object.assign(set.headers, PERSON_PAGE_HEADERS);
-      return page;
-    }
     const labels = new Map(form?.fields?.map((f) => [f.name, f.label ?? f.name]));
     const problems = (res.body.errors ?? []).map((e) => ({
       label: e.field === undefined ? undefined : (labels.get(e.field) ?? e.field),
