@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { FieldRule } from "../../src/modules/forms/model";
-import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser";
+import { launchBrowser, screenshot, type OfflinePage, type TestBrowser } from "../helpers/browser";
 import { seedForm, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { fieldsOf, storedRows } from "./site";
 
 let server: TestServer;
 let browser: TestBrowser;
@@ -94,6 +95,97 @@ describe("the hosted page in Chromium", () => {
       expect(String(await payload.jsonValue()).length).toBeGreaterThan(20);
       await screenshot(page, "hosted-page-pow-solved");
       expect(errors).toEqual([]);
+      expect(blocked).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("the hosted page sent in Chromium, without script", () => {
+  /** Fills every field of FIELDS but the email, as a person would. */
+  async function fillAllButEmail(page: OfflinePage["page"]) {
+    await page.getByLabel("Your name").fill("Ada Lovelace");
+    await page.getByRole("group", { name: "Topic" }).getByRole("radio", { name: "Support" }).check();
+    await page.getByLabel("Size").selectOption("M");
+    await page.getByLabel("Message").fill("Hello from the hosted page");
+    await page.getByLabel("Keep me posted").check();
+  }
+  const SENT = { name: "Ada Lovelace", topic: "Support", size: "M", message: "Hello from the hosted page" };
+
+  test("lands on the thank-you page, which links back to the form, and is stored once with typed values", async () => {
+    const formId = (await seedForm(server, OWNER, { name: "Hosted contact", fields: FIELDS })).id;
+    const { page, blocked, errors, close } = await browser.newPage(PHONE);
+    try {
+      const url = `${server.url}/f/${formId}`;
+      await page.goto(url);
+      await fillAllButEmail(page);
+      await page.getByLabel("Email").fill("ada@example.com");
+      await screenshot(page, "hosted-page-filled");
+      await Promise.all([
+        page.waitForURL(`${url}/thanks?back=${encodeURIComponent(url)}`),
+        page.getByRole("button", { name: "Send" }).click(),
+      ]);
+      await page.getByRole("heading", { name: "Thank you!" }).waitFor();
+      await screenshot(page, "hosted-page-thanks");
+      expect(await page.getByRole("link", { name: "Go back to the site" }).getAttribute("href")).toBe(url);
+      expect((await storedRows(server, formId)).map((r) => ({ status: r.status, data: fieldsOf(r.data) }))).toEqual([
+        { status: "inbox", data: { ...SENT, email: "ada@example.com", agree: true } },
+      ]);
+      expect(errors).toEqual([]);
+      expect(blocked).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  test("with an email the browser accepts and the server refuses, comes back as a 400 with the error beside the field and the other values kept", async () => {
+    const formId = (await seedForm(server, OWNER, { name: "Hosted refusal", fields: FIELDS })).id;
+    const { page, blocked, errors, close } = await browser.newPage(PHONE);
+    try {
+      await page.goto(`${server.url}/f/${formId}`);
+      await fillAllButEmail(page);
+      // No dot in the domain: valid for <input type=email>, so the browser sends it; not for the field's rule.
+      const email = page.getByLabel("Email");
+      await email.fill("ada@localhost");
+      expect(await email.evaluate((el: HTMLInputElement) => el.checkValidity())).toBe(true);
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${server.url}/f/${formId}` && r.request().method() === "POST"),
+        page.getByRole("button", { name: "Send" }).click(),
+      ]);
+      expect(answer.status()).toBe(400);
+      await page.getByRole("alert").getByText("Please check this").waitFor();
+      await screenshot(page, "hosted-page-refused");
+
+      // The error is tied to the field: marked invalid, described by the message shown beside it.
+      expect(await email.getAttribute("aria-invalid")).toBe("true");
+      const describedBy = (await email.getAttribute("aria-describedby"))!;
+      expect(await page.locator(`[id="${describedBy}"]`).textContent()).toBe('"Email" must be an email address');
+      expect(await page.locator("[aria-invalid]").count()).toBe(1);
+      // Everything the visitor typed is still there.
+      expect({
+        email: await email.inputValue(),
+        name: await page.getByLabel("Your name").inputValue(),
+        topic: await page.getByRole("radio", { name: "Support" }).isChecked(),
+        size: await page.getByLabel("Size").inputValue(),
+        message: await page.getByLabel("Message").inputValue(),
+        agree: await page.getByLabel("Keep me posted").isChecked(),
+      }).toEqual({ ...SENT, email: "ada@localhost", topic: true, agree: true });
+      expect(await storedRows(server, formId)).toEqual([]);
+
+      // Corrected and sent again, it is stored once.
+      await email.fill("ada@example.com");
+      await Promise.all([
+        page.waitForURL((u) => u.pathname === `/f/${formId}/thanks`),
+        page.getByRole("button", { name: "Send" }).click(),
+      ]);
+      expect((await storedRows(server, formId)).map((r) => fieldsOf(r.data))).toEqual([
+        { ...SENT, email: "ada@example.com", agree: true },
+      ]);
+      // The 400 page itself is the one error Chrome reports; the policy refused nothing.
+      expect(errors).toEqual([
+        "console: Failed to load resource: the server responded with a status of 400 (Bad Request)",
+      ]);
       expect(blocked).toEqual([]);
     } finally {
       await close();

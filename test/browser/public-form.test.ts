@@ -5,12 +5,10 @@ import type { Request as PageRequest } from "playwright-core";
 import { createLogger } from "../../src/lib/log";
 import { launchBrowser, screenshot, type OfflinePage, type TestBrowser } from "../helpers/browser";
 import { seedForm, seedKey, startTestServer, type TestServer } from "../helpers/harness";
+import { example, fieldsOf as fields, startSite, storedRows, type Site } from "./site";
 
-// The pages of examples/ exactly as shipped, their placeholders filled in by string replacement:
-// what a newcomer copies is what runs here.
 const EXAMPLES = join(import.meta.dir, "../../examples");
 const OWNER = "site@example.com";
-const THANKS = "<!doctype html><title>Thanks</title><h1>Thank you, we will be in touch</h1>";
 
 interface LoggedRequest {
   method: string;
@@ -20,11 +18,9 @@ interface LoggedRequest {
 
 let server: TestServer;
 let browser: TestBrowser;
-let site: ReturnType<typeof Bun.serve>;
-// The page's origin: localhost is a secure context (the widget and crypto.randomUUID need one) and
-// another origin than formsvc at 127.0.0.1, so every request to formsvc is a cross-origin one.
+let site: Site;
+// The page's origin, another one than formsvc's: every request to formsvc is a cross-origin one.
 let siteOrigin: string;
-const sitePages = new Map<string, string>();
 const logged: LoggedRequest[] = [];
 
 beforeAll(async () => {
@@ -33,22 +29,12 @@ beforeAll(async () => {
     if (entry.msg === "request") logged.push({ method: entry.method, route: entry.route, status: entry.status });
   });
   [server, browser] = await Promise.all([startTestServer({ log }), launchBrowser()]);
-  site = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const path = new URL(req.url).pathname;
-      const html = path === "/thanks.html" ? THANKS : sitePages.get(path);
-      return html === undefined
-        ? new Response("not found", { status: 404 })
-        : new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
-    },
-  });
-  siteOrigin = `http://localhost:${site.port}`;
+  site = startSite();
+  siteOrigin = site.origin;
 });
 afterAll(async () => {
   await browser?.close();
-  site?.stop(true);
+  site?.stop();
   await server?.close();
 });
 
@@ -63,27 +49,12 @@ async function publicForm(name: string, settings: { challenge?: string } = {}) {
 
 /** Serves an example file at `path` on the site, its placeholders replaced by this server, site, form and key. */
 function serveExample(file: string, path: string, form: { formId: string; key: string }): string {
-  let html = readFileSync(join(EXAMPLES, file), "utf8");
-  const fill = { "https://forms.example.com": server.url, "frm_…": form.formId, "fpk_…": form.key };
-  for (const [placeholder, value] of Object.entries(fill)) {
-    expect([file, placeholder, html.includes(placeholder)]).toEqual([file, placeholder, true]);
-    html = html.replaceAll(placeholder, value);
-  }
+  const html = example(file, { "https://forms.example.com": server.url, "frm_…": form.formId, "fpk_…": form.key });
   // The no-JavaScript page's redirectUrl: a page of the site.
-  html = html.replaceAll("https://www.example.com", siteOrigin);
-  sitePages.set(path, html);
-  return siteOrigin + path;
+  return site.serve(path, html.replaceAll("https://www.example.com", siteOrigin));
 }
 
-type Row = { status: string; data: Record<string, any> };
-const rows = async (formId: string): Promise<Row[]> =>
-  (
-    await server.query<{ status: string; data: string }>(
-      "SELECT status, data FROM submissions WHERE form_id = ? ORDER BY created_at, id",
-      formId,
-    )
-  ).map((r) => ({ status: r.status, data: JSON.parse(r.data) }));
-const fields = ({ _meta, ...data }: Record<string, unknown>) => data;
+const rows = (formId: string) => storedRows(server, formId);
 const submissionCount = async (formId: string) => (await server.services.forms.requireForm(formId)).submissionCount;
 
 /** The requests a page makes to formsvc, in order (recorded as they are sent); `answered()` lists them with their answers' statuses. */
@@ -118,12 +89,20 @@ describe("the README's snippets", () => {
         .map((line) => line.trim())
         .join("\n");
     const snippets = [...section.matchAll(/```html\n([\s\S]*?)```/g)].map((m) => lines(m[1]!).trim());
-    expect(snippets.map((s) => s.split("\n")[0])).toEqual([
-      '<form method="post" action="https://forms.example.com/api/v1/forms/submit?apiKey=fpk_…">',
-      "<!-- The ALTCHA proof-of-work widget, served by formsvc itself (no CDN). -->",
-    ]);
-    expect(lines(readFileSync(join(EXAMPLES, "contact.html"), "utf8"))).toContain(snippets[0]!);
-    expect(lines(readFileSync(join(EXAMPLES, "contact-fetch.html"), "utf8"))).toContain(snippets[1]!);
+    const files = [
+      { file: "dropin.html", first: '<form method="post" action="https://forms.example.com/f/frm_…">' },
+      {
+        file: "contact.html",
+        first: '<form method="post" action="https://forms.example.com/api/v1/forms/submit?apiKey=fpk_…">',
+      },
+      {
+        file: "contact-fetch.html",
+        first: "<!-- The ALTCHA proof-of-work widget, served by formsvc itself (no CDN). -->",
+      },
+    ];
+    expect(snippets.map((s) => s.split("\n")[0])).toEqual(files.map((f) => f.first));
+    for (const [i, { file }] of files.entries())
+      expect([file, lines(readFileSync(join(EXAMPLES, file), "utf8")).includes(snippets[i]!)]).toEqual([file, true]);
   });
 });
 
