@@ -282,19 +282,20 @@ describe("a refused post shown again (hostedFormPage)", () => {
   });
 
   test("puts each problem beside its field, marks the field invalid, and links to it from a summary at the top", async () => {
+    // As the field rules write them: each message names its field by its label.
     const problems = [
-      { field: "email", code: "TYPE_EMAIL", message: "must be an email address" },
-      { field: "contact", code: "REQUIRED_FIELD_MISSING", message: "is required" },
+      { field: "email", code: "TYPE_EMAIL", message: '"Email" must be an email address' },
+      { field: "contact", code: "REQUIRED_FIELD_MISSING", message: '"Reach me by" is required' },
       { field: "nope", code: "UNKNOWN_FIELD", message: "nope is not a field of this form" },
     ];
     const html = hostedFormPage(await formOf(formId), { values: { email: "ada@" }, problems });
     const [email] = await select(html, 'input[name="email"]');
     expect(email!.attrs["aria-invalid"]).toBe("true");
     const [error] = await select(html, `#${email!.attrs["aria-describedby"]}`);
-    expect(error!.text).toBe("must be an email address");
+    expect(error!.text).toBe('"Email" must be an email address');
     const radios = await select(html, 'input[name="contact"]');
     expect(radios.every((r) => r.attrs["aria-invalid"] === "true")).toBe(true);
-    expect((await select(html, `#${radios[0]!.attrs["aria-describedby"]}`))[0]!.text).toBe("is required");
+    expect((await select(html, `#${radios[0]!.attrs["aria-describedby"]}`))[0]!.text).toBe('"Reach me by" is required');
     // Fields without a problem are not marked.
     expect((await select(html, 'input[name="name"]'))[0]!.attrs["aria-invalid"]).toBeUndefined();
 
@@ -302,8 +303,8 @@ describe("a refused post shown again (hostedFormPage)", () => {
     expect(summary!.attrs.role).toBe("alert");
     const links = await select(html, ".summary a");
     expect(links.map((a) => [a.attrs.href, a.text])).toEqual([
-      [`#${email!.attrs.id}`, "Email: must be an email address"],
-      [`#${radios[0]!.attrs.id}`, "Reach me by: is required"],
+      [`#${email!.attrs.id}`, '"Email" must be an email address'],
+      [`#${radios[0]!.attrs.id}`, '"Reach me by" is required'],
     ]);
     expect((await select(html, ".summary li")).at(-1)!.text).toBe("nope is not a field of this form");
   });

@@ -152,7 +152,7 @@ export function hostedFormPage(form: Form, state: FormPageState = {}): string {
           if (i === undefined || !rule || rule.type === "hidden") return `<li>${esc(p.message)}</li>`;
           // A group's link goes to its first choice: a fieldset takes no focus.
           const target = rule.options && rule.type !== "select" ? `f${i}-0` : `f${i}`;
-          return `<li><a href="#${target}">${esc(rule.label ?? rule.name)}: ${esc(p.message)}</a></li>`;
+          return `<li><a href="#${target}">${esc(p.message)}</a></li>`;
         })
         .join("")}</ul>
 </div>`

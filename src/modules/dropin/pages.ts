@@ -13,17 +13,9 @@ export function thanksPage(formName: string, back: string | null): string {
   );
 }
 
-/** A problem with one field, by its label (or name) when it has one. */
-export interface PageProblem {
-  label?: string;
-  message: string;
-}
-
-/** A refused post, for a person: what went wrong in one sentence, each field's problem beside its label, and a way back. */
-export function errorPage(sentence: string, problems: PageProblem[], back: string | null): string {
-  const items = problems
-    .map((p) => `<li>${p.label ? `<strong>${escapeHtml(p.label)}</strong>: ` : ""}${escapeHtml(p.message)}</li>`)
-    .join("");
+/** A refused post, for a person: what went wrong in one sentence, each field's problem (its message names the field), and a way back. */
+export function errorPage(sentence: string, problems: string[], back: string | null): string {
+  const items = problems.map((message) => `<li>${escapeHtml(message)}</li>`).join("");
   return personPage(
     "Your form was not sent",
     `<h1>Your form was not sent</h1>

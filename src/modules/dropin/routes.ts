@@ -108,11 +108,8 @@ export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDe
         res.status,
         hostedFormPage(form, { values: known.values, problems: res.body.errors, notice: sentence }),
       );
-    const labels = new Map(form?.fields?.map((f) => [f.name, f.label ?? f.name]));
-    const problems = (res.body.errors ?? []).map((e) => ({
-      label: e.field === undefined ? undefined : (labels.get(e.field) ?? e.field),
-      message: e.message,
-    }));
+    // Each problem's message names its field by its label already (the field rules write them so).
+    const problems = (res.body.errors ?? []).map((e) => e.message);
     const referer = request.headers.get("referer");
     return html(set, res.status, errorPage(sentence, problems, httpOrigin(referer) ? referer : null));
   }
