@@ -128,6 +128,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
       }),
     )
     .use(docs())
+    .get("/", ({ redirect }) => redirect("/dashboard", 302), { detail: { hide: true } }) // the address people open first
     .use(docsPage())
     .use(dashboardPage())
     .use(widgetRoutes())

@@ -7,6 +7,7 @@ import { createAnswerCache } from "./lib/answer-cache";
 import { countryLookup } from "./lib/geo";
 import type { Logger } from "./lib/log";
 import { createAccountsRepo } from "./modules/accounts/repo";
+import { renderPasswordReset } from "./modules/accounts/reset-message";
 import { createAccountsService } from "./modules/accounts/service";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
@@ -141,6 +142,13 @@ export async function createServices(deps: Deps) {
         () => config.publicUrl !== "",
       ),
       webhook: hooks,
+      // Its link starts with FORMSVC_PUBLIC_URL, never with a request's Host (which a caller chooses).
+      password_reset: mailChannel(
+        mailer,
+        (row) => renderPasswordReset(row, config.publicUrl),
+        retryMail,
+        () => config.publicUrl !== "",
+      ),
     },
     clock,
     log: deps.log,
@@ -148,12 +156,17 @@ export async function createServices(deps: Deps) {
       ...(mailer
         ? []
         : [
-            "FORMSVC_SMTP_URL is not set: owner notifications, autoresponses and confirmation emails are queued and will be sent once it is",
+            "FORMSVC_SMTP_URL is not set: owner notifications, autoresponses, confirmation and password reset emails are queued and will be sent once it is",
           ]),
       ...(config.publicUrl || !(await formsRepo.anyDoubleOptIn())
         ? []
         : [
             "FORMSVC_PUBLIC_URL is not set: waitlist confirmation emails (double opt-in) are queued and will be sent once it is (their links start with it)",
+          ]),
+      ...(config.publicUrl
+        ? []
+        : [
+            "FORMSVC_PUBLIC_URL is not set: password reset emails are queued and will be sent once it is (their links start with it)",
           ]),
     ],
   });
@@ -179,6 +192,8 @@ export async function createServices(deps: Deps) {
     sessionIdleDays: deps.config.sessionIdleDays,
     sessionMaxDays: deps.config.sessionMaxDays,
     audit,
+    outbox: outboxRepo,
+    sendSoon: () => outbox.afterCommit({ queued: 1 }),
   });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.

@@ -26,6 +26,15 @@ export function serveCommand(): Command {
       const running = await startServer(config);
       // stdout holds this one line and then the JSON request log; what is said to a person goes to stderr.
       process.stdout.write(`formsvc listening on ${running.url}\n`);
+      const base = config.publicUrl || running.url;
+      process.stderr.write(`formsvc dashboard: ${base}/dashboard\n`);
+      // Printed by every process that starts before the first owner has a password: its hash is in
+      // the database, so on several instances any link works on any of them.
+      const setup = await running.services.accounts.issueSetupToken();
+      if (setup)
+        process.stderr.write(
+          `first run: set the first owner's email and password at ${base}/dashboard/setup?token=${setup}\n  (the link works once, for 30 minutes; each start prints a new one)\n`,
+        );
       if ((await running.services.keys.listKeys(OPERATOR)).length === 0)
         process.stderr.write(firstRunSteps(running.url));
 

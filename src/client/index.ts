@@ -19,6 +19,10 @@ import type {
   FormUpdateRequest,
   KeyCreateRequest,
   LoginRequest,
+  ResetAccepted,
+  ResetConfirmRequest,
+  ResetRequest,
+  SetupRequest,
   MovedSubmission,
   NewWebhook,
   PageQuery,
@@ -140,6 +144,21 @@ export class FormsvcClient {
    */
   login(credentials: LoginRequest, options?: CallOptions): Promise<Account> {
     return this.request({ method: "POST", path: "/auth/login", body: credentials, idempotent: false }, options);
+  }
+
+  /** First run: sets the first owner with the token of the link `formsvc serve` printed, and logs them in (as `login`). */
+  setup(body: SetupRequest, options?: CallOptions): Promise<Account> {
+    return this.request({ method: "POST", path: "/auth/setup", body, idempotent: false }, options);
+  }
+
+  /** Asks for a password reset email; the same answer whether or not the email is an owner's. */
+  requestPasswordReset(body: ResetRequest, options?: CallOptions): Promise<ResetAccepted> {
+    return this.request({ method: "POST", path: "/auth/reset", body, idempotent: false }, options);
+  }
+
+  /** Sets a new password with the token of the emailed link; every session of the owner ends. */
+  async confirmPasswordReset(body: ResetConfirmRequest, options?: CallOptions): Promise<void> {
+    await this.send({ method: "POST", path: "/auth/reset/confirm", body, idempotent: false }, options);
   }
 
   /** Ends the session the request carries; later requests with it are a 401. */

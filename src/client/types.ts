@@ -312,3 +312,26 @@ export interface LoginRequest {
   email: string;
   password: string;
 }
+
+/** First run: the token of the link `formsvc serve` printed, and the first owner's email and password. */
+export interface SetupRequest {
+  token: string;
+  email: string;
+  password: string;
+}
+
+/** Asks for a password reset link for this email. */
+export interface ResetRequest {
+  email: string;
+}
+
+/** The answer to a reset request: the same whatever the email. */
+export interface ResetAccepted {
+  message: string;
+}
+
+/** The token of the emailed reset link and the new password. */
+export interface ResetConfirmRequest {
+  token: string;
+  password: string;
+}

@@ -52,32 +52,35 @@ const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get("a
 export function dashboardPage() {
   const hide = { detail: { hide: true } };
   const gzipped = new Map<string, Uint8Array>();
-  return new Elysia({ name: "dashboard-page" })
-    .get(
-      BASE,
-      async ({ set }) => {
-        Object.assign(set.headers, PAGE_HEADERS);
-        return page(await dashboardBundle());
-      },
-      hide,
-    )
-    .get(
-      `${ASSETS}/:name`,
-      async ({ params, request, set }) => {
-        const bundle = await dashboardBundle();
-        const file = bundle.files.find((f) => f.name === params.name);
-        if (!file)
-          throw new AppError("NOT_FOUND", `no dashboard file ${params.name}; reload ${BASE} for the current ones`);
-        set.headers["content-type"] = file.type;
-        set.headers["cache-control"] = CACHE_FOREVER;
-        set.headers["cross-origin-resource-policy"] = "same-origin";
-        set.headers.vary = "Accept-Encoding";
-        if (!acceptsGzip(request)) return file.text;
-        let body = gzipped.get(file.name);
-        if (!body) gzipped.set(file.name, (body = Bun.gzipSync(file.text)));
-        set.headers["content-encoding"] = "gzip";
-        return body;
-      },
-      hide,
-    );
+  const servePage = async ({ set }: { set: { headers: Record<string, unknown> } }) => {
+    Object.assign(set.headers, PAGE_HEADERS);
+    return page(await dashboardBundle());
+  };
+  return (
+    new Elysia({ name: "dashboard-page" })
+      .get(BASE, servePage, hide)
+      // The addresses of the links `serve` prints and reset emails carry: real paths, since a link's
+      // `#` part could be lost on its way through a mail client; the app reads them.
+      .get(`${BASE}/setup`, servePage, hide)
+      .get(`${BASE}/reset`, servePage, hide)
+      .get(
+        `${ASSETS}/:name`,
+        async ({ params, request, set }) => {
+          const bundle = await dashboardBundle();
+          const file = bundle.files.find((f) => f.name === params.name);
+          if (!file)
+            throw new AppError("NOT_FOUND", `no dashboard file ${params.name}; reload ${BASE} for the current ones`);
+          set.headers["content-type"] = file.type;
+          set.headers["cache-control"] = CACHE_FOREVER;
+          set.headers["cross-origin-resource-policy"] = "same-origin";
+          set.headers.vary = "Accept-Encoding";
+          if (!acceptsGzip(request)) return file.text;
+          let body = gzipped.get(file.name);
+          if (!body) gzipped.set(file.name, (body = Bun.gzipSync(file.text)));
+          set.headers["content-encoding"] = "gzip";
+          return body;
+        },
+        hide,
+      )
+  );
 }

@@ -32,6 +32,12 @@ export function createJobs(services: Services): Job[] {
       run: async () => void (await services.accounts.forgetOldFailures()),
     },
     {
+      name: "forget-lapsed-password-resets",
+      schedule: "0 9 * * * *",
+      // A lapsed reset link only takes space (and names its owner): it goes within the hour.
+      run: async () => void (await services.accounts.forgetLapsedResets()),
+    },
+    {
       name: "expire-retained-submissions",
       // Hourly, although retention counts days: a server down or restarted at a daily hour would skip a day.
       schedule: "0 17 * * * *",

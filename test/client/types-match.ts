@@ -1,7 +1,14 @@
 // Compile-time proof that the client's published types and the server's schemas agree:
 // `npm run typecheck` (run by CI) fails as soon as either side changes alone.
 import type * as Client from "../../src/client/types";
-import type { AccountJson, LoginBody } from "../../src/modules/accounts/model";
+import type {
+  AccountJson,
+  LoginBody,
+  ResetAcceptedJson,
+  ResetBody,
+  ResetConfirmBody,
+  SetupBody,
+} from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
 import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
@@ -40,6 +47,10 @@ export type Checks = [
   Assert<Equal<Client.MovedSubmission, MovedJson>>,
   Assert<Equal<Client.Account, AccountJson>>,
   Assert<Equal<Client.LoginRequest, LoginBody>>,
+  Assert<Equal<Client.SetupRequest, SetupBody>>,
+  Assert<Equal<Client.ResetRequest, ResetBody>>,
+  Assert<Equal<Client.ResetAccepted, ResetAcceptedJson>>,
+  Assert<Equal<Client.ResetConfirmRequest, ResetConfirmBody>>,
 ];
 
 // A response that breaks the contract does not type-check.

@@ -21,6 +21,12 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
   {
     method: "POST",
+    path: /^\/api\/v1\/auth\/(setup|reset|reset\/confirm)$/,
+    why: "take no key or session (first run, a forgotten password): a link's token or an email instead; their CSRF check, body checks, refusals and limits are in test/accounts/first-run-reset.test.ts",
+  },
+  { method: "GET", path: /^\/$/, why: "a redirect to /dashboard, public (test/accounts/first-run-reset.test.ts)" },
+  {
+    method: "POST",
     path: /^\/api\/v1\/auth\/logout$/,
     why: "session only: no key is accepted, so every key case is a 401 (test/accounts)",
   },

@@ -4,6 +4,7 @@ import { auth } from "./calls";
 import { FormPage, type FormTab } from "./pages/form";
 import { FormsPage } from "./pages/forms";
 import { KeysPage } from "./pages/keys";
+import { ForgotPage, ResetPage, SetupPage } from "./pages/first-run";
 import { LoginPage } from "./pages/login";
 import { go, loginHref, route } from "./router";
 import { me } from "./session";
@@ -13,8 +14,16 @@ import { useLoad } from "./ui/load";
 
 const FORM_TABS: FormTab[] = ["analytics", "submissions", "settings", "embed"];
 
-/** Asks the server who is logged in; then the page the address names. */
+/** The pages of the links `serve` prints and reset emails carry, by their path; else the app behind its login. */
 export function App() {
+  void route.value; // read, so that leaving a link's address for a route renders again
+  if (location.pathname === "/dashboard/setup") return <SetupPage />;
+  if (location.pathname === "/dashboard/reset") return <ResetPage />;
+  return <Session />;
+}
+
+/** Asks the server who is logged in; then the page the address names. */
+function Session() {
   const [start, retry] = useLoad(async () => {
     me.value = await auth.me().catch((e: unknown) => {
       if (e instanceof FormsvcError && e.status === 401) return null;
@@ -22,7 +31,7 @@ export function App() {
     });
   }, []);
   const r = route.value;
-  const atLogin = r.parts[0] === "login";
+  const atLogin = r.parts[0] === "login" || r.parts[0] === "forgot";
   useEffect(() => {
     if (me.value === null && !atLogin) go(loginHref(r.hash), true);
     else if (me.value && atLogin) go("#/forms", true);
@@ -38,7 +47,7 @@ export function App() {
         </div>
       </main>
     );
-  if (!me.value) return atLogin ? <LoginPage /> : null;
+  if (!me.value) return atLogin ? r.parts[0] === "forgot" ? <ForgotPage /> : <LoginPage /> : null;
   return <Page />;
 }
 

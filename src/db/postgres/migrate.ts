@@ -22,6 +22,24 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       'ALTER TABLE forms ADD COLUMN error_url text COLLATE "C"',
     ],
   },
+  {
+    version: 13,
+    name: "operations",
+    statements: [
+      'CREATE TABLE setup_tokens (token_hash text COLLATE "C" PRIMARY KEY, expires_at text COLLATE "C" NOT NULL)',
+      `CREATE TABLE password_resets (
+        token_hash text COLLATE "C" PRIMARY KEY,
+        owner_id   text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        created_at text COLLATE "C" NOT NULL,
+        expires_at text COLLATE "C" NOT NULL,
+        used_at    text COLLATE "C"
+      )`,
+      "CREATE INDEX password_resets_by_owner ON password_resets (owner_id, created_at)",
+      "ALTER TABLE outbox DROP CONSTRAINT outbox_kind_check",
+      "ALTER TABLE outbox ADD CONSTRAINT outbox_kind_check CHECK (kind IN ('notification', 'autoresponse', 'confirmation', 'webhook', 'password_reset'))",
+      "ALTER TABLE outbox ALTER COLUMN form_id DROP NOT NULL",
+    ],
+  },
 ];
 
 /**

@@ -32,3 +32,50 @@ export const LoginBodySchema = t.Object(
   { description: "JSON; other fields are ignored" },
 );
 export type LoginBody = Static<typeof LoginBodySchema>;
+
+const password = (description: string) =>
+  t.String({
+    minLength: 1,
+    maxLength: 4096,
+    error: "password must be a string of 1 to 4096 characters",
+    description: `${description}: 12 to 1024 characters`,
+  });
+const token = (description: string) =>
+  t.String({ minLength: 1, maxLength: 200, error: "token must be the token of the link", description });
+
+/** `POST /auth/setup`: the first owner, with the token of the link `formsvc serve` printed. */
+export const SetupBodySchema = t.Object(
+  {
+    token: token("the `token` of the setup link `formsvc serve` printed"),
+    email: LoginBodySchema.properties.email,
+    password: password("the first owner's password"),
+  },
+  { description: "JSON; other fields are ignored" },
+);
+export type SetupBody = Static<typeof SetupBodySchema>;
+
+/** `POST /auth/reset`: the email of the owner who forgot their password. */
+export const ResetBodySchema = t.Object(
+  { email: LoginBodySchema.properties.email },
+  { description: "JSON; other fields are ignored" },
+);
+export type ResetBody = Static<typeof ResetBodySchema>;
+
+/** `POST /auth/reset`'s answer, the same whether or not the email is an owner's. */
+export const ResetAcceptedSchema = t.Object(
+  {
+    message: t.String({ description: "what happens next, the same sentence for every email" }),
+  },
+  { additionalProperties: false },
+);
+export type ResetAcceptedJson = Static<typeof ResetAcceptedSchema>;
+
+/** `POST /auth/reset/confirm`: the token of the emailed link and the new password. */
+export const ResetConfirmBodySchema = t.Object(
+  {
+    token: token("the `token` of the link in the reset email"),
+    password: password("the new password"),
+  },
+  { description: "JSON; other fields are ignored" },
+);
+export type ResetConfirmBody = Static<typeof ResetConfirmBodySchema>;

@@ -51,6 +51,8 @@ export function createAccountsRepo(sql: Sql) {
     sql.run("DELETE FROM sessions WHERE owner_id = ?", [ownerId]);
 
   return {
+    /** Runs `fn`'s statements as one transaction (a savepoint inside another). */
+    atomically: <T>(fn: () => Promise<T>): Promise<T> => sql.transaction(fn),
     findCredentialsByEmail: (email: string): Promise<Credentials | null> => credentialsBy("email", email),
     findCredentialsById: (ownerId: string): Promise<Credentials | null> => credentialsBy("id", ownerId),
     /** Sets the owner's password hash and ends every session of theirs, in one transaction; returns how many ended. */
@@ -106,6 +108,70 @@ export function createAccountsRepo(sql: Sql) {
     deleteFailure: (id: string) => sql.run("DELETE FROM login_failures WHERE id = ?", [id]),
     clearFailures: (scope: FailureScope, name: string) =>
       sql.run("DELETE FROM login_failures WHERE scope = ? AND name = ?", [scope, name]),
+    /** Whether any owner has a password: then first-run setup is over. */
+    anyPassword: async (): Promise<boolean> =>
+      (await sql.get("SELECT 1 AS one FROM owners WHERE password_hash IS NOT NULL LIMIT 1")) !== null,
+    /** Keeps a setup link's hash until `expiresAt`; links lapsed before `now` are forgotten. */
+    async insertSetupToken(hash: string, expiresAt: string, now: string): Promise<void> {
+      await sql.run("DELETE FROM setup_tokens WHERE expires_at <= ?", [now]);
+      await sql.run("INSERT INTO setup_tokens (token_hash, expires_at) VALUES (?, ?)", [hash, expiresAt]);
+    },
+    /**
+     * Uses a setup link: when `hash` is a live link and no owner has a password yet, every link
+     * goes (the first owner is being set) and true is returned; otherwise nothing changes. One
+     * statement, so two setups racing on two instances cannot both win: the second finds no row.
+     */
+    useSetupToken: async (hash: string, now: string): Promise<boolean> =>
+      (
+        await sql.all<{ token_hash: string }>(
+          `DELETE FROM setup_tokens WHERE EXISTS (SELECT 1 FROM setup_tokens WHERE token_hash = ?1 AND expires_at > ?2)
+             AND NOT EXISTS (SELECT 1 FROM owners WHERE password_hash IS NOT NULL) RETURNING token_hash`,
+          [hash, now],
+        )
+      ).some((r) => r.token_hash === hash),
+    /** When the owner last asked for a reset link, if ever (while its row is kept). */
+    lastResetAt: async (ownerId: string): Promise<string | null> =>
+      (
+        await sql.get<{ at: string | null }>("SELECT max(created_at) AS at FROM password_resets WHERE owner_id = ?", [
+          ownerId,
+        ])
+      )?.at ?? null,
+    async insertReset(r: { tokenHash: string; ownerId: string; createdAt: string; expiresAt: string }): Promise<void> {
+      await sql.run("INSERT INTO password_resets (token_hash, owner_id, created_at, expires_at) VALUES (?, ?, ?, ?)", [
+        r.tokenHash,
+        r.ownerId,
+        r.createdAt,
+        r.expiresAt,
+      ]);
+    },
+    /**
+     * Uses a reset link and sets its owner's password in one transaction: every other link of the
+     * owner is used up with it and every session of theirs ends. Returns the owner's id, or null
+     * (nothing changed) for a link unknown, used or lapsed.
+     */
+    useReset: (tokenHash: string, passwordHash: string, now: string): Promise<string | null> =>
+      sql.transaction(async () => {
+        const row = await sql.get<{ owner_id: string }>(
+          "UPDATE password_resets SET used_at = ?2 WHERE token_hash = ?1 AND used_at IS NULL AND expires_at > ?2 RETURNING owner_id",
+          [tokenHash, now],
+        );
+        if (!row) return null;
+        await sql.run("UPDATE password_resets SET used_at = ? WHERE owner_id = ? AND used_at IS NULL", [
+          now,
+          row.owner_id,
+        ]);
+        await sql.run("UPDATE owners SET password_hash = ?, password_set_at = ? WHERE id = ?", [
+          passwordHash,
+          now,
+          row.owner_id,
+        ]);
+        await deleteOwnerSessions(row.owner_id);
+        return row.owner_id;
+      }),
+    /** Forgets reset links lapsed before `before`, used or not. */
+    deleteResetsBefore: (before: string): Promise<number> =>
+      sql.run("DELETE FROM password_resets WHERE expires_at < ?", [before]),
+
     /** Deletes failures recorded before `before`; returns how many. */
     deleteFailuresBefore: (before: string) => sql.run("DELETE FROM login_failures WHERE at < ?", [before]),
   };

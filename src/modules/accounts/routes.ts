@@ -4,14 +4,32 @@ import { responses } from "../../http/docs";
 import { requireSameOrigin } from "../../http/same-origin";
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from "../../http/session-cookie";
 import { addressBucket } from "../../lib/address-bucket";
-import { AccountSchema, LoginBodySchema } from "./model";
+import {
+  AccountSchema,
+  LoginBodySchema,
+  ResetAcceptedSchema,
+  ResetBodySchema,
+  ResetConfirmBodySchema,
+  SetupBodySchema,
+} from "./model";
 import type { AccountsService } from "./service";
 
 const setCookie = (description: string) => ({
   "Set-Cookie": { description, required: true, schema: { type: "string" } },
 });
 
-/** Login, logout and the session's owner. `secureCookie`: the server is reached over https (FORMSVC_PUBLIC_URL). */
+// Before the body is read: another site's page must not make a visitor's browser log in, set up or reset at its choosing.
+const sameOriginJson = () =>
+  jsonBody(({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) =>
+    requireSameOrigin(request, ownOrigin()),
+  );
+
+const RESET_ACCEPTED = {
+  message:
+    "if this email belongs to an owner with a password, a link to set a new one is on its way (it works once, for 1 hour)",
+};
+
+/** Login, logout and the session's owner; first-run setup and password reset. `secureCookie`: the server is reached over https (FORMSVC_PUBLIC_URL). */
 export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: boolean }) {
   return new Elysia({ name: "accounts-routes" })
     .use(requestContext)
@@ -25,10 +43,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         return account;
       },
       {
-        // Before the body is read: another site's page must not log a visitor in to an account of its choosing.
-        parse: jsonBody(({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) =>
-          requireSameOrigin(request, ownOrigin()),
-        ),
+        parse: sameOriginJson(),
         body: LoginBodySchema,
         detail: {
           summary: "Log in",
@@ -45,6 +60,86 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
             },
             400,
             401,
+            403,
+            429,
+          ),
+        },
+      },
+    )
+    .post(
+      "/auth/setup",
+      async ({ body, set }) => {
+        const { account, token } = await accounts.setup(body);
+        set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
+        return account;
+      },
+      {
+        parse: sameOriginJson(),
+        body: SetupBodySchema,
+        detail: {
+          summary: "Set up the first owner",
+          description: `Takes no API key. First run: while no owner has a password, \`formsvc serve\` prints a link \`/dashboard/setup?token=…\` (valid 30 minutes, a new one at each start, usable once). With its token this sets the first owner's email and password (12 to 1024 characters, as \`owners set-password\`) and logs them in (the ${SESSION_COOKIE} cookie, as Log in). A wrong, used or expired token is a 400; once any owner has a password, 409; neither changes anything. Must carry the server's own Origin, else 403 CSRF.`,
+          tags: ["Accounts"],
+          security: [],
+          responses: responses(
+            {
+              schema: AccountSchema,
+              description: "set up and logged in: the owner, and the session cookie",
+              headers: setCookie(
+                `[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`,
+              ),
+            },
+            400,
+            403,
+            409,
+            429,
+          ),
+        },
+      },
+    )
+    .post(
+      "/auth/reset",
+      async ({ body, client, set }) => {
+        await accounts.requestReset(body, addressBucket(client().ip));
+        set.status = 202;
+        return RESET_ACCEPTED;
+      },
+      {
+        parse: sameOriginJson(),
+        body: ResetBodySchema,
+        detail: {
+          summary: "Ask for a password reset link",
+          description:
+            "Takes no API key. Always 202 with the same answer, whether or not the email is an owner's. An owner with a password gets an email (sent through the outbox, to FORMSVC_SMTP_URL) with a link to FORMSVC_PUBLIC_URL/dashboard/reset, which works once, for 1 hour; at most one such email per owner every 5 minutes, however often it is asked for. More than 5 requests from one client address within 15 minutes are answered 429 (with Retry-After). Must carry the server's own Origin, else 403 CSRF.",
+          tags: ["Accounts"],
+          security: [],
+          responses: responses(
+            { status: 202, schema: ResetAcceptedSchema, description: "asked: the same answer for every email" },
+            400,
+            403,
+            429,
+          ),
+        },
+      },
+    )
+    .post(
+      "/auth/reset/confirm",
+      async ({ body, set }) => {
+        await accounts.confirmReset(body);
+        set.status = 204;
+      },
+      {
+        parse: sameOriginJson(),
+        body: ResetConfirmBodySchema,
+        detail: {
+          summary: "Set a new password with a reset link",
+          description:
+            "Takes no API key. Sets the password of the owner the emailed link's token names (12 to 1024 characters) and ends every session of theirs; the link, and any other they were sent, is used up. A wrong, used or expired token is a 400 and changes nothing. Log in with the new password afterwards. Must carry the server's own Origin, else 403 CSRF.",
+          tags: ["Accounts"],
+          security: [],
+          responses: responses(
+            { status: 204, description: "the password is set; every session has ended" },
+            400,
             403,
             429,
           ),

@@ -6,6 +6,7 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { Principal } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
+import type { OutboxRepo } from "../outbox/repo";
 import type { OwnersService } from "../owners/service";
 import { checkPasswordRule, DUMMY_HASH, hashPassword, isOutdated, verifyPassword } from "./password";
 import type { AccountsRepo, Credentials } from "./repo";
@@ -32,6 +33,20 @@ const TOUCH_INTERVAL_MS = 60_000;
 /** A login waits for another process's write lock at most this long, then is answered 503. */
 const WRITE_WAIT_MS = 5_000;
 const TOKEN_PREFIX = "fss_";
+/** A setup link (first run) works this long after `serve` printed it (CONTRACT). */
+const SETUP_TTL_MS = 30 * 60 * 1000;
+const SETUP_PREFIX = "fsu_";
+/** A reset link works this long, once (CONTRACT). */
+const RESET_TTL_MS = 60 * 60 * 1000;
+const RESET_PREFIX = "fsr_";
+/**
+ * At most one reset email per owner within this long, however often it is asked for (answered 202
+ * all the same): the endpoint cannot be used to flood an owner's inbox, and a link asked for twice
+ * by mistake is still the one that arrives.
+ */
+const RESET_EMAIL_INTERVAL_MS = 5 * 60 * 1000;
+/** Reset requests per client address (IPv6 by /64) within the throttle's window, for any emails: 429 beyond. */
+const RESETS_PER_ADDRESS = 5;
 
 const hashToken = (token: string) => Bun.SHA256.hash(token, "hex");
 const toAccount = (c: Credentials): Account => ({ id: c.ownerId, email: c.email, createdAt: c.createdAt });
@@ -48,6 +63,9 @@ export interface AccountsDeps {
   sessionMaxDays: number;
   /** Each login is a line of the audit trail, as the session it starts. */
   audit: Pick<AuditService, "record">;
+  /** Where reset emails are queued (kind `password_reset`), and how the outbox is told to send them now. */
+  outbox: Pick<OutboxRepo, "insert">;
+  sendSoon: () => void;
 }
 
 /**
@@ -57,18 +75,51 @@ export interface AccountsDeps {
  * ended (logout, revocation, a new password). Every check reads the database, so a session ended
  * by another process (`owners sessions revoke`) is refused from the next request on.
  */
-export function createAccountsService({ repo, owners, clock, sessionIdleDays, sessionMaxDays, audit }: AccountsDeps) {
+export function createAccountsService({
+  repo,
+  owners,
+  clock,
+  sessionIdleDays,
+  sessionMaxDays,
+  audit,
+  outbox,
+  sendSoon,
+}: AccountsDeps) {
   const idleMs = sessionIdleDays * DAY_MS;
   const maxMs = sessionMaxDays * DAY_MS;
   const now = () => clock.now();
   const failuresByEmail = failureWindow(repo, "email", FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS, now);
   const failuresByAddress = failureWindow(repo, "address", FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
+  // Every reset request counts, as the login failures do, under names of their own ("reset <address>").
+  const resetsByAddress = failureWindow(repo, "address", RESETS_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
 
   const validEmail = (email: string) => {
     const normalized = normalizeEmail(email);
     if (!normalized) throw new AppError("INVALID_PARAMETER", "email must be an email address");
     return normalized;
   };
+
+  /** Opens a session for the owner: its token (only the hash is stored), and the login's line in the audit trail. */
+  async function startSession(ownerId: string): Promise<string> {
+    const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
+    const session = { id: newId("ses"), ownerId, tokenHash: hashToken(token), createdAt: isoTime(clock.now()) };
+    try {
+      await retryWhileBusy(() => repo.insertSession(session), WRITE_WAIT_MS);
+      const actor: Principal = { keyId: session.id, ownerId: session.ownerId, kind: "secret", forms: null };
+      await retryWhileBusy(() => audit.record(actor, "owner.login", session.id), WRITE_WAIT_MS);
+    } catch (e) {
+      if (e instanceof DatabaseBusyError)
+        throw new AppError(
+          "UNAVAILABLE",
+          "the database is busy with another process's write; log in again in a moment",
+          {
+            "retry-after": "1",
+          },
+        );
+      throw e;
+    }
+    return token;
+  }
 
   return {
     /** How long the browser may keep a session cookie: the session's absolute lifetime. */
@@ -127,27 +178,132 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
           if (!isDatabaseBusy(e)) throw e;
         }
       }
-      const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
-      const session = {
-        id: newId("ses"),
-        ownerId: credentials.ownerId,
-        tokenHash: hashToken(token),
-        createdAt: isoTime(clock.now()),
-      };
-      try {
-        await retryWhileBusy(() => repo.insertSession(session), WRITE_WAIT_MS);
-        const actor: Principal = { keyId: session.id, ownerId: session.ownerId, kind: "secret", forms: null };
-        await retryWhileBusy(() => audit.record(actor, "owner.login", session.id), WRITE_WAIT_MS);
-      } catch (e) {
-        if (e instanceof DatabaseBusyError)
-          throw new AppError(
-            "UNAVAILABLE",
-            "the database is busy with another process's write; log in again in a moment",
-            { "retry-after": "1" },
-          );
-        throw e;
-      }
+      const token = await startSession(credentials.ownerId);
       return { account: toAccount(credentials), token };
+    },
+
+    /**
+     * A new first-run setup link's token while no owner has a password (null once one has): valid
+     * for 30 minutes, single use. Only its hash is kept, in the database, so that with several
+     * instances on one PostgreSQL database a link printed by one works on any; each start adds its
+     * own, and the first one used ends them all.
+     */
+    async issueSetupToken(): Promise<string | null> {
+      if (await repo.anyPassword()) return null;
+      const token = SETUP_PREFIX + randomBytes(32).toString("base64url");
+      const at = now();
+      await retryWhileBusy(
+        () => repo.insertSetupToken(hashToken(token), isoTime(at + SETUP_TTL_MS), isoTime(at)),
+        WRITE_WAIT_MS,
+      );
+      return token;
+    },
+
+    /**
+     * First run: with a live setup link, sets the first owner's email and password (the password
+     * rules of `owners set-password`) and logs them in. A wrong, lapsed or used link is a 400, and
+     * once any owner has a password a 409; either way nothing changes.
+     */
+    async setup(input: {
+      token: string;
+      email: string;
+      password: string;
+    }): Promise<{ account: Account; token: string }> {
+      const email = validEmail(input.email);
+      checkPasswordRule(input.password);
+      const hash = await hashPassword(input.password);
+      const tokenHash = hashToken(input.token);
+      const ownerId = await retryWhileBusy(
+        () =>
+          repo.atomically(async () => {
+            const at = isoTime(now());
+            if (!(await repo.useSetupToken(tokenHash, at))) return null;
+            const owner = await owners.ensureOwner(email);
+            await repo.replacePassword(owner.id, hash, at);
+            return owner.id;
+          }),
+        WRITE_WAIT_MS,
+      );
+      if (!ownerId) {
+        if (await repo.anyPassword())
+          throw new AppError("CONFLICT", "formsvc is already set up: log in, or ask for a password reset");
+        throw new AppError(
+          "INVALID_PARAMETER",
+          "this setup link is wrong, used or expired (it works for 30 minutes): restart formsvc serve for a new one",
+        );
+      }
+      const credentials = (await repo.findCredentialsById(ownerId))!;
+      return { account: toAccount(credentials), token: await startSession(ownerId) };
+    },
+
+    /**
+     * Asks for a password reset link for `email`; `address` is the client's rate-limit address.
+     * Answers the same (nothing) for a known and an unknown email; a known owner with a password
+     * gets one email with a link (1 hour, single use; only its hash is stored), at most one per
+     * RESET_EMAIL_INTERVAL_MS. More than RESETS_PER_ADDRESS requests from one address within 15
+     * minutes are a 429.
+     */
+    async requestReset(input: { email: string }, address: string): Promise<void> {
+      const email = validEmail(input.email);
+      const attempt = await retryWhileBusy(() => resetsByAddress.attempt(`reset ${address}`), WRITE_WAIT_MS);
+      if (!attempt.allowed)
+        throw new AppError(
+          "RATE_LIMITED",
+          `too many password reset requests from this address; try again in ${attempt.retryAfter} s (Retry-After)`,
+          { "retry-after": String(attempt.retryAfter) },
+        );
+      const credentials = await repo.findCredentialsByEmail(email);
+      if (!credentials?.passwordHash) return;
+      const token = RESET_PREFIX + randomBytes(32).toString("base64url");
+      const queued = await retryWhileBusy(
+        () =>
+          repo.atomically(async () => {
+            const at = now();
+            const last = await repo.lastResetAt(credentials.ownerId);
+            if (last && at - Date.parse(last) < RESET_EMAIL_INTERVAL_MS) return false;
+            const createdAt = isoTime(at);
+            await repo.insertReset({
+              tokenHash: hashToken(token),
+              ownerId: credentials.ownerId,
+              createdAt,
+              expiresAt: isoTime(at + RESET_TTL_MS),
+            });
+            // The token rides in the outbox row until its email is out; then only its hash is kept.
+            await outbox.insert({
+              kind: "password_reset",
+              formId: null,
+              submissionId: null,
+              recipient: credentials.email,
+              formName: "",
+              data: "{}",
+              payload: JSON.stringify({ token }),
+              submittedAt: createdAt,
+              createdAt,
+            });
+            return true;
+          }),
+        WRITE_WAIT_MS,
+      );
+      if (queued) sendSoon();
+    },
+
+    /**
+     * Sets a new password with a reset link: the link and every other of the owner's are used up,
+     * and every session of theirs ends. A wrong, used or lapsed link is a 400 and changes nothing.
+     */
+    async confirmReset(input: { token: string; password: string }): Promise<void> {
+      checkPasswordRule(input.password);
+      const refused = new AppError(
+        "INVALID_PARAMETER",
+        "this reset link is wrong, used or expired (it works once, for 1 hour): ask for a new one",
+      );
+      if (!input.token.startsWith(RESET_PREFIX) || input.token.length > 100) throw refused;
+      const hash = await hashPassword(input.password);
+      const ownerId = await retryWhileBusy(
+        () => repo.useReset(hashToken(input.token), hash, isoTime(now())),
+        WRITE_WAIT_MS,
+      );
+      if (!ownerId) throw refused;
     },
 
     /** The owner behind a session token, as their secret key (`keyId` is the session's `ses_` id); null for an unknown, ended or expired session. */
@@ -196,6 +352,9 @@ export function createAccountsService({ repo, owners, clock, sessionIdleDays, se
 
     /** Forgets login failures older than the throttle's window: they no longer count against anyone. */
     forgetOldFailures: (): Promise<number> => repo.deleteFailuresBefore(isoTime(now() - THROTTLE_WINDOW_MS)),
+
+    /** Forgets reset links that have lapsed (used or not): an owner's reset rows go with their expiry. */
+    forgetLapsedResets: (): Promise<number> => repo.deleteResetsBefore(isoTime(now())),
   };
 }
 

@@ -1,13 +1,14 @@
 import type { Sql } from "../../db/sql";
 
 export type OutboxStatus = "pending" | "sending" | "sent" | "failed";
-export const OUTBOX_KINDS = ["notification", "autoresponse", "confirmation", "webhook"] as const;
+export const OUTBOX_KINDS = ["notification", "autoresponse", "confirmation", "webhook", "password_reset"] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 export interface OutboxRow {
   id: number;
   kind: OutboxKind;
-  form_id: string;
+  /** null for an owner's password reset, which belongs to no form. */
+  form_id: string | null;
   /** null for a webhook's test event. */
   submission_id: string | null;
   webhook_id: string | null;
@@ -40,7 +41,7 @@ export interface ClaimedRow extends OutboxRow {
 /** A row to queue; `createdAt` is when it is queued (it falls due then). */
 export interface QueuedMessage {
   kind: OutboxKind;
-  formId: string;
+  formId: string | null;
   submissionId: string | null;
   webhookId?: string | null;
   messageId?: string | null;
@@ -82,9 +83,9 @@ const INSERT = `INSERT INTO outbox (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 
 // are cast because PostgreSQL cannot tell a selected parameter's type from the column it goes to.
 const ADD_ATTEMPT = `INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms)
   SELECT id, CAST(?2 AS TEXT), CAST(?3 AS INTEGER), CAST(?4 AS TEXT), CAST(?5 AS DOUBLE PRECISION) FROM outbox WHERE id = ?1`;
-// A confirmation's token leaves the outbox once its email is out: from then on only its hash is stored.
+// A confirmation's or a password reset's token leaves the outbox once its email is out: from then on only its hash is stored.
 const MARK_SENT =
-  "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_status = ?3, last_error = NULL, payload = CASE WHEN kind = 'confirmation' THEN NULL ELSE payload END WHERE id = ?1";
+  "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_status = ?3, last_error = NULL, payload = CASE WHEN kind IN ('confirmation', 'password_reset') THEN NULL ELSE payload END WHERE id = ?1";
 const MARK_RETRY =
   "UPDATE outbox SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?2, last_status = ?3, last_error = ?4 WHERE id = ?1";
 const MARK_FAILED =

@@ -41,7 +41,7 @@ const MARK_WAIT_MS = 60_000;
 const TRANSPORTS: TransportName[] = ["smtp", "http"];
 // A restart is when an operator has fixed the mail settings: mail is tried at once. Webhooks keep
 // their schedule, so a restart does not send every receiver its whole backlog at the same moment.
-const DUE_AT_START: OutboxKind[] = ["notification", "autoresponse", "confirmation"];
+const DUE_AT_START: OutboxKind[] = ["notification", "autoresponse", "confirmation", "password_reset"];
 
 export type DeliveryOutcome = "sent" | "retry" | "failed";
 

@@ -20,7 +20,7 @@ export function webhookBody(row: OutboxRow, format: WebhookFormat): string {
       });
     const submission = submissionJson({
       id: row.submission_id,
-      formId: row.form_id,
+      formId: row.form_id!, // a delivery always belongs to its webhook's form
       data: row.data,
       email: null,
       createdAt: row.submitted_at,

@@ -53,8 +53,12 @@ export function LoginPage() {
             {busy ? "Logging in…" : "Log in"}
           </button>
         </form>
+        <p class="small">
+          <a href="#/forgot">Forgot your password?</a>
+        </p>
         <p class="muted small">
-          First time here? Set your password on the server: <code>formsvc owners set-password you@example.com</code>
+          First time here? Open the setup link <code>formsvc serve</code> printed, or set a password on the server:{" "}
+          <code>formsvc owners set-password you@example.com</code>
         </p>
       </div>
     </main>
