@@ -11,6 +11,7 @@ import * as accounts from "./009-accounts";
 import * as manage from "./010-manage";
 import * as cluster from "./011-cluster";
 import * as dropIn from "./012-drop-in";
+import * as notifications from "./013-notifications";
 
 export interface Migration {
   version: number;
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   { version: 10, name: "manage", up: manage.up },
   { version: 11, name: "cluster", up: cluster.up },
   { version: 12, name: "drop-in", up: dropIn.up },
+  { version: 13, name: "notifications", up: notifications.up },
 ];
