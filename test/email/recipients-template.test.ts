@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { cleanupAfterEach } from "../helpers/fixture";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { startReceiver } from "../helpers/receiver";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 
 const defer = cleanupAfterEach();
@@ -145,5 +146,32 @@ describe("the notification's wording", () => {
     expect(mail!.headers.has("x-injected")).toBe(false);
     expect(mail!.bcc).toBeUndefined();
     expect(to(mail!)).toBe("owner@example.com");
+  });
+});
+
+describe("alerts to the owner", () => {
+  test.each([
+    ["a receiver answering 410 disables the webhook", () => new Response("gone", { status: 410 }), "410 Gone"],
+    ["a delivery failing after its last retry", () => new Response("down", { status: 503 }), "after its last retry"],
+  ])("%s: one email to the owner, with the form's email off", async (_, answer, says) => {
+    const smtp = await startSmtpSink();
+    defer(() => smtp.close());
+    const receiver = startReceiver(answer);
+    defer(() => receiver.close());
+    const s = await startTestServer({
+      config: { rateLimit: 10_000, smtpUrl: smtp.url, webhookAllowPrivate: true, webhookRetryScale: 0.00001 },
+    });
+    defer(() => s.close());
+    const o = await seedOwner(s, "owner@example.com", { name: "Contact" });
+    const hook = await s.send("POST", `/forms/${o.formId}/webhooks`, o.key, { url: receiver.url, format: "standard" });
+    expect(hook.status).toBe(200);
+    await s.submit(o.key, o.formId, { message: "hi" });
+    const [alert] = await smtp.waitFor(1, 20_000);
+    expect(to(alert!)).toBe("owner@example.com");
+    expect(alert!.subject).toBe("Webhook problem on Contact");
+    expect(alert!.text).toContain(says);
+    expect(alert!.text).toContain(hook.body.id);
+    await Bun.sleep(500);
+    expect(smtp.messages.length).toBe(1);
   });
 });

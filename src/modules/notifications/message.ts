@@ -28,7 +28,8 @@ export function renderNotification(row: OutboxRow): MailMessage {
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
     _meta?: Record<string, unknown>;
   };
-  const p: Partial<NotificationPayload> = row.payload ? JSON.parse(row.payload) : {};
+  const p: Partial<NotificationPayload> & { alert?: string } = row.payload ? JSON.parse(row.payload) : {};
+  if (p.alert) return renderAlert(row, p.alert);
   const envelope = {
     to: row.recipient,
     ...(row.reply_to ? { replyTo: row.reply_to } : {}),
@@ -74,4 +75,17 @@ export function renderNotification(row: OutboxRow): MailMessage {
     `</body></html>`,
   ].join("\n");
   return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };
+}
+
+/** An email to the owner about the form's webhooks (outbox/service.ts's alertFor says what happened). */
+function renderAlert(row: OutboxRow, alert: string): MailMessage {
+  const subject = `Webhook problem on ${oneLine(row.form_name)}`;
+  const text = `On the form ${row.form_name}, ${alert}`;
+  return {
+    to: row.recipient,
+    subject,
+    text,
+    html: `<!doctype html><html><body style="font-family:sans-serif"><p>${escapeHtml(text)}</p></body></html>`,
+    headers: { "Auto-Submitted": "auto-generated" },
+  };
 }
