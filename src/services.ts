@@ -21,7 +21,7 @@ import { systemClock } from "./lib/clock";
 import { assertPublicUrl } from "./lib/public-address";
 import { createConfirmationsRepo } from "./modules/confirmations/repo";
 import { renderConfirmation } from "./modules/confirmations/message";
-import { queueConfirmations } from "./modules/confirmations/queue";
+import { queueConfirmations, queueRecipientConfirmations } from "./modules/confirmations/queue";
 import { createConfirmationsService } from "./modules/confirmations/service";
 import { queueAutoresponses, renderAutoresponse } from "./modules/notifications/autoresponse";
 import { mailRetry } from "./modules/outbox/channel";
@@ -107,7 +107,9 @@ export async function createServices(deps: Deps) {
   const owners = createOwnersService(createOwnersRepo(sql), clock);
   const audit = createAuditService(createAuditRepo(sql), clock);
   const formsRepo = createFormsRepo(sql);
-  const forms = createFormsService(formsRepo, atomically, owners, cursors, clock, changes, audit);
+  // A recipient newly listed on a form gets its confirmation email in the form's transaction.
+  const recipientsAdded = queueRecipientConfirmations(createConfirmationsRepo(sql), createOutboxRepo(sql), clock);
+  const forms = createFormsService(formsRepo, atomically, owners, cursors, clock, changes, audit, recipientsAdded);
   const keys = createKeysService(
     createKeysRepo(sql),
     atomically,

@@ -41,6 +41,12 @@ export interface Form {
   successUrl: string | null;
   /** Where a browser goes (with ?error=CODE) after a refused drop-in submit; null = formsvc's page. */
   errorUrl: string | null;
+  /** Who gets the owner notification; an address but the owner's once it opened its link; [] = the owner. */
+  recipients: { email: string; confirmed: boolean }[];
+  /** The owner notification's Mustache subject and text; null = formsvc's email. */
+  notificationTemplate: { subject: string; text: string } | null;
+  /** The sender's display name on the owner notification; null = none. */
+  fromName: string | null;
 }
 
 export type FieldType =
@@ -104,6 +110,11 @@ export interface FormSettings {
   maxSubmissions?: number | null;
   successUrl?: string | null;
   errorUrl?: string | null;
+  /** At most 10; the server also takes plain addresses, and ignores `confirmed` (only the link confirms). */
+  recipients?: { email: string; confirmed: boolean }[];
+  /** Templates of at most 10,000 characters each; null = formsvc's email. */
+  notificationTemplate?: { subject: string; text: string } | null;
+  fromName?: string | null;
 }
 
 /** A new form's settings (`createForm`); only `name` is required. */

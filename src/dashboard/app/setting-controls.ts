@@ -27,7 +27,18 @@ export type Control = Common &
     | { kind: "select"; options: readonly { value: string; label: string }[] }
     | { kind: "checkbox" }
     /** A list of strings, one per line; `check` finds the lines that are wrong, `problem` says so. */
-    | { kind: "lines"; placeholder?: string; check?: (line: string) => boolean; problem?: (bad: string[]) => string }
+    | {
+        kind: "lines";
+        placeholder?: string;
+        check?: (line: string) => boolean;
+        problem?: (bad: string[]) => string;
+        /** The lines of a list that holds more than strings (recipients: their addresses). */
+        linesOf?: (value: unknown) => string[];
+      }
+    /** A string or null: empty text is null. */
+    | { kind: "optional-name"; maxLength: number; placeholder?: string }
+    /** A Mustache subject and text, or null (formsvc's own email). */
+    | { kind: "template"; fallback: { subject: string; text: string } }
     /** A string or null: a switch, and the text while it is on (`fallback` when it is turned on). */
     | { kind: "optional-text"; fallback: string; pattern?: string }
     /** A URL or null (left empty). */
@@ -193,6 +204,33 @@ export const CONTROLS: Record<SettingKey, Control> = {
     help: "Optional; else formsvc's thank-you page.",
     section: "Who may post",
     placeholder: "https://www.example.com/thanks",
+  },
+  recipients: {
+    kind: "lines",
+    label: "Also email each submission to",
+    help: "Up to 10 addresses, one a line; each gets a confirmation link first and nothing until it is opened. Empty: you alone.",
+    section: "Email",
+    placeholder: "team@example.com",
+    check: (line) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(line),
+    problem: (bad) => `Not email addresses: ${bad.join(", ")}`,
+    linesOf: (v) => (v as { email: string }[]).map((r) => r.email),
+    enabledWhen: emailOn,
+  },
+  notificationTemplate: {
+    kind: "template",
+    label: "Write the notification myself",
+    help: "Mustache: {{form.name}}, {{submission.id}}, {{field}}, {{#fields}}{{name}}: {{value}}{{/fields}}. A page's _subject wins over the subject.",
+    section: "Email",
+    fallback: { subject: "New submission: {{form.name}}", text: "{{#fields}}{{name}}: {{value}}\n{{/fields}}" },
+    enabledWhen: emailOn,
+  },
+  fromName: {
+    kind: "optional-name",
+    label: "Sender name",
+    help: "Optional; shown as the notification's sender.",
+    section: "Email",
+    maxLength: 100,
+    placeholder: "Acme forms",
   },
   errorUrl: {
     kind: "url",

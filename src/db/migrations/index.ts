@@ -12,6 +12,7 @@ import * as manage from "./010-manage";
 import * as cluster from "./011-cluster";
 import * as dropIn from "./012-drop-in";
 import * as operations from "./013-operations";
+import * as notifications from "./014-notifications";
 
 export interface Migration {
   version: number;
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   { version: 11, name: "cluster", up: cluster.up },
   { version: 12, name: "drop-in", up: dropIn.up },
   { version: 13, name: "operations", up: operations.up },
+  { version: 14, name: "notifications", up: notifications.up },
 ];

@@ -40,6 +40,23 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       "ALTER TABLE outbox ALTER COLUMN form_id DROP NOT NULL",
     ],
   },
+  {
+    version: 14,
+    name: "notifications",
+    statements: [
+      `ALTER TABLE forms ADD COLUMN recipients text COLLATE "C" NOT NULL DEFAULT '[]'`,
+      'ALTER TABLE forms ADD COLUMN notification_template text COLLATE "C"',
+      'ALTER TABLE forms ADD COLUMN from_name text COLLATE "C"',
+      `CREATE TABLE recipient_confirmations (
+        form_id    text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+        email      text COLLATE "C" NOT NULL,
+        token_hash text COLLATE "C" NOT NULL UNIQUE,
+        created_at text COLLATE "C" NOT NULL,
+        expires_at text COLLATE "C" NOT NULL,
+        PRIMARY KEY (form_id, email)
+      )`,
+    ],
+  },
 ];
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 /**
- * The PostgreSQL schema (15–18) equal to the SQLite schema at migration 12 (`POSTGRES_SCHEMA_VERSION`): the same tables, columns
+ * The PostgreSQL schema (15–18) equal to the SQLite schema at its newest migration (`POSTGRES_SCHEMA_VERSION`): the same tables, columns
  * in the same order, constraints and index names, made so that the SQL written for SQLite (its `?`
  * placeholders numbered `$N`) returns the same JS values through Bun.sql as through bun:sqlite.
  *
@@ -85,7 +85,10 @@ export const POSTGRES_SCHEMA: string[] = [
     closes_at               text COLLATE "C",
     max_submissions         integer CHECK (max_submissions IS NULL OR max_submissions > 0),
     success_url             text COLLATE "C",
-    error_url               text COLLATE "C"
+    error_url               text COLLATE "C",
+    recipients              text COLLATE "C" NOT NULL DEFAULT '[]',
+    notification_template   text COLLATE "C",
+    from_name               text COLLATE "C"
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -250,6 +253,14 @@ export const POSTGRES_SCHEMA: string[] = [
     used_at    text COLLATE "C"
   )`,
   "CREATE INDEX password_resets_by_owner ON password_resets (owner_id, created_at)",
+  `CREATE TABLE recipient_confirmations (
+    form_id    text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    email      text COLLATE "C" NOT NULL,
+    token_hash text COLLATE "C" NOT NULL UNIQUE,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (form_id, email)
+  )`,
 
   // PostgreSQL only: the rate limits every instance shares (db/shared-buckets.ts); one process on a
   // SQLite file keeps them in memory. UNLOGGED: no WAL and no fsync per request; a crash empties it,
@@ -268,7 +279,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 13;
+export const POSTGRES_SCHEMA_VERSION = 14;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

@@ -1,6 +1,7 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import type { OutboxRepo } from "../outbox/repo";
 import type { NewSubmission } from "../submissions/model";
+import type { Form } from "../forms/model";
 import type { ConfirmationsRepo } from "./repo";
 import { CONFIRMATION_TTL_MS, hashConfirmationToken, newConfirmationToken } from "./token";
 
@@ -43,4 +44,32 @@ export const queueConfirmations =
       });
     }
     return queued;
+  };
+
+/**
+ * The forms service's writer of recipients' confirmation emails, inside the form's transaction:
+ * each address newly listed as a recipient gets a token and one email with its link
+ * (`/confirm/<token>`, as a joiner's), and nothing else until it is opened. Sent whatever the
+ * form's email switch: it is how the address agrees to be written to.
+ */
+export const queueRecipientConfirmations =
+  (repo: ConfirmationsRepo, outbox: OutboxRepo, clock: Clock) =>
+  async (form: Form, emails: string[]): Promise<void> => {
+    const now = clock.now();
+    const at = isoTime(now);
+    for (const email of emails) {
+      const token = newConfirmationToken();
+      await repo.issueRecipient(form.id, email, hashConfirmationToken(token), at, isoTime(now + CONFIRMATION_TTL_MS));
+      await outbox.insert({
+        kind: "confirmation",
+        formId: form.id,
+        submissionId: null,
+        recipient: email,
+        formName: form.name,
+        data: "{}",
+        payload: JSON.stringify({ token, recipient: true }),
+        submittedAt: at,
+        createdAt: at,
+      });
+    }
   };

@@ -87,9 +87,26 @@ export function createConfirmationsRepo(sql: Sql) {
       };
     },
 
-    /** Deletes confirmations that expired unconfirmed (the address may sign up again and get a new one). */
-    deleteExpired: (now: string): Promise<number> =>
-      sql.run("DELETE FROM waitlist_confirmations WHERE confirmed_at IS NULL AND expires_at <= ?", [now]),
+    /** Deletes confirmations that expired unconfirmed (the address may sign up again and get a new one), and recipients' links. */
+    deleteExpired: async (now: string): Promise<number> =>
+      (await sql.run("DELETE FROM waitlist_confirmations WHERE confirmed_at IS NULL AND expires_at <= ?", [now])) +
+      (await sql.run("DELETE FROM recipient_confirmations WHERE expires_at <= ?", [now])),
+
+    /** Stores a recipient's link (replacing one it had); runs in the form's transaction. */
+    async issueRecipient(formId: string, email: string, tokenHash: string, createdAt: string, expiresAt: string) {
+      await sql.run(
+        `INSERT INTO recipient_confirmations (form_id, email, token_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (form_id, email) DO UPDATE SET token_hash = ?3, created_at = ?4, expires_at = ?5`,
+        [formId, email, tokenHash, createdAt, expiresAt],
+      );
+    },
+
+    /** A recipient's link that has not expired, by its token's hash. */
+    findRecipientByTokenHash: (hash: string, now: string) =>
+      sql.get<{ form_id: string; email: string }>(
+        "SELECT form_id, email FROM recipient_confirmations WHERE token_hash = ? AND expires_at > ?",
+        [hash, now],
+      ),
   };
 }
 

@@ -41,6 +41,8 @@ export function confirmationRoutes(confirmations: ConfirmationsService) {
           "This confirmation link is unknown or has expired (links work for 7 days). Sign up again to get a new one.",
         );
       }
+      if (result.recipient)
+        return page("You're confirmed", `You will receive the submissions of ${result.formName} from now on.`);
       return result.outcome === "confirmed"
         ? page("You're confirmed", `Thank you: your place on ${result.formName} is confirmed.`)
         : page(

@@ -6,7 +6,8 @@ import { hashConfirmationToken, looksLikeToken } from "./token";
 
 /** What opening a link came to: confirmed now, confirmed before, or no such (live) link. */
 export type ConfirmResult =
-  { outcome: "confirmed" | "already"; formName: string; redirectUrl: string | null } | { outcome: "unknown" };
+  | { outcome: "confirmed" | "already"; formName: string; redirectUrl: string | null; recipient?: boolean }
+  | { outcome: "unknown" };
 
 export function createConfirmationsService({
   repo,
@@ -17,6 +18,20 @@ export function createConfirmationsService({
   forms: FormsService;
   clock: Clock;
 }) {
+  /** A recipient's link: the address gets the form's notifications from now on; the link is used up. */
+  async function confirmRecipient(formId: string, email: string): Promise<ConfirmResult> {
+    let form;
+    try {
+      form = await forms.requireForm(formId);
+    } catch {
+      return { outcome: "unknown" };
+    }
+    const outcome = await retryWhileBusy(() => forms.confirmRecipient(formId, email), 5000);
+    // An address removed from the list since: its link no longer leads anywhere.
+    if (outcome === "unlisted") return { outcome: "unknown" };
+    return { outcome, formName: form.name, redirectUrl: null, recipient: true };
+  }
+
   return {
     /**
      * Opens a confirmation link: the first time within 7 days it confirms the address (and the
@@ -25,8 +40,11 @@ export function createConfirmationsService({
      */
     async confirm(token: string): Promise<ConfirmResult> {
       if (!looksLikeToken(token)) return { outcome: "unknown" };
-      const found = await repo.findByTokenHash(hashConfirmationToken(token));
+      const hash = hashConfirmationToken(token);
       const now = isoTime(clock.now());
+      const recipient = await repo.findRecipientByTokenHash(hash, now);
+      if (recipient) return confirmRecipient(recipient.form_id, recipient.email);
+      const found = await repo.findByTokenHash(hash);
       if (!found || (found.confirmedAt === null && found.expiresAt <= now)) return { outcome: "unknown" };
       let form;
       try {

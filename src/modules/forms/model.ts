@@ -87,8 +87,25 @@ export interface Form {
   /** Where a browser goes after a drop-in submit, or after a refused one; null = formsvc's own page. */
   successUrl: string | null;
   errorUrl: string | null;
+  /** Who gets the owner notification besides (or instead of) the owner; [] = the owner alone. */
+  recipients: Recipient[];
+  /** The owner notification's own subject and text (Mustache); null = formsvc's email. */
+  notificationTemplate: NotificationTemplate | null;
+  /** The display name on FORMSVC_MAIL_FROM's address in the owner notification; null = none. */
+  fromName: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** An address that gets the owner notification once it has opened its confirmation link (the owner's own needs none). */
+export interface Recipient {
+  email: string;
+  confirmed: boolean;
+}
+
+export interface NotificationTemplate {
+  subject: string;
+  text: string;
 }
 
 export interface Autoresponse {

@@ -75,6 +75,23 @@ function applied(form: Form, input: CheckedInput): Form {
   return merged;
 }
 
+/**
+ * The recipients as kept: an address already listed keeps its confirmed state (a removed one that
+ * comes back confirms again), the owner's own address needs no link. Returns the addresses that
+ * need one now.
+ */
+function withRecipients(before: Form["recipients"], after: Form, ownerEmail: string | null): string[] {
+  const known = new Map(before.map((r) => [r.email, r.confirmed]));
+  after.recipients = after.recipients.map(({ email }) => ({
+    email,
+    confirmed: email === ownerEmail || known.get(email) === true,
+  }));
+  return after.recipients.filter((r) => !r.confirmed && !known.has(r.email)).map((r) => r.email);
+}
+
+/** Queues a confirmation email to each address newly listed as a recipient, inside the form's transaction. */
+export type RecipientsAdded = (form: Form, emails: string[]) => Promise<void>;
+
 /** The settings whose values differ, named as Get Form names them (the audit trail's list). */
 const changedSettings = (before: Form, after: Form): string[] =>
   WRITABLE_SETTINGS.filter(
@@ -98,6 +115,7 @@ export function createFormsService(
   clock: Clock,
   changes: ChangeFeed,
   audit: Pick<AuditService, "record">,
+  recipientsAdded: RecipientsAdded = async () => {},
 ) {
   // Forms are cached: every write that changes one drops its entry — edits here, commits of
   // submissions (`forget`, before they are acknowledged), and any commit by another process
@@ -191,8 +209,10 @@ export function createFormsService(
     };
     for (const { row } of WRITABLE_SETTINGS) if (row.default !== undefined) setAt(blank, row.field, row.default);
     const complete = applied(blank as Form, valid);
+    const added = withRecipients([], complete, (await owners.findOwnerById(ownerId))?.email ?? null);
     await atomically(async () => {
       await repo.insertForm(complete);
+      if (added.length) await recipientsAdded(complete, added);
       await audit.record(auditedAs(actor, ownerId), "form.created", complete.id, { formType: complete.formType });
     });
     return complete;
@@ -219,6 +239,10 @@ export function createFormsService(
       const valid = checked(patch);
       const form = await formFor(actor, id);
       const updated = applied(form, valid);
+      const added =
+        valid.recipients === undefined
+          ? []
+          : withRecipients(form.recipients, updated, (await owners.findOwnerById(form.ownerId))?.email ?? null);
       const changed = changedSettings(form, updated);
       if (changed.length === 0) return form;
       updated.updatedAt = isoTime(clock.now());
@@ -227,6 +251,7 @@ export function createFormsService(
         (updated.formType === "waitlist" && updated.doubleOptIn !== form.doubleOptIn);
       await atomically(async () => {
         await repo.updateForm(updated, { recountJoiners });
+        if (added.length) await recipientsAdded(updated, added);
         await audit.record(auditedAs(actor, form.ownerId), "form.updated", id, { fields: changed });
       });
       drop([id]);
@@ -253,6 +278,24 @@ export function createFormsService(
     requireForm,
 
     formFor,
+
+    /**
+     * Marks a listed recipient confirmed (its link was opened). Read and written in one
+     * transaction, so an edit of the form meanwhile is not lost.
+     */
+    async confirmRecipient(formId: string, email: string): Promise<"confirmed" | "already" | "unlisted"> {
+      const done = await atomically(async () => {
+        const form = await repo.findFormById(formId);
+        const listed = form?.recipients.find((r) => r.email === email);
+        if (!form || !listed) return "unlisted" as const;
+        if (listed.confirmed) return "already" as const;
+        listed.confirmed = true;
+        await repo.updateForm(form, { recountJoiners: false });
+        return "confirmed" as const;
+      });
+      drop([formId]);
+      return done;
+    },
 
     /** Drops cached forms whose counters a commit just changed. */
     forget(formIds: Iterable<string>): void {

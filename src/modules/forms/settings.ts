@@ -23,7 +23,9 @@
 import {
   Type,
   type Static,
+  type TBoolean,
   type TNull,
+  type TString,
   type TObject,
   type TOptional,
   type TSchema,
@@ -37,6 +39,7 @@ import { isLocationUrl } from "../../lib/location-url";
 import { fieldsProblem, FieldRuleInput, FieldRuleSchema, MAX_FIELDS, normalizeFields } from "./fields";
 import { parseOriginSetting } from "../../lib/origin";
 import { checkTemplate } from "../../lib/template";
+import { normalizeEmail } from "../../lib/email";
 import {
   CHALLENGES,
   Count,
@@ -149,20 +152,26 @@ const MAX_SUBMISSIONS_CAP = 1_000_000_000;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 const isIsoTime = (v: string) => ISO_TIME.test(v) && !Number.isNaN(Date.parse(v));
 
-/** `--fields-file`: the file's JSON; a file that cannot be read or parsed is a 400 that names it. */
-function readFieldsFile(file: string): unknown {
+/** A `--…-file` flag: the file's JSON; a file that cannot be read or parsed is a 400 that names the setting. */
+function readJsonFile(what: string, file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    throw new AppError("INVALID_PARAMETER", `fields (--fields-file): cannot read ${file}: ${(e as Error).message}`);
+    throw new AppError("INVALID_PARAMETER", `${what}: cannot read ${file}: ${(e as Error).message}`);
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new AppError("INVALID_PARAMETER", `fields (--fields-file): ${file} is not JSON: ${(e as Error).message}`);
+    throw new AppError("INVALID_PARAMETER", `${what}: ${file} is not JSON: ${(e as Error).message}`);
   }
 }
+
+/** At most this many notification recipients per form. */
+export const MAX_RECIPIENTS = 10;
+// A notification template's subject or text: room for any email, far below a hostile 100 KB.
+const MAX_TEMPLATE = 10_000;
+const recipientEmail = (r: string | { email: string }) => (typeof r === "string" ? r : r.email);
 
 /** A URL setting put in a Location header (successUrl, errorUrl), checked as confirmRedirectUrl is. */
 function locationSetting(
@@ -563,7 +572,7 @@ export const SETTINGS = {
     cli: {
       flag: "--fields-file <file>",
       help: "a JSON file holding the list of fields [{name, type, required?, …}]; submissions are checked against it",
-      parse: readFieldsFile,
+      parse: (file) => readJsonFile("fields (--fields-file)", file),
       no: { help: "take any fields again, unchecked", value: null },
     },
     show: {
@@ -672,6 +681,117 @@ export const SETTINGS = {
     help: "where a browser goes (with ?error=CODE) when a drop-in submit is refused (default: formsvc's error page)",
     no: "show formsvc's error page",
     label: "after a refusal",
+  }),
+  recipients: setting({
+    schema: t.Array(t.Object({ email: t.String(), confirmed: t.Boolean() }), {
+      description: `who gets the owner notification, at most ${MAX_RECIPIENTS}; an address other than the owner's gets it once it has opened the link emailed to it; [] (or none confirmed) = the owner`,
+    }),
+    input: t.Array(
+      t.Union([
+        t.String({ maxLength: 320 }),
+        t.Object(
+          { email: t.String({ maxLength: 320 }), confirmed: t.Optional(t.Boolean()) },
+          { additionalProperties: UnknownField },
+        ),
+      ]),
+      {
+        maxItems: MAX_RECIPIENTS,
+        error: `recipients must be a list of at most ${MAX_RECIPIENTS} email addresses (or {email} objects; confirmed is the server's)`,
+      },
+    ) as unknown as ReturnType<typeof t.Array<ReturnType<typeof t.Object<{ email: TString; confirmed: TBoolean }>>>>,
+    field: "recipients",
+    column: "recipients",
+    stored: "json",
+    default: [],
+    check: (v: (string | { email: string })[]) => {
+      const bad = v.map(recipientEmail).filter((e) => normalizeEmail(e) === null);
+      if (bad.length)
+        return `recipients: ${bad.map((e) => JSON.stringify(e.slice(0, 100))).join(", ")} ${bad.length === 1 ? "is not an email address" : "are not email addresses"}`;
+      return v.length > MAX_RECIPIENTS ? `recipients: at most ${MAX_RECIPIENTS} addresses` : undefined;
+    },
+    // Confirmed is the server's: only the link confirms (forms/service.ts carries it over for addresses kept).
+    normalize: (v: (string | { email: string })[]) =>
+      [...new Map(v.map((r) => [normalizeEmail(recipientEmail(r))!, false])).entries()].map(([email, confirmed]) => ({
+        email,
+        confirmed,
+      })),
+    example: [{ email: "team@example.com", confirmed: false }],
+    cli: {
+      flag: "--recipients <emails>",
+      help: `who gets the owner notification, comma-separated (at most ${MAX_RECIPIENTS}); each address but the owner's is emailed a confirmation link first`,
+      parse: (text) => text.split(",").filter((v) => v.trim() !== ""),
+      no: { help: "notify the owner alone again", value: [] },
+    },
+    show: {
+      label: "recipients",
+      text: (v) =>
+        v.length
+          ? v.map((r) => `${r.email}${r.confirmed ? "" : " (waiting for confirmation)"}`).join(", ")
+          : "the owner",
+    },
+  }),
+  notificationTemplate: setting({
+    schema: t.Nullable(t.Object({ subject: t.String(), text: t.String() }), {
+      description:
+        "the owner notification's subject and text in Mustache: {{form.name}}, {{submission.id}}, {{field}}, {{#fields}}{{name}}: {{value}}{{/fields}}; the HTML part is the text, escaped; null = formsvc's email",
+    }),
+    input: t.Nullable(
+      t.Object(
+        { subject: t.String({ maxLength: MAX_TEMPLATE }), text: t.String({ maxLength: MAX_TEMPLATE }) },
+        { additionalProperties: UnknownField },
+      ),
+      {
+        error: `notificationTemplate must be null or {subject, text}, templates of at most ${MAX_TEMPLATE.toLocaleString("en")} characters each`,
+      },
+    ),
+    field: "notificationTemplate",
+    column: "notification_template",
+    stored: "json",
+    default: null,
+    check: (v: { subject: string; text: string } | null) =>
+      v === null
+        ? undefined
+        : [
+            templateProblem("notificationTemplate.subject", v.subject, MAX_TEMPLATE),
+            templateProblem("notificationTemplate.text", v.text, MAX_TEMPLATE),
+            v.subject.trim() === "" || v.text.trim() === ""
+              ? "notificationTemplate needs a subject and a text (null for formsvc's email)"
+              : undefined,
+          ]
+            .filter(Boolean)
+            .join("; ") || undefined,
+    example: { subject: "{{form.name}}: {{name}}", text: "{{#fields}}{{name}}: {{value}}\n{{/fields}}" },
+    cli: [
+      {
+        flag: "--notification-template-file <file>",
+        help: "a JSON file {subject, text} holding the owner notification's Mustache templates",
+        parse: (file) => readJsonFile("notificationTemplate (--notification-template-file)", file),
+        no: { flag: "--no-notification-template", help: "send formsvc's own notification email", value: null },
+      },
+    ],
+    show: { label: "notification", text: (v) => (v === null ? "formsvc's email" : `"${v.subject}"`) },
+  }),
+  fromName: setting({
+    schema: t.Nullable(t.String({ description: "the sender's display name on the owner notification; null = none" })),
+    input: t.Nullable(t.String({ maxLength: 100 }), {
+      error: "fromName must be a name of at most 100 characters, or null",
+    }),
+    field: "fromName",
+    column: "from_name",
+    stored: "plain",
+    default: null,
+    check: (v: string | null) =>
+      v !== null && (v.trim() === "" || v.length > 100 || /[\u0000-\u001f\u007f]/.test(v))
+        ? "fromName: the sender's name must be 1 to 100 characters on one line"
+        : undefined,
+    normalize: (v: string | null) => (v === null ? null : v.trim()),
+    example: "Acme forms",
+    cli: {
+      flag: "--from-name <name>",
+      help: "the sender's display name on the owner notification",
+      no: { help: "no display name", value: null },
+    },
+    show: { label: "from name", text: (v) => v ?? "none" },
   }),
   createdAt: readOnly({ schema: timestamp(), field: "createdAt", show: { label: "created", text: (v) => v } }),
   updatedAt: readOnly({ schema: timestamp(), field: "updatedAt", show: { label: "updated", text: (v) => v } }),

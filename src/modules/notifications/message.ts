@@ -1,12 +1,49 @@
-import { display, escapeHtml } from "../../lib/template";
+import { display, escapeHtml, renderHtml, renderText } from "../../lib/template";
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRow } from "../outbox/repo";
+import type { NotificationPayload } from "./queue";
 
-/** The owner's notification for one queued submission: every field, in a text and an HTML part. */
+// Subjects longer than this are cut: mail clients show far less, and a page's _subject is capped at 200.
+const MAX_SUBJECT = 250;
+
+/** What a notification template sees: every field by its name, the form, the submission and the field list. */
+export function notificationView(
+  row: Pick<OutboxRow, "form_name" | "submission_id" | "submitted_at">,
+  fields: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    ...fields,
+    form: { name: row.form_name },
+    submission: { id: row.submission_id ?? "", createdAt: row.submitted_at },
+    fields: Object.entries(fields).map(([name, value]) => ({ name, value: display(value) })),
+  };
+}
+
+/**
+ * The owner's notification for one queued submission: formsvc's (every field, in a text and an
+ * HTML part) or the form's template (its text, and the same text escaped as the HTML part); the
+ * page's `_subject` ahead of either subject.
+ */
 export function renderNotification(row: OutboxRow): MailMessage {
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
     _meta?: Record<string, unknown>;
   };
+  const p: Partial<NotificationPayload> & { alert?: string } = row.payload ? JSON.parse(row.payload) : {};
+  if (p.alert) return renderAlert(row, p.alert);
+  const envelope = {
+    to: row.recipient,
+    ...(row.reply_to ? { replyTo: row.reply_to } : {}),
+    ...(p.fromName ? { fromName: p.fromName } : {}),
+  };
+  if (p.template) {
+    const view = notificationView(row, fields);
+    return {
+      ...envelope,
+      subject: oneLine(p.subject ?? renderText(p.template.subject, view)).slice(0, MAX_SUBJECT),
+      text: renderText(p.template.text, view),
+      html: `<!doctype html><html><body style="font-family:sans-serif"><div style="white-space:pre-wrap">${renderHtml(p.template.text, view)}</div></body></html>`,
+    };
+  }
   const entries = Object.entries(fields).map(([k, v]) => [k, display(v)] as const);
   const summary: [string, string][] = meta
     ? [
@@ -37,5 +74,18 @@ export function renderNotification(row: OutboxRow): MailMessage {
     `<p style="color:#666">${summary.map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" &middot; ")}</p>`,
     `</body></html>`,
   ].join("\n");
-  return { to: row.recipient, ...(row.reply_to ? { replyTo: row.reply_to } : {}), subject: title, text, html };
+  return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };
+}
+
+/** An email to the owner about the form's webhooks (outbox/service.ts's alertFor says what happened). */
+function renderAlert(row: OutboxRow, alert: string): MailMessage {
+  const subject = `Webhook problem on ${oneLine(row.form_name)}`;
+  const text = `On the form ${row.form_name}, ${alert}`;
+  return {
+    to: row.recipient,
+    subject,
+    text,
+    html: `<!doctype html><html><body style="font-family:sans-serif"><p>${escapeHtml(text)}</p></body></html>`,
+    headers: { "Auto-Submitted": "auto-generated" },
+  };
 }

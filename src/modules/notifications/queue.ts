@@ -1,4 +1,5 @@
 import { isoTime, type Clock } from "../../lib/clock";
+import type { Form } from "../forms/model";
 import type { NewSubmission } from "../submissions/model";
 import type { OutboxRepo } from "../outbox/repo";
 
@@ -6,9 +7,24 @@ import type { OutboxRepo } from "../outbox/repo";
 export const wantsNotification = (s: NewSubmission) =>
   s.status === "inbox" && s.form.emailEnabled && s.form.developerNotifications;
 
+/** What a notification row carries besides the submission: how it is worded, as the form said when it was queued. */
+export interface NotificationPayload {
+  template: Form["notificationTemplate"];
+  /** The page's `_subject`, ahead of the template's. */
+  subject: string | null;
+  fromName: string | null;
+}
+
+/** Who hears of a submission: every confirmed recipient, else the owner. */
+const recipientsOf = (form: Form, owner: string | null | undefined): string[] => {
+  const confirmed = form.recipients.filter((r) => r.confirmed).map((r) => r.email);
+  return confirmed.length ? confirmed : owner ? [owner] : [];
+};
+
 /**
  * The submit pipeline's writer of owner notifications: one outbox row per submission that asks for
- * an email, inside the batch's transaction. A row is queued (and its retry horizon starts) now,
+ * an email and per recipient (each retried on its own: one inbox refusing does not resend the
+ * others), inside the batch's transaction. A row is queued (and its retry horizon starts) now,
  * also for a submission moved out of spam long after it arrived.
  */
 export const queueNotifications =
@@ -20,21 +36,30 @@ export const queueNotifications =
     for (const s of batch) {
       if (!wantsNotification(s)) continue;
       if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerEmail(s.form.ownerId));
-      const recipient = owners.get(s.form.ownerId);
-      if (!recipient) continue;
+      const recipients = recipientsOf(s.form, owners.get(s.form.ownerId));
+      if (!recipients.length) continue;
       now ??= isoTime(clock.now());
-      queued += 1;
-      await repo.insert({
-        kind: "notification",
-        formId: s.form.id,
-        submissionId: s.id,
-        recipient,
-        replyTo: s.email,
-        formName: s.form.name,
-        data: s.json,
-        submittedAt: s.createdAt,
-        createdAt: now,
-      });
+      const payload: NotificationPayload = {
+        template: s.form.notificationTemplate,
+        subject: s.subject ?? null,
+        fromName: s.form.fromName,
+      };
+      const text = JSON.stringify(payload);
+      for (const recipient of recipients) {
+        queued += 1;
+        await repo.insert({
+          kind: "notification",
+          formId: s.form.id,
+          submissionId: s.id,
+          recipient,
+          replyTo: s.email,
+          formName: s.form.name,
+          data: s.json,
+          payload: text,
+          submittedAt: s.createdAt,
+          createdAt: now,
+        });
+      }
     }
     return queued;
   };

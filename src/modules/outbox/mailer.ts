@@ -1,6 +1,6 @@
 import type * as Nodemailer from "nodemailer";
 import type { Channel, Failure } from "./channel";
-import type { MailMessage } from "./message";
+import { oneLine, type MailMessage } from "./message";
 import type { ClaimedRow } from "./repo";
 
 /** Sends mail; the one seam between the outbox and the outside world. */
@@ -24,10 +24,12 @@ export function createSmtpMailer(url: URL, from: string): Mailer {
     greetingTimeout: 10_000,
     socketTimeout: 30_000,
   });
+  // The address alone, for a message that names its own sender (nodemailer quotes the name: no header injection).
+  const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from;
   return {
     async send(m) {
       const info = await transport.sendMail({
-        from,
+        from: m.fromName ? { name: oneLine(m.fromName), address } : from,
         to: m.to,
         replyTo: m.replyTo,
         subject: m.subject,

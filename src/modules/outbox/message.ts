@@ -2,6 +2,8 @@
 export interface MailMessage {
   to: string;
   replyTo?: string;
+  /** The display name on the sender's address (FORMSVC_MAIL_FROM's). */
+  fromName?: string;
   subject: string;
   text: string;
   html: string;

@@ -64,7 +64,11 @@ export interface AttemptRecord {
 }
 
 /** What happens to a row after an attempt. */
-export type NextStep = { status: "sent" } | { status: "pending"; nextAttemptAt: string } | { status: "failed" };
+export type NextStep =
+  | { status: "sent" }
+  | { status: "pending"; nextAttemptAt: string }
+  /** `alert`: a sentence for the form's owner, emailed once (a webhook disabled, or out of retries). */
+  | { status: "failed"; alert?: string };
 
 /**
  * How long a claim holds a row: past it, the sender is taken for dead (a crash mid-send) and the row
@@ -100,6 +104,11 @@ const addressedTo = (param: string) =>
 const IN_SCOPE = "(CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2)))";
 const WITH_WEBHOOK = `SELECT o.*, w.url AS webhook_url, w.format AS webhook_format, w.secret AS webhook_secret, w.enabled AS webhook_enabled
   FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id`;
+
+// The owner's email about a row that failed for good, queued with its marking: once, whatever the form's email settings.
+const QUEUE_ALERT = `INSERT INTO outbox (${COLUMNS})
+  SELECT 'notification', f.id, NULL, NULL, NULL, w.email, NULL, f.name, '{}', ?2, ?3, ?3, ?3, ?3
+  FROM outbox o JOIN forms f ON f.id = o.form_id JOIN owners w ON w.id = f.owner_id WHERE o.id = ?1`;
 
 const values = (m: QueuedMessage) => [
   m.kind,
@@ -209,7 +218,10 @@ export function createOutboxRepo(sql: Sql) {
           if (next.status === "sent") await sql.run(MARK_SENT, [id, attempt.at, attempt.statusCode]);
           else if (next.status === "pending")
             await sql.run(MARK_RETRY, [id, next.nextAttemptAt, attempt.statusCode, attempt.error]);
-          else await sql.run(MARK_FAILED, [id, attempt.statusCode, attempt.error]);
+          else {
+            await sql.run(MARK_FAILED, [id, attempt.statusCode, attempt.error]);
+            if (next.alert) await sql.run(QUEUE_ALERT, [id, JSON.stringify({ alert: next.alert }), attempt.at]);
+          }
         }
       });
     },

@@ -46,6 +46,20 @@ const DUE_AT_START: OutboxKind[] = ["notification", "autoresponse", "confirmatio
 export type DeliveryOutcome = "sent" | "retry" | "failed";
 
 /**
+ * What the owner is told when a webhook delivery fails for good: the receiver answered 410 (and the
+ * webhook is disabled), or the last retry failed. Nothing for a delivery dropped because its webhook
+ * was removed or disabled already: the owner did that, or was told then.
+ */
+function alertFor(row: ClaimedRow, outcome: Extract<AttemptOutcome, { ok: false }>): string | undefined {
+  if (row.kind !== "webhook") return undefined;
+  const where = `the webhook ${row.webhook_id} (${safeHost(row.webhook_url) ?? "removed"})`;
+  if (outcome.statusCode === 410)
+    return `${where} answered 410 Gone and is now disabled. Delivery ${row.message_id} was not delivered. Turn the webhook on again once its receiver is back.`;
+  if (outcome.final) return undefined;
+  return `delivery ${row.message_id} to ${where} failed after its last retry (${row.attempts + 1} attempts; last: ${outcome.error}). Replay it with: formsvc webhooks replay ${row.message_id}`;
+}
+
+/**
  * The outbox: every message formsvc sends (owner notifications, autoresponses, confirmation
  * emails, webhooks) is a row queued in the transaction of what caused it, claimed before it is
  * sent, sent in the background through its kind's channel, kept with each attempt (time, status
@@ -146,10 +160,10 @@ export function createOutboxService({
     }
     const now = clock.now();
     const delay = outcome.final ? null : channel.retryIn(row, outcome, now);
-    const next =
+    const next: NextStep =
       delay === null
-        ? ({ status: "failed" } as const)
-        : ({ status: "pending", nextAttemptAt: isoTime(now + delay) } as const);
+        ? { status: "failed", alert: alertFor(row, outcome) }
+        : { status: "pending", nextAttemptAt: isoTime(now + delay) };
     count(channel.transport, row.kind, delay === null ? "failed" : "retry");
     await record(row.id, attempt, next);
     // One line per failed attempt: which row, where, what happened. Never a recipient, a URL's path or a

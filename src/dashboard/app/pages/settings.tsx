@@ -13,7 +13,11 @@ const KEYS = Object.keys(CONTROLS) as Key[];
 
 const draftOf = (form: FormDetails): Draft =>
   Object.fromEntries(
-    KEYS.map((k) => [k, CONTROLS[k].kind === "fields" ? draftFields(form.fields) : valueAt(form, k)]),
+    KEYS.map((k) => {
+      const c = CONTROLS[k];
+      if (c.kind === "fields") return [k, draftFields(form.fields)];
+      return [k, c.kind === "lines" && c.linesOf ? c.linesOf(valueAt(form, k)) : valueAt(form, k)];
+    }),
   ) as Draft;
 
 // A list is edited as text (one item a line, kept as typed until the save), and sent as a list.
@@ -203,6 +207,56 @@ function SettingControl({
         </>
       );
     }
+    case "template": {
+      const tpl = value as { subject: string; text: string } | null;
+      return (
+        <>
+          <label class="check">
+            <input
+              type="checkbox"
+              name={`${name}.on`}
+              checked={tpl !== null}
+              disabled={disabled}
+              aria-describedby={helpId}
+              onChange={(e) => onChange(e.currentTarget.checked ? c.fallback : null)}
+            />
+            <span>
+              {c.label} {help}
+            </span>
+          </label>
+          {tpl && (
+            <>
+              <label class="field indent">
+                <span>Subject</span>
+                <input
+                  name={`${name}.subject`}
+                  value={tpl.subject}
+                  maxLength={10_000}
+                  required
+                  onInput={(e) => onChange({ ...tpl, subject: text(e) })}
+                />
+              </label>
+              <label class="field indent">
+                <span>Text</span>
+                <textarea
+                  name={`${name}.text`}
+                  rows={5}
+                  maxLength={10_000}
+                  required
+                  value={tpl.text}
+                  onInput={(e) => onChange({ ...tpl, text: text(e) })}
+                />
+              </label>
+            </>
+          )}
+          {problem && (
+            <span class="field-error" role="alert">
+              {problem}
+            </span>
+          )}
+        </>
+      );
+    }
     case "days":
       return (
         <>
@@ -297,6 +351,15 @@ function SettingControl({
               value={value === null ? "" : String(value)}
               aria-describedby={helpId}
               onInput={(e) => onChange(text(e) === "" ? null : Number(text(e)))}
+            />
+          ) : c.kind === "optional-name" ? (
+            <input
+              name={name}
+              value={String(value ?? "")}
+              maxLength={c.maxLength}
+              placeholder={c.placeholder}
+              aria-describedby={helpId}
+              onInput={(e) => onChange(text(e).trim() || null)}
             />
           ) : c.kind === "url" ? (
             <input
