@@ -278,8 +278,14 @@ describe("the dashboard in a browser", () => {
       const control = CONTROLS[key];
       if (control.kind === "checkbox") await field(key).setChecked(example as boolean);
       else if (control.kind === "select") await field(key).selectOption(String(example));
-      else if (control.kind === "lines") await field(key).fill((example as string[]).join("\n"));
-      else if (control.kind === "optional-text") {
+      else if (control.kind === "lines")
+        await field(key).fill((control.linesOf?.(example) ?? (example as string[])).join("\n"));
+      else if (control.kind === "template") {
+        const { subject, text } = example as { subject: string; text: string };
+        await field(`${key}.on`).setChecked(true);
+        await field(`${key}.subject`).fill(subject);
+        await field(`${key}.text`).fill(text);
+      } else if (control.kind === "optional-text") {
         await field(`${key}.on`).setChecked(example !== null);
         if (example !== null) await field(key).fill(String(example));
       } else if (control.kind === "days") {

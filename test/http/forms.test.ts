@@ -29,6 +29,9 @@ describe("GET /api/v1/forms/{formId}", () => {
         "maxSubmissions",
         "successUrl",
         "errorUrl",
+        "recipients",
+        "notificationTemplate",
+        "fromName",
         "spamSettings",
         "submissionCount",
         "updatedAt",
@@ -43,6 +46,10 @@ describe("GET /api/v1/forms/{formId}", () => {
       submissionCount: 0,
       usersJoinedSettings: null,
       retentionDays: null,
+      // The owner notification's defaults: no list (the owner alone), today's email.
+      recipients: [],
+      notificationTemplate: null,
+      fromName: null,
       // Drop-in defaults for a new form: open at /f/, any fields, never closed, formsvc's own pages.
       publicEndpoint: true,
       fields: null,
