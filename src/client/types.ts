@@ -47,6 +47,8 @@ export interface Form {
   notificationTemplate: { subject: string; text: string } | null;
   /** The sender's display name on the owner notification; null = none. */
   fromName: string | null;
+  /** `each`: an email per submission; `daily`: one at 08:00 UTC listing the previous day's. */
+  notifyMode: "each" | "daily";
 }
 
 export type FieldType =
@@ -115,6 +117,7 @@ export interface FormSettings {
   /** Templates of at most 10,000 characters each; null = formsvc's email. */
   notificationTemplate?: { subject: string; text: string } | null;
   fromName?: string | null;
+  notifyMode?: "each" | "daily";
 }
 
 /** A new form's settings (`createForm`); only `name` is required. */

@@ -45,6 +45,7 @@ import {
   Count,
   FORM_TYPES,
   MAX_RETENTION_DAYS,
+  NOTIFY_MODES,
   timestamp,
   usersJoined,
   type Autoresponse,
@@ -52,6 +53,7 @@ import {
   type FieldRule,
   type Form,
   type FormType,
+  type NotifyMode,
 } from "./model";
 import { setAt, valueAt } from "../../lib/dotted-path";
 
@@ -792,6 +794,26 @@ export const SETTINGS = {
       no: { help: "no display name", value: null },
     },
     show: { label: "from name", text: (v) => v ?? "none" },
+  }),
+  notifyMode: setting({
+    schema: t.Unsafe<NotifyMode>({
+      type: "string",
+      enum: [...NOTIFY_MODES],
+      description:
+        "each: an owner notification per submission; daily: one email at 08:00 UTC listing the previous UTC day's non-spam submissions (none on a day without any)",
+    }),
+    input: OneOf(NOTIFY_MODES, `notifyMode must be one of ${NOTIFY_MODES.join(", ")}`),
+    field: "notifyMode",
+    column: "notify_mode",
+    stored: "plain",
+    default: "each",
+    check: (v: string) =>
+      (NOTIFY_MODES as readonly string[]).includes(v)
+        ? undefined
+        : `notifyMode (--notify): must be one of ${NOTIFY_MODES.join(", ")}`,
+    example: "daily",
+    cli: { flag: "--notify <mode>", help: "each (an email per submission) or daily (one digest at 08:00 UTC)" },
+    show: { label: "notify", text: (v) => (v === "daily" ? "daily digest at 08:00 UTC" : "each submission") },
   }),
   createdAt: readOnly({ schema: timestamp(), field: "createdAt", show: { label: "created", text: (v) => v } }),
   updatedAt: readOnly({ schema: timestamp(), field: "updatedAt", show: { label: "updated", text: (v) => v } }),
