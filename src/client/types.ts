@@ -112,8 +112,8 @@ export interface FormSettings {
   maxSubmissions?: number | null;
   successUrl?: string | null;
   errorUrl?: string | null;
-  /** At most 10; the server also takes plain addresses, and ignores `confirmed` (only the link confirms). */
-  recipients?: { email: string; confirmed: boolean }[];
+  /** At most 10 addresses, or `{email}` objects as Get Form shows them; `confirmed` is ignored (only the link confirms). */
+  recipients?: (string | { email: string; confirmed?: boolean })[];
   /** Templates of at most 10,000 characters each; null = formsvc's email. */
   notificationTemplate?: { subject: string; text: string } | null;
   fromName?: string | null;
