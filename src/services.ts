@@ -29,6 +29,8 @@ import { createHttpSender } from "./modules/outbox/http-sender";
 import { createSmtpMailer, mailChannel } from "./modules/outbox/mailer";
 import { renderNotification } from "./modules/notifications/message";
 import { queueNotifications } from "./modules/notifications/queue";
+import { createDigests } from "./modules/notifications/digest";
+import { createDigestRepo } from "./modules/notifications/digest-repo";
 import { createOutboxRepo } from "./modules/outbox/repo";
 import { createOutboxService } from "./modules/outbox/service";
 import { webhookChannel } from "./modules/webhooks/channel";
@@ -232,6 +234,15 @@ export async function createServices(deps: Deps) {
     mailer?.close();
     sender.close();
   };
+  const digests = createDigests({
+    repo: createDigestRepo(sql),
+    outbox: outboxRepo,
+    dailyForms: formsRepo.listDailyDigestForms,
+    atomically,
+    clock,
+    publicUrl: config.publicUrl,
+    sendSoon: (queued) => outbox.afterCommit({ queued }),
+  });
   const lifecycle = createSubmissionLifecycle({
     repo: submissionsRepo,
     forms,
@@ -266,6 +277,7 @@ export async function createServices(deps: Deps) {
     outbox,
     webhooks,
     confirmations,
+    digests,
     spam,
     audit,
     /** The services' clock (pinned in tests): what the pages for people read a form's closing time against. */

@@ -47,6 +47,8 @@ export interface Form {
   notificationTemplate: { subject: string; text: string } | null;
   /** The sender's display name on the owner notification; null = none. */
   fromName: string | null;
+  /** `each`: an email per submission; `daily`: one at 08:00 UTC listing the previous day's. */
+  notifyMode: "each" | "daily";
 }
 
 export type FieldType =
@@ -110,11 +112,12 @@ export interface FormSettings {
   maxSubmissions?: number | null;
   successUrl?: string | null;
   errorUrl?: string | null;
-  /** At most 10; the server also takes plain addresses, and ignores `confirmed` (only the link confirms). */
-  recipients?: { email: string; confirmed: boolean }[];
+  /** At most 10 addresses, or `{email}` objects as Get Form shows them; `confirmed` is ignored (only the link confirms). */
+  recipients?: (string | { email: string; confirmed?: boolean })[];
   /** Templates of at most 10,000 characters each; null = formsvc's email. */
   notificationTemplate?: { subject: string; text: string } | null;
   fromName?: string | null;
+  notifyMode?: "each" | "daily";
 }
 
 /** A new form's settings (`createForm`); only `name` is required. */

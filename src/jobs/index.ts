@@ -1,3 +1,4 @@
+import { OPERATOR } from "../lib/principal";
 import { AUTORESPONSE_WINDOW_MS } from "../modules/notifications/autoresponse";
 import { OUTBOX_KEEP_MS, type Services } from "../services";
 import type { Job } from "./scheduler";
@@ -65,6 +66,12 @@ export function createJobs(services: Services): Job[] {
       name: "expire-autoresponse-throttle",
       schedule: "0 */10 * * * *",
       run: async () => void (await services.outbox.forgetAutoresponsesBefore(AUTORESPONSE_WINDOW_MS)),
+    },
+    {
+      name: "send-daily-digests",
+      // The previous UTC day's digests; a second run (or another instance) queues nothing (digest.ts).
+      schedule: "0 0 8 * * *",
+      run: async () => void (await services.digests.queueDigests(OPERATOR)),
     },
     {
       name: "delete-expired-confirmations",

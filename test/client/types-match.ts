@@ -72,3 +72,8 @@ export const brokenForm: Client.Form = {
   confirmRedirectUrl: null,
   retentionDays: null,
 };
+
+// Both sides type a PATCH that lists recipients as plain addresses, as Get Form shows them, or mixed: the server takes each.
+export const recipientsAsGiven: FormPatchBody & Client.FormUpdateRequest = {
+  recipients: ["team@example.com", { email: "ops@example.com" }, { email: "desk@example.com", confirmed: true }],
+};

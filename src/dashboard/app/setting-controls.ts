@@ -232,6 +232,17 @@ export const CONTROLS: Record<SettingKey, Control> = {
     maxLength: 100,
     placeholder: "Acme forms",
   },
+  notifyMode: {
+    kind: "select",
+    label: "How often",
+    help: "A daily digest comes at 08:00 UTC and lists the previous day's submissions (none on a quiet day).",
+    section: "Email",
+    options: [
+      { value: "each", label: "An email for each submission" },
+      { value: "daily", label: "One digest a day" },
+    ],
+    enabledWhen: emailOn,
+  },
   errorUrl: {
     kind: "url",
     label: "After a refused drop-in submit, go to",

@@ -13,6 +13,7 @@ import * as cluster from "./011-cluster";
 import * as dropIn from "./012-drop-in";
 import * as operations from "./013-operations";
 import * as notifications from "./014-notifications";
+import * as digests from "./015-digests";
 
 export interface Migration {
   version: number;
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   { version: 12, name: "drop-in", up: dropIn.up },
   { version: 13, name: "operations", up: operations.up },
   { version: 14, name: "notifications", up: notifications.up },
+  { version: 15, name: "digests", up: digests.up },
 ];

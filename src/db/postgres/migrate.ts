@@ -57,6 +57,20 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       )`,
     ],
   },
+  {
+    version: 15,
+    name: "digests",
+    statements: [
+      `ALTER TABLE forms ADD COLUMN notify_mode text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily'))`,
+      `CREATE TABLE notification_digests (
+        form_id     text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+        day         text COLLATE "C" NOT NULL,
+        submissions integer NOT NULL,
+        created_at  text COLLATE "C" NOT NULL,
+        PRIMARY KEY (form_id, day)
+      )`,
+    ],
+  },
 ];
 
 /**

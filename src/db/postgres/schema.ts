@@ -88,7 +88,8 @@ export const POSTGRES_SCHEMA: string[] = [
     error_url               text COLLATE "C",
     recipients              text COLLATE "C" NOT NULL DEFAULT '[]',
     notification_template   text COLLATE "C",
-    from_name               text COLLATE "C"
+    from_name               text COLLATE "C",
+    notify_mode             text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily'))
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -261,6 +262,13 @@ export const POSTGRES_SCHEMA: string[] = [
     expires_at text COLLATE "C" NOT NULL,
     PRIMARY KEY (form_id, email)
   )`,
+  `CREATE TABLE notification_digests (
+    form_id     text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    day         text COLLATE "C" NOT NULL,
+    submissions integer NOT NULL,
+    created_at  text COLLATE "C" NOT NULL,
+    PRIMARY KEY (form_id, day)
+  )`,
 
   // PostgreSQL only: the rate limits every instance shares (db/shared-buckets.ts); one process on a
   // SQLite file keeps them in memory. UNLOGGED: no WAL and no fsync per request; a crash empties it,
@@ -279,7 +287,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 14;
+export const POSTGRES_SCHEMA_VERSION = 15;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

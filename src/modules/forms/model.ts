@@ -13,6 +13,10 @@ export const FORM_TYPES = [
 ] as const;
 export type FormType = (typeof FORM_TYPES)[number];
 
+/** How the owner hears of submissions: an email for each, or one a day listing the day's. */
+export const NOTIFY_MODES = ["each", "daily"] as const;
+export type NotifyMode = (typeof NOTIFY_MODES)[number];
+
 export const CHALLENGES = ["none", "pow", "turnstile", "hcaptcha"] as const;
 export type Challenge = (typeof CHALLENGES)[number];
 
@@ -93,6 +97,8 @@ export interface Form {
   notificationTemplate: NotificationTemplate | null;
   /** The display name on FORMSVC_MAIL_FROM's address in the owner notification; null = none. */
   fromName: string | null;
+  /** `daily`: one digest a day at 08:00 UTC instead of an email per submission. */
+  notifyMode: NotifyMode;
   createdAt: string;
   updatedAt: string;
 }

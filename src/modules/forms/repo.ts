@@ -96,6 +96,10 @@ export function createFormsRepo(sql: Sql) {
     async listFormsWithRetention(): Promise<Form[]> {
       return (await sql.all<FormRow>("SELECT * FROM forms WHERE retention_days IS NOT NULL ORDER BY id")).map(toForm);
     },
+    /** Forms whose owner notifications come as a daily digest. */
+    async listDailyDigestForms(): Promise<Form[]> {
+      return (await sql.all<FormRow>("SELECT * FROM forms WHERE notify_mode = 'daily' ORDER BY id")).map(toForm);
+    },
     /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
     async listAllForms(ownerId: string | null): Promise<(Form & { ownerEmail: string })[]> {
       const rows = await sql.all<FormRow & { owner_email: string }>(

@@ -23,9 +23,7 @@
 import {
   Type,
   type Static,
-  type TBoolean,
   type TNull,
-  type TString,
   type TObject,
   type TOptional,
   type TSchema,
@@ -45,6 +43,7 @@ import {
   Count,
   FORM_TYPES,
   MAX_RETENTION_DAYS,
+  NOTIFY_MODES,
   timestamp,
   usersJoined,
   type Autoresponse,
@@ -52,6 +51,7 @@ import {
   type FieldRule,
   type Form,
   type FormType,
+  type NotifyMode,
 } from "./model";
 import { setAt, valueAt } from "../../lib/dotted-path";
 
@@ -76,12 +76,16 @@ export interface CliFlag {
   no?: { flag?: string; help: string; value: unknown; onCreate?: boolean };
 }
 
-/** One row: a value Get Form shows. */
-export interface Setting<S extends TSchema = TSchema> {
+/** One row: a value Get Form shows, and (`I`) what a body may give for it. */
+export interface Setting<S extends TSchema = TSchema, I extends TSchema = S> {
   /** What Get Form shows. */
   schema: S;
-  /** What POST and PATCH take (default: `schema`): the same values, with limits and a 400 that names the setting; null = read-only. */
-  input?: (TSchema & { static: Static<S> }) | null;
+  /**
+   * What POST and PATCH take, and so the request types (default: `schema`): every value Get Form
+   * shows (`setting` checks it), with limits and a 400 that names the setting, and perhaps more
+   * spellings of them (recipients: plain addresses too); null = read-only.
+   */
+  input?: I | null;
   field: FormPath;
   /** Get Form's value when it is not the field's own. */
   shown?: (form: Form) => Static<S>;
@@ -112,7 +116,10 @@ export interface Group<M extends Record<string, Setting>, N extends boolean = bo
 
 type Row = Setting | Group<Record<string, Setting>>;
 
-const setting = <S extends TSchema>(row: Setting<S>): Setting<S> => row;
+// A body may give back what Get Form shows: the input's values include the schema's.
+const setting = <S extends TSchema, I extends TSchema = S>(
+  row: Setting<S, I> & (Static<S> extends Static<I> ? unknown : { input: "must take every value Get Form shows" }),
+): Setting<S, I> => row;
 /** A value Get Form shows that no body may carry (ids, counters, times). */
 const readOnly = <S extends TSchema>(row: Omit<Setting<S>, "input">): Setting<S> & { input: null } => ({
   ...row,
@@ -698,7 +705,7 @@ export const SETTINGS = {
         maxItems: MAX_RECIPIENTS,
         error: `recipients must be a list of at most ${MAX_RECIPIENTS} email addresses (or {email} objects; confirmed is the server's)`,
       },
-    ) as unknown as ReturnType<typeof t.Array<ReturnType<typeof t.Object<{ email: TString; confirmed: TBoolean }>>>>,
+    ),
     field: "recipients",
     column: "recipients",
     stored: "json",
@@ -793,6 +800,26 @@ export const SETTINGS = {
     },
     show: { label: "from name", text: (v) => v ?? "none" },
   }),
+  notifyMode: setting({
+    schema: t.Unsafe<NotifyMode>({
+      type: "string",
+      enum: [...NOTIFY_MODES],
+      description:
+        "each: an owner notification per submission; daily: one email at 08:00 UTC listing the previous UTC day's non-spam submissions (none on a day without any)",
+    }),
+    input: OneOf(NOTIFY_MODES, `notifyMode must be one of ${NOTIFY_MODES.join(", ")}`),
+    field: "notifyMode",
+    column: "notify_mode",
+    stored: "plain",
+    default: "each",
+    check: (v: string) =>
+      (NOTIFY_MODES as readonly string[]).includes(v)
+        ? undefined
+        : `notifyMode (--notify): must be one of ${NOTIFY_MODES.join(", ")}`,
+    example: "daily",
+    cli: { flag: "--notify <mode>", help: "each (an email per submission) or daily (one digest at 08:00 UTC)" },
+    show: { label: "notify", text: (v) => (v === "daily" ? "daily digest at 08:00 UTC" : "each submission") },
+  }),
   createdAt: readOnly({ schema: timestamp(), field: "createdAt", show: { label: "created", text: (v) => v } }),
   updatedAt: readOnly({ schema: timestamp(), field: "updatedAt", show: { label: "updated", text: (v) => v } }),
 };
@@ -807,7 +834,7 @@ type Shown<T> = {
     ? N extends true
       ? TUnion<[TObject<Shown<M>>, TNull]>
       : TObject<Shown<M>>
-    : T[K] extends Setting<infer S>
+    : T[K] extends Setting<infer S, infer _I>
       ? S
       : never;
 };
@@ -815,7 +842,7 @@ type Shown<T> = {
 /** A body's properties (POST, PATCH), from the table: every writable setting, optional. */
 type Inputs<T> = {
   [K in keyof T as T[K] extends Group<infer _M> ? K : Writable<T[K]> extends true ? K : never]: TOptional<
-    T[K] extends Group<infer M> ? TObject<Inputs<M>> : T[K] extends Setting<infer S> ? S : never
+    T[K] extends Group<infer M> ? TObject<Inputs<M>> : T[K] extends Setting<infer _S, infer I> ? I : never
   >;
 };
 

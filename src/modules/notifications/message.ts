@@ -2,6 +2,7 @@ import { display, escapeHtml, renderHtml, renderText } from "../../lib/template"
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRow } from "../outbox/repo";
 import type { NotificationPayload } from "./queue";
+import { renderDigest, type DigestPayload } from "./digest";
 
 // Subjects longer than this are cut: mail clients show far less, and a page's _subject is capped at 200.
 const MAX_SUBJECT = 250;
@@ -28,8 +29,11 @@ export function renderNotification(row: OutboxRow): MailMessage {
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
     _meta?: Record<string, unknown>;
   };
-  const p: Partial<NotificationPayload> & { alert?: string } = row.payload ? JSON.parse(row.payload) : {};
+  const p: Partial<NotificationPayload & DigestPayload> & { alert?: string } = row.payload
+    ? JSON.parse(row.payload)
+    : {};
   if (p.alert) return renderAlert(row, p.alert);
+  if (p.digest) return renderDigest(row, p as DigestPayload);
   const envelope = {
     to: row.recipient,
     ...(row.reply_to ? { replyTo: row.reply_to } : {}),

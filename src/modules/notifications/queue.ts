@@ -3,9 +3,9 @@ import type { Form } from "../forms/model";
 import type { NewSubmission } from "../submissions/model";
 import type { OutboxRepo } from "../outbox/repo";
 
-/** An inbox submission to a form whose owner asked to be emailed about each one (spam never is). */
+/** An inbox submission to a form whose owner asked to be emailed about each one (spam never is; a daily form's come in its digest). */
 export const wantsNotification = (s: NewSubmission) =>
-  s.status === "inbox" && s.form.emailEnabled && s.form.developerNotifications;
+  s.status === "inbox" && s.form.emailEnabled && s.form.developerNotifications && s.form.notifyMode === "each";
 
 /** What a notification row carries besides the submission: how it is worded, as the form said when it was queued. */
 export interface NotificationPayload {
@@ -15,8 +15,8 @@ export interface NotificationPayload {
   fromName: string | null;
 }
 
-/** Who hears of a submission: every confirmed recipient, else the owner. */
-const recipientsOf = (form: Form, owner: string | null | undefined): string[] => {
+/** Who hears of a submission (or a day's): every confirmed recipient, else the owner. */
+export const recipientsOf = (form: Form, owner: string | null | undefined): string[] => {
   const confirmed = form.recipients.filter((r) => r.confirmed).map((r) => r.email);
   return confirmed.length ? confirmed : owner ? [owner] : [];
 };

@@ -1,0 +1,148 @@
+import { describe, expect, test } from "bun:test";
+import { Cron } from "croner";
+import { createJobs } from "../../src/jobs";
+import { fixedClock } from "../../src/lib/clock";
+import { OPERATOR } from "../../src/lib/principal";
+import { onPostgres } from "../helpers/engine";
+import { cleanupAfterEach } from "../helpers/fixture";
+import { seedForm, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+
+const defer = cleanupAfterEach();
+const PUBLIC = "https://forms.example.com";
+const JOB = "send-daily-digests";
+const link = (formId: string, id: string) => `${PUBLIC}/dashboard#/forms/${formId}/submissions/${id}`;
+
+async function setup() {
+  const smtp = await startSmtpSink();
+  defer(() => smtp.close());
+  const clock = fixedClock("2026-03-01T09:00:00Z");
+  const s = await startTestServer({ clock, config: { rateLimit: 10_000, smtpUrl: smtp.url, publicUrl: PUBLIC } });
+  defer(() => s.close());
+  const email = { emailEnabled: true, developerNotifications: true, honeypotField: "website" };
+  const daily = await seedOwner(s, "owner@example.com", { name: "Daily <b>", ...email, notifyMode: "daily" });
+  const each = await seedForm(s, "owner@example.com", { name: "Each", ...email });
+  const quiet = await seedForm(s, "owner@example.com", { name: "Quiet", ...email, notifyMode: "daily" });
+  return { smtp, s, clock, key: daily.key, daily: daily.formId, each: each.id, quiet: quiet.id };
+}
+
+/** Submits at `at` on the pinned clock; the submission's id. */
+async function submitAt(
+  s: TestServer,
+  clock: ReturnType<typeof fixedClock>,
+  key: string,
+  formId: string,
+  at: string,
+  data: Record<string, unknown> = { message: `at ${at}` },
+): Promise<string> {
+  clock.set(at);
+  const r = await s.submit(key, formId, data);
+  expect(r.status).toBe(200);
+  return r.body.submissionId;
+}
+
+/** Waits until the outbox holds nothing pending, so every queued email has reached the sink. */
+async function drained(s: TestServer): Promise<void> {
+  await s.services.outbox.drain();
+  const [row] = await s.query("SELECT count(*) AS n FROM outbox WHERE status IN ('pending', 'sending')");
+  expect(row.n).toBe(0);
+}
+
+const subjects = (smtp: SmtpSink) => smtp.messages.map((m) => m.subject);
+
+describe("the daily digest", () => {
+  test("runs at 08:00 UTC", () => {
+    const job = createJobs({} as never).find((j) => j.name === JOB)!;
+    const next = new Cron(job.schedule, { utcOffset: 0 }).nextRun(new Date("2026-03-02T07:59:59Z"));
+    expect(next!.toISOString()).toBe("2026-03-02T08:00:00.000Z");
+  });
+
+  test("lists the previous UTC day's non-spam submissions of a daily form with dashboard links; each-mode forms keep their emails; a quiet day sends nothing", async () => {
+    const { smtp, s, clock, key, daily, each, quiet } = await setup();
+    const first = await submitAt(s, clock, key, daily, "2026-03-01T00:00:00.000Z");
+    const last = await submitAt(s, clock, key, daily, "2026-03-01T23:59:59.999Z");
+    const cases = [
+      ["spam", daily, "2026-03-01T12:00:00.000Z", { website: "http://spam.example" }],
+      ["the day before", daily, "2026-02-28T23:59:59.999Z", {}],
+      ["the day after", daily, "2026-03-02T00:00:00.000Z", {}],
+      ["a quiet daily form's spam", quiet, "2026-03-01T12:00:00.000Z", { website: "http://spam.example" }],
+    ] as const;
+    const unlisted = [];
+    for (const [, formId, at, data] of cases) unlisted.push(await submitAt(s, clock, key, formId, at, data));
+    await submitAt(s, clock, key, each, "2026-03-01T15:00:00.000Z", { message: "each" });
+    await drained(s);
+    // The each-mode form's one email; none for the daily form's submissions.
+    expect(subjects(smtp)).toEqual(["New submission: Each"]);
+    expect(await s.query("SELECT count(*) AS n FROM outbox WHERE form_id IN (?, ?)", daily, quiet)).toEqual([{ n: 0 }]);
+
+    clock.set("2026-03-02T08:00:00Z");
+    await s.jobs.run(JOB);
+    await drained(s);
+    expect(subjects(smtp)).toEqual(["New submission: Each", "Daily <b>: 2 new submissions on 2026-03-01"]);
+    const digest = smtp.messages[1]!;
+    expect((digest.to as { text: string }).text).toBe("owner@example.com");
+    expect(digest.text).toContain(`00:00:00 UTC  ${first}  ${link(daily, first)}`);
+    expect(digest.text).toContain(`23:59:59 UTC  ${last}  ${link(daily, last)}`);
+    for (const id of unlisted) expect(digest.text).not.toContain(id);
+    expect(digest.html).toContain(`<a href="${link(daily, first)}">${first}</a>`);
+    expect(digest.html).toContain("Daily &lt;b&gt;");
+    expect(digest.html).not.toContain("Daily <b>");
+
+    // The day after had one submission of the daily form; the day after that none.
+    clock.set("2026-03-04T08:00:00Z");
+    await s.jobs.run(JOB);
+    await drained(s);
+    expect(smtp.messages).toHaveLength(2);
+  });
+
+  test("a digest goes to the form's confirmed recipients, under its sender name", async () => {
+    const { smtp, s, clock, key, daily } = await setup();
+    await s.send("PATCH", `/forms/${daily}`, key, { recipients: ["team@example.com"], fromName: "Acme forms" });
+    const [confirmation] = await smtp.waitFor(1);
+    const token = new RegExp(`${PUBLIC}/confirm/([A-Za-z0-9_-]{43})`).exec(confirmation!.text!)![1];
+    expect((await fetch(`${s.url}/confirm/${token}`)).status).toBe(200);
+    await submitAt(s, clock, key, daily, "2026-03-01T10:00:00.000Z");
+    clock.set("2026-03-02T08:00:00Z");
+    await s.jobs.run(JOB);
+    await drained(s);
+    const digest = smtp.messages[1]!;
+    expect((digest.to as { text: string }).text).toBe("team@example.com");
+    expect(digest.from!.value[0]!.name).toBe("Acme forms");
+    expect(digest.subject).toBe("Daily <b>: 1 new submission on 2026-03-01");
+  });
+
+  test("a form and day get one digest however often the job runs, together or one after another", async () => {
+    const { smtp, s, clock, key, daily } = await setup();
+    await submitAt(s, clock, key, daily, "2026-03-01T10:00:00.000Z");
+    clock.set("2026-03-02T08:00:00Z");
+    await Promise.all([s.jobs.run(JOB), s.jobs.run(JOB)]);
+    await s.jobs.run(JOB);
+    // Past the scheduler's own guard: the (form, day) mark alone refuses a second digest.
+    expect(await s.services.digests.queueDigests(OPERATOR)).toBe(0);
+    await drained(s);
+    expect(smtp.messages).toHaveLength(1);
+    expect(await s.query("SELECT day, submissions FROM notification_digests WHERE form_id = ?", daily)).toEqual([
+      { day: "2026-03-01", submissions: 1 },
+    ]);
+  });
+
+  test.if(onPostgres)("two instances on one PostgreSQL database running the job at once send one digest", async () => {
+    const { smtp, s, clock, key, daily } = await setup();
+    const second = await startTestServer({
+      db: s.db,
+      clock,
+      config: { rateLimit: 10_000, smtpUrl: smtp.url, publicUrl: PUBLIC },
+    });
+    defer(() => second.close());
+    await submitAt(s, clock, key, daily, "2026-03-01T10:00:00.000Z");
+    clock.set("2026-03-02T08:00:00Z");
+    const queued = await Promise.all([
+      s.services.digests.queueDigests(OPERATOR),
+      second.services.digests.queueDigests(OPERATOR),
+    ]);
+    expect(queued.sort()).toEqual([0, 1]);
+    await drained(s);
+    await drained(second);
+    expect(smtp.messages).toHaveLength(1);
+  });
+});
