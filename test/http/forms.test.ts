@@ -32,6 +32,7 @@ describe("GET /api/v1/forms/{formId}", () => {
         "recipients",
         "notificationTemplate",
         "fromName",
+        "notifyMode",
         "spamSettings",
         "submissionCount",
         "updatedAt",
@@ -50,6 +51,7 @@ describe("GET /api/v1/forms/{formId}", () => {
       recipients: [],
       notificationTemplate: null,
       fromName: null,
+      notifyMode: "each",
       // Drop-in defaults for a new form: open at /f/, any fields, never closed, formsvc's own pages.
       publicEndpoint: true,
       fields: null,
