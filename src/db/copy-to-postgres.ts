@@ -30,6 +30,10 @@ const TABLES = [
   "sessions",
   "audit_events",
   "login_failures",
+  "setup_tokens",
+  "password_resets",
+  "recipient_confirmations",
+  "notification_digests",
 ];
 // Columns PostgreSQL numbers itself (identity); after the copy its counter continues past the copied ids.
 const IDENTITIES: [table: string, column: string][] = [
