@@ -142,6 +142,38 @@ const settings = {
     parse: url(["https:", "http:"]),
     doc: "where hCaptcha tokens are verified (siteverify)",
   },
+  s3Endpoint: {
+    env: "FORMSVC_S3_ENDPOINT",
+    default: "",
+    parse: s3Endpoint,
+    doc: "S3-compatible storage for `s3://` locations (uploads, backups): its endpoint, e.g. https://s3.eu-central-1.amazonaws.com, https://ACCOUNT.r2.cloudflarestorage.com, http://minio:9000; empty = AWS for the region",
+  },
+  s3Region: {
+    env: "FORMSVC_S3_REGION",
+    default: "us-east-1",
+    parse: text,
+    doc: "S3 region (R2: auto)",
+  },
+  s3AccessKeyId: {
+    env: "FORMSVC_S3_ACCESS_KEY_ID",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "S3 access key id (empty: AWS_ACCESS_KEY_ID / S3_ACCESS_KEY_ID from the environment)",
+  },
+  s3SecretAccessKey: {
+    env: "FORMSVC_S3_SECRET_ACCESS_KEY",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "S3 secret access key (empty: AWS_SECRET_ACCESS_KEY / S3_SECRET_ACCESS_KEY from the environment)",
+  },
+  s3PathStyle: {
+    env: "FORMSVC_S3_PATH_STYLE",
+    default: "true",
+    parse: bool,
+    doc: "address objects as ENDPOINT/BUCKET/KEY (MinIO, Garage, most self-hosted stores); false: BUCKET.ENDPOINT/KEY",
+  },
   sessionIdleDays: {
     env: "FORMSVC_SESSION_IDLE_DAYS",
     default: "7",
@@ -365,6 +397,15 @@ function proxyRanges(raw: string): string[] {
       `${bad.map((b) => `"${b}"`).join(", ")} ${bad.length > 1 ? "are not IP addresses or CIDR ranges" : "is not an IP address or CIDR range"} (e.g. 10.0.0.5, 10.0.0.0/8, 2001:db8::/32)`,
     );
   return ranges;
+}
+
+/** An S3 endpoint: an http(s) origin, kept without a trailing slash; empty for AWS's own. */
+function s3Endpoint(raw: string): string {
+  const value = optionalUrl(["http:", "https:"])(raw);
+  if (!value) return "";
+  if (value.username || value.password)
+    throw new Error("must not carry credentials (use FORMSVC_S3_ACCESS_KEY_ID and FORMSVC_S3_SECRET_ACCESS_KEY)");
+  return value.href.replace(/\/+$/, "");
 }
 
 /** A base URL for links people open: http(s), no query or fragment; kept without a trailing slash. */
