@@ -14,6 +14,7 @@ import { accountsRoutes } from "./modules/accounts/routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { confirmationRoutes } from "./modules/confirmations/routes";
 import { hostedPageRoutes } from "./modules/dropin/page-route";
+import { publicFormOrNone } from "./modules/dropin/public-form";
 import { createDropIn } from "./modules/dropin/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
@@ -124,6 +125,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         maxBodyBytes: config.maxBodyBytes,
         metrics,
         log,
+        isPublicForm: async (id) => (await publicFormOrNone(services.forms, id).catch(() => undefined)) !== undefined,
         dropInFailure: dropIn.failure,
       }),
     )
