@@ -66,6 +66,22 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     expect((await c.ask(c.b, "/api/v1/forms/list")).status).toBe(429);
   });
 
+  test("hold a key's shared rate limit under concurrent requests to both instances: the quota and never more", async () => {
+    const c = await cluster({ FORMSVC_RATE_LIMIT: "50", FORMSVC_RATE_WINDOW: "60" });
+    const started = performance.now();
+    const statuses = await Promise.all(
+      Array.from({ length: 160 }, (_, i) => c.ask(i % 2 ? c.b : c.a, "/api/v1/forms/list").then((r) => r.status)),
+    );
+    // The bucket refills 50 tokens a minute: what the run's own duration added, at most.
+    const refilled = Math.ceil(((performance.now() - started) / 60_000) * 50);
+    const allowed = statuses.filter((s) => s === 200).length;
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(allowed).toBeGreaterThanOrEqual(50);
+    expect(allowed).toBeLessThanOrEqual(50 + refilled);
+    expect((await c.ask(c.a, "/api/v1/forms/list")).status).toBe(429);
+    expect((await c.ask(c.b, "/api/v1/forms/list")).status).toBe(429);
+  });
+
   test("page with a cursor from one instance on the other, with no submission missed or repeated", async () => {
     const c = await cluster();
     for (let i = 0; i < 5; i++) expect((await c.submit(i % 2 ? c.b : c.a, { n: i })).status).toBe(200);
