@@ -48,7 +48,14 @@ async function cluster(env: Record<string, string> = {}) {
     });
   const submit = (p: ServeProcess, data: Record<string, unknown>) =>
     ask(p, "/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: form.id, data }) });
-  return { db, a, b, key, formId: form.id, ask, submit };
+  // Ends both instances now, their connections with them (each holds a pool; the cluster allows so many clients).
+  const stop = async () => {
+    for (const p of [a, b]) {
+      p.proc.kill("SIGTERM");
+      await p.proc.exited;
+    }
+  };
+  return { db, a, b, key, formId: form.id, ask, submit, stop };
 }
 
 // Several instances share a database only on PostgreSQL: these run in the PostgreSQL pass of the suite.
@@ -80,6 +87,7 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     expect(allowed).toBeLessThanOrEqual(50 + refilled);
     expect((await c.ask(c.a, "/api/v1/forms/list")).status).toBe(429);
     expect((await c.ask(c.b, "/api/v1/forms/list")).status).toBe(429);
+    await c.stop();
   });
 
   test("page with a cursor from one instance on the other, with no submission missed or repeated", async () => {
@@ -335,10 +343,7 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
       });
     }
     // A server's backends report their statistics when they end: stop both, then read.
-    for (const p of [c.a, c.b]) {
-      p.proc.kill("SIGTERM");
-      await p.proc.exited;
-    }
+    await c.stop();
     const pg = new SQL(c.db, { max: 1 });
     try {
       const stored = (await pg.unsafe("SELECT id FROM submissions")).map((r: { id: string }) => r.id).sort();
