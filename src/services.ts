@@ -73,7 +73,7 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
     rows: [submissions.insertRows, createSpamRepo(sql).recordUsedChallenges], // each submission with its status and idempotency key; the proof of work it used
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
-    tallies: [submissions.counters, createAnalyticsRepo(sql).rollups], // the forms' counters and waitlist joiners; daily and monthly rollups
+    tallies: [createAnalyticsRepo(sql).rollups, submissions.counters], // daily and monthly rollups; the forms' counters and waitlist joiners (the hottest rows, locked last)
     limits: [capWriter(sql)], // maxSubmissions, exact: a batch that took a form past it is refused
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.

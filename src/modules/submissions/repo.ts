@@ -101,10 +101,15 @@ export function createSubmissionsRepo(sql: Sql) {
         for (const [formId, c] of counts) await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
       },
       async uncount(batch: NewSubmission[]): Promise<void> {
+        // As `count`: every joiner row first, then each form's row once, in the batch's order (pipeline.ts `lockOrder`).
+        const counts = new Map<string, { submissions: number; joiners: number }>();
         for (const s of batch) {
-          const left = await joiners.leave(s.form.id, await joiners.rule(s.form.id), s.email);
-          await sql.run(BUMP_COUNTERS, [-1, left ? -1 : 0, s.form.id]);
+          let c = counts.get(s.form.id);
+          if (!c) counts.set(s.form.id, (c = { submissions: 0, joiners: 0 }));
+          c.submissions -= 1;
+          if (await joiners.leave(s.form.id, await joiners.rule(s.form.id), s.email)) c.joiners -= 1;
         }
+        for (const [formId, c] of counts) await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
       },
     },
 
