@@ -235,7 +235,7 @@ async function openSource(
     const found = await objects.get(backup);
     if (!found)
       throw new AppError("NOT_FOUND", `no backup named ${backup} in ${objects.location} (see formsvc backups list)`);
-    label = `${objects.location}/${backup}`.replace(/^([^:]*[^/])\/\//, "$1/");
+    label = `${objects.location.replace(/\/+$/, "")}/${backup}`;
     raw = found.stream;
   } else {
     const path = resolve(backup);
