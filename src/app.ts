@@ -80,6 +80,12 @@ async function gauges(services: Services): Promise<Gauge[]> {
         .map(({ transport, kind, outcome, value }) => ({ labels: { transport, kind, outcome }, value })),
     },
     {
+      name: "formsvc_backups_failed_total",
+      help: "Scheduled backups that failed since start (each also emailed to the owners).",
+      type: "counter",
+      value: services.backups.failures(),
+    },
+    {
       name: "formsvc_submissions_stored_total",
       help: "Submissions committed since start.",
       type: "counter",
@@ -142,7 +148,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         ping: () => store.ping(),
         health: async () => {
           const { pending, failed, byKind, oldestDueAt } = await backlog(services);
-          return { outbox: { pending, failed }, backlog: { byKind, oldestDueAt } };
+          return { outbox: { pending, failed }, backlog: { byKind, oldestDueAt }, lastBackup: services.backups.last() };
         },
         gauges: () => gauges(services),
         metrics,

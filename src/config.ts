@@ -1,3 +1,4 @@
+import { Cron } from "croner";
 import ipaddr from "ipaddr.js";
 import { isIP } from "node:net";
 import { CLIENT_IP_HEADERS } from "./lib/client-ip";
@@ -173,6 +174,24 @@ const settings = {
     default: "true",
     parse: bool,
     doc: "address objects as ENDPOINT/BUCKET/KEY (MinIO, Garage, most self-hosted stores); false: BUCKET.ENDPOINT/KEY",
+  },
+  backupSchedule: {
+    env: "FORMSVC_BACKUP_SCHEDULE",
+    default: "",
+    parse: cron,
+    doc: "when `serve` makes a backup, as cron in UTC (0 0 3 * * * is 03:00 every day; a seconds field is allowed); empty = no scheduled backups",
+  },
+  backupTo: {
+    env: "FORMSVC_BACKUP_TO",
+    default: "",
+    parse: text,
+    doc: "where backups go: a folder, or s3://BUCKET/PREFIX on the FORMSVC_S3_* storage; empty = backups/ beside the database",
+  },
+  backupKeep: {
+    env: "FORMSVC_BACKUP_KEEP",
+    default: "7",
+    parse: int(1, 10_000),
+    doc: "how many backups are kept; after each backup the oldest beyond this are deleted",
   },
   sessionIdleDays: {
     env: "FORMSVC_SESSION_IDLE_DAYS",
@@ -397,6 +416,20 @@ function proxyRanges(raw: string): string[] {
       `${bad.map((b) => `"${b}"`).join(", ")} ${bad.length > 1 ? "are not IP addresses or CIDR ranges" : "is not an IP address or CIDR range"} (e.g. 10.0.0.5, 10.0.0.0/8, 2001:db8::/32)`,
     );
   return ranges;
+}
+
+/** A croner pattern (5 or 6 fields, seconds first when 6), or empty for none; checked now, not when `serve` starts. */
+function cron(raw: string): string {
+  const value = raw.trim();
+  if (value === "") return "";
+  try {
+    new Cron(value, { paused: true, utcOffset: 0 }).stop();
+  } catch (e) {
+    throw new Error(
+      `"${value}" is not a cron schedule (${(e as Error).message}); e.g. 0 0 3 * * * for 03:00 UTC daily`,
+    );
+  }
+  return value;
 }
 
 /** An S3 endpoint: an http(s) origin, kept without a trailing slash; empty for AWS's own. */

@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import type { Config } from "./config";
 import type { Atomically, Sql } from "./db/sql";
 import type { Store } from "./db/store";
@@ -13,11 +14,13 @@ import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
 import { createAuditRepo } from "./modules/audit/repo";
 import { createAuditService } from "./modules/audit/service";
+import { createBackups } from "./modules/backups/service";
 import { createFormsRepo } from "./modules/forms/repo";
 import { createFormsService } from "./modules/forms/service";
 import { createKeysRepo } from "./modules/keys/repo";
 import { createKeysService } from "./modules/keys/service";
-import { systemClock } from "./lib/clock";
+import { isoTime, systemClock } from "./lib/clock";
+import { openObjectStore } from "./lib/object-store";
 import { assertPublicUrl } from "./lib/public-address";
 import { createConfirmationsRepo } from "./modules/confirmations/repo";
 import { renderConfirmation } from "./modules/confirmations/message";
@@ -266,9 +269,28 @@ export async function createServices(deps: Deps) {
         })),
     },
   });
+  const backups = createBackups({
+    engine: sql.engine,
+    dbPath: config.db,
+    snapshot: store.backup,
+    objects: openObjectStore(backupLocation(config), config),
+    keep: config.backupKeep,
+    schedule: config.backupSchedule,
+    clock,
+    log: deps.log,
+    alert: async (message) => {
+      const queued = await outboxRepo.queueOwnerAlert(
+        "formsvc: a scheduled backup failed",
+        message,
+        isoTime(clock.now()),
+      );
+      if (queued) outbox.afterCommit({ queued });
+    },
+  });
   return {
     owners,
     accounts,
+    backups,
     keys,
     forms,
     submissions,
@@ -285,5 +307,9 @@ export async function createServices(deps: Deps) {
     close,
   };
 }
+
+/** Where backups go: FORMSVC_BACKUP_TO, else `backups/` beside the SQLite database. */
+export const backupLocation = (config: Pick<Config, "backupTo" | "db">) =>
+  config.backupTo || join(dirname(config.db), "backups");
 
 export type Services = Awaited<ReturnType<typeof createServices>>;

@@ -1,10 +1,14 @@
 import { Command } from "commander";
 import { existsSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { isPostgresUrl, loadConfig } from "../config";
 import { AppError } from "../lib/errors";
-import { withServices } from "./context";
-import { examples } from "./hints";
-import { emit } from "./output";
+import { openObjectStore } from "../lib/object-store";
+import { listBackups, PG_DUMP_ADVICE, restoreBackup } from "../modules/backups/service";
+import { backupLocation } from "../services";
+import { configFor, withServices } from "./context";
+import { examples, invocation } from "./hints";
+import { emit, table } from "./output";
 
 export function backupCommand(): Command {
   return new Command("backup")
@@ -32,4 +36,85 @@ export function backupCommand(): Command {
         );
       }),
     );
+}
+
+/** `backups create|list`: the backups FORMSVC_BACKUP_TO holds, as `serve` makes them on FORMSVC_BACKUP_SCHEDULE. */
+export function backupsCommand(): Command {
+  const group = new Command("backups").description(
+    "compressed, checked backups in FORMSVC_BACKUP_TO (a folder, or s3://BUCKET/PREFIX), kept FORMSVC_BACKUP_KEEP deep",
+  );
+  group
+    .command("create")
+    .description("make a backup now: a checked snapshot, compressed, named by its UTC time; then prune to KEEP")
+    .option("--json", "print only JSON")
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} backups create`, `FORMSVC_BACKUP_TO=s3://my-bucket/formsvc ${me} backups create`]),
+    )
+    .action((opts: { json?: boolean }, cmd: Command) =>
+      withServices(cmd, async (s) => {
+        const made = await s.backups.create();
+        emit(!!opts.json, made, () =>
+          [
+            `Backed up to ${made.location}: ${made.name} (${made.bytes} bytes compressed from ${made.databaseBytes}, integrity ok).`,
+            ...(made.pruned.length ? [`Deleted beyond FORMSVC_BACKUP_KEEP: ${made.pruned.join(", ")}`] : []),
+          ].join("\n"),
+        );
+      }),
+    );
+  group
+    .command("list")
+    .description("the backups in FORMSVC_BACKUP_TO, newest first")
+    .option("--json", "print only JSON")
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      // The database is not opened: after losing a disk, listing must not create an empty one where the restore goes.
+      const config = configFor(cmd);
+      if (isPostgresUrl(config.db)) throw new AppError("INVALID_PARAMETER", PG_DUMP_ADVICE);
+      const objects = openObjectStore(backupLocation(config), config);
+      const found = await listBackups(objects);
+      emit(!!opts.json, found, () =>
+        found.length
+          ? table(
+              ["name", "at", "bytes"],
+              found.map((b) => [b.name, b.at, b.bytes]),
+            )
+          : `No backups in ${objects.location} yet (formsvc backups create makes one).`,
+      );
+    });
+  return group;
+}
+
+/** `restore BACKUP --db PATH`: a backup into a fresh database file, checked. */
+export function restoreCommand(): Command {
+  return (
+    new Command("restore")
+      .description(
+        "restore a backup (a file, or a name from `backups list`) into a path where no database is, and check it",
+      )
+      .argument("<backup>", "a backup file, or a backup's name in FORMSVC_BACKUP_TO")
+      // formsvc's own --db names the target here; declared again for this command's help.
+      .option("--db <path>", "the new database file (required; refused when one is there)")
+      .option("--json", "print only JSON")
+      .addHelpText(
+        "after",
+        examples((me) => [
+          `${me} restore formsvc-2026-11-25T03-00-00Z.db.zst --db /var/lib/formsvc/formsvc.db`,
+          `${me} restore /mnt/old-disk/backups/formsvc-2026-11-25T03-00-00Z.db.zst --db ./restored.db`,
+        ]),
+      )
+      .action(async (backup: string, opts: { json?: boolean }, cmd: Command) => {
+        const target = (cmd.optsWithGlobals() as { db?: string }).db;
+        if (!target) throw new AppError("INVALID_PARAMETER", "say where to restore: formsvc restore BACKUP --db PATH");
+        // The store is the configured one (FORMSVC_BACKUP_TO, else backups/ beside FORMSVC_DB); --db is only the target.
+        const config = loadConfig(process.env);
+        if (isPostgresUrl(target) || isPostgresUrl(config.db)) throw new AppError("INVALID_PARAMETER", PG_DUMP_ADVICE);
+        const restored = await restoreBackup(openObjectStore(backupLocation(config), config), backup, target);
+        emit(
+          !!opts.json,
+          restored,
+          () =>
+            `Restored ${restored.from} into ${restored.db} (${restored.bytes} bytes, integrity ok): ${restored.owners} owners, ${restored.forms} forms, ${restored.submissions} submissions.\nStart it with: ${invocation()} --db ${restored.db} serve`,
+        );
+      })
+  );
 }

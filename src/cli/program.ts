@@ -10,7 +10,7 @@ import { serveCommand } from "./serve";
 import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
-import { backupCommand } from "./backup";
+import { backupCommand, backupsCommand, restoreCommand } from "./backup";
 import { copyToCommand } from "./copy-to";
 import { webhooksCommand } from "./webhooks";
 import { invocation } from "./hints";
@@ -35,6 +35,8 @@ export function buildProgram(): Command {
     submissionsCommand(),
     webhooksCommand(),
     backupCommand(),
+    backupsCommand(),
+    restoreCommand(),
     copyToCommand(),
     outboxCommand(),
     mailCommand(),

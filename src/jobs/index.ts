@@ -78,5 +78,9 @@ export function createJobs(services: Services): Job[] {
       schedule: "0 23 * * * *",
       run: async () => void (await services.confirmations.deleteExpired()),
     },
+    // FORMSVC_BACKUP_SCHEDULE: a snapshot to FORMSVC_BACKUP_TO, pruned to FORMSVC_BACKUP_KEEP (modules/backups).
+    ...(services.backups.schedule
+      ? [{ name: "backup", schedule: services.backups.schedule, run: () => services.backups.scheduled() }]
+      : []),
   ];
 }

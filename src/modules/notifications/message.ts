@@ -32,7 +32,7 @@ export function renderNotification(row: OutboxRow): MailMessage {
   const p: Partial<NotificationPayload & DigestPayload> & { alert?: string } = row.payload
     ? JSON.parse(row.payload)
     : {};
-  if (p.alert) return renderAlert(row, p.alert);
+  if (p.alert) return renderAlert(row, p.alert, p.subject ?? undefined);
   if (p.digest) return renderDigest(row, p as DigestPayload);
   const envelope = {
     to: row.recipient,
@@ -81,10 +81,14 @@ export function renderNotification(row: OutboxRow): MailMessage {
   return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };
 }
 
-/** An email to the owner about the form's webhooks (outbox/service.ts's alertFor says what happened). */
-function renderAlert(row: OutboxRow, alert: string): MailMessage {
-  const subject = `Webhook problem on ${oneLine(row.form_name)}`;
-  const text = `On the form ${row.form_name}, ${alert}`;
+/**
+ * An email to the owner about the form's webhooks (outbox/service.ts's alertFor says what happened),
+ * or, on no form, an operator's alert with its own subject (a failed backup).
+ */
+function renderAlert(row: OutboxRow, alert: string, ownSubject?: string): MailMessage {
+  const subject =
+    row.form_id === null ? oneLine(ownSubject ?? "formsvc alert") : `Webhook problem on ${oneLine(row.form_name)}`;
+  const text = row.form_id === null ? alert : `On the form ${row.form_name}, ${alert}`;
   return {
     to: row.recipient,
     subject,
