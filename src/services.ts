@@ -14,6 +14,7 @@ import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
 import { createAuditRepo } from "./modules/audit/repo";
 import { createAuditService } from "./modules/audit/service";
+import { separateProcessBackup } from "./db/backup";
 import { createBackups } from "./modules/backups/service";
 import { createFormsRepo } from "./modules/forms/repo";
 import { createFormsService } from "./modules/forms/service";
@@ -272,7 +273,7 @@ export async function createServices(deps: Deps) {
   const backups = createBackups({
     engine: sql.engine,
     dbPath: config.db,
-    snapshot: store.backup,
+    snapshot: separateProcessBackup(config.db),
     objects: openObjectStore(backupLocation(config), config),
     keep: config.backupKeep,
     schedule: config.backupSchedule,

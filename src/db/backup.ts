@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createPrivateFile } from "./open";
 
 /** A consistent copy of the live database, safe while the server writes. */
@@ -28,6 +29,34 @@ export function sqliteBackup(db: Database): Backup {
       }
     },
   };
+}
+
+/**
+ * The same snapshot made by `formsvc backup FILE` in a process of its own: VACUUM INTO and the
+ * integrity check read the whole database, seconds at a million submissions, and on the server's
+ * thread no request would be answered meanwhile. The child has its own connection (WAL: it reads
+ * a consistent snapshot while the server writes) and its own memory, given back when it exits.
+ */
+export function separateProcessBackup(dbPath: string): Backup {
+  return {
+    async snapshot(file) {
+      const child = Bun.spawn([...formsvcCommand(), "backup", file, "--force", "--json"], {
+        env: { ...process.env, FORMSVC_DB: resolve(dbPath), FORMSVC_LOG_LEVEL: "error" },
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+      if (code !== 0) throw new Error(stderr.trim().split("\n").at(-1) || `formsvc backup exited with ${code}`);
+    },
+  };
+}
+
+/** How to run this formsvc again: the compiled binary itself, or Bun with the source's entry point. */
+function formsvcCommand(): string[] {
+  // Bun places a compiled binary's modules under /$bunfs/.
+  if (import.meta.url.includes("$bunfs")) return [process.execPath];
+  return [process.execPath, fileURLToPath(new URL("../main.ts", import.meta.url))];
 }
 
 /** Where pre-upgrade snapshots go: `backups/` beside the database file. */
