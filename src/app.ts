@@ -19,6 +19,7 @@ import { createDropIn } from "./modules/dropin/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { keysRoutes } from "./modules/keys/routes";
+import { notificationRoutes } from "./modules/notifications/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
@@ -163,6 +164,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         .use(analyticsRoutes(services.analytics))
         .use(spamRoutes(services.spam))
         .use(webhooksRoutes(services.webhooks))
+        .use(notificationRoutes(services.notifications))
         .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") })),
     );
 }

@@ -35,6 +35,7 @@ import { renderNotification } from "./modules/notifications/message";
 import { queueNotifications } from "./modules/notifications/queue";
 import { createDigests } from "./modules/notifications/digest";
 import { createDigestRepo } from "./modules/notifications/digest-repo";
+import { createNotificationPreview } from "./modules/notifications/preview";
 import { createOutboxRepo } from "./modules/outbox/repo";
 import { createOutboxService } from "./modules/outbox/service";
 import { webhookChannel } from "./modules/webhooks/channel";
@@ -247,6 +248,13 @@ export async function createServices(deps: Deps) {
     publicUrl: config.publicUrl,
     sendSoon: (queued) => outbox.afterCommit({ queued }),
   });
+  // The dashboard's preview renders the latest inbox submission with the sender's own renderNotification.
+  const notifications = createNotificationPreview({
+    formFor: forms.formFor,
+    latestSubmission: async (formId) =>
+      (await submissionsRepo.listSubmissionsByForm(formId, "inbox", null, 1))[0] ?? null,
+    clock,
+  });
   const lifecycle = createSubmissionLifecycle({
     repo: submissionsRepo,
     forms,
@@ -301,6 +309,7 @@ export async function createServices(deps: Deps) {
     webhooks,
     confirmations,
     digests,
+    notifications,
     spam,
     audit,
     /** The services' clock (pinned in tests): what the pages for people read a form's closing time against. */

@@ -25,10 +25,13 @@ import type {
   SetupRequest,
   MovedSubmission,
   NewWebhook,
+  NotificationPreview,
+  NotificationPreviewRequest,
   PageQuery,
   RateLimit,
   RevokedKey,
   Submission,
+  SubmissionDetail,
   SubmissionList,
   SubmissionQuery,
   SubmitRequest,
@@ -321,6 +324,29 @@ export class FormsvcClient {
   /** Revokes a key of the owner: every later request with it is refused (401). */
   revokeKey(keyId: string, options?: CallOptions): Promise<RevokedKey> {
     return this.request({ method: "DELETE", path: `/keys/${encodeURIComponent(keyId)}`, idempotent: false }, options);
+  }
+
+  /** One submission of a form, inbox or spam, with the folder it is in. */
+  getSubmission(formId: string, submissionId: string, options?: CallOptions): Promise<SubmissionDetail> {
+    return this.request({ method: "GET", path: this.submissionPath(formId, submissionId), idempotent: true }, options);
+  }
+
+  /** The form's owner notification as it would be sent, rendered from its latest submission (or a sample); sends nothing. */
+  previewNotification(
+    formId: string,
+    body: NotificationPreviewRequest = {},
+    options?: CallOptions,
+  ): Promise<NotificationPreview> {
+    return this.request(
+      {
+        method: "POST",
+        path: `/forms/${encodeURIComponent(formId)}/notification-preview`,
+        body,
+        // It changes nothing: safe to send again.
+        idempotent: true,
+      },
+      options,
+    );
   }
 
   /** Deletes one submission of a form, with what it left behind; counts and analytics drop it. */

@@ -221,6 +221,22 @@ export interface Submission {
   createdAt: string;
 }
 
+/** One submission as `getSubmission` answers it: as listed, with the folder it is in. */
+export type SubmissionDetail = Submission & { status: "inbox" | "spam" };
+
+/** The owner notification as it would be sent (`previewNotification`); `submissionId` null: rendered from a sample. */
+export interface NotificationPreview {
+  subject: string;
+  text: string;
+  html: string;
+  submissionId: string | null;
+}
+
+/** What to preview: a notificationTemplate not yet saved (null: formsvc's email; left out: the form's saved one). */
+export interface NotificationPreviewRequest {
+  template?: { subject: string; text: string } | null;
+}
+
 export interface SubmissionList {
   submissions: Submission[];
   nextCursor: string | null;

@@ -1,5 +1,6 @@
 // Compile-time proof that the client's published types and the server's schemas agree:
 // `npm run typecheck` (run by CI) fails as soon as either side changes alone.
+import type { Static } from "@sinclair/typebox";
 import type * as Client from "../../src/client/types";
 import type {
   AccountJson,
@@ -10,12 +11,14 @@ import type {
   SetupBody,
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
+import type { NotificationPreviewBody, NotificationPreviewSchema } from "../../src/modules/notifications/routes";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
 import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
 import type { FormCreateBody, FormJson, FormPatchBody } from "../../src/modules/forms/settings";
 import type { ApiKeyJson, CreatedKey, KeyCreateBody, RevokedKeyJson } from "../../src/modules/keys/model";
 import type {
   MovedJson,
+  SubmissionDetailJson,
   SubmissionJson,
   SubmissionListJson,
   SubmitBody,
@@ -45,6 +48,9 @@ export type Checks = [
   Assert<Equal<Client.CreatedKey, CreatedKey>>,
   Assert<Equal<Client.RevokedKey, RevokedKeyJson>>,
   Assert<Equal<Client.MovedSubmission, MovedJson>>,
+  Assert<Equal<Client.SubmissionDetail, SubmissionDetailJson>>,
+  Assert<Equal<Client.NotificationPreview, Static<typeof NotificationPreviewSchema>>>,
+  Assert<Equal<Client.NotificationPreviewRequest, Static<typeof NotificationPreviewBody>>>,
   Assert<Equal<Client.Account, AccountJson>>,
   Assert<Equal<Client.LoginRequest, LoginBody>>,
   Assert<Equal<Client.SetupRequest, SetupBody>>,

@@ -11,7 +11,7 @@ import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 const defer = cleanupAfterEach();
 const PUBLIC = "https://forms.example.com";
 const JOB = "send-daily-digests";
-const link = (formId: string, id: string) => `${PUBLIC}/dashboard#/forms/${formId}/submissions/${id}`;
+const link = (formId: string, id: string) => `${PUBLIC}/dashboard/forms/${formId}/submissions/${id}`;
 
 async function setup() {
   const smtp = await startSmtpSink();

@@ -4,6 +4,16 @@ import type { OutboxRow } from "../outbox/repo";
 import type { NotificationPayload } from "./queue";
 import { renderDigest, type DigestPayload } from "./digest";
 
+/**
+ * Every inline style of the owner notification's HTML part. The dashboard's preview shows that part
+ * in a frame under the dashboard's CSP, which allows these declarations (by hash) and no other.
+ */
+export const MAIL_STYLES = {
+  body: "font-family:sans-serif",
+  pre: "white-space:pre-wrap",
+  quiet: "color:#666",
+} as const;
+
 // Subjects longer than this are cut: mail clients show far less, and a page's _subject is capped at 200.
 const MAX_SUBJECT = 250;
 
@@ -45,7 +55,7 @@ export function renderNotification(row: OutboxRow): MailMessage {
       ...envelope,
       subject: oneLine(p.subject ?? renderText(p.template.subject, view)).slice(0, MAX_SUBJECT),
       text: renderText(p.template.text, view),
-      html: `<!doctype html><html><body style="font-family:sans-serif"><div style="white-space:pre-wrap">${renderHtml(p.template.text, view)}</div></body></html>`,
+      html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><div style="${MAIL_STYLES.pre}">${renderHtml(p.template.text, view)}</div></body></html>`,
     };
   }
   const entries = Object.entries(fields).map(([k, v]) => [k, display(v)] as const);
@@ -68,14 +78,14 @@ export function renderNotification(row: OutboxRow): MailMessage {
   ].join("\n");
   const rows = entries.map(
     ([k, v]) =>
-      `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="white-space:pre-wrap">${escapeHtml(v)}</td></tr>`,
+      `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="${MAIL_STYLES.pre}">${escapeHtml(v)}</td></tr>`,
   );
   const html = [
-    `<!doctype html><html><body style="font-family:sans-serif">`,
+    `<!doctype html><html><body style="${MAIL_STYLES.body}">`,
     `<h2>${escapeHtml(title)}</h2>`,
     `<p>Received ${escapeHtml(row.submitted_at)} (submission ${escapeHtml(row.submission_id ?? "")})</p>`,
     `<table cellpadding="4">${rows.join("") || "<tr><td>(no fields)</td></tr>"}</table>`,
-    `<p style="color:#666">${summary.map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" &middot; ")}</p>`,
+    `<p style="${MAIL_STYLES.quiet}">${summary.map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" &middot; ")}</p>`,
     `</body></html>`,
   ].join("\n");
   return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };
@@ -93,7 +103,7 @@ function renderAlert(row: OutboxRow, alert: string, ownSubject?: string): MailMe
     to: row.recipient,
     subject,
     text,
-    html: `<!doctype html><html><body style="font-family:sans-serif"><p>${escapeHtml(text)}</p></body></html>`,
+    html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><p>${escapeHtml(text)}</p></body></html>`,
     headers: { "Auto-Submitted": "auto-generated" },
   };
 }

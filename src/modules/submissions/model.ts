@@ -144,6 +144,13 @@ export type SubmissionJson = {
   createdAt: string;
 };
 
+/** One submission (`GET /forms/{formId}/submissions/{submissionId}`): as listed, with the folder it is in. */
+export const SubmissionDetailSchema = t.Object({
+  ...SubmissionSchema.properties,
+  status: t.Union([t.Literal("inbox"), t.Literal("spam")], { description: "inbox, or spam: counted nowhere" }),
+});
+export type SubmissionDetailJson = SubmissionJson & { status: "inbox" | "spam" };
+
 export const SubmissionListSchema = t.Object({
   submissions: t.Array(SubmissionSchema),
   nextCursor: t.Nullable(t.String()),

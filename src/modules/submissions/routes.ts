@@ -12,6 +12,8 @@ import {
   IdempotencyKeySchema,
   MovedSchema,
   SubmissionExportSchema,
+  SubmissionDetailSchema,
+  submissionJson,
   SubmissionListSchema,
   SubmissionParams,
   SubmitBodySchema,
@@ -216,6 +218,33 @@ export function submissionsRoutes(
     )
     // `export` is no submission id: DELETE on it answers 405 (Allow: GET), not "no such submission".
     .delete("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
+    .get(
+      "/forms/:formId/submissions/:submissionId",
+      async ({ params, principal, set }) => {
+        const { stored } = await submissions.submissionFor(principal, params.formId, params.submissionId);
+        set.headers["content-type"] = "application/json;charset=utf-8";
+        // data is spliced in as stored (as the list does), the folder added after it.
+        return `${submissionJson(stored).slice(0, -1)},"status":${JSON.stringify(stored.status)}}`;
+      },
+      {
+        auth: noBody("secret"),
+        params: SubmissionParams,
+        detail: {
+          summary: "Get a submission",
+          description:
+            "One submission, inbox or spam, as the list shows it, with the folder it is in (the dashboard's page of one submission, which the daily digest links to). A submission of another form is a 404.",
+          tags: ["Submissions"],
+          responses: responses(
+            { schema: SubmissionDetailSchema, description: "the submission" },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
+        },
+      },
+    )
     .delete(
       "/forms/:formId/submissions/:submissionId",
       async ({ params, principal }) => await lifecycle.deleteSubmission(principal, params.formId, params.submissionId),

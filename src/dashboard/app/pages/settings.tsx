@@ -6,6 +6,7 @@ import { setAt, valueAt } from "../../../lib/dotted-path";
 import { CONTROLS, SECTIONS, type Control, type Draft } from "../setting-controls";
 import { announce, Confirm, ErrorNote } from "../ui/bits";
 import { cleanFields, draftFields, FieldEditor, type DraftField } from "./field-editor";
+import { NotificationPreview } from "./notification-preview";
 import { WebhooksSection } from "./webhooks";
 
 type Key = keyof typeof CONTROLS;
@@ -97,6 +98,12 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
                     onChange={(v) => set(k, v)}
                   />
                 ))}
+                {section === "Email" && CONTROLS.notificationTemplate.enabledWhen?.(draft) !== false && (
+                  <NotificationPreview
+                    formId={form.id}
+                    template={draft.notificationTemplate as { subject: string; text: string } | null}
+                  />
+                )}
               </fieldset>
             )
           );

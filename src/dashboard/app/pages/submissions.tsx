@@ -4,6 +4,7 @@ import { countryName, formatDateTime, formatNumber } from "../format";
 import { go, href } from "../router";
 import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
+import { capital, fieldsOf, SubmissionDetails, valueText } from "./submission";
 
 const PAGE_SIZE = 25;
 
@@ -175,14 +176,10 @@ function EmptyFolder({ form, folder }: { form: FormDetails; folder: Folder }) {
   );
 }
 
-const fields = (s: Submission) => Object.entries(s.data).filter(([k]) => k !== "_meta");
-const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
-
-const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const EMAIL_KEY = /email/i;
 const NAME_KEY = /^(name|full_?name|your_?name)$/i;
 const stringField = (s: Submission, key: RegExp) =>
-  fields(s).find(([k, v]) => key.test(k) && typeof v === "string" && v !== "")?.[1] as string | undefined;
+  fieldsOf(s).find(([k, v]) => key.test(k) && typeof v === "string" && v !== "")?.[1] as string | undefined;
 
 /** Who sent it, as far as the data says: a name and an email. */
 function Sender({ submission }: { submission: Submission }) {
@@ -199,25 +196,14 @@ function Sender({ submission }: { submission: Submission }) {
 
 /** The rest of the data on one line: the message first when there is one. */
 function summary(s: Submission): string {
-  const entries = fields(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k));
+  const entries = fieldsOf(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k));
   const message = entries.find(([k]) => /message|comment|feedback|text/i.test(k));
   const rest = message ? [message, ...entries.filter((e) => e !== message)] : entries;
   const line = rest
-    .map(([k, v]) => (rest.length === 1 || k === message?.[0] ? text(v) : `${k}: ${text(v)}`))
+    .map(([k, v]) => (rest.length === 1 || k === message?.[0] ? valueText(v) : `${k}: ${valueText(v)}`))
     .join(" · ");
   return line.length > 140 ? `${line.slice(0, 139)}…` : line;
 }
-
-const META_LABELS: [keyof Submission["data"]["_meta"], string][] = [
-  ["country", "Country"],
-  ["browser", "Browser"],
-  ["browserVersion", "Browser version"],
-  ["os", "Operating system"],
-  ["osVersion", "OS version"],
-  ["device", "Device"],
-  ["language", "Language"],
-  ["referrer", "Referrer"],
-];
 
 /** The whole submission and its _meta, with what can be done to it. */
 function SubmissionDialog({
@@ -234,7 +220,6 @@ function SubmissionDialog({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [deleting, setDeleting] = useState(false);
-  const meta = s.data._meta;
   if (deleting)
     return (
       <Confirm
@@ -255,35 +240,10 @@ function SubmissionDialog({
     );
   return (
     <Dialog title={`Submission of ${formatDateTime(s.createdAt)}`} onClose={onClose} wide>
-      <dl class="kv">
-        {fields(s).map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd class="pre">{text(v)}</dd>
-          </div>
-        ))}
-      </dl>
-      <h3 class="subhead">About the sender</h3>
-      <dl class="kv kv-meta">
-        {META_LABELS.map(([k, label]) => (
-          <div key={k}>
-            <dt>{label}</dt>
-            <dd>
-              {k === "country"
-                ? `${countryName(meta.country)} (${meta.country})`
-                : k === "device"
-                  ? capital(meta.device)
-                  : (meta[k] ?? <span class="muted">unknown</span>)}
-            </dd>
-          </div>
-        ))}
-        <div>
-          <dt>Submission id</dt>
-          <dd>
-            <code>{s.id}</code>
-          </dd>
-        </div>
-      </dl>
+      <SubmissionDetails submission={s} />
+      <p>
+        <a href={href(["forms", s.formId, "submissions", s.id])}>Open on its own page</a>
+      </p>
       {error !== null && <ErrorNote error={error} />}
       <div class="actions">
         <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>

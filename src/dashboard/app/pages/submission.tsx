@@ -1,0 +1,169 @@
+import { useState } from "preact/hooks";
+import { forms, submissions, type Submission, type SubmissionDetail } from "../calls";
+import { countryName, formatDateTime } from "../format";
+import { go, href } from "../router";
+import { PageTitle } from "../shell";
+import { announce, Confirm, ErrorNote, Show } from "../ui/bits";
+import { useLoad } from "../ui/load";
+
+/** A submission's own fields, without `_meta`. */
+export const fieldsOf = (s: Submission) => Object.entries(s.data).filter(([k]) => k !== "_meta");
+/** A value as a person reads it: text as it is, anything else as JSON. */
+export const valueText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+export const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+const META_LABELS: [keyof Submission["data"]["_meta"], string][] = [
+  ["country", "Country"],
+  ["browser", "Browser"],
+  ["browserVersion", "Browser version"],
+  ["os", "Operating system"],
+  ["osVersion", "OS version"],
+  ["device", "Device"],
+  ["language", "Language"],
+  ["referrer", "Referrer"],
+];
+
+/**
+ * What a submission holds, as the list's dialog and its own page show it: its fields, then what is
+ * known of the sender. Later parts of a submission (uploaded files, the spam filter's score) go
+ * between the two, each as a section of its own.
+ */
+export function SubmissionDetails({ submission: s }: { submission: Submission }) {
+  const meta = s.data._meta;
+  return (
+    <>
+      <dl class="kv" data-testid="submission-fields">
+        {fieldsOf(s).map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd class="pre">{valueText(v)}</dd>
+          </div>
+        ))}
+      </dl>
+      <h3 class="subhead">About the sender</h3>
+      <dl class="kv kv-meta">
+        {META_LABELS.map(([k, label]) => (
+          <div key={k}>
+            <dt>{label}</dt>
+            <dd>
+              {k === "country"
+                ? `${countryName(meta.country)} (${meta.country})`
+                : k === "device"
+                  ? capital(meta.device)
+                  : (meta[k] ?? <span class="muted">unknown</span>)}
+            </dd>
+          </div>
+        ))}
+        <div>
+          <dt>Submission id</dt>
+          <dd>
+            <code>{s.id}</code>
+          </dd>
+        </div>
+      </dl>
+    </>
+  );
+}
+
+/**
+ * One submission on a page of its own (`#/forms/{formId}/submissions/{submissionId}`, the address
+ * the daily digest links to): its folder, fields and sender, moved between inbox and spam or deleted here.
+ */
+export function SubmissionPage({ formId, submissionId }: { formId: string; submissionId: string }) {
+  const [form, reloadForm] = useLoad(() => forms.get(formId), [formId]);
+  const [sub, reload, replace] = useLoad(() => submissions.get(formId, submissionId), [formId, submissionId]);
+  const inbox = href(["forms", formId, "submissions"]);
+  return (
+    <>
+      <p class="crumbs">
+        <a href="#/forms">Forms</a>
+        <span aria-hidden="true"> / </span>
+        <a href={inbox}>{form.state === "ready" ? form.data.name : "Form"}</a>
+        <span aria-hidden="true"> / </span>
+        {sub.state === "ready" && sub.data.status === "spam" ? (
+          <a href={href(["forms", formId, "submissions"], { status: "spam" })}>Spam</a>
+        ) : (
+          <a href={inbox}>Submissions</a>
+        )}
+      </p>
+      {form.state === "failed" && <ErrorNote error={form.error} retry={reloadForm} />}
+      <Show value={sub} retry={reload} label="Loading the submission…">
+        {(s) => {
+          document.title = `Submission of ${formatDateTime(s.createdAt)} · formsvc`;
+          return <SubmissionView submission={s} onMoved={replace} backTo={inbox} />;
+        }}
+      </Show>
+    </>
+  );
+}
+
+function SubmissionView({
+  submission: s,
+  onMoved,
+  backTo,
+}: {
+  submission: SubmissionDetail;
+  onMoved: (s: SubmissionDetail) => void;
+  backTo: string;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [deleting, setDeleting] = useState(false);
+  const spam = s.status === "spam";
+  const move = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const moved = await submissions.move(s.formId, s.id, spam ? "not-spam" : "spam");
+      onMoved({ ...s, status: moved.status });
+      announce(moved.status === "spam" ? "Moved to spam" : "Moved to the inbox");
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <PageTitle
+        sub={
+          <span class={`badge ${spam ? "badge-pending" : "badge-succeeded"}`} data-testid="submission-status">
+            {spam ? "Spam" : "Inbox"}
+          </span>
+        }
+      >
+        Submission of {formatDateTime(s.createdAt)}
+      </PageTitle>
+      <section class="card">
+        <SubmissionDetails submission={s} />
+        {error !== null && <ErrorNote error={error} />}
+        <div class="actions">
+          <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
+            Delete
+          </button>
+          <button type="button" class="button button-primary" disabled={busy} onClick={move}>
+            {spam ? "Not spam" : "Mark as spam"}
+          </button>
+        </div>
+      </section>
+      {deleting && (
+        <Confirm
+          title="Delete this submission?"
+          action="Delete for good"
+          busyLabel="Deleting…"
+          onClose={() => setDeleting(false)}
+          onConfirm={async () => {
+            await submissions.remove(s.formId, s.id);
+            announce("Submission deleted");
+            go(backTo, true);
+          }}
+        >
+          <p>
+            It is removed with everything kept about it, and the form's counts and analytics drop it. This cannot be
+            undone.
+          </p>
+        </Confirm>
+      )}
+    </>
+  );
+}
