@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { isPostgresUrl, loadConfig } from "../config";
 import { AppError } from "../lib/errors";
 import { openObjectStore } from "../lib/object-store";
-import { listBackups, PG_DUMP_ADVICE, restoreBackup } from "../modules/backups/service";
+import { compressInto, listBackups, PG_DUMP_ADVICE, restoreBackup } from "../modules/backups/service";
 import { backupLocation } from "../services";
 import { configFor, withServices } from "./context";
 import { examples, invocation } from "./hints";
@@ -15,25 +15,33 @@ export function backupCommand(): Command {
     .description("write a consistent copy of the database, safe while `serve` is running")
     .argument("<file>", "where to write the copy")
     .option("--force", "overwrite an existing file")
+    .option("--zstd", "write the copy compressed with zstd, as scheduled backups are (formsvc restore reads it)")
     .option("--json", "print only JSON")
     .addHelpText(
       "after",
       examples((me) => [`${me} backup /var/backups/formsvc-$(date +%F).db`]),
     )
-    .action((file: string, opts: { force?: boolean; json?: boolean }, cmd: Command) =>
+    .action((file: string, opts: { force?: boolean; zstd?: boolean; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (_s, { store }) => {
         const target = resolve(file);
         if (existsSync(target)) {
           if (!opts.force) throw new AppError("CONFLICT", `${target} exists; add --force to overwrite it`);
           rmSync(target);
         }
-        await store.backup.snapshot(target);
-        const bytes = statSync(target).size;
-        emit(
-          !!opts.json,
-          { file: target, bytes, integrity: "ok" },
-          () => `Backed up to ${target} (${bytes} bytes, integrity ok).`,
-        );
+        const copy = opts.zstd ? `${target}.uncompressed` : target;
+        await store.backup.snapshot(copy);
+        const databaseBytes = statSync(copy).size;
+        try {
+          const bytes = opts.zstd ? await compressInto(copy, target) : databaseBytes;
+          emit(
+            !!opts.json,
+            { file: target, bytes, databaseBytes, integrity: "ok" },
+            () =>
+              `Backed up to ${target} (${bytes} bytes${opts.zstd ? `, ${databaseBytes} uncompressed` : ""}, integrity ok).`,
+          );
+        } finally {
+          if (opts.zstd) rmSync(copy, { force: true });
+        }
       }),
     );
 }

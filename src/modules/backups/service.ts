@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, mkdirSync, openSync, closeSync, fsyncSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import type { Backup } from "../../db/backup";
+import type { CompressedBackup } from "../../db/backup";
 import { createPrivateFile } from "../../db/open";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
@@ -50,7 +50,7 @@ export interface BackupsDeps {
   engine: "sqlite" | "postgres";
   /** The live database's path: snapshots are written beside it first (same disk, same privacy). */
   dbPath: string;
-  snapshot: Backup;
+  snapshot: CompressedBackup;
   /** Where backups go (FORMSVC_BACKUP_TO). */
   objects: ObjectStore;
   keep: number;
@@ -89,6 +89,13 @@ function codec(way: "compress" | "decompress", format: "zstd" | "gzip"): Transfo
   >;
 }
 
+/** Writes `source` zstd-compressed to `target` (0600, created first), streaming; answers the bytes written. */
+export async function compressInto(source: string, target: string): Promise<number> {
+  createPrivateFile(target);
+  await Bun.write(target, new Response(Bun.file(source).stream().pipeThrough(codec("compress", "zstd"))));
+  return statSync(target).size;
+}
+
 async function* none(): AsyncIterable<IncludedObject> {}
 
 /**
@@ -122,10 +129,8 @@ export function createBackups(deps: BackupsDeps) {
       `.${basename(deps.dbPath)}.backup-${randomBytes(6).toString("hex")}`,
     );
     try {
-      await deps.snapshot.snapshot(scratch);
-      const databaseBytes = statSync(scratch).size;
-      const compressed = Bun.file(scratch).stream().pipeThrough(codec("compress", "zstd"));
-      const bytes = await objects.put(name, compressed as unknown as AsyncIterable<Uint8Array>);
+      const { databaseBytes } = await deps.snapshot.snapshot(scratch);
+      const bytes = await objects.put(name, Bun.file(scratch).stream() as unknown as AsyncIterable<Uint8Array>);
       const pruned = (await list()).slice(deps.keep).map((b) => b.name);
       for (const old of pruned) await objects.delete(old);
       return { name, at: isoTime(at), bytes, location: objects.location, integrity: "ok", databaseBytes, pruned };
