@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startS3, type S3Server } from "../helpers/s3";
 import { seedOwner, startTestServer, tempDir, type Owner, type TestServer } from "../helpers/harness";
 import { OPERATOR } from "../../src/lib/principal";
+import { DEFAULT_FILES } from "../../src/modules/files/model";
 
 // A 1×1 PNG: what a browser uploads as a photo, whatever its name says.
 const PNG = Buffer.from(
@@ -76,7 +77,7 @@ for (const store of STORES) {
       server = await startTestServer({ config: { rateLimit: 100_000, publicRateLimit: 100_000, ...store.config() } });
       owner = await seedOwner(server, "files@example.com", { formType: "application" });
       await server.services.forms.updateForm(OPERATOR, owner.formId, {
-        files: { maxFiles: 2, maxFileBytes: 1000, maxTotalBytes: 1500 },
+        files: { ...DEFAULT_FILES, maxFiles: 2, maxFileBytes: 1000, maxTotalBytes: 1500 },
       });
     });
     afterAll(() => server.close());

@@ -81,6 +81,8 @@ export class MultipartReader {
   private finished = false;
   /** Bytes read from the request so far. */
   received = 0;
+  /** Bytes of the body's framing read so far: boundaries and parts' headers (they count with the text fields). */
+  framing = 0;
 
   constructor(body: AsyncIterable<Uint8Array>, boundary: string) {
     this.chunks = body[Symbol.asyncIterator]();
@@ -143,6 +145,7 @@ export class MultipartReader {
         // After the boundary: optional padding, then CRLF, then the headers.
         const lineEnd = this.buffer.indexOf("\r\n");
         const head = parseHead(this.buffer.subarray(lineEnd + 2, end));
+        this.framing += this.delimiter.length + end + 4;
         this.buffer = this.buffer.subarray(end + 4);
         return head;
       }

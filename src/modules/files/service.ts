@@ -155,7 +155,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
       const name = options.name ?? ((sent: string) => sent);
       const fields = new Map<string, unknown>();
       const uploads: Upload[] = [];
-      let fileBytes = 0;
+      let textBytes = 0;
       let policy: FilesSetting | null | undefined;
       let asked = false;
       const overCap = () => {
@@ -164,7 +164,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             "PAYLOAD_TOO_LARGE",
             `request body is larger than ${maxUploadBytes} bytes (FORMSVC_MAX_UPLOAD_BYTES)`,
           );
-        if (reader.received - fileBytes > options.maxTextBytes)
+        if (reader.framing + textBytes > options.maxTextBytes)
           throw new AppError(
             "PAYLOAD_TOO_LARGE",
             `the form's fields are larger than ${options.maxTextBytes} bytes (FORMSVC_MAX_BODY_BYTES); files count apart`,
@@ -179,6 +179,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             const chunks: Uint8Array[] = [];
             for await (const chunk of reader.body()) {
               chunks.push(chunk);
+              textBytes += chunk.byteLength;
               overCap();
             }
             let value: string;
@@ -203,7 +204,6 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             }
             first.push(next.value);
             firstBytes += next.value.byteLength;
-            fileBytes += next.value.byteLength;
             overCap();
           }
           if (!more && firstBytes === 0 && head.filename === "") continue;
@@ -275,7 +275,6 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             yield headBytes;
             if (!more) return;
             for await (const chunk of body) {
-              fileBytes += chunk.byteLength;
               overCap();
               count(chunk);
               yield chunk;
