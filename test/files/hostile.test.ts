@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:net";
-import { seedOwner, startTestServer, type Owner, type TestServer } from "../helpers/harness";
+import { seedOwner, startTestServer, tempDir, type Owner, type TestServer } from "../helpers/harness";
 import { OPERATOR } from "../../src/lib/principal";
 import { DEFAULT_FILES } from "../../src/modules/files/model";
 
@@ -26,9 +26,10 @@ const raw = (parts: Part[]) =>
   ]);
 
 describe("hostile multipart posts", () => {
+  const own = tempDir();
   let server: TestServer;
   let owner: Owner;
-  const filesDir = () => join(server.dir, "files");
+  const filesDir = () => join(own.dir, "files");
   const stored = () => {
     try {
       return readdirSync(filesDir(), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
@@ -37,11 +38,15 @@ describe("hostile multipart posts", () => {
     }
   };
   beforeAll(async () => {
-    server = await startTestServer({ config: { rateLimit: 100_000 } });
+    // The store in the test's own folder on either engine (on PostgreSQL the default is ./data/files).
+    server = await startTestServer({ dir: own.dir, config: { rateLimit: 100_000, files: join(own.dir, "files") } });
     owner = await seedOwner(server, "hostile@example.com");
     await server.services.forms.updateForm(OPERATOR, owner.formId, { files: DEFAULT_FILES });
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    own.cleanup();
+  });
 
   const post = (body: Uint8Array, headers: Record<string, string> = {}) =>
     server.json("/api/v1/forms/submit", {

@@ -1,22 +1,31 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { seedOwner, startTestServer, type Owner, type TestServer } from "../helpers/harness";
+import { seedOwner, startTestServer, tempDir, type Owner, type TestServer } from "../helpers/harness";
 import type { Clock } from "../../src/lib/clock";
 
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
 const DAY = 86_400_000;
 
 describe("signed download links, and the files setting over HTTP", () => {
+  const own = tempDir();
   let server: TestServer;
   let owner: Owner;
   let now = Date.parse("2030-01-01T00:00:00Z");
   const clock: Clock = { now: () => now } as Clock;
   beforeAll(async () => {
-    server = await startTestServer({ clock, config: { rateLimit: 100_000 } });
+    // The store in the test's own folder on either engine (on PostgreSQL the default is ./data/files).
+    server = await startTestServer({
+      dir: own.dir,
+      clock,
+      config: { rateLimit: 100_000, files: join(own.dir, "files") },
+    });
     owner = await seedOwner(server, "links@example.com");
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    own.cleanup();
+  });
 
   test("PATCH takes files: {} as the defaults, and Get Form shows them", async () => {
     const res = await server.send("PATCH", `/forms/${owner.formId}`, owner.key, { files: {} });
@@ -50,7 +59,7 @@ describe("signed download links, and the files setting over HTTP", () => {
 
   test("the orphan sweep removes a pending file older than an hour, and keeps a younger one", async () => {
     const files = server.services.files;
-    const dir = join(server.dir, "files");
+    const dir = join(own.dir, "files");
     const count = () => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
     // A file whose submission never committed: written to the store, its row left pending.
     await server.exec(
