@@ -23,6 +23,7 @@ import { notificationRoutes } from "./modules/notifications/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
+import { filesRoutes } from "./modules/files/routes";
 import type { Services } from "./services";
 
 export interface AppDeps {
@@ -107,6 +108,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
   const dropIn = createDropIn({
     forms: services.forms,
     submissions: services.submissions,
+    files: services.files,
     maxBodyBytes: config.maxBodyBytes,
     log,
   });
@@ -159,7 +161,16 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(
       new Elysia({ prefix: "/api/v1" })
         .use(formsRoutes(services.forms, services.lifecycle.deleteForm))
-        .use(submissionsRoutes(services.submissions, services.lifecycle, config.maxBodyBytes))
+        .use(
+          submissionsRoutes(
+            services.submissions,
+            services.lifecycle,
+            config.maxBodyBytes,
+            services.files,
+            services.forms,
+          ),
+        )
+        .use(filesRoutes(services.files, services.submissions))
         .use(keysRoutes(services.keys))
         .use(analyticsRoutes(services.analytics))
         .use(spamRoutes(services.spam))

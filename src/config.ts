@@ -193,6 +193,24 @@ const settings = {
     parse: int(1, 10_000),
     doc: "how many backups are kept; after each backup the oldest beyond this are deleted",
   },
+  files: {
+    env: "FORMSVC_FILES",
+    default: "",
+    parse: filesLocation,
+    doc: "where uploaded files are kept: a folder, or s3://BUCKET/PREFIX (FORMSVC_S3_*); empty = files/ beside the SQLite database (on PostgreSQL ./data/files, which is per machine: instances sharing a database must share the store, so use s3:// there)",
+  },
+  maxUploadBytes: {
+    env: "FORMSVC_MAX_UPLOAD_BYTES",
+    default: "104857600",
+    parse: int(1024, 2_147_483_647),
+    doc: "largest multipart request with files (all its files and fields); larger is 413. Each form's files setting limits its own uploads below this",
+  },
+  clamd: {
+    env: "FORMSVC_CLAMD",
+    default: "",
+    parse: clamdAddress,
+    doc: "scan every uploaded file with ClamAV before answering: tcp://HOST:PORT or a unix socket path of clamd; a hit is 400 FILE_INFECTED, clamd silent for 10 s is 503; empty = no scan",
+  },
   sessionIdleDays: {
     env: "FORMSVC_SESSION_IDLE_DAYS",
     default: "7",
@@ -439,6 +457,26 @@ function s3Endpoint(raw: string): string {
   if (value.username || value.password)
     throw new Error("must not carry credentials (use FORMSVC_S3_ACCESS_KEY_ID and FORMSVC_S3_SECRET_ACCESS_KEY)");
   return value.href.replace(/\/+$/, "");
+}
+
+/** An uploads location: a folder path or s3://BUCKET[/PREFIX]; empty for the default. */
+function filesLocation(raw: string): string {
+  const value = text(raw);
+  if (/^s3:\/\//i.test(value) && !/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/i.test(value))
+    throw new Error("an s3:// location is s3://BUCKET or s3://BUCKET/PREFIX");
+  const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
+  if (scheme && scheme.toLowerCase() !== "s3")
+    throw new Error(`a ${scheme}:// URL; a folder path or s3://BUCKET/PREFIX`);
+  return value;
+}
+
+/** clamd's address: tcp://HOST:PORT, or a unix socket path; empty for none. */
+function clamdAddress(raw: string): string {
+  const value = text(raw);
+  if (value === "" || value.startsWith("/")) return value;
+  const m = /^tcp:\/\/([^:/]+|\[[0-9a-f:]+\]):(\d{1,5})$/i.exec(value);
+  if (!m || Number(m[2]) > 65535) throw new Error("must be tcp://HOST:PORT or an absolute unix socket path");
+  return value;
 }
 
 /** A base URL for links people open: http(s), no query or fragment; kept without a trailing slash. */

@@ -53,6 +53,12 @@ import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
+import { clamdScanner } from "./modules/files/clamd";
+import { createFilesRepo } from "./modules/files/repo";
+import { createFilesService } from "./modules/files/service";
+import { isPostgresUrl } from "./config";
+import { openObjectStore } from "./lib/object-store";
+import { dirname, join } from "node:path";
 
 export interface Deps {
   store: Store;
@@ -75,7 +81,8 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
   const submissions = createSubmissionsRepo(sql);
   const outbox = createOutboxRepo(sql);
   return {
-    rows: [submissions.insertRows, createSpamRepo(sql).recordUsedChallenges], // each submission with its status and idempotency key; the proof of work it used
+    // each submission with its status and idempotency key; the proof of work it used; its uploaded files become its
+    rows: [submissions.insertRows, createSpamRepo(sql).recordUsedChallenges, createFilesRepo(sql).attach],
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
     tallies: [createAnalyticsRepo(sql).rollups, submissions.counters], // daily and monthly rollups; the forms' counters and waitlist joiners (the hottest rows, locked last)
@@ -205,11 +212,33 @@ export async function createServices(deps: Deps) {
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
   });
 
+  const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
+  if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
+  const files = createFilesService({
+    repo: createFilesRepo(sql),
+    store: openObjectStore(
+      config.files || (isPostgresUrl(config.db) ? "./data/files" : join(dirname(config.db), "files")),
+      config,
+    ),
+    forms,
+    clock,
+    log: deps.log,
+    secret: filesSecret.value,
+    maxUploadBytes: config.maxUploadBytes,
+    scanner: config.clamd ? clamdScanner(config.clamd) : null,
+  });
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
   const pipeline = submitPipeline(sql, clock, {
     // Closing before the challenge (a closed form costs no verification); the field rules last, on
     // the data to be stored, so a honeypot catch is answered as the same fields from a person would be.
-    checks: [allowedOriginCheck, closingCheck(clock), spam.checks.challenge, spam.checks.honeypot, fieldsCheck],
+    checks: [
+      allowedOriginCheck,
+      closingCheck(clock),
+      spam.checks.challenge,
+      spam.checks.honeypot,
+      files.check,
+      fieldsCheck,
+    ],
     hooks: [outbox.afterCommit], // the outbox sends what a commit queued
   });
   const submissionsRepo = createSubmissionsRepo(sql);
@@ -265,6 +294,8 @@ export async function createServices(deps: Deps) {
     shredder: store.shredder,
     confirmations: confirmationsRepo,
     outbox: outboxRepo,
+    // A deleted submission's files go from the store once the deletion has committed.
+    afterDelete: files.removeUnattached,
     // What else a person's export shows about their submissions, one entry per store.
     related: {
       notifications: async (ids) =>
@@ -303,6 +334,7 @@ export async function createServices(deps: Deps) {
     keys,
     forms,
     submissions,
+    files,
     lifecycle,
     analytics,
     outbox,

@@ -31,6 +31,8 @@ export interface Form {
   fields: FieldRule[] | null;
   /** With `fields`: whether fields not in the list are stored (else refused). */
   allowExtraFields: boolean;
+  /** File uploads (multipart posts): limits and the types allowed, judged by the bytes; null = files refused. */
+  files: FilesSetting | null;
   /** A paused form refuses every submission. */
   paused: boolean;
   /** From this time on the form refuses submissions; null = never. */
@@ -83,6 +85,15 @@ export interface FieldRule {
   placeholder?: string;
 }
 
+/** A form's file upload limits. */
+export interface FilesSetting {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxTotalBytes: number;
+  /** MIME types (application/pdf) or families (image/*). */
+  types: string[];
+}
+
 export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha";
 
 /** The settings `createForm` and `updateForm` take, shaped as `Form`; what is left out is the default (create) or stays as it is (update). */
@@ -106,6 +117,8 @@ export interface FormSettings {
   /** At most 100; null takes any fields again. */
   fields?: FieldRule[] | null;
   allowExtraFields?: boolean;
+  /** Members left out take their defaults; null refuses files again. */
+  files?: Partial<FilesSetting> | null;
   paused?: boolean;
   /** ISO 8601 with its offset; null = never. */
   closesAt?: string | null;

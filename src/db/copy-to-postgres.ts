@@ -34,6 +34,7 @@ const TABLES = [
   "password_resets",
   "recipient_confirmations",
   "notification_digests",
+  "files",
 ];
 // Columns PostgreSQL numbers itself (identity); after the copy its counter continues past the copied ids.
 const IDENTITIES: [table: string, column: string][] = [

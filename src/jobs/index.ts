@@ -74,6 +74,12 @@ export function createJobs(services: Services): Job[] {
       run: async () => void (await services.digests.queueDigests(OPERATOR)),
     },
     {
+      name: "sweep-orphan-files",
+      // A file whose submission never committed (a crash mid-upload) goes within the hour; so does one whose submission went.
+      schedule: "0 */15 * * * *",
+      run: async () => void (await services.files.removeUnattached()),
+    },
+    {
       name: "delete-expired-confirmations",
       schedule: "0 23 * * * *",
       run: async () => void (await services.confirmations.deleteExpired()),

@@ -51,7 +51,17 @@ export type Control = Common &
     | { kind: "time" }
     /** The fields list, in the field editor (pages/field-editor.tsx). */
     | { kind: "fields" }
+    /** File uploads or null (refused): a switch, then the limits and the types allowed (`fallback` when it is turned on). */
+    | { kind: "files"; fallback: FilesDraft }
   );
+
+/** A form's `files` setting as the page edits it. */
+export interface FilesDraft {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxTotalBytes: number;
+  types: string[];
+}
 
 /** An origin as the browser writes it in `Origin`, or null: what allowed origins must hold. */
 function origin(text: string): string | null {
@@ -179,6 +189,30 @@ export const CONTROLS: Record<SettingKey, Control> = {
     help: "Else a submission with such a field is refused.",
     section: "Fields",
     enabledWhen: (d) => Array.isArray(d.fields) && d.fields.length > 0,
+  },
+  files: {
+    kind: "files",
+    label: "Take file uploads",
+    help: "Files come in multipart/form-data posts; each file's type is judged by its bytes, never its name.",
+    section: "Fields",
+    fallback: {
+      maxFileBytes: 10 * 1024 * 1024,
+      maxFiles: 5,
+      maxTotalBytes: 25 * 1024 * 1024,
+      types: [
+        "image/*",
+        "application/pdf",
+        "text/plain",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "application/vnd.oasis.opendocument.text",
+        "application/vnd.oasis.opendocument.spreadsheet",
+        "application/vnd.oasis.opendocument.presentation",
+        "application/x-cfb",
+        "application/rtf",
+      ],
+    },
   },
   paused: {
     kind: "checkbox",

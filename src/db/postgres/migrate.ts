@@ -71,6 +71,30 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       )`,
     ],
   },
+  {
+    version: 16,
+    name: "files",
+    statements: [
+      'ALTER TABLE forms ADD COLUMN files text COLLATE "C"',
+      `CREATE TABLE files (
+    id            text COLLATE "C" PRIMARY KEY,
+    submission_id text COLLATE "C" REFERENCES submissions(id) ON DELETE SET NULL,
+    form_id       text COLLATE "C",
+    owner_id      text COLLATE "C" NOT NULL,
+    key           text COLLATE "C" NOT NULL,
+    field         text COLLATE "C" NOT NULL,
+    name          text COLLATE "C" NOT NULL,
+    type          text COLLATE "C" NOT NULL,
+    size          integer NOT NULL,
+    sha256        text COLLATE "C" NOT NULL,
+    state         text COLLATE "C" NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'stored')),
+    created_at    text COLLATE "C" NOT NULL
+  )`,
+      "CREATE INDEX files_by_submission ON files (submission_id)",
+      "CREATE INDEX files_unattached ON files (created_at) WHERE submission_id IS NULL",
+      "INSERT INTO settings (key, value) VALUES ('files_secret', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''))",
+    ],
+  },
 ];
 
 /**

@@ -89,7 +89,8 @@ export const POSTGRES_SCHEMA: string[] = [
     recipients              text COLLATE "C" NOT NULL DEFAULT '[]',
     notification_template   text COLLATE "C",
     from_name               text COLLATE "C",
-    notify_mode             text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily'))
+    notify_mode             text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily')),
+    files                   text COLLATE "C"
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -269,6 +270,22 @@ export const POSTGRES_SCHEMA: string[] = [
     created_at  text COLLATE "C" NOT NULL,
     PRIMARY KEY (form_id, day)
   )`,
+  `CREATE TABLE files (
+    id            text COLLATE "C" PRIMARY KEY,
+    submission_id text COLLATE "C" REFERENCES submissions(id) ON DELETE SET NULL,
+    form_id       text COLLATE "C",
+    owner_id      text COLLATE "C" NOT NULL,
+    key           text COLLATE "C" NOT NULL,
+    field         text COLLATE "C" NOT NULL,
+    name          text COLLATE "C" NOT NULL,
+    type          text COLLATE "C" NOT NULL,
+    size          integer NOT NULL,
+    sha256        text COLLATE "C" NOT NULL,
+    state         text COLLATE "C" NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'stored')),
+    created_at    text COLLATE "C" NOT NULL
+  )`,
+  "CREATE INDEX files_by_submission ON files (submission_id)",
+  "CREATE INDEX files_unattached ON files (created_at) WHERE submission_id IS NULL",
 
   // PostgreSQL only: the rate limits every instance shares (db/shared-buckets.ts); one process on a
   // SQLite file keeps them in memory. UNLOGGED: no WAL and no fsync per request; a crash empties it,
@@ -287,7 +304,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 15;
+export const POSTGRES_SCHEMA_VERSION = 16;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),
@@ -302,6 +319,10 @@ export const POSTGRES_SEED: { sql: string; params: () => unknown[] }[] = [
   },
   {
     sql: "INSERT INTO settings (key, value) VALUES ('challenge_secret', ?)",
+    params: () => [randomBytes(32).toString("base64url")],
+  },
+  {
+    sql: "INSERT INTO settings (key, value) VALUES ('files_secret', ?)",
     params: () => [randomBytes(32).toString("base64url")],
   },
 ];

@@ -1,3 +1,4 @@
+import type { FilesSetting } from "../files/model";
 import { t, type Static } from "elysia";
 
 export const FORM_TYPES = [
@@ -84,6 +85,8 @@ export interface Form {
   fields: FieldRule[] | null;
   /** With `fields`: whether fields not in the list are stored (else refused). */
   allowExtraFields: boolean;
+  /** File uploads: limits and types; null = a file in a post is refused. */
+  files: FilesSetting | null;
   /** Closing: paused, past `closesAt`, or at `maxSubmissions` inbox submissions, every submit is refused. */
   paused: boolean;
   closesAt: string | null;

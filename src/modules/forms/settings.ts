@@ -54,6 +54,7 @@ import {
   type NotifyMode,
 } from "./model";
 import { setAt, valueAt } from "../../lib/dotted-path";
+import { DEFAULT_FILES, FilesSettingInput, FilesSettingSchema, filesProblem, normalizeFiles } from "../files/model";
 
 /** Where a setting's value sits on a Form (the service's view): a field, or a field of its autoresponse. */
 export type FormPath = Exclude<keyof Form, "autoresponse"> | `autoresponse.${keyof Autoresponse}`;
@@ -171,6 +172,15 @@ function readJsonFile(what: string, file: string): unknown {
     return JSON.parse(text);
   } catch (e) {
     throw new AppError("INVALID_PARAMETER", `${what}: ${file} is not JSON: ${(e as Error).message}`);
+  }
+}
+
+/** A flag's JSON text; text that does not parse is a 400 that names the setting. */
+function parseJsonFlag(what: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AppError("INVALID_PARAMETER", `${what}: not JSON: ${(e as Error).message}`);
   }
 }
 
@@ -604,6 +614,30 @@ export const SETTINGS = {
       no: { help: "refuse fields the list does not name", value: false },
     },
     show: { label: "extra fields", text: (v) => (v ? "stored" : "refused"), when: (f) => f.fields !== null },
+  }),
+  files: setting({
+    schema: FilesSettingSchema,
+    input: FilesSettingInput,
+    field: "files",
+    column: "files",
+    stored: "json",
+    default: null,
+    check: filesProblem,
+    normalize: normalizeFiles,
+    example: { ...DEFAULT_FILES, maxFiles: 2, types: ["application/pdf"] },
+    cli: {
+      flag: "--files <limits>",
+      help: 'take file uploads: "on" for the defaults (5 files, 10 MiB each, 25 MiB in all; images, PDF, text, Office), or a JSON object {"maxFileBytes","maxFiles","maxTotalBytes","types"}',
+      parse: (text) => (text.trim() === "on" ? {} : parseJsonFlag("files (--files)", text)),
+      no: { help: "refuse file uploads (the default)", value: null },
+    },
+    show: {
+      label: "file uploads",
+      text: (v) =>
+        v === null
+          ? "refused"
+          : `up to ${v.maxFiles} file(s), ${v.maxFileBytes} bytes each, ${v.maxTotalBytes} in all; ${v.types.join(", ")}`,
+    },
   }),
   paused: setting({
     schema: t.Boolean({ description: "a paused form refuses every submission (403 FORM_CLOSED)" }),

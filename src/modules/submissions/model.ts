@@ -1,3 +1,4 @@
+import type { Upload } from "../files/service";
 import { FormatRegistry } from "@sinclair/typebox";
 import { t, type Static } from "elysia";
 import type { Form } from "../forms/model";
@@ -191,6 +192,8 @@ export interface NewSubmission {
   usedChallenge?: UsedChallenge;
   /** The page's `_subject` for the owner's notification (drop-in posts): not stored, one line of at most 200 characters. */
   subject?: string;
+  /** Ids of the files uploaded with it (stored, pending): they become its in its transaction. */
+  files?: string[];
 }
 
 /** What a drop-in post says beside its fields (dropin/read-post.ts): never stored in `data`. */
@@ -199,6 +202,8 @@ export interface SubmitExtras {
   replyTo?: string;
   /** `_subject`, for the notification email. */
   subject?: string;
+  /** The files a multipart post carried, already in the store (files/service.ts): checked against the form's `files` setting. */
+  uploads?: Upload[];
 }
 
 /** A stored submission with `data` still as JSON text, so listing never parses and re-serialises it. */

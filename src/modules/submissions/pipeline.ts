@@ -3,6 +3,7 @@ import type { Sql } from "../../db/sql";
 import { AppError } from "../../lib/errors";
 import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
+import type { Upload } from "../files/service";
 import type { UsedChallenge } from "../spam/repo";
 import type { SubmitterInfo } from "./meta";
 import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
@@ -188,6 +189,8 @@ export interface Candidate {
   usedChallenge?: UsedChallenge;
   /** The page's `_subject` (drop-in posts), carried to the notification; never in `data`. */
   subject?: string;
+  /** The files a multipart post carried (already in the store, pending): the files check reads them. */
+  uploads?: Upload[];
 }
 
 /** What a check decides: store it, store it as spam, or refuse it with this error. */

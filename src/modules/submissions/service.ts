@@ -144,6 +144,7 @@ export function createSubmissionsService({
     const { _meta: _dropped, ...fields } = body.data;
     const candidate: Candidate = { form, caller, body, data: fields, submitter: info, formPost };
     if (extras.subject !== undefined) candidate.subject = extras.subject;
+    if (extras.uploads?.length) candidate.uploads = extras.uploads;
     const checked = pipeline.check(candidate);
     const status = checked instanceof Promise ? await checked : checked;
     const meta = buildMeta(info, countryOf);
@@ -164,6 +165,7 @@ export function createSubmissionsService({
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
       usedChallenge: candidate.usedChallenge,
       ...(candidate.subject !== undefined ? { subject: candidate.subject } : {}),
+      ...(extras.uploads?.length ? { files: extras.uploads.map((u) => u.file) } : {}),
     };
     try {
       await batches.write(submission);

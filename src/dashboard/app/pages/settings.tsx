@@ -3,7 +3,7 @@ import type { FormUpdateRequest } from "../../../client/index";
 import { forms, type FormDetails } from "../calls";
 import { go } from "../router";
 import { setAt, valueAt } from "../../../lib/dotted-path";
-import { CONTROLS, SECTIONS, type Control, type Draft } from "../setting-controls";
+import { CONTROLS, SECTIONS, type Control, type Draft, type FilesDraft } from "../setting-controls";
 import { announce, Confirm, ErrorNote } from "../ui/bits";
 import { cleanFields, draftFields, FieldEditor, type DraftField } from "./field-editor";
 import { NotificationPreview } from "./notification-preview";
@@ -252,6 +252,94 @@ function SettingControl({
                   required
                   value={tpl.text}
                   onInput={(e) => onChange({ ...tpl, text: text(e) })}
+                />
+              </label>
+            </>
+          )}
+          {problem && (
+            <span class="field-error" role="alert">
+              {problem}
+            </span>
+          )}
+        </>
+      );
+    }
+    case "files": {
+      const files = value as FilesDraft | null;
+      const mb = (bytes: number) => String(Math.round((bytes / 1048576) * 100) / 100);
+      const bytes = (e: Event) => Math.round(Number(text(e)) * 1048576);
+      return (
+        <>
+          <label class="check">
+            <input
+              type="checkbox"
+              name={`${name}.on`}
+              checked={files !== null}
+              disabled={disabled}
+              aria-describedby={helpId}
+              onChange={(e) => onChange(e.currentTarget.checked ? c.fallback : null)}
+            />
+            <span>
+              {c.label} {help}
+            </span>
+          </label>
+          {files && (
+            <>
+              <label class="field indent">
+                <span>At most this many files per submission</span>
+                <input
+                  class="input-small"
+                  name={`${name}.maxFiles`}
+                  type="number"
+                  min={1}
+                  max={100}
+                  required
+                  value={String(files.maxFiles)}
+                  onInput={(e) => onChange({ ...files, maxFiles: Number(text(e)) })}
+                />
+              </label>
+              <label class="field indent">
+                <span>Largest file (MB)</span>
+                <input
+                  class="input-small"
+                  name={`${name}.maxFileBytes`}
+                  type="number"
+                  min={0.01}
+                  step="any"
+                  required
+                  value={mb(files.maxFileBytes)}
+                  onInput={(e) => onChange({ ...files, maxFileBytes: bytes(e) })}
+                />
+              </label>
+              <label class="field indent">
+                <span>All files of a submission together (MB)</span>
+                <input
+                  class="input-small"
+                  name={`${name}.maxTotalBytes`}
+                  type="number"
+                  min={0.01}
+                  step="any"
+                  required
+                  value={mb(files.maxTotalBytes)}
+                  onInput={(e) => onChange({ ...files, maxTotalBytes: bytes(e) })}
+                />
+              </label>
+              <label class="field indent">
+                <span>Types allowed, one a line (image/* for any image)</span>
+                <textarea
+                  name={`${name}.types`}
+                  rows={5}
+                  required
+                  value={files.types.join("\n")}
+                  onInput={(e) =>
+                    onChange({
+                      ...files,
+                      types: text(e)
+                        .split("\n")
+                        .map((l) => l.trim())
+                        .filter(Boolean),
+                    })
+                  }
                 />
               </label>
             </>
