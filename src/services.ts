@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import type { Config } from "./config";
+import { isPostgresUrl, type Config } from "./config";
 import type { Atomically, Sql } from "./db/sql";
 import type { Store } from "./db/store";
 import type { Clock } from "./lib/clock";
@@ -56,9 +56,6 @@ import { createSubmissionsService } from "./modules/submissions/service";
 import { clamdScanner } from "./modules/files/clamd";
 import { createFilesRepo } from "./modules/files/repo";
 import { createFilesService } from "./modules/files/service";
-import { isPostgresUrl } from "./config";
-import { openObjectStore } from "./lib/object-store";
-import { dirname, join } from "node:path";
 
 export interface Deps {
   store: Store;
