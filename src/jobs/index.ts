@@ -1,3 +1,4 @@
+import { FORMS_PER_FOLD } from "../db/postgres/deltas";
 import { OPERATOR } from "../lib/principal";
 import { AUTORESPONSE_WINDOW_MS } from "../modules/notifications/autoresponse";
 import { OUTBOX_KEEP_MS, type Services } from "../services";
@@ -72,6 +73,14 @@ export function createJobs(services: Services): Job[] {
       // The previous UTC day's digests; a second run (or another instance) queues nothing (digest.ts).
       schedule: "0 0 8 * * *",
       run: async () => void (await services.digests.queueDigests(OPERATOR)),
+    },
+    {
+      name: "fold-counter-deltas",
+      // PostgreSQL: keeps the deltas that every count read adds up few; again at once while a fold finds a full load.
+      schedule: "* * * * * *",
+      run: async () => {
+        while ((await services.foldTallies()) >= FORMS_PER_FOLD);
+      },
     },
     {
       name: "delete-expired-confirmations",
