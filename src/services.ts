@@ -1,5 +1,6 @@
 import { dirname, join } from "node:path";
 import { isPostgresUrl, type Config } from "./config";
+import { foldDeltas } from "./db/postgres/deltas";
 import type { Atomically, Sql } from "./db/sql";
 import type { Store } from "./db/store";
 import type { Clock } from "./lib/clock";
@@ -341,6 +342,8 @@ export async function createServices(deps: Deps) {
     notifications,
     spam,
     audit,
+    /** Folds PostgreSQL's counter and rollup deltas into their rows (db/postgres/deltas.ts); nothing on SQLite. Resolves with the forms folded. */
+    foldTallies: (): Promise<number> => (sql.engine === "postgres" ? foldDeltas(sql) : Promise.resolve(0)),
     /** The services' clock (pinned in tests): what the pages for people read a form's closing time against. */
     clock,
     close,

@@ -260,10 +260,15 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     try {
       const stored = new Set((await pg.unsafe("SELECT id FROM submissions")).map((r: { id: string }) => r.id));
       expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-      const [{ count }] = await pg.unsafe("SELECT submission_count AS count FROM forms WHERE id = $1", [c.formId]);
+      // The stored counter with the deltas not folded yet: what Get Form answers.
+      const [{ count }] = await pg.unsafe(
+        "SELECT submission_count + (SELECT CAST(coalesce(sum(submissions), 0) AS INTEGER) FROM form_count_deltas WHERE form_id = $1) AS count FROM forms WHERE id = $1",
+        [c.formId],
+      );
       expect(count).toBe(stored.size);
     } finally {
       await pg.close();
+      await c.stop();
     }
   }, 60_000);
 
@@ -364,5 +369,99 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     await Bun.sleep(1200);
     expect((await deadlocks()) - before).toBe(0);
     await pgAdmin.end();
+  }, 120_000);
+
+  test("answer every count through either instance as a recount would, while both take submits and after the fold", async () => {
+    const c = await cluster({ FORMSVC_RATE_LIMIT: "1000000" });
+    const forms = [c.formId];
+    for (let i = 0; i < 2; i++)
+      forms.push(
+        cliJson<{ id: string }>(
+          ["forms", "create", "--owner", "owner@example.com", "--name", `Form ${i}`, "--type", "contact"],
+          { db: c.db },
+        ).id,
+      );
+    const pg = new SQL(c.db, { max: 2 });
+    const read = async (p: ServeProcess, formId: string) => {
+      const form = (await (await c.ask(p, `/api/v1/forms/${formId}`)).json()) as { submissionCount: number };
+      const analytics = (await (await c.ask(p, `/api/v1/forms/${formId}/analytics?period=year`)).json()) as {
+        totalSubmissions: number;
+      };
+      return { count: form.submissionCount, total: analytics.totalSubmissions };
+    };
+    const recount = async (formId: string) =>
+      Number(
+        (await pg.unsafe("SELECT count(*) AS n FROM submissions WHERE form_id = $1 AND status = 'inbox'", [formId]))[0]
+          .n,
+      );
+    try {
+      let acknowledged = 0;
+      const acknowledgedTo = new Map<string, number>();
+      let loading = true;
+      const worker = async (p: ServeProcess, w: number) => {
+        for (let i = 0; i < 50; i++) {
+          const formId = forms[(w + i) % forms.length]!;
+          const res = await c.ask(p, "/api/v1/forms/submit", {
+            method: "POST",
+            body: JSON.stringify({ formId, data: { i } }),
+          });
+          expect(res.status).toBe(200);
+          acknowledged += 1;
+          acknowledgedTo.set(formId, (acknowledgedTo.get(formId) ?? 0) + 1);
+        }
+      };
+      // While the load runs: each answer counts at least what was acknowledged before the request (a commit
+      // is acknowledged once every instance's caches know of it), and no more than a recount made after it.
+      const reader = async () => {
+        const seen: { before: number; count: number; total: number; after: number }[] = [];
+        for (let n = 0; loading; n++) {
+          const formId = forms[n % forms.length]!;
+          const before = acknowledgedTo.get(formId) ?? 0;
+          const { count, total } = await read(n % 2 ? c.b : c.a, formId);
+          seen.push({ before, count, total, after: await recount(formId) });
+        }
+        return seen;
+      };
+      const watching = reader();
+      await Promise.all(Array.from({ length: 16 }, (_, w) => worker(w % 2 ? c.b : c.a, w)));
+      loading = false;
+      const seen = await watching;
+      expect(seen.length).toBeGreaterThan(3);
+      for (const s of seen) {
+        expect(s.count).toBeGreaterThanOrEqual(s.before);
+        expect(s.count).toBeLessThanOrEqual(s.after);
+        expect(s.total).toBeGreaterThanOrEqual(s.before);
+        expect(s.total).toBeLessThanOrEqual(s.after);
+      }
+      expect(acknowledged).toBe(800);
+      // Once the load is over, before and after the fold (one job a second, on one instance), every answer is the recount.
+      const exact = async () => {
+        for (const formId of forms) {
+          const n = await recount(formId);
+          for (const p of [c.a, c.b])
+            expect({ formId, ...(await read(p, formId)) }).toEqual({ formId, count: n, total: n });
+        }
+      };
+      await exact();
+      const deadline = Date.now() + 10_000;
+      const pending = async () =>
+        Number(
+          (
+            await pg.unsafe(
+              "SELECT (SELECT count(*) FROM form_count_deltas) + (SELECT count(*) FROM form_rollup_deltas) AS n",
+            )
+          )[0].n,
+        );
+      while ((await pending()) > 0 && Date.now() < deadline) await Bun.sleep(200);
+      expect(await pending()).toBe(0);
+      const stored = await pg.unsafe(
+        "SELECT f.id, f.submission_count AS n, (SELECT count(*) FROM submissions s WHERE s.form_id = f.id AND s.status = 'inbox') AS recount FROM forms f",
+      );
+      for (const r of stored) expect(Number(r.n)).toBe(Number(r.recount));
+      await exact();
+    } finally {
+      await pg.close();
+      await c.stop();
+    }
   }, 120_000);
 });

@@ -15,6 +15,7 @@ import * as operations from "./013-operations";
 import * as notifications from "./014-notifications";
 import * as digests from "./015-digests";
 import * as files from "./016-files";
+import * as counterDeltas from "./017-counter-deltas";
 
 export interface Migration {
   version: number;
@@ -40,4 +41,5 @@ export const migrations: Migration[] = [
   { version: 14, name: "notifications", up: notifications.up },
   { version: 15, name: "digests", up: digests.up },
   { version: 16, name: "files", up: files.up },
+  { version: 17, name: "counter-deltas", up: counterDeltas.up },
 ];

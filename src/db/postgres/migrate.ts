@@ -1,7 +1,7 @@
 import { migrations as sqliteMigrations } from "../migrations";
 import type { Sql } from "../sql";
 import type { SqlValue } from "../sql";
-import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION as BASELINE, POSTGRES_SEED } from "./schema";
+import { COUNTER_DELTAS, POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION as BASELINE, POSTGRES_SEED } from "./schema";
 
 /**
  * Schema changes for a database made by an earlier version, each with its SQLite twin's version;
@@ -95,6 +95,8 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       "INSERT INTO settings (key, value) VALUES ('files_secret', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''))",
     ],
   },
+  // Counters and rollups as appended deltas (SQLite's twin changes nothing); what was on the rows stays there.
+  { version: 17, name: "counter-deltas", statements: COUNTER_DELTAS },
 ];
 
 /**

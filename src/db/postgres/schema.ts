@@ -20,6 +20,29 @@ import { randomBytes } from "node:crypto";
  *
  * One statement per entry, applied in order in one transaction.
  */
+/**
+ * PostgreSQL only (SQLite's one writer keeps its counters on their rows): a batch's counts as rows
+ * appended, not as updates of a form's counter and rollup rows that every batch of every instance
+ * would take turns on until its commit. Reads add what is not folded yet to the rows
+ * (db/postgres/deltas.ts); one job a cluster folds them in, in one statement each.
+ */
+export const COUNTER_DELTAS: string[] = [
+  `CREATE TABLE form_count_deltas (
+    form_id     text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    submissions integer NOT NULL
+  )`,
+  "CREATE INDEX form_count_deltas_by_form ON form_count_deltas (form_id)",
+  // A day's delta counts in its month too: the fold adds it to both rollups.
+  `CREATE TABLE form_rollup_deltas (
+    form_id   text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    dimension text COLLATE "C" NOT NULL,
+    day       text COLLATE "C" NOT NULL,
+    value     text COLLATE "C" NOT NULL,
+    count     integer NOT NULL
+  )`,
+  "CREATE INDEX form_rollup_deltas_by_form ON form_rollup_deltas (form_id, dimension, day)",
+];
+
 export const POSTGRES_SCHEMA: string[] = [
   // Also created on its own (IF NOT EXISTS) by a runner that reads it before applying the rest.
   `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -298,13 +321,14 @@ export const POSTGRES_SCHEMA: string[] = [
   )`,
   // PostgreSQL only: what tells every instance's caches that another one committed.
   "CREATE SEQUENCE formsvc_changes",
+  ...COUNTER_DELTAS,
 ];
 
 /** Tables only PostgreSQL has: what SQLite keeps in memory when one process serves the file. */
-export const POSTGRES_ONLY_TABLES = ["rate_buckets"];
+export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 16;
+export const POSTGRES_SCHEMA_VERSION = 17;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

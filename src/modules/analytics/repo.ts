@@ -1,3 +1,4 @@
+import { jsonRows } from "../../db/postgres/deltas";
 import type { Sql } from "../../db/sql";
 import type { SubmissionMeta } from "../submissions/meta";
 import type { NewSubmission } from "../submissions/model";
@@ -37,11 +38,33 @@ const TOP = `SELECT value, CAST(sum(count) AS INTEGER) AS count FROM (
     SELECT value, count FROM form_monthly_counts WHERE form_id = ?1 AND dimension = ?2 AND month BETWEEN ?7 AND ?8) AS parts
   GROUP BY value ORDER BY count DESC, value ASC LIMIT ?9`;
 
+// PostgreSQL: the same reads with the rollup deltas not folded yet added (db/postgres/deltas.ts), in one
+// statement; a value whose sum is 0 is left out, as the fold would remove its row.
+const PG_SERIES = `SELECT day, CAST(sum(count) AS INTEGER) AS count FROM (
+    SELECT day, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = 'total' AND day BETWEEN ?2 AND ?3
+    UNION ALL
+    SELECT day, count FROM form_rollup_deltas WHERE form_id = ?1 AND dimension = 'total' AND day BETWEEN ?2 AND ?3) AS parts
+  GROUP BY day HAVING sum(count) > 0 ORDER BY day`;
+const PG_TOP = `SELECT value, CAST(sum(count) AS INTEGER) AS count FROM (
+    SELECT value, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = ?2 AND day BETWEEN ?3 AND ?4
+    UNION ALL
+    SELECT value, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = ?2 AND day BETWEEN ?5 AND ?6
+    UNION ALL
+    SELECT value, count FROM form_monthly_counts WHERE form_id = ?1 AND dimension = ?2 AND month BETWEEN ?7 AND ?8
+    UNION ALL
+    SELECT value, count FROM form_rollup_deltas WHERE form_id = ?1 AND dimension = ?2
+      AND (day BETWEEN ?3 AND ?4 OR day BETWEEN ?5 AND ?6 OR substr(day, 1, 7) BETWEEN ?7 AND ?8)) AS parts
+  GROUP BY value HAVING sum(count) > 0 ORDER BY count DESC, value ASC LIMIT ?9`;
+const APPEND_ROLLUPS = `INSERT INTO form_rollup_deltas (form_id, dimension, day, value, count)
+  SELECT form_id, dimension, day, value, count FROM ${jsonRows("form_id text, dimension text, day text, value text, count integer")}`;
+
 export function createAnalyticsRepo(sql: Sql) {
+  const postgres = sql.engine === "postgres";
   /**
    * Adds `sign` × each submission to its day's and month's rollups; a value that drops to 0 is removed
-   * (top lists never show it). One multi-row upsert per table, its rows sorted by key: PostgreSQL
-   * locks them in that order, so two instances' batches touching the same rows never deadlock.
+   * (top lists never show it). SQLite: one multi-row upsert per table, its rows sorted by key.
+   * PostgreSQL: one insert of the batch's deltas, which locks no row another batch needs; the fold
+   * (db/postgres/deltas.ts) adds them to the rows and removes what drops to 0.
    */
   async function adjust(batch: NewSubmission[], sign: 1 | -1): Promise<void> {
     const days = new Map<string, [string, string, string, string, number]>();
@@ -59,6 +82,18 @@ export function createAnalyticsRepo(sql: Sql) {
         add(days, s.form.id, dimension, day, value);
         add(months, s.form.id, dimension, day.slice(0, 7), value);
       }
+    }
+    if (postgres) {
+      // Months are the fold's: each day's delta goes into its month too.
+      const rows = [...days.values()].map(([form_id, dimension, day, value, count]) => ({
+        form_id,
+        dimension,
+        day,
+        value,
+        count,
+      }));
+      if (rows.length > 0) await sql.run(APPEND_ROLLUPS, [JSON.stringify(rows)]);
+      return;
     }
     for (const [rows, table, period, dropEmpty] of [
       [days, "form_daily_counts", "day", DROP_EMPTY_DAY],
@@ -91,7 +126,7 @@ export function createAnalyticsRepo(sql: Sql) {
     },
     /** Submissions per day in [from, to], days without any left out. */
     countsPerDay: (formId: string, from: string, to: string) =>
-      sql.all<{ day: string; count: number }>(SERIES, [formId, from, to]),
+      sql.all<{ day: string; count: number }>(postgres ? PG_SERIES : SERIES, [formId, from, to]),
     /**
      * The ten most frequent values of a dimension, count descending then value ascending, over
      * the days `headDays` and `tailDays` and the whole months `months` (each [first, last]; an
@@ -102,7 +137,7 @@ export function createAnalyticsRepo(sql: Sql) {
       dimension: Dimension,
       parts: { headDays: [string, string]; tailDays: [string, string]; months: [string, string] },
     ) =>
-      sql.all<{ value: string; count: number }>(TOP, [
+      sql.all<{ value: string; count: number }>(postgres ? PG_TOP : TOP, [
         formId,
         dimension,
         ...parts.headDays,

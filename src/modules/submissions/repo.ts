@@ -1,7 +1,8 @@
 import { keysetQuery } from "../../db/keyset";
 import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
-import { createJoiners, type JoinerRule } from "../waitlist/joiners";
+import { jsonRows } from "../../db/postgres/deltas";
+import { createJoiners } from "../waitlist/joiners";
 import type { NewSubmission, StoredSubmission, SubmissionStatus } from "./model";
 
 interface Row {
@@ -47,11 +48,41 @@ const SAVE_IDEMPOTENCY =
   "INSERT INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
 const BUMP_COUNTERS =
   "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?";
+const APPEND_COUNTS = `INSERT INTO form_count_deltas (form_id, submissions) SELECT form_id, submissions FROM ${jsonRows("form_id text, submissions integer")}`;
 
 export function createSubmissionsRepo(sql: Sql) {
   const joiners = createJoiners(sql);
   const newestFirst = keysetQuery<Row>(sql, SELECT, "newest");
   const oldestFirst = keysetQuery<Row>(sql, SELECT, "oldest");
+
+  /**
+   * Adds `sign` × each submission to its form's counters: every joiner row first, then each form's
+   * counters once, in the batch's order (pipeline.ts `lockOrder`). On PostgreSQL a form's
+   * submissions are appended as one delta row (db/postgres/deltas.ts), locking nothing another
+   * batch waits for, except where its row must be held until the commit: a waitlist (its joiners
+   * counted against the rows of this batch) and a form with a `maxSubmissions` (capWriter's exact
+   * cap). SQLite's one writer updates the row.
+   */
+  async function bump(batch: NewSubmission[], sign: 1 | -1): Promise<void> {
+    if (batch.length === 0) return;
+    const forms = await joiners.rules([...new Set(batch.map((s) => s.form.id))]);
+    const counts = new Map<string, { submissions: number; joiners: number }>();
+    for (const s of batch) {
+      let c = counts.get(s.form.id);
+      if (!c) counts.set(s.form.id, (c = { submissions: 0, joiners: 0 }));
+      c.submissions += sign;
+      const rule = forms.get(s.form.id)?.rule ?? "none";
+      if (await (sign > 0 ? joiners.join : joiners.leave)(s.form.id, rule, s.email)) c.joiners += sign;
+    }
+    const deltas: { form_id: string; submissions: number }[] = [];
+    for (const [formId, c] of counts) {
+      const form = forms.get(formId);
+      if (sql.engine === "postgres" && form && form.rule === "none" && !form.capped)
+        deltas.push({ form_id: formId, submissions: c.submissions });
+      else await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
+    }
+    if (deltas.length > 0) await sql.run(APPEND_COUNTS, [JSON.stringify(deltas)]);
+  }
 
   return {
     /** The submit pipeline's writer of rows: each submission with its status, and its idempotency key. Runs inside the batch's transaction. */
@@ -89,28 +120,12 @@ export function createSubmissionsRepo(sql: Sql) {
      * submissions in; `uncount` takes submissions that leave the inbox (moved or deleted) out again.
      */
     counters: {
-      async count(batch: NewSubmission[]): Promise<void> {
-        const counts = new Map<string, { rule: JoinerRule; submissions: number; joiners: number }>();
-        for (const s of batch) {
-          if (s.status !== "inbox") continue;
-          let c = counts.get(s.form.id);
-          if (!c) counts.set(s.form.id, (c = { rule: await joiners.rule(s.form.id), submissions: 0, joiners: 0 }));
-          c.submissions += 1;
-          if (await joiners.join(s.form.id, c.rule, s.email)) c.joiners += 1;
-        }
-        for (const [formId, c] of counts) await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
-      },
-      async uncount(batch: NewSubmission[]): Promise<void> {
-        // As `count`: every joiner row first, then each form's row once, in the batch's order (pipeline.ts `lockOrder`).
-        const counts = new Map<string, { submissions: number; joiners: number }>();
-        for (const s of batch) {
-          let c = counts.get(s.form.id);
-          if (!c) counts.set(s.form.id, (c = { submissions: 0, joiners: 0 }));
-          c.submissions -= 1;
-          if (await joiners.leave(s.form.id, await joiners.rule(s.form.id), s.email)) c.joiners -= 1;
-        }
-        for (const [formId, c] of counts) await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
-      },
+      count: (batch: NewSubmission[]) =>
+        bump(
+          batch.filter((s) => s.status === "inbox"),
+          1,
+        ),
+      uncount: (batch: NewSubmission[]) => bump(batch, -1),
     },
 
     async findIdempotentResponse(formId: string, key: string): Promise<string | null> {
