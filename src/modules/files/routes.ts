@@ -76,6 +76,8 @@ export function filesRoutes(files: FilesService, submissions: Pick<SubmissionsSe
         }),
         detail: {
           summary: "Download a file by a signed link",
+          // The signature is the credential: no key, no session.
+          security: [],
           description:
             "The link in an owner notification or a webhook payload: no key, for 7 days from when it was made. A link changed in any way, or past its time, is a 403; a file deleted since is a 404.",
           tags: ["Submissions"],
