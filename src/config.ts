@@ -142,6 +142,20 @@ const settings = {
     parse: url(["https:", "http:"]),
     doc: "where hCaptcha tokens are verified (siteverify)",
   },
+  recaptchaSecret: {
+    env: "FORMSVC_RECAPTCHA_SECRET",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "Google reCAPTCHA secret key (v2 or v3), needed by forms whose challenge is recaptcha",
+  },
+  recaptchaVerifyUrl: {
+    env: "FORMSVC_RECAPTCHA_VERIFY_URL",
+    default: "https://www.google.com/recaptcha/api/siteverify",
+    parse: url(["https:", "http:"]),
+    doc: "where reCAPTCHA tokens are verified (siteverify)",
+  },
+
   sessionIdleDays: {
     env: "FORMSVC_SESSION_IDLE_DAYS",
     default: "7",

@@ -66,7 +66,17 @@ export const brokenForm: Client.Form = {
   // @ts-expect-error usersJoinedSettings must be an object or null, never a number
   usersJoinedSettings: 3,
   allowedOrigins: [],
-  spamSettings: { honeypotField: null, challenge: "none" },
+  spamSettings: {
+    honeypotField: null,
+    challenge: "none",
+    blockedWords: [],
+    blockedEmailDomains: [],
+    blockDisposableEmail: false,
+    maxLinks: null,
+    duplicateWindowSeconds: null,
+    threshold: 0.9,
+    recaptchaMinScore: 0.5,
+  },
   autoresponse: { enabled: false, subject: "", text: "" },
   doubleOptIn: false,
   confirmRedirectUrl: null,

@@ -71,7 +71,6 @@ export const POSTGRES_SCHEMA: string[] = [
     updated_at              text COLLATE "C" NOT NULL,
     allowed_origins         text COLLATE "C" NOT NULL DEFAULT '[]',
     honeypot_field          text COLLATE "C" DEFAULT '_gotcha',
-    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha')),
     autoresponse_enabled    integer NOT NULL DEFAULT 0,
     autoresponse_subject    text COLLATE "C" NOT NULL DEFAULT '',
     autoresponse_text       text COLLATE "C" NOT NULL DEFAULT '',
@@ -89,7 +88,16 @@ export const POSTGRES_SCHEMA: string[] = [
     recipients              text COLLATE "C" NOT NULL DEFAULT '[]',
     notification_template   text COLLATE "C",
     from_name               text COLLATE "C",
-    notify_mode             text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily'))
+    notify_mode             text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily')),
+    spam_blocked_words      text COLLATE "C" NOT NULL DEFAULT '[]',
+    spam_blocked_email_domains text COLLATE "C" NOT NULL DEFAULT '[]',
+    spam_block_disposable   integer NOT NULL DEFAULT 0,
+    spam_max_links          integer,
+    spam_duplicate_window   integer,
+    spam_threshold          double precision NOT NULL DEFAULT 0.9,
+    recaptcha_min_score     double precision NOT NULL DEFAULT 0.5,
+    -- Last, as in SQLite, whose migration 017 made it again to take 'recaptcha'.
+    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha'))
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -100,7 +108,8 @@ export const POSTGRES_SCHEMA: string[] = [
     data       text COLLATE "C" NOT NULL,
     email      text COLLATE "C",
     created_at text COLLATE "C" NOT NULL,
-    status     text COLLATE "C" NOT NULL DEFAULT 'inbox' CHECK (status IN ('inbox', 'spam'))
+    status     text COLLATE "C" NOT NULL DEFAULT 'inbox' CHECK (status IN ('inbox', 'spam')),
+    spam       text COLLATE "C"
   )`,
   "CREATE INDEX submissions_by_form ON submissions (form_id, status, created_at, id)",
   "CREATE UNIQUE INDEX submissions_by_id ON submissions (id)",
@@ -269,6 +278,35 @@ export const POSTGRES_SCHEMA: string[] = [
     created_at  text COLLATE "C" NOT NULL,
     PRIMARY KEY (form_id, day)
   )`,
+  `CREATE TABLE spam_filters (
+    owner_id     text COLLATE "C" PRIMARY KEY REFERENCES owners(id) ON DELETE CASCADE,
+    spam         integer NOT NULL DEFAULT 0,
+    ham          integer NOT NULL DEFAULT 0,
+    version      integer NOT NULL DEFAULT 0,
+    filing_since text COLLATE "C"
+  )`,
+  `CREATE TABLE spam_tokens (
+    owner_id text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+    token    integer NOT NULL,
+    spam     integer NOT NULL,
+    ham      integer NOT NULL,
+    PRIMARY KEY (owner_id, token)
+  )`,
+  `CREATE TABLE spam_lessons (
+    submission_id text COLLATE "C" PRIMARY KEY,
+    owner_id      text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+    label         text COLLATE "C" NOT NULL CHECK (label IN ('spam', 'ham')),
+    tokens        text COLLATE "C" NOT NULL,
+    created_at    text COLLATE "C" NOT NULL
+  )`,
+  "CREATE INDEX spam_lessons_by_owner ON spam_lessons (owner_id)",
+  `CREATE TABLE spam_recent (
+    form_id text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    digest  text COLLATE "C" NOT NULL,
+    seen_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (form_id, digest)
+  )`,
+  "CREATE INDEX spam_recent_by_time ON spam_recent (form_id, seen_at)",
 
   // PostgreSQL only: the rate limits every instance shares (db/shared-buckets.ts); one process on a
   // SQLite file keeps them in memory. UNLOGGED: no WAL and no fsync per request; a crash empties it,
@@ -287,7 +325,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 15;
+export const POSTGRES_SCHEMA_VERSION = 17;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

@@ -164,6 +164,14 @@ export interface Candidate {
   usedChallenge?: UsedChallenge;
   /** The page's `_subject` (drop-in posts), carried to the notification; never in `data`. */
   subject?: string;
+  /** Why earlier checks filed it as spam (`honeypot`), for the spam filter's reasons. */
+  spamReasons?: string[];
+  /** The spam filter's score and every reason it was filed as spam: stored with it. */
+  spamVerdict?: { score: number; reasons: string[] };
+  /** A lesson it teaches its owner's filter with its commit (a honeypot catch teaches spam). */
+  teaches?: { label: "spam"; tokens: number[] };
+  /** The duplicate rule's hash of its fields and visitor, stored with it. */
+  visitorDigest?: string;
 }
 
 /** What a check decides: store it, store it as spam, or refuse it with this error. */
