@@ -248,6 +248,17 @@ export interface SpamVerdict {
   reasons: string[];
 }
 
+/** What an owner's learning spam filter has learned (`GET /spam-filter`). */
+export interface SpamFilterStatus {
+  owner: string;
+  spam: number;
+  notSpam: number;
+  /** Whether it files spam yet: once it has learned from 20 spam and 20 not-spam submissions. */
+  filing: boolean;
+  /** Since when it files spam; null while it does not. */
+  filingSince: string | null;
+}
+
 export interface Submission {
   id: string;
   formId: string;

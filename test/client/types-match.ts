@@ -10,6 +10,7 @@ import type {
   SetupBody,
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
+import type { FilterStatusJson } from "../../src/modules/spam/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
 import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
 import type { FormCreateBody, FormJson, FormPatchBody } from "../../src/modules/forms/settings";
@@ -45,6 +46,7 @@ export type Checks = [
   Assert<Equal<Client.CreatedKey, CreatedKey>>,
   Assert<Equal<Client.RevokedKey, RevokedKeyJson>>,
   Assert<Equal<Client.MovedSubmission, MovedJson>>,
+  Assert<Equal<Client.SpamFilterStatus, FilterStatusJson>>,
   Assert<Equal<Client.Account, AccountJson>>,
   Assert<Equal<Client.LoginRequest, LoginBody>>,
   Assert<Equal<Client.SetupRequest, SetupBody>>,
