@@ -76,8 +76,8 @@ export type SpamVerdict = Static<typeof SpamVerdictSchema>;
 /** What the learning filter has learned (`GET /api/v1/spam-filter`, `formsvc spam status --json`). */
 export const FilterStatusSchema = t.Object({
   owner: t.String({ description: "the owner's email" }),
-  spam: t.Integer({ minimum: 0, description: "submissions it learned as spam" }),
-  notSpam: t.Integer({ minimum: 0, description: "submissions it learned as not spam" }),
+  spam: t.Unsafe<number>({ type: "integer", minimum: 0, description: "submissions it learned as spam" }),
+  notSpam: t.Unsafe<number>({ type: "integer", minimum: 0, description: "submissions it learned as not spam" }),
   filing: t.Boolean({ description: "whether it files spam yet (once it has learned from 20 of each)" }),
   filingSince: t.Nullable(t.String({ description: "when it began filing spam; null while it does not" })),
 });
