@@ -103,7 +103,13 @@ describe("the rules of spamSettings", () => {
   const owner = server.seed("rules@example.com");
 
   // Each rule: the settings, a submission that breaks it (filed as spam with its reason), and one that does not.
-  const cases: { rule: string; settings: Record<string, unknown>; fires: object; passes: object; reason: string }[] = [
+  const cases: {
+    rule: string;
+    settings: Record<string, unknown>;
+    fires: Record<string, unknown>;
+    passes: Record<string, unknown>;
+    reason: string;
+  }[] = [
     {
       rule: "blockedWords, whole words in any case, phrases too",
       settings: { blockedWords: ["casino", "cheap pills"] },

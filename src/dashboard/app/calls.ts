@@ -10,6 +10,7 @@ import type {
   FormListItem,
   FormType,
   FormUpdateRequest,
+  SpamFilterStatus,
   Submission,
   Webhook,
   WebhookFormat,
@@ -48,6 +49,8 @@ export const submissions = {
     to === "spam" ? client.markSpam(formId, id) : client.markNotSpam(formId, id),
   exportUrl: (formId: string, format: "csv" | "json") =>
     `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
+  /** What the owner's spam filter has learned from the marks. */
+  spamFilter: (): Promise<SpamFilterStatus> => client.spamFilter(),
 };
 
 export const keys = {
@@ -70,4 +73,4 @@ export const webhooks = {
   replay: (deliveryId: string): Promise<Delivery> => client.replayDelivery(deliveryId),
 };
 
-export type { Analytics, Form, FormListItem, Submission };
+export type { Analytics, Form, FormListItem, SpamFilterStatus, Submission };

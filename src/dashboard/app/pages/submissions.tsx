@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { submissions, type FormDetails, type Submission } from "../calls";
+import { submissions, type FormDetails, type SpamFilterStatus, type Submission } from "../calls";
 import { countryName, formatDateTime, formatNumber } from "../format";
 import { go, href } from "../router";
 import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
@@ -58,6 +58,7 @@ export function SubmissionsTab({
           </a>
         )}
       </div>
+      <FilterPanel after={page.state === "ready" ? page.data : null} />
       <Show value={page} retry={reload} label="Loading submissions…">
         {(p) =>
           p.submissions.length === 0 && !cursor ? (
@@ -73,6 +74,7 @@ export function SubmissionsTab({
                     <th scope="col">Message</th>
                     <th scope="col">Country</th>
                     <th scope="col">Device</th>
+                    <th scope="col">Spam score</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -95,6 +97,9 @@ export function SubmissionsTab({
                       </td>
                       <td data-label="Country">{countryName(s.data._meta.country)}</td>
                       <td data-label="Device">{capital(s.data._meta.device)}</td>
+                      <td data-label="Spam score">
+                        <SpamScore submission={s} />
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -153,6 +158,44 @@ export function SubmissionsTab({
         />
       )}
     </section>
+  );
+}
+
+/** What each reason a submission was filed as spam means, in the owner's words. */
+const REASONS: Record<string, string> = {
+  filter: "the filter: it resembles what you marked as spam",
+  honeypot: "the honeypot field was filled (a bot)",
+  "blocked-word": "it holds a blocked word",
+  "blocked-email-domain": "its email address is at a blocked domain",
+  "disposable-email": "its email address is a throwaway one",
+  "too-many-links": "it holds more links than allowed",
+  duplicate: "the same fields from the same visitor, again",
+};
+
+/** The filter's score as a percentage, or a dash for submissions from before it. */
+function SpamScore({ submission }: { submission: Submission }) {
+  if (submission.spam === null) return <span class="muted">–</span>;
+  const { score, reasons } = submission.spam;
+  return (
+    <span title={reasons.length ? reasons.join(", ") : undefined}>
+      {Math.round(score * 100)}%{reasons.length ? ` · ${reasons.join(", ")}` : ""}
+    </span>
+  );
+}
+
+/** What the filter has learned from the owner's marks, and whether it files spam yet. */
+function FilterPanel({ after }: { after: unknown }) {
+  // Asked again with each page of submissions: a mark reloads the page, and teaches the filter.
+  const [status] = useLoad((): Promise<SpamFilterStatus> => submissions.spamFilter(), [after]);
+  if (status.state !== "ready") return null;
+  const s = status.data;
+  return (
+    <p class="muted small" role="note">
+      Spam filter: learned from {formatNumber(s.spam)} spam and {formatNumber(s.notSpam)} not-spam submission(s).{" "}
+      {s.filing
+        ? `It files spam${s.filingSince ? ` since ${formatDateTime(s.filingSince)}` : ""}.`
+        : "It files spam once it has learned from 20 of each: mark what slips through with “Mark as spam”, and what it misses here with “Not spam”."}
+    </p>
   );
 }
 
@@ -262,6 +305,28 @@ function SubmissionDialog({
             <dd class="pre">{text(v)}</dd>
           </div>
         ))}
+      </dl>
+      <h3 class="subhead">Spam check</h3>
+      <dl class="kv kv-meta">
+        <div>
+          <dt>Score</dt>
+          <dd>
+            <SpamScore submission={s} />
+            <span class="muted small block">0: like what you marked not spam; 1: like what you marked spam</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Reasons</dt>
+          <dd>
+            {s.spam === null ? (
+              <span class="muted">none recorded (received before the filter)</span>
+            ) : s.spam.reasons.length ? (
+              s.spam.reasons.map((r) => REASONS[r] ?? r).join("; ")
+            ) : (
+              <span class="muted">none: it went to the inbox</span>
+            )}
+          </dd>
+        </div>
       </dl>
       <h3 class="subhead">About the sender</h3>
       <dl class="kv kv-meta">
