@@ -168,12 +168,11 @@ export const CONTROLS: Record<SettingKey, Control> = {
   "spamSettings.recaptchaMinScore": {
     kind: "number",
     label: "Lowest reCAPTCHA v3 score accepted",
-    help: "From 0 (anything) to 1; a v3 answer below it is refused. v2 answers carry no score.",
+    help: "With the reCAPTCHA challenge: from 0 (anything) to 1; a v3 answer below it is refused. v2 answers carry no score.",
     section: "Spam defences",
     min: 0,
     max: 1,
     step: 0.05,
-    shownWhen: (d) => d["spamSettings.challenge"] === "recaptcha",
   },
   "spamSettings.threshold": {
     kind: "number",
