@@ -15,8 +15,10 @@ export function tokenize(data: Record<string, unknown>): string[] {
   const add = (t: string) => {
     if (out.size < MAX_TOKENS) out.add(t);
   };
-  const text = (value: string) => {
+  const text = (value: string, field: string) => {
     const lower = value.toLowerCase();
+    // A short field (a subject, a name) says more by where its words are, as SpamBayes's header tokens do.
+    if (lower.length <= 200) for (const [word] of lower.matchAll(WORD)) if (word.length <= 20) add(`${field}:${word}`);
     for (const m of lower.matchAll(URL_IN_TEXT)) {
       const host = (m[1] ?? `www.${m[2]}`).replace(/\.$/, "");
       add(`url:${host}`);
@@ -29,19 +31,19 @@ export function tokenize(data: Record<string, unknown>): string[] {
       add(word.length <= 12 ? word : `skip:${word[0]} ${Math.floor(word.length / 10) * 10}`);
     }
   };
-  const walk = (value: unknown, depth: number) => {
-    if (typeof value === "string") text(value);
-    else if (depth < 8 && Array.isArray(value)) for (const v of value) walk(v, depth + 1);
+  const walk = (value: unknown, field: string, depth: number) => {
+    if (typeof value === "string") text(value, field);
+    else if (depth < 8 && Array.isArray(value)) for (const v of value) walk(v, field, depth + 1);
     else if (depth < 8 && value !== null && typeof value === "object")
       for (const [k, v] of Object.entries(value)) {
         add(`field:${k.toLowerCase()}`);
-        walk(v, depth + 1);
+        walk(v, k.toLowerCase(), depth + 1);
       }
   };
   for (const [name, value] of Object.entries(data)) {
     if (name === "_meta") continue;
     add(`field:${name.toLowerCase()}`);
-    walk(value, 0);
+    walk(value, name.toLowerCase(), 0);
   }
   return [...out];
 }
