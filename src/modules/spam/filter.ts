@@ -106,7 +106,7 @@ export function createSpamFilter({ repo, changes, clock, owners, secret }: Filte
   async function learn(ownerId: string, submissionId: string, label: Label, tokens: number[]): Promise<() => void> {
     const prior = await repo.findLesson(submissionId);
     if (prior?.label === label) return () => {};
-    const undo = prior ? { label: prior.label, tokens: JSON.parse(prior.tokens) as number[] } : null;
+    const undo = prior;
     const row = await repo.learn(ownerId, submissionId, label, tokens, undo, isoTime(clock.now()));
     return () => applied(ownerId, row, label, tokens, undo);
   }
