@@ -11,7 +11,7 @@ import type { NewSubmission, StoredSubmission, SubmissionStatus } from "../submi
 import { score, type Counts } from "./classifier";
 import { FILING_AFTER, type FilterRepo, type FilterRow, type Label } from "./filter-repo";
 import type { FilterStatusJson } from "./model";
-import { ruleReasons, textsOf } from "./rules";
+import { ruleReasons } from "./rules";
 import { tokenHasher, tokenize } from "./tokens";
 
 /** An owner's model as this process holds it; `fresh` until another process may have committed. */
@@ -122,7 +122,7 @@ export function createSpamFilter({ repo, changes, clock, owners, secret }: Filte
     name: "spam-filter",
     check(candidate): Verdict | Promise<Verdict> {
       const { form, data } = candidate;
-      const reasons: string[] = [...(candidate.spamReasons ?? []), ...ruleReasons(form, textsOf(data))];
+      const reasons: string[] = [...(candidate.spamReasons ?? []), ...ruleReasons(form, data)];
       const tokens = hash(tokenize(data));
       if (candidate.spamReasons?.includes("honeypot")) candidate.teaches = { label: "spam", tokens };
       const finish = (model: Model, duplicate: boolean): Verdict => {

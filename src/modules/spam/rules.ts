@@ -62,9 +62,17 @@ function emailDomains(texts: string[]): string[] {
   return out;
 }
 
-/** The form's spam rules that a submission's fields break, each once. */
-export function ruleReasons(form: Form, texts: string[]): RuleReason[] {
+/** The form's spam rules that a submission's fields break, each once; the fields are read only when the form has a rule. */
+export function ruleReasons(form: Form, data: Record<string, unknown>): RuleReason[] {
   const reasons: RuleReason[] = [];
+  if (
+    !form.blockedWords.length &&
+    !form.blockedEmailDomains.length &&
+    !form.blockDisposableEmail &&
+    form.maxLinks === null
+  )
+    return reasons;
+  const texts = textsOf(data);
   if (form.blockedWords.length) {
     const re = blockedPattern(form.blockedWords);
     if (texts.some((t) => re.test(t))) reasons.push("blocked-word");
