@@ -211,6 +211,19 @@ const settings = {
     parse: clamdAddress,
     doc: "scan every uploaded file with ClamAV before answering: tcp://HOST:PORT or a unix socket path of clamd; a hit is 400 FILE_INFECTED, clamd silent for 10 s is 503; empty = no scan",
   },
+  recaptchaSecret: {
+    env: "FORMSVC_RECAPTCHA_SECRET",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "Google reCAPTCHA secret key (v2 or v3), needed by forms whose challenge is recaptcha",
+  },
+  recaptchaVerifyUrl: {
+    env: "FORMSVC_RECAPTCHA_VERIFY_URL",
+    default: "https://www.google.com/recaptcha/api/siteverify",
+    parse: url(["https:", "http:"]),
+    doc: "where reCAPTCHA tokens are verified (siteverify)",
+  },
   sessionIdleDays: {
     env: "FORMSVC_SESSION_IDLE_DAYS",
     default: "7",

@@ -45,6 +45,7 @@ import { createWebhooksRepo } from "./modules/webhooks/repo";
 import { createWebhooksService } from "./modules/webhooks/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
+import { createFilterRepo } from "./modules/spam/filter-repo";
 import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
 import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
@@ -79,8 +80,14 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
   const submissions = createSubmissionsRepo(sql);
   const outbox = createOutboxRepo(sql);
   return {
-    // each submission with its status and idempotency key; the proof of work it used; its uploaded files become its
-    rows: [submissions.insertRows, createSpamRepo(sql).recordUsedChallenges, createFilesRepo(sql).attach],
+    // each submission with its status and idempotency key; the proof of work it used; its uploaded files
+    // become its; the duplicate rule's hash of it
+    rows: [
+      submissions.insertRows,
+      createSpamRepo(sql).recordUsedChallenges,
+      createFilesRepo(sql).attach,
+      createFilterRepo(sql).recordRecent,
+    ],
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
     tallies: [createAnalyticsRepo(sql).rollups, submissions.counters], // daily and monthly rollups; the forms' counters and waitlist joiners (the hottest rows, locked last)
@@ -93,7 +100,8 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
       queueConfirmations(createConfirmationsRepo(sql), outbox, clock),
       queueWebhooks(createWebhooksRepo(sql), outbox, clock),
     ],
-    purges: [outbox.deleteForSubmissions], // a deleted submission's outbox rows (and their attempts), whatever their state
+    // a deleted submission's outbox rows (and their attempts), whatever their state; its spam lesson (the hashes of its words)
+    purges: [outbox.deleteForSubmissions, createFilterRepo(sql).forgetLessons],
   };
 }
 
@@ -101,8 +109,16 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
 export const submitPipeline = (
   sql: Sql,
   clock: Clock = systemClock,
-  { checks = [], hooks = [] }: Partial<Pick<SubmitStages, "checks" | "hooks">> = {},
-) => createSubmitPipeline(sql, { checks, ...submitStages(sql, clock), hooks });
+  {
+    checks = [],
+    hooks = [],
+    lessons = [],
+  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & { lessons?: SubmitStages["rows"] } = {},
+) => {
+  const stages = submitStages(sql, clock);
+  // Writers that need a service (the spam filter's lessons) come after the rows they refer to.
+  return createSubmitPipeline(sql, { checks, ...stages, rows: [...stages.rows, ...lessons], hooks });
+};
 
 /**
  * The composition root: every service, built once over one store. The CLI and the HTTP API share
@@ -198,6 +214,9 @@ export async function createServices(deps: Deps) {
     config: deps.config,
     log: deps.log,
     forms,
+    filterRepo: createFilterRepo(sql),
+    changes,
+    owners,
   });
   const accounts = createAccountsService({
     repo: createAccountsRepo(sql),
@@ -229,6 +248,7 @@ export async function createServices(deps: Deps) {
   const pipeline = submitPipeline(sql, clock, {
     // Closing before the challenge (a closed form costs no verification); the field rules last, on
     // the data to be stored, so a honeypot catch is answered as the same fields from a person would be.
+    // The spam filter last: it scores what is stored, and a refused submission costs it nothing.
     checks: [
       allowedOriginCheck,
       closingCheck(clock),
@@ -236,8 +256,10 @@ export async function createServices(deps: Deps) {
       spam.checks.honeypot,
       files.check,
       fieldsCheck,
+      spam.checks.filter,
     ],
-    hooks: [outbox.afterCommit], // the outbox sends what a commit queued
+    lessons: [spam.filter.recordLessons], // a honeypot catch teaches its owner's filter, with its commit
+    hooks: [outbox.afterCommit, spam.filter.afterCommit], // the outbox sends what a commit queued; lessons reach the filter's models
   });
   const submissionsRepo = createSubmissionsRepo(sql);
   const submissions = createSubmissionsService({
@@ -250,6 +272,7 @@ export async function createServices(deps: Deps) {
     countryOf: countryLookup(),
     pipeline,
     audit,
+    teach: spam.filter.teach, // every spam / not-spam mark teaches the owner's filter
   });
   const webhooks = createWebhooksService({
     repo: webhooksRepo,

@@ -12,6 +12,7 @@ import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
 import { backupCommand, backupsCommand, restoreCommand } from "./backup";
 import { copyToCommand } from "./copy-to";
+import { spamCommand } from "./spam";
 import { webhooksCommand } from "./webhooks";
 import { invocation } from "./hints";
 
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
     ownersCommand(),
     configCommand(),
     submissionsCommand(),
+    spamCommand(),
     webhooksCommand(),
     backupCommand(),
     backupsCommand(),

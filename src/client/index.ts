@@ -37,6 +37,7 @@ import type {
   SubmitRequest,
   SubmitResult,
   Webhook,
+  SpamFilterStatus,
 } from "./types";
 
 export type * from "./types";
@@ -371,6 +372,11 @@ export class FormsvcClient {
       { method: "POST", path: `${this.submissionPath(formId, submissionId)}/not-spam`, idempotent: false },
       options,
     );
+  }
+
+  /** What the owner's learning spam filter has learned from (every mark teaches it), and whether it files spam yet. */
+  spamFilter(options?: CallOptions): Promise<SpamFilterStatus> {
+    return this.request({ method: "GET", path: "/spam-filter", idempotent: true }, options);
   }
 
   /**

@@ -35,6 +35,10 @@ const TABLES = [
   "recipient_confirmations",
   "notification_digests",
   "files",
+  "spam_filters",
+  "spam_tokens",
+  "spam_lessons",
+  "spam_recent",
 ];
 // Columns PostgreSQL numbers itself (identity); after the copy its counter continues past the copied ids.
 const IDENTITIES: [table: string, column: string][] = [

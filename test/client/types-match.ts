@@ -12,6 +12,7 @@ import type {
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { NotificationPreviewBody, NotificationPreviewSchema } from "../../src/modules/notifications/routes";
+import type { FilterStatusJson } from "../../src/modules/spam/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
 import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
 import type { FormCreateBody, FormJson, FormPatchBody } from "../../src/modules/forms/settings";
@@ -51,6 +52,7 @@ export type Checks = [
   Assert<Equal<Client.SubmissionDetail, SubmissionDetailJson>>,
   Assert<Equal<Client.NotificationPreview, Static<typeof NotificationPreviewSchema>>>,
   Assert<Equal<Client.NotificationPreviewRequest, Static<typeof NotificationPreviewBody>>>,
+  Assert<Equal<Client.SpamFilterStatus, FilterStatusJson>>,
   Assert<Equal<Client.Account, AccountJson>>,
   Assert<Equal<Client.LoginRequest, LoginBody>>,
   Assert<Equal<Client.SetupRequest, SetupBody>>,
@@ -72,7 +74,17 @@ export const brokenForm: Client.Form = {
   // @ts-expect-error usersJoinedSettings must be an object or null, never a number
   usersJoinedSettings: 3,
   allowedOrigins: [],
-  spamSettings: { honeypotField: null, challenge: "none" },
+  spamSettings: {
+    honeypotField: null,
+    challenge: "none",
+    blockedWords: [],
+    blockedEmailDomains: [],
+    blockDisposableEmail: false,
+    maxLinks: null,
+    duplicateWindowSeconds: null,
+    threshold: 0.9,
+    recaptchaMinScore: 0.5,
+  },
   autoresponse: { enabled: false, subject: "", text: "" },
   doubleOptIn: false,
   confirmRedirectUrl: null,

@@ -10,6 +10,7 @@ import type {
   FormListItem,
   FormType,
   FormUpdateRequest,
+  SpamFilterStatus,
   Submission,
   SubmissionDetail,
   Webhook,
@@ -50,6 +51,8 @@ export const submissions = {
     to === "spam" ? client.markSpam(formId, id) : client.markNotSpam(formId, id),
   exportUrl: (formId: string, format: "csv" | "json") =>
     `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
+  /** What the owner's spam filter has learned from the marks. */
+  spamFilter: (): Promise<SpamFilterStatus> => client.spamFilter(),
 };
 
 export const notifications = {
@@ -78,4 +81,4 @@ export const webhooks = {
   replay: (deliveryId: string): Promise<Delivery> => client.replayDelivery(deliveryId),
 };
 
-export type { Analytics, Form, FormListItem, Submission, SubmissionDetail };
+export type { Analytics, Form, FormListItem, SpamFilterStatus, Submission, SubmissionDetail };

@@ -16,6 +16,7 @@ import * as notifications from "./014-notifications";
 import * as digests from "./015-digests";
 import * as files from "./016-files";
 import * as counterDeltas from "./017-counter-deltas";
+import * as spamFilter from "./018-spam-filter";
 
 export interface Migration {
   version: number;
@@ -42,4 +43,5 @@ export const migrations: Migration[] = [
   { version: 15, name: "digests", up: digests.up },
   { version: 16, name: "files", up: files.up },
   { version: 17, name: "counter-deltas", up: counterDeltas.up },
+  { version: 18, name: "spam-filter", up: spamFilter.up },
 ];

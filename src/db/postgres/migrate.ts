@@ -97,6 +97,54 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
   },
   // Counters and rollups as appended deltas (SQLite's twin changes nothing); what was on the rows stays there.
   { version: 17, name: "counter-deltas", statements: COUNTER_DELTAS },
+  {
+    version: 18,
+    name: "spam-filter",
+    statements: [
+      'ALTER TABLE submissions ADD COLUMN spam text COLLATE "C"',
+      `ALTER TABLE forms ADD COLUMN spam_blocked_words text COLLATE "C" NOT NULL DEFAULT '[]'`,
+      `ALTER TABLE forms ADD COLUMN spam_blocked_email_domains text COLLATE "C" NOT NULL DEFAULT '[]'`,
+      "ALTER TABLE forms ADD COLUMN spam_block_disposable integer NOT NULL DEFAULT 0",
+      "ALTER TABLE forms ADD COLUMN spam_max_links integer",
+      "ALTER TABLE forms ADD COLUMN spam_duplicate_window integer",
+      "ALTER TABLE forms ADD COLUMN spam_threshold double precision NOT NULL DEFAULT 0.9",
+      "ALTER TABLE forms ADD COLUMN recaptcha_min_score double precision NOT NULL DEFAULT 0.5",
+      // Made again last, as SQLite must, so both engines keep the same column order.
+      `ALTER TABLE forms ADD COLUMN challenge_next text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge_next IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha'))`,
+      "UPDATE forms SET challenge_next = challenge",
+      "ALTER TABLE forms DROP COLUMN challenge",
+      "ALTER TABLE forms RENAME COLUMN challenge_next TO challenge",
+      `CREATE TABLE spam_filters (
+        owner_id     text COLLATE "C" PRIMARY KEY REFERENCES owners(id) ON DELETE CASCADE,
+        spam         integer NOT NULL DEFAULT 0,
+        ham          integer NOT NULL DEFAULT 0,
+        version      integer NOT NULL DEFAULT 0,
+        filing_since text COLLATE "C"
+      )`,
+      `CREATE TABLE spam_tokens (
+        owner_id text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        token    integer NOT NULL,
+        spam     integer NOT NULL,
+        ham      integer NOT NULL,
+        PRIMARY KEY (owner_id, token)
+      )`,
+      `CREATE TABLE spam_lessons (
+        submission_id text COLLATE "C" PRIMARY KEY,
+        owner_id      text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        label         text COLLATE "C" NOT NULL CHECK (label IN ('spam', 'ham')),
+        tokens        text COLLATE "C" NOT NULL,
+        created_at    text COLLATE "C" NOT NULL
+      )`,
+      "CREATE INDEX spam_lessons_by_owner ON spam_lessons (owner_id)",
+      `CREATE TABLE spam_recent (
+        form_id text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+        digest  text COLLATE "C" NOT NULL,
+        seen_at text COLLATE "C" NOT NULL,
+        PRIMARY KEY (form_id, digest)
+      )`,
+      "CREATE INDEX spam_recent_by_time ON spam_recent (form_id, seen_at)",
+    ],
+  },
 ];
 
 /**

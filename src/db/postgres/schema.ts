@@ -94,7 +94,6 @@ export const POSTGRES_SCHEMA: string[] = [
     updated_at              text COLLATE "C" NOT NULL,
     allowed_origins         text COLLATE "C" NOT NULL DEFAULT '[]',
     honeypot_field          text COLLATE "C" DEFAULT '_gotcha',
-    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha')),
     autoresponse_enabled    integer NOT NULL DEFAULT 0,
     autoresponse_subject    text COLLATE "C" NOT NULL DEFAULT '',
     autoresponse_text       text COLLATE "C" NOT NULL DEFAULT '',
@@ -113,7 +112,16 @@ export const POSTGRES_SCHEMA: string[] = [
     notification_template   text COLLATE "C",
     from_name               text COLLATE "C",
     notify_mode             text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily')),
-    files                   text COLLATE "C"
+    files                   text COLLATE "C",
+    spam_blocked_words      text COLLATE "C" NOT NULL DEFAULT '[]',
+    spam_blocked_email_domains text COLLATE "C" NOT NULL DEFAULT '[]',
+    spam_block_disposable   integer NOT NULL DEFAULT 0,
+    spam_max_links          integer,
+    spam_duplicate_window   integer,
+    spam_threshold          double precision NOT NULL DEFAULT 0.9,
+    recaptcha_min_score     double precision NOT NULL DEFAULT 0.5,
+    -- Last, as in SQLite, whose migration 018 made it again to take 'recaptcha'.
+    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha'))
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -124,7 +132,8 @@ export const POSTGRES_SCHEMA: string[] = [
     data       text COLLATE "C" NOT NULL,
     email      text COLLATE "C",
     created_at text COLLATE "C" NOT NULL,
-    status     text COLLATE "C" NOT NULL DEFAULT 'inbox' CHECK (status IN ('inbox', 'spam'))
+    status     text COLLATE "C" NOT NULL DEFAULT 'inbox' CHECK (status IN ('inbox', 'spam')),
+    spam       text COLLATE "C"
   )`,
   "CREATE INDEX submissions_by_form ON submissions (form_id, status, created_at, id)",
   "CREATE UNIQUE INDEX submissions_by_id ON submissions (id)",
@@ -309,6 +318,35 @@ export const POSTGRES_SCHEMA: string[] = [
   )`,
   "CREATE INDEX files_by_submission ON files (submission_id)",
   "CREATE INDEX files_unattached ON files (created_at) WHERE submission_id IS NULL",
+  `CREATE TABLE spam_filters (
+    owner_id     text COLLATE "C" PRIMARY KEY REFERENCES owners(id) ON DELETE CASCADE,
+    spam         integer NOT NULL DEFAULT 0,
+    ham          integer NOT NULL DEFAULT 0,
+    version      integer NOT NULL DEFAULT 0,
+    filing_since text COLLATE "C"
+  )`,
+  `CREATE TABLE spam_tokens (
+    owner_id text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+    token    integer NOT NULL,
+    spam     integer NOT NULL,
+    ham      integer NOT NULL,
+    PRIMARY KEY (owner_id, token)
+  )`,
+  `CREATE TABLE spam_lessons (
+    submission_id text COLLATE "C" PRIMARY KEY,
+    owner_id      text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+    label         text COLLATE "C" NOT NULL CHECK (label IN ('spam', 'ham')),
+    tokens        text COLLATE "C" NOT NULL,
+    created_at    text COLLATE "C" NOT NULL
+  )`,
+  "CREATE INDEX spam_lessons_by_owner ON spam_lessons (owner_id)",
+  `CREATE TABLE spam_recent (
+    form_id text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    digest  text COLLATE "C" NOT NULL,
+    seen_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (form_id, digest)
+  )`,
+  "CREATE INDEX spam_recent_by_time ON spam_recent (form_id, seen_at)",
 
   // PostgreSQL only: the rate limits every instance shares (db/shared-buckets.ts); one process on a
   // SQLite file keeps them in memory. UNLOGGED: no WAL and no fsync per request; a crash empties it,
@@ -328,7 +366,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 17;
+export const POSTGRES_SCHEMA_VERSION = 18;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

@@ -46,8 +46,15 @@ export function csvCell(value: unknown): string {
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** The spam checks' verdict as CSV cells: the score, and the reasons separated by spaces; empty for submissions from before. */
+function spamCells(spam: string | null): string {
+  if (spam === null) return ",";
+  const v = JSON.parse(spam) as { score: number; reasons: string[] };
+  return `${csvCell(v.score)},${csvCell(v.reasons.join(" "))}`;
+}
+
 /**
- * CSV: id, createdAt, every data field seen (first-seen order), then `_meta.*`. A first pass
+ * CSV: id, createdAt, every data field seen (first-seen order), then `_meta.*`, then `spam.score` and `spam.reasons`. A first pass
  * collects the field names, a second writes rows, one chunk per page; both a page at a time, so
  * memory stays flat. The first pass yields an empty chunk after each page, so a server can let
  * other requests run between pages before the header line is known.
@@ -61,7 +68,7 @@ export async function* exportCsv(pages: Pages, progress: Progress = () => {}): A
     yield "";
   }
   const columns = [...fields];
-  yield `${["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`)].map(csvCell).join(",")}\r\n`;
+  yield `${["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`), "spam.score", "spam.reasons"].map(csvCell).join(",")}\r\n`;
   let rows = 0;
   for await (const page of pages()) {
     // Built by concatenation: gathering the cells in arrays made three arrays a row for the collector.
@@ -73,6 +80,7 @@ export async function* exportCsv(pages: Pages, progress: Progress = () => {}): A
       for (const column of columns) line += `,${csvCell(Object.hasOwn(data, column) ? data[column] : undefined)}`;
       const meta = data._meta;
       for (const key of META_KEYS) line += `,${csvCell(meta?.[key])}`;
+      line += `,${spamCells(s.spam)}`;
       chunk += `${line}\r\n`;
     }
     yield chunk;

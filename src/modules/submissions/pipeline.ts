@@ -191,6 +191,14 @@ export interface Candidate {
   subject?: string;
   /** The files a multipart post carried (already in the store, pending): the files check reads them. */
   uploads?: Upload[];
+  /** Why earlier checks filed it as spam (`honeypot`), for the spam filter's reasons. */
+  spamReasons?: string[];
+  /** The spam filter's score and every reason it was filed as spam: stored with it. */
+  spamVerdict?: { score: number; reasons: string[] };
+  /** A lesson it teaches its owner's filter with its commit (a honeypot catch teaches spam). */
+  teaches?: { label: "spam"; tokens: number[] };
+  /** The duplicate rule's hash of its fields and visitor, stored with it. */
+  visitorDigest?: string;
 }
 
 /** What a check decides: store it, store it as spam, or refuse it with this error. */

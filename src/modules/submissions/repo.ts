@@ -11,6 +11,7 @@ interface Row {
   data: string;
   email: string | null;
   created_at: string;
+  spam: string | null;
 }
 
 type StatusRow = Row & { status: SubmissionStatus };
@@ -21,17 +22,18 @@ const toStored = (r: Row): StoredSubmission => ({
   data: r.data,
   email: r.email,
   createdAt: r.created_at,
+  spam: r.spam,
 });
 const withStatus = (r: StatusRow): StoredSubmission & { status: SubmissionStatus } => ({
   ...toStored(r),
   status: r.status,
 });
 
-const SELECT = "SELECT id, form_id, data, email, created_at FROM submissions WHERE form_id = ?1 AND status = ?2";
+const SELECT = "SELECT id, form_id, data, email, created_at, spam FROM submissions WHERE form_id = ?1 AND status = ?2";
 // A batch's rows go in a statement per ROWS_PER_INSERT, not one each: on PostgreSQL each statement is a round trip.
 const ROWS_PER_INSERT = 64;
 const insertRowsStatement = (n: number) =>
-  `INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?)").join(", ")}`;
+  `INSERT INTO submissions (id, form_id, status, data, email, created_at, spam) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
 /**
  * Another process committed a submission with the same Idempotency-Key meanwhile (two instances on
  * one database; one process shares the attempt instead): this one must not be stored, and its
@@ -91,7 +93,7 @@ export function createSubmissionsRepo(sql: Sql) {
         const rows = batch.slice(i, i + ROWS_PER_INSERT);
         await sql.run(
           insertRowsStatement(rows.length),
-          rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt]),
+          rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt, s.spam ?? null]),
         );
       }
       for (const s of batch) {
@@ -145,7 +147,7 @@ export function createSubmissionsRepo(sql: Sql) {
     /** One submission, whatever its status, or null. */
     async findSubmission(id: string): Promise<(StoredSubmission & { status: SubmissionStatus }) | null> {
       const row = await sql.get<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?",
+        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE id = ?",
         [id],
       );
       return row ? withStatus(row) : null;
@@ -161,7 +163,7 @@ export function createSubmissionsRepo(sql: Sql) {
       formIds: string[] | null,
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
-        `SELECT id, form_id, data, email, created_at, status FROM submissions
+        `SELECT id, form_id, data, email, created_at, spam, status FROM submissions
          WHERE email = ?1 AND (CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, id`,
         [email, formIds && JSON.stringify(formIds)],
       );
@@ -176,7 +178,7 @@ export function createSubmissionsRepo(sql: Sql) {
       // Found by id alone (submissions_by_id), and another form's left out here: with `form_id = ?` in
       // the statement, SQLite may read the form's whole range of submissions_by_form instead.
       const rows = await sql.all<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
+        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
         [JSON.stringify(ids)],
       );
       return rows.filter((r) => r.form_id === formId).map(withStatus);
@@ -206,7 +208,7 @@ export function createSubmissionsRepo(sql: Sql) {
       limit: number,
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?",
+        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?",
         [formId, status, before, limit],
       );
       return rows.map(withStatus);

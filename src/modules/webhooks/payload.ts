@@ -24,6 +24,7 @@ export function webhookBody(row: OutboxRow, format: WebhookFormat): string {
       data: row.data,
       email: null,
       createdAt: row.submitted_at,
+      spam: row.payload,
     });
     return `{"type":"submission.created","timestamp":${JSON.stringify(row.created_at)},"data":${submission}}`;
   }

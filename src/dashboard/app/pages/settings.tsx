@@ -22,10 +22,21 @@ const draftOf = (form: FormDetails): Draft =>
   ) as Draft;
 
 // A list is edited as text (one item a line, kept as typed until the save), and sent as a list.
-const lines = (v: unknown): string[] => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : (v as string[]));
+// Phrases (blocked words) hold spaces: one a line, split on line ends only.
+const lines = (v: unknown, phrases = false): string[] =>
+  typeof v === "string"
+    ? v
+        .split(phrases ? /\r?\n/ : /[\s,]+/)
+        .map((l) => l.trim())
+        .filter(Boolean)
+    : (v as string[]);
 const valueOf = (draft: Draft, k: Key): unknown => {
-  const kind = CONTROLS[k].kind;
-  return kind === "lines" ? lines(draft[k]) : kind === "fields" ? cleanFields(draft[k] as DraftField[]) : draft[k];
+  const c = CONTROLS[k];
+  return c.kind === "lines"
+    ? lines(draft[k], c.phrases)
+    : c.kind === "fields"
+      ? cleanFields(draft[k] as DraftField[])
+      : draft[k];
 };
 // A time as <input type="datetime-local"> shows it (the browser's local time), and back as ISO 8601.
 const localTime = (iso: unknown): string => {
@@ -53,7 +64,7 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
     for (const k of KEYS) {
       const c = CONTROLS[k];
       if (c.kind !== "lines" || !c.check) continue;
-      const bad = lines(draft[k]).filter((line) => !c.check!(line));
+      const bad = lines(draft[k], c.phrases).filter((line) => !c.check!(line));
       if (bad.length) found[k] = c.problem ? c.problem(bad) : `Not valid: ${bad.join(", ")}`;
     }
     setProblems(found);
@@ -446,6 +457,19 @@ function SettingControl({
               value={value === null ? "" : String(value)}
               aria-describedby={helpId}
               onInput={(e) => onChange(text(e) === "" ? null : Number(text(e)))}
+            />
+          ) : c.kind === "number" ? (
+            <input
+              class="input-small"
+              name={name}
+              type="number"
+              min={c.min}
+              max={c.max}
+              step={c.step}
+              required={!c.optional}
+              value={value === null ? "" : String(value)}
+              aria-describedby={helpId}
+              onInput={(e) => onChange(text(e) === "" ? (c.optional ? null : value) : Number(text(e)))}
             />
           ) : c.kind === "optional-name" ? (
             <input

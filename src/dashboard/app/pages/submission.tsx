@@ -23,10 +23,32 @@ const META_LABELS: [keyof Submission["data"]["_meta"], string][] = [
   ["referrer", "Referrer"],
 ];
 
+/** What each reason a submission was filed as spam means, in the owner's words. */
+const REASONS: Record<string, string> = {
+  filter: "the filter: it resembles what you marked as spam",
+  honeypot: "the honeypot field was filled (a bot)",
+  "blocked-word": "it holds a blocked word",
+  "blocked-email-domain": "its email address is at a blocked domain",
+  "disposable-email": "its email address is a throwaway one",
+  "too-many-links": "it holds more links than allowed",
+  duplicate: "the same fields from the same visitor, again",
+};
+
+/** The filter's score as a percentage, or a dash for submissions from before it. */
+export function SpamScore({ submission }: { submission: Submission }) {
+  if (submission.spam === null) return <span class="muted">–</span>;
+  const { score, reasons } = submission.spam;
+  return (
+    <span title={reasons.length ? reasons.join(", ") : undefined}>
+      {Math.round(score * 100)}%{reasons.length ? ` · ${reasons.join(", ")}` : ""}
+    </span>
+  );
+}
+
 /**
- * What a submission holds, as the list's dialog and its own page show it: its fields, then what is
- * known of the sender. Later parts of a submission (uploaded files, the spam filter's score) go
- * between the two, each as a section of its own.
+ * What a submission holds, as the list's dialog and its own page show it: its fields, the spam
+ * check, then what is known of the sender. Later parts (uploaded files) go after the fields, each as
+ * a section of its own.
  */
 export function SubmissionDetails({ submission: s }: { submission: Submission }) {
   const meta = s.data._meta;
@@ -39,6 +61,28 @@ export function SubmissionDetails({ submission: s }: { submission: Submission })
             <dd class="pre">{valueText(v)}</dd>
           </div>
         ))}
+      </dl>
+      <h3 class="subhead">Spam check</h3>
+      <dl class="kv kv-meta">
+        <div>
+          <dt>Score</dt>
+          <dd>
+            <SpamScore submission={s} />
+            <span class="muted small block">0: like what you marked not spam; 1: like what you marked spam</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Reasons</dt>
+          <dd>
+            {s.spam === null ? (
+              <span class="muted">none recorded (received before the filter)</span>
+            ) : s.spam.reasons.length ? (
+              s.spam.reasons.map((r) => REASONS[r] ?? r).join("; ")
+            ) : (
+              <span class="muted">none: it went to the inbox</span>
+            )}
+          </dd>
+        </div>
       </dl>
       <h3 class="subhead">About the sender</h3>
       <dl class="kv kv-meta">

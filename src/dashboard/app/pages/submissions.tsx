@@ -1,10 +1,10 @@
 import { useState } from "preact/hooks";
-import { submissions, type FormDetails, type Submission } from "../calls";
+import { submissions, type FormDetails, type SpamFilterStatus, type Submission } from "../calls";
 import { countryName, formatDateTime, formatNumber } from "../format";
 import { go, href } from "../router";
 import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
-import { capital, fieldsOf, SubmissionDetails, valueText } from "./submission";
+import { capital, fieldsOf, SpamScore, SubmissionDetails, valueText } from "./submission";
 
 const PAGE_SIZE = 25;
 
@@ -59,6 +59,7 @@ export function SubmissionsTab({
           </a>
         )}
       </div>
+      <FilterPanel after={page.state === "ready" ? page.data : null} />
       <Show value={page} retry={reload} label="Loading submissions…">
         {(p) =>
           p.submissions.length === 0 && !cursor ? (
@@ -74,6 +75,7 @@ export function SubmissionsTab({
                     <th scope="col">Message</th>
                     <th scope="col">Country</th>
                     <th scope="col">Device</th>
+                    <th scope="col">Spam score</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -96,6 +98,9 @@ export function SubmissionsTab({
                       </td>
                       <td data-label="Country">{countryName(s.data._meta.country)}</td>
                       <td data-label="Device">{capital(s.data._meta.device)}</td>
+                      <td data-label="Spam score">
+                        <SpamScore submission={s} />
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -154,6 +159,22 @@ export function SubmissionsTab({
         />
       )}
     </section>
+  );
+}
+
+/** What the filter has learned from the owner's marks, and whether it files spam yet. */
+function FilterPanel({ after }: { after: unknown }) {
+  // Asked again with each page of submissions: a mark reloads the page, and teaches the filter.
+  const [status] = useLoad((): Promise<SpamFilterStatus> => submissions.spamFilter(), [after]);
+  if (status.state !== "ready") return null;
+  const s = status.data;
+  return (
+    <p class="muted small" role="note">
+      Spam filter: learned from {formatNumber(s.spam)} spam and {formatNumber(s.notSpam)} not-spam submission(s).{" "}
+      {s.filing
+        ? `It files spam${s.filingSince ? ` since ${formatDateTime(s.filingSince)}` : ""}.`
+        : "It files spam once it has learned from 20 of each: mark what slips through with “Mark as spam”, and what it misses here with “Not spam”."}
+    </p>
   );
 }
 
