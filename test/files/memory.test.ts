@@ -47,7 +47,8 @@ describe("a 50 MB upload streams to storage", () => {
   /** Streams one file of `megabytes` MiB (chunked, no Content-Length) to the submit endpoint; answers the status. */
   async function upload(megabytes: number): Promise<number> {
     const size = megabytes * 1024 * 1024;
-    const chunk = new Uint8Array(1024 * 1024).fill(0xff);
+    // Not 0xff: a run of those is an MP3 frame header to the sniffer, which the form refuses.
+    const chunk = new Uint8Array(1024 * 1024).fill(0xa5);
     const B = "----formsvc-big";
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -75,7 +76,8 @@ describe("a 50 MB upload streams to storage", () => {
       // @ts-expect-error Bun streams a request body given as a stream
       duplex: "half",
     });
-    await res.arrayBuffer();
+    const answer = await res.text();
+    if (res.status !== 200) console.log(answer);
     return res.status;
   }
 
