@@ -233,10 +233,7 @@ export async function createServices(deps: Deps) {
   if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
   const files = createFilesService({
     repo: createFilesRepo(sql),
-    store: openObjectStore(
-      config.files || (isPostgresUrl(config.db) ? "./data/files" : join(dirname(config.db), "files")),
-      config,
-    ),
+    store: openObjectStore(filesLocation(config), config),
     forms,
     clock,
     log: deps.log,
@@ -335,6 +332,7 @@ export async function createServices(deps: Deps) {
     dbPath: config.db,
     snapshot: separateProcessBackup(config.db),
     objects: openObjectStore(backupLocation(config), config),
+    files: files.store,
     keep: config.backupKeep,
     schedule: config.backupSchedule,
     clock,
@@ -372,6 +370,10 @@ export async function createServices(deps: Deps) {
     close,
   };
 }
+
+/** Where uploaded files are kept: FORMSVC_FILES, else `files/` beside the SQLite database (on PostgreSQL ./data/files). */
+export const filesLocation = (config: Pick<Config, "files" | "db">) =>
+  config.files || (isPostgresUrl(config.db) ? "./data/files" : join(dirname(config.db), "files"));
 
 /** Where backups go: FORMSVC_BACKUP_TO, else `backups/` beside the SQLite database. */
 export const backupLocation = (config: Pick<Config, "backupTo" | "db">) =>

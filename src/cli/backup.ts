@@ -1,49 +1,66 @@
-import { Command } from "commander";
-import { existsSync, rmSync, statSync } from "node:fs";
+import { Command, Option } from "commander";
+import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { isPostgresUrl, loadConfig } from "../config";
 import { AppError } from "../lib/errors";
 import { openObjectStore } from "../lib/object-store";
 import { compressInto, listBackups, PG_DUMP_ADVICE, restoreBackup } from "../modules/backups/service";
-import { backupLocation } from "../services";
+import { backupLocation, filesLocation } from "../services";
+import { storedFilesOf } from "../db/backup";
+import { createPrivateFile } from "../db/open";
 import { configFor, withServices } from "./context";
 import { examples, invocation } from "./hints";
 import { emit, table } from "./output";
 
 export function backupCommand(): Command {
-  return new Command("backup")
-    .description("write a consistent copy of the database, safe while `serve` is running")
-    .argument("<file>", "where to write the copy")
-    .option("--force", "overwrite an existing file")
-    .option("--zstd", "write the copy compressed with zstd, as scheduled backups are (formsvc restore reads it)")
-    .option("--json", "print only JSON")
-    .addHelpText(
-      "after",
-      examples((me) => [`${me} backup /var/backups/formsvc-$(date +%F).db`]),
-    )
-    .action((file: string, opts: { force?: boolean; zstd?: boolean; json?: boolean }, cmd: Command) =>
-      withServices(cmd, async (_s, { store }) => {
-        const target = resolve(file);
-        if (existsSync(target)) {
-          if (!opts.force) throw new AppError("CONFLICT", `${target} exists; add --force to overwrite it`);
-          rmSync(target);
-        }
-        const copy = opts.zstd ? `${target}.uncompressed` : target;
-        await store.backup.snapshot(copy);
-        const databaseBytes = statSync(copy).size;
-        try {
-          const bytes = opts.zstd ? await compressInto(copy, target) : databaseBytes;
-          emit(
-            !!opts.json,
-            { file: target, bytes, databaseBytes, integrity: "ok" },
-            () =>
-              `Backed up to ${target} (${bytes} bytes${opts.zstd ? `, ${databaseBytes} uncompressed` : ""}, integrity ok).`,
-          );
-        } finally {
-          if (opts.zstd) rmSync(copy, { force: true });
-        }
-      }),
-    );
+  return (
+    new Command("backup")
+      .description("write a consistent copy of the database, safe while `serve` is running")
+      .argument("<file>", "where to write the copy")
+      .option("--force", "overwrite an existing file")
+      .option("--zstd", "write the copy compressed with zstd, as scheduled backups are (formsvc restore reads it)")
+      .option("--json", "print only JSON")
+      // How a scheduled backup learns which uploads its snapshot holds (db/backup.ts); not for people.
+      .addOption(new Option("--list-files <path>", "write the copy's stored files as JSON lines").hideHelp())
+      .addHelpText(
+        "after",
+        examples((me) => [`${me} backup /var/backups/formsvc-$(date +%F).db`]),
+      )
+      .action(
+        (file: string, opts: { force?: boolean; zstd?: boolean; json?: boolean; listFiles?: string }, cmd: Command) =>
+          withServices(cmd, async (_s, { store }) => {
+            const target = resolve(file);
+            if (existsSync(target)) {
+              if (!opts.force) throw new AppError("CONFLICT", `${target} exists; add --force to overwrite it`);
+              rmSync(target);
+            }
+            const copy = opts.zstd ? `${target}.uncompressed` : target;
+            await store.backup.snapshot(copy);
+            const databaseBytes = statSync(copy).size;
+            try {
+              if (opts.listFiles) {
+                const list = resolve(opts.listFiles);
+                createPrivateFile(list);
+                writeFileSync(
+                  list,
+                  storedFilesOf(copy)
+                    .map((f) => `${JSON.stringify(f)}\n`)
+                    .join(""),
+                );
+              }
+              const bytes = opts.zstd ? await compressInto(copy, target) : databaseBytes;
+              emit(
+                !!opts.json,
+                { file: target, bytes, databaseBytes, integrity: "ok" },
+                () =>
+                  `Backed up to ${target} (${bytes} bytes${opts.zstd ? `, ${databaseBytes} uncompressed` : ""}, integrity ok).`,
+              );
+            } finally {
+              if (opts.zstd) rmSync(copy, { force: true });
+            }
+          }),
+      )
+  );
 }
 
 /** `backups create|list`: the backups FORMSVC_BACKUP_TO holds, as `serve` makes them on FORMSVC_BACKUP_SCHEDULE. */
@@ -64,7 +81,7 @@ export function backupsCommand(): Command {
         const made = await s.backups.create();
         emit(!!opts.json, made, () =>
           [
-            `Backed up to ${made.location}: ${made.name} (${made.bytes} bytes compressed from ${made.databaseBytes}, integrity ok).`,
+            `Backed up to ${made.location}: ${made.name} (${made.bytes} bytes: the database compressed from ${made.databaseBytes}, integrity ok, and ${made.files} uploaded files).`,
             ...(made.pruned.length ? [`Deleted beyond FORMSVC_BACKUP_KEEP: ${made.pruned.join(", ")}`] : []),
           ].join("\n"),
         );
@@ -83,8 +100,8 @@ export function backupsCommand(): Command {
       emit(!!opts.json, found, () =>
         found.length
           ? table(
-              ["name", "at", "bytes"],
-              found.map((b) => [b.name, b.at, b.bytes]),
+              ["name", "at", "bytes", "files"],
+              found.map((b) => [b.name, b.at, b.bytes, b.files]),
             )
           : `No backups in ${objects.location} yet (formsvc backups create makes one).`,
       );
@@ -116,12 +133,20 @@ export function restoreCommand(): Command {
         // The store is the configured one (FORMSVC_BACKUP_TO, else backups/ beside FORMSVC_DB); --db is only the target.
         const config = loadConfig(process.env);
         if (isPostgresUrl(target) || isPostgresUrl(config.db)) throw new AppError("INVALID_PARAMETER", PG_DUMP_ADVICE);
-        const restored = await restoreBackup(openObjectStore(backupLocation(config), config), backup, target);
-        emit(
-          !!opts.json,
-          restored,
-          () =>
-            `Restored ${restored.from} into ${restored.db} (${restored.bytes} bytes, integrity ok): ${restored.owners} owners, ${restored.forms} forms, ${restored.submissions} submissions.\nStart it with: ${invocation()} --db ${restored.db} serve`,
+        // The files go where the restored database will look for them: FORMSVC_FILES, else files/ beside it.
+        const files = openObjectStore(filesLocation({ files: config.files, db: resolve(target) }), config);
+        const restored = await restoreBackup(openObjectStore(backupLocation(config), config), backup, target, files);
+        emit(!!opts.json, restored, () =>
+          [
+            `Restored ${restored.from} into ${restored.db} (${restored.bytes} bytes, integrity ok): ${restored.owners} owners, ${restored.forms} forms, ${restored.submissions} submissions.`,
+            `Uploaded files: ${restored.files} put back into ${restored.filesTo}, each matching its sha256.`,
+            ...(restored.filesMissing.length
+              ? [
+                  `Not in the backup (deleted while it was made; their downloads answer 404): ${restored.filesMissing.join(", ")}`,
+                ]
+              : []),
+            `Start it with: ${invocation()} --db ${restored.db} serve`,
+          ].join("\n"),
         );
       })
   );

@@ -1,4 +1,5 @@
 import { Database } from "bun:sqlite";
+import { rmSync } from "node:fs";
 import { setPriority } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,10 +33,33 @@ export function sqliteBackup(db: Database): Backup {
   };
 }
 
+/** An uploaded file a snapshot holds (a `files` row with state stored): what a backup must carry beside the database. */
+export interface SnapshotFile {
+  key: string;
+  size: number;
+  sha256: string;
+}
+
 /** A compressed, checked snapshot of the live database, written to a file. */
 export interface CompressedBackup {
-  /** Writes the zstd-compressed copy to `file` once it has passed its check; answers the copy's size before compression. */
-  snapshot(file: string): Promise<{ databaseBytes: number }>;
+  /**
+   * Writes the zstd-compressed copy to `file` once it has passed its check; answers the copy's size
+   * before compression and the stored files its rows name (read from the copy, so they are the snapshot's).
+   */
+  snapshot(file: string): Promise<{ databaseBytes: number; files: SnapshotFile[] }>;
+}
+
+/** The stored files a database copy names, read from the copy itself: the ones a backup of it must carry. */
+export function storedFilesOf(copy: string): SnapshotFile[] {
+  const db = new Database(copy, { readonly: true });
+  try {
+    return db
+      .query<SnapshotFile, []>("SELECT key, size, sha256 FROM files WHERE state = 'stored' ORDER BY key")
+      .all()
+      .map((f) => ({ ...f, size: Number(f.size) }));
+  } finally {
+    db.close();
+  }
 }
 
 /**
@@ -48,12 +72,16 @@ export interface CompressedBackup {
 export function separateProcessBackup(dbPath: string): CompressedBackup {
   return {
     async snapshot(file) {
-      const child = Bun.spawn([...formsvcCommand(), "backup", file, "--zstd", "--force", "--json"], {
-        env: { ...process.env, FORMSVC_DB: resolve(dbPath), FORMSVC_LOG_LEVEL: "error" },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
+      const list = `${file}.files.jsonl`;
+      const child = Bun.spawn(
+        [...formsvcCommand(), "backup", file, "--zstd", "--force", "--json", "--list-files", list],
+        {
+          env: { ...process.env, FORMSVC_DB: resolve(dbPath), FORMSVC_LOG_LEVEL: "error" },
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
       // Background work: on a one-core VPS the requests come first, the backup takes what is left.
       try {
         setPriority(child.pid, 19);
@@ -65,8 +93,16 @@ export function separateProcessBackup(dbPath: string): CompressedBackup {
         new Response(child.stdout).text(),
         new Response(child.stderr).text(),
       ]);
-      if (code !== 0) throw new Error(stderr.trim().split("\n").at(-1) || `formsvc backup exited with ${code}`);
-      return { databaseBytes: (JSON.parse(stdout) as { databaseBytes: number }).databaseBytes };
+      try {
+        if (code !== 0) throw new Error(stderr.trim().split("\n").at(-1) || `formsvc backup exited with ${code}`);
+        const files = (await Bun.file(list).text())
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as SnapshotFile);
+        return { databaseBytes: (JSON.parse(stdout) as { databaseBytes: number }).databaseBytes, files };
+      } finally {
+        rmSync(list, { force: true });
+      }
     },
   };
 }

@@ -73,14 +73,21 @@ export function folderStore(root: string): ObjectStore {
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       const temp = join(folder, `.${randomBytes(8).toString("hex")}.part`);
       const file = await open(temp, "wx", 0o600);
+      // Bun's own writer, not FileHandle.write: each of those left garbage the collector was slow to
+      // take (a 50 MB upload grew the server by 6-14 MB through it, by 5 through this).
+      const sink = Bun.file(file.fd).writer();
       let bytes = 0;
       try {
         for await (const chunk of chunksOf(body)) {
-          await file.write(chunk);
+          sink.write(chunk);
+          // Written before the next chunk is asked for: the caller may free it, and reading waits for the disk.
+          await sink.flush();
           bytes += chunk.byteLength;
         }
+        await sink.end();
         await file.sync();
       } catch (e) {
+        await Promise.resolve(sink.end()).catch(() => {});
         await file.close();
         await rm(temp, { force: true });
         throw e;

@@ -7,7 +7,10 @@ import { withPassword } from "../helpers/accounts";
 import { onPostgres } from "../helpers/engine";
 import { cleanupAfterEach } from "../helpers/fixture";
 import { cliJsonAsync, runCliAsync, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
-import { startS3 } from "../helpers/s3";
+import { startS3, type S3Server } from "../helpers/s3";
+import { openObjectStore } from "../../src/lib/object-store";
+import { OPERATOR } from "../../src/lib/principal";
+import { DEFAULT_FILES } from "../../src/modules/files/model";
 import { startSmtpSink } from "../helpers/smtp-sink";
 
 // The modes below must come from formsvc itself, not from a strict umask of the machine running the tests.
@@ -79,7 +82,12 @@ describe.skipIf(onPostgres)("scheduled backups (SQLite)", () => {
     const listed = await cliJsonAsync(["backups", "list"], { db: server.db });
     const newestFirst = [...kept].sort().reverse();
     expect(listed.map((b: { name: string }) => b.name)).toEqual(newestFirst);
-    expect(listed[0]).toEqual({ name: newestFirst[0], at: expect.stringMatching(/Z$/), bytes: expect.any(Number) });
+    expect(listed[0]).toEqual({
+      name: newestFirst[0],
+      at: expect.stringMatching(/Z$/),
+      bytes: expect.any(Number),
+      files: 0,
+    });
   });
 
   test("a backup taken under a load of submits restores, passes integrity_check, and holds every submission acknowledged before it began", async () => {
@@ -145,13 +153,128 @@ describe.skipIf(onPostgres)("scheduled backups (SQLite)", () => {
     const second = await cliJsonAsync(["backups", "create"], { db: server.db, env });
     expect(second.pruned).toEqual([first.name]);
     expect(await cliJsonAsync(["backups", "list"], { db: server.db, env })).toEqual([
-      { name: second.name, at: expect.any(String), bytes: second.bytes },
+      { name: second.name, at: expect.any(String), bytes: second.bytes, files: 0 },
     ]);
 
     const target = join(server.dir, "from-s3.db");
     const restored = await cliJsonAsync(["restore", second.name, "--db", target], { db: server.db, env });
     expect(restored).toMatchObject({ from: `${location}/${second.name}`, integrity: "ok", submissions: 3 });
     expect(submissionIds(target).size).toBe(3);
+  });
+
+  const FILES_CASES = [
+    {
+      store: "a folder (the defaults: backups/ and files/ beside the database)",
+      config: (_s3: S3Server): ConfigOverrides => ({}),
+      env: () => ({}),
+      restoredFiles: (target: string) => join(target, "..", "files"),
+    },
+    {
+      store: "an S3-compatible server (s3rver), files restored to another prefix",
+      config: (s3: S3Server): ConfigOverrides => ({
+        backupTo: `s3://${s3.bucket}/nightly`,
+        files: `s3://${s3.bucket}/uploads`,
+        ...s3.settings,
+      }),
+      env: (s3: S3Server) => ({
+        ...s3.env,
+        FORMSVC_BACKUP_TO: `s3://${s3.bucket}/nightly`,
+        FORMSVC_FILES: `s3://${s3.bucket}/restored`,
+      }),
+      restoredFiles: (_target: string, s3: S3Server) => `s3://${s3.bucket}/restored`,
+    },
+  ];
+
+  test.each(FILES_CASES)(
+    "a backup carries the uploaded files ($store): restored into a fresh path, each is downloadable from a server on it, and pruning takes a backup's files with it",
+    async ({ config, env: envOf, restoredFiles }) => {
+      const s3 = await startS3();
+      defer(() => s3.stop());
+      const server = await serve({ ...config(s3), backupKeep: 1, rateLimit: 100_000 });
+      const owner = await seedOwner(server);
+      await server.services.forms.updateForm(OPERATOR, owner.formId, {
+        files: { ...DEFAULT_FILES, maxFileBytes: 1_000_000, types: ["application/pdf", "application/octet-stream"] },
+      });
+      const upload = async (name: string, bytes: Uint8Array) => {
+        const form = new FormData();
+        form.append("formId", owner.formId);
+        form.append("doc", new Blob([bytes as Uint8Array<ArrayBuffer>]), name);
+        const res = await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, body: form });
+        expect(res.status).toBe(200);
+        const [row] = await server.query("SELECT data FROM submissions WHERE id = ?", res.body.submissionId);
+        return { submissionId: res.body.submissionId as string, file: JSON.parse(row.data).doc.file as string, bytes };
+      };
+      const pdf = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
+      // Several chunks of a stream, and bytes no compression shrinks.
+      const big = crypto.getRandomValues(new Uint8Array(600_000));
+      const first = await upload("one.pdf", pdf);
+      const firstBackup = await server.services.backups.create();
+      expect(firstBackup).toMatchObject({ files: 1, filesMissing: 0 });
+      await Bun.sleep(1100); // the next second, so the next backup has a name of its own
+      const uploaded = [first, await upload("two.bin", big)];
+      const made = await server.services.backups.create();
+      expect(made).toMatchObject({ files: 2, filesMissing: 0, pruned: [firstBackup.name] });
+      const env = envOf(s3);
+      const listed = await cliJsonAsync(["backups", "list"], { db: server.db, env });
+      expect(listed).toEqual([{ name: made.name, at: expect.any(String), bytes: made.bytes, files: 2 }]);
+      // The pruned backup's files went with it.
+      const backupStore = openObjectStore(
+        (config(s3).backupTo as string | undefined) ?? join(server.dir, "backups"),
+        s3.settings,
+      );
+      const left: string[] = [];
+      for await (const o of backupStore.list("")) left.push(o.key);
+      expect(left.filter((k) => k.startsWith(firstBackup.name.replace(".db.zst", "")))).toEqual([]);
+      expect(left.filter((k) => k.includes("/")).length).toBe(2);
+
+      const target = join(server.dir, "restored", "formsvc.db");
+      const restored = await cliJsonAsync(["restore", made.name, "--db", target], { db: server.db, env });
+      expect(restored).toMatchObject({
+        db: target,
+        integrity: "ok",
+        files: 2,
+        filesTo: restoredFiles(target, s3).replace(/\/restored\/\.\.\//, "/"),
+        filesMissing: [],
+      });
+      const again = await startTestServer({
+        db: target,
+        dir: join(server.dir, "restored"),
+        config: { ...config(s3), ...(config(s3).files ? { files: restoredFiles(target, s3) } : {}) },
+      });
+      defer(() => again.close());
+      for (const u of uploaded) {
+        const res = await again.request(`/api/v1/forms/${owner.formId}/submissions/${u.submissionId}/files/${u.file}`, {
+          key: owner.key,
+        });
+        expect(res.status).toBe(200);
+        expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(u.bytes))).toBe(true);
+      }
+    },
+  );
+
+  test("a restore refuses a backup whose file does not match its sha256, and leaves nothing behind", async () => {
+    const server = await serve({ rateLimit: 100_000 });
+    const owner = await seedOwner(server);
+    await server.services.forms.updateForm(OPERATOR, owner.formId, {
+      files: { ...DEFAULT_FILES, types: ["application/octet-stream"] },
+    });
+    const form = new FormData();
+    form.append("formId", owner.formId);
+    form.append("doc", new Blob([new Uint8Array(5000).fill(7)]), "a.bin");
+    expect((await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, body: form })).status).toBe(
+      200,
+    );
+    const made = await server.services.backups.create();
+    const carried = join(server.dir, "backups", made.name.replace(".db.zst", ".files"));
+    const [ownerDir] = readdirSync(carried);
+    const [fileName] = readdirSync(join(carried, ownerDir!));
+    writeFileSync(join(carried, ownerDir!, fileName!), new Uint8Array(5000).fill(8));
+    const target = join(server.dir, "restored", "formsvc.db");
+    const res = await runCliAsync(["restore", made.name, "--db", target], { db: server.db });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain("does not match its sha256");
+    expect(readdirSync(join(server.dir, "restored")).filter((n) => n !== "files")).toEqual([]);
+    expect(readdirSync(join(server.dir, "restored", "files", ownerDir!))).toEqual([]);
   });
 
   test("a failing backup shows in /healthz, counts in /metrics, and emails each owner with a password once", async () => {

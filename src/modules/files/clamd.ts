@@ -37,7 +37,8 @@ export function clamdScanner(address: string): Scanner {
       let socket: Bun.Socket | null = null;
       const send = (bytes: Uint8Array) => {
         if (socket) socket.write(bytes);
-        else queue.push(bytes);
+        // A copy: the multipart reader frees each chunk once the next is asked for (multipart.ts).
+        else queue.push(Buffer.from(bytes));
       };
       const frame = (chunk: Uint8Array) => {
         const length = Buffer.alloc(4);

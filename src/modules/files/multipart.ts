@@ -65,6 +65,24 @@ function parseHead(bytes: Buffer): PartHead {
   return { name, contentType, ...(filename !== undefined ? { filename } : {}) };
 }
 
+/** The ArrayBuffer under `bytes` when `bytes` is all of it (never a slice of Buffer's shared pool), else null. */
+function sole(bytes: Uint8Array): ArrayBuffer | null {
+  const buffer = bytes.buffer;
+  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength
+    ? buffer
+    : null;
+}
+
+/**
+ * Frees a chunk's memory at once. A request's chunks live outside the collector's heap, which does not
+ * count them: left to the collector, a 50 MB upload piled up 20-35 MB of dead chunks before a pass.
+ * Detaching the buffer (transfer to an empty one) gives its memory back now.
+ */
+function freeNow(bytes: Uint8Array) {
+  const buffer = sole(bytes);
+  if (buffer && !buffer.detached) buffer.transfer(0);
+}
+
 /**
  * A streaming reader of a `multipart/form-data` body: parts one at a time, each part's bytes as they
  * arrive, never the whole body in memory (at most a chunk and a boundary's length are held). `next`
@@ -76,6 +94,9 @@ export class MultipartReader {
   private readonly delimiter: Buffer;
   // The body is read as if it began with CRLF, so the first boundary is found as every other is.
   private buffer: Buffer = Buffer.from("\r\n");
+  // The memory under `buffer` when it is the reader's alone (a chunk of the request, or a join of two), freed
+  // as soon as the reader moves past it: see freeNow.
+  private owned: ArrayBuffer | null = null;
   private ended = false;
   private started = false;
   private finished = false;
@@ -99,11 +120,30 @@ export class MultipartReader {
     }
     this.received += value.byteLength;
     const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    if (this.buffer.length === 0) {
+      this.free();
+      this.buffer = chunk;
+    } else {
+      const joined = Buffer.concat([this.buffer, chunk]);
+      this.free();
+      freeNow(chunk);
+      this.buffer = joined;
+    }
+    this.owned = sole(this.buffer);
     return true;
   }
 
-  /** The current part's bytes up to the next delimiter, as they arrive; the delimiter is consumed. */
+  /** Frees the memory under the buffer, once nothing lent from it is still in use. */
+  private free() {
+    if (this.owned && !this.owned.detached) this.owned.transfer(0);
+    this.owned = null;
+  }
+
+  /**
+   * The current part's bytes up to the next delimiter, as they arrive; the delimiter is consumed. Each
+   * chunk is lent: its memory is freed when the next one is asked for, so a caller keeping bytes past
+   * that copies them.
+   */
   async *body(): AsyncGenerator<Uint8Array> {
     const keep = this.delimiter.length - 1;
     for (;;) {
@@ -114,9 +154,9 @@ export class MultipartReader {
         return;
       }
       if (this.buffer.length > keep) {
-        const out = this.buffer.subarray(0, this.buffer.length - keep);
+        yield this.buffer.subarray(0, this.buffer.length - keep);
         this.buffer = Buffer.from(this.buffer.subarray(this.buffer.length - keep));
-        yield out;
+        this.free();
       }
       if (!(await this.more())) throw invalid("the multipart body ended inside a part (cut short?)");
     }
@@ -156,8 +196,11 @@ export class MultipartReader {
 
   /** Reads what is left of the body (after a refusal) so the client gets its answer, up to `limit` bytes in all; false when it went past. */
   async drain(limit: number): Promise<boolean> {
-    this.buffer = Buffer.alloc(0);
-    while (this.received <= limit) if (!(await this.more())) return true;
+    while (this.received <= limit) {
+      this.buffer = Buffer.alloc(0);
+      this.free();
+      if (!(await this.more())) return true;
+    }
     return false;
   }
 }

@@ -58,7 +58,6 @@ const DAY_MS = 86_400_000;
 const ORPHAN_AGE_MS = 60 * 60 * 1000;
 const SWEEP_CHUNK = 500;
 const MAX_NAME = 255;
-const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** A refusal of one field's file, naming it. */
@@ -179,7 +178,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
           if (head.filename === undefined) {
             const chunks: Uint8Array[] = [];
             for await (const chunk of reader.body()) {
-              chunks.push(chunk);
+              chunks.push(Buffer.from(chunk)); // a copy: the reader frees each chunk as it moves on
               textBytes += chunk.byteLength;
               overCap();
             }
@@ -203,7 +202,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
               more = false;
               break;
             }
-            first.push(next.value);
+            first.push(Buffer.from(next.value)); // a copy: the reader frees each chunk as it moves on
             firstBytes += next.value.byteLength;
             overCap();
           }
@@ -275,18 +274,10 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             count(headBytes);
             yield headBytes;
             if (!more) return;
-            let sinceCollect = 0;
             for await (const chunk of body) {
               overCap();
               count(chunk);
               yield chunk;
-              // The chunks die young but live outside the collector's small heap, which lets them pile
-              // up (a 50 MB upload grew the process by 37 MB): a collection every few MB keeps it flat.
-              sinceCollect += chunk.byteLength;
-              if (sinceCollect >= COLLECT_EVERY_BYTES) {
-                sinceCollect = 0;
-                Bun.gc(false);
-              }
             }
           }
           try {
