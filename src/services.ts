@@ -131,6 +131,23 @@ export async function createServices(deps: Deps) {
     audit,
   );
   const { config } = deps;
+  const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
+  if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
+  const files = createFilesService({
+    repo: createFilesRepo(sql),
+    store: openObjectStore(
+      config.files || (isPostgresUrl(config.db) ? "./data/files" : join(dirname(config.db), "files")),
+      config,
+    ),
+    forms,
+    clock,
+    log: deps.log,
+    secret: filesSecret.value,
+    maxUploadBytes: config.maxUploadBytes,
+    scanner: config.clamd ? clamdScanner(config.clamd) : null,
+  });
+  // Owner notifications and webhook payloads carry a signed link to each file, absolute with FORMSVC_PUBLIC_URL.
+  const fileLink = files.linker(config.publicUrl);
   const outboxRepo = createOutboxRepo(sql);
   const webhooksRepo = createWebhooksRepo(sql);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : null;
@@ -140,13 +157,14 @@ export async function createServices(deps: Deps) {
     sender,
     repo: webhooksRepo,
     retryScale: config.webhookRetryScale,
+    link: fileLink,
   });
   // Every outbound message goes through this one outbox, each kind through its channel.
   const outbox = createOutboxService({
     repo: outboxRepo,
     soleSender: sql.engine === "sqlite",
     channels: {
-      notification: mailChannel(mailer, renderNotification, retryMail),
+      notification: mailChannel(mailer, (row) => renderNotification(row, fileLink), retryMail),
       autoresponse: mailChannel(mailer, renderAutoresponse, retryMail),
       confirmation: mailChannel(
         mailer,
@@ -209,21 +227,6 @@ export async function createServices(deps: Deps) {
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
   });
 
-  const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
-  if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
-  const files = createFilesService({
-    repo: createFilesRepo(sql),
-    store: openObjectStore(
-      config.files || (isPostgresUrl(config.db) ? "./data/files" : join(dirname(config.db), "files")),
-      config,
-    ),
-    forms,
-    clock,
-    log: deps.log,
-    secret: filesSecret.value,
-    maxUploadBytes: config.maxUploadBytes,
-    scanner: config.clamd ? clamdScanner(config.clamd) : null,
-  });
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
   const pipeline = submitPipeline(sql, clock, {
     // Closing before the challenge (a closed form costs no verification); the field rules last, on
@@ -280,6 +283,7 @@ export async function createServices(deps: Deps) {
     latestSubmission: async (formId) =>
       (await submissionsRepo.listSubmissionsByForm(formId, "inbox", null, 1))[0] ?? null,
     clock,
+    link: fileLink,
   });
   const lifecycle = createSubmissionLifecycle({
     repo: submissionsRepo,
