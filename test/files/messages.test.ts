@@ -4,6 +4,7 @@ import { startReceiver, until, type Receiver } from "../helpers/receiver";
 import { freePort, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 import { seedOwner, startTestServer, tempDir, type Owner, type TestServer } from "../helpers/harness";
 import { OPERATOR } from "../../src/lib/principal";
+import { DEFAULT_FILES } from "../../src/modules/files/model";
 
 const PNG = Buffer.from(
   "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5fd8d4f0000000049454e44ae426082",
@@ -48,7 +49,7 @@ describe("signed file links in owner notifications and webhook payloads (FORMSVC
       },
     });
     owner = await seedOwner(server, "links@example.com", { emailEnabled: true, developerNotifications: true });
-    await server.services.forms.updateForm(OPERATOR, owner.formId, { files: {} });
+    await server.services.forms.updateForm(OPERATOR, owner.formId, { files: DEFAULT_FILES });
     const hook = await server.send("POST", `/forms/${owner.formId}/webhooks`, owner.key, { url: rx.url });
     expect(hook.status).toBe(200);
   });
@@ -168,7 +169,7 @@ describe("file links without FORMSVC_PUBLIC_URL", () => {
       config: { smtpUrl: smtp.url, webhookAllowPrivate: true, rateLimit: 100_000, files: join(own.dir, "files") },
     });
     owner = await seedOwner(server, "nolinks@example.com", { emailEnabled: true, developerNotifications: true });
-    await server.services.forms.updateForm(OPERATOR, owner.formId, { files: {} });
+    await server.services.forms.updateForm(OPERATOR, owner.formId, { files: DEFAULT_FILES });
     await server.send("POST", `/forms/${owner.formId}/webhooks`, owner.key, { url: rx.url });
   });
   afterAll(async () => {
