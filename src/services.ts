@@ -55,6 +55,7 @@ import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
 import { clamdScanner } from "./modules/files/clamd";
 import { createFilesRepo } from "./modules/files/repo";
+import { downloadPath } from "./modules/files/model";
 import { createFilesService } from "./modules/files/service";
 
 export interface Deps {
@@ -299,6 +300,20 @@ export async function createServices(deps: Deps) {
     afterDelete: files.removeUnattached,
     // What else a person's export shows about their submissions, one entry per store.
     related: {
+      // Their files: what each is, and where the owner downloads it.
+      files: async (ids) =>
+        (await files.listForSubmissions(ids)).map((f) => ({
+          id: f.id,
+          submissionId: f.submission_id,
+          formId: f.form_id,
+          field: f.field,
+          name: f.name,
+          type: f.type,
+          size: f.size,
+          sha256: f.sha256,
+          storedAt: f.created_at,
+          path: downloadPath(f.form_id!, f.submission_id!, f.id),
+        })),
       notifications: async (ids) =>
         (await outboxRepo.listForSubmissions(ids)).map((n) => ({
           id: n.id,

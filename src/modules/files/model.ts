@@ -157,3 +157,7 @@ export function humanSize(bytes: number): string {
   }
   return `${n < 10 ? n.toFixed(1) : Math.round(n)} ${units[unit]}`;
 }
+
+/** The owner's download path of a submission's file (secret key or session). */
+export const downloadPath = (formId: string, submissionId: string, fileId: string) =>
+  `/api/v1/forms/${encodeURIComponent(formId)}/submissions/${encodeURIComponent(submissionId)}/files/${encodeURIComponent(fileId)}`;
