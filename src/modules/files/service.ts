@@ -278,16 +278,18 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
                 `field "${field}": this form takes at most ${policy.maxTotalBytes} bytes of files per submission`,
               );
             hasher.update(chunk);
-            scan?.write(chunk);
           };
           async function* bytes(): AsyncGenerator<Uint8Array> {
             count(headBytes);
+            await scan?.write(headBytes);
             yield headBytes;
             if (!more) return;
             let sinceCollect = 0;
             for await (const chunk of body) {
               overCap();
               count(chunk);
+              // Waits while clamd takes it: a slow scanner slows the upload rather than filling memory.
+              await scan?.write(chunk);
               yield chunk;
               // The chunks die young but live outside the collector's small heap, which lets them pile
               // up (a 50 MB upload grew the process by 37 MB): a collection every few MB keeps it flat.
