@@ -50,6 +50,9 @@ export const submissions = {
     to === "spam" ? client.markSpam(formId, id) : client.markNotSpam(formId, id),
   exportUrl: (formId: string, format: "csv" | "json") =>
     `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
+  /** A file's owner download (the session cookie is its key): the href of its link and the src of its thumbnail. */
+  fileUrl: (formId: string, id: string, fileId: string) =>
+    `/api/v1/forms/${enc(formId)}/submissions/${enc(id)}/files/${enc(fileId)}`,
 };
 
 export const notifications = {
