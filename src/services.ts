@@ -57,6 +57,7 @@ import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
 import { clamdScanner } from "./modules/files/clamd";
 import { createFilesRepo } from "./modules/files/repo";
+import { downloadPath } from "./modules/files/model";
 import { createFilesService } from "./modules/files/service";
 
 export interface Deps {
@@ -148,6 +149,20 @@ export async function createServices(deps: Deps) {
     audit,
   );
   const { config } = deps;
+  const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
+  if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
+  const files = createFilesService({
+    repo: createFilesRepo(sql),
+    store: openObjectStore(filesLocation(config), config),
+    forms,
+    clock,
+    log: deps.log,
+    secret: filesSecret.value,
+    maxUploadBytes: config.maxUploadBytes,
+    scanner: config.clamd ? clamdScanner(config.clamd) : null,
+  });
+  // Owner notifications and webhook payloads carry a signed link to each file, absolute with FORMSVC_PUBLIC_URL.
+  const fileLink = files.linker(config.publicUrl);
   const outboxRepo = createOutboxRepo(sql);
   const webhooksRepo = createWebhooksRepo(sql);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : null;
@@ -157,13 +172,14 @@ export async function createServices(deps: Deps) {
     sender,
     repo: webhooksRepo,
     retryScale: config.webhookRetryScale,
+    link: fileLink,
   });
   // Every outbound message goes through this one outbox, each kind through its channel.
   const outbox = createOutboxService({
     repo: outboxRepo,
     soleSender: sql.engine === "sqlite",
     channels: {
-      notification: mailChannel(mailer, renderNotification, retryMail),
+      notification: mailChannel(mailer, (row) => renderNotification(row, fileLink), retryMail),
       autoresponse: mailChannel(mailer, renderAutoresponse, retryMail),
       confirmation: mailChannel(
         mailer,
@@ -229,18 +245,6 @@ export async function createServices(deps: Deps) {
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
   });
 
-  const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
-  if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
-  const files = createFilesService({
-    repo: createFilesRepo(sql),
-    store: openObjectStore(filesLocation(config), config),
-    forms,
-    clock,
-    log: deps.log,
-    secret: filesSecret.value,
-    maxUploadBytes: config.maxUploadBytes,
-    scanner: config.clamd ? clamdScanner(config.clamd) : null,
-  });
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
   const pipeline = submitPipeline(sql, clock, {
     // Closing before the challenge (a closed form costs no verification); the field rules last, on
@@ -301,6 +305,7 @@ export async function createServices(deps: Deps) {
     latestSubmission: async (formId) =>
       (await submissionsRepo.listSubmissionsByForm(formId, "inbox", null, 1))[0] ?? null,
     clock,
+    link: fileLink,
   });
   const lifecycle = createSubmissionLifecycle({
     repo: submissionsRepo,
@@ -316,6 +321,20 @@ export async function createServices(deps: Deps) {
     afterDelete: files.removeUnattached,
     // What else a person's export shows about their submissions, one entry per store.
     related: {
+      // Their files: what each is, and where the owner downloads it.
+      files: async (ids) =>
+        (await files.listForSubmissions(ids)).map((f) => ({
+          id: f.id,
+          submissionId: f.submission_id,
+          formId: f.form_id,
+          field: f.field,
+          name: f.name,
+          type: f.type,
+          size: f.size,
+          sha256: f.sha256,
+          storedAt: f.created_at,
+          path: downloadPath(f.form_id!, f.submission_id!, f.id),
+        })),
       notifications: async (ids) =>
         (await outboxRepo.listForSubmissions(ids)).map((n) => ({
           id: n.id,

@@ -43,7 +43,7 @@ describe("signed download links, and the files setting over HTTP", () => {
     const res = await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, body: form });
     expect(res.status).toBe(200);
     const [row] = await server.query("SELECT id FROM files WHERE submission_id = ?", res.body.submissionId);
-    const path = server.services.files.signedPath(row.id);
+    const path = server.services.files.signedPath(row.id, res.body.submissionId);
     const ok = await server.request(path);
     expect(ok.status).toBe(200);
     expect(Buffer.from(await ok.arrayBuffer()).equals(PDF)).toBe(true);

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { startS3, type S3Server } from "../helpers/s3";
-import { seedOwner, startTestServer, tempDir, type Owner, type TestServer } from "../helpers/harness";
+import {
+  cliJsonAsync,
+  runCliAsync,
+  seedOwner,
+  startTestServer,
+  tempDir,
+  type Owner,
+  type TestServer,
+} from "../helpers/harness";
 import { OPERATOR } from "../../src/lib/principal";
 import { DEFAULT_FILES } from "../../src/modules/files/model";
 
@@ -254,6 +262,120 @@ for (const store of STORES) {
       const data = JSON.parse(row.data);
       expect(data.none).toBeUndefined();
       expect(data.photos.map((p: { name: string }) => p.name)).toEqual(["1.png", "2.png"]);
+    });
+
+    test("exports show each file's name and download path (CSV and JSON, HTTP and CLI), and a person's export lists their files", async () => {
+      const res = await post(
+        multipart([
+          ["formId", owner.formId],
+          ["email", "pat@example.com"],
+          ["cv", PDF, "cv.pdf"],
+        ]),
+      );
+      expect(res.status).toBe(200);
+      const id = res.body.submissionId;
+      const [row] = await server.query("SELECT id FROM files WHERE submission_id = ?", id);
+      const path = `/api/v1/forms/${owner.formId}/submissions/${id}/files/${row.id}`;
+      const csv = await server.request(`/api/v1/forms/${owner.formId}/submissions/export?format=csv`, {
+        key: owner.key,
+      });
+      const csvText = await csv.text();
+      expect(csvText).toContain(`${id},`);
+      expect(csvText).toContain(`cv.pdf ${path}`);
+      const json = await server.request(`/api/v1/forms/${owner.formId}/submissions/export?format=json`, {
+        key: owner.key,
+      });
+      const exported = ((await json.json()) as any[]).find((s) => s.id === id);
+      expect(exported.data.cv).toMatchObject({ file: row.id, name: "cv.pdf", path });
+      // The path is the owner's download: it gives the bytes with the key.
+      const download = await server.request(path, { key: owner.key });
+      expect(Buffer.from(await download.arrayBuffer()).equals(PDF)).toBe(true);
+      const cliCsv = await runCliAsync(["submissions", "export", owner.formId], { db: server.db });
+      expect(cliCsv.stdout).toContain(`cv.pdf ${path}`);
+      const person = await cliJsonAsync(["submissions", "export", "--email", "pat@example.com"], { db: server.db });
+      expect(person.files).toEqual([
+        expect.objectContaining({
+          id: row.id,
+          submissionId: id,
+          field: "cv",
+          name: "cv.pdf",
+          size: PDF.byteLength,
+          path,
+        }),
+      ]);
+    });
+
+    const deletions: { what: string; remove: (submissionId: string) => Promise<void> }[] = [
+      {
+        what: "erasing the submitter's address",
+        remove: async () => {
+          const erased = await server.services.lifecycle.eraseByEmail(OPERATOR, "gone@example.com", null);
+          expect(erased.erased).toBe(1);
+        },
+      },
+      {
+        what: "retention",
+        remove: async (submissionId) => {
+          await server.services.forms.updateForm(OPERATOR, owner.formId, { retentionDays: 30 });
+          await server.exec(
+            "UPDATE submissions SET created_at = ? WHERE id = ?",
+            new Date(Date.now() - 40 * 86_400_000).toISOString(),
+            submissionId,
+          );
+          try {
+            expect(await server.services.lifecycle.expireRetained()).toBe(1);
+          } finally {
+            await server.services.forms.updateForm(OPERATOR, owner.formId, { retentionDays: null });
+          }
+        },
+      },
+    ];
+    for (const d of deletions) {
+      test(`${d.what} removes the files from the store`, async () => {
+        const res = await post(
+          multipart([
+            ["formId", owner.formId],
+            ["email", "gone@example.com"],
+            ["cv", PDF, "cv.pdf"],
+            ["photo", PNG, "me.png"],
+          ]),
+        );
+        expect(res.status).toBe(200);
+        const keys = (await server.query("SELECT key FROM files WHERE submission_id = ?", res.body.submissionId)).map(
+          (r) => r.key as string,
+        );
+        expect(keys.length).toBe(2);
+        const held = () => store.objects().filter((o) => keys.some((k) => o.includes(k)));
+        expect(held().length).toBe(2);
+        await d.remove(res.body.submissionId);
+        expect(held()).toEqual([]);
+        expect(await server.query("SELECT id FROM files WHERE key IN (?, ?)", keys[0]!, keys[1]!)).toEqual([]);
+      });
+    }
+
+    test("deleting the form removes every file of its submissions from the store", async () => {
+      const other = await seedOwner(server, "deleted-form@example.com");
+      await server.services.forms.updateForm(OPERATOR, other.formId, { files: DEFAULT_FILES });
+      for (const name of ["a.pdf", "b.pdf"]) {
+        const res = await post(
+          multipart([
+            ["formId", other.formId],
+            ["cv", PDF, name],
+          ]),
+          other.key,
+        );
+        expect(res.status).toBe(200);
+      }
+      const keys = (await server.query("SELECT key FROM files WHERE form_id = ?", other.formId)).map(
+        (r) => r.key as string,
+      );
+      expect(keys.length).toBe(2);
+      const held = () => store.objects().filter((o) => keys.some((k) => o.includes(k)));
+      expect(held().length).toBe(2);
+      const del = await server.send("DELETE", `/forms/${other.formId}`, other.key);
+      expect(del.status).toBe(200);
+      expect(held()).toEqual([]);
+      expect(await server.query("SELECT id FROM files WHERE key IN (?, ?)", keys[0]!, keys[1]!)).toEqual([]);
     });
 
     test("deleting the submission removes its file from the store", async () => {

@@ -108,11 +108,4 @@ export const normalizeFiles = (v: FilesInput): FilesSetting | null =>
 export const typeAllowed = (type: string, types: string[]) =>
   types.some((allowed) => allowed === type || (allowed.endsWith("/*") && type.startsWith(allowed.slice(0, -1))));
 
-/** A stored file as a submission's `data` holds it. */
-export interface FileRef {
-  file: string;
-  name: string;
-  type: string;
-  size: number;
-  sha256: string;
-}
+export { downloadPath, filesOf, humanSize, isFileRef, type FileLinker, type FileRef } from "./refs";

@@ -8,7 +8,7 @@ import type { Actor } from "../../lib/principal";
 import type { FormsService } from "../forms/service";
 import type { SubmitCheck } from "../submissions/pipeline";
 import type { Scanner } from "./clamd";
-import { MAX_FILES_CAP, typeAllowed, type FileRef, type FilesSetting } from "./model";
+import { MAX_FILES_CAP, typeAllowed, type FileLinker, type FileRef, type FilesSetting } from "./model";
 import { boundaryOf, MultipartReader } from "./multipart";
 import type { FileRow, FilesRepo } from "./repo";
 import { SNIFF_BYTES, sniffType } from "./sniff";
@@ -103,8 +103,17 @@ export function attachment(name: string): string {
  * and the removal of files whose submission is gone or never came.
  */
 export function createFilesService({ repo, store, clock, log, secret, maxUploadBytes, scanner }: FilesDeps) {
-  const sign = (fileId: string, expires: number) =>
-    createHmac("sha256", secret).update(`${fileId}\n${expires}`).digest("base64url");
+  // The link names the submission too: a look-alike file entry in another submission's data (a JSON
+  // submit may carry any object) gets a link that the file's own row refuses.
+  const sign = (fileId: string, submissionId: string, expires: number) =>
+    createHmac("sha256", secret).update(`${fileId}\n${submissionId}\n${expires}`).digest("base64url");
+
+  /** A signed path to a submission's file, working without a key until `LINK_DAYS` after `since` (default now). */
+  function signedPath(fileId: string, submissionId: string, since: number = clock.now()): string {
+    const expires = Math.floor((since + LINK_DAYS * DAY_MS) / 1000);
+    const id = encodeURIComponent(fileId);
+    return `/api/v1/files/${id}?expires=${expires}&signature=${sign(fileId, submissionId, expires)}`;
+  }
 
   /** Removes uploads whose submission did not commit (refused, failed, or answered from an earlier idempotent one). */
   async function release(uploads: Upload[]): Promise<void> {
@@ -268,15 +277,17 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
                 `field "${field}": this form takes at most ${policy.maxTotalBytes} bytes of files per submission`,
               );
             hasher.update(chunk);
-            scan?.write(chunk);
           };
           async function* bytes(): AsyncGenerator<Uint8Array> {
             count(headBytes);
+            await scan?.write(headBytes);
             yield headBytes;
             if (!more) return;
             for await (const chunk of body) {
               overCap();
               count(chunk);
+              // Waits while clamd takes it: a slow scanner slows the upload rather than filling memory.
+              await scan?.write(chunk);
               yield chunk;
             }
           }
@@ -358,11 +369,13 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
     /** The stored files of these submissions (exports, a person's export). */
     listForSubmissions: (ids: string[]): Promise<FileRow[]> => repo.listForSubmissions(ids),
 
-    /** A signed path to a file, working without a key until `LINK_DAYS` from now. */
-    signedPath(fileId: string): string {
-      const expires = Math.floor((clock.now() + LINK_DAYS * DAY_MS) / 1000);
-      return `/api/v1/files/${fileId}?expires=${expires}&signature=${sign(fileId, expires)}`;
-    },
+    signedPath,
+
+    /** The links messages carry (FileLinker): under `publicUrl` (FORMSVC_PUBLIC_URL) when set, else the bare path. */
+    linker:
+      (publicUrl: string): FileLinker =>
+      (fileId, submissionId, since) =>
+        `${publicUrl.replace(/\/$/, "")}${signedPath(fileId, submissionId, Date.parse(since))}`,
 
     /** A file of a submission of a form `actor` may read: 404 for the form, 403 for another owner's, 404 for a file not the submission's. */
     async download(
@@ -381,22 +394,18 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
 
     /** A file by a signed link: 403 for a link changed or past its time, 404 once the file is gone. */
     async downloadSigned(fileId: string, expires: string, signature: string) {
+      const forbidden = () =>
+        new AppError("FORBIDDEN", "this download link was changed or has expired; ask the form's owner for a new one");
       const at = Number(expires);
-      const expected = Buffer.from(sign(fileId, at));
-      const given = Buffer.from(signature);
-      if (
-        !/^\d{1,12}$/.test(expires) ||
-        given.length !== expected.length ||
-        !timingSafeEqual(given, expected) ||
-        at * 1000 < clock.now()
-      )
-        throw new AppError(
-          "FORBIDDEN",
-          "this download link was changed or has expired; ask the form's owner for a new one",
-        );
+      if (!/^\d{1,12}$/.test(expires) || at * 1000 < clock.now()) throw forbidden();
       const [row] = await repo.findByIds([fileId]);
-      const object = row && row.state === "stored" && row.submission_id !== null ? await store.get(row.key) : null;
-      if (!row || !object) throw new AppError("NOT_FOUND", `file ${fileId} is no longer stored`);
+      const gone = () => new AppError("NOT_FOUND", `file ${fileId} is no longer stored`);
+      if (!row || row.state !== "stored" || row.submission_id === null) throw gone();
+      const expected = Buffer.from(sign(fileId, row.submission_id, at));
+      const given = Buffer.from(signature);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden();
+      const object = await store.get(row.key);
+      if (!object) throw gone();
       return { row, ...object };
     },
   };

@@ -1,4 +1,5 @@
-import { display, escapeHtml, renderHtml, renderText } from "../../lib/template";
+import { display, escapeHtml, renderHtml, renderText, shown } from "../../lib/template";
+import { filesOf, humanSize, type FileLinker, type FileRef } from "../files/model";
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRow } from "../outbox/repo";
 import type { NotificationPayload } from "./queue";
@@ -17,16 +18,63 @@ export const MAIL_STYLES = {
 // Subjects longer than this are cut: mail clients show far less, and a page's _subject is capped at 200.
 const MAX_SUBJECT = 250;
 
-/** What a notification template sees: every field by its name, the form, the submission and the field list. */
-export function notificationView(
-  row: Pick<OutboxRow, "form_name" | "submission_id" | "submitted_at">,
+/** A file as the email shows it, with its signed link when FORMSVC_PUBLIC_URL makes one an email can carry. */
+interface MailFile {
+  name: string;
+  type: string;
+  size: number;
+  url: string | null;
+}
+
+/** The files of a submission's fields as the email shows them, by field (a link only when it is absolute). */
+function mailFiles(
+  row: Pick<OutboxRow, "submission_id" | "queued_at">,
   fields: Record<string, unknown>,
+  link: FileLinker | undefined,
+): Map<string, MailFile[]> {
+  const found = new Map<string, MailFile[]>();
+  for (const [name, value] of Object.entries(fields)) {
+    const files = filesOf(value);
+    if (!files) continue;
+    const url = (f: FileRef) => {
+      const made = link && row.submission_id ? link(f.file, row.submission_id, row.queued_at) : null;
+      return made && /^https?:\/\//.test(made) ? made : null;
+    };
+    found.set(
+      name,
+      files.map((f) => ({ name: f.name, type: f.type, size: f.size, url: url(f) })),
+    );
+  }
+  return found;
+}
+
+/** One file as a line of text: its name, type and size, then its link (or why there is none). */
+const fileText = (f: MailFile) =>
+  `${f.name} (${f.type}, ${humanSize(f.size)}) ${f.url ?? "[no link: FORMSVC_PUBLIC_URL is not set; download it from the dashboard]"}`;
+
+/** What a notification template sees: every field by its name (a file as its name and link), the form, the submission and the field list. */
+export function notificationView(
+  row: Pick<OutboxRow, "form_name" | "submission_id" | "submitted_at" | "queued_at">,
+  fields: Record<string, unknown>,
+  link?: FileLinker,
 ): Record<string, unknown> {
+  const files = mailFiles(row, fields, link);
+  // Built anew (never assigned by name): a field named __proto__ stays a field.
+  const viewed = Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => {
+      const list = files.get(name);
+      if (!list) return [name, value];
+      const items = list.map((f) =>
+        shown(f.url ? `${f.name} ${f.url}` : f.name, { ...f, url: f.url ?? "", size: humanSize(f.size) }),
+      );
+      return [name, Array.isArray(value) ? items : items[0]];
+    }),
+  );
   return {
-    ...fields,
+    ...viewed,
     form: { name: row.form_name },
     submission: { id: row.submission_id ?? "", createdAt: row.submitted_at },
-    fields: Object.entries(fields).map(([name, value]) => ({ name, value: display(value) })),
+    fields: Object.entries(viewed).map(([name, value]) => ({ name, value: display(value) })),
   };
 }
 
@@ -35,7 +83,7 @@ export function notificationView(
  * HTML part) or the form's template (its text, and the same text escaped as the HTML part); the
  * page's `_subject` ahead of either subject.
  */
-export function renderNotification(row: OutboxRow): MailMessage {
+export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessage {
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
     _meta?: Record<string, unknown>;
   };
@@ -50,7 +98,7 @@ export function renderNotification(row: OutboxRow): MailMessage {
     ...(p.fromName ? { fromName: p.fromName } : {}),
   };
   if (p.template) {
-    const view = notificationView(row, fields);
+    const view = notificationView(row, fields, link);
     return {
       ...envelope,
       subject: oneLine(p.subject ?? renderText(p.template.subject, view)).slice(0, MAX_SUBJECT),
@@ -58,7 +106,11 @@ export function renderNotification(row: OutboxRow): MailMessage {
       html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><div style="${MAIL_STYLES.pre}">${renderHtml(p.template.text, view)}</div></body></html>`,
     };
   }
-  const entries = Object.entries(fields).map(([k, v]) => [k, display(v)] as const);
+  const files = mailFiles(row, fields, link);
+  const entries = Object.entries(fields).map(([k, v]) => {
+    const listed = files.get(k);
+    return [k, listed ? listed.map(fileText).join("\n") : display(v)] as const;
+  });
   const summary: [string, string][] = meta
     ? [
         ["browser", [meta.browser, meta.browserVersion].filter(Boolean).join(" ") || "unknown"],
@@ -76,10 +128,13 @@ export function renderNotification(row: OutboxRow): MailMessage {
     "",
     summary.map(([k, v]) => `${k}: ${v}`).join(" · "),
   ].join("\n");
-  const rows = entries.map(
-    ([k, v]) =>
-      `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="${MAIL_STYLES.pre}">${escapeHtml(v)}</td></tr>`,
-  );
+  const fileHtml = (f: MailFile) =>
+    `${f.url ? `<a href="${escapeHtml(f.url)}">${escapeHtml(f.name)}</a>` : escapeHtml(f.name)} <span style="${MAIL_STYLES.quiet}">(${escapeHtml(f.type)}, ${humanSize(f.size)})</span>`;
+  const rows = entries.map(([k, v]) => {
+    const listed = files.get(k);
+    const cell = listed ? listed.map(fileHtml).join("<br>") : escapeHtml(v);
+    return `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="${MAIL_STYLES.pre}">${cell}</td></tr>`;
+  });
   const html = [
     `<!doctype html><html><body style="${MAIL_STYLES.body}">`,
     `<h2>${escapeHtml(title)}</h2>`,

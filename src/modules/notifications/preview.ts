@@ -5,6 +5,7 @@ import type { Form } from "../forms/model";
 import { SETTINGS } from "../forms/settings";
 import type { OutboxRow } from "../outbox/repo";
 import type { StoredSubmission } from "../submissions/model";
+import type { FileLinker } from "../files/model";
 import { renderNotification } from "./message";
 import type { NotificationPayload } from "./queue";
 
@@ -54,6 +55,8 @@ export function createNotificationPreview(deps: {
   formFor: (actor: Actor, formId: string) => Promise<Form>;
   latestSubmission: (formId: string) => Promise<StoredSubmission | null>;
   clock: Clock;
+  /** The senders' signed file links, so a preview's links are what would be sent. */
+  link?: FileLinker;
 }) {
   return {
     /** The notification of `formId` as its recipients would get it; 404/403 as Get Form. */
@@ -92,7 +95,7 @@ export function createNotificationPreview(deps: {
         last_error: null,
         sent_at: null,
       };
-      const { subject, text, html } = renderNotification(row);
+      const { subject, text, html } = renderNotification(row, deps.link);
       return { subject, text, html, submissionId: latest?.id ?? null };
     },
   };

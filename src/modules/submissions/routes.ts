@@ -229,7 +229,7 @@ export function submissionsRoutes(
         detail: {
           summary: "Export submissions",
           description:
-            "Every inbox submission of the form, oldest first, streamed as it is read (a page at a time: any size, memory stays flat), as formsvc submissions export writes it. CSV: id, createdAt, every data field seen, then _meta.*; cells that a spreadsheet would run as a formula start with '. JSON: an array of submissions as the list shows them. A submission stored while the export runs may or may not be in it.",
+            "Every inbox submission of the form, oldest first, streamed as it is read (a page at a time: any size, memory stays flat), as formsvc submissions export writes it. CSV: id, createdAt, every data field seen, then _meta.*; a file field holds each file's name and download path (GET …/submissions/{submissionId}/files/{fileId}), one a line; cells that a spreadsheet would run as a formula start with '. JSON: an array of submissions as the list shows them, with the download `path` beside each file entry. A submission stored while the export runs may or may not be in it.",
           tags: ["Submissions"],
           responses: responses(
             {

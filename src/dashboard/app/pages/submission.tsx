@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { forms, submissions, type Submission, type SubmissionDetail } from "../calls";
+import { filesOf, humanSize } from "../../../modules/files/refs";
 import { countryName, formatDateTime } from "../format";
 import { go, href } from "../router";
 import { PageTitle } from "../shell";
@@ -8,8 +9,56 @@ import { useLoad } from "../ui/load";
 
 /** A submission's own fields, without `_meta`. */
 export const fieldsOf = (s: Submission) => Object.entries(s.data).filter(([k]) => k !== "_meta");
-/** A value as a person reads it: text as it is, anything else as JSON. */
-export const valueText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+/** A value as a person reads it: text as it is, a file (or a list of them) by name, anything else as JSON. */
+export const valueText = (v: unknown) =>
+  typeof v === "string"
+    ? v
+    : (filesOf(v)
+        ?.map((f) => f.name)
+        .join(", ") ?? JSON.stringify(v));
+
+/** A submission's files, by field, in the order of its fields. */
+const submissionFiles = (s: Submission) =>
+  fieldsOf(s).flatMap(([field, v]) => (filesOf(v) ?? []).map((file) => ({ field, file })));
+
+// Image types a browser shows in an <img> (never run there: an SVG's scripts are off in an image).
+const THUMBNAIL = /^image\/(png|jpeg|gif|webp|avif|bmp|svg\+xml)$/;
+
+/** A submission's uploaded files: each with a thumbnail when it is an image, its name as its download, its type and size. */
+function SubmissionFiles({ submission: s }: { submission: Submission }) {
+  const files = submissionFiles(s);
+  if (files.length === 0) return null;
+  return (
+    <>
+      <h3 class="subhead">Files</h3>
+      <ul class="files" data-testid="submission-files">
+        {files.map(({ field, file }) => {
+          const url = submissions.fileUrl(s.formId, s.id, file.file);
+          return (
+            <li key={file.file} class="file">
+              {THUMBNAIL.test(file.type) ? (
+                <img class="thumb" src={url} alt={`Preview of ${file.name}`} loading="lazy" />
+              ) : (
+                <span class="thumb thumb-none" aria-hidden="true">
+                  {file.type.split("/")[1]?.slice(0, 4).toUpperCase()}
+                </span>
+              )}
+              <span>
+                <a href={url} download={file.name}>
+                  {file.name}
+                </a>
+                <br />
+                <span class="muted">
+                  {field} · {file.type} · {humanSize(file.size)}
+                </span>
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
 export const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 const META_LABELS: [keyof Submission["data"]["_meta"], string][] = [
@@ -62,6 +111,7 @@ export function SubmissionDetails({ submission: s }: { submission: Submission })
           </div>
         ))}
       </dl>
+      <SubmissionFiles submission={s} />
       <h3 class="subhead">Spam check</h3>
       <dl class="kv kv-meta">
         <div>
