@@ -240,7 +240,7 @@ describe("the dashboard in a browser", () => {
     const { page } = opened;
     await page.getByLabel("Name", { exact: true }).fill("Launch waitlist");
     await page.getByLabel("Allowed origins").fill("https://www.example.com\nhttps://example.org");
-    await page.getByLabel("Challenge").selectOption("pow");
+    await page.locator(`form.settings [name="spamSettings.challenge"]`).selectOption("pow");
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByText("Settings saved").waitFor();
     const form = (await api(`/api/v1/forms/${seed.waitlistId}`)).body;
@@ -293,6 +293,13 @@ describe("the dashboard in a browser", () => {
           .and(page.locator(`[value="${example === null ? "forever" : "days"}"]`))
           .check();
         if (example !== null) await field(key).fill(String(example));
+      } else if (control.kind === "files") {
+        const files = example as { maxFiles: number; maxFileBytes: number; maxTotalBytes: number; types: string[] };
+        await field(`${key}.on`).setChecked(true);
+        await field(`${key}.maxFiles`).fill(String(files.maxFiles));
+        await field(`${key}.maxFileBytes`).fill(String(files.maxFileBytes / 1048576));
+        await field(`${key}.maxTotalBytes`).fill(String(files.maxTotalBytes / 1048576));
+        await field(`${key}.types`).fill(files.types.join("\n"));
       } else if (control.kind === "fields") await fillFieldEditor(page, example as FieldRule[]);
       else if (control.kind === "time")
         // The control shows the browser's local time.
