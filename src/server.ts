@@ -67,6 +67,8 @@ export async function startServer(
   const server = app.server!;
   const jobs = startJobs(createJobs(services), log, store.runAlone);
   if (services.backups.scheduleNotice) log.warn(services.backups.scheduleNotice);
+  // /healthz shows the newest backup from before this start until this process makes its own.
+  void services.backups.recall();
   await services.outbox.start();
   const memory = governMemory();
   let stopped: Promise<void> | undefined;

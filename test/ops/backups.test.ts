@@ -90,6 +90,25 @@ describe.skipIf(onPostgres)("scheduled backups (SQLite)", () => {
     });
   });
 
+  test("after a restart /healthz shows the newest backup in the store until the server makes its own", async () => {
+    const dir = tempDir();
+    defer(dir.cleanup);
+    const first = await startTestServer({ dir: dir.dir, config: { backupSchedule: NEVER } });
+    await seedOwner(first);
+    await first.jobs.run("backup");
+    const made = (await first.json("/healthz")).body.lastBackup;
+    expect(made).toEqual({ at: expect.any(String), ok: true });
+    await first.close();
+    const again = await startTestServer({ dir: dir.dir, db: first.db, config: { backupSchedule: NEVER } });
+    defer(() => again.close());
+    await until("the newest backup recalled", async () => (await again.json("/healthz")).body.lastBackup !== null);
+    // Named to the second: the time read back from the name is the backup's own.
+    expect((await again.json("/healthz")).body.lastBackup).toEqual({
+      at: made.at.replace(/\.\d{3}Z$/, ".000Z"),
+      ok: true,
+    });
+  });
+
   test("a backup taken under a load of submits restores, passes integrity_check, and holds every submission acknowledged before it began", async () => {
     const server = await serve({ rateLimit: 1_000_000, backupKeep: 3 });
     const owner = await seedOwner(server);

@@ -238,6 +238,15 @@ export function createBackups(deps: BackupsDeps) {
 
     /** The last scheduled backup in this process: when, and whether it counted; null before any. */
     last: () => last,
+    /**
+     * With a schedule, takes the newest backup in the store as the last one (it counted when it was
+     * made), so a restart does not show `lastBackup: null`; one this process makes wins. Never throws.
+     */
+    async recall(): Promise<void> {
+      if (!deps.schedule || deps.engine !== "sqlite") return;
+      const newest = (await listBackups(objects).catch(() => []))[0];
+      if (newest && last === null) last = { at: newest.at, ok: true };
+    },
     /** Scheduled backups that failed since start. */
     failures: () => failures,
   };
