@@ -184,15 +184,22 @@ export function createOutboxService({
   async function drainLoop(): Promise<void> {
     const running = new Set<Promise<void>>();
     const claimed: Record<TransportName, ClaimedRow[]> = { smtp: [], http: [] };
+    // A claim that came back short took every due row of its transport: nothing more is due there
+    // until something is queued (a poke) or a retry falls due (the next drain). Without this, each
+    // finished send claimed again, and a transport with nothing due read past every other kind's
+    // due rows each time (a claim per email, each reading the whole backlog).
+    const exhausted: Record<TransportName, boolean> = { smtp: false, http: false };
     let busy = false;
     for (;;) {
+      if (poked) exhausted.smtp = exhausted.http = false;
       poked = false;
       if (!stopped) {
         for (const transport of TRANSPORTS) {
           if (inFlight[transport] >= IN_FLIGHT[transport]) continue;
-          if (claimed[transport].length === 0 && !busy) {
+          if (claimed[transport].length === 0 && !busy && !exhausted[transport]) {
             try {
               claimed[transport] = await repo.claimDue(readyKinds(transport), isoTime(clock.now()), CLAIM[transport]);
+              exhausted[transport] = claimed[transport].length < CLAIM[transport];
             } catch (e) {
               // Another process holds the write lock: send what is claimed, then look again in a second.
               if (!isDatabaseBusy(e)) throw e;
