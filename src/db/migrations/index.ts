@@ -14,6 +14,7 @@ import * as dropIn from "./012-drop-in";
 import * as operations from "./013-operations";
 import * as notifications from "./014-notifications";
 import * as digests from "./015-digests";
+import * as outboxDueByKind from "./019-outbox-due-by-kind";
 
 export interface Migration {
   version: number;
@@ -38,4 +39,5 @@ export const migrations: Migration[] = [
   { version: 13, name: "operations", up: operations.up },
   { version: 14, name: "notifications", up: notifications.up },
   { version: 15, name: "digests", up: digests.up },
+  { version: 19, name: "outbox-due-by-kind", up: outboxDueByKind.up },
 ];

@@ -71,6 +71,11 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       )`,
     ],
   },
+  {
+    version: 19,
+    name: "outbox-due-by-kind",
+    statements: ["CREATE INDEX outbox_due_by_kind ON outbox (status, kind, next_attempt_at)"],
+  },
 ];
 
 /**
