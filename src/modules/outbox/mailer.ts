@@ -14,8 +14,11 @@ export function createSmtpMailer(url: URL, from: string): Mailer {
   // Loaded only when mail is configured: an instance without SMTP never pays its memory.
   const nodemailer = require("nodemailer") as typeof Nodemailer;
   const transport = nodemailer.createTransport({
+    // Connections kept open for every message they carry (nodemailer's default closes one after
+    // 100 messages): a new connection is a greeting, EHLO, perhaps TLS and a login.
     pool: true,
-    maxConnections: 2,
+    maxConnections: 4,
+    maxMessages: Infinity,
     host: url.hostname,
     port: Number(url.port) || (url.protocol === "smtps:" ? 465 : 587),
     secure: url.protocol === "smtps:",

@@ -30,12 +30,13 @@ export interface OutboxDeps {
   soleSender?: boolean;
 }
 
-// Rows in flight at once per transport: SMTP shares a pool of two connections; webhook receivers
+// Rows in flight at once per transport: SMTP shares a pool of four connections (pipelined, several
+// messages queued on each keep them busy); webhook receivers
 // are many and slow ones (10 s timeouts) must not hold up the rest, nor mail.
-const IN_FLIGHT: Record<TransportName, number> = { smtp: 4, http: 32 };
+const IN_FLIGHT: Record<TransportName, number> = { smtp: 16, http: 32 };
 // Rows claimed at once (a statement, so an fsync, per claim): more than fit in flight, so a busy
 // drain claims once per many deliveries. Rows claimed and not started yet are released at a stop.
-const CLAIM: Record<TransportName, number> = { smtp: 8, http: 128 };
+const CLAIM: Record<TransportName, number> = { smtp: 64, http: 128 };
 // A sent message must be marked sent, or the next start sends it again: worth a long wait for the lock.
 const MARK_WAIT_MS = 60_000;
 const TRANSPORTS: TransportName[] = ["smtp", "http"];
