@@ -1,6 +1,7 @@
 import type * as Nodemailer from "nodemailer";
 import type { Channel, Failure } from "./channel";
 import { oneLine, type MailMessage } from "./message";
+import { rawMessage } from "./raw-message";
 import type { ClaimedRow } from "./repo";
 
 /** Sends mail; the one seam between the outbox and the outside world. */
@@ -31,15 +32,18 @@ export function createSmtpMailer(url: URL, from: string): Mailer {
   const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from;
   return {
     async send(m) {
-      const info = await transport.sendMail({
-        from: m.fromName ? { name: oneLine(m.fromName), address } : from,
-        to: m.to,
-        replyTo: m.replyTo,
-        subject: m.subject,
-        text: m.text,
-        html: m.html,
-        headers: m.headers,
-      });
+      const built = rawMessage(m, from, address);
+      const info = await transport.sendMail(
+        built ?? {
+          from: m.fromName ? { name: oneLine(m.fromName), address } : from,
+          to: m.to,
+          replyTo: m.replyTo,
+          subject: m.subject,
+          text: m.text,
+          html: m.html,
+          headers: m.headers,
+        },
+      );
       return { response: String(info.response ?? "") };
     },
     close: () => transport.close(),
