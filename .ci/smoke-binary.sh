@@ -229,6 +229,16 @@ step_nothing_lost() {
   [[ "$count" == 1 ]] || fail "the acknowledged submission $SUBMISSION_ID is missing after shutdown (count $count)"
 }
 
+step_backup_restore() {
+  # A backup is made by the binary running itself again (the snapshot in a process of its own).
+  local made name restored
+  made="$(formsvc backups create --json)" || fail "backups create"
+  name="$(json_get 'j.name' <<< "$made")"
+  [[ "$name" == formsvc-*.db.zst ]] || fail "backups create made no named backup: $made"
+  restored="$(formsvc restore "$name" --db "$WORK/restored/formsvc.db" --json)" || fail "restore $name"
+  [[ "$(json_get 'j.integrity' <<< "$restored")" == ok ]] || fail "restore did not check the copy: $restored"
+}
+
 step_stop() {
   kill -TERM "$SERVER_PID"
   for _ in $(seq 150); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
@@ -239,7 +249,7 @@ step_stop() {
   [[ "$code" == 0 ]] || fail "serve exited $code after SIGTERM, expected 0"
 }
 
-STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics outbound docs_page widget dashboard stop nothing_lost)
+STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics outbound docs_page widget dashboard backup_restore stop nothing_lost)
 
 for step in "${STEPS[@]}"; do
   echo "smoke: $step"

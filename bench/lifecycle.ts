@@ -173,6 +173,7 @@ report(
     shredder: { shred: async () => ({ vacuumed: false }) },
     confirmations: createConfirmationsRepo(sql),
     outbox: createOutboxRepo(sql),
+    afterDelete: services.files.removeUnattached,
     related: {},
   });
   const found = (await repo.findSubmissionsByEmail("user1000@example.com", null)).length;

@@ -54,6 +54,8 @@ export interface PgStats {
   /** Index and sequential scans started on api_keys and forms: the reads the servers' key and form caches exist to avoid. */
   keyReads: number;
   formReads: number;
+  /** Deadlocks PostgreSQL detected in the bench's database (pg_stat_database). */
+  deadlocks: number;
 }
 
 /** One measurement of bench/pg-limits.ts: an operation run by `inFlight` callers in a loop. */
@@ -131,7 +133,7 @@ export async function startBenchPostgres(core: number): Promise<BenchPostgres> {
     postmasterPid,
     cpuMs: () => clusterCpuMs(postmasterPid),
     async stats() {
-      const [db] = await admin`SELECT xact_commit FROM pg_stat_database WHERE datname = ${dbName}`;
+      const [db] = await admin`SELECT xact_commit, deadlocks FROM pg_stat_database WHERE datname = ${dbName}`;
       const [io] = await admin`SELECT COALESCE(sum(fsyncs), 0) AS fsyncs FROM pg_stat_io WHERE object = 'wal'`;
       const [wal] = await admin`SELECT wal_bytes FROM pg_stat_wal`;
       const reads =
@@ -143,6 +145,7 @@ export async function startBenchPostgres(core: number): Promise<BenchPostgres> {
         walBytes: Number(wal.wal_bytes),
         keyReads: readsOf("api_keys"),
         formReads: readsOf("forms"),
+        deadlocks: Number(db.deadlocks),
       };
     },
     close: async () => {

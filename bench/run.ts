@@ -667,6 +667,8 @@ async function main() {
       script: splitScript(`pg-get-${i}`, t.ports, getReq(t.setup.formId, t.setup.key)),
     },
   ]);
+  // Deadlocks across the whole PostgreSQL section (issue 32: none, 1 instance or 2), read once its servers have ended.
+  const deadlocksBefore = (await pg.stats()).deadlocks;
   // Submits first, then GETs, so each GET run follows another GET run (a submit leaves batches and cache drops behind).
   pgScenarios.sort((a, b) => Number(a.name.startsWith("GET")) - Number(b.name.startsWith("GET")));
   for (const sc of pgScenarios)
@@ -786,7 +788,9 @@ async function main() {
     server.kill("SIGTERM");
     await server.exited;
   }
-  const pgErrors = serverErrors(pgLogs);
+  // A backend reports its statistics when it ends, at the latest.
+  await Bun.sleep(1200);
+  const pgErrors = { ...serverErrors(pgLogs), deadlocks: (await pg.stats()).deadlocks - deadlocksBefore };
   // The database alone (bench/pg-limits.ts, pinned to wrk's core, the cluster on core 0): its commit rate and the limiter's statement.
   log("measuring PostgreSQL's commit rate and the shared limiter's statement (bench/pg-limits.ts)");
   const limitsRun = spawnSync(
@@ -945,7 +949,7 @@ const PG_NO_FEED = "PostgreSQL, 1 instance, shared limiter, no change feed (A/B)
 function postgresLines(
   pgRuns: Record<string, PgRun[]>,
   limits: PgLimits | null,
-  errors: { errors: number; warnings: number; samples: string[] },
+  errors: { errors: number; warnings: number; samples: string[]; deadlocks: number },
 ): string[] {
   const m = (name: string, k: keyof PgRun) => (pgRuns[name] ? median(pgRuns[name]!.map((r) => r[k] ?? NaN)) : NaN);
   const f = (x: number, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
@@ -998,7 +1002,7 @@ function postgresLines(
   lines.push(
     "",
     "Scans of api_keys and forms count the key and form caches' misses (a submit's forms scans also hold its foreign-key check); commits count every transaction, read-only statements too.",
-    `PostgreSQL servers' logs: ${errors.errors} errors or answers ≥ 500, ${errors.warnings} warnings${errors.samples.length ? `; first: ${errors.samples.join(" | ")}` : ""}.`,
+    `PostgreSQL servers' logs: ${errors.errors} errors or answers ≥ 500, ${errors.warnings} warnings${errors.samples.length ? `; first: ${errors.samples.join(" | ")}` : ""}. Deadlocks (pg_stat_database) across the section: ${errors.deadlocks}.`,
   );
   return lines;
 }

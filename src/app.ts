@@ -14,13 +14,16 @@ import { accountsRoutes } from "./modules/accounts/routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { confirmationRoutes } from "./modules/confirmations/routes";
 import { hostedPageRoutes } from "./modules/dropin/page-route";
+import { publicFormOrNone } from "./modules/dropin/public-form";
 import { createDropIn } from "./modules/dropin/routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { keysRoutes } from "./modules/keys/routes";
+import { notificationRoutes } from "./modules/notifications/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
+import { filesRoutes } from "./modules/files/routes";
 import type { Services } from "./services";
 
 export interface AppDeps {
@@ -79,6 +82,12 @@ async function gauges(services: Services): Promise<Gauge[]> {
         .map(({ transport, kind, outcome, value }) => ({ labels: { transport, kind, outcome }, value })),
     },
     {
+      name: "formsvc_backups_failed_total",
+      help: "Scheduled backups that failed since start (each also emailed to the owners).",
+      type: "counter",
+      value: services.backups.failures(),
+    },
+    {
       name: "formsvc_submissions_stored_total",
       help: "Submissions committed since start.",
       type: "counter",
@@ -99,6 +108,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
   const dropIn = createDropIn({
     forms: services.forms,
     submissions: services.submissions,
+    files: services.files,
     maxBodyBytes: config.maxBodyBytes,
     log,
   });
@@ -124,6 +134,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         maxBodyBytes: config.maxBodyBytes,
         metrics,
         log,
+        isPublicForm: async (id) => (await publicFormOrNone(services.forms, id).catch(() => undefined)) !== undefined,
         dropInFailure: dropIn.failure,
       }),
     )
@@ -140,7 +151,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         ping: () => store.ping(),
         health: async () => {
           const { pending, failed, byKind, oldestDueAt } = await backlog(services);
-          return { outbox: { pending, failed }, backlog: { byKind, oldestDueAt } };
+          return { outbox: { pending, failed }, backlog: { byKind, oldestDueAt }, lastBackup: services.backups.last() };
         },
         gauges: () => gauges(services),
         metrics,
@@ -150,11 +161,21 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(
       new Elysia({ prefix: "/api/v1" })
         .use(formsRoutes(services.forms, services.lifecycle.deleteForm))
-        .use(submissionsRoutes(services.submissions, services.lifecycle, config.maxBodyBytes))
+        .use(
+          submissionsRoutes(
+            services.submissions,
+            services.lifecycle,
+            config.maxBodyBytes,
+            services.files,
+            services.forms,
+          ),
+        )
+        .use(filesRoutes(services.files, services.submissions))
         .use(keysRoutes(services.keys))
         .use(analyticsRoutes(services.analytics))
         .use(spamRoutes(services.spam))
         .use(webhooksRoutes(services.webhooks))
+        .use(notificationRoutes(services.notifications))
         .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") })),
     );
 }

@@ -1,3 +1,4 @@
+import { Cron } from "croner";
 import ipaddr from "ipaddr.js";
 import { isIP } from "node:net";
 import { CLIENT_IP_HEADERS } from "./lib/client-ip";
@@ -141,6 +142,87 @@ const settings = {
     default: "https://api.hcaptcha.com/siteverify",
     parse: url(["https:", "http:"]),
     doc: "where hCaptcha tokens are verified (siteverify)",
+  },
+  s3Endpoint: {
+    env: "FORMSVC_S3_ENDPOINT",
+    default: "",
+    parse: s3Endpoint,
+    doc: "S3-compatible storage for `s3://` locations (uploads, backups): its endpoint, e.g. https://s3.eu-central-1.amazonaws.com, https://ACCOUNT.r2.cloudflarestorage.com, http://minio:9000; empty = AWS for the region",
+  },
+  s3Region: {
+    env: "FORMSVC_S3_REGION",
+    default: "us-east-1",
+    parse: text,
+    doc: "S3 region (R2: auto)",
+  },
+  s3AccessKeyId: {
+    env: "FORMSVC_S3_ACCESS_KEY_ID",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "S3 access key id (empty: AWS_ACCESS_KEY_ID / S3_ACCESS_KEY_ID from the environment)",
+  },
+  s3SecretAccessKey: {
+    env: "FORMSVC_S3_SECRET_ACCESS_KEY",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "S3 secret access key (empty: AWS_SECRET_ACCESS_KEY / S3_SECRET_ACCESS_KEY from the environment)",
+  },
+  s3PathStyle: {
+    env: "FORMSVC_S3_PATH_STYLE",
+    default: "true",
+    parse: bool,
+    doc: "address objects as ENDPOINT/BUCKET/KEY (MinIO, Garage, most self-hosted stores); false: BUCKET.ENDPOINT/KEY",
+  },
+  backupSchedule: {
+    env: "FORMSVC_BACKUP_SCHEDULE",
+    default: "",
+    parse: cron,
+    doc: "when `serve` makes a backup, as cron in UTC (0 0 3 * * * is 03:00 every day; a seconds field is allowed); empty = no scheduled backups",
+  },
+  backupTo: {
+    env: "FORMSVC_BACKUP_TO",
+    default: "",
+    parse: text,
+    doc: "where backups go: a folder, or s3://BUCKET/PREFIX on the FORMSVC_S3_* storage; empty = backups/ beside the database",
+  },
+  backupKeep: {
+    env: "FORMSVC_BACKUP_KEEP",
+    default: "7",
+    parse: int(1, 10_000),
+    doc: "how many backups are kept; after each backup the oldest beyond this are deleted",
+  },
+  files: {
+    env: "FORMSVC_FILES",
+    default: "",
+    parse: filesLocation,
+    doc: "where uploaded files are kept: a folder, or s3://BUCKET/PREFIX (FORMSVC_S3_*); empty = files/ beside the SQLite database (on PostgreSQL ./data/files, which is per machine: instances sharing a database must share the store, so use s3:// there)",
+  },
+  maxUploadBytes: {
+    env: "FORMSVC_MAX_UPLOAD_BYTES",
+    default: "104857600",
+    parse: int(1024, 2_147_483_647),
+    doc: "largest multipart request with files (all its files and fields); larger is 413. Each form's files setting limits its own uploads below this",
+  },
+  clamd: {
+    env: "FORMSVC_CLAMD",
+    default: "",
+    parse: clamdAddress,
+    doc: "scan every uploaded file with ClamAV before answering: tcp://HOST:PORT or a unix socket path of clamd; a hit is 400 FILE_INFECTED, clamd silent for 10 s is 503; empty = no scan",
+  },
+  recaptchaSecret: {
+    env: "FORMSVC_RECAPTCHA_SECRET",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "Google reCAPTCHA secret key (v2 or v3), needed by forms whose challenge is recaptcha",
+  },
+  recaptchaVerifyUrl: {
+    env: "FORMSVC_RECAPTCHA_VERIFY_URL",
+    default: "https://www.google.com/recaptcha/api/siteverify",
+    parse: url(["https:", "http:"]),
+    doc: "where reCAPTCHA tokens are verified (siteverify)",
   },
   sessionIdleDays: {
     env: "FORMSVC_SESSION_IDLE_DAYS",
@@ -365,6 +447,49 @@ function proxyRanges(raw: string): string[] {
       `${bad.map((b) => `"${b}"`).join(", ")} ${bad.length > 1 ? "are not IP addresses or CIDR ranges" : "is not an IP address or CIDR range"} (e.g. 10.0.0.5, 10.0.0.0/8, 2001:db8::/32)`,
     );
   return ranges;
+}
+
+/** A croner pattern (5 or 6 fields, seconds first when 6), or empty for none; checked now, not when `serve` starts. */
+function cron(raw: string): string {
+  const value = raw.trim();
+  if (value === "") return "";
+  try {
+    new Cron(value, { paused: true, utcOffset: 0 }).stop();
+  } catch (e) {
+    throw new Error(
+      `"${value}" is not a cron schedule (${(e as Error).message}); e.g. 0 0 3 * * * for 03:00 UTC daily`,
+    );
+  }
+  return value;
+}
+
+/** An S3 endpoint: an http(s) origin, kept without a trailing slash; empty for AWS's own. */
+function s3Endpoint(raw: string): string {
+  const value = optionalUrl(["http:", "https:"])(raw);
+  if (!value) return "";
+  if (value.username || value.password)
+    throw new Error("must not carry credentials (use FORMSVC_S3_ACCESS_KEY_ID and FORMSVC_S3_SECRET_ACCESS_KEY)");
+  return value.href.replace(/\/+$/, "");
+}
+
+/** An uploads location: a folder path or s3://BUCKET[/PREFIX]; empty for the default. */
+function filesLocation(raw: string): string {
+  const value = text(raw);
+  if (/^s3:\/\//i.test(value) && !/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/i.test(value))
+    throw new Error("an s3:// location is s3://BUCKET or s3://BUCKET/PREFIX");
+  const scheme = /^([a-z][a-z0-9+.-]+):\/\//i.exec(value)?.[1];
+  if (scheme && scheme.toLowerCase() !== "s3")
+    throw new Error(`a ${scheme}:// URL; a folder path or s3://BUCKET/PREFIX`);
+  return value;
+}
+
+/** clamd's address: tcp://HOST:PORT, or a unix socket path; empty for none. */
+function clamdAddress(raw: string): string {
+  const value = text(raw);
+  if (value === "" || value.startsWith("/")) return value;
+  const m = /^tcp:\/\/([^:/]+|\[[0-9a-f:]+\]):(\d{1,5})$/i.exec(value);
+  if (!m || Number(m[2]) > 65535) throw new Error("must be tcp://HOST:PORT or an absolute unix socket path");
+  return value;
 }
 
 /** A base URL for links people open: http(s), no query or fragment; kept without a trailing slash. */

@@ -66,6 +66,7 @@ export async function startServer(
   });
   const server = app.server!;
   const jobs = startJobs(createJobs(services), log, store.runAlone);
+  if (services.backups.scheduleNotice) log.warn(services.backups.scheduleNotice);
   await services.outbox.start();
   const memory = governMemory();
   let stopped: Promise<void> | undefined;

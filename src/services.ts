@@ -1,4 +1,6 @@
-import type { Config } from "./config";
+import { dirname, join } from "node:path";
+import { isPostgresUrl, type Config } from "./config";
+import { foldDeltas } from "./db/postgres/deltas";
 import type { Atomically, Sql } from "./db/sql";
 import type { Store } from "./db/store";
 import type { Clock } from "./lib/clock";
@@ -13,11 +15,14 @@ import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
 import { createAuditRepo } from "./modules/audit/repo";
 import { createAuditService } from "./modules/audit/service";
+import { separateProcessBackup } from "./db/backup";
+import { createBackups } from "./modules/backups/service";
 import { createFormsRepo } from "./modules/forms/repo";
 import { createFormsService } from "./modules/forms/service";
 import { createKeysRepo } from "./modules/keys/repo";
 import { createKeysService } from "./modules/keys/service";
-import { systemClock } from "./lib/clock";
+import { isoTime, systemClock } from "./lib/clock";
+import { openObjectStore } from "./lib/object-store";
 import { assertPublicUrl } from "./lib/public-address";
 import { createConfirmationsRepo } from "./modules/confirmations/repo";
 import { renderConfirmation } from "./modules/confirmations/message";
@@ -31,6 +36,7 @@ import { renderNotification } from "./modules/notifications/message";
 import { queueNotifications } from "./modules/notifications/queue";
 import { createDigests } from "./modules/notifications/digest";
 import { createDigestRepo } from "./modules/notifications/digest-repo";
+import { createNotificationPreview } from "./modules/notifications/preview";
 import { createOutboxRepo } from "./modules/outbox/repo";
 import { createOutboxService } from "./modules/outbox/service";
 import { webhookChannel } from "./modules/webhooks/channel";
@@ -39,6 +45,7 @@ import { createWebhooksRepo } from "./modules/webhooks/repo";
 import { createWebhooksService } from "./modules/webhooks/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
+import { createFilterRepo } from "./modules/spam/filter-repo";
 import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
 import { allowedOriginCheck } from "./modules/submissions/allowed-origin";
@@ -48,6 +55,10 @@ import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
 import { createSubmissionsRepo } from "./modules/submissions/repo";
 import { createSubmissionsService } from "./modules/submissions/service";
+import { clamdScanner } from "./modules/files/clamd";
+import { createFilesRepo } from "./modules/files/repo";
+import { downloadPath } from "./modules/files/model";
+import { createFilesService } from "./modules/files/service";
 
 export interface Deps {
   store: Store;
@@ -70,10 +81,17 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
   const submissions = createSubmissionsRepo(sql);
   const outbox = createOutboxRepo(sql);
   return {
-    rows: [submissions.insertRows, createSpamRepo(sql).recordUsedChallenges], // each submission with its status and idempotency key; the proof of work it used
+    // each submission with its status and idempotency key; the proof of work it used; its uploaded files
+    // become its; the duplicate rule's hash of it
+    rows: [
+      submissions.insertRows,
+      createSpamRepo(sql).recordUsedChallenges,
+      createFilesRepo(sql).attach,
+      createFilterRepo(sql).recordRecent,
+    ],
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
-    tallies: [submissions.counters, createAnalyticsRepo(sql).rollups], // the forms' counters and waitlist joiners; daily and monthly rollups
+    tallies: [createAnalyticsRepo(sql).rollups, submissions.counters], // daily and monthly rollups; the forms' counters and waitlist joiners (the hottest rows, locked last)
     limits: [capWriter(sql)], // maxSubmissions, exact: a batch that took a form past it is refused
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.
@@ -83,7 +101,8 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
       queueConfirmations(createConfirmationsRepo(sql), outbox, clock),
       queueWebhooks(createWebhooksRepo(sql), outbox, clock),
     ],
-    purges: [outbox.deleteForSubmissions], // a deleted submission's outbox rows (and their attempts), whatever their state
+    // a deleted submission's outbox rows (and their attempts), whatever their state; its spam lesson (the hashes of its words)
+    purges: [outbox.deleteForSubmissions, createFilterRepo(sql).forgetLessons],
   };
 }
 
@@ -91,8 +110,16 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
 export const submitPipeline = (
   sql: Sql,
   clock: Clock = systemClock,
-  { checks = [], hooks = [] }: Partial<Pick<SubmitStages, "checks" | "hooks">> = {},
-) => createSubmitPipeline(sql, { checks, ...submitStages(sql, clock), hooks });
+  {
+    checks = [],
+    hooks = [],
+    lessons = [],
+  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & { lessons?: SubmitStages["rows"] } = {},
+) => {
+  const stages = submitStages(sql, clock);
+  // Writers that need a service (the spam filter's lessons) come after the rows they refer to.
+  return createSubmitPipeline(sql, { checks, ...stages, rows: [...stages.rows, ...lessons], hooks });
+};
 
 /**
  * The composition root: every service, built once over one store. The CLI and the HTTP API share
@@ -122,6 +149,20 @@ export async function createServices(deps: Deps) {
     audit,
   );
   const { config } = deps;
+  const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
+  if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
+  const files = createFilesService({
+    repo: createFilesRepo(sql),
+    store: openObjectStore(filesLocation(config), config),
+    forms,
+    clock,
+    log: deps.log,
+    secret: filesSecret.value,
+    maxUploadBytes: config.maxUploadBytes,
+    scanner: config.clamd ? clamdScanner(config.clamd) : null,
+  });
+  // Owner notifications and webhook payloads carry a signed link to each file, absolute with FORMSVC_PUBLIC_URL.
+  const fileLink = files.linker(config.publicUrl);
   const outboxRepo = createOutboxRepo(sql);
   const webhooksRepo = createWebhooksRepo(sql);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : null;
@@ -131,13 +172,14 @@ export async function createServices(deps: Deps) {
     sender,
     repo: webhooksRepo,
     retryScale: config.webhookRetryScale,
+    link: fileLink,
   });
   // Every outbound message goes through this one outbox, each kind through its channel.
   const outbox = createOutboxService({
     repo: outboxRepo,
     soleSender: sql.engine === "sqlite",
     channels: {
-      notification: mailChannel(mailer, renderNotification, retryMail),
+      notification: mailChannel(mailer, (row) => renderNotification(row, fileLink), retryMail),
       autoresponse: mailChannel(mailer, renderAutoresponse, retryMail),
       confirmation: mailChannel(
         mailer,
@@ -188,6 +230,9 @@ export async function createServices(deps: Deps) {
     config: deps.config,
     log: deps.log,
     forms,
+    filterRepo: createFilterRepo(sql),
+    changes,
+    owners,
   });
   const accounts = createAccountsService({
     repo: createAccountsRepo(sql),
@@ -204,8 +249,18 @@ export async function createServices(deps: Deps) {
   const pipeline = submitPipeline(sql, clock, {
     // Closing before the challenge (a closed form costs no verification); the field rules last, on
     // the data to be stored, so a honeypot catch is answered as the same fields from a person would be.
-    checks: [allowedOriginCheck, closingCheck(clock), spam.checks.challenge, spam.checks.honeypot, fieldsCheck],
-    hooks: [outbox.afterCommit], // the outbox sends what a commit queued
+    // The spam filter last: it scores what is stored, and a refused submission costs it nothing.
+    checks: [
+      allowedOriginCheck,
+      closingCheck(clock),
+      spam.checks.challenge,
+      spam.checks.honeypot,
+      files.check,
+      fieldsCheck,
+      spam.checks.filter,
+    ],
+    lessons: [spam.filter.recordLessons], // a honeypot catch teaches its owner's filter, with its commit
+    hooks: [outbox.afterCommit, spam.filter.afterCommit], // the outbox sends what a commit queued; lessons reach the filter's models
   });
   const submissionsRepo = createSubmissionsRepo(sql);
   const submissions = createSubmissionsService({
@@ -218,6 +273,7 @@ export async function createServices(deps: Deps) {
     countryOf: countryLookup(),
     pipeline,
     audit,
+    teach: spam.filter.teach, // every spam / not-spam mark teaches the owner's filter
   });
   const webhooks = createWebhooksService({
     repo: webhooksRepo,
@@ -243,6 +299,14 @@ export async function createServices(deps: Deps) {
     publicUrl: config.publicUrl,
     sendSoon: (queued) => outbox.afterCommit({ queued }),
   });
+  // The dashboard's preview renders the latest inbox submission with the sender's own renderNotification.
+  const notifications = createNotificationPreview({
+    formFor: forms.formFor,
+    latestSubmission: async (formId) =>
+      (await submissionsRepo.listSubmissionsByForm(formId, "inbox", null, 1))[0] ?? null,
+    clock,
+    link: fileLink,
+  });
   const lifecycle = createSubmissionLifecycle({
     repo: submissionsRepo,
     forms,
@@ -253,8 +317,24 @@ export async function createServices(deps: Deps) {
     shredder: store.shredder,
     confirmations: confirmationsRepo,
     outbox: outboxRepo,
+    // A deleted submission's files go from the store once the deletion has committed.
+    afterDelete: files.removeUnattached,
     // What else a person's export shows about their submissions, one entry per store.
     related: {
+      // Their files: what each is, and where the owner downloads it.
+      files: async (ids) =>
+        (await files.listForSubmissions(ids)).map((f) => ({
+          id: f.id,
+          submissionId: f.submission_id,
+          formId: f.form_id,
+          field: f.field,
+          name: f.name,
+          type: f.type,
+          size: f.size,
+          sha256: f.sha256,
+          storedAt: f.created_at,
+          path: downloadPath(f.form_id!, f.submission_id!, f.id),
+        })),
       notifications: async (ids) =>
         (await outboxRepo.listForSubmissions(ids)).map((n) => ({
           id: n.id,
@@ -266,24 +346,56 @@ export async function createServices(deps: Deps) {
         })),
     },
   });
+  const backups = createBackups({
+    engine: sql.engine,
+    dbPath: config.db,
+    snapshot: separateProcessBackup(config.db),
+    objects: openObjectStore(backupLocation(config), config),
+    files: files.store,
+    keep: config.backupKeep,
+    schedule: config.backupSchedule,
+    clock,
+    log: deps.log,
+    alert: async (message) => {
+      const queued = await outboxRepo.queueOwnerAlert(
+        "formsvc: a scheduled backup failed",
+        message,
+        isoTime(clock.now()),
+      );
+      if (queued) outbox.afterCommit({ queued });
+    },
+  });
   return {
     owners,
     accounts,
+    backups,
     keys,
     forms,
     submissions,
+    files,
     lifecycle,
     analytics,
     outbox,
     webhooks,
     confirmations,
     digests,
+    notifications,
     spam,
     audit,
+    /** Folds PostgreSQL's counter and rollup deltas into their rows (db/postgres/deltas.ts); nothing on SQLite. Resolves with the forms folded. */
+    foldTallies: (): Promise<number> => (sql.engine === "postgres" ? foldDeltas(sql) : Promise.resolve(0)),
     /** The services' clock (pinned in tests): what the pages for people read a form's closing time against. */
     clock,
     close,
   };
 }
+
+/** Where uploaded files are kept: FORMSVC_FILES, else `files/` beside the SQLite database (on PostgreSQL ./data/files). */
+export const filesLocation = (config: Pick<Config, "files" | "db">) =>
+  config.files || (isPostgresUrl(config.db) ? "./data/files" : join(dirname(config.db), "files"));
+
+/** Where backups go: FORMSVC_BACKUP_TO, else `backups/` beside the SQLite database. */
+export const backupLocation = (config: Pick<Config, "backupTo" | "db">) =>
+  config.backupTo || join(dirname(config.db), "backups");
 
 export type Services = Awaited<ReturnType<typeof createServices>>;

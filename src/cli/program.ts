@@ -10,8 +10,9 @@ import { serveCommand } from "./serve";
 import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
-import { backupCommand } from "./backup";
+import { backupCommand, backupsCommand, restoreCommand } from "./backup";
 import { copyToCommand } from "./copy-to";
+import { spamCommand } from "./spam";
 import { webhooksCommand } from "./webhooks";
 import { invocation } from "./hints";
 
@@ -33,8 +34,11 @@ export function buildProgram(): Command {
     ownersCommand(),
     configCommand(),
     submissionsCommand(),
+    spamCommand(),
     webhooksCommand(),
     backupCommand(),
+    backupsCommand(),
+    restoreCommand(),
     copyToCommand(),
     outboxCommand(),
     mailCommand(),

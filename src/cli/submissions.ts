@@ -41,9 +41,24 @@ async function writeOut(out: string | undefined, chunks: AsyncIterable<string> |
   // A person's submissions: readable by the operator only, as the database is.
   const fd = out ? openSync(out, "w", 0o600) : 1;
   try {
-    for await (const chunk of chunks) writeSync(fd, chunk);
+    for await (const chunk of chunks) writeAll(fd, Buffer.from(chunk));
   } finally {
     if (fd !== 1) closeSync(fd);
+  }
+}
+
+/**
+ * Every byte of `bytes` to `fd`. A write to a pipe may take only part of them, and one whose reader is
+ * slower than us can be refused for now (EAGAIN) when the pipe is in non-blocking mode: both are retried.
+ */
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length;) {
+    try {
+      at += writeSync(fd, bytes, at);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+      Bun.sleepSync(1);
+    }
   }
 }
 

@@ -25,15 +25,19 @@ import type {
   SetupRequest,
   MovedSubmission,
   NewWebhook,
+  NotificationPreview,
+  NotificationPreviewRequest,
   PageQuery,
   RateLimit,
   RevokedKey,
   Submission,
+  SubmissionDetail,
   SubmissionList,
   SubmissionQuery,
   SubmitRequest,
   SubmitResult,
   Webhook,
+  SpamFilterStatus,
 } from "./types";
 
 export type * from "./types";
@@ -323,6 +327,29 @@ export class FormsvcClient {
     return this.request({ method: "DELETE", path: `/keys/${encodeURIComponent(keyId)}`, idempotent: false }, options);
   }
 
+  /** One submission of a form, inbox or spam, with the folder it is in. */
+  getSubmission(formId: string, submissionId: string, options?: CallOptions): Promise<SubmissionDetail> {
+    return this.request({ method: "GET", path: this.submissionPath(formId, submissionId), idempotent: true }, options);
+  }
+
+  /** The form's owner notification as it would be sent, rendered from its latest submission (or a sample); sends nothing. */
+  previewNotification(
+    formId: string,
+    body: NotificationPreviewRequest = {},
+    options?: CallOptions,
+  ): Promise<NotificationPreview> {
+    return this.request(
+      {
+        method: "POST",
+        path: `/forms/${encodeURIComponent(formId)}/notification-preview`,
+        body,
+        // It changes nothing: safe to send again.
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
   /** Deletes one submission of a form, with what it left behind; counts and analytics drop it. */
   deleteSubmission(formId: string, submissionId: string, options?: CallOptions): Promise<Deleted> {
     return this.request(
@@ -345,6 +372,11 @@ export class FormsvcClient {
       { method: "POST", path: `${this.submissionPath(formId, submissionId)}/not-spam`, idempotent: false },
       options,
     );
+  }
+
+  /** What the owner's learning spam filter has learned from (every mark teaches it), and whether it files spam yet. */
+  spamFilter(options?: CallOptions): Promise<SpamFilterStatus> {
+    return this.request({ method: "GET", path: "/spam-filter", idempotent: true }, options);
   }
 
   /**

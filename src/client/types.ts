@@ -16,7 +16,24 @@ export interface Form {
   usersJoinedSettings: { enabled: boolean; count: number } | null;
   /** Origins allowed to submit with a publishable key (and to be redirected to); [] = any. */
   allowedOrigins: string[];
-  spamSettings: { honeypotField: string | null; challenge: "none" | "pow" | "turnstile" | "hcaptcha" };
+  spamSettings: {
+    honeypotField: string | null;
+    challenge: Challenge;
+    /** Words or phrases (whole words, any case) that file a submission as spam. */
+    blockedWords: string[];
+    /** Email domains (and subdomains) whose addresses file a submission as spam. */
+    blockedEmailDomains: string[];
+    /** Throwaway-mail addresses file a submission as spam. */
+    blockDisposableEmail: boolean;
+    /** More links than this across the fields files a submission as spam; null = no cap. */
+    maxLinks: number | null;
+    /** The same fields from the same visitor within this many seconds are spam; null = off. */
+    duplicateWindowSeconds: number | null;
+    /** The learning filter's score at which it files spam, once it has learned from 20 of each. */
+    threshold: number;
+    /** Challenge `recaptcha`: the lowest v3 score accepted. */
+    recaptchaMinScore: number;
+  };
   /** An email to each submitter (Mustache templates, `{{field}}`), at most once per address and form per hour. */
   autoresponse: { enabled: boolean; subject: string; text: string };
   /** Waitlists: joiners count once they confirmed their address. */
@@ -31,6 +48,8 @@ export interface Form {
   fields: FieldRule[] | null;
   /** With `fields`: whether fields not in the list are stored (else refused). */
   allowExtraFields: boolean;
+  /** File uploads (multipart posts): limits and the types allowed, judged by the bytes; null = files refused. */
+  files: FilesSetting | null;
   /** A paused form refuses every submission. */
   paused: boolean;
   /** From this time on the form refuses submissions; null = never. */
@@ -83,7 +102,16 @@ export interface FieldRule {
   placeholder?: string;
 }
 
-export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha";
+/** A form's file upload limits. */
+export interface FilesSetting {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxTotalBytes: number;
+  /** MIME types (application/pdf) or families (image/*). */
+  types: string[];
+}
+
+export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha" | "recaptcha";
 
 /** The settings `createForm` and `updateForm` take, shaped as `Form`; what is left out is the default (create) or stays as it is (update). */
 export interface FormSettings {
@@ -93,7 +121,17 @@ export interface FormSettings {
   usersJoinedSettings?: { enabled?: boolean };
   allowedOrigins?: string[];
   /** `honeypotField: null` turns the honeypot off. */
-  spamSettings?: { honeypotField?: string | null; challenge?: Challenge };
+  spamSettings?: {
+    honeypotField?: string | null;
+    challenge?: Challenge;
+    blockedWords?: string[];
+    blockedEmailDomains?: string[];
+    blockDisposableEmail?: boolean;
+    maxLinks?: number | null;
+    duplicateWindowSeconds?: number | null;
+    threshold?: number;
+    recaptchaMinScore?: number;
+  };
   /** A subject or text given without `enabled` turns the autoresponse on; it needs both. */
   autoresponse?: { enabled?: boolean; subject?: string; text?: string };
   /** Waitlists only. */
@@ -106,6 +144,8 @@ export interface FormSettings {
   /** At most 100; null takes any fields again. */
   fields?: FieldRule[] | null;
   allowExtraFields?: boolean;
+  /** Members left out take their defaults; null refuses files again. */
+  files?: Partial<FilesSetting> | null;
   paused?: boolean;
   /** ISO 8601 with its offset; null = never. */
   closesAt?: string | null;
@@ -214,11 +254,47 @@ export interface SubmissionMeta {
   referrer: string | null;
 }
 
+/** What the spam checks found: the learning filter's score (0 to 1) and every reason that filed it as spam. */
+export interface SpamVerdict {
+  score: number;
+  /** `filter`, `honeypot`, `blocked-word`, `blocked-email-domain`, `disposable-email`, `too-many-links`, `duplicate`. */
+  reasons: string[];
+}
+
+/** What an owner's learning spam filter has learned (`GET /spam-filter`). */
+export interface SpamFilterStatus {
+  owner: string;
+  spam: number;
+  notSpam: number;
+  /** Whether it files spam yet: once it has learned from 20 spam and 20 not-spam submissions. */
+  filing: boolean;
+  /** Since when it files spam; null while it does not. */
+  filingSince: string | null;
+}
+
 export interface Submission {
   id: string;
   formId: string;
   data: Record<string, unknown> & { _meta: SubmissionMeta };
   createdAt: string;
+  /** null for submissions stored before the filter existed. */
+  spam: SpamVerdict | null;
+}
+
+/** One submission as `getSubmission` answers it: as listed, with the folder it is in. */
+export type SubmissionDetail = Submission & { status: "inbox" | "spam" };
+
+/** The owner notification as it would be sent (`previewNotification`); `submissionId` null: rendered from a sample. */
+export interface NotificationPreview {
+  subject: string;
+  text: string;
+  html: string;
+  submissionId: string | null;
+}
+
+/** What to preview: a notificationTemplate not yet saved (null: formsvc's email; left out: the form's saved one). */
+export interface NotificationPreviewRequest {
+  template?: { subject: string; text: string } | null;
 }
 
 export interface SubmissionList {
@@ -232,7 +308,7 @@ export interface SubmitRequest {
   redirectUrl?: string;
   /** The solved proof-of-work challenge, for forms whose challenge is `pow`. */
   altcha?: string;
-  /** A Turnstile or hCaptcha token, for forms with those challenges. */
+  /** A Turnstile, hCaptcha or reCAPTCHA token, for forms with those challenges. */
   captchaToken?: string;
 }
 

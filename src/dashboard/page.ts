@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
+import { createHash } from "node:crypto";
 import { CACHE_FOREVER, PAGE_CSP } from "../http/assets";
 import { AppError } from "../lib/errors";
+import { MAIL_STYLES } from "../modules/notifications/message";
 import { dashboardBundle, type DashboardBundle } from "./bundle";
 
 const BASE = "/dashboard";
@@ -10,8 +12,15 @@ const ASSETS = `${BASE}/assets`;
 // no other window keeps a handle on it, no other site may load its files, and no powerful feature.
 const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
-  // The settings' preview frames the form's hosted page (/f/{formId}), from this server only.
-  "content-security-policy": `${PAGE_CSP}; frame-src 'self'`,
+  // The settings' preview frames the form's hosted page (/f/{formId}), from this server only; the
+  // notification's preview (a sandboxed srcdoc frame, under this policy) keeps the email's own
+  // inline styles, those exact declarations and no other.
+  "content-security-policy": `${PAGE_CSP.replace(
+    "style-src 'self'",
+    `style-src 'self' 'unsafe-hashes' ${Object.values(MAIL_STYLES)
+      .map((css) => `'sha256-${createHash("sha256").update(css).digest("base64")}'`)
+      .join(" ")}`,
+  )}; frame-src 'self'`,
   "referrer-policy": "no-referrer",
   "cross-origin-opener-policy": "same-origin",
   "cross-origin-resource-policy": "same-origin",
@@ -63,6 +72,9 @@ export function dashboardPage() {
       // `#` part could be lost on its way through a mail client; the app reads them.
       .get(`${BASE}/setup`, servePage, hide)
       .get(`${BASE}/reset`, servePage, hide)
+      // A digest's links: a form's submissions, and one submission (the app turns them into its routes).
+      .get(`${BASE}/forms/:formId/submissions`, servePage, hide)
+      .get(`${BASE}/forms/:formId/submissions/:submissionId`, servePage, hide)
       .get(
         `${ASSETS}/:name`,
         async ({ params, request, set }) => {

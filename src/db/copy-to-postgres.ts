@@ -34,6 +34,11 @@ const TABLES = [
   "password_resets",
   "recipient_confirmations",
   "notification_digests",
+  "files",
+  "spam_filters",
+  "spam_tokens",
+  "spam_lessons",
+  "spam_recent",
 ];
 // Columns PostgreSQL numbers itself (identity); after the copy its counter continues past the copied ids.
 const IDENTITIES: [table: string, column: string][] = [

@@ -30,6 +30,8 @@ export interface FrontDeps extends RateLimitSettings {
   maxBodyBytes: number;
   metrics: HttpMetrics;
   log: Logger;
+  /** Whether a drop-in post's form exists and takes public posts (only such a form gets buckets of its own). */
+  isPublicForm(formId: string): Promise<boolean>;
   /** Answers a drop-in post refused before its route ran (a 429), as the route answers its own refusals: JSON or a page. */
   dropInFailure?(
     answering: {
@@ -103,7 +105,11 @@ export function front(deps: FrontDeps) {
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
       const cost = request.method === "OPTIONS" || isHealthCheck(request.url) ? 0 : 1;
-      const taken = takeToken(caller, client, cost, dropInFormOf(request.method, request.url));
+      // A post to a form that is not there is a keyless request like any other: were it given a bucket per
+      // id, one address could post without limit to made-up ids and crowd real visitors out of the table.
+      const dropIn = dropInFormOf(request.method, request.url);
+      const form = dropIn !== null && (await deps.isPublicForm(dropIn)) ? dropIn : null;
+      const taken = takeToken(caller, client, cost, form);
       const rate = taken instanceof Promise ? await taken : taken;
       const headers = set.headers;
       // API answers are per caller: never sniffed into another type, framed, or cached.

@@ -1,3 +1,4 @@
+import { FORMS_PER_FOLD } from "../db/postgres/deltas";
 import { OPERATOR } from "../lib/principal";
 import { AUTORESPONSE_WINDOW_MS } from "../modules/notifications/autoresponse";
 import { OUTBOX_KEEP_MS, type Services } from "../services";
@@ -74,9 +75,27 @@ export function createJobs(services: Services): Job[] {
       run: async () => void (await services.digests.queueDigests(OPERATOR)),
     },
     {
+      name: "sweep-orphan-files",
+      // A file whose submission never committed (a crash mid-upload) goes within the hour; so does one whose submission went.
+      schedule: "0 */15 * * * *",
+      run: async () => void (await services.files.removeUnattached()),
+    },
+    {
+      name: "fold-counter-deltas",
+      // PostgreSQL: keeps the deltas that every count read adds up few; again at once while a fold finds a full load.
+      schedule: "* * * * * *",
+      run: async () => {
+        while ((await services.foldTallies()) >= FORMS_PER_FOLD);
+      },
+    },
+    {
       name: "delete-expired-confirmations",
       schedule: "0 23 * * * *",
       run: async () => void (await services.confirmations.deleteExpired()),
     },
+    // FORMSVC_BACKUP_SCHEDULE: a snapshot to FORMSVC_BACKUP_TO, pruned to FORMSVC_BACKUP_KEEP (modules/backups).
+    ...(services.backups.schedule
+      ? [{ name: "backup", schedule: services.backups.schedule, run: () => services.backups.scheduled() }]
+      : []),
   ];
 }

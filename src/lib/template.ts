@@ -9,9 +9,19 @@ export const escapeHtml = (s: string) =>
     .replaceAll('"', "&quot;")
     .replaceAll("'", "&#39;");
 
-/** A value as a person reads it: text as it is, anything else as JSON. */
+/** A value as a person reads it: text as it is (a `shown` value as its text, a list of them joined), anything else as JSON. */
 export const display = (v: unknown): string =>
-  typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : JSON.stringify(v);
+  typeof v === "string" || v instanceof String
+    ? String(v)
+    : typeof v === "number" || typeof v === "boolean"
+      ? String(v)
+      : Array.isArray(v) && v.length > 0 && v.every((x) => x instanceof String)
+        ? v.join(", ")
+        : JSON.stringify(v);
+
+/** A template value printed whole as `text` (`{{cv}}`) whose members a section still names (`{{#cv}}{{url}}{{/cv}}`). */
+export const shown = (text: string, members: Record<string, unknown>): String =>
+  Object.assign(new String(text), members);
 
 type Lookup = { lookup(name: string): unknown };
 

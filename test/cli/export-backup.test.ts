@@ -62,6 +62,8 @@ describe("formsvc submissions export", () => {
       "_meta.country",
       "_meta.language",
       "_meta.referrer",
+      "spam.score",
+      "spam.reasons",
     ]);
     expect(rows.length).toBe(5);
     expect(rows[1]![4]).toBe('says "hi", then\nleaves');

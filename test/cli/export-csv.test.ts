@@ -30,7 +30,12 @@ function fields(i: number): Record<string, unknown> {
 
 /** What a spreadsheet should read in each cell, made from the JSON export without the CSV writer's code. */
 function expectedCells(
-  items: { id: string; createdAt: string; data: Record<string, unknown> & { _meta: Record<string, unknown> } }[],
+  items: {
+    id: string;
+    createdAt: string;
+    data: Record<string, unknown> & { _meta: Record<string, unknown> };
+    spam: { score: number; reasons: string[] } | null;
+  }[],
 ): string[][] {
   const names: string[] = [];
   for (const { data } of items)
@@ -40,9 +45,16 @@ function expectedCells(
     return "=+-@\t\r".includes(t[0] ?? "x") ? `'${t}` : t;
   };
   return [
-    ["id", "createdAt", ...names, ...META.map((k) => `_meta.${k}`)],
-    ...items.map(({ id, createdAt, data }) =>
-      [id, createdAt, ...names.map((k) => data[k]), ...META.map((k) => data._meta[k])].map(text),
+    ["id", "createdAt", ...names, ...META.map((k) => `_meta.${k}`), "spam.score", "spam.reasons"],
+    ...items.map(({ id, createdAt, data, spam }) =>
+      [
+        id,
+        createdAt,
+        ...names.map((k) => data[k]),
+        ...META.map((k) => data._meta[k]),
+        spam?.score,
+        spam?.reasons.join(" "),
+      ].map(text),
     ),
   ];
 }

@@ -1,5 +1,6 @@
 // Compile-time proof that the client's published types and the server's schemas agree:
 // `npm run typecheck` (run by CI) fails as soon as either side changes alone.
+import type { Static } from "@sinclair/typebox";
 import type * as Client from "../../src/client/types";
 import type {
   AccountJson,
@@ -10,12 +11,15 @@ import type {
   SetupBody,
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
+import type { NotificationPreviewBody, NotificationPreviewSchema } from "../../src/modules/notifications/routes";
+import type { FilterStatusJson } from "../../src/modules/spam/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
 import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
 import type { FormCreateBody, FormJson, FormPatchBody } from "../../src/modules/forms/settings";
 import type { ApiKeyJson, CreatedKey, KeyCreateBody, RevokedKeyJson } from "../../src/modules/keys/model";
 import type {
   MovedJson,
+  SubmissionDetailJson,
   SubmissionJson,
   SubmissionListJson,
   SubmitBody,
@@ -45,6 +49,10 @@ export type Checks = [
   Assert<Equal<Client.CreatedKey, CreatedKey>>,
   Assert<Equal<Client.RevokedKey, RevokedKeyJson>>,
   Assert<Equal<Client.MovedSubmission, MovedJson>>,
+  Assert<Equal<Client.SubmissionDetail, SubmissionDetailJson>>,
+  Assert<Equal<Client.NotificationPreview, Static<typeof NotificationPreviewSchema>>>,
+  Assert<Equal<Client.NotificationPreviewRequest, Static<typeof NotificationPreviewBody>>>,
+  Assert<Equal<Client.SpamFilterStatus, FilterStatusJson>>,
   Assert<Equal<Client.Account, AccountJson>>,
   Assert<Equal<Client.LoginRequest, LoginBody>>,
   Assert<Equal<Client.SetupRequest, SetupBody>>,
@@ -66,7 +74,17 @@ export const brokenForm: Client.Form = {
   // @ts-expect-error usersJoinedSettings must be an object or null, never a number
   usersJoinedSettings: 3,
   allowedOrigins: [],
-  spamSettings: { honeypotField: null, challenge: "none" },
+  spamSettings: {
+    honeypotField: null,
+    challenge: "none",
+    blockedWords: [],
+    blockedEmailDomains: [],
+    blockDisposableEmail: false,
+    maxLinks: null,
+    duplicateWindowSeconds: null,
+    threshold: 0.9,
+    recaptchaMinScore: 0.5,
+  },
   autoresponse: { enabled: false, subject: "", text: "" },
   doubleOptIn: false,
   confirmRedirectUrl: null,

@@ -48,7 +48,14 @@ async function cluster(env: Record<string, string> = {}) {
     });
   const submit = (p: ServeProcess, data: Record<string, unknown>) =>
     ask(p, "/api/v1/forms/submit", { method: "POST", body: JSON.stringify({ formId: form.id, data }) });
-  return { db, a, b, key, formId: form.id, ask, submit };
+  // Ends both instances now, their connections with them (each holds a pool; the cluster allows so many clients).
+  const stop = async () => {
+    for (const p of [a, b]) {
+      p.proc.kill("SIGTERM");
+      await p.proc.exited;
+    }
+  };
+  return { db, a, b, key, formId: form.id, ask, submit, stop };
 }
 
 // Several instances share a database only on PostgreSQL: these run in the PostgreSQL pass of the suite.
@@ -64,6 +71,23 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     expect(remaining).toEqual([5, 4, 3, 2, 1, 0]);
     expect((await c.ask(c.a, "/api/v1/forms/list")).status).toBe(429);
     expect((await c.ask(c.b, "/api/v1/forms/list")).status).toBe(429);
+  });
+
+  test("hold a key's shared rate limit under concurrent requests to both instances: the quota and never more", async () => {
+    const c = await cluster({ FORMSVC_RATE_LIMIT: "50", FORMSVC_RATE_WINDOW: "60" });
+    const started = performance.now();
+    const statuses = await Promise.all(
+      Array.from({ length: 160 }, (_, i) => c.ask(i % 2 ? c.b : c.a, "/api/v1/forms/list").then((r) => r.status)),
+    );
+    // The bucket refills 50 tokens a minute: what the run's own duration added, at most.
+    const refilled = Math.ceil(((performance.now() - started) / 60_000) * 50);
+    const allowed = statuses.filter((s) => s === 200).length;
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(allowed).toBeGreaterThanOrEqual(50);
+    expect(allowed).toBeLessThanOrEqual(50 + refilled);
+    expect((await c.ask(c.a, "/api/v1/forms/list")).status).toBe(429);
+    expect((await c.ask(c.b, "/api/v1/forms/list")).status).toBe(429);
+    await c.stop();
   });
 
   test("page with a cursor from one instance on the other, with no submission missed or repeated", async () => {
@@ -236,10 +260,208 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     try {
       const stored = new Set((await pg.unsafe("SELECT id FROM submissions")).map((r: { id: string }) => r.id));
       expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-      const [{ count }] = await pg.unsafe("SELECT submission_count AS count FROM forms WHERE id = $1", [c.formId]);
+      // The stored counter with the deltas not folded yet: what Get Form answers.
+      const [{ count }] = await pg.unsafe(
+        "SELECT submission_count + (SELECT CAST(coalesce(sum(submissions), 0) AS INTEGER) FROM form_count_deltas WHERE form_id = $1) AS count FROM forms WHERE id = $1",
+        [c.formId],
+      );
       expect(count).toBe(stored.size);
     } finally {
       await pg.close();
+      await c.stop();
     }
   }, 60_000);
+
+  test("take a load of submits to many forms of several keys from both instances with no deadlock, each acknowledged submission stored and counted once", async () => {
+    const c = await cluster({ FORMSVC_RATE_LIMIT: "1000000" });
+    const pgAdmin = new SQL((await testPostgres()).adminUrl, { max: 1 });
+    const dbName = new URL(c.db).pathname.slice(1);
+    const deadlocks = async () =>
+      Number(
+        (await pgAdmin.unsafe("SELECT deadlocks FROM pg_stat_database WHERE datname = $1", [dbName]))[0].deadlocks,
+      );
+    // Two owners, each with a key, four contact forms and a waitlist (joiners counted by email).
+    const owners = ["owner@example.com", "second@example.com"];
+    const targets: { key: string; formId: string; waitlist: boolean }[] = [];
+    for (const owner of owners) {
+      const key = cliJson<{ key: string }>(["keys", "create", "--owner", owner], { db: c.db }).key;
+      for (let i = 0; i < 5; i++) {
+        const waitlist = i === 4;
+        const args = [
+          "forms",
+          "create",
+          "--owner",
+          owner,
+          "--name",
+          `Form ${i}`,
+          "--type",
+          waitlist ? "waitlist" : "contact",
+        ];
+        const form = cliJson<{ id: string }>(waitlist ? [...args, "--users-joined"] : args, { db: c.db });
+        targets.push({ key, formId: form.id, waitlist });
+      }
+    }
+    const before = await deadlocks();
+    const acknowledged: string[] = [];
+    const refused: number[] = [];
+    const worker = async (p: ServeProcess, w: number) => {
+      for (let i = 0; i < 60; i++) {
+        // Each request picks another form: every batch mixes forms of both keys, in no fixed order.
+        const t = targets[(w * 7 + i * 3) % targets.length]!;
+        const email = `joiner${(w + i) % 13}@example.com`;
+        const res = await c.ask(p, "/api/v1/forms/submit", {
+          method: "POST",
+          key: t.key,
+          body: JSON.stringify({ formId: t.formId, data: { email, i } }),
+        });
+        if (res.status === 200) acknowledged.push(((await res.json()) as { submissionId: string }).submissionId);
+        else refused.push(res.status);
+      }
+    };
+    await Promise.all([
+      ...Array.from({ length: 12 }, (_, w) => worker(c.a, w)),
+      ...Array.from({ length: 12 }, (_, w) => worker(c.b, 12 + w)),
+    ]);
+    expect(refused).toEqual([]);
+    // Read every count through both instances before stopping them: what a client observes.
+    const observed: { formId: string; submissionCount: number; usersJoined: number; total: number }[] = [];
+    for (const [n, t] of targets.entries()) {
+      const p = n % 2 ? c.b : c.a;
+      const form = (await (await c.ask(p, `/api/v1/forms/${t.formId}`, { key: t.key })).json()) as {
+        submissionCount: number;
+      };
+      const joined = t.waitlist
+        ? (
+            (await (await c.ask(p, `/api/v1/forms/${t.formId}/users-joined`, { key: t.key })).json()) as {
+              usersJoined: number;
+            }
+          ).usersJoined
+        : 0;
+      const analytics = (await (
+        await c.ask(p, `/api/v1/forms/${t.formId}/analytics?period=year`, { key: t.key })
+      ).json()) as { totalSubmissions: number };
+      observed.push({
+        formId: t.formId,
+        submissionCount: form.submissionCount,
+        usersJoined: joined,
+        total: analytics.totalSubmissions,
+      });
+    }
+    // A server's backends report their statistics when they end: stop both, then read.
+    await c.stop();
+    const pg = new SQL(c.db, { max: 1 });
+    try {
+      const stored = (await pg.unsafe("SELECT id FROM submissions")).map((r: { id: string }) => r.id).sort();
+      expect(stored).toEqual([...acknowledged].sort());
+      const recount = await pg.unsafe(
+        `SELECT f.id AS "formId", CAST(count(s.id) AS INTEGER) AS "submissionCount",
+           CAST(CASE WHEN f.form_type = 'waitlist' THEN count(DISTINCT s.email) ELSE 0 END AS INTEGER) AS "usersJoined",
+           CAST(count(s.id) AS INTEGER) AS total
+         FROM forms f LEFT JOIN submissions s ON s.form_id = f.id AND s.status = 'inbox' GROUP BY f.id, f.form_type`,
+      );
+      const byId = (rows: { formId: string }[]) => [...rows].sort((x, y) => (x.formId < y.formId ? -1 : 1));
+      expect(byId(observed)).toEqual(
+        byId([...recount].filter((r: { formId: string }) => targets.some((t) => t.formId === r.formId))),
+      );
+    } finally {
+      await pg.close();
+    }
+    await Bun.sleep(1200);
+    expect((await deadlocks()) - before).toBe(0);
+    await pgAdmin.end();
+  }, 120_000);
+
+  test("answer every count through either instance as a recount would, while both take submits and after the fold", async () => {
+    const c = await cluster({ FORMSVC_RATE_LIMIT: "1000000" });
+    const forms = [c.formId];
+    for (let i = 0; i < 2; i++)
+      forms.push(
+        cliJson<{ id: string }>(
+          ["forms", "create", "--owner", "owner@example.com", "--name", `Form ${i}`, "--type", "contact"],
+          { db: c.db },
+        ).id,
+      );
+    const pg = new SQL(c.db, { max: 2 });
+    const read = async (p: ServeProcess, formId: string) => {
+      const form = (await (await c.ask(p, `/api/v1/forms/${formId}`)).json()) as { submissionCount: number };
+      const analytics = (await (await c.ask(p, `/api/v1/forms/${formId}/analytics?period=year`)).json()) as {
+        totalSubmissions: number;
+      };
+      return { count: form.submissionCount, total: analytics.totalSubmissions };
+    };
+    const recount = async (formId: string) =>
+      Number(
+        (await pg.unsafe("SELECT count(*) AS n FROM submissions WHERE form_id = $1 AND status = 'inbox'", [formId]))[0]
+          .n,
+      );
+    try {
+      let acknowledged = 0;
+      const acknowledgedTo = new Map<string, number>();
+      let loading = true;
+      const worker = async (p: ServeProcess, w: number) => {
+        for (let i = 0; i < 50; i++) {
+          const formId = forms[(w + i) % forms.length]!;
+          const res = await c.ask(p, "/api/v1/forms/submit", {
+            method: "POST",
+            body: JSON.stringify({ formId, data: { i } }),
+          });
+          expect(res.status).toBe(200);
+          acknowledged += 1;
+          acknowledgedTo.set(formId, (acknowledgedTo.get(formId) ?? 0) + 1);
+        }
+      };
+      // While the load runs: each answer counts at least what was acknowledged before the request (a commit
+      // is acknowledged once every instance's caches know of it), and no more than a recount made after it.
+      const reader = async () => {
+        const seen: { before: number; count: number; total: number; after: number }[] = [];
+        for (let n = 0; loading; n++) {
+          const formId = forms[n % forms.length]!;
+          const before = acknowledgedTo.get(formId) ?? 0;
+          const { count, total } = await read(n % 2 ? c.b : c.a, formId);
+          seen.push({ before, count, total, after: await recount(formId) });
+        }
+        return seen;
+      };
+      const watching = reader();
+      await Promise.all(Array.from({ length: 16 }, (_, w) => worker(w % 2 ? c.b : c.a, w)));
+      loading = false;
+      const seen = await watching;
+      expect(seen.length).toBeGreaterThan(3);
+      for (const s of seen) {
+        expect(s.count).toBeGreaterThanOrEqual(s.before);
+        expect(s.count).toBeLessThanOrEqual(s.after);
+        expect(s.total).toBeGreaterThanOrEqual(s.before);
+        expect(s.total).toBeLessThanOrEqual(s.after);
+      }
+      expect(acknowledged).toBe(800);
+      // Once the load is over, before and after the fold (one job a second, on one instance), every answer is the recount.
+      const exact = async () => {
+        for (const formId of forms) {
+          const n = await recount(formId);
+          for (const p of [c.a, c.b])
+            expect({ formId, ...(await read(p, formId)) }).toEqual({ formId, count: n, total: n });
+        }
+      };
+      await exact();
+      const deadline = Date.now() + 10_000;
+      const pending = async () =>
+        Number(
+          (
+            await pg.unsafe(
+              "SELECT (SELECT count(*) FROM form_count_deltas) + (SELECT count(*) FROM form_rollup_deltas) AS n",
+            )
+          )[0].n,
+        );
+      while ((await pending()) > 0 && Date.now() < deadline) await Bun.sleep(200);
+      expect(await pending()).toBe(0);
+      const stored = await pg.unsafe(
+        "SELECT f.id, f.submission_count AS n, (SELECT count(*) FROM submissions s WHERE s.form_id = f.id AND s.status = 'inbox') AS recount FROM forms f",
+      );
+      for (const r of stored) expect(Number(r.n)).toBe(Number(r.recount));
+      await exact();
+    } finally {
+      await pg.close();
+      await c.stop();
+    }
+  }, 120_000);
 });

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
+import { createHash } from "node:crypto";
+import { MAIL_STYLES } from "../../src/modules/notifications/message";
 import { useServer } from "../helpers/fixture";
 
 const server = useServer();
@@ -43,8 +45,10 @@ describe("the /dashboard page", () => {
   test("allows script, style and connections from this server alone, no inline script, and no framing", () => {
     const csp = cspOf(page);
     expect(csp.get("default-src")).toEqual(["'none'"]);
-    for (const directive of ["script-src", "style-src", "connect-src"])
-      expect(csp.get(directive), directive).toEqual(["'self'"]);
+    for (const directive of ["script-src", "connect-src"]) expect(csp.get(directive), directive).toEqual(["'self'"]);
+    // Styles: this server's files, and the notification preview's inline declarations by hash, never 'unsafe-inline'.
+    const hashOf = (css: string) => `'sha256-${createHash("sha256").update(css).digest("base64")}'`;
+    expect(csp.get("style-src")).toEqual(["'self'", "'unsafe-hashes'", ...Object.values(MAIL_STYLES).map(hashOf)]);
     expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
     expect(csp.get("base-uri")).toEqual(["'none'"]);
     expect(page.headers.get("x-frame-options")).toBe("DENY");

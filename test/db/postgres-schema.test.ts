@@ -128,7 +128,12 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
       JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
       JOIN pg_attribute fa ON fa.attrelid = c.confrelid AND fa.attnum = c.confkey[1]
       WHERE c.contype = 'f' AND cardinality(c.conkey) = 1`;
-    expect(ours.map((r: { fk: string }) => r.fk).sort()).toEqual(theirs.sort());
+    expect(
+      ours
+        .map((r: { fk: string }) => r.fk)
+        .filter((fk: string) => !POSTGRES_ONLY_TABLES.includes(fk.split(".")[0]!))
+        .sort(),
+    ).toEqual(theirs.sort());
   });
 
   test("as many CHECK constraints per table", async () => {

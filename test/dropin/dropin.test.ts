@@ -22,8 +22,8 @@ const emails = async (formId: string) =>
     (r) => r.email,
   );
 // Raw fetch: pages for people are outside the OpenAPI document.
-const post = (formId: string, body: BodyInit, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}/f/${formId}`, { method: "POST", body, headers, redirect: "manual" });
+const post = (formId: string, body: BodyInit, headers: Record<string, string> = {}, to: TestServer = server) =>
+  fetch(`${to.url}/f/${formId}`, { method: "POST", body, headers, redirect: "manual" });
 const form = (fields: Record<string, string | string[]>) => {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) p.append(k, one);
@@ -296,6 +296,28 @@ describe("rate limit and CORS", () => {
       expect(third.headers.get("x-ratelimit-limit")).toBe("2");
       expect((await third.json()).errors).toEqual([expect.objectContaining({ code: "RATE_LIMITED" })]);
       expect((await from("203.0.113.2")).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test("posts to forms that do not exist take from the address's keyless bucket, not one bucket per made-up id", async () => {
+    const small = await startTestServer({ config: { rateLimit: 3, publicRateLimit: 2 } });
+    try {
+      const k = (await seedOwner(small, "made-up@example.com")).key;
+      const answers: number[] = [];
+      for (let i = 0; i < 5; i++) answers.push((await post(`frm_madeup${i}`, form({ a: "1" }), {}, small)).status);
+      expect(answers).toEqual([404, 404, 404, 429, 429]);
+      // A real form's visitors keep their own bucket.
+      const { id } = (
+        await small.json("/api/v1/forms", {
+          method: "POST",
+          key: k,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: "Real" }),
+        })
+      ).body;
+      expect((await post(id, form({ a: "1" }), JSON_ACCEPT, small)).status).toBe(200);
     } finally {
       await small.close();
     }

@@ -90,7 +90,7 @@ export class ResponseChecker {
     }
     if (method === "HEAD") return;
     const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-    const media = content[type];
+    const media = content[type] ?? content["*/*"];
     if (!media)
       fail(`content type ${JSON.stringify(type)} is not documented (documented: ${Object.keys(content).join(", ")})`);
     if (type === "application/json" && media!.schema) this.validateJson(media!.schema, text, fail);

@@ -24,6 +24,7 @@ describe("GET /api/v1/forms/{formId}", () => {
         "publicEndpoint",
         "fields",
         "allowExtraFields",
+        "files",
         "paused",
         "closesAt",
         "maxSubmissions",
@@ -56,6 +57,7 @@ describe("GET /api/v1/forms/{formId}", () => {
       publicEndpoint: true,
       fields: null,
       allowExtraFields: false,
+      files: null,
       paused: false,
       closesAt: null,
       maxSubmissions: null,
@@ -63,7 +65,20 @@ describe("GET /api/v1/forms/{formId}", () => {
       errorUrl: null,
     });
     // The defaults for public submission: any origin, the `_gotcha` honeypot, no challenge.
-    expect([body.allowedOrigins, body.spamSettings]).toEqual([[], { honeypotField: "_gotcha", challenge: "none" }]);
+    expect([body.allowedOrigins, body.spamSettings]).toEqual([
+      [],
+      {
+        honeypotField: "_gotcha",
+        challenge: "none",
+        blockedWords: [],
+        blockedEmailDomains: [],
+        blockDisposableEmail: false,
+        maxLinks: null,
+        duplicateWindowSeconds: null,
+        threshold: 0.9,
+        recaptchaMinScore: 0.5,
+      },
+    ]);
     // Outbound defaults: no autoresponse, no double opt-in.
     expect([body.autoresponse, body.doubleOptIn, body.confirmRedirectUrl]).toEqual([
       { enabled: false, subject: "", text: "" },

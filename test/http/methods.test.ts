@@ -15,7 +15,7 @@ const routes = () => [
   { path: "/api/v1/keys", allow: "GET, POST" },
   { path: `/api/v1/keys/${owner.keyId}`, allow: "DELETE" },
   { path: `/api/v1/forms/${owner.formId}/submissions/export`, allow: "GET" },
-  { path: `/api/v1/forms/${owner.formId}/submissions/sub_1`, allow: "DELETE" },
+  { path: `/api/v1/forms/${owner.formId}/submissions/sub_1`, allow: "GET, DELETE" },
   { path: `/api/v1/forms/${owner.formId}/submissions/sub_1/spam`, allow: "POST" },
   { path: `/api/v1/forms/${owner.formId}/submissions/sub_1/not-spam`, allow: "POST" },
   { path: `/api/v1/forms/${owner.formId}/users-joined`, allow: "GET" },

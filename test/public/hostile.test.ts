@@ -228,7 +228,8 @@ describe("oversized and malformed proofs of work over HTTP", () => {
       [400, "CHALLENGE_FAILED"],
       [400, "CHALLENGE_FAILED"],
       [400, "CHALLENGE_FAILED"],
-      [400, "INVALID_BODY"],
+      // The form takes no files (its `files` setting is null): any file part is refused as one.
+      [400, "NO_FILE_UPLOADS"],
       [400, "INVALID_BODY"],
       [413, "PAYLOAD_TOO_LARGE"],
     ]);

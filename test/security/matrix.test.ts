@@ -69,6 +69,11 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/f\/:formId\/thanks$/,
     why: "the thank-you page a visitor lands on after a drop-in post, public (test/dropin)",
   },
+  {
+    method: "GET",
+    path: /^\/api\/v1\/files\/:fileId$/,
+    why: "a signed download link from a notification or webhook: the signature is the credential (test/files)",
+  },
   { method: "GET", path: /^\/healthz$/, why: "the load balancer's probe, public by design" },
   {
     method: "GET",

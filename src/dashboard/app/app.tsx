@@ -6,6 +6,7 @@ import { FormsPage } from "./pages/forms";
 import { KeysPage } from "./pages/keys";
 import { ForgotPage, ResetPage, SetupPage } from "./pages/first-run";
 import { LoginPage } from "./pages/login";
+import { SubmissionPage } from "./pages/submission";
 import { go, loginHref, route } from "./router";
 import { me } from "./session";
 import { PageTitle, Shell } from "./shell";
@@ -52,7 +53,13 @@ function Session() {
 }
 
 function Page() {
-  const [section, id, tab] = route.value.parts;
+  const [section, id, tab, item] = route.value.parts;
+  if (section === "forms" && id && tab === "submissions" && item)
+    return (
+      <Shell>
+        <SubmissionPage formId={id} submissionId={item} />
+      </Shell>
+    );
   if (section === "forms" && !id)
     return (
       <Shell title="Forms">

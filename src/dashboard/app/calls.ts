@@ -10,7 +10,9 @@ import type {
   FormListItem,
   FormType,
   FormUpdateRequest,
+  SpamFilterStatus,
   Submission,
+  SubmissionDetail,
   Webhook,
   WebhookFormat,
 } from "../../client/index";
@@ -43,11 +45,23 @@ export const forms = {
 export const submissions = {
   list: (formId: string, status: "inbox" | "spam", cursor?: string, limit = 25) =>
     client.listSubmissions(formId, { status, cursor, limit }),
+  get: (formId: string, id: string) => client.getSubmission(formId, id),
   remove: (formId: string, id: string) => client.deleteSubmission(formId, id),
   move: (formId: string, id: string, to: "spam" | "not-spam") =>
     to === "spam" ? client.markSpam(formId, id) : client.markNotSpam(formId, id),
   exportUrl: (formId: string, format: "csv" | "json") =>
     `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
+  /** What the owner's spam filter has learned from the marks. */
+  spamFilter: (): Promise<SpamFilterStatus> => client.spamFilter(),
+  /** A file's owner download (the session cookie is its key): the href of its link and the src of its thumbnail. */
+  fileUrl: (formId: string, id: string, fileId: string) =>
+    `/api/v1/forms/${enc(formId)}/submissions/${enc(id)}/files/${enc(fileId)}`,
+};
+
+export const notifications = {
+  /** The owner notification as it would be sent; `template` not yet saved (null: formsvc's own email). */
+  preview: (formId: string, template: { subject: string; text: string } | null) =>
+    client.previewNotification(formId, { template }),
 };
 
 export const keys = {
@@ -70,4 +84,4 @@ export const webhooks = {
   replay: (deliveryId: string): Promise<Delivery> => client.replayDelivery(deliveryId),
 };
 
-export type { Analytics, Form, FormListItem, Submission };
+export type { Analytics, Form, FormListItem, SpamFilterStatus, Submission, SubmissionDetail };

@@ -34,6 +34,11 @@ export function href(parts: string[], query: Record<string, string | undefined> 
   return `#/${parts.map(encodeURIComponent).join("/")}${qs ? `?${qs}` : ""}`;
 }
 
+// An email's link to submissions is a real path (a link's `#` part can be lost on its way through
+// a mail client; dashboard/page.ts serves these paths): it becomes the app's own route, in place.
+const emailed = /^\/dashboard(\/forms\/[^/]+\/submissions(?:\/[^/]+)?)\/?$/.exec(location.pathname);
+if (emailed) history.replaceState(null, "", `/dashboard#${emailed[1]}`);
+
 /** The current route; follows the address bar (links, back and forward). */
 export const route = signal<Route>(parseHash(location.hash));
 

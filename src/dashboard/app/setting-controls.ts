@@ -34,7 +34,11 @@ export type Control = Common &
         problem?: (bad: string[]) => string;
         /** The lines of a list that holds more than strings (recipients: their addresses). */
         linesOf?: (value: unknown) => string[];
+        /** Items may hold spaces (phrases): split on line ends only. */
+        phrases?: boolean;
       }
+    /** A number in a range; with `optional`, empty is null. */
+    | { kind: "number"; min: number; max: number; step: number; optional?: boolean }
     /** A string or null: empty text is null. */
     | { kind: "optional-name"; maxLength: number; placeholder?: string }
     /** A Mustache subject and text, or null (formsvc's own email). */
@@ -51,7 +55,17 @@ export type Control = Common &
     | { kind: "time" }
     /** The fields list, in the field editor (pages/field-editor.tsx). */
     | { kind: "fields" }
+    /** File uploads or null (refused): a switch, then the limits and the types allowed (`fallback` when it is turned on). */
+    | { kind: "files"; fallback: FilesDraft }
   );
+
+/** A form's `files` setting as the page edits it. */
+export interface FilesDraft {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxTotalBytes: number;
+  types: string[];
+}
 
 /** An origin as the browser writes it in `Origin`, or null: what allowed origins must hold. */
 function origin(text: string): string | null {
@@ -158,7 +172,69 @@ export const CONTROLS: Record<SettingKey, Control> = {
       { value: "pow", label: "Proof of work (ALTCHA widget, needs JavaScript)" },
       { value: "turnstile", label: "Cloudflare Turnstile" },
       { value: "hcaptcha", label: "hCaptcha" },
+      { value: "recaptcha", label: "Google reCAPTCHA (v2 or v3)" },
     ],
+  },
+  "spamSettings.recaptchaMinScore": {
+    kind: "number",
+    label: "Lowest reCAPTCHA v3 score accepted",
+    help: "With the reCAPTCHA challenge: from 0 (anything) to 1; a v3 answer below it is refused. v2 answers carry no score.",
+    section: "Spam defences",
+    min: 0,
+    max: 1,
+    step: 0.05,
+  },
+  "spamSettings.threshold": {
+    kind: "number",
+    label: "Filter threshold",
+    help: "Once the filter has learned from 20 spam and 20 not-spam submissions, a score at or above this files a submission as spam. Higher files less.",
+    section: "Spam defences",
+    min: 0.5,
+    max: 1,
+    step: 0.01,
+  },
+  "spamSettings.blockedWords": {
+    kind: "lines",
+    phrases: true,
+    label: "Blocked words",
+    help: "One word or phrase a line, matched as whole words in any case: a submission holding one goes to spam.",
+    section: "Spam defences",
+    placeholder: "casino",
+  },
+  "spamSettings.blockedEmailDomains": {
+    kind: "lines",
+    label: "Blocked email domains",
+    help: "One a line; an address at one of them (or a subdomain) sends the submission to spam.",
+    section: "Spam defences",
+    placeholder: "spam.example",
+    check: (line) => /^@?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]*[a-z0-9])?$/i.test(line),
+    problem: (bad) => `Not a domain: ${bad.join(", ")}. Write each as example.com.`,
+  },
+  "spamSettings.blockDisposableEmail": {
+    kind: "checkbox",
+    label: "Throwaway email addresses go to spam",
+    help: "Addresses at disposable-mail domains (a list kept up to date with formsvc).",
+    section: "Spam defences",
+  },
+  "spamSettings.maxLinks": {
+    kind: "number",
+    optional: true,
+    label: "At most this many links",
+    help: "Optional; a submission with more links across its fields goes to spam.",
+    section: "Spam defences",
+    min: 0,
+    max: 1000,
+    step: 1,
+  },
+  "spamSettings.duplicateWindowSeconds": {
+    kind: "number",
+    optional: true,
+    label: "Repeats within (seconds)",
+    help: "Optional; the same fields from the same visitor within this many seconds go to spam.",
+    section: "Spam defences",
+    min: 1,
+    max: 2_592_000,
+    step: 1,
   },
   retentionDays: { kind: "days", label: "Delete them after", section: "Keeping submissions", max: 36_500 },
   publicEndpoint: {
@@ -179,6 +255,30 @@ export const CONTROLS: Record<SettingKey, Control> = {
     help: "Else a submission with such a field is refused.",
     section: "Fields",
     enabledWhen: (d) => Array.isArray(d.fields) && d.fields.length > 0,
+  },
+  files: {
+    kind: "files",
+    label: "Take file uploads",
+    help: "Files come in multipart/form-data posts; each file's type is judged by its bytes, never its name.",
+    section: "Fields",
+    fallback: {
+      maxFileBytes: 10 * 1024 * 1024,
+      maxFiles: 5,
+      maxTotalBytes: 25 * 1024 * 1024,
+      types: [
+        "image/*",
+        "application/pdf",
+        "text/plain",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "application/vnd.oasis.opendocument.text",
+        "application/vnd.oasis.opendocument.spreadsheet",
+        "application/vnd.oasis.opendocument.presentation",
+        "application/x-cfb",
+        "application/rtf",
+      ],
+    },
   },
   paused: {
     kind: "checkbox",

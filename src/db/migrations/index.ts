@@ -14,6 +14,9 @@ import * as dropIn from "./012-drop-in";
 import * as operations from "./013-operations";
 import * as notifications from "./014-notifications";
 import * as digests from "./015-digests";
+import * as files from "./016-files";
+import * as counterDeltas from "./017-counter-deltas";
+import * as spamFilter from "./018-spam-filter";
 import * as outboxDueByKind from "./019-outbox-due-by-kind";
 
 export interface Migration {
@@ -39,5 +42,8 @@ export const migrations: Migration[] = [
   { version: 13, name: "operations", up: operations.up },
   { version: 14, name: "notifications", up: notifications.up },
   { version: 15, name: "digests", up: digests.up },
+  { version: 16, name: "files", up: files.up },
+  { version: 17, name: "counter-deltas", up: counterDeltas.up },
+  { version: 18, name: "spam-filter", up: spamFilter.up },
   { version: 19, name: "outbox-due-by-kind", up: outboxDueByKind.up },
 ];

@@ -1,7 +1,7 @@
 import { migrations as sqliteMigrations } from "../migrations";
 import type { Sql } from "../sql";
 import type { SqlValue } from "../sql";
-import { POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION as BASELINE, POSTGRES_SEED } from "./schema";
+import { COUNTER_DELTAS, POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION as BASELINE, POSTGRES_SEED } from "./schema";
 
 /**
  * Schema changes for a database made by an earlier version, each with its SQLite twin's version;
@@ -69,6 +69,80 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
         created_at  text COLLATE "C" NOT NULL,
         PRIMARY KEY (form_id, day)
       )`,
+    ],
+  },
+  {
+    version: 16,
+    name: "files",
+    statements: [
+      'ALTER TABLE forms ADD COLUMN files text COLLATE "C"',
+      `CREATE TABLE files (
+    id            text COLLATE "C" PRIMARY KEY,
+    submission_id text COLLATE "C" REFERENCES submissions(id) ON DELETE SET NULL,
+    form_id       text COLLATE "C",
+    owner_id      text COLLATE "C" NOT NULL,
+    key           text COLLATE "C" NOT NULL,
+    field         text COLLATE "C" NOT NULL,
+    name          text COLLATE "C" NOT NULL,
+    type          text COLLATE "C" NOT NULL,
+    size          integer NOT NULL,
+    sha256        text COLLATE "C" NOT NULL,
+    state         text COLLATE "C" NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'stored')),
+    created_at    text COLLATE "C" NOT NULL
+  )`,
+      "CREATE INDEX files_by_submission ON files (submission_id)",
+      "CREATE INDEX files_unattached ON files (created_at) WHERE submission_id IS NULL",
+      "INSERT INTO settings (key, value) VALUES ('files_secret', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''))",
+    ],
+  },
+  // Counters and rollups as appended deltas (SQLite's twin changes nothing); what was on the rows stays there.
+  { version: 17, name: "counter-deltas", statements: COUNTER_DELTAS },
+  {
+    version: 18,
+    name: "spam-filter",
+    statements: [
+      'ALTER TABLE submissions ADD COLUMN spam text COLLATE "C"',
+      `ALTER TABLE forms ADD COLUMN spam_blocked_words text COLLATE "C" NOT NULL DEFAULT '[]'`,
+      `ALTER TABLE forms ADD COLUMN spam_blocked_email_domains text COLLATE "C" NOT NULL DEFAULT '[]'`,
+      "ALTER TABLE forms ADD COLUMN spam_block_disposable integer NOT NULL DEFAULT 0",
+      "ALTER TABLE forms ADD COLUMN spam_max_links integer",
+      "ALTER TABLE forms ADD COLUMN spam_duplicate_window integer",
+      "ALTER TABLE forms ADD COLUMN spam_threshold double precision NOT NULL DEFAULT 0.9",
+      "ALTER TABLE forms ADD COLUMN recaptcha_min_score double precision NOT NULL DEFAULT 0.5",
+      // Made again last, as SQLite must, so both engines keep the same column order.
+      `ALTER TABLE forms ADD COLUMN challenge_next text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge_next IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha'))`,
+      "UPDATE forms SET challenge_next = challenge",
+      "ALTER TABLE forms DROP COLUMN challenge",
+      "ALTER TABLE forms RENAME COLUMN challenge_next TO challenge",
+      `CREATE TABLE spam_filters (
+        owner_id     text COLLATE "C" PRIMARY KEY REFERENCES owners(id) ON DELETE CASCADE,
+        spam         integer NOT NULL DEFAULT 0,
+        ham          integer NOT NULL DEFAULT 0,
+        version      integer NOT NULL DEFAULT 0,
+        filing_since text COLLATE "C"
+      )`,
+      `CREATE TABLE spam_tokens (
+        owner_id text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        token    integer NOT NULL,
+        spam     integer NOT NULL,
+        ham      integer NOT NULL,
+        PRIMARY KEY (owner_id, token)
+      )`,
+      `CREATE TABLE spam_lessons (
+        submission_id text COLLATE "C" PRIMARY KEY,
+        owner_id      text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        label         text COLLATE "C" NOT NULL CHECK (label IN ('spam', 'ham')),
+        tokens        text COLLATE "C" NOT NULL,
+        created_at    text COLLATE "C" NOT NULL
+      )`,
+      "CREATE INDEX spam_lessons_by_owner ON spam_lessons (owner_id)",
+      `CREATE TABLE spam_recent (
+        form_id text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+        digest  text COLLATE "C" NOT NULL,
+        seen_at text COLLATE "C" NOT NULL,
+        PRIMARY KEY (form_id, digest)
+      )`,
+      "CREATE INDEX spam_recent_by_time ON spam_recent (form_id, seen_at)",
     ],
   },
   {

@@ -20,6 +20,29 @@ import { randomBytes } from "node:crypto";
  *
  * One statement per entry, applied in order in one transaction.
  */
+/**
+ * PostgreSQL only (SQLite's one writer keeps its counters on their rows): a batch's counts as rows
+ * appended, not as updates of a form's counter and rollup rows that every batch of every instance
+ * would take turns on until its commit. Reads add what is not folded yet to the rows
+ * (db/postgres/deltas.ts); one job a cluster folds them in, in one statement each.
+ */
+export const COUNTER_DELTAS: string[] = [
+  `CREATE TABLE form_count_deltas (
+    form_id     text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    submissions integer NOT NULL
+  )`,
+  "CREATE INDEX form_count_deltas_by_form ON form_count_deltas (form_id)",
+  // A day's delta counts in its month too: the fold adds it to both rollups.
+  `CREATE TABLE form_rollup_deltas (
+    form_id   text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    dimension text COLLATE "C" NOT NULL,
+    day       text COLLATE "C" NOT NULL,
+    value     text COLLATE "C" NOT NULL,
+    count     integer NOT NULL
+  )`,
+  "CREATE INDEX form_rollup_deltas_by_form ON form_rollup_deltas (form_id, dimension, day)",
+];
+
 export const POSTGRES_SCHEMA: string[] = [
   // Also created on its own (IF NOT EXISTS) by a runner that reads it before applying the rest.
   `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -71,7 +94,6 @@ export const POSTGRES_SCHEMA: string[] = [
     updated_at              text COLLATE "C" NOT NULL,
     allowed_origins         text COLLATE "C" NOT NULL DEFAULT '[]',
     honeypot_field          text COLLATE "C" DEFAULT '_gotcha',
-    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha')),
     autoresponse_enabled    integer NOT NULL DEFAULT 0,
     autoresponse_subject    text COLLATE "C" NOT NULL DEFAULT '',
     autoresponse_text       text COLLATE "C" NOT NULL DEFAULT '',
@@ -89,7 +111,17 @@ export const POSTGRES_SCHEMA: string[] = [
     recipients              text COLLATE "C" NOT NULL DEFAULT '[]',
     notification_template   text COLLATE "C",
     from_name               text COLLATE "C",
-    notify_mode             text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily'))
+    notify_mode             text COLLATE "C" NOT NULL DEFAULT 'each' CHECK (notify_mode IN ('each', 'daily')),
+    files                   text COLLATE "C",
+    spam_blocked_words      text COLLATE "C" NOT NULL DEFAULT '[]',
+    spam_blocked_email_domains text COLLATE "C" NOT NULL DEFAULT '[]',
+    spam_block_disposable   integer NOT NULL DEFAULT 0,
+    spam_max_links          integer,
+    spam_duplicate_window   integer,
+    spam_threshold          double precision NOT NULL DEFAULT 0.9,
+    recaptcha_min_score     double precision NOT NULL DEFAULT 0.5,
+    -- Last, as in SQLite, whose migration 018 made it again to take 'recaptcha'.
+    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha'))
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -100,7 +132,8 @@ export const POSTGRES_SCHEMA: string[] = [
     data       text COLLATE "C" NOT NULL,
     email      text COLLATE "C",
     created_at text COLLATE "C" NOT NULL,
-    status     text COLLATE "C" NOT NULL DEFAULT 'inbox' CHECK (status IN ('inbox', 'spam'))
+    status     text COLLATE "C" NOT NULL DEFAULT 'inbox' CHECK (status IN ('inbox', 'spam')),
+    spam       text COLLATE "C"
   )`,
   "CREATE INDEX submissions_by_form ON submissions (form_id, status, created_at, id)",
   "CREATE UNIQUE INDEX submissions_by_id ON submissions (id)",
@@ -270,6 +303,51 @@ export const POSTGRES_SCHEMA: string[] = [
     created_at  text COLLATE "C" NOT NULL,
     PRIMARY KEY (form_id, day)
   )`,
+  `CREATE TABLE files (
+    id            text COLLATE "C" PRIMARY KEY,
+    submission_id text COLLATE "C" REFERENCES submissions(id) ON DELETE SET NULL,
+    form_id       text COLLATE "C",
+    owner_id      text COLLATE "C" NOT NULL,
+    key           text COLLATE "C" NOT NULL,
+    field         text COLLATE "C" NOT NULL,
+    name          text COLLATE "C" NOT NULL,
+    type          text COLLATE "C" NOT NULL,
+    size          integer NOT NULL,
+    sha256        text COLLATE "C" NOT NULL,
+    state         text COLLATE "C" NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'stored')),
+    created_at    text COLLATE "C" NOT NULL
+  )`,
+  "CREATE INDEX files_by_submission ON files (submission_id)",
+  "CREATE INDEX files_unattached ON files (created_at) WHERE submission_id IS NULL",
+  `CREATE TABLE spam_filters (
+    owner_id     text COLLATE "C" PRIMARY KEY REFERENCES owners(id) ON DELETE CASCADE,
+    spam         integer NOT NULL DEFAULT 0,
+    ham          integer NOT NULL DEFAULT 0,
+    version      integer NOT NULL DEFAULT 0,
+    filing_since text COLLATE "C"
+  )`,
+  `CREATE TABLE spam_tokens (
+    owner_id text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+    token    integer NOT NULL,
+    spam     integer NOT NULL,
+    ham      integer NOT NULL,
+    PRIMARY KEY (owner_id, token)
+  )`,
+  `CREATE TABLE spam_lessons (
+    submission_id text COLLATE "C" PRIMARY KEY,
+    owner_id      text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+    label         text COLLATE "C" NOT NULL CHECK (label IN ('spam', 'ham')),
+    tokens        text COLLATE "C" NOT NULL,
+    created_at    text COLLATE "C" NOT NULL
+  )`,
+  "CREATE INDEX spam_lessons_by_owner ON spam_lessons (owner_id)",
+  `CREATE TABLE spam_recent (
+    form_id text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
+    digest  text COLLATE "C" NOT NULL,
+    seen_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (form_id, digest)
+  )`,
+  "CREATE INDEX spam_recent_by_time ON spam_recent (form_id, seen_at)",
 
   // PostgreSQL only: the rate limits every instance shares (db/shared-buckets.ts); one process on a
   // SQLite file keeps them in memory. UNLOGGED: no WAL and no fsync per request; a crash empties it,
@@ -282,10 +360,11 @@ export const POSTGRES_SCHEMA: string[] = [
   )`,
   // PostgreSQL only: what tells every instance's caches that another one committed.
   "CREATE SEQUENCE formsvc_changes",
+  ...COUNTER_DELTAS,
 ];
 
 /** Tables only PostgreSQL has: what SQLite keeps in memory when one process serves the file. */
-export const POSTGRES_ONLY_TABLES = ["rate_buckets"];
+export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
 export const POSTGRES_SCHEMA_VERSION = 19;
@@ -303,6 +382,10 @@ export const POSTGRES_SEED: { sql: string; params: () => unknown[] }[] = [
   },
   {
     sql: "INSERT INTO settings (key, value) VALUES ('challenge_secret', ?)",
+    params: () => [randomBytes(32).toString("base64url")],
+  },
+  {
+    sql: "INSERT INTO settings (key, value) VALUES ('files_secret', ?)",
     params: () => [randomBytes(32).toString("base64url")],
   },
 ];

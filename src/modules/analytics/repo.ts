@@ -1,3 +1,4 @@
+import { jsonRows } from "../../db/postgres/deltas";
 import type { Sql } from "../../db/sql";
 import type { SubmissionMeta } from "../submissions/meta";
 import type { NewSubmission } from "../submissions/model";
@@ -17,14 +18,15 @@ const valueIn: Record<(typeof ROLLUPS)[number], (meta: SubmissionMeta) => string
 };
 
 // The existing row's count is named by its table: PostgreSQL reads a bare `count` there as ambiguous with `excluded`.
-const UPSERT_DAY = `INSERT INTO form_daily_counts (form_id, dimension, day, value, count) VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT (form_id, dimension, day, value) DO UPDATE SET count = form_daily_counts.count + excluded.count`;
-const UPSERT_MONTH = `INSERT INTO form_monthly_counts (form_id, dimension, month, value, count) VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT (form_id, dimension, month, value) DO UPDATE SET count = form_monthly_counts.count + excluded.count`;
+const upsert = (table: "form_daily_counts" | "form_monthly_counts", period: "day" | "month", rows: number) =>
+  `INSERT INTO ${table} (form_id, dimension, ${period}, value, count) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?)").join(", ")}
+  ON CONFLICT (form_id, dimension, ${period}, value) DO UPDATE SET count = ${table}.count + excluded.count`;
 const DROP_EMPTY_DAY =
   "DELETE FROM form_daily_counts WHERE form_id = ? AND dimension = ? AND day = ? AND value = ? AND count <= 0";
 const DROP_EMPTY_MONTH =
   "DELETE FROM form_monthly_counts WHERE form_id = ? AND dimension = ? AND month = ? AND value = ? AND count <= 0";
+// Rows per upsert statement: 5 parameters each, within both engines' limits.
+const ROWS_PER_UPSERT = 500;
 const SERIES =
   "SELECT day, count FROM form_daily_counts WHERE form_id = ? AND dimension = 'total' AND day BETWEEN ? AND ? ORDER BY day";
 // Days at both edges of the range from the daily table, whole months between them from the monthly one.
@@ -36,32 +38,73 @@ const TOP = `SELECT value, CAST(sum(count) AS INTEGER) AS count FROM (
     SELECT value, count FROM form_monthly_counts WHERE form_id = ?1 AND dimension = ?2 AND month BETWEEN ?7 AND ?8) AS parts
   GROUP BY value ORDER BY count DESC, value ASC LIMIT ?9`;
 
+// PostgreSQL: the same reads with the rollup deltas not folded yet added (db/postgres/deltas.ts), in one
+// statement; a value whose sum is 0 is left out, as the fold would remove its row.
+const PG_SERIES = `SELECT day, CAST(sum(count) AS INTEGER) AS count FROM (
+    SELECT day, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = 'total' AND day BETWEEN ?2 AND ?3
+    UNION ALL
+    SELECT day, count FROM form_rollup_deltas WHERE form_id = ?1 AND dimension = 'total' AND day BETWEEN ?2 AND ?3) AS parts
+  GROUP BY day HAVING sum(count) > 0 ORDER BY day`;
+const PG_TOP = `SELECT value, CAST(sum(count) AS INTEGER) AS count FROM (
+    SELECT value, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = ?2 AND day BETWEEN ?3 AND ?4
+    UNION ALL
+    SELECT value, count FROM form_daily_counts WHERE form_id = ?1 AND dimension = ?2 AND day BETWEEN ?5 AND ?6
+    UNION ALL
+    SELECT value, count FROM form_monthly_counts WHERE form_id = ?1 AND dimension = ?2 AND month BETWEEN ?7 AND ?8
+    UNION ALL
+    SELECT value, count FROM form_rollup_deltas WHERE form_id = ?1 AND dimension = ?2
+      AND (day BETWEEN ?3 AND ?4 OR day BETWEEN ?5 AND ?6 OR substr(day, 1, 7) BETWEEN ?7 AND ?8)) AS parts
+  GROUP BY value HAVING sum(count) > 0 ORDER BY count DESC, value ASC LIMIT ?9`;
+const APPEND_ROLLUPS = `INSERT INTO form_rollup_deltas (form_id, dimension, day, value, count)
+  SELECT form_id, dimension, day, value, count FROM ${jsonRows("form_id text, dimension text, day text, value text, count integer")}`;
+
 export function createAnalyticsRepo(sql: Sql) {
-  /** Adds `sign` × each submission to its day's and month's rollups; a value that drops to 0 is removed (top lists never show it). */
+  const postgres = sql.engine === "postgres";
+  /**
+   * Adds `sign` × each submission to its day's and month's rollups; a value that drops to 0 is removed
+   * (top lists never show it). SQLite: one multi-row upsert per table, its rows sorted by key.
+   * PostgreSQL: one insert of the batch's deltas, which locks no row another batch needs; the fold
+   * (db/postgres/deltas.ts) adds them to the rows and removes what drops to 0.
+   */
   async function adjust(batch: NewSubmission[], sign: 1 | -1): Promise<void> {
-    const groups = new Map<string, { formId: string; day: string; counts: Map<string, number>[] }>();
+    const days = new Map<string, [string, string, string, string, number]>();
+    const months = new Map<string, [string, string, string, string, number]>();
+    const add = (to: typeof days, formId: string, dimension: string, period: string, value: string) => {
+      const key = JSON.stringify([formId, dimension, period, value]);
+      const row = to.get(key);
+      if (row) row[4] += sign;
+      else to.set(key, [formId, dimension, period, value, sign]);
+    };
     for (const s of batch) {
       const day = s.createdAt.slice(0, 10);
-      const key = s.form.id + day;
-      let group = groups.get(key);
-      if (!group) groups.set(key, (group = { formId: s.form.id, day, counts: ROLLUPS.map(() => new Map()) }));
-      ROLLUPS.forEach((dimension, i) => {
+      for (const dimension of ROLLUPS) {
         const value = valueIn[dimension](s.meta);
-        group.counts[i]!.set(value, (group.counts[i]!.get(value) ?? 0) + sign);
-      });
-    }
-    for (const { formId, day, counts } of groups.values()) {
-      const month = day.slice(0, 7);
-      for (const [i, dimension] of ROLLUPS.entries()) {
-        for (const [value, n] of counts[i]!) {
-          await sql.run(UPSERT_DAY, [formId, dimension, day, value, n]);
-          await sql.run(UPSERT_MONTH, [formId, dimension, month, value, n]);
-          if (sign < 0) {
-            await sql.run(DROP_EMPTY_DAY, [formId, dimension, day, value]);
-            await sql.run(DROP_EMPTY_MONTH, [formId, dimension, month, value]);
-          }
-        }
+        add(days, s.form.id, dimension, day, value);
+        add(months, s.form.id, dimension, day.slice(0, 7), value);
       }
+    }
+    if (postgres) {
+      // Months are the fold's: each day's delta goes into its month too.
+      const rows = [...days.values()].map(([form_id, dimension, day, value, count]) => ({
+        form_id,
+        dimension,
+        day,
+        value,
+        count,
+      }));
+      if (rows.length > 0) await sql.run(APPEND_ROLLUPS, [JSON.stringify(rows)]);
+      return;
+    }
+    for (const [rows, table, period, dropEmpty] of [
+      [days, "form_daily_counts", "day", DROP_EMPTY_DAY],
+      [months, "form_monthly_counts", "month", DROP_EMPTY_MONTH],
+    ] as const) {
+      const sorted = [...rows.keys()].sort().map((k) => rows.get(k)!);
+      for (let i = 0; i < sorted.length; i += ROWS_PER_UPSERT) {
+        const chunk = sorted.slice(i, i + ROWS_PER_UPSERT);
+        await sql.run(upsert(table, period, chunk.length), chunk.flat());
+      }
+      if (sign < 0) for (const row of sorted) await sql.run(dropEmpty, row.slice(0, 4));
     }
   }
 
@@ -83,7 +126,7 @@ export function createAnalyticsRepo(sql: Sql) {
     },
     /** Submissions per day in [from, to], days without any left out. */
     countsPerDay: (formId: string, from: string, to: string) =>
-      sql.all<{ day: string; count: number }>(SERIES, [formId, from, to]),
+      sql.all<{ day: string; count: number }>(postgres ? PG_SERIES : SERIES, [formId, from, to]),
     /**
      * The ten most frequent values of a dimension, count descending then value ascending, over
      * the days `headDays` and `tailDays` and the whole months `months` (each [first, last]; an
@@ -94,7 +137,7 @@ export function createAnalyticsRepo(sql: Sql) {
       dimension: Dimension,
       parts: { headDays: [string, string]; tailDays: [string, string]; months: [string, string] },
     ) =>
-      sql.all<{ value: string; count: number }>(TOP, [
+      sql.all<{ value: string; count: number }>(postgres ? PG_TOP : TOP, [
         formId,
         dimension,
         ...parts.headDays,

@@ -24,7 +24,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 const invalid = (message: string) => new AppError("INVALID_BODY", message);
 
 /** `topics[]` is `topics`: PHP-style list names, as Formspree stores them. */
-const fieldName = (sent: string) => (sent.endsWith("[]") ? sent.slice(0, -2) : sent);
+export const dropInFieldName = (sent: string) => (sent.endsWith("[]") ? sent.slice(0, -2) : sent);
+const fieldName = dropInFieldName;
 
 /** Control fields: what a page tells the endpoint, never stored as data. */
 const NEXT = ["_next", "redirectUrl"];

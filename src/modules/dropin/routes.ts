@@ -15,11 +15,14 @@ import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
 import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
 import { errorPage, thanksPage } from "./pages";
-import { dropInPost, readDropInFields } from "./read-post";
+import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
+import type { FilesService, Upload } from "../files/service";
+import { isMultipart } from "../submissions/read-body";
 
 export interface DropInDeps {
   forms: FormsService;
   submissions: SubmissionsService;
+  files: FilesService;
   maxBodyBytes: number;
   log: Logger;
 }
@@ -35,6 +38,11 @@ const SENTENCES: Partial<Record<ErrorCode, string>> = {
   FORM_CLOSED: "This form is closed and takes no more answers.",
   FORM_NOT_FOUND: "There is no form at this address.",
   PAYLOAD_TOO_LARGE: "What you sent is too large; please shorten it and try again.",
+  NO_FILE_UPLOADS: "This form does not take files; please send it without them.",
+  FILE_TYPE_NOT_ALLOWED: "This form does not take that kind of file.",
+  FILES_TOO_BIG: "The files are too large for this form; please send smaller ones.",
+  TOO_MANY_FILES: "That is more files than this form takes.",
+  FILE_INFECTED: "A file you sent looks harmful, so nothing was sent.",
   UNSUPPORTED_MEDIA_TYPE: "The form could not be read; please try again from the page you came from.",
   RATE_LIMITED: "Too many answers were sent from your address; please wait a minute and try again.",
   UNAVAILABLE: "The form cannot take answers right now; please try again in a moment.",
@@ -70,7 +78,7 @@ interface Answering {
  * for a person by Formspree's rule (negotiate.ts). `failure` answers a refused post, also the ones
  * the front refuses before routing (429).
  */
-export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDeps) {
+export function createDropIn({ forms, submissions, files, maxBodyBytes, log }: DropInDeps) {
   const html = (set: Answering["set"], status: number, page: string) => {
     set.status = status;
     Object.assign(set.headers, PERSON_PAGE_HEADERS);
@@ -121,10 +129,23 @@ export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDe
       async ({ request, params: { formId }, client, set, ownOrigin, requestId }) => {
         let form: Form | undefined;
         let values: Record<string, unknown> | undefined;
+        let uploads: Upload[] = [];
         try {
           // The form first: a post to no form costs no body read (and its 404 comes before a 413).
           form = await publicForm(forms, formId);
-          const sent = await readDropInFields(request, maxBodyBytes);
+          const current = form;
+          let sent: DropInFields;
+          if (isMultipart(request)) {
+            // Read as it streams: the form is known, so its files setting is enforced as the files come.
+            const received = await files.receive(request, {
+              ownerId: current.ownerId,
+              maxTextBytes: maxBodyBytes,
+              policy: () => current.files,
+              name: dropInFieldName,
+            });
+            uploads = received.uploads;
+            sent = { fields: received.fields, isJson: false };
+          } else sent = await readDropInFields(request, maxBodyBytes);
           const { headers } = request;
           const referer = headers.get("referer");
           const post = dropInPost(form, sent, referer);
@@ -143,7 +164,7 @@ export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDe
             },
             readIdempotencyKey(headers),
             post.formPost,
-            post.extras,
+            uploads.length ? { ...post.extras, uploads } : post.extras,
           );
           Object.assign(set.headers, corsHeaders(request));
           const back = trustedBack(form, referer, headers.get("origin"));
@@ -155,6 +176,9 @@ export function createDropIn({ forms, submissions, maxBodyBytes, log }: DropInDe
           return "";
         } catch (error) {
           return failure({ request, set, requestId }, error, { form, values });
+        } finally {
+          // Not stored (refused, or answered from an earlier idempotent post): nothing stays behind.
+          await files.release(uploads);
         }
       },
       {

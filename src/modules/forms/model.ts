@@ -1,3 +1,4 @@
+import type { FilesSetting } from "../files/model";
 import { t, type Static } from "elysia";
 
 export const FORM_TYPES = [
@@ -17,7 +18,7 @@ export type FormType = (typeof FORM_TYPES)[number];
 export const NOTIFY_MODES = ["each", "daily"] as const;
 export type NotifyMode = (typeof NOTIFY_MODES)[number];
 
-export const CHALLENGES = ["none", "pow", "turnstile", "hcaptcha"] as const;
+export const CHALLENGES = ["none", "pow", "turnstile", "hcaptcha", "recaptcha"] as const;
 export type Challenge = (typeof CHALLENGES)[number];
 
 export const FIELD_TYPES = [
@@ -70,6 +71,16 @@ export interface Form {
   /** A field that people leave empty and bots fill: a submission with it is spam. null = none. */
   honeypotField: string | null;
   challenge: Challenge;
+  /** The spam rules (spam/rules.ts): each files a submission as spam, with its reason. */
+  blockedWords: string[];
+  blockedEmailDomains: string[];
+  blockDisposableEmail: boolean;
+  maxLinks: number | null;
+  duplicateWindowSeconds: number | null;
+  /** The learning filter files a submission as spam at or above this score (once it has learned enough). */
+  spamThreshold: number;
+  /** A reCAPTCHA v3 answer below this score is refused. */
+  recaptchaMinScore: number;
   /** An email to the submitter of each inbox submission (throttled per address), `{{field}}` placeholders from its data. */
   autoresponse: Autoresponse;
   /** Waitlists: joiners count once they confirm their address through the link emailed to them. */
@@ -84,6 +95,8 @@ export interface Form {
   fields: FieldRule[] | null;
   /** With `fields`: whether fields not in the list are stored (else refused). */
   allowExtraFields: boolean;
+  /** File uploads: limits and types; null = a file in a post is refused. */
+  files: FilesSetting | null;
   /** Closing: paused, past `closesAt`, or at `maxSubmissions` inbox submissions, every submit is refused. */
   paused: boolean;
   closesAt: string | null;

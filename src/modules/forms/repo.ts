@@ -1,4 +1,5 @@
 import { keysetQuery } from "../../db/keyset";
+import { pendingSubmissionsColumn } from "../../db/postgres/deltas";
 import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
 import { createJoiners, joinerRuleOf } from "../waitlist/joiners";
@@ -11,6 +12,8 @@ interface FormRow {
   id: string;
   owner_id: string;
   submission_count: number;
+  /** PostgreSQL: the submissions not folded yet into `submission_count` (db/postgres/deltas.ts). */
+  pending_submissions?: number;
   users_joined_count: number;
   created_at: string;
   updated_at: string;
@@ -21,7 +24,7 @@ function toForm(r: FormRow): Form {
   const form = {
     id: r.id,
     ownerId: r.owner_id,
-    submissionCount: r.submission_count,
+    submissionCount: r.submission_count + (r.pending_submissions ?? 0),
     usersJoinedCount: r.users_joined_count,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -46,9 +49,11 @@ const UPDATE = `UPDATE forms SET ${COLUMNS.map((c) => `${c} = $${c}`).join(", ")
 
 export function createFormsRepo(sql: Sql) {
   const joiners = createJoiners(sql);
+  // Every form read with its count as a recount would give it (on PostgreSQL, the deltas not folded yet added).
+  const ALL = `*${pendingSubmissionsColumn(sql, "forms")}`;
   const byOwner = keysetQuery<FormRow>(
     sql,
-    "SELECT * FROM forms WHERE owner_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))",
+    `SELECT ${ALL} FROM forms WHERE owner_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))`,
     "newest",
   );
   return {
@@ -80,7 +85,7 @@ export function createFormsRepo(sql: Sql) {
       await sql.run("DELETE FROM forms WHERE id = ?", [id]);
     },
     async findFormById(id: string): Promise<Form | null> {
-      const row = await sql.get<FormRow>("SELECT * FROM forms WHERE id = ?", [id]);
+      const row = await sql.get<FormRow>(`SELECT ${ALL} FROM forms WHERE id = ?`, [id]);
       return row ? toForm(row) : null;
     },
     /** One page of an owner's forms (only `ids` when given), newest first, strictly after `after`. */
@@ -94,16 +99,18 @@ export function createFormsRepo(sql: Sql) {
     },
     /** Forms that delete their submissions after some days. */
     async listFormsWithRetention(): Promise<Form[]> {
-      return (await sql.all<FormRow>("SELECT * FROM forms WHERE retention_days IS NOT NULL ORDER BY id")).map(toForm);
+      return (await sql.all<FormRow>(`SELECT ${ALL} FROM forms WHERE retention_days IS NOT NULL ORDER BY id`)).map(
+        toForm,
+      );
     },
     /** Forms whose owner notifications come as a daily digest. */
     async listDailyDigestForms(): Promise<Form[]> {
-      return (await sql.all<FormRow>("SELECT * FROM forms WHERE notify_mode = 'daily' ORDER BY id")).map(toForm);
+      return (await sql.all<FormRow>(`SELECT ${ALL} FROM forms WHERE notify_mode = 'daily' ORDER BY id`)).map(toForm);
     },
     /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
     async listAllForms(ownerId: string | null): Promise<(Form & { ownerEmail: string })[]> {
       const rows = await sql.all<FormRow & { owner_email: string }>(
-        `SELECT f.*, o.email AS owner_email FROM forms f JOIN owners o ON o.id = f.owner_id
+        `SELECT f.*${pendingSubmissionsColumn(sql, "f")}, o.email AS owner_email FROM forms f JOIN owners o ON o.id = f.owner_id
          WHERE CAST(?1 AS TEXT) IS NULL OR f.owner_id = ?1 ORDER BY f.created_at DESC, f.id DESC`,
         [ownerId],
       );

@@ -21,11 +21,14 @@ export interface DigestPayload {
   fromName: string | null;
 }
 
-/** A submission's page in the dashboard (and the form's inbox without `submissionId`); null without a public URL. */
+/**
+ * A submission's page in the dashboard (and the form's inbox without `submissionId`); null without a
+ * public URL. A real path, not the app's `#` route: some mail clients drop a link's fragment.
+ */
 export function dashboardLink(publicUrl: string, formId: string, submissionId?: string): string | null {
   if (!publicUrl) return null;
   const parts = ["forms", formId, "submissions", ...(submissionId ? [submissionId] : [])];
-  return `${publicUrl.replace(/\/$/, "")}/dashboard#/${parts.map(encodeURIComponent).join("/")}`;
+  return `${publicUrl.replace(/\/$/, "")}/dashboard/${parts.map(encodeURIComponent).join("/")}`;
 }
 
 /**

@@ -1,22 +1,80 @@
-import { display, escapeHtml, renderHtml, renderText } from "../../lib/template";
+import { display, escapeHtml, renderHtml, renderText, shown } from "../../lib/template";
+import { filesOf, humanSize, type FileLinker, type FileRef } from "../files/model";
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRow } from "../outbox/repo";
 import type { NotificationPayload } from "./queue";
 import { renderDigest, type DigestPayload } from "./digest";
 
+/**
+ * Every inline style of the owner notification's HTML part. The dashboard's preview shows that part
+ * in a frame under the dashboard's CSP, which allows these declarations (by hash) and no other.
+ */
+export const MAIL_STYLES = {
+  body: "font-family:sans-serif",
+  pre: "white-space:pre-wrap",
+  quiet: "color:#666",
+} as const;
+
 // Subjects longer than this are cut: mail clients show far less, and a page's _subject is capped at 200.
 const MAX_SUBJECT = 250;
 
-/** What a notification template sees: every field by its name, the form, the submission and the field list. */
-export function notificationView(
-  row: Pick<OutboxRow, "form_name" | "submission_id" | "submitted_at">,
+/** A file as the email shows it, with its signed link when FORMSVC_PUBLIC_URL makes one an email can carry. */
+interface MailFile {
+  name: string;
+  type: string;
+  size: number;
+  url: string | null;
+}
+
+/** The files of a submission's fields as the email shows them, by field (a link only when it is absolute). */
+function mailFiles(
+  row: Pick<OutboxRow, "submission_id" | "queued_at">,
   fields: Record<string, unknown>,
+  link: FileLinker | undefined,
+): Map<string, MailFile[]> {
+  const found = new Map<string, MailFile[]>();
+  for (const [name, value] of Object.entries(fields)) {
+    const files = filesOf(value);
+    if (!files) continue;
+    const url = (f: FileRef) => {
+      const made = link && row.submission_id ? link(f.file, row.submission_id, row.queued_at) : null;
+      return made && /^https?:\/\//.test(made) ? made : null;
+    };
+    found.set(
+      name,
+      files.map((f) => ({ name: f.name, type: f.type, size: f.size, url: url(f) })),
+    );
+  }
+  return found;
+}
+
+/** One file as a line of text: its name, type and size, then its link (or why there is none). */
+const fileText = (f: MailFile) =>
+  `${f.name} (${f.type}, ${humanSize(f.size)}) ${f.url ?? "[no link: FORMSVC_PUBLIC_URL is not set; download it from the dashboard]"}`;
+
+/** What a notification template sees: every field by its name (a file as its name and link), the form, the submission and the field list. */
+export function notificationView(
+  row: Pick<OutboxRow, "form_name" | "submission_id" | "submitted_at" | "queued_at">,
+  fields: Record<string, unknown>,
+  link?: FileLinker,
 ): Record<string, unknown> {
+  const files = mailFiles(row, fields, link);
+  // Built anew (never assigned by name): a field named __proto__ stays a field.
+  const viewed = Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => {
+      const list = files.get(name);
+      if (!list) return [name, value];
+      const items = list.map((f) =>
+        shown(f.url ? `${f.name} ${f.url}` : f.name, { ...f, url: f.url ?? "", size: humanSize(f.size) }),
+      );
+      return [name, Array.isArray(value) ? items : items[0]];
+    }),
+  );
   return {
-    ...fields,
+    ...viewed,
     form: { name: row.form_name },
     submission: { id: row.submission_id ?? "", createdAt: row.submitted_at },
-    fields: Object.entries(fields).map(([name, value]) => ({ name, value: display(value) })),
+    fields: Object.entries(viewed).map(([name, value]) => ({ name, value: display(value) })),
   };
 }
 
@@ -25,14 +83,14 @@ export function notificationView(
  * HTML part) or the form's template (its text, and the same text escaped as the HTML part); the
  * page's `_subject` ahead of either subject.
  */
-export function renderNotification(row: OutboxRow): MailMessage {
+export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessage {
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
     _meta?: Record<string, unknown>;
   };
   const p: Partial<NotificationPayload & DigestPayload> & { alert?: string } = row.payload
     ? JSON.parse(row.payload)
     : {};
-  if (p.alert) return renderAlert(row, p.alert);
+  if (p.alert) return renderAlert(row, p.alert, p.subject ?? undefined);
   if (p.digest) return renderDigest(row, p as DigestPayload);
   const envelope = {
     to: row.recipient,
@@ -40,15 +98,19 @@ export function renderNotification(row: OutboxRow): MailMessage {
     ...(p.fromName ? { fromName: p.fromName } : {}),
   };
   if (p.template) {
-    const view = notificationView(row, fields);
+    const view = notificationView(row, fields, link);
     return {
       ...envelope,
       subject: oneLine(p.subject ?? renderText(p.template.subject, view)).slice(0, MAX_SUBJECT),
       text: renderText(p.template.text, view),
-      html: `<!doctype html><html><body style="font-family:sans-serif"><div style="white-space:pre-wrap">${renderHtml(p.template.text, view)}</div></body></html>`,
+      html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><div style="${MAIL_STYLES.pre}">${renderHtml(p.template.text, view)}</div></body></html>`,
     };
   }
-  const entries = Object.entries(fields).map(([k, v]) => [k, display(v)] as const);
+  const files = mailFiles(row, fields, link);
+  const entries = Object.entries(fields).map(([k, v]) => {
+    const listed = files.get(k);
+    return [k, listed ? listed.map(fileText).join("\n") : display(v)] as const;
+  });
   const summary: [string, string][] = meta
     ? [
         ["browser", [meta.browser, meta.browserVersion].filter(Boolean).join(" ") || "unknown"],
@@ -66,30 +128,37 @@ export function renderNotification(row: OutboxRow): MailMessage {
     "",
     summary.map(([k, v]) => `${k}: ${v}`).join(" · "),
   ].join("\n");
-  const rows = entries.map(
-    ([k, v]) =>
-      `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="white-space:pre-wrap">${escapeHtml(v)}</td></tr>`,
-  );
+  const fileHtml = (f: MailFile) =>
+    `${f.url ? `<a href="${escapeHtml(f.url)}">${escapeHtml(f.name)}</a>` : escapeHtml(f.name)} <span style="${MAIL_STYLES.quiet}">(${escapeHtml(f.type)}, ${humanSize(f.size)})</span>`;
+  const rows = entries.map(([k, v]) => {
+    const listed = files.get(k);
+    const cell = listed ? listed.map(fileHtml).join("<br>") : escapeHtml(v);
+    return `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="${MAIL_STYLES.pre}">${cell}</td></tr>`;
+  });
   const html = [
-    `<!doctype html><html><body style="font-family:sans-serif">`,
+    `<!doctype html><html><body style="${MAIL_STYLES.body}">`,
     `<h2>${escapeHtml(title)}</h2>`,
     `<p>Received ${escapeHtml(row.submitted_at)} (submission ${escapeHtml(row.submission_id ?? "")})</p>`,
     `<table cellpadding="4">${rows.join("") || "<tr><td>(no fields)</td></tr>"}</table>`,
-    `<p style="color:#666">${summary.map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" &middot; ")}</p>`,
+    `<p style="${MAIL_STYLES.quiet}">${summary.map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" &middot; ")}</p>`,
     `</body></html>`,
   ].join("\n");
   return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };
 }
 
-/** An email to the owner about the form's webhooks (outbox/service.ts's alertFor says what happened). */
-function renderAlert(row: OutboxRow, alert: string): MailMessage {
-  const subject = `Webhook problem on ${oneLine(row.form_name)}`;
-  const text = `On the form ${row.form_name}, ${alert}`;
+/**
+ * An email to the owner about the form's webhooks (outbox/service.ts's alertFor says what happened),
+ * or, on no form, an operator's alert with its own subject (a failed backup).
+ */
+function renderAlert(row: OutboxRow, alert: string, ownSubject?: string): MailMessage {
+  const subject =
+    row.form_id === null ? oneLine(ownSubject ?? "formsvc alert") : `Webhook problem on ${oneLine(row.form_name)}`;
+  const text = row.form_id === null ? alert : `On the form ${row.form_name}, ${alert}`;
   return {
     to: row.recipient,
     subject,
     text,
-    html: `<!doctype html><html><body style="font-family:sans-serif"><p>${escapeHtml(text)}</p></body></html>`,
+    html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><p>${escapeHtml(text)}</p></body></html>`,
     headers: { "Auto-Submitted": "auto-generated" },
   };
 }

@@ -110,6 +110,11 @@ const QUEUE_ALERT = `INSERT INTO outbox (${COLUMNS})
   SELECT 'notification', f.id, NULL, NULL, NULL, w.email, NULL, f.name, '{}', ?2, ?3, ?3, ?3, ?3
   FROM outbox o JOIN forms f ON f.id = o.form_id JOIN owners w ON w.id = f.owner_id WHERE o.id = ?1`;
 
+// An operator's alert (a failed backup) to every owner who can log in: it belongs to no form.
+const QUEUE_OWNER_ALERT = `INSERT INTO outbox (${COLUMNS})
+  SELECT 'notification', NULL, NULL, NULL, NULL, email, NULL, '', '{}', ?1, ?2, ?2, ?2, ?2
+  FROM owners WHERE password_hash IS NOT NULL`;
+
 const values = (m: QueuedMessage) => [
   m.kind,
   m.formId,
@@ -129,6 +134,10 @@ export function createOutboxRepo(sql: Sql) {
   return {
     ownerEmail: async (ownerId: string) =>
       (await sql.get<{ email: string }>("SELECT email FROM owners WHERE id = ?", [ownerId]))?.email ?? null,
+
+    /** Queues one alert email (`subject`, `alert`) to each owner with a password; answers how many were queued. */
+    queueOwnerAlert: (subject: string, alert: string, at: string): Promise<number> =>
+      sql.run(QUEUE_OWNER_ALERT, [JSON.stringify({ alert, subject }), at]),
 
     /** Queues one message; runs inside the submission's transaction. */
     async insert(m: QueuedMessage): Promise<void> {

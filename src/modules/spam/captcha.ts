@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import type { Logger } from "../../lib/log";
 
 /** What a siteverify call decided: the token holds, it does not, or the provider could not say. */
-export type CaptchaOutcome = "ok" | "failed" | "unavailable";
+export type CaptchaOutcome = "ok" | "failed" | "unavailable" | "low-score";
 
 export interface CaptchaProvider {
   /** A name for logs and messages: "Turnstile", "hCaptcha". */
@@ -19,13 +19,14 @@ export const VERIFY_TIMEOUT_MS = 5000;
 const MAX_TOKEN_CHARS = 4096;
 
 /**
- * Verifies a Turnstile or hCaptcha token the way both providers document siteverify: a form-encoded
+ * Verifies a Turnstile, hCaptcha or reCAPTCHA token the way the providers document siteverify: a form-encoded
  * POST of `secret`, `response` and `remoteip`, answered with JSON `{"success": true|false, …}`.
  * Success only for a 2xx answer whose JSON says `success: true`; no answer within 5 s or a network
  * error is "unavailable". Neither the secret nor the token is ever logged.
  */
 export function createCaptchaVerifier(provider: CaptchaProvider, log: Logger, timeoutMs = VERIFY_TIMEOUT_MS) {
-  return async function verifyToken(token: string, remoteIp: string): Promise<CaptchaOutcome> {
+  /** `minScore`: a v3 answer (reCAPTCHA) whose `score` is below it is "low-score"; answers without a score (v2) pass on `success`. */
+  return async function verifyToken(token: string, remoteIp: string, minScore?: number): Promise<CaptchaOutcome> {
     if (!provider.secret) throw new Error(`${provider.name} has no secret configured`);
     if (token.length === 0 || token.length > MAX_TOKEN_CHARS) return "failed";
     const form = new URLSearchParams({ secret: provider.secret, response: token });
@@ -54,14 +55,15 @@ export function createCaptchaVerifier(provider: CaptchaProvider, log: Logger, ti
       log.warn("captcha verifier refused the request", { provider: provider.name, host: provider.url.host, status });
       return "failed";
     }
-    let answer: { success?: unknown; "error-codes"?: unknown };
+    let answer: { success?: unknown; score?: unknown; "error-codes"?: unknown };
     try {
       answer = JSON.parse(text);
     } catch {
       return "failed";
     }
     if (typeof answer !== "object" || answer === null) return "failed";
-    if (answer.success === true) return "ok";
+    if (answer.success === true)
+      return minScore !== undefined && typeof answer.score === "number" && answer.score < minScore ? "low-score" : "ok";
     // A wrong secret fails every visitor: the operator has to hear of it. The codes carry neither secret nor token.
     const codes = Array.isArray(answer["error-codes"])
       ? answer["error-codes"].filter((c): c is string => typeof c === "string")

@@ -1,6 +1,6 @@
 import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
-import type { Challenge } from "../forms/model";
+import type { Challenge, Form } from "../forms/model";
 import type { Candidate, SubmitCheck, Verdict } from "../submissions/pipeline";
 import type { CaptchaProvider, CaptchaVerifier } from "./captcha";
 import type { PowFailure, PowService } from "./pow";
@@ -21,6 +21,8 @@ const powMessages: Record<PowFailure, (formId: string) => string> = {
     "the proof of work does not solve its challenge: let the widget solve a new challenge and submit again",
 };
 
+type CaptchaKind = "turnstile" | "hcaptcha" | "recaptcha";
+
 export interface CaptchaSetting {
   provider: CaptchaProvider;
   /** The setting that holds the secret, named in the answer when it is missing. */
@@ -32,13 +34,14 @@ export interface CaptchaSetting {
 
 export interface ChallengeCheckDeps {
   pow: PowService;
-  captcha: Record<"turnstile" | "hcaptcha", CaptchaSetting>;
+  captcha: Record<CaptchaKind, CaptchaSetting>;
   log: Logger;
 }
 
 /**
  * The challenge check: what a submission must carry by the form's `challenge` setting: nothing, a
- * proof of work solved for this form (`altcha`), or a Turnstile or hCaptcha token (`captchaToken`).
+ * proof of work solved for this form (`altcha`), or a Turnstile, hCaptcha or reCAPTCHA token
+ * (`captchaToken`; a reCAPTCHA v3 answer scoring below the form's `recaptchaMinScore` is refused).
  * A missing or refused one is a 400 CHALLENGE_FAILED; a provider that cannot answer, or one the
  * operator has not configured, a 503: the check fails closed and nothing is stored.
  */
@@ -54,7 +57,7 @@ export function createChallengeCheck({ pow, captcha, log }: ChallengeCheckDeps):
     return "accept";
   }
 
-  async function checkCaptcha(kind: "turnstile" | "hcaptcha", token: unknown, remoteIp: string): Promise<Verdict> {
+  async function checkCaptcha(kind: CaptchaKind, token: unknown, remoteIp: string, form: Form): Promise<Verdict> {
     const { provider, secretEnv, field, verify } = captcha[kind];
     if (!provider.secret) {
       if (!warnedUnconfigured.has(kind)) {
@@ -78,13 +81,18 @@ export function createChallengeCheck({ pow, captcha, log }: ChallengeCheckDeps):
         `this form requires a ${provider.name} token: send the widget's form field ${field} (or the top-level field captchaToken)${NOTHING_STORED}`,
       );
     }
-    switch (await verify(token, remoteIp)) {
+    switch (await verify(token, remoteIp, kind === "recaptcha" ? form.recaptchaMinScore : undefined)) {
       case "ok":
         return "accept";
       case "failed":
         return new AppError(
           "CHALLENGE_FAILED",
           `${provider.name} did not accept the token (it may have expired or been used already): complete the check again and submit${NOTHING_STORED}`,
+        );
+      case "low-score":
+        return new AppError(
+          "CHALLENGE_FAILED",
+          `${provider.name} scored this visit below the form's spamSettings.recaptchaMinScore (${form.recaptchaMinScore}): it looks automated${NOTHING_STORED}`,
         );
       case "unavailable":
         return new AppError(
@@ -108,7 +116,8 @@ export function createChallengeCheck({ pow, captcha, log }: ChallengeCheckDeps):
           return checkPow(candidate, altcha);
         case "turnstile":
         case "hcaptcha":
-          return checkCaptcha(challenge, captchaToken, submitter.ip);
+        case "recaptcha":
+          return checkCaptcha(challenge, captchaToken, submitter.ip, form);
       }
     },
   };

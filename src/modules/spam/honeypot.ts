@@ -14,16 +14,21 @@ export function isFilled(value: unknown): boolean {
 }
 
 /**
- * The honeypot check: a submission that fills the form's honeypot field is stored as spam. The field
+ * The honeypot check: a submission that fills the form's honeypot field is stored as spam (reason
+ * `honeypot`). The field
  * is removed from `data` in every case, so it is never stored. A form without one passes everything.
  */
 export const honeypotCheck: SubmitCheck = {
   name: "honeypot",
-  check({ form, data }) {
+  check(candidate) {
+    const { form, data } = candidate;
     const field = form.honeypotField;
     if (field === null || !Object.hasOwn(data, field)) return "accept";
     const filled = isFilled(data[field]);
     delete data[field];
-    return filled ? "spam" : "accept";
+    if (!filled) return "accept";
+    // The spam filter names it among the reasons, and learns from it as from a spam mark.
+    (candidate.spamReasons ??= []).push("honeypot");
+    return "spam";
   },
 };

@@ -55,3 +55,30 @@ export const PayloadSchema = t.Object({
   ),
 });
 export type PayloadJson = Static<typeof PayloadSchema>;
+
+/** What the spam checks found for a submission: the learning filter's score and the reasons it was filed as spam. */
+export const SpamVerdictSchema = t.Object(
+  {
+    score: t.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "the owner's learning filter: 0 = like what they marked not spam, 1 = like what they marked spam",
+    }),
+    reasons: t.Array(t.String(), {
+      description:
+        "why it was filed as spam, each a rule or check: filter, honeypot, blocked-word, blocked-email-domain, disposable-email, too-many-links, duplicate; [] for the inbox",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type SpamVerdict = Static<typeof SpamVerdictSchema>;
+
+/** What the learning filter has learned (`GET /api/v1/spam-filter`, `formsvc spam status --json`). */
+export const FilterStatusSchema = t.Object({
+  owner: t.String({ description: "the owner's email" }),
+  spam: t.Unsafe<number>({ type: "integer", minimum: 0, description: "submissions it learned as spam" }),
+  notSpam: t.Unsafe<number>({ type: "integer", minimum: 0, description: "submissions it learned as not spam" }),
+  filing: t.Boolean({ description: "whether it files spam yet (once it has learned from 20 of each)" }),
+  filingSince: t.Nullable(t.String({ description: "when it began filing spam; null while it does not" })),
+});
+export type FilterStatusJson = Static<typeof FilterStatusSchema>;

@@ -2,34 +2,52 @@ import { Elysia } from "elysia";
 import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams } from "../../http/schemas";
-import { ChallengeSchema } from "./model";
+import { ChallengeSchema, FilterStatusSchema } from "./model";
 import type { SpamService } from "./service";
 
 export function spamRoutes(spam: SpamService) {
-  return new Elysia({ name: "spam-routes" }).use(requestContext).get(
-    "/forms/:formId/challenge",
-    ({ params, principal, set }) => {
-      // Each challenge is accepted once: a cached one would be refused as used.
-      set.headers["cache-control"] = "no-store";
-      return spam.challengeFor(principal, params.formId);
-    },
-    {
-      auth: noBody("public"),
-      params: FormIdParams,
+  return new Elysia({ name: "spam-routes" })
+    .use(requestContext)
+    .get(
+      "/forms/:formId/challenge",
+      ({ params, principal, set }) => {
+        // Each challenge is accepted once: a cached one would be refused as used.
+        set.headers["cache-control"] = "no-store";
+        return spam.challengeFor(principal, params.formId);
+      },
+      {
+        auth: noBody("public"),
+        params: FormIdParams,
+        detail: {
+          summary: "Get a proof-of-work challenge",
+          description:
+            "A fresh challenge in the ALTCHA v2 format for this form, the bare object the altcha widget fetches (point its challenge attribute here). It expires after 10 minutes and its solution is accepted once, for this form only; the widget's payload goes in the submission as the field altcha. Answered for every form, whatever its spamSettings.challenge, so a page can carry the widget before the form is switched to pow.",
+          tags: ["Forms"],
+          responses: responses(
+            { schema: ChallengeSchema, description: "a proof-of-work challenge" },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
+        },
+      },
+    )
+    .get("/spam-filter", ({ principal }) => spam.filter.status(principal), {
+      auth: noBody("secret"),
       detail: {
-        summary: "Get a proof-of-work challenge",
+        summary: "What the spam filter has learned",
         description:
-          "A fresh challenge in the ALTCHA v2 format for this form, the bare object the altcha widget fetches (point its challenge attribute here). It expires after 10 minutes and its solution is accepted once, for this form only; the widget's payload goes in the submission as the field altcha. Answered for every form, whatever its spamSettings.challenge, so a page can carry the widget before the form is switched to pow.",
-        tags: ["Forms"],
+          "The caller's owner's learning spam filter: how many submissions it learned from as spam and as not spam (every spam / not-spam mark and every honeypot catch teaches it), and whether it files spam yet (once it has 20 of each) and since when. A secret key of all the owner's forms, or a dashboard session.",
+        tags: ["Submissions"],
         responses: responses(
-          { schema: ChallengeSchema, description: "a proof-of-work challenge" },
+          { schema: FilterStatusSchema, description: "what the filter has learned" },
           400,
           401,
           403,
-          404,
           429,
         ),
       },
-    },
-  );
+    });
 }

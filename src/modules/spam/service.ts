@@ -1,8 +1,13 @@
+import { createHmac } from "node:crypto";
 import type { Config } from "../../config";
+import type { ChangeFeed } from "../../db/change-feed";
 import type { Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/log";
 import { type Actor } from "../../lib/principal";
 import type { FormsService } from "../forms/service";
+import type { OwnersService } from "../owners/service";
+import { createSpamFilter } from "./filter";
+import type { FilterRepo } from "./filter-repo";
 import { createCaptchaVerifier, type CaptchaProvider } from "./captcha";
 import { createChallengeCheck, type CaptchaSetting } from "./challenge";
 import { honeypotCheck } from "./honeypot";
@@ -18,10 +23,23 @@ export interface SpamDeps {
   config: Config;
   log: Logger;
   forms: FormsService;
+  filterRepo: FilterRepo;
+  changes: ChangeFeed;
+  owners: OwnersService;
 }
 
 /** The spam checks of the submit pipeline and the proof-of-work challenges they verify, built once per database. */
-export function createSpamService({ repo, challengeSecret, clock, config, log, forms }: SpamDeps) {
+export function createSpamService({
+  repo,
+  challengeSecret,
+  clock,
+  config,
+  log,
+  forms,
+  filterRepo,
+  changes,
+  owners,
+}: SpamDeps) {
   const pow = createPowService({ repo, challengeSecret, clock, maxCounter: config.powMaxCounter });
   const setting = (provider: CaptchaProvider, secretEnv: string, field: string): CaptchaSetting => ({
     provider,
@@ -40,12 +58,29 @@ export function createSpamService({ repo, challengeSecret, clock, config, log, f
       "FORMSVC_HCAPTCHA_SECRET",
       "h-captcha-response",
     ),
+    recaptcha: setting(
+      { name: "reCAPTCHA", url: config.recaptchaVerifyUrl, secret: config.recaptchaSecret },
+      "FORMSVC_RECAPTCHA_SECRET",
+      "g-recaptcha-response",
+    ),
   };
+  // The token hashes' key, kept apart from the challenges' own.
+  const filter = createSpamFilter({
+    repo: filterRepo,
+    changes,
+    clock,
+    owners,
+    secret: createHmac("sha256", challengeSecret).update("formsvc spam filter").digest("base64url"),
+  });
 
   return {
     pow,
-    /** Challenge first, so a refused challenge is a 400 even when the honeypot is filled too. */
-    checks: { challenge: createChallengeCheck({ pow, captcha, log }), honeypot: honeypotCheck },
+    /**
+     * Challenge first, so a refused challenge is a 400 even when the honeypot is filled too; the
+     * filter last, on the data to be stored, with the honeypot's verdict among its reasons.
+     */
+    checks: { challenge: createChallengeCheck({ pow, captcha, log }), honeypot: honeypotCheck, filter: filter.check },
+    filter,
 
     /** A proof-of-work challenge for a form the caller may submit to, whatever its challenge setting (a page may fetch it before the switch to pow). */
     async challengeFor(actor: Actor, formId: string): Promise<ChallengeJson> {

@@ -1,4 +1,5 @@
 import type { BatchWriter } from "../../db/batch-transaction";
+import { pendingSubmissions } from "../../db/postgres/deltas";
 import type { Sql } from "../../db/sql";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
@@ -32,16 +33,19 @@ export function closingCheck(clock: Clock): SubmitCheck {
 /**
  * The exact cap: runs in the batch's transaction after the counters were bumped, and refuses a batch
  * that took a form past its `maxSubmissions` (the batch is then retried one submission at a time, so
- * only the overflow fails). The bump holds the form's row until the commit (PostgreSQL locks it;
- * SQLite has one writer), so two batches cannot both see room for the same last place.
+ * only the overflow fails). The bump holds the form's row until the commit (PostgreSQL locks it:
+ * a capped form's counter stays on its row; SQLite has one writer), so two batches cannot both see
+ * room for the same last place. On PostgreSQL the count adds the deltas not folded yet, read after
+ * the lock was taken (a statement of its own, so it sees every batch committed before it).
  */
 export function capWriter(sql: Sql): BatchWriter<NewSubmission> {
+  const COUNT = `SELECT submission_count${sql.engine === "postgres" ? ` + ${pendingSubmissions("forms")}` : ""} AS n FROM forms WHERE id = ?`;
   return async (batch) => {
     const capped = new Map<string, number>();
     for (const s of batch)
       if (s.status === "inbox" && s.form.maxSubmissions !== null) capped.set(s.form.id, s.form.maxSubmissions);
     for (const [formId, max] of capped) {
-      const row = await sql.get<{ n: number }>("SELECT submission_count AS n FROM forms WHERE id = ?", [formId]);
+      const row = await sql.get<{ n: number }>(COUNT, [formId]);
       if (row && row.n > max) throw full();
     }
   };

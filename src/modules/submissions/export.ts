@@ -1,3 +1,4 @@
+import { downloadPath, filesOf } from "../files/model";
 import { submissionJson, type StoredSubmission } from "./model";
 
 const META_KEYS = [
@@ -23,12 +24,35 @@ export type Stage = "fields" | "rows";
 /** Told after each page how many rows the stage has done so far. */
 export type Progress = (rows: number, stage: Stage) => void;
 
-/** The API's item shape, one JSON array, written a page at a time: one chunk per page. */
+/** A submission's data with the owner's download `path` beside each file entry; the stored text as it is when it holds no file. */
+function withPaths(s: StoredSubmission): StoredSubmission {
+  // Most submissions have no file: they are not parsed.
+  if (!s.data.includes('"file":"fil_')) return s;
+  const data = parse(s);
+  // Built anew (never assigned by name): a field named __proto__ stays a field.
+  const pathed = Object.fromEntries(
+    Object.entries(data).map(([name, value]) => {
+      const files = filesOf(value);
+      if (!files) return [name, value];
+      const listed = files.map((f) => ({ ...f, path: downloadPath(s.formId, s.id, f.file) }));
+      return [name, Array.isArray(value) ? listed : listed[0]];
+    }),
+  );
+  return { ...s, data: JSON.stringify(pathed) };
+}
+
+/** A CSV cell of a file field: each file's name and download path, one a line. */
+const fileCell = (s: StoredSubmission, value: unknown): string | null =>
+  filesOf(value)
+    ?.map((f) => `${f.name} ${downloadPath(s.formId, s.id, f.file)}`)
+    .join("\n") ?? null;
+
+/** The API's item shape (a file entry with its download `path`), one JSON array, written a page at a time: one chunk per page. */
 export async function* exportJson(pages: Pages, progress: Progress = () => {}): AsyncGenerator<string> {
   let rows = 0;
   yield "[";
   for await (const page of pages()) {
-    yield `${rows === 0 ? "\n" : ",\n"}${page.map(submissionJson).join(",\n")}`;
+    yield `${rows === 0 ? "\n" : ",\n"}${page.map((s) => submissionJson(withPaths(s))).join(",\n")}`;
     progress((rows += page.length), "rows");
   }
   yield rows === 0 ? "]\n" : "\n]\n";
@@ -46,8 +70,16 @@ export function csvCell(value: unknown): string {
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** The spam checks' verdict as CSV cells: the score, and the reasons separated by spaces; empty for submissions from before. */
+function spamCells(spam: string | null): string {
+  if (spam === null) return ",";
+  const v = JSON.parse(spam) as { score: number; reasons: string[] };
+  return `${csvCell(v.score)},${csvCell(v.reasons.join(" "))}`;
+}
+
 /**
- * CSV: id, createdAt, every data field seen (first-seen order), then `_meta.*`. A first pass
+ * CSV: id, createdAt, every data field seen (first-seen order; a file as its name and download
+ * path), then `_meta.*`, then `spam.score` and `spam.reasons`. A first pass
  * collects the field names, a second writes rows, one chunk per page; both a page at a time, so
  * memory stays flat. The first pass yields an empty chunk after each page, so a server can let
  * other requests run between pages before the header line is known.
@@ -61,7 +93,7 @@ export async function* exportCsv(pages: Pages, progress: Progress = () => {}): A
     yield "";
   }
   const columns = [...fields];
-  yield `${["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`)].map(csvCell).join(",")}\r\n`;
+  yield `${["id", "createdAt", ...columns, ...META_KEYS.map((k) => `_meta.${k}`), "spam.score", "spam.reasons"].map(csvCell).join(",")}\r\n`;
   let rows = 0;
   for await (const page of pages()) {
     // Built by concatenation: gathering the cells in arrays made three arrays a row for the collector.
@@ -70,9 +102,13 @@ export async function* exportCsv(pages: Pages, progress: Progress = () => {}): A
       const data = parse(s);
       let line = `${csvCell(s.id)},${csvCell(s.createdAt)}`;
       // Own fields only: a row without `constructor` must not print Object.prototype's.
-      for (const column of columns) line += `,${csvCell(Object.hasOwn(data, column) ? data[column] : undefined)}`;
+      for (const column of columns) {
+        const value = Object.hasOwn(data, column) ? data[column] : undefined;
+        line += `,${csvCell(fileCell(s, value) ?? value)}`;
+      }
       const meta = data._meta;
       for (const key of META_KEYS) line += `,${csvCell(meta?.[key])}`;
+      line += `,${spamCells(s.spam)}`;
       chunk += `${line}\r\n`;
     }
     yield chunk;

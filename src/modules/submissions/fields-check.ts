@@ -74,7 +74,15 @@ function compileRule(rule: FieldRule): (v: unknown, formPost: boolean) => Outcom
     case "radio":
       return choose(rule, options!, list, bad);
     case "file":
-      return (v) => ({ value: v });
+      // What the upload reader put there (files/service.ts): a reference to a stored file, never text.
+      return (v) => {
+        const list = Array.isArray(v) ? v : [v];
+        if (
+          !list.every((f) => typeof f === "object" && f !== null && typeof (f as { file?: unknown }).file === "string")
+        )
+          return bad("TYPE_FILE", "must be a file (sent as multipart/form-data)");
+        return { value: rule.multiple ? list : v };
+      };
     default: {
       const check = TEXT_TYPES.has(rule.type) ? rule.type : "text";
       return (v) => {

@@ -34,6 +34,8 @@ export interface LifecycleDeps {
   /** What the confirmations and the outbox keep about an address beside its submissions: listed for an export, forgotten by an erasure. */
   confirmations: Pick<ConfirmationsRepo, "forgetAddress" | "listAddressRecords">;
   outbox: Pick<OutboxRepo, "forgetAddress" | "listAddressRecords">;
+  /** Runs after every deletion has committed: removes what the deleted submissions kept outside the database (their files). */
+  afterDelete: () => Promise<unknown>;
   /** What is stored about submissions elsewhere, by name (the notifications they caused), for a person's export. */
   related: Record<string, (submissionIds: string[]) => Promise<unknown[]>>;
 }
@@ -103,6 +105,7 @@ export function createSubmissionLifecycle({
   shredder,
   confirmations,
   outbox,
+  afterDelete,
   related,
 }: LifecycleDeps) {
   /** What is kept about an address beside its submissions in these forms (all when null), as an erasure would forget it. */
@@ -127,7 +130,10 @@ export function createSubmissionLifecycle({
       await record(batch.length);
       return batch.length;
     });
-    if (deleted) submissions.forget(new Set([form.id]));
+    if (deleted) {
+      submissions.forget(new Set([form.id]));
+      await afterDelete();
+    }
     return deleted;
   };
 
@@ -181,6 +187,8 @@ export function createSubmissionLifecycle({
       }
       await chunk(() => forms.deleteForm(actor, form.id, form.submissionCount));
       submissions.forget(new Set([form.id]));
+      // Submissions that came while it went were deleted with the form: their files too.
+      await afterDelete();
       return form;
     },
 
@@ -240,6 +248,7 @@ export function createSubmissionLifecycle({
         for (const [kind, n] of Object.entries(forgotten) as [keyof AddressRecords<number>, number][])
           alsoErased[kind] += n;
       }
+      await afterDelete();
       const { vacuumed } = await shredder.shred();
       return { erased: done.reduce((n, f) => n + f.erased, 0), forms: done, alsoErased, vacuumed };
     },

@@ -1,6 +1,8 @@
+import type { Upload } from "../files/service";
 import { FormatRegistry } from "@sinclair/typebox";
 import { t, type Static } from "elysia";
 import type { Form } from "../forms/model";
+import { SpamVerdictSchema } from "../spam/model";
 import type { UsedChallenge } from "../spam/repo";
 import { DEVICES, type Device, type SubmissionMeta } from "./meta";
 
@@ -76,7 +78,7 @@ export const SubmitBodySchema = t.Object(
       t.String({
         maxLength: MAX_CHALLENGE_LENGTH,
         description:
-          "the Turnstile or hCaptcha token, for a form whose challenge is turnstile or hcaptcha; never stored",
+          "the Turnstile, hCaptcha or reCAPTCHA token, for a form whose challenge is turnstile, hcaptcha or recaptcha; never stored",
       }),
     ),
   },
@@ -89,6 +91,7 @@ export const CHALLENGE_FIELDS = new Map<string, "altcha" | "captchaToken">([
   ["altcha", "altcha"],
   ["cf-turnstile-response", "captchaToken"],
   ["h-captcha-response", "captchaToken"],
+  ["g-recaptcha-response", "captchaToken"],
 ]);
 
 /**
@@ -110,6 +113,9 @@ export const SubmitFormSchema = t.Object(
     ),
     "h-captcha-response": t.Optional(
       t.String({ description: "the hCaptcha widget's token (forms with challenge hcaptcha); never stored" }),
+    ),
+    "g-recaptcha-response": t.Optional(
+      t.String({ description: "the reCAPTCHA widget's token (forms with challenge recaptcha); never stored" }),
     ),
   },
   { additionalProperties: t.Union([t.String(), t.Array(t.String())]) },
@@ -136,13 +142,22 @@ export const SubmissionSchema = t.Object({
   formId: t.String(),
   data: t.Intersect([t.Record(t.String(), t.Unknown()), t.Object({ _meta: MetaSchema })]),
   createdAt: t.String({ format: "date-time" }),
+  spam: t.Nullable(SpamVerdictSchema, { description: "what the spam checks found; null for submissions from before" }),
 });
 export type SubmissionJson = {
   id: string;
   formId: string;
   data: Record<string, unknown> & { _meta: SubmissionMeta };
   createdAt: string;
+  spam: { score: number; reasons: string[] } | null;
 };
+
+/** One submission (`GET /forms/{formId}/submissions/{submissionId}`): as listed, with the folder it is in. */
+export const SubmissionDetailSchema = t.Object({
+  ...SubmissionSchema.properties,
+  status: t.Union([t.Literal("inbox"), t.Literal("spam")], { description: "inbox, or spam: counted nowhere" }),
+});
+export type SubmissionDetailJson = SubmissionJson & { status: "inbox" | "spam" };
 
 export const SubmissionListSchema = t.Object({
   submissions: t.Array(SubmissionSchema),
@@ -184,6 +199,14 @@ export interface NewSubmission {
   usedChallenge?: UsedChallenge;
   /** The page's `_subject` for the owner's notification (drop-in posts): not stored, one line of at most 200 characters. */
   subject?: string;
+  /** Ids of the files uploaded with it (stored, pending): they become its in its transaction. */
+  files?: string[];
+  /** What the spam checks found, as JSON text (`{score, reasons}`); left out (seeding, tests), null as for submissions from before. */
+  spam?: string | null;
+  /** A lesson it teaches its owner's filter in its transaction (a honeypot catch teaches spam): hashed tokens. */
+  teaches?: { label: "spam"; tokens: number[] };
+  /** The duplicate rule's hash of its fields and visitor (spam/filter.ts), kept while the form's window lasts. */
+  visitorDigest?: string;
 }
 
 /** What a drop-in post says beside its fields (dropin/read-post.ts): never stored in `data`. */
@@ -192,6 +215,8 @@ export interface SubmitExtras {
   replyTo?: string;
   /** `_subject`, for the notification email. */
   subject?: string;
+  /** The files a multipart post carried, already in the store (files/service.ts): checked against the form's `files` setting. */
+  uploads?: Upload[];
 }
 
 /** A stored submission with `data` still as JSON text, so listing never parses and re-serialises it. */
@@ -201,8 +226,10 @@ export interface StoredSubmission {
   data: string;
   email: string | null;
   createdAt: string;
+  /** `{score, reasons}` as JSON text, or null for submissions from before the filter. */
+  spam: string | null;
 }
 
 /** The API's item shape as JSON text: `data` is stored as JSON, so it is spliced in, never parsed and re-serialised. */
 export const submissionJson = (s: StoredSubmission) =>
-  `{"id":${JSON.stringify(s.id)},"formId":${JSON.stringify(s.formId)},"data":${s.data},"createdAt":${JSON.stringify(s.createdAt)}}`;
+  `{"id":${JSON.stringify(s.id)},"formId":${JSON.stringify(s.formId)},"data":${s.data},"createdAt":${JSON.stringify(s.createdAt)},"spam":${s.spam ?? "null"}}`;

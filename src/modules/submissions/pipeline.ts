@@ -3,6 +3,7 @@ import type { Sql } from "../../db/sql";
 import { AppError } from "../../lib/errors";
 import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
+import type { Upload } from "../files/service";
 import type { UsedChallenge } from "../spam/repo";
 import type { SubmitterInfo } from "./meta";
 import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
@@ -12,8 +13,11 @@ import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
  * for what writes, `createServices` for checks and hooks), and made into one `SubmitPipeline`:
  * 1. checks, before the commit, once the form is found and owned: each accepts, rejects with an
  *    error (nothing is stored), or marks the submission as spam (stored, counted nowhere);
- * 2. writers, inside the batch's one transaction: the rows, then the tallies of the inbox
- *    (counters, rollups), then the queues of what goes out for an inbox submission (outbox rows);
+ * 2. writers, inside the batch's one transaction: the rows, then the queues of what goes out for
+ *    an inbox submission (outbox rows), then the tallies of the inbox (rollups, counters) and the
+ *    limits. The tallies update rows every batch of a form shares, so they come last, and each
+ *    writer sees the batch sorted by form and email: rows shared with another instance's batch are
+ *    locked in one order (no deadlock) and held only until the commit that follows;
  * 3. hooks after the commit, before anyone is answered (the outbox sends what was queued).
  * Every writer and hook sees each submission's `status` and respects it: spam is stored and
  * counted nowhere. A submission moved into the inbox later goes through the tallies' `count` and
@@ -104,11 +108,13 @@ export function createSubmitPipeline(
     /** Commits a batch of new submissions in one transaction (a bad one fails alone), then runs the hooks for what was stored. */
     commit: batchTransaction(
       sql,
-      async (batch: NewSubmission[]) => {
+      async (arrived: NewSubmission[]) => {
+        const batch = lockOrder(arrived);
         await writeAll(rows, batch);
+        const queued = await queue(batch);
         await writeAll(counts, batch);
         await writeAll(limits, batch);
-        return queue(batch);
+        return queued;
       },
       (batch, queued) => tell({ change: "submitted", batch, queued }),
     ),
@@ -122,7 +128,8 @@ export function createSubmitPipeline(
     async transaction<T>(work: (tx: PipelineTransaction) => Promise<T>): Promise<T> {
       const done: Committed[] = [];
       const tx: PipelineTransaction = {
-        async move(batch, to) {
+        async move(arrived, to) {
+          const batch = lockOrder(arrived);
           await setStatuses(batch);
           if (to === "inbox") {
             await writeAll(counts, batch);
@@ -132,7 +139,8 @@ export function createSubmitPipeline(
             done.push({ change: "spam", batch, queued: 0 });
           }
         },
-        async delete(batch) {
+        async delete(arrived) {
+          const batch = lockOrder(arrived);
           await deleteRows(batch);
           await writeAll(purges, batch);
           const inbox = batch.filter((s) => s.status === "inbox");
@@ -145,6 +153,23 @@ export function createSubmitPipeline(
       return result;
     },
   };
+}
+
+/**
+ * The batch in the order every writer locks shared rows (a form's counters and rollups, a joiner,
+ * an idempotency key): by form, then email, then Idempotency-Key. Two transactions that lock rows
+ * in one order cannot deadlock on them.
+ */
+function lockOrder(batch: NewSubmission[]): NewSubmission[] {
+  const key = (s: NewSubmission) => [s.form.id, s.email ?? "", s.idempotency?.key ?? "", s.id] as const;
+  return batch.length < 2
+    ? batch
+    : [...batch].sort((x, y) => {
+        const a = key(x);
+        const b = key(y);
+        for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+        return 0;
+      });
 }
 
 /** A submission before the checks: its form, the key that sends it, the request's body and submitter. */
@@ -164,6 +189,16 @@ export interface Candidate {
   usedChallenge?: UsedChallenge;
   /** The page's `_subject` (drop-in posts), carried to the notification; never in `data`. */
   subject?: string;
+  /** The files a multipart post carried (already in the store, pending): the files check reads them. */
+  uploads?: Upload[];
+  /** Why earlier checks filed it as spam (`honeypot`), for the spam filter's reasons. */
+  spamReasons?: string[];
+  /** The spam filter's score and every reason it was filed as spam: stored with it. */
+  spamVerdict?: { score: number; reasons: string[] };
+  /** A lesson it teaches its owner's filter with its commit (a honeypot catch teaches spam). */
+  teaches?: { label: "spam"; tokens: number[] };
+  /** The duplicate rule's hash of its fields and visitor, stored with it. */
+  visitorDigest?: string;
 }
 
 /** What a check decides: store it, store it as spam, or refuse it with this error. */

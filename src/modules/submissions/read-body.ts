@@ -162,8 +162,12 @@ export async function readFormFields(
 }
 
 async function parseForm(bytes: Uint8Array, contentType: string): Promise<SubmitBody> {
+  return formBody(await readFormFields(bytes, contentType));
+}
+
+/** A form post's fields as the submit body: formId, redirectUrl and the challenge answers taken out, the rest as `data`. */
+export function formBody(data: Map<string, unknown>): SubmitBody {
   const fields: Record<string, unknown> = {};
-  const data = await readFormFields(bytes, contentType);
   for (const name of ["formId", "redirectUrl", ...CHALLENGE_FIELDS.keys()]) {
     const sent = data.get(name);
     if (sent === undefined) continue;
@@ -177,6 +181,10 @@ async function parseForm(bytes: Uint8Array, contentType: string): Promise<Submit
   // fromEntries defines each name as the object's own property, `__proto__` included.
   return checkBody({ ...fields, data: Object.fromEntries(data) });
 }
+
+/** Whether a request's body is `multipart/form-data`: the one kind that may carry files (files/service.ts reads it as it streams). */
+export const isMultipart = (request: Request) =>
+  (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() === "multipart/form-data";
 
 /** The submit body from JSON, urlencoded or multipart; 415 for any other type, 413 over the limit, 400 when malformed. */
 export async function readSubmitBody(request: Request, maxBytes: number): Promise<ReadBody> {

@@ -1,7 +1,8 @@
 import { keysetQuery } from "../../db/keyset";
 import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
-import { createJoiners, type JoinerRule } from "../waitlist/joiners";
+import { jsonRows } from "../../db/postgres/deltas";
+import { createJoiners } from "../waitlist/joiners";
 import type { NewSubmission, StoredSubmission, SubmissionStatus } from "./model";
 
 interface Row {
@@ -10,6 +11,7 @@ interface Row {
   data: string;
   email: string | null;
   created_at: string;
+  spam: string | null;
 }
 
 type StatusRow = Row & { status: SubmissionStatus };
@@ -20,17 +22,18 @@ const toStored = (r: Row): StoredSubmission => ({
   data: r.data,
   email: r.email,
   createdAt: r.created_at,
+  spam: r.spam,
 });
 const withStatus = (r: StatusRow): StoredSubmission & { status: SubmissionStatus } => ({
   ...toStored(r),
   status: r.status,
 });
 
-const SELECT = "SELECT id, form_id, data, email, created_at FROM submissions WHERE form_id = ?1 AND status = ?2";
+const SELECT = "SELECT id, form_id, data, email, created_at, spam FROM submissions WHERE form_id = ?1 AND status = ?2";
 // A batch's rows go in a statement per ROWS_PER_INSERT, not one each: on PostgreSQL each statement is a round trip.
 const ROWS_PER_INSERT = 64;
 const insertRowsStatement = (n: number) =>
-  `INSERT INTO submissions (id, form_id, status, data, email, created_at) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?)").join(", ")}`;
+  `INSERT INTO submissions (id, form_id, status, data, email, created_at, spam) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
 /**
  * Another process committed a submission with the same Idempotency-Key meanwhile (two instances on
  * one database; one process shares the attempt instead): this one must not be stored, and its
@@ -47,11 +50,41 @@ const SAVE_IDEMPOTENCY =
   "INSERT INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
 const BUMP_COUNTERS =
   "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?";
+const APPEND_COUNTS = `INSERT INTO form_count_deltas (form_id, submissions) SELECT form_id, submissions FROM ${jsonRows("form_id text, submissions integer")}`;
 
 export function createSubmissionsRepo(sql: Sql) {
   const joiners = createJoiners(sql);
   const newestFirst = keysetQuery<Row>(sql, SELECT, "newest");
   const oldestFirst = keysetQuery<Row>(sql, SELECT, "oldest");
+
+  /**
+   * Adds `sign` × each submission to its form's counters: every joiner row first, then each form's
+   * counters once, in the batch's order (pipeline.ts `lockOrder`). On PostgreSQL a form's
+   * submissions are appended as one delta row (db/postgres/deltas.ts), locking nothing another
+   * batch waits for, except where its row must be held until the commit: a waitlist (its joiners
+   * counted against the rows of this batch) and a form with a `maxSubmissions` (capWriter's exact
+   * cap). SQLite's one writer updates the row.
+   */
+  async function bump(batch: NewSubmission[], sign: 1 | -1): Promise<void> {
+    if (batch.length === 0) return;
+    const forms = await joiners.rules([...new Set(batch.map((s) => s.form.id))]);
+    const counts = new Map<string, { submissions: number; joiners: number }>();
+    for (const s of batch) {
+      let c = counts.get(s.form.id);
+      if (!c) counts.set(s.form.id, (c = { submissions: 0, joiners: 0 }));
+      c.submissions += sign;
+      const rule = forms.get(s.form.id)?.rule ?? "none";
+      if (await (sign > 0 ? joiners.join : joiners.leave)(s.form.id, rule, s.email)) c.joiners += sign;
+    }
+    const deltas: { form_id: string; submissions: number }[] = [];
+    for (const [formId, c] of counts) {
+      const form = forms.get(formId);
+      if (sql.engine === "postgres" && form && form.rule === "none" && !form.capped)
+        deltas.push({ form_id: formId, submissions: c.submissions });
+      else await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
+    }
+    if (deltas.length > 0) await sql.run(APPEND_COUNTS, [JSON.stringify(deltas)]);
+  }
 
   return {
     /** The submit pipeline's writer of rows: each submission with its status, and its idempotency key. Runs inside the batch's transaction. */
@@ -60,7 +93,7 @@ export function createSubmissionsRepo(sql: Sql) {
         const rows = batch.slice(i, i + ROWS_PER_INSERT);
         await sql.run(
           insertRowsStatement(rows.length),
-          rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt]),
+          rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt, s.spam ?? null]),
         );
       }
       for (const s of batch) {
@@ -89,23 +122,12 @@ export function createSubmissionsRepo(sql: Sql) {
      * submissions in; `uncount` takes submissions that leave the inbox (moved or deleted) out again.
      */
     counters: {
-      async count(batch: NewSubmission[]): Promise<void> {
-        const counts = new Map<string, { rule: JoinerRule; submissions: number; joiners: number }>();
-        for (const s of batch) {
-          if (s.status !== "inbox") continue;
-          let c = counts.get(s.form.id);
-          if (!c) counts.set(s.form.id, (c = { rule: await joiners.rule(s.form.id), submissions: 0, joiners: 0 }));
-          c.submissions += 1;
-          if (await joiners.join(s.form.id, c.rule, s.email)) c.joiners += 1;
-        }
-        for (const [formId, c] of counts) await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
-      },
-      async uncount(batch: NewSubmission[]): Promise<void> {
-        for (const s of batch) {
-          const left = await joiners.leave(s.form.id, await joiners.rule(s.form.id), s.email);
-          await sql.run(BUMP_COUNTERS, [-1, left ? -1 : 0, s.form.id]);
-        }
-      },
+      count: (batch: NewSubmission[]) =>
+        bump(
+          batch.filter((s) => s.status === "inbox"),
+          1,
+        ),
+      uncount: (batch: NewSubmission[]) => bump(batch, -1),
     },
 
     async findIdempotentResponse(formId: string, key: string): Promise<string | null> {
@@ -125,7 +147,7 @@ export function createSubmissionsRepo(sql: Sql) {
     /** One submission, whatever its status, or null. */
     async findSubmission(id: string): Promise<(StoredSubmission & { status: SubmissionStatus }) | null> {
       const row = await sql.get<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id = ?",
+        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE id = ?",
         [id],
       );
       return row ? withStatus(row) : null;
@@ -141,7 +163,7 @@ export function createSubmissionsRepo(sql: Sql) {
       formIds: string[] | null,
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
-        `SELECT id, form_id, data, email, created_at, status FROM submissions
+        `SELECT id, form_id, data, email, created_at, spam, status FROM submissions
          WHERE email = ?1 AND (CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, id`,
         [email, formIds && JSON.stringify(formIds)],
       );
@@ -156,7 +178,7 @@ export function createSubmissionsRepo(sql: Sql) {
       // Found by id alone (submissions_by_id), and another form's left out here: with `form_id = ?` in
       // the statement, SQLite may read the form's whole range of submissions_by_form instead.
       const rows = await sql.all<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
+        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
         [JSON.stringify(ids)],
       );
       return rows.filter((r) => r.form_id === formId).map(withStatus);
@@ -186,7 +208,7 @@ export function createSubmissionsRepo(sql: Sql) {
       limit: number,
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?",
+        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?",
         [formId, status, before, limit],
       );
       return rows.map(withStatus);

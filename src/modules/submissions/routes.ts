@@ -12,14 +12,20 @@ import {
   IdempotencyKeySchema,
   MovedSchema,
   SubmissionExportSchema,
+  SubmissionDetailSchema,
+  submissionJson,
   SubmissionListSchema,
   SubmissionParams,
   SubmitBodySchema,
   SubmitFormSchema,
   SubmitResultSchema,
+  type SubmitResult,
 } from "./model";
 import type { SubmissionLifecycle } from "./lifecycle";
-import { readIdempotencyKey, readSubmitBody } from "./read-body";
+import { formBody, isMultipart, readIdempotencyKey, readSubmitBody } from "./read-body";
+import type { FilesService } from "../files/service";
+import type { FormsService } from "../forms/service";
+import type { Principal } from "../../lib/principal";
 import type { SubmissionsService } from "./service";
 
 function submitterInfo(request: Request, origin: ClientOrigin): SubmitterInfo {
@@ -39,20 +45,55 @@ export function submissionsRoutes(
   submissions: SubmissionsService,
   lifecycle: SubmissionLifecycle,
   maxBodyBytes: number,
+  files: FilesService,
+  forms: Pick<FormsService, "formFor">,
 ) {
+  /** The `files` setting of the form a multipart post names, once its formId has come and the caller may submit to it; else unknown (the submit refuses it in order). */
+  const filesPolicy = async (caller: Principal, sent: Map<string, unknown>) => {
+    const formId = sent.get("formId");
+    if (typeof formId !== "string") return undefined;
+    return forms.formFor(caller, formId, "submit").then(
+      (form) => form.files,
+      () => undefined,
+    );
+  };
   const routes = new Elysia({ name: "submissions-routes" })
     .use(requestContext)
     .post(
       "/forms/submit",
       async ({ request, principal, client, set }) => {
-        const { body, isFormPost } = await readSubmitBody(request, maxBodyBytes);
-        const result = await submissions.submit(
-          principal,
-          body,
-          submitterInfo(request, client()),
-          readIdempotencyKey(request.headers),
-          isFormPost,
-        );
+        let result: SubmitResult;
+        let isFormPost = true;
+        if (isMultipart(request)) {
+          const { fields, uploads } = await files.receive(request, {
+            ownerId: principal.ownerId,
+            maxTextBytes: maxBodyBytes,
+            policy: (sent) => filesPolicy(principal, sent),
+          });
+          try {
+            result = await submissions.submit(
+              principal,
+              formBody(fields),
+              submitterInfo(request, client()),
+              readIdempotencyKey(request.headers),
+              true,
+              { uploads },
+            );
+          } finally {
+            // Not stored (refused, or an earlier answer to the same Idempotency-Key): nothing stays behind.
+            await files.release(uploads);
+          }
+        } else {
+          const read = await readSubmitBody(request, maxBodyBytes);
+          isFormPost = read.isFormPost;
+          result = await submissions.submit(
+            principal,
+            read.body,
+            submitterInfo(request, client()),
+            readIdempotencyKey(request.headers),
+            isFormPost,
+          );
+        }
         if (isFormPost && result.redirect) {
           set.status = 303;
           // read-body.ts took it only if it is one; a header carries its ASCII form (punycode, percent-encoding).
@@ -81,7 +122,7 @@ export function submissionsRoutes(
           requestBody: {
             required: true,
             description:
-              "At most FORMSVC_MAX_BODY_BYTES (default 102400) bytes of UTF-8. A form post's fields other than formId and redirectUrl become data (text; a repeated name gives an array); file parts are refused.",
+              "At most FORMSVC_MAX_BODY_BYTES (default 102400) bytes of UTF-8. A form post's fields other than formId and redirectUrl become data (text; a repeated name gives an array). Files come only in multipart/form-data, for a form whose files setting takes them (else 400 NO_FILE_UPLOADS): each is streamed to storage, typed by its bytes (400 FILE_TYPE_NOT_ALLOWED), counted (400 TOO_MANY_FILES, 413 FILES_TOO_BIG), and stored in data as {file, name, type, size, sha256}; a multipart request may carry FORMSVC_MAX_UPLOAD_BYTES in all.",
             content: {
               "application/json": { schema: SubmitBodySchema },
               "application/x-www-form-urlencoded": { schema: SubmitFormSchema },
@@ -188,7 +229,7 @@ export function submissionsRoutes(
         detail: {
           summary: "Export submissions",
           description:
-            "Every inbox submission of the form, oldest first, streamed as it is read (a page at a time: any size, memory stays flat), as formsvc submissions export writes it. CSV: id, createdAt, every data field seen, then _meta.*; cells that a spreadsheet would run as a formula start with '. JSON: an array of submissions as the list shows them. A submission stored while the export runs may or may not be in it.",
+            "Every inbox submission of the form, oldest first, streamed as it is read (a page at a time: any size, memory stays flat), as formsvc submissions export writes it. CSV: id, createdAt, every data field seen, then _meta.*; a file field holds each file's name and download path (GET …/submissions/{submissionId}/files/{fileId}), one a line; cells that a spreadsheet would run as a formula start with '. JSON: an array of submissions as the list shows them, with the download `path` beside each file entry. A submission stored while the export runs may or may not be in it.",
           tags: ["Submissions"],
           responses: responses(
             {
@@ -216,6 +257,33 @@ export function submissionsRoutes(
     )
     // `export` is no submission id: DELETE on it answers 405 (Allow: GET), not "no such submission".
     .delete("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
+    .get(
+      "/forms/:formId/submissions/:submissionId",
+      async ({ params, principal, set }) => {
+        const { stored } = await submissions.submissionFor(principal, params.formId, params.submissionId);
+        set.headers["content-type"] = "application/json;charset=utf-8";
+        // data is spliced in as stored (as the list does), the folder added after it.
+        return `${submissionJson(stored).slice(0, -1)},"status":${JSON.stringify(stored.status)}}`;
+      },
+      {
+        auth: noBody("secret"),
+        params: SubmissionParams,
+        detail: {
+          summary: "Get a submission",
+          description:
+            "One submission, inbox or spam, as the list shows it, with the folder it is in (the dashboard's page of one submission, which the daily digest links to). A submission of another form is a 404.",
+          tags: ["Submissions"],
+          responses: responses(
+            { schema: SubmissionDetailSchema, description: "the submission" },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
+        },
+      },
+    )
     .delete(
       "/forms/:formId/submissions/:submissionId",
       async ({ params, principal }) => await lifecycle.deleteSubmission(principal, params.formId, params.submissionId),

@@ -50,6 +50,11 @@ export interface SubmissionsDeps {
   /** The stages a submission goes through (pipeline.ts): its checks, and what commits and moves it. */
   pipeline: SubmitPipeline;
   audit: Pick<AuditService, "record">;
+  /**
+   * Teaches the owner's spam filter a mark, moved or not, in the mark's transaction; what it
+   * returns runs once that has committed (spam/filter.ts).
+   */
+  teach?: (form: Form, submission: StoredSubmission, to: SubmissionStatus) => Promise<() => void>;
 }
 
 /** A stored submission as the pipeline's writers take it, with the status it has (or is given). */
@@ -68,6 +73,7 @@ export function pipelineItem(
     email: stored.email,
     createdAt: stored.createdAt,
     idempotency: null,
+    spam: stored.spam,
   };
 }
 
@@ -96,6 +102,7 @@ export function createSubmissionsService({
   countryOf,
   pipeline,
   audit,
+  teach,
 }: SubmissionsDeps) {
   /** Drops what is cached of these forms (their counters, their pages, their analytics): after a commit that changed their submissions. */
   const forget = (formIds: Set<string>) => {
@@ -144,6 +151,7 @@ export function createSubmissionsService({
     const { _meta: _dropped, ...fields } = body.data;
     const candidate: Candidate = { form, caller, body, data: fields, submitter: info, formPost };
     if (extras.subject !== undefined) candidate.subject = extras.subject;
+    if (extras.uploads?.length) candidate.uploads = extras.uploads;
     const checked = pipeline.check(candidate);
     const status = checked instanceof Promise ? await checked : checked;
     const meta = buildMeta(info, countryOf);
@@ -164,6 +172,10 @@ export function createSubmissionsService({
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
       usedChallenge: candidate.usedChallenge,
       ...(candidate.subject !== undefined ? { subject: candidate.subject } : {}),
+      ...(extras.uploads?.length ? { files: extras.uploads.map((u) => u.file) } : {}),
+      spam: candidate.spamVerdict ? JSON.stringify(candidate.spamVerdict) : null,
+      ...(candidate.teaches ? { teaches: candidate.teaches } : {}),
+      ...(candidate.visitorDigest ? { visitorDigest: candidate.visitorDigest } : {}),
     };
     try {
       await batches.write(submission);
@@ -272,20 +284,30 @@ export function createSubmissionsService({
       to: SubmissionStatus,
     ): Promise<{ submission: StoredSubmission; status: SubmissionStatus; moved: boolean }> {
       const { form, stored } = await submissionFor(actor, formId, id);
-      if (stored.status === to) return { submission: stored, status: to, moved: false };
+      // A mark where it already is moves nothing, but still teaches the filter (not-spam on an inbox submission).
+      if (stored.status === to) {
+        if (teach) (await unlessBusy(() => pipeline.transaction(() => teach(form, stored, to))))();
+        return { submission: stored, status: to, moved: false };
+      }
+      let learned = () => {};
       // Read again inside the transaction: another process may have moved or deleted it meanwhile.
       const moving = await unlessBusy(() =>
         pipeline.transaction(async (tx) => {
           const [current] = await repo.findFormSubmissions(form.id, [id]);
           if (!current) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
-          if (current.status === to) return null;
+          if (current.status === to) {
+            if (teach) learned = await teach(form, current, to);
+            return null;
+          }
           const item = pipelineItem(current, form, to);
           await tx.move([item], to);
+          if (teach) learned = await teach(form, current, to);
           await audit.record(auditedAs(actor, form.ownerId), "submission.moved", id, { formId: form.id, to });
           return item;
         }),
       );
       if (moving) committed([moving]);
+      learned();
       return { submission: stored, status: to, moved: moving !== null };
     },
 

@@ -31,6 +31,31 @@ export function createJoiners(sql: Sql) {
   return {
     rule,
 
+    /**
+     * How each of these forms counts joiners, and whether it has a `maxSubmissions`, as committed;
+     * one statement for a batch's forms (a form not found is missing from the map).
+     */
+    async rules(formIds: string[]): Promise<Map<string, { rule: JoinerRule; capped: boolean }>> {
+      const rows = await sql.all<{
+        id: string;
+        form_type: string;
+        double_opt_in: number;
+        max_submissions: number | null;
+      }>(
+        "SELECT id, form_type, double_opt_in, max_submissions FROM forms WHERE id IN (SELECT value FROM json_each(?))",
+        [JSON.stringify(formIds)],
+      );
+      return new Map(
+        rows.map((f) => [
+          f.id,
+          {
+            rule: joinerRuleOf({ formType: f.form_type, doubleOptIn: f.double_opt_in === 1 }),
+            capped: f.max_submissions !== null,
+          },
+        ]),
+      );
+    },
+
     /** An inbox submission with this email (or none) comes in: whether the form counts one joiner more. */
     async join(formId: string, rule: JoinerRule, email: string | null): Promise<boolean> {
       if (rule === "none") return false;

@@ -3,6 +3,7 @@ import { oneLine } from "../outbox/message";
 import type { Channel } from "../outbox/channel";
 import type { HttpAnswer, HttpSender } from "../outbox/http-sender";
 import type { WebhookFormat } from "./model";
+import type { FileLinker } from "../files/model";
 import { webhookBody } from "./payload";
 import type { WebhooksRepo } from "./repo";
 import { signatureHeaders } from "./signature";
@@ -36,6 +37,8 @@ export interface WebhookChannelDeps {
   repo: WebhooksRepo;
   /** FORMSVC_WEBHOOK_RETRY_SCALE: multiplies every delay of the schedule. */
   retryScale: number;
+  /** Signed links to a submission's files, put beside each file entry of the payload. */
+  link?: FileLinker;
   /** Wall time for `webhook-timestamp` (receivers compare it with their own clock). */
   now?: () => number;
 }
@@ -46,7 +49,7 @@ export interface WebhookChannelDeps {
  * addresses only). A 2xx is success; a 410 disables the webhook and fails the delivery; a 429's
  * Retry-After is waited at least; anything else is retried on the schedule, with ±10 % jitter.
  */
-export function webhookChannel({ sender, repo, retryScale, now = Date.now }: WebhookChannelDeps): Channel {
+export function webhookChannel({ sender, repo, retryScale, link, now = Date.now }: WebhookChannelDeps): Channel {
   return {
     transport: "http",
     ready: () => true,
@@ -56,7 +59,7 @@ export function webhookChannel({ sender, repo, retryScale, now = Date.now }: Web
       if (row.webhook_enabled !== 1)
         return { ok: false, statusCode: null, error: "the webhook is disabled", final: true };
       const format = row.webhook_format as WebhookFormat;
-      const body = webhookBody(row, format);
+      const body = webhookBody(row, format, link);
       const headers =
         format === "standard" && row.webhook_secret
           ? signatureHeaders(row.webhook_secret, row.message_id!, Math.floor(now() / 1000), body)

@@ -2,6 +2,7 @@ import { display } from "../../lib/template";
 import { oneLine } from "../outbox/message";
 import type { OutboxRow } from "../outbox/repo";
 import { submissionJson } from "../submissions/model";
+import { filesOf, type FileLinker } from "../files/model";
 import type { WebhookFormat } from "./model";
 
 /**
@@ -10,7 +11,7 @@ import type { WebhookFormat } from "./model";
  * it), `slack` and `discord` a message in their incoming-webhook format naming the form and its fields.
  * A row without a submission is a test event.
  */
-export function webhookBody(row: OutboxRow, format: WebhookFormat): string {
+export function webhookBody(row: OutboxRow, format: WebhookFormat, link?: FileLinker): string {
   if (format === "standard") {
     if (!row.submission_id)
       return JSON.stringify({
@@ -21,17 +22,42 @@ export function webhookBody(row: OutboxRow, format: WebhookFormat): string {
     const submission = submissionJson({
       id: row.submission_id,
       formId: row.form_id!, // a delivery always belongs to its webhook's form
-      data: row.data,
+      data: link ? withLinks(row, link) : row.data,
       email: null,
       createdAt: row.submitted_at,
+      spam: row.payload,
     });
     return `{"type":"submission.created","timestamp":${JSON.stringify(row.created_at)},"data":${submission}}`;
   }
   const name = oneLine(row.form_name);
   const title = row.submission_id ? `New submission: ${name}` : `Test message from formsvc for ${name}`;
   const { _meta: _m, ...fields } = JSON.parse(row.data) as Record<string, unknown>;
-  const entries = Object.entries(fields).map(([k, v]) => [k, display(v)] as const);
+  const entries = Object.entries(fields).map(([k, v]) => {
+    const files = link && row.submission_id ? filesOf(v) : null;
+    const shown = files?.map((f) => `${f.name} ${link!(f.file, row.submission_id!, row.queued_at)}`).join("\n");
+    return [k, shown ?? display(v)] as const;
+  });
   return format === "slack" ? slackMessage(title, entries) : discordMessage(title, entries, row.submitted_at);
+}
+
+/**
+ * The submission's data with a signed `url` beside each file entry (`{"file","name","type","size","sha256","url"}`),
+ * made from when the delivery was queued, so every retry sends the same bytes.
+ */
+function withLinks(row: OutboxRow, link: FileLinker): string {
+  const data = JSON.parse(row.data) as Record<string, unknown>;
+  let changed = false;
+  // Built anew (never assigned by name): a field named __proto__ stays a field.
+  const linked = Object.fromEntries(
+    Object.entries(data).map(([name, value]) => {
+      const files = filesOf(value);
+      if (!files) return [name, value];
+      changed = true;
+      const urls = files.map((f) => ({ ...f, url: link(f.file, row.submission_id!, row.queued_at) }));
+      return [name, Array.isArray(value) ? urls : urls[0]];
+    }),
+  );
+  return changed ? JSON.stringify(linked) : row.data;
 }
 
 const cut = (s: string, max: number) => ([...s].length > max ? `${[...s].slice(0, max - 1).join("")}…` : s);

@@ -32,6 +32,8 @@ export const queueWebhooks =
           recipient: hook.url,
           formName: s.form.name,
           data: s.json,
+          // The submission's spam verdict, so every retry and replay sends the same body.
+          payload: s.spam ?? null,
           submittedAt: s.createdAt,
           createdAt: now,
         });

@@ -58,7 +58,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         detail: {
           summary: "Add a webhook",
           description:
-            "Every inbox submission of the form (and every submission moved out of spam) is POSTed to `url`: `standard` as a signed Standard Webhooks event (`webhook-id`, `webhook-timestamp`, `webhook-signature`), `slack` / `discord` as a message for their incoming webhooks. A 2xx within 10 s is success; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (with jitter); a 410 disables the webhook; redirects are not followed. A URL whose host is or resolves to an internal address (loopback, private, link-local …) is refused (400), here and at every delivery, unless the server allows private addresses. The answer carries the signing secret, only here.",
+            "Every inbox submission of the form (and every submission moved out of spam) is POSTed to `url`: `standard` as a signed Standard Webhooks event (`webhook-id`, `webhook-timestamp`, `webhook-signature`), `slack` / `discord` as a message for their incoming webhooks. Each file entry in a `standard` event's `data` has a `url` beside it: a signed link that downloads the file without a key for 7 days from when the delivery was queued (absolute with FORMSVC_PUBLIC_URL, else the path on the server). A 2xx within 10 s is success; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (with jitter); a 410 disables the webhook; redirects are not followed. A URL whose host is or resolves to an internal address (loopback, private, link-local …) is refused (400), here and at every delivery, unless the server allows private addresses. The answer carries the signing secret, only here.",
           tags: ["Webhooks"],
           responses: responses(
             { schema: CreatedWebhookSchema, description: "the new webhook, with its secret" },
@@ -122,7 +122,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         detail: {
           summary: "Replay a delivery",
           description:
-            "Sends the delivery again with the same webhook-id and body, now, with a fresh retry schedule. 409 while it is being sent, or when its webhook is disabled.",
+            "Sends the delivery again with the same webhook-id and body (its file links made afresh, for 7 days from now), now, with a fresh retry schedule. 409 while it is being sent, or when its webhook is disabled.",
           tags: ["Webhooks"],
           responses: responses(
             { schema: DeliverySchema, description: "the delivery, pending again" },

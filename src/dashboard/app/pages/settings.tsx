@@ -3,9 +3,10 @@ import type { FormUpdateRequest } from "../../../client/index";
 import { forms, type FormDetails } from "../calls";
 import { go } from "../router";
 import { setAt, valueAt } from "../../../lib/dotted-path";
-import { CONTROLS, SECTIONS, type Control, type Draft } from "../setting-controls";
+import { CONTROLS, SECTIONS, type Control, type Draft, type FilesDraft } from "../setting-controls";
 import { announce, Confirm, ErrorNote } from "../ui/bits";
 import { cleanFields, draftFields, FieldEditor, type DraftField } from "./field-editor";
+import { NotificationPreview } from "./notification-preview";
 import { WebhooksSection } from "./webhooks";
 
 type Key = keyof typeof CONTROLS;
@@ -21,10 +22,21 @@ const draftOf = (form: FormDetails): Draft =>
   ) as Draft;
 
 // A list is edited as text (one item a line, kept as typed until the save), and sent as a list.
-const lines = (v: unknown): string[] => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : (v as string[]));
+// Phrases (blocked words) hold spaces: one a line, split on line ends only.
+const lines = (v: unknown, phrases = false): string[] =>
+  typeof v === "string"
+    ? v
+        .split(phrases ? /\r?\n/ : /[\s,]+/)
+        .map((l) => l.trim())
+        .filter(Boolean)
+    : (v as string[]);
 const valueOf = (draft: Draft, k: Key): unknown => {
-  const kind = CONTROLS[k].kind;
-  return kind === "lines" ? lines(draft[k]) : kind === "fields" ? cleanFields(draft[k] as DraftField[]) : draft[k];
+  const c = CONTROLS[k];
+  return c.kind === "lines"
+    ? lines(draft[k], c.phrases)
+    : c.kind === "fields"
+      ? cleanFields(draft[k] as DraftField[])
+      : draft[k];
 };
 // A time as <input type="datetime-local"> shows it (the browser's local time), and back as ISO 8601.
 const localTime = (iso: unknown): string => {
@@ -52,7 +64,7 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
     for (const k of KEYS) {
       const c = CONTROLS[k];
       if (c.kind !== "lines" || !c.check) continue;
-      const bad = lines(draft[k]).filter((line) => !c.check!(line));
+      const bad = lines(draft[k], c.phrases).filter((line) => !c.check!(line));
       if (bad.length) found[k] = c.problem ? c.problem(bad) : `Not valid: ${bad.join(", ")}`;
     }
     setProblems(found);
@@ -97,6 +109,12 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
                     onChange={(v) => set(k, v)}
                   />
                 ))}
+                {section === "Email" && CONTROLS.notificationTemplate.enabledWhen?.(draft) !== false && (
+                  <NotificationPreview
+                    formId={form.id}
+                    template={draft.notificationTemplate as { subject: string; text: string } | null}
+                  />
+                )}
               </fieldset>
             )
           );
@@ -257,6 +275,94 @@ function SettingControl({
         </>
       );
     }
+    case "files": {
+      const files = value as FilesDraft | null;
+      const mb = (bytes: number) => String(Math.round((bytes / 1048576) * 100) / 100);
+      const bytes = (e: Event) => Math.round(Number(text(e)) * 1048576);
+      return (
+        <>
+          <label class="check">
+            <input
+              type="checkbox"
+              name={`${name}.on`}
+              checked={files !== null}
+              disabled={disabled}
+              aria-describedby={helpId}
+              onChange={(e) => onChange(e.currentTarget.checked ? c.fallback : null)}
+            />
+            <span>
+              {c.label} {help}
+            </span>
+          </label>
+          {files && (
+            <>
+              <label class="field indent">
+                <span>At most this many files per submission</span>
+                <input
+                  class="input-small"
+                  name={`${name}.maxFiles`}
+                  type="number"
+                  min={1}
+                  max={100}
+                  required
+                  value={String(files.maxFiles)}
+                  onInput={(e) => onChange({ ...files, maxFiles: Number(text(e)) })}
+                />
+              </label>
+              <label class="field indent">
+                <span>Largest file (MB)</span>
+                <input
+                  class="input-small"
+                  name={`${name}.maxFileBytes`}
+                  type="number"
+                  min={0.01}
+                  step="any"
+                  required
+                  value={mb(files.maxFileBytes)}
+                  onInput={(e) => onChange({ ...files, maxFileBytes: bytes(e) })}
+                />
+              </label>
+              <label class="field indent">
+                <span>All files of a submission together (MB)</span>
+                <input
+                  class="input-small"
+                  name={`${name}.maxTotalBytes`}
+                  type="number"
+                  min={0.01}
+                  step="any"
+                  required
+                  value={mb(files.maxTotalBytes)}
+                  onInput={(e) => onChange({ ...files, maxTotalBytes: bytes(e) })}
+                />
+              </label>
+              <label class="field indent">
+                <span>Types allowed, one a line (image/* for any image)</span>
+                <textarea
+                  name={`${name}.types`}
+                  rows={5}
+                  required
+                  value={files.types.join("\n")}
+                  onInput={(e) =>
+                    onChange({
+                      ...files,
+                      types: text(e)
+                        .split("\n")
+                        .map((l) => l.trim())
+                        .filter(Boolean),
+                    })
+                  }
+                />
+              </label>
+            </>
+          )}
+          {problem && (
+            <span class="field-error" role="alert">
+              {problem}
+            </span>
+          )}
+        </>
+      );
+    }
     case "days":
       return (
         <>
@@ -351,6 +457,19 @@ function SettingControl({
               value={value === null ? "" : String(value)}
               aria-describedby={helpId}
               onInput={(e) => onChange(text(e) === "" ? null : Number(text(e)))}
+            />
+          ) : c.kind === "number" ? (
+            <input
+              class="input-small"
+              name={name}
+              type="number"
+              min={c.min}
+              max={c.max}
+              step={c.step}
+              required={!c.optional}
+              value={value === null ? "" : String(value)}
+              aria-describedby={helpId}
+              onInput={(e) => onChange(text(e) === "" ? (c.optional ? null : value) : Number(text(e)))}
             />
           ) : c.kind === "optional-name" ? (
             <input

@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
-import { submissions, type FormDetails, type Submission } from "../calls";
+import { submissions, type FormDetails, type SpamFilterStatus, type Submission } from "../calls";
 import { countryName, formatDateTime, formatNumber } from "../format";
 import { go, href } from "../router";
 import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
+import { capital, fieldsOf, SpamScore, SubmissionDetails, valueText } from "./submission";
 
 const PAGE_SIZE = 25;
 
@@ -58,6 +59,7 @@ export function SubmissionsTab({
           </a>
         )}
       </div>
+      <FilterPanel after={page.state === "ready" ? page.data : null} />
       <Show value={page} retry={reload} label="Loading submissions…">
         {(p) =>
           p.submissions.length === 0 && !cursor ? (
@@ -73,6 +75,7 @@ export function SubmissionsTab({
                     <th scope="col">Message</th>
                     <th scope="col">Country</th>
                     <th scope="col">Device</th>
+                    <th scope="col">Spam score</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -95,6 +98,9 @@ export function SubmissionsTab({
                       </td>
                       <td data-label="Country">{countryName(s.data._meta.country)}</td>
                       <td data-label="Device">{capital(s.data._meta.device)}</td>
+                      <td data-label="Spam score">
+                        <SpamScore submission={s} />
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -156,6 +162,22 @@ export function SubmissionsTab({
   );
 }
 
+/** What the filter has learned from the owner's marks, and whether it files spam yet. */
+function FilterPanel({ after }: { after: unknown }) {
+  // Asked again with each page of submissions: a mark reloads the page, and teaches the filter.
+  const [status] = useLoad((): Promise<SpamFilterStatus> => submissions.spamFilter(), [after]);
+  if (status.state !== "ready") return null;
+  const s = status.data;
+  return (
+    <p class="muted small" role="note">
+      Spam filter: learned from {formatNumber(s.spam)} spam and {formatNumber(s.notSpam)} not-spam submission(s).{" "}
+      {s.filing
+        ? `It files spam${s.filingSince ? ` since ${formatDateTime(s.filingSince)}` : ""}.`
+        : "It files spam once it has learned from 20 of each: mark what slips through with “Mark as spam”, and what it misses here with “Not spam”."}
+    </p>
+  );
+}
+
 function EmptyFolder({ form, folder }: { form: FormDetails; folder: Folder }) {
   if (folder === "spam")
     return (
@@ -175,14 +197,10 @@ function EmptyFolder({ form, folder }: { form: FormDetails; folder: Folder }) {
   );
 }
 
-const fields = (s: Submission) => Object.entries(s.data).filter(([k]) => k !== "_meta");
-const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
-
-const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const EMAIL_KEY = /email/i;
 const NAME_KEY = /^(name|full_?name|your_?name)$/i;
 const stringField = (s: Submission, key: RegExp) =>
-  fields(s).find(([k, v]) => key.test(k) && typeof v === "string" && v !== "")?.[1] as string | undefined;
+  fieldsOf(s).find(([k, v]) => key.test(k) && typeof v === "string" && v !== "")?.[1] as string | undefined;
 
 /** Who sent it, as far as the data says: a name and an email. */
 function Sender({ submission }: { submission: Submission }) {
@@ -199,25 +217,14 @@ function Sender({ submission }: { submission: Submission }) {
 
 /** The rest of the data on one line: the message first when there is one. */
 function summary(s: Submission): string {
-  const entries = fields(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k));
+  const entries = fieldsOf(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k));
   const message = entries.find(([k]) => /message|comment|feedback|text/i.test(k));
   const rest = message ? [message, ...entries.filter((e) => e !== message)] : entries;
   const line = rest
-    .map(([k, v]) => (rest.length === 1 || k === message?.[0] ? text(v) : `${k}: ${text(v)}`))
+    .map(([k, v]) => (rest.length === 1 || k === message?.[0] ? valueText(v) : `${k}: ${valueText(v)}`))
     .join(" · ");
   return line.length > 140 ? `${line.slice(0, 139)}…` : line;
 }
-
-const META_LABELS: [keyof Submission["data"]["_meta"], string][] = [
-  ["country", "Country"],
-  ["browser", "Browser"],
-  ["browserVersion", "Browser version"],
-  ["os", "Operating system"],
-  ["osVersion", "OS version"],
-  ["device", "Device"],
-  ["language", "Language"],
-  ["referrer", "Referrer"],
-];
 
 /** The whole submission and its _meta, with what can be done to it. */
 function SubmissionDialog({
@@ -234,7 +241,6 @@ function SubmissionDialog({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [deleting, setDeleting] = useState(false);
-  const meta = s.data._meta;
   if (deleting)
     return (
       <Confirm
@@ -255,35 +261,10 @@ function SubmissionDialog({
     );
   return (
     <Dialog title={`Submission of ${formatDateTime(s.createdAt)}`} onClose={onClose} wide>
-      <dl class="kv">
-        {fields(s).map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd class="pre">{text(v)}</dd>
-          </div>
-        ))}
-      </dl>
-      <h3 class="subhead">About the sender</h3>
-      <dl class="kv kv-meta">
-        {META_LABELS.map(([k, label]) => (
-          <div key={k}>
-            <dt>{label}</dt>
-            <dd>
-              {k === "country"
-                ? `${countryName(meta.country)} (${meta.country})`
-                : k === "device"
-                  ? capital(meta.device)
-                  : (meta[k] ?? <span class="muted">unknown</span>)}
-            </dd>
-          </div>
-        ))}
-        <div>
-          <dt>Submission id</dt>
-          <dd>
-            <code>{s.id}</code>
-          </dd>
-        </div>
-      </dl>
+      <SubmissionDetails submission={s} />
+      <p>
+        <a href={href(["forms", s.formId, "submissions", s.id])}>Open on its own page</a>
+      </p>
       {error !== null && <ErrorNote error={error} />}
       <div class="actions">
         <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>

@@ -1,0 +1,111 @@
+import { Type } from "@sinclair/typebox";
+import { t } from "elysia";
+import { UnknownField } from "../../http/schemas";
+
+/** A form's `files` setting: how many files a submission may carry, how large, and of which types (sniffed from their bytes). */
+export interface FilesSetting {
+  maxFileBytes: number;
+  maxFiles: number;
+  maxTotalBytes: number;
+  /** MIME types (`application/pdf`) or whole families (`image/*`). */
+  types: string[];
+}
+
+/** Office documents as `file-type` names them: OOXML, OpenDocument, and the older compound-file formats. */
+const OFFICE_TYPES = [
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  "application/vnd.oasis.opendocument.text",
+  "application/vnd.oasis.opendocument.spreadsheet",
+  "application/vnd.oasis.opendocument.presentation",
+  "application/x-cfb",
+  "application/rtf",
+];
+
+/** What `files: {}` (or the dashboard's switch) turns on: 10 MiB a file, 5 files, 25 MiB in all; images, PDF, plain text, Office documents. */
+export const DEFAULT_FILES: FilesSetting = {
+  maxFileBytes: 10 * 1024 * 1024,
+  maxFiles: 5,
+  maxTotalBytes: 25 * 1024 * 1024,
+  types: ["image/*", "application/pdf", "text/plain", ...OFFICE_TYPES],
+};
+
+/** The most files one submission may carry, whatever a form says: far past any form, well short of a flood of parts. */
+export const MAX_FILES_CAP = 100;
+// The sizes column is a 32-bit integer on PostgreSQL; FORMSVC_MAX_UPLOAD_BYTES caps a whole request below that anyway.
+const MAX_BYTES_CAP = 2_147_483_647;
+const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/;
+
+/** What Get Form shows. */
+export const FilesSettingSchema = t.Nullable(
+  t.Object({
+    maxFileBytes: t.Unsafe<number>({
+      type: "integer",
+      minimum: 1,
+      description: "the largest one file may be, in bytes",
+    }),
+    maxFiles: t.Unsafe<number>({ type: "integer", minimum: 1, description: "how many files one submission may carry" }),
+    maxTotalBytes: t.Unsafe<number>({
+      type: "integer",
+      minimum: 1,
+      description: "the most all of a submission's files may weigh together",
+    }),
+    types: t.Array(t.String(), {
+      description: "MIME types (application/pdf) or families (image/*) allowed, judged by each file's bytes",
+    }),
+  }),
+  {
+    description:
+      "file uploads (multipart/form-data posts, both submit paths): limits and the types allowed; null = a file in a post is refused (400 NO_FILE_UPLOADS)",
+  },
+);
+
+/** What POST and PATCH take: every member optional (the defaults fill the rest). */
+export const FilesSettingInput = t.Nullable(
+  t.Object(
+    {
+      maxFileBytes: t.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES_CAP })),
+      maxFiles: t.Optional(Type.Integer({ minimum: 1, maximum: MAX_FILES_CAP })),
+      maxTotalBytes: t.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES_CAP })),
+      types: t.Optional(t.Array(t.String({ maxLength: 255 }), { minItems: 1, maxItems: 100 })),
+    },
+    { additionalProperties: UnknownField },
+  ),
+  {
+    error: `files must be null or {maxFileBytes?, maxFiles? (1 to ${MAX_FILES_CAP}), maxTotalBytes?, types? (MIME types such as application/pdf or image/*)}`,
+  },
+);
+
+type FilesInput = Partial<FilesSetting> | null;
+
+/** What a schema cannot say about a `files` value: a sentence naming the setting, or nothing when fine. */
+export function filesProblem(v: FilesInput): string | undefined {
+  if (v === null) return undefined;
+  const bad = (v.types ?? []).filter((type) => !MIME.test(type.trim().toLowerCase()));
+  if (bad.length)
+    return `files.types: ${bad.map((b) => JSON.stringify(b.slice(0, 100))).join(", ")} is not a MIME type such as application/pdf or image/*`;
+  const whole = { ...DEFAULT_FILES, ...v };
+  for (const k of ["maxFileBytes", "maxTotalBytes"] as const)
+    if (!(Number.isInteger(whole[k]) && whole[k] >= 1 && whole[k] <= MAX_BYTES_CAP))
+      return `files.${k} must be a whole number of bytes from 1 to ${MAX_BYTES_CAP}`;
+  if (!(Number.isInteger(whole.maxFiles) && whole.maxFiles >= 1 && whole.maxFiles <= MAX_FILES_CAP))
+    return `files.maxFiles must be a whole number from 1 to ${MAX_FILES_CAP}`;
+  return undefined;
+}
+
+/** A `files` value as kept: the defaults filled in, types lower-cased and deduplicated. */
+export const normalizeFiles = (v: FilesInput): FilesSetting | null =>
+  v === null
+    ? null
+    : {
+        ...DEFAULT_FILES,
+        ...v,
+        types: [...new Set((v.types ?? DEFAULT_FILES.types).map((s) => s.trim().toLowerCase()))],
+      };
+
+/** Whether a sniffed type is one of `types` (`image/*` takes any image). */
+export const typeAllowed = (type: string, types: string[]) =>
+  types.some((allowed) => allowed === type || (allowed.endsWith("/*") && type.startsWith(allowed.slice(0, -1))));
+
+export { downloadPath, filesOf, humanSize, isFileRef, type FileLinker, type FileRef } from "./refs";

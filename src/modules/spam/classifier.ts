@@ -1,0 +1,65 @@
+/** An owner's learned counts: how many messages of each label, and per hashed token how many of each held it. */
+export interface Counts {
+  spam: number;
+  ham: number;
+  tokens: Map<number, { spam: number; ham: number }>;
+}
+
+// SpamBayes' defaults (classifier.py): the strength of the prior belief of 0.5 for a rare token,
+// how far from 0.5 a token must be to count as a clue, and at most this many clues per message.
+const UNKNOWN_WORD_STRENGTH = 0.45;
+const UNKNOWN_WORD_PROB = 0.5;
+const MIN_PROB_STRENGTH = 0.1;
+const MAX_DISCRIMINATORS = 150;
+
+/** The probability that chi-squared with `v` (even) degrees of freedom is at least `x2`. */
+function chi2Q(x2: number, v: number): number {
+  const m = x2 / 2;
+  let term = Math.exp(-m);
+  let sum = term;
+  for (let i = 1; i < v / 2; i++) {
+    term *= m / i;
+    sum += term;
+  }
+  return Math.min(sum, 1);
+}
+
+/** A token's spam probability, Robinson's way: the counts' ratio pulled toward 0.5 while they are few. */
+function tokenProb(c: { spam: number; ham: number }, nspam: number, nham: number): number {
+  const spamRatio = c.spam / Math.max(nspam, 1);
+  const hamRatio = c.ham / Math.max(nham, 1);
+  const prob = spamRatio + hamRatio === 0 ? UNKNOWN_WORD_PROB : spamRatio / (spamRatio + hamRatio);
+  const n = c.spam + c.ham;
+  return (UNKNOWN_WORD_STRENGTH * UNKNOWN_WORD_PROB + n * prob) / (UNKNOWN_WORD_STRENGTH + n);
+}
+
+/**
+ * A message's spam score from 0 to 1 by Robinson–Fisher chi-squared combining, as SpamBayes and
+ * Bogofilter do it: the strongest clues (tokens far from 0.5) are combined into a spam and a ham
+ * indication, each Fisher's test of the hypothesis that the clues are random; the score is their
+ * balance, 0.5 when the model knows nothing or the clues disagree.
+ */
+export function score(model: Counts, tokens: number[]): number {
+  const clues: number[] = [];
+  for (const t of tokens) {
+    const c = model.tokens.get(t);
+    if (!c) continue;
+    const p = tokenProb(c, model.spam, model.ham);
+    if (Math.abs(p - 0.5) >= MIN_PROB_STRENGTH) clues.push(p);
+  }
+  if (clues.length === 0) return 0.5;
+  if (clues.length > MAX_DISCRIMINATORS) {
+    clues.sort((a, b) => Math.abs(b - 0.5) - Math.abs(a - 0.5));
+    clues.length = MAX_DISCRIMINATORS;
+  }
+  let logHam = 0;
+  let logSpam = 0;
+  for (const p of clues) {
+    logHam += Math.log(p);
+    logSpam += Math.log(1 - p);
+  }
+  const n = clues.length;
+  const s = 1 - chi2Q(-2 * logSpam, 2 * n);
+  const h = 1 - chi2Q(-2 * logHam, 2 * n);
+  return Math.round(((s - h + 1) / 2) * 10_000) / 10_000;
+}

@@ -1,0 +1,138 @@
+import type { Sql } from "../../db/sql";
+import type { NewSubmission } from "../submissions/model";
+
+/** What an owner's filter has learned from: message counts, the version every lesson moves on, and since when it files. */
+export interface FilterRow {
+  spam: number;
+  ham: number;
+  version: number;
+  filing_since: string | null;
+}
+
+export type Label = "spam" | "ham";
+
+// A batch of token rows per statement: PostgreSQL takes at most 65,535 parameters, and each is a round trip.
+const TOKENS_PER_STATEMENT = 250;
+const upsertTokens = (n: number) =>
+  `INSERT INTO spam_tokens (owner_id, token, spam, ham) VALUES ${Array(n).fill("(?, ?, ?, ?)").join(", ")}
+   ON CONFLICT (owner_id, token) DO UPDATE SET spam = spam_tokens.spam + excluded.spam, ham = spam_tokens.ham + excluded.ham`;
+// A lesson's tokens as base64 of their 32-bit little-endian integers: a third of their JSON's size.
+const packTokens = (tokens: number[]) => Buffer.from(Int32Array.from(tokens).buffer).toString("base64");
+const unpackTokens = (text: string): number[] => {
+  const bytes = Buffer.from(text, "base64");
+  return Array.from(new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2));
+};
+
+/** Both labels' counts have reached this: the filter files spam from then on. */
+export const FILING_AFTER = 20;
+
+/** The learning filter's tables: per owner its counts and hashed tokens, each lesson, and the duplicate rule's recent hashes. */
+export function createFilterRepo(sql: Sql) {
+  return {
+    findFilter: (ownerId: string): Promise<FilterRow | null> =>
+      sql.get<FilterRow>("SELECT spam, ham, version, filing_since FROM spam_filters WHERE owner_id = ?", [ownerId]),
+
+    /** Every hashed token of an owner's model with its counts. */
+    listTokens: (ownerId: string) =>
+      sql.all<{ token: number; spam: number; ham: number }>(
+        "SELECT token, spam, ham FROM spam_tokens WHERE owner_id = ? AND (spam > 0 OR ham > 0)",
+        [ownerId],
+      ),
+
+    /** The lesson a submission taught, with its hashed tokens; null when it taught none. */
+    async findLesson(submissionId: string): Promise<{ label: Label; tokens: number[] } | null> {
+      const row = await sql.get<{ label: Label; tokens: string }>(
+        "SELECT label, tokens FROM spam_lessons WHERE submission_id = ?",
+        [submissionId],
+      );
+      return row && { label: row.label, tokens: unpackTokens(row.tokens) };
+    },
+
+    /**
+     * Records a lesson (inside the caller's transaction): takes back the submission's earlier
+     * opposite lesson if any, adds this one's tokens, and moves the owner's version on. Returns the
+     * owner's row as it now is.
+     */
+    async learn(
+      ownerId: string,
+      submissionId: string,
+      label: Label,
+      tokens: number[],
+      undo: { label: Label; tokens: number[] } | null,
+      now: string,
+    ): Promise<FilterRow> {
+      await sql.run("INSERT INTO spam_filters (owner_id) VALUES (?) ON CONFLICT (owner_id) DO NOTHING", [ownerId]);
+      if (undo)
+        await sql.run(
+          `UPDATE spam_tokens SET ${undo.label} = ${undo.label} - 1
+           WHERE owner_id = ? AND ${undo.label} > 0 AND token IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
+          [ownerId, JSON.stringify(undo.tokens)],
+        );
+      const [s, h] = label === "spam" ? [1, 0] : [0, 1];
+      for (let i = 0; i < tokens.length; i += TOKENS_PER_STATEMENT) {
+        const chunk = tokens.slice(i, i + TOKENS_PER_STATEMENT);
+        await sql.run(
+          upsertTokens(chunk.length),
+          chunk.flatMap((t) => [ownerId, t, s, h]),
+        );
+      }
+      await sql.run(
+        `INSERT INTO spam_lessons (submission_id, owner_id, label, tokens, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (submission_id) DO UPDATE SET label = excluded.label, tokens = excluded.tokens, created_at = excluded.created_at`,
+        [submissionId, ownerId, label, packTokens(tokens), now],
+      );
+      const back = undo ? (undo.label === "spam" ? [-1, 0] : [0, -1]) : [0, 0];
+      const row = await sql.get<FilterRow>(
+        `UPDATE spam_filters SET spam = spam + ?1, ham = ham + ?2, version = version + 1,
+           filing_since = CASE WHEN filing_since IS NULL AND spam + ?1 >= ?4 AND ham + ?2 >= ?4 THEN ?5
+                               WHEN spam + ?1 < ?4 OR ham + ?2 < ?4 THEN NULL ELSE filing_since END
+         WHERE owner_id = ?3 RETURNING spam, ham, version, filing_since`,
+        [s + back[0]!, h + back[1]!, ownerId, FILING_AFTER, now],
+      );
+      return row!;
+    },
+
+    /** Forgets everything an owner's filter learned; its version moves on, so every instance's cache reloads. */
+    reset: (ownerId: string): Promise<void> =>
+      sql.transaction(async () => {
+        await sql.run("DELETE FROM spam_tokens WHERE owner_id = ?", [ownerId]);
+        await sql.run("DELETE FROM spam_lessons WHERE owner_id = ?", [ownerId]);
+        await sql.run(
+          "UPDATE spam_filters SET spam = 0, ham = 0, version = version + 1, filing_since = NULL WHERE owner_id = ?",
+          [ownerId],
+        );
+      }),
+
+    /** The pipeline's purge: a deleted submission's lesson row goes (its counts stay in the model, as hashes). */
+    async forgetLessons(batch: NewSubmission[]): Promise<void> {
+      if (batch.length)
+        await sql.run("DELETE FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?))", [
+          JSON.stringify(batch.map((s) => s.id)),
+        ]);
+    },
+
+    /** Whether this form saw this digest of fields and visitor after `since`. */
+    seenSince: async (formId: string, digest: string, since: string): Promise<boolean> =>
+      (await sql.get("SELECT 1 AS one FROM spam_recent WHERE form_id = ? AND digest = ? AND seen_at > ?", [
+        formId,
+        digest,
+        since,
+      ])) !== null,
+
+    /** The pipeline's writer for the duplicate rule: each digest with its time; the form's older ones than its window go. */
+    async recordRecent(batch: NewSubmission[]): Promise<void> {
+      for (const s of batch) {
+        if (!s.visitorDigest || s.form.duplicateWindowSeconds === null) continue;
+        await sql.run(
+          `INSERT INTO spam_recent (form_id, digest, seen_at) VALUES (?, ?, ?)
+           ON CONFLICT (form_id, digest) DO UPDATE SET seen_at = excluded.seen_at`,
+          [s.form.id, s.visitorDigest, s.createdAt],
+        );
+        const before = new Date(Date.parse(s.createdAt) - s.form.duplicateWindowSeconds * 1000).toISOString();
+        await sql.run("DELETE FROM spam_recent WHERE form_id = ? AND seen_at < ?", [s.form.id, before]);
+      }
+    },
+  };
+}
+
+export type FilterRepo = ReturnType<typeof createFilterRepo>;

@@ -1,0 +1,213 @@
+import { createHash } from "node:crypto";
+import type { ChangeFeed } from "../../db/change-feed";
+import { addressBucket } from "../../lib/address-bucket";
+import { isoTime, type Clock } from "../../lib/clock";
+import { AppError } from "../../lib/errors";
+import { isOperator, requireOwnerScope, type Actor } from "../../lib/principal";
+import type { Form } from "../forms/model";
+import type { OwnersService } from "../owners/service";
+import type { AfterCommit, SubmitCheck, Verdict } from "../submissions/pipeline";
+import type { NewSubmission, StoredSubmission, SubmissionStatus } from "../submissions/model";
+import { score, type Counts } from "./classifier";
+import { FILING_AFTER, type FilterRepo, type FilterRow, type Label } from "./filter-repo";
+import type { FilterStatusJson } from "./model";
+import { ruleReasons } from "./rules";
+import { tokenHasher, tokenize } from "./tokens";
+
+/** An owner's model as this process holds it; `fresh` until another process may have committed. */
+interface Model extends Counts {
+  version: number;
+  fresh: boolean;
+}
+
+// Owners whose models are held at once; past it the cache starts again (each reloads on its next submission).
+const CACHE_LIMIT = 1000;
+
+export interface FilterDeps {
+  repo: FilterRepo;
+  /** Commits by other processes (the CLI's `spam reset`, another instance's lessons): models are checked against their version then. */
+  changes: ChangeFeed;
+  clock: Clock;
+  owners: OwnersService;
+  /** The key of the token hashes (derived from the database's challenge secret). */
+  secret: string;
+}
+
+/**
+ * The learning spam filter: per owner a Robinson–Fisher model over hashed tokens (classifier.ts),
+ * taught by every mark and every honeypot catch, and the spam rules of each form (rules.ts). Its
+ * submit check scores every submission and files it as spam when a rule fires or, once the owner's
+ * filter has learned from 20 of each, at the form's threshold. Each owner's model is held in memory:
+ * this process's own lessons update it in place; after another process's commit (the change feed)
+ * its version row is read once, and the model loaded again only when it moved.
+ */
+export function createSpamFilter({ repo, changes, clock, owners, secret }: FilterDeps) {
+  const hash = tokenHasher(secret);
+  const models = new Map<string, Model>();
+  const loading = new Map<string, Promise<Model>>();
+  // Moved on by every change to a model here: a load that began before one is not kept.
+  let epoch = 0;
+  changes.onChange(() => {
+    for (const m of models.values()) m.fresh = false;
+  });
+  // The lessons a batch's writer recorded, applied to the models once the batch has committed.
+  const pending = new WeakMap<NewSubmission, () => void>();
+
+  const load = (ownerId: string): Promise<Model> => {
+    const inFlight = loading.get(ownerId);
+    if (inFlight) return inFlight;
+    const seen = epoch;
+    const read = (async () => {
+      const row = await repo.findFilter(ownerId);
+      const held = models.get(ownerId);
+      if (held && held.version === (row?.version ?? 0)) {
+        held.fresh = true;
+        return held;
+      }
+      const model: Model = {
+        spam: row?.spam ?? 0,
+        ham: row?.ham ?? 0,
+        version: row?.version ?? 0,
+        fresh: true,
+        tokens: new Map(),
+      };
+      if (row) for (const t of await repo.listTokens(ownerId)) model.tokens.set(t.token, { spam: t.spam, ham: t.ham });
+      if (seen === epoch) {
+        if (models.size >= CACHE_LIMIT) models.clear();
+        models.set(ownerId, model);
+      }
+      return model;
+    })().finally(() => loading.delete(ownerId));
+    loading.set(ownerId, read);
+    return read;
+  };
+
+  /** A committed lesson, applied to the model held here when it is the version just before; else the model is dropped. */
+  const applied = (ownerId: string, row: FilterRow, label: Label, tokens: number[], undo: Lesson | null) => {
+    epoch += 1;
+    const m = models.get(ownerId);
+    if (!m || m.version !== row.version - 1) return void models.delete(ownerId);
+    if (undo)
+      for (const t of undo.tokens) {
+        const c = m.tokens.get(t);
+        if (c && c[undo.label === "spam" ? "spam" : "ham"] > 0) c[undo.label === "spam" ? "spam" : "ham"] -= 1;
+      }
+    for (const t of tokens) {
+      let c = m.tokens.get(t);
+      if (!c) m.tokens.set(t, (c = { spam: 0, ham: 0 }));
+      c[label === "spam" ? "spam" : "ham"] += 1;
+    }
+    m.spam = row.spam;
+    m.ham = row.ham;
+    m.version = row.version;
+  };
+
+  /** Records a lesson in the caller's transaction; returns what applies it here once that has committed. */
+  async function learn(ownerId: string, submissionId: string, label: Label, tokens: number[]): Promise<() => void> {
+    const prior = await repo.findLesson(submissionId);
+    if (prior?.label === label) return () => {};
+    const undo = prior;
+    const row = await repo.learn(ownerId, submissionId, label, tokens, undo, isoTime(clock.now()));
+    return () => applied(ownerId, row, label, tokens, undo);
+  }
+
+  /** The duplicate rule's key: the visitor's address (its /64 for IPv6) and the fields, hashed together. */
+  const visitorDigest = (ip: string, data: Record<string, unknown>) =>
+    createHash("sha256")
+      .update(`${addressBucket(ip)}\n${JSON.stringify(data)}`)
+      .digest("base64url")
+      .slice(0, 32);
+
+  const check: SubmitCheck = {
+    name: "spam-filter",
+    check(candidate): Verdict | Promise<Verdict> {
+      const { form, data } = candidate;
+      const reasons: string[] = [...(candidate.spamReasons ?? []), ...ruleReasons(form, data)];
+      const tokens = hash(tokenize(data));
+      if (candidate.spamReasons?.includes("honeypot")) candidate.teaches = { label: "spam", tokens };
+      const finish = (model: Model, duplicate: boolean): Verdict => {
+        if (duplicate) reasons.push("duplicate");
+        const s = score(model, tokens);
+        if (model.spam >= FILING_AFTER && model.ham >= FILING_AFTER && s >= form.spamThreshold) reasons.push("filter");
+        candidate.spamVerdict = { score: s, reasons };
+        return reasons.length ? "spam" : "accept";
+      };
+      let duplicate: Promise<boolean> | null = null;
+      if (form.duplicateWindowSeconds !== null) {
+        const digest = (candidate.visitorDigest = visitorDigest(candidate.submitter.ip, data));
+        duplicate = repo.seenSince(form.id, digest, isoTime(clock.now() - form.duplicateWindowSeconds * 1000));
+      }
+      const held = models.get(form.ownerId);
+      if (held?.fresh && !duplicate) return finish(held, false);
+      return Promise.all([held?.fresh ? held : load(form.ownerId), duplicate]).then(([m, d]) => finish(m, d === true));
+    },
+  };
+
+  /** The owner an actor may ask about: the operator names one by email, a key or session is its own owner's. */
+  async function ownerOf(actor: Actor, email?: string): Promise<{ id: string; email: string }> {
+    if (isOperator(actor)) {
+      const owner = email ? await owners.findOwner(email) : null;
+      if (!owner) throw new AppError("NOT_FOUND", `no owner ${email ?? ""}`.trim());
+      return owner;
+    }
+    requireOwnerScope(actor);
+    const owner = await owners.findOwnerById(actor.ownerId);
+    if (!owner) throw new AppError("NOT_FOUND", "the key's owner no longer exists");
+    return owner;
+  }
+
+  return {
+    check,
+
+    /**
+     * Teaches the filter a mark (`spam` or `not-spam`, moved or not) in the caller's transaction:
+     * an opposite earlier lesson of the same submission is taken back first. Returns what to run
+     * once the transaction has committed.
+     */
+    teach: (form: Form, submission: StoredSubmission, to: SubmissionStatus): Promise<() => void> =>
+      learn(
+        form.ownerId,
+        submission.id,
+        to === "spam" ? "spam" : "ham",
+        hash(tokenize(JSON.parse(submission.data) as Record<string, unknown>)),
+      ),
+
+    /** The pipeline's writer of honeypot lessons, in the batch's transaction. */
+    async recordLessons(batch: NewSubmission[]): Promise<void> {
+      for (const s of batch)
+        if (s.teaches) pending.set(s, await learn(s.form.ownerId, s.id, s.teaches.label, s.teaches.tokens));
+    },
+
+    /** After a submit's commit: its lessons reach the models held here. */
+    afterCommit: ((committed) => {
+      if (committed.change !== "submitted") return;
+      for (const s of committed.batch) pending.get(s)?.();
+    }) satisfies AfterCommit,
+
+    /** What an owner's filter has learned, and whether (since when) it files spam. */
+    async status(actor: Actor, email?: string): Promise<FilterStatusJson> {
+      const owner = await ownerOf(actor, email);
+      const row = await repo.findFilter(owner.id);
+      const spam = row?.spam ?? 0;
+      const notSpam = row?.ham ?? 0;
+      const filing = spam >= FILING_AFTER && notSpam >= FILING_AFTER;
+      return { owner: owner.email, spam, notSpam, filing, filingSince: filing ? (row?.filing_since ?? null) : null };
+    },
+
+    /** Forgets everything an owner's filter learned, here at once and in every other process by its version. */
+    async reset(actor: Actor, email?: string): Promise<FilterStatusJson> {
+      const owner = await ownerOf(actor, email);
+      await repo.reset(owner.id);
+      epoch += 1;
+      models.delete(owner.id);
+      return { owner: owner.email, spam: 0, notSpam: 0, filing: false, filingSince: null };
+    },
+  };
+}
+
+interface Lesson {
+  label: Label;
+  tokens: number[];
+}
+
+export type SpamFilter = ReturnType<typeof createSpamFilter>;

@@ -1,0 +1,320 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { onPostgres } from "../helpers/engine";
+import { useServer } from "../helpers/fixture";
+import { cliJsonAsync, runCliAsync, seedForm, seedKey, seedOwner, type TestServer } from "../helpers/harness";
+
+const server = useServer({ config: { rateLimit: 1_000_000, publicRateLimit: 1_000_000 } });
+
+type Verdict = { score: number; reasons: string[] };
+
+const SPAM_WORDS = ["viagra", "casino", "bitcoin", "lottery", "winner", "crypto", "pills", "bonus", "jackpot", "loans"];
+const HAM_WORDS = ["opening", "hours", "invoice", "meeting", "question", "delivery", "thanks", "schedule", "order"];
+const pick = (words: string[], i: number, n: number) =>
+  Array.from({ length: n }, (_, k) => words[(i * 7 + k * 3) % words.length]);
+/** A message like the spam an owner marks: shouting offers and a link to a shady host. */
+const spamLike = (i: number) => ({
+  email: `promo${i}@mailer${i % 3}.example`,
+  message: `${pick(SPAM_WORDS, i, 5).join(" ")} click https://deals${i % 4}.spam.example/offer now ${i}`,
+});
+/** A message like the mail an owner keeps: a question about the business. */
+const hamLike = (i: number) => ({
+  email: `person${i}@example.org`,
+  message: `Hello, a ${pick(HAM_WORDS, i, 4).join(" ")} question from customer ${i}, kind regards`,
+});
+
+const submitOk = async (s: TestServer, key: string, formId: string, data: Record<string, unknown>) => {
+  const res = await s.submit(key, formId, data);
+  expect(res.status).toBe(200);
+  return res.body.submissionId as string;
+};
+/** The submission as the API lists it, from the inbox or the spam folder, with its status. */
+async function listed(s: TestServer, key: string, formId: string, id: string) {
+  for (const status of ["inbox", "spam"] as const) {
+    const page = await s.json(`/api/v1/forms/${formId}/submissions?status=${status}&limit=100`, { key });
+    const found = page.body.submissions.find((x: { id: string }) => x.id === id);
+    if (found) return { status, spam: found.spam as Verdict | null };
+  }
+  throw new Error(`submission ${id} is in no list`);
+}
+const mark = async (s: TestServer, key: string, formId: string, id: string, to: "spam" | "not-spam") => {
+  const res = await s.send("POST", `/forms/${formId}/submissions/${id}/${to}`, key);
+  expect(res.status).toBe(200);
+  return res.body as { moved: boolean };
+};
+const learned = async (s: TestServer, key: string) => (await s.send("GET", "/spam-filter", key)).body;
+
+/** Submits `n` messages of a kind and marks each as the owner would: spam ones as spam, the others as not spam. */
+async function train(s: TestServer, key: string, formId: string, kind: "spam" | "ham", n: number, from = 0) {
+  for (let i = from; i < from + n; i++) {
+    const id = await submitOk(s, key, formId, kind === "spam" ? spamLike(i) : hamLike(i));
+    await mark(s, key, formId, id, kind === "spam" ? "spam" : "not-spam");
+  }
+}
+
+describe("the spam verdict of every submission", () => {
+  const owner = server.seed("paths@example.com", { publicEndpoint: true });
+
+  test("every submit path (secret key, publishable key, /f/) stores a score from 0 to 1 and no reasons, shown in lists and JSON exports", async () => {
+    const publishable = (await seedKey(server, owner.ownerEmail, { publishable: true })).key;
+    const ids = [
+      await submitOk(server, owner.key, owner.formId, { message: "by the secret key" }),
+      await submitOk(server, publishable, owner.formId, { message: "by the publishable key" }),
+    ];
+    const dropIn = await server.json(`/f/${owner.formId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ message: "by the drop-in endpoint" }),
+    });
+    expect(dropIn.status).toBe(200);
+    ids.push(dropIn.body.submissionId);
+    for (const id of ids) {
+      const { status, spam } = await listed(server, owner.key, owner.formId, id);
+      expect({ status, reasons: spam?.reasons }).toEqual({ status: "inbox", reasons: [] });
+      expect(spam!.score).toBeGreaterThanOrEqual(0);
+      expect(spam!.score).toBeLessThanOrEqual(1);
+    }
+    const exported = await server.json(`/api/v1/forms/${owner.formId}/submissions/export?format=json`, {
+      key: owner.key,
+    });
+    expect(exported.body.map((s: { spam: Verdict }) => s.spam.reasons)).toEqual([[], [], []]);
+  });
+
+  test("a honeypot catch is filed with the reason honeypot and teaches the filter spam", async () => {
+    const before = await learned(server, owner.key);
+    const id = await submitOk(server, owner.key, owner.formId, { message: "bot text", _gotcha: "filled" });
+    expect(await listed(server, owner.key, owner.formId, id)).toMatchObject({
+      status: "spam",
+      spam: { reasons: ["honeypot"] },
+    });
+    expect(await learned(server, owner.key)).toMatchObject({ spam: before.spam + 1, notSpam: before.notSpam });
+  });
+
+  test("a submission stored before the filter existed shows spam: null", async () => {
+    const id = await submitOk(server, owner.key, owner.formId, { message: "old" });
+    await server.exec("UPDATE submissions SET spam = NULL WHERE id = ?", id);
+    server.services.forms.forget(new Set([owner.formId]));
+    server.services.submissions.forget(new Set([owner.formId]));
+    expect((await listed(server, owner.key, owner.formId, id)).spam).toBeNull();
+  });
+});
+
+describe("the rules of spamSettings", () => {
+  const owner = server.seed("rules@example.com");
+
+  // Each rule: the settings, a submission that breaks it (filed as spam with its reason), and one that does not.
+  const cases: {
+    rule: string;
+    settings: Record<string, unknown>;
+    fires: Record<string, unknown>;
+    passes: Record<string, unknown>;
+    reason: string;
+  }[] = [
+    {
+      rule: "blockedWords, whole words in any case, phrases too",
+      settings: { blockedWords: ["casino", "cheap pills"] },
+      fires: { message: "Visit our CASINO today" },
+      passes: { message: "casinos and cheap-ish pills are not the blocked words" },
+      reason: "blocked-word",
+    },
+    {
+      rule: "blockedWords, a phrase across whitespace",
+      settings: { blockedWords: ["cheap pills"] },
+      fires: { message: "buy Cheap\n  Pills here" },
+      passes: { message: "cheap, fine pills" },
+      reason: "blocked-word",
+    },
+    {
+      rule: "blockedEmailDomains, subdomains included",
+      settings: { blockedEmailDomains: ["spam.example"] },
+      fires: { email: "bot@mx.spam.example", message: "hi" },
+      passes: { email: "person@notspam.example", message: "hi" },
+      reason: "blocked-email-domain",
+    },
+    {
+      rule: "blockDisposableEmail, from mailchecker's list",
+      settings: { blockDisposableEmail: true },
+      fires: { email: "someone@mailinator.com", message: "hi" },
+      passes: { email: "someone@example.com", message: "hi" },
+      reason: "disposable-email",
+    },
+    {
+      rule: "maxLinks, counted across the fields",
+      settings: { maxLinks: 1 },
+      fires: { a: "see https://one.example", b: "and www.two.example" },
+      passes: { a: "see https://one.example only" },
+      reason: "too-many-links",
+    },
+  ];
+  for (const c of cases)
+    test(`${c.rule}: files a submission that breaks it as spam with reason ${c.reason}, and lets others through`, async () => {
+      const form = await seedForm(server, owner.ownerEmail, { name: c.rule.slice(0, 50) });
+      const patched = await server.send("PATCH", `/forms/${form.id}`, owner.key, { spamSettings: c.settings });
+      expect(patched.status).toBe(200);
+      const fired = await submitOk(server, owner.key, form.id, c.fires);
+      const passed = await submitOk(server, owner.key, form.id, c.passes);
+      expect(await listed(server, owner.key, form.id, fired)).toMatchObject({
+        status: "spam",
+        spam: { reasons: [c.reason] },
+      });
+      expect(await listed(server, owner.key, form.id, passed)).toMatchObject({
+        status: "inbox",
+        spam: { reasons: [] },
+      });
+    });
+
+  test("duplicateWindowSeconds: the same fields from the same visitor within the window are spam (reason duplicate); other fields are not", async () => {
+    const form = await seedForm(server, owner.ownerEmail, { name: "Duplicates" });
+    expect(
+      (await server.send("PATCH", `/forms/${form.id}`, owner.key, { spamSettings: { duplicateWindowSeconds: 600 } }))
+        .status,
+    ).toBe(200);
+    const first = await submitOk(server, owner.key, form.id, { message: "same words" });
+    const again = await submitOk(server, owner.key, form.id, { message: "same words" });
+    const other = await submitOk(server, owner.key, form.id, { message: "other words" });
+    expect((await listed(server, owner.key, form.id, first)).status).toBe("inbox");
+    expect(await listed(server, owner.key, form.id, again)).toMatchObject({
+      status: "spam",
+      spam: { reasons: ["duplicate"] },
+    });
+    expect((await listed(server, owner.key, form.id, other)).status).toBe("inbox");
+  });
+
+  test("refuses rules that are not valid with a 400 naming the setting, and changes nothing", async () => {
+    for (const spamSettings of [
+      { blockedWords: "casino" },
+      { blockedWords: [""] },
+      { blockedEmailDomains: ["not a domain"] },
+      { maxLinks: -1 },
+      { duplicateWindowSeconds: 0 },
+      { threshold: 0.2 },
+      { recaptchaMinScore: 2 },
+      { blockDisposableEmail: "yes" },
+    ]) {
+      const res = await server.send("PATCH", `/forms/${owner.formId}`, owner.key, { spamSettings });
+      expect({
+        spamSettings,
+        status: res.status,
+        names: res.body.error.includes(Object.keys(spamSettings)[0]!),
+      }).toEqual({
+        spamSettings,
+        status: 400,
+        names: true,
+      });
+    }
+    const form = (await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body;
+    expect(form.spamSettings).toMatchObject({ blockedWords: [], maxLinks: null, threshold: 0.9 });
+  });
+});
+
+describe("the learning filter", () => {
+  test("files nothing before it has learned from 20 spam and 20 not-spam submissions, then files spam with reason filter", async () => {
+    const owner = await seedOwner(server, "learner@example.com");
+    await train(server, owner.key, owner.formId, "ham", 20);
+    await train(server, owner.key, owner.formId, "spam", 19);
+    expect(await learned(server, owner.key)).toEqual({
+      owner: "learner@example.com",
+      spam: 19,
+      notSpam: 20,
+      filing: false,
+      filingSince: null,
+    });
+    const early = await submitOk(server, owner.key, owner.formId, spamLike(100));
+    const before = await listed(server, owner.key, owner.formId, early);
+    expect(before).toMatchObject({ status: "inbox", spam: { reasons: [] } });
+    expect(before.spam!.score).toBeGreaterThanOrEqual(0.9);
+
+    await train(server, owner.key, owner.formId, "spam", 1, 19);
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 20, notSpam: 20, filing: true });
+    const late = await submitOk(server, owner.key, owner.formId, spamLike(101));
+    const kept = await submitOk(server, owner.key, owner.formId, hamLike(102));
+    expect(await listed(server, owner.key, owner.formId, late)).toMatchObject({
+      status: "spam",
+      spam: { reasons: ["filter"] },
+    });
+    const ham = await listed(server, owner.key, owner.formId, kept);
+    expect(ham).toMatchObject({ status: "inbox", spam: { reasons: [] } });
+    expect(ham.spam!.score).toBeLessThan(0.1);
+
+    // The form's threshold decides: at 1, nothing short of certainty is filed.
+    await server.send("PATCH", `/forms/${owner.formId}`, owner.key, { spamSettings: { threshold: 1 } });
+    const lenient = await submitOk(server, owner.key, owner.formId, { message: "bonus words casino" });
+    expect((await listed(server, owner.key, owner.formId, lenient)).status).toBe("inbox");
+
+    const cli = await cliJsonAsync(["spam", "status", "--owner", "learner@example.com"], { db: server.db });
+    expect(cli).toEqual({ owner: "learner@example.com", spam: 20, notSpam: 20, filing: true });
+  });
+
+  test("a later opposite mark replaces the earlier lesson, and not-spam on an inbox submission still teaches", async () => {
+    const owner = await seedOwner(server, "marks@example.com");
+    const id = await submitOk(server, owner.key, owner.formId, { message: "is this spam" });
+    expect((await mark(server, owner.key, owner.formId, id, "not-spam")).moved).toBe(false);
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 0, notSpam: 1 });
+    expect((await mark(server, owner.key, owner.formId, id, "spam")).moved).toBe(true);
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 1, notSpam: 0 });
+    // The same mark again teaches nothing more; the CLI's marks teach too.
+    await mark(server, owner.key, owner.formId, id, "spam");
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 1, notSpam: 0 });
+    expect((await cliJsonAsync(["submissions", "not-spam", id], { db: server.db })).moved).toBe(true);
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 0, notSpam: 1 });
+  });
+
+  test("formsvc spam reset forgets it all, at once in the running server", async () => {
+    const owner = await seedOwner(server, "reset@example.com");
+    await train(server, owner.key, owner.formId, "ham", 20);
+    await train(server, owner.key, owner.formId, "spam", 20);
+    const filed = await submitOk(server, owner.key, owner.formId, spamLike(200));
+    expect((await listed(server, owner.key, owner.formId, filed)).status).toBe("spam");
+
+    const res = await runCliAsync(["spam", "reset", "--owner", "reset@example.com", "--json"], { db: server.db });
+    expect([res.code, JSON.parse(res.stdout)]).toEqual([
+      0,
+      { owner: "reset@example.com", spam: 0, notSpam: 0, filing: false },
+    ]);
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 0, notSpam: 0, filing: false });
+    const after = await submitOk(server, owner.key, owner.formId, spamLike(201));
+    expect(await listed(server, owner.key, owner.formId, after)).toMatchObject({
+      status: "inbox",
+      spam: { score: 0.5, reasons: [] },
+    });
+    expect(await server.query("SELECT count(*) AS n FROM spam_tokens WHERE owner_id = ?", owner.ownerId)).toEqual([
+      { n: 0 },
+    ]);
+  });
+
+  test("an unknown owner is a clear error on the command line, and a publishable key may not read the filter", async () => {
+    const res = await runCliAsync(["spam", "status", "--owner", "nobody@example.com"], { db: server.db });
+    expect([res.code, res.stderr]).toEqual([1, expect.stringContaining("nobody@example.com")]);
+    const owner = await seedOwner(server, "scope@example.com");
+    const publishable = (await seedKey(server, owner.ownerEmail, { publishable: true })).key;
+    expect((await server.send("GET", "/spam-filter", publishable)).body.code).toBe("KEY_SCOPE");
+  });
+});
+
+describe("erasure", () => {
+  /** Whether the database files (or, on PostgreSQL, its tables) hold `text`. */
+  const holding = async (text: string): Promise<string[]> =>
+    onPostgres
+      ? server.tablesHolding(text)
+      : [server.db, `${server.db}-wal`].filter(
+          (f) => existsSync(f) && readFileSync(f).toString("latin1").toLowerCase().includes(text.toLowerCase()),
+        );
+
+  test("the filter keeps no readable token of a person's text: after erasure no byte of the database holds it", async () => {
+    const owner = await seedOwner(server, "erasure@example.com");
+    const words = "quuxalorian zephyrbottle";
+    const id = await submitOk(server, owner.key, owner.formId, { email: "wipe.me@example.com", message: words });
+    await mark(server, owner.key, owner.formId, id, "spam");
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 1 });
+    // The lesson is stored, as hashes: no spam table holds the words.
+    expect((await server.tablesHolding("quuxalorian")).filter((t) => t.startsWith("spam_"))).toEqual([]);
+    const erased = await runCliAsync(["submissions", "erase", "--email", "wipe.me@example.com", "--json"], {
+      db: server.db,
+    });
+    expect(erased.code).toBe(0);
+    for (const text of ["quuxalorian", "zephyrbottle", "wipe.me@example.com"]) expect(await holding(text)).toEqual([]);
+    expect(await server.query("SELECT count(*) AS n FROM spam_lessons WHERE submission_id = ?", id)).toEqual([
+      { n: 0 },
+    ]);
+  });
+});
