@@ -1,7 +1,7 @@
 // What the bench scripts share: servers on core 0 and wrk on core 1 against 127.0.0.1, RSS and CPU
 // from /proc, start-up time, and the page-depth check. Kills what it started when the process exits.
 import { spawnSync, type Subprocess } from "bun";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Store } from "../src/db/store";
@@ -58,6 +58,28 @@ export async function waitForPort(port: number, proc: Subprocess, timeoutMs = 15
   }
 }
 
+/** Builds the bench-only fastify + better-sqlite3 baseline in bench/.work (never part of npm install). */
+export function ensureFastify(): boolean {
+  const dir = join(WORK, "node");
+  if (existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"))) return true;
+  log("installing fastify + better-sqlite3 for baseline (c) into bench/.work/node");
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, "package.json")))
+    writeFileSync(join(dir, "package.json"), '{"private":true,"type":"module"}\n');
+  const install = spawnSync(["npm", "install", "--no-audit", "--no-fund", "fastify@5", "better-sqlite3@12"], {
+    cwd: dir,
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const rebuild = spawnSync(["npm", "rebuild", "better-sqlite3"], { cwd: dir, stdout: "ignore", stderr: "inherit" });
+  const ok =
+    install.exitCode === 0 &&
+    rebuild.exitCode === 0 &&
+    existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"));
+  if (!ok) log("baseline (c) could not be built; it is left out of this run");
+  return ok;
+}
+
 /** Starts a server on core 0; its stdout (the JSON request log) is dropped, or written to `logFile`. */
 export async function startServer(
   cmd: string[],
@@ -84,7 +106,7 @@ export interface WrkResult {
   p50: number;
   p99: number;
   maxRss?: number;
-  /** Server CPU (user + system) per request, µs: load-loop runs only. */
+  /** Server CPU (user + system) per request, µs, for runs given the server's pid. */
   cpuUs?: number;
   /** Answers that were not 2xx or 3xx, and socket errors (connect, read, write, timeout), as wrk counts them. */
   non2xx?: number;
@@ -93,7 +115,10 @@ export interface WrkResult {
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[unit]!;
 
-/** One bounded wrk run against 127.0.0.1, sampling the server's RSS meanwhile. */
+/**
+ * One bounded wrk run against 127.0.0.1; given the server's pid, its RSS is sampled meanwhile and its
+ * CPU (user + system from /proc) around the run is divided by the requests served.
+ */
 export async function wrk(
   url: string,
   opts: { script?: string; headers?: string[]; pid?: number; durationS?: number; threads?: number } = {},
@@ -110,12 +135,14 @@ export async function wrk(
   ];
   for (const h of opts.headers ?? []) args.push("-H", h);
   if (opts.script) args.push("-s", opts.script);
+  const cpu0 = opts.pid ? cpuMs(opts.pid) : 0;
   const proc = Bun.spawn(pinned(1, [...args, url]), { stdout: "pipe", stderr: "inherit" });
   let maxRss = 0;
   const sampler = opts.pid ? setInterval(() => (maxRss = Math.max(maxRss, rssMb(opts.pid!))), 200) : undefined;
   const out = await new Response(proc.stdout).text();
   clearInterval(sampler);
   await proc.exited;
+  const cpu = opts.pid ? cpuMs(opts.pid) - cpu0 : NaN;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const pct = (p: string) => {
     const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
@@ -126,14 +153,15 @@ export async function wrk(
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
   if (socketErrors) log(`  warning: ${socket![0]} (${url})`);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
   return {
-    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN),
+    requests,
     rps,
     p50: pct("50"),
     p99: pct("99"),
     non2xx: non2xx ? Number(non2xx[1]) : 0,
     socketErrors,
-    ...(opts.pid ? { maxRss } : {}),
+    ...(opts.pid ? { maxRss, cpuUs: (cpu * 1000) / requests } : {}),
   };
 }
 

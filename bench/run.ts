@@ -20,6 +20,7 @@ import {
   cpuMs,
   CONNECTIONS,
   DURATION_S,
+  ensureFastify,
   ensureWrk,
   freePort,
   killAll,
@@ -39,6 +40,7 @@ import {
   type WrkResult,
 } from "./harness";
 import { seedSubmissions } from "./seed";
+import { MIX_ENV, mixScript, mixTargets, notifyRun, prepareMix, startSmtpSink } from "./submit-mix";
 import {
   preparePostgres,
   startBenchPostgres,
@@ -67,28 +69,6 @@ const DROPIN_FIELDS: FieldRule[] = [
   { name: "topic", type: "select", label: "Topic", options: ["sales", "support", "press"] },
   { name: "message", type: "textarea", label: "Message", required: true, minLength: 10, maxLength: 2000 },
 ];
-
-/** Builds the bench-only fastify + better-sqlite3 baseline in bench/.work (never part of npm install). */
-function ensureFastify(): boolean {
-  const dir = join(WORK, "node");
-  if (existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"))) return true;
-  log("installing fastify + better-sqlite3 for baseline (c) into bench/.work/node");
-  mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(dir, "package.json")))
-    writeFileSync(join(dir, "package.json"), '{"private":true,"type":"module"}\n');
-  const install = spawnSync(["npm", "install", "--no-audit", "--no-fund", "fastify@5", "better-sqlite3@12"], {
-    cwd: dir,
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  const rebuild = spawnSync(["npm", "rebuild", "better-sqlite3"], { cwd: dir, stdout: "ignore", stderr: "inherit" });
-  const ok =
-    install.exitCode === 0 &&
-    rebuild.exitCode === 0 &&
-    existsSync(join(dir, "node_modules/better-sqlite3/build/Release/better_sqlite3.node"));
-  if (!ok) log("baseline (c) could not be built; it is left out of this run");
-  return ok;
-}
 
 /** One bounded bench/load.ts run on core 1: every line of `bodies` POSTed once, 64 at a time; with the server's CPU per request. */
 async function loadLoop(
@@ -493,20 +473,44 @@ async function main() {
   if (!binary) log("dist/formsvc is not built (npm run build): the binary is left out of this run");
   await Bun.sleep(500);
   const binaryIdleRss = binary ? rssMb(binary.pid) : NaN;
-  await startServer([BUN, "bench/baselines/bun-post.ts", String(ports.post)], ports.post);
-  await startServer([BUN, "bench/baselines/bun-get.ts", String(ports.get)], ports.get);
+  const post = await startServer([BUN, "bench/baselines/bun-post.ts", String(ports.post)], ports.post);
+  const get = await startServer([BUN, "bench/baselines/bun-get.ts", String(ports.get)], ports.get);
   for (const suffix of ["", "-wal", "-shm"]) rmSync(join(WORK, "durable.db") + suffix, { force: true });
-  await startServer(
+  const durable = await startServer(
     [BUN, "bench/baselines/bun-durable.ts", String(ports.durable), join(WORK, "durable.db")],
     ports.durable,
   );
+  let fastify: { pid: number } | null = null;
   if (withFastify) {
     rmSync(join(WORK, "fastify.db"), { force: true });
     // ESM resolves packages from the script's folder: run a copy beside its node_modules.
     const script = join(WORK, "node/fastify-sqlite.mjs");
     writeFileSync(script, readFileSync(join(import.meta.dir, "baselines/fastify-sqlite.mjs")));
-    await startServer(["node", script, String(ports.fastify), join(WORK, "fastify.db")], ports.fastify);
+    fastify = await startServer(["node", script, String(ports.fastify), join(WORK, "fastify.db")], ports.fastify);
   }
+
+  // Issue 31's submit mix (bench/submit-mix.ts): 5 forms, 120 bodies, 4 user agents, forwarded
+  // addresses; one server with owner notifications off, one with them on and SMTP to a loopback sink.
+  const mixOff = await prepareMix("mix-off", false);
+  const mixOn = await prepareMix("mix-on", true);
+  const sink = await startSmtpSink();
+  const mixOffPort = await freePort();
+  const mixOnPort = await freePort();
+  const mixServe = (port: number) => [BUN, "src/main.ts", "serve", "--port", String(port)];
+  const mixOffServer = await startServer(mixServe(mixOffPort), mixOffPort, {
+    ...env,
+    ...MIX_ENV,
+    FORMSVC_DB: mixOff.db,
+  });
+  const mixOnServer = await startServer(mixServe(mixOnPort), mixOnPort, {
+    ...env,
+    ...MIX_ENV,
+    FORMSVC_DB: mixOn.db,
+    FORMSVC_SMTP_URL: sink.url,
+    FORMSVC_MAIL_FROM: "formsvc@example.com",
+  });
+  const mixOffScript = mixScript("mix-off", mixOff.key, mixOff.forms);
+  const mixOnScript = mixScript("mix-on", mixOn.key, mixOn.forms);
 
   // The outbound comparison: its own server and database, a receiver that never answers (so the
   // submit pays for queuing only), and one that answers (for the drain figure).
@@ -604,6 +608,8 @@ async function main() {
   // Warm-up, not recorded: the first requests compile Elysia's handlers and JIT the hot path.
   await wrk(url(ports.formsvc), { script: submitScript, durationS: 2 });
   await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key, durationS: 1 });
+  await wrk(url(mixOffPort), { script: mixOffScript, durationS: 2 });
+  await notifyRun(url(mixOnPort), mixOnScript, mixOnServer.pid, sink.received, 1);
   if (binary) await wrk(url(ports.binary), { script: submitScript, durationS: 2 });
   await loadLoop("warm-secret", submitUrl, plainBodies(setup.formId, 1000), secretHeaders);
   await loadLoop("warm-public", submitUrl, await solvedBodies(setup.db, setup.powFormId, 1000), publicHeaders);
@@ -677,20 +683,25 @@ async function main() {
   const pgRuns: Record<string, PgRun[]> = {};
   for (let rep = 1; rep <= REPS; rep++) {
     log(`repetition ${rep}/${REPS}`);
+    record("submit mix, 5 forms", await wrk(url(mixOffPort), { script: mixOffScript, pid: mixOffServer.pid }));
     record("submit", await wrk(url(ports.formsvc), { script: submitScript, pid: formsvc.pid }));
-    record("(a) bare POST", await wrk(url(ports.post), { script: plainScript }));
-    record("(d) durable limit", await wrk(url(ports.durable), { script: plainScript }));
-    if (withFastify) record("(c) fastify+sqlite", await wrk(url(ports.fastify), { script: plainScript }));
+    record("(a) bare POST", await wrk(url(ports.post), { script: plainScript, pid: post.pid }));
+    record("(d) durable limit", await wrk(url(ports.durable), { script: plainScript, pid: durable.pid }));
+    if (fastify) record("(c) fastify+sqlite", await wrk(url(ports.fastify), { script: plainScript, pid: fastify.pid }));
+    record(
+      "submit mix, owner notifications on (until drained)",
+      await notifyRun(url(mixOnPort), mixOnScript, mixOnServer.pid, sink.received),
+    );
     record(
       "GET form",
       await wrk(url(ports.formsvc, `/api/v1/forms/${setup.formId}`), { headers: key, pid: formsvc.pid }),
     );
-    record("(b) bare GET", await wrk(url(ports.get)));
+    record("(b) bare GET", await wrk(url(ports.get), { pid: get.pid }));
     record("submissions page 1", await wrk(url(ports.formsvc, setup.page1), { headers: key, pid: formsvc.pid }));
     // Analytics against GET of the same form (the paged one, PAGED_ROWS submissions over a year): issue 20's ratio.
     record(
       "GET form (paged form)",
-      await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}`), { headers: key }),
+      await wrk(url(ports.formsvc, `/api/v1/forms/${setup.pagedFormId}`), { headers: key, pid: formsvc.pid }),
     );
     record(
       "analytics period=year (paged form)",
@@ -702,7 +713,10 @@ async function main() {
     record("submissions page 9000", await wrk(url(ports.formsvc, setup.page9000), { headers: key, pid: formsvc.pid }));
     record(
       "GET challenge (publishable key, issues one)",
-      await wrk(url(ports.formsvc, `/api/v1/forms/${setup.powFormId}/challenge`), { headers: challengeHeaders }),
+      await wrk(url(ports.formsvc, `/api/v1/forms/${setup.powFormId}/challenge`), {
+        headers: challengeHeaders,
+        pid: formsvc.pid,
+      }),
     );
     // Solved before the run, while the server idles; each is accepted once, so each run has its own.
     const publicBodies = await solvedBodies(setup.db, setup.powFormId, LOOP_REQUESTS);
@@ -762,7 +776,7 @@ async function main() {
       record("submit (dist/formsvc)", await wrk(url(ports.binary), { script: submitScript, pid: binary.pid }));
       record(
         "GET form (dist/formsvc)",
-        await wrk(url(ports.binary, `/api/v1/forms/${setup.formId}`), { headers: key }),
+        await wrk(url(ports.binary, `/api/v1/forms/${setup.formId}`), { headers: key, pid: binary.pid }),
       );
     }
     for (const sc of pgScenarios)
@@ -785,7 +799,7 @@ async function main() {
   );
   const limits = limitsRun.exitCode === 0 ? (JSON.parse(limitsRun.stdout.toString()) as PgLimits) : null;
   await pg.close();
-  for (const server of [formsvc, binary, outboundServer]) {
+  for (const server of [formsvc, binary, outboundServer, mixOffServer, mixOnServer]) {
     server?.kill("SIGTERM");
     await server?.exited;
   }
@@ -856,10 +870,13 @@ async function main() {
   const lines = [
     `Machine: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ${new Date().toISOString().slice(0, 10)}; ${QUICK ? "quick" : "full"} run, ${REPS} repetition(s) of ${DURATION_S} s, ${CONNECTIONS} connections, server on core 0, wrk on core 1; paged form ${PAGED_ROWS} rows.`,
     "",
-    "| scenario | req/s | p50 ms | p99 ms |",
-    "|---|---|---|---|",
-    ...Object.keys(runs).map((n) => `| ${n} | ${f(rps(n), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} |`),
+    "| scenario | req/s | p50 ms | p99 ms | server CPU µs/req |",
+    "|---|---|---|---|---|",
+    ...Object.keys(runs).map(
+      (n) => `| ${n} | ${f(rps(n), 0)} | ${f(m(n, "p50"))} | ${f(m(n, "p99"))} | ${f(m(n, "cpuUs"), 1)} |`,
+    ),
     "",
+    ...mixTargets(m),
     "| target | measured | goal | |",
     "|---|---|---|---|",
     `| submit vs (d) durable limit | ${f(submitRatioD)} | ≥ 0.6 | ${check(submitRatioD >= 0.6)} |`,

@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { memoize } from "./lru";
 
 /** Where a request came from, as far as we may believe it. */
 export interface ClientOrigin {
@@ -49,15 +50,22 @@ export function parseAddress(text: string): Address | null {
   return ipaddr.IPv6.isValid(host) ? ipaddr.process(host) : null;
 }
 
+// Parsing an address with ipaddr.js costs microseconds, and a server sees the same few peers (its
+// proxies) and a bounded set of recent clients: both answers are kept for the most recent addresses.
+const MEMO_SIZE = 4096;
+
+/** An address as `parseAddress` reads it, in its canonical text; null when it is none. */
+const canonical = memoize<string | null>(MEMO_SIZE, (text) => parseAddress(text)?.toString() ?? null);
+
 /** A ProxyTrust for address and CIDR ranges already checked by config.ts (`proxyRanges`). */
 export function proxyTrust(ranges: readonly string[], header: ClientIpHeader = "X-Forwarded-For"): ProxyTrust {
   const parsed = ranges.map((r) => ipaddr.parseCIDR(r.includes("/") ? r : `${r}/${r.includes(":") ? 128 : 32}`));
   return {
     header,
-    trusts(address) {
+    trusts: memoize(MEMO_SIZE, (address) => {
       const ip = parseAddress(address);
       return ip !== null && parsed.some((range) => range[0].kind() === ip.kind() && ip.match(range));
-    },
+    }),
   };
 }
 
@@ -74,18 +82,18 @@ export function clientOrigin(headers: Headers, socketIp: string | null, trust: P
   const peer = socketIp ?? "unknown";
   if (socketIp === null || !trust.trusts(socketIp)) return { ip: peer, proxyCountry: null, viaProxy: false };
   if (trust.header === "CF-Connecting-IP") {
-    const named = parseAddress(headers.get("cf-connecting-ip") ?? "");
+    const named = canonical(headers.get("cf-connecting-ip") ?? "");
     const country = headers.get("cf-ipcountry")?.trim().toUpperCase() ?? "";
     // XX: unknown, T1: Tor; neither is a country.
     const proxyCountry = /^[A-Z]{2}$/.test(country) && country !== "XX" && country !== "T1" ? country : null;
-    return { ip: named ? named.toString() : peer, proxyCountry, viaProxy: true };
+    return { ip: named ?? peer, proxyCountry, viaProxy: true };
   }
   let client = peer;
   const entries = headers.get("x-forwarded-for")?.split(",") ?? [];
   for (let i = entries.length - 1; i >= 0; i--) {
-    const address = parseAddress(entries[i]!);
+    const address = canonical(entries[i]!);
     if (address === null) break;
-    client = address.toString();
+    client = address;
     if (!trust.trusts(client)) break;
   }
   return { ip: client, proxyCountry: null, viaProxy: true };

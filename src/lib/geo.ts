@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { memoize } from "./lru";
 // A file import yields a path: into node_modules from a checkout, under /$bunfs/ inside the compiled
 // binary (which embeds the file).
 import country4Path from "geoip-country/data/geoip-country.dat" with { type: "file" };
@@ -21,7 +22,9 @@ let loaded: GeoIpCountry | null | undefined;
  * The data is loaded once per process, on the first lookup, so commands that never look up pay nothing.
  */
 export function countryLookup(): (ip: string) => string | null {
-  return (ip) => {
+  // A lookup is a binary search over the ranges after normalizing the text: microseconds, and a form's
+  // visitors come back (a page and its retries, an office behind one address).
+  return memoize<string | null>(4096, (ip) => {
     loaded ??= loadCountryData();
     if (!loaded) return null;
     const address = normalize(ip);
@@ -32,7 +35,7 @@ export function countryLookup(): (ip: string) => string | null {
     } catch {
       return null;
     }
-  };
+  });
 }
 
 /**

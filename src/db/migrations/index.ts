@@ -17,6 +17,7 @@ import * as digests from "./015-digests";
 import * as files from "./016-files";
 import * as counterDeltas from "./017-counter-deltas";
 import * as spamFilter from "./018-spam-filter";
+import * as outboxDueByKind from "./019-outbox-due-by-kind";
 
 export interface Migration {
   version: number;
@@ -44,4 +45,5 @@ export const migrations: Migration[] = [
   { version: 16, name: "files", up: files.up },
   { version: 17, name: "counter-deltas", up: counterDeltas.up },
   { version: 18, name: "spam-filter", up: spamFilter.up },
+  { version: 19, name: "outbox-due-by-kind", up: outboxDueByKind.up },
 ];

@@ -145,6 +145,11 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       "CREATE INDEX spam_recent_by_time ON spam_recent (form_id, seen_at)",
     ],
   },
+  {
+    version: 19,
+    name: "outbox-due-by-kind",
+    statements: ["CREATE INDEX outbox_due_by_kind ON outbox (status, kind, next_attempt_at)"],
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type * as Nodemailer from "nodemailer";
 import type { Channel, Failure } from "./channel";
 import { oneLine, type MailMessage } from "./message";
+import { rawMessage } from "./raw-message";
 import type { ClaimedRow } from "./repo";
 
 /** Sends mail; the one seam between the outbox and the outside world. */
@@ -14,8 +15,11 @@ export function createSmtpMailer(url: URL, from: string): Mailer {
   // Loaded only when mail is configured: an instance without SMTP never pays its memory.
   const nodemailer = require("nodemailer") as typeof Nodemailer;
   const transport = nodemailer.createTransport({
+    // Connections kept open for every message they carry (nodemailer's default closes one after
+    // 100 messages): a new connection is a greeting, EHLO, perhaps TLS and a login.
     pool: true,
-    maxConnections: 2,
+    maxConnections: 4,
+    maxMessages: Infinity,
     host: url.hostname,
     port: Number(url.port) || (url.protocol === "smtps:" ? 465 : 587),
     secure: url.protocol === "smtps:",
@@ -28,15 +32,18 @@ export function createSmtpMailer(url: URL, from: string): Mailer {
   const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from;
   return {
     async send(m) {
-      const info = await transport.sendMail({
-        from: m.fromName ? { name: oneLine(m.fromName), address } : from,
-        to: m.to,
-        replyTo: m.replyTo,
-        subject: m.subject,
-        text: m.text,
-        html: m.html,
-        headers: m.headers,
-      });
+      const built = rawMessage(m, from, address);
+      const info = await transport.sendMail(
+        built ?? {
+          from: m.fromName ? { name: oneLine(m.fromName), address } : from,
+          to: m.to,
+          replyTo: m.replyTo,
+          subject: m.subject,
+          text: m.text,
+          html: m.html,
+          headers: m.headers,
+        },
+      );
       return { response: String(info.response ?? "") };
     },
     close: () => transport.close(),

@@ -30,12 +30,13 @@ export interface OutboxDeps {
   soleSender?: boolean;
 }
 
-// Rows in flight at once per transport: SMTP shares a pool of two connections; webhook receivers
+// Rows in flight at once per transport: SMTP shares a pool of four connections (pipelined, several
+// messages queued on each keep them busy); webhook receivers
 // are many and slow ones (10 s timeouts) must not hold up the rest, nor mail.
-const IN_FLIGHT: Record<TransportName, number> = { smtp: 4, http: 32 };
+const IN_FLIGHT: Record<TransportName, number> = { smtp: 16, http: 32 };
 // Rows claimed at once (a statement, so an fsync, per claim): more than fit in flight, so a busy
 // drain claims once per many deliveries. Rows claimed and not started yet are released at a stop.
-const CLAIM: Record<TransportName, number> = { smtp: 8, http: 128 };
+const CLAIM: Record<TransportName, number> = { smtp: 64, http: 128 };
 // A sent message must be marked sent, or the next start sends it again: worth a long wait for the lock.
 const MARK_WAIT_MS = 60_000;
 const TRANSPORTS: TransportName[] = ["smtp", "http"];
@@ -184,15 +185,22 @@ export function createOutboxService({
   async function drainLoop(): Promise<void> {
     const running = new Set<Promise<void>>();
     const claimed: Record<TransportName, ClaimedRow[]> = { smtp: [], http: [] };
+    // A claim that came back short took every due row of its transport: nothing more is due there
+    // until something is queued (a poke) or a retry falls due (the next drain). Without this, each
+    // finished send claimed again, and a transport with nothing due read past every other kind's
+    // due rows each time (a claim per email, each reading the whole backlog).
+    const exhausted: Record<TransportName, boolean> = { smtp: false, http: false };
     let busy = false;
     for (;;) {
+      if (poked) exhausted.smtp = exhausted.http = false;
       poked = false;
       if (!stopped) {
         for (const transport of TRANSPORTS) {
           if (inFlight[transport] >= IN_FLIGHT[transport]) continue;
-          if (claimed[transport].length === 0 && !busy) {
+          if (claimed[transport].length === 0 && !busy && !exhausted[transport]) {
             try {
               claimed[transport] = await repo.claimDue(readyKinds(transport), isoTime(clock.now()), CLAIM[transport]);
+              exhausted[transport] = claimed[transport].length < CLAIM[transport];
             } catch (e) {
               // Another process holds the write lock: send what is claimed, then look again in a second.
               if (!isDatabaseBusy(e)) throw e;
