@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { OPERATOR } from "../../src/lib/principal";
 import { onPostgres } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
 import { cliJsonAsync, runCliAsync, seedForm, seedKey, seedOwner, type TestServer } from "../helpers/harness";
@@ -179,6 +180,46 @@ describe("the rules of spamSettings", () => {
     });
     expect((await listed(server, owner.key, form.id, other)).status).toBe("inbox");
   });
+
+  // Identical posts sent at once: over HTTP (batches side by side), and through the service without a
+  // pause (their checks all run before the first commit, so they share one group-commit batch).
+  const atOnce: { how: string; send: (formId: string, data: Record<string, unknown>) => Promise<unknown> }[] = [
+    { how: "over HTTP", send: (formId, data) => submitOk(server, owner.key, formId, data) },
+    {
+      how: "in one group-commit batch",
+      send: (formId, data) =>
+        server.services.submissions.submit(
+          OPERATOR,
+          { formId, data },
+          {
+            userAgent: null,
+            acceptLanguage: null,
+            referer: null,
+            origin: null,
+            ip: "192.0.2.7",
+            proxyCountry: null,
+          },
+        ),
+    },
+  ];
+  for (const { how, send } of atOnce)
+    test(`duplicateWindowSeconds: of six identical posts sent at once ${how}, one reaches the inbox and the others are spam with reason duplicate`, async () => {
+      const form = await seedForm(server, owner.ownerEmail, { name: `Duplicates ${how}` });
+      expect(
+        (await server.send("PATCH", `/forms/${form.id}`, owner.key, { spamSettings: { duplicateWindowSeconds: 600 } }))
+          .status,
+      ).toBe(200);
+      await Promise.all(Array.from({ length: 6 }, () => send(form.id, { message: "sent six times at once" })));
+      const lists = await Promise.all(
+        (["inbox", "spam"] as const).map(
+          async (status) =>
+            (await server.json(`/api/v1/forms/${form.id}/submissions?status=${status}`, { key: owner.key })).body
+              .submissions as { spam: Verdict }[],
+        ),
+      );
+      expect(lists.map((l) => l.map((s) => s.spam.reasons))).toEqual([[[]], Array(5).fill(["duplicate"])]);
+      expect((await server.json(`/api/v1/forms/${form.id}`, { key: owner.key })).body.submissionCount).toBe(1);
+    });
 
   test("refuses rules that are not valid with a 400 naming the setting, and changes nothing", async () => {
     for (const spamSettings of [

@@ -125,21 +125,16 @@ export function createSpamFilter({ repo, changes, clock, owners, secret }: Filte
       const reasons: string[] = [...(candidate.spamReasons ?? []), ...ruleReasons(form, data)];
       const tokens = hash(tokenize(data));
       if (candidate.spamReasons?.includes("honeypot")) candidate.teaches = { label: "spam", tokens };
-      const finish = (model: Model, duplicate: boolean): Verdict => {
-        if (duplicate) reasons.push("duplicate");
+      // The duplicate rule is decided by its writer, in the commit (filter-repo.ts `fileDuplicates`).
+      if (form.duplicateWindowSeconds !== null) candidate.visitorDigest = visitorDigest(candidate.submitter.ip, data);
+      const finish = (model: Model): Verdict => {
         const s = score(model, tokens);
         if (model.spam >= FILING_AFTER && model.ham >= FILING_AFTER && s >= form.spamThreshold) reasons.push("filter");
         candidate.spamVerdict = { score: s, reasons };
         return reasons.length ? "spam" : "accept";
       };
-      let duplicate: Promise<boolean> | null = null;
-      if (form.duplicateWindowSeconds !== null) {
-        const digest = (candidate.visitorDigest = visitorDigest(candidate.submitter.ip, data));
-        duplicate = repo.seenSince(form.id, digest, isoTime(clock.now() - form.duplicateWindowSeconds * 1000));
-      }
       const held = models.get(form.ownerId);
-      if (held?.fresh && !duplicate) return finish(held, false);
-      return Promise.all([held?.fresh ? held : load(form.ownerId), duplicate]).then(([m, d]) => finish(m, d === true));
+      return held?.fresh ? finish(held) : load(form.ownerId).then(finish);
     },
   };
 
