@@ -217,6 +217,8 @@ export async function createServices(deps: Deps) {
     filterRepo: createFilterRepo(sql),
     changes,
     owners,
+    atomically,
+    audit,
   });
   const accounts = createAccountsService({
     repo: createAccountsRepo(sql),

@@ -300,7 +300,7 @@ describe("the learning filter", () => {
     expect(await learned(server, owner.key)).toMatchObject({ spam: 0, notSpam: 1 });
   });
 
-  test("formsvc spam reset forgets it all, at once in the running server", async () => {
+  test("formsvc spam reset forgets it all, at once in the running server, and the audit trail records it", async () => {
     const owner = await seedOwner(server, "reset@example.com");
     await train(server, owner.key, owner.formId, "ham", 20);
     await train(server, owner.key, owner.formId, "spam", 20);
@@ -321,6 +321,15 @@ describe("the learning filter", () => {
     expect(await server.query("SELECT count(*) AS n FROM spam_tokens WHERE owner_id = ?", owner.ownerId)).toEqual([
       { n: 0 },
     ]);
+    const [line] = await cliJsonAsync<any[]>(["audit", "--owner", "reset@example.com", "--limit", "1"], {
+      db: server.db,
+    });
+    expect(line).toMatchObject({
+      actorKind: "cli",
+      action: "spam.reset",
+      objectId: owner.ownerId,
+      detail: { spam: 20, notSpam: 20 },
+    });
   });
 
   test("an unknown owner is a clear error on the command line, and a publishable key may not read the filter", async () => {

@@ -94,16 +94,18 @@ export function createFilterRepo(sql: Sql) {
       return row!;
     },
 
-    /** Forgets everything an owner's filter learned; its version moves on, so every instance's cache reloads. */
-    reset: (ownerId: string): Promise<void> =>
-      sql.transaction(async () => {
-        await sql.run("DELETE FROM spam_tokens WHERE owner_id = ?", [ownerId]);
-        await sql.run("DELETE FROM spam_lessons WHERE owner_id = ?", [ownerId]);
-        await sql.run(
-          "UPDATE spam_filters SET spam = 0, ham = 0, version = version + 1, filing_since = NULL WHERE owner_id = ?",
-          [ownerId],
-        );
-      }),
+    /**
+     * Forgets everything an owner's filter learned (inside the caller's transaction, with its audit
+     * line); its version moves on, so every instance's cache reloads.
+     */
+    async reset(ownerId: string): Promise<void> {
+      await sql.run("DELETE FROM spam_tokens WHERE owner_id = ?", [ownerId]);
+      await sql.run("DELETE FROM spam_lessons WHERE owner_id = ?", [ownerId]);
+      await sql.run(
+        "UPDATE spam_filters SET spam = 0, ham = 0, version = version + 1, filing_since = NULL WHERE owner_id = ?",
+        [ownerId],
+      );
+    },
 
     /** The pipeline's purge: a deleted submission's lesson row goes (its counts stay in the model, as hashes). */
     async forgetLessons(batch: NewSubmission[]): Promise<void> {
