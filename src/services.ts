@@ -81,13 +81,13 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
   const submissions = createSubmissionsRepo(sql);
   const outbox = createOutboxRepo(sql);
   return {
-    // each submission with its status and idempotency key; the proof of work it used; its uploaded files
-    // become its; the duplicate rule's hash of it
+    // the duplicate rule, which may file a submission as spam (so before its row); each submission with its
+    // status and idempotency key; the proof of work it used; its uploaded files become its
     rows: [
+      createFilterRepo(sql).fileDuplicates,
       submissions.insertRows,
       createSpamRepo(sql).recordUsedChallenges,
       createFilesRepo(sql).attach,
-      createFilterRepo(sql).recordRecent,
     ],
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
@@ -233,6 +233,8 @@ export async function createServices(deps: Deps) {
     filterRepo: createFilterRepo(sql),
     changes,
     owners,
+    atomically,
+    audit,
   });
   const accounts = createAccountsService({
     repo: createAccountsRepo(sql),

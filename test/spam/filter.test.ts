@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { OPERATOR } from "../../src/lib/principal";
 import { onPostgres } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
 import { cliJsonAsync, runCliAsync, seedForm, seedKey, seedOwner, type TestServer } from "../helpers/harness";
@@ -180,6 +181,46 @@ describe("the rules of spamSettings", () => {
     expect((await listed(server, owner.key, form.id, other)).status).toBe("inbox");
   });
 
+  // Identical posts sent at once: over HTTP (batches side by side), and through the service without a
+  // pause (their checks all run before the first commit, so they share one group-commit batch).
+  const atOnce: { how: string; send: (formId: string, data: Record<string, unknown>) => Promise<unknown> }[] = [
+    { how: "over HTTP", send: (formId, data) => submitOk(server, owner.key, formId, data) },
+    {
+      how: "in one group-commit batch",
+      send: (formId, data) =>
+        server.services.submissions.submit(
+          OPERATOR,
+          { formId, data },
+          {
+            userAgent: null,
+            acceptLanguage: null,
+            referer: null,
+            origin: null,
+            ip: "192.0.2.7",
+            proxyCountry: null,
+          },
+        ),
+    },
+  ];
+  for (const { how, send } of atOnce)
+    test(`duplicateWindowSeconds: of six identical posts sent at once ${how}, one reaches the inbox and the others are spam with reason duplicate`, async () => {
+      const form = await seedForm(server, owner.ownerEmail, { name: `Duplicates ${how}` });
+      expect(
+        (await server.send("PATCH", `/forms/${form.id}`, owner.key, { spamSettings: { duplicateWindowSeconds: 600 } }))
+          .status,
+      ).toBe(200);
+      await Promise.all(Array.from({ length: 6 }, () => send(form.id, { message: "sent six times at once" })));
+      const lists = await Promise.all(
+        (["inbox", "spam"] as const).map(
+          async (status) =>
+            (await server.json(`/api/v1/forms/${form.id}/submissions?status=${status}`, { key: owner.key })).body
+              .submissions as { spam: Verdict }[],
+        ),
+      );
+      expect(lists.map((l) => l.map((s) => s.spam.reasons))).toEqual([[[]], Array(5).fill(["duplicate"])]);
+      expect((await server.json(`/api/v1/forms/${form.id}`, { key: owner.key })).body.submissionCount).toBe(1);
+    });
+
   test("refuses rules that are not valid with a 400 naming the setting, and changes nothing", async () => {
     for (const spamSettings of [
       { blockedWords: "casino" },
@@ -259,7 +300,7 @@ describe("the learning filter", () => {
     expect(await learned(server, owner.key)).toMatchObject({ spam: 0, notSpam: 1 });
   });
 
-  test("formsvc spam reset forgets it all, at once in the running server", async () => {
+  test("formsvc spam reset forgets it all, at once in the running server, and the audit trail records it", async () => {
     const owner = await seedOwner(server, "reset@example.com");
     await train(server, owner.key, owner.formId, "ham", 20);
     await train(server, owner.key, owner.formId, "spam", 20);
@@ -280,6 +321,15 @@ describe("the learning filter", () => {
     expect(await server.query("SELECT count(*) AS n FROM spam_tokens WHERE owner_id = ?", owner.ownerId)).toEqual([
       { n: 0 },
     ]);
+    const [line] = await cliJsonAsync<any[]>(["audit", "--owner", "reset@example.com", "--limit", "1"], {
+      db: server.db,
+    });
+    expect(line).toMatchObject({
+      actorKind: "cli",
+      action: "spam.reset",
+      objectId: owner.ownerId,
+      detail: { spam: 20, notSpam: 20 },
+    });
   });
 
   test("an unknown owner is a clear error on the command line, and a publishable key may not read the filter", async () => {

@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   "submissions.erased",
   "submissions.expired",
   "owner.login",
+  "spam.reset",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -28,6 +28,8 @@ export const FILING_AFTER = 20;
 
 /** The learning filter's tables: per owner its counts and hashed tokens, each lesson, and the duplicate rule's recent hashes. */
 export function createFilterRepo(sql: Sql) {
+  // The status and verdict each submission had from the checks, before the duplicate rule's writer.
+  const asChecked = new WeakMap<NewSubmission, { status: NewSubmission["status"]; spam: string | null }>();
   return {
     findFilter: (ownerId: string): Promise<FilterRow | null> =>
       sql.get<FilterRow>("SELECT spam, ham, version, filing_since FROM spam_filters WHERE owner_id = ?", [ownerId]),
@@ -92,16 +94,18 @@ export function createFilterRepo(sql: Sql) {
       return row!;
     },
 
-    /** Forgets everything an owner's filter learned; its version moves on, so every instance's cache reloads. */
-    reset: (ownerId: string): Promise<void> =>
-      sql.transaction(async () => {
-        await sql.run("DELETE FROM spam_tokens WHERE owner_id = ?", [ownerId]);
-        await sql.run("DELETE FROM spam_lessons WHERE owner_id = ?", [ownerId]);
-        await sql.run(
-          "UPDATE spam_filters SET spam = 0, ham = 0, version = version + 1, filing_since = NULL WHERE owner_id = ?",
-          [ownerId],
-        );
-      }),
+    /**
+     * Forgets everything an owner's filter learned (inside the caller's transaction, with its audit
+     * line); its version moves on, so every instance's cache reloads.
+     */
+    async reset(ownerId: string): Promise<void> {
+      await sql.run("DELETE FROM spam_tokens WHERE owner_id = ?", [ownerId]);
+      await sql.run("DELETE FROM spam_lessons WHERE owner_id = ?", [ownerId]);
+      await sql.run(
+        "UPDATE spam_filters SET spam = 0, ham = 0, version = version + 1, filing_since = NULL WHERE owner_id = ?",
+        [ownerId],
+      );
+    },
 
     /** The pipeline's purge: a deleted submission's lesson row goes (its counts stay in the model, as hashes). */
     async forgetLessons(batch: NewSubmission[]): Promise<void> {
@@ -111,26 +115,54 @@ export function createFilterRepo(sql: Sql) {
         ]);
     },
 
-    /** Whether this form saw this digest of fields and visitor after `since`. */
-    seenSince: async (formId: string, digest: string, since: string): Promise<boolean> =>
-      (await sql.get("SELECT 1 AS one FROM spam_recent WHERE form_id = ? AND digest = ? AND seen_at > ?", [
-        formId,
-        digest,
-        since,
-      ])) !== null,
-
-    /** The pipeline's writer for the duplicate rule: each digest with its time; the form's older ones than its window go. */
-    async recordRecent(batch: NewSubmission[]): Promise<void> {
-      for (const s of batch) {
-        if (!s.visitorDigest || s.form.duplicateWindowSeconds === null) continue;
-        await sql.run(
-          `INSERT INTO spam_recent (form_id, digest, seen_at) VALUES (?, ?, ?)
-           ON CONFLICT (form_id, digest) DO UPDATE SET seen_at = excluded.seen_at`,
-          [s.form.id, s.visitorDigest, s.createdAt],
+    /**
+     * The pipeline's writer for the duplicate rule, first in a new submission's transaction: a
+     * submission whose digest of fields and visitor the form saw within its window (committed
+     * before, or earlier in this batch) is filed as spam with the reason `duplicate`, and every
+     * digest is recorded with its time. Decided here rather than in the check, which cannot see the
+     * batch it will join nor a batch committing beside it: the row's lock orders two identical posts
+     * on every engine. Decided afresh on each attempt, so a batch retried item by item keeps no
+     * verdict from a twin that never committed.
+     */
+    async fileDuplicates(batch: NewSubmission[]): Promise<void> {
+      const watched = batch.filter((s) => s.visitorDigest && s.form.duplicateWindowSeconds !== null);
+      // One order of row locks for every transaction (PostgreSQL): by form, then digest.
+      watched.sort((a, b) => (a.form.id + a.visitorDigest! < b.form.id + b.visitorDigest! ? -1 : 1));
+      const oldest = new Map<string, string>();
+      for (const s of watched) {
+        const checked = asChecked.get(s) ?? { status: s.status, spam: s.spam ?? null };
+        asChecked.set(s, checked);
+        s.status = checked.status;
+        s.spam = checked.spam;
+        const since = new Date(Date.parse(s.createdAt) - s.form.duplicateWindowSeconds! * 1000).toISOString();
+        const key = [s.form.id, s.visitorDigest!, s.createdAt];
+        const fresh = await sql.get(
+          "INSERT INTO spam_recent (form_id, digest, seen_at) VALUES (?, ?, ?) ON CONFLICT (form_id, digest) DO NOTHING RETURNING 1 AS one",
+          key,
         );
-        const before = new Date(Date.parse(s.createdAt) - s.form.duplicateWindowSeconds * 1000).toISOString();
-        await sql.run("DELETE FROM spam_recent WHERE form_id = ? AND seen_at < ?", [s.form.id, before]);
+        // Takes the row's lock: a transaction that recorded the same digest meanwhile is waited for,
+        // and its time read once it has committed.
+        const renewed =
+          fresh ??
+          (await sql.get(
+            "UPDATE spam_recent SET seen_at = ? WHERE form_id = ? AND digest = ? AND seen_at <= ? RETURNING 1 AS one",
+            [s.createdAt, s.form.id, s.visitorDigest!, since],
+          ));
+        if (!renewed) {
+          await sql.run("UPDATE spam_recent SET seen_at = ? WHERE form_id = ? AND digest = ?", [
+            s.createdAt,
+            s.form.id,
+            s.visitorDigest!,
+          ]);
+          s.status = "spam";
+          const verdict = (s.spam ? JSON.parse(s.spam) : { score: 0.5, reasons: [] }) as { reasons: string[] };
+          verdict.reasons.push("duplicate");
+          s.spam = JSON.stringify(verdict);
+        }
+        if (!oldest.has(s.form.id) || since < oldest.get(s.form.id)!) oldest.set(s.form.id, since);
       }
+      for (const [formId, before] of oldest)
+        await sql.run("DELETE FROM spam_recent WHERE form_id = ? AND seen_at < ?", [formId, before]);
     },
   };
 }

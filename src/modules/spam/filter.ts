@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import type { ChangeFeed } from "../../db/change-feed";
+import type { Atomically } from "../../db/sql";
 import { addressBucket } from "../../lib/address-bucket";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
-import { isOperator, requireOwnerScope, type Actor } from "../../lib/principal";
+import { auditedAs, isOperator, requireOwnerScope, type Actor } from "../../lib/principal";
+import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { OwnersService } from "../owners/service";
 import type { AfterCommit, SubmitCheck, Verdict } from "../submissions/pipeline";
@@ -31,6 +33,9 @@ export interface FilterDeps {
   owners: OwnersService;
   /** The key of the token hashes (derived from the database's challenge secret). */
   secret: string;
+  /** A reset and its audit line commit together. */
+  atomically: Atomically;
+  audit: AuditService;
 }
 
 /**
@@ -41,7 +46,7 @@ export interface FilterDeps {
  * this process's own lessons update it in place; after another process's commit (the change feed)
  * its version row is read once, and the model loaded again only when it moved.
  */
-export function createSpamFilter({ repo, changes, clock, owners, secret }: FilterDeps) {
+export function createSpamFilter({ repo, changes, clock, owners, secret, atomically, audit }: FilterDeps) {
   const hash = tokenHasher(secret);
   const models = new Map<string, Model>();
   const loading = new Map<string, Promise<Model>>();
@@ -125,21 +130,16 @@ export function createSpamFilter({ repo, changes, clock, owners, secret }: Filte
       const reasons: string[] = [...(candidate.spamReasons ?? []), ...ruleReasons(form, data)];
       const tokens = hash(tokenize(data));
       if (candidate.spamReasons?.includes("honeypot")) candidate.teaches = { label: "spam", tokens };
-      const finish = (model: Model, duplicate: boolean): Verdict => {
-        if (duplicate) reasons.push("duplicate");
+      // The duplicate rule is decided by its writer, in the commit (filter-repo.ts `fileDuplicates`).
+      if (form.duplicateWindowSeconds !== null) candidate.visitorDigest = visitorDigest(candidate.submitter.ip, data);
+      const finish = (model: Model): Verdict => {
         const s = score(model, tokens);
         if (model.spam >= FILING_AFTER && model.ham >= FILING_AFTER && s >= form.spamThreshold) reasons.push("filter");
         candidate.spamVerdict = { score: s, reasons };
         return reasons.length ? "spam" : "accept";
       };
-      let duplicate: Promise<boolean> | null = null;
-      if (form.duplicateWindowSeconds !== null) {
-        const digest = (candidate.visitorDigest = visitorDigest(candidate.submitter.ip, data));
-        duplicate = repo.seenSince(form.id, digest, isoTime(clock.now() - form.duplicateWindowSeconds * 1000));
-      }
       const held = models.get(form.ownerId);
-      if (held?.fresh && !duplicate) return finish(held, false);
-      return Promise.all([held?.fresh ? held : load(form.ownerId), duplicate]).then(([m, d]) => finish(m, d === true));
+      return held?.fresh ? finish(held) : load(form.ownerId).then(finish);
     },
   };
 
@@ -194,10 +194,20 @@ export function createSpamFilter({ repo, changes, clock, owners, secret }: Filte
       return { owner: owner.email, spam, notSpam, filing, filingSince: filing ? (row?.filing_since ?? null) : null };
     },
 
-    /** Forgets everything an owner's filter learned, here at once and in every other process by its version. */
+    /**
+     * Forgets everything an owner's filter learned, here at once and in every other process by its
+     * version; the audit trail records it (`spam.reset`, with the counts it had learned from).
+     */
     async reset(actor: Actor, email?: string): Promise<FilterStatusJson> {
       const owner = await ownerOf(actor, email);
-      await repo.reset(owner.id);
+      await atomically(async () => {
+        const row = await repo.findFilter(owner.id);
+        await repo.reset(owner.id);
+        await audit.record(auditedAs(actor, owner.id), "spam.reset", owner.id, {
+          spam: row?.spam ?? 0,
+          notSpam: row?.ham ?? 0,
+        });
+      });
       epoch += 1;
       models.delete(owner.id);
       return { owner: owner.email, spam: 0, notSpam: 0, filing: false, filingSince: null };

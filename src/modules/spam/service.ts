@@ -1,8 +1,10 @@
 import { createHmac } from "node:crypto";
 import type { Config } from "../../config";
 import type { ChangeFeed } from "../../db/change-feed";
+import type { Atomically } from "../../db/sql";
 import type { Clock } from "../../lib/clock";
 import type { Logger } from "../../lib/log";
+import type { AuditService } from "../audit/service";
 import { type Actor } from "../../lib/principal";
 import type { FormsService } from "../forms/service";
 import type { OwnersService } from "../owners/service";
@@ -26,6 +28,8 @@ export interface SpamDeps {
   filterRepo: FilterRepo;
   changes: ChangeFeed;
   owners: OwnersService;
+  atomically: Atomically;
+  audit: AuditService;
 }
 
 /** The spam checks of the submit pipeline and the proof-of-work challenges they verify, built once per database. */
@@ -39,6 +43,8 @@ export function createSpamService({
   filterRepo,
   changes,
   owners,
+  atomically,
+  audit,
 }: SpamDeps) {
   const pow = createPowService({ repo, challengeSecret, clock, maxCounter: config.powMaxCounter });
   const setting = (provider: CaptchaProvider, secretEnv: string, field: string): CaptchaSetting => ({
@@ -70,6 +76,8 @@ export function createSpamService({
     changes,
     clock,
     owners,
+    atomically,
+    audit,
     secret: createHmac("sha256", challengeSecret).update("formsvc spam filter").digest("base64url"),
   });
 
