@@ -128,12 +128,15 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
     check(candidate): Verdict | Promise<Verdict> {
       const { form, data } = candidate;
       const reasons: string[] = [...(candidate.spamReasons ?? []), ...ruleReasons(form, data)];
-      const tokens = hash(tokenize(data));
-      if (candidate.spamReasons?.includes("honeypot")) candidate.teaches = { label: "spam", tokens };
+      // Tokens are most of the check's cost: made only for a model that has learned something, or a lesson.
+      let tokens: number[] | undefined;
+      const tokensOf = () => (tokens ??= hash(tokenize(data)));
+      if (candidate.spamReasons?.includes("honeypot")) candidate.teaches = { label: "spam", tokens: tokensOf() };
       // The duplicate rule is decided by its writer, in the commit (filter-repo.ts `fileDuplicates`).
       if (form.duplicateWindowSeconds !== null) candidate.visitorDigest = visitorDigest(candidate.submitter.ip, data);
       const finish = (model: Model): Verdict => {
-        const s = score(model, tokens);
+        // A model that has learned nothing scores every submission 0.5, as `score` would find.
+        const s = model.spam + model.ham === 0 ? 0.5 : score(model, tokensOf());
         if (model.spam >= FILING_AFTER && model.ham >= FILING_AFTER && s >= form.spamThreshold) reasons.push("filter");
         candidate.spamVerdict = { score: s, reasons };
         return reasons.length ? "spam" : "accept";
