@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { OPERATOR } from "../src/lib/principal";
 import { startServer } from "../src/server";
 import { loadConfig } from "../src/config";
-import { score, type Counts } from "../src/modules/spam/classifier";
+import { countToken, score, type Counts } from "../src/modules/spam/classifier";
 import { tokenHasher, tokenize } from "../src/modules/spam/tokens";
 import { tempDir } from "../test/helpers/harness";
 import { WORK } from "./harness";
@@ -138,11 +138,7 @@ if (TUNE) {
   const reference = naiveBayes();
   for (const { s, label } of trainSet) {
     model[label] += 1;
-    for (const t of hash(tokenize(s))) {
-      let c = model.tokens.get(t);
-      if (!c) model.tokens.set(t, (c = { spam: 0, ham: 0 }));
-      c[label] += 1;
-    }
+    for (const t of hash(tokenize(s))) countToken(model.tokens, t, label, 1);
     reference.train(s, label);
   }
   const scores = {

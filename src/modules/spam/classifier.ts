@@ -1,8 +1,26 @@
-/** An owner's learned counts: how many messages of each label, and per hashed token how many of each held it. */
+/**
+ * An owner's learned counts: how many messages of each label, and per hashed token how many of each
+ * held it, packed in one number (`packCounts`): a trained owner's model holds hundreds of thousands
+ * of tokens, and a Map of numbers keeps no object per token.
+ */
 export interface Counts {
   spam: number;
   ham: number;
-  tokens: Map<number, { spam: number; ham: number }>;
+  tokens: Map<number, number>;
+}
+
+const SPAM_UNIT = 2 ** 26;
+
+/** A token's spam and ham counts as one number (each below 2^26). */
+export const packCounts = (spam: number, ham: number) => spam * SPAM_UNIT + ham;
+
+/** Adds `by` (1, or -1 to take a lesson back, never below 0) to a token's count of `label`. */
+export function countToken(tokens: Map<number, number>, token: number, label: "spam" | "ham", by: 1 | -1): void {
+  const packed = tokens.get(token) ?? 0;
+  const spam = Math.floor(packed / SPAM_UNIT);
+  const ham = packed - spam * SPAM_UNIT;
+  if (label === "spam") tokens.set(token, packCounts(Math.max(spam + by, 0), ham));
+  else tokens.set(token, packCounts(spam, Math.max(ham + by, 0)));
 }
 
 // SpamBayes' defaults (classifier.py): the strength of the prior belief of 0.5 for a rare token,
@@ -29,11 +47,13 @@ function chi2Q(x2: number, v: number): number {
 }
 
 /** A token's spam probability, Robinson's way: the counts' ratio pulled toward 0.5 while they are few. */
-function tokenProb(c: { spam: number; ham: number }, nspam: number, nham: number): number {
-  const spamRatio = c.spam / Math.max(nspam, 1);
-  const hamRatio = c.ham / Math.max(nham, 1);
+function tokenProb(packed: number, nspam: number, nham: number): number {
+  const spam = Math.floor(packed / SPAM_UNIT);
+  const ham = packed - spam * SPAM_UNIT;
+  const spamRatio = spam / Math.max(nspam, 1);
+  const hamRatio = ham / Math.max(nham, 1);
   const prob = spamRatio + hamRatio === 0 ? UNKNOWN_WORD_PROB : spamRatio / (spamRatio + hamRatio);
-  const n = c.spam + c.ham;
+  const n = spam + ham;
   return (UNKNOWN_WORD_STRENGTH * UNKNOWN_WORD_PROB + n * prob) / (UNKNOWN_WORD_STRENGTH + n);
 }
 
@@ -47,7 +67,7 @@ export function score(model: Counts, tokens: number[]): number {
   const clues: number[] = [];
   for (const t of tokens) {
     const c = model.tokens.get(t);
-    if (!c) continue;
+    if (c === undefined) continue;
     const p = tokenProb(c, model.spam, model.ham);
     if (Math.abs(p - 0.5) >= MIN_PROB_STRENGTH) clues.push(p);
   }

@@ -10,7 +10,7 @@ import type { Form } from "../forms/model";
 import type { OwnersService } from "../owners/service";
 import type { AfterCommit, SubmitCheck, Verdict } from "../submissions/pipeline";
 import type { NewSubmission, StoredSubmission, SubmissionStatus } from "../submissions/model";
-import { score, type Counts } from "./classifier";
+import { countToken, packCounts, score, type Counts } from "./classifier";
 import { FILING_AFTER, type FilterRepo, type FilterRow, type Label } from "./filter-repo";
 import type { FilterStatusJson } from "./model";
 import { ruleReasons } from "./rules";
@@ -76,7 +76,7 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
         fresh: true,
         tokens: new Map(),
       };
-      if (row) for (const t of await repo.listTokens(ownerId)) model.tokens.set(t.token, { spam: t.spam, ham: t.ham });
+      if (row) for (const t of await repo.listTokens(ownerId)) model.tokens.set(t.token, packCounts(t.spam, t.ham));
       if (seen === epoch) {
         if (models.size >= CACHE_LIMIT) models.clear();
         models.set(ownerId, model);
@@ -92,16 +92,8 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
     epoch += 1;
     const m = models.get(ownerId);
     if (!m || m.version !== row.version - 1) return void models.delete(ownerId);
-    if (undo)
-      for (const t of undo.tokens) {
-        const c = m.tokens.get(t);
-        if (c && c[undo.label === "spam" ? "spam" : "ham"] > 0) c[undo.label === "spam" ? "spam" : "ham"] -= 1;
-      }
-    for (const t of tokens) {
-      let c = m.tokens.get(t);
-      if (!c) m.tokens.set(t, (c = { spam: 0, ham: 0 }));
-      c[label === "spam" ? "spam" : "ham"] += 1;
-    }
+    if (undo) for (const t of undo.tokens) countToken(m.tokens, t, undo.label, -1);
+    for (const t of tokens) countToken(m.tokens, t, label, 1);
     m.spam = row.spam;
     m.ham = row.ham;
     m.version = row.version;
