@@ -358,8 +358,8 @@ export interface ServeProcess {
 }
 
 /** Starts `formsvc serve` as a subprocess on a free port and waits for its "listening on" line. */
-export async function spawnServe(db: string, env: Record<string, string> = {}): Promise<ServeProcess> {
-  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", "0"], {
+export async function spawnServe(db: string, env: Record<string, string> = {}, port = 0): Promise<ServeProcess> {
+  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--port", String(port)], {
     env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn", ...env },
     stdout: "pipe",
     stderr: "pipe",
