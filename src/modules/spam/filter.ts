@@ -22,8 +22,10 @@ interface Model extends Counts {
   fresh: boolean;
 }
 
-// Owners whose models are held at once; past it the cache starts again (each reloads on its next submission).
+// Owners whose models are held at once, and their tokens together (about 50 bytes each); past either
+// the cache starts again (each model reloads on its owner's next submission).
 const CACHE_LIMIT = 1000;
+const CACHE_TOKENS = 1_000_000;
 
 export interface FilterDeps {
   repo: FilterRepo;
@@ -78,7 +80,9 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
       };
       if (row) for (const t of await repo.listTokens(ownerId)) model.tokens.set(t.token, packCounts(t.spam, t.ham));
       if (seen === epoch) {
-        if (models.size >= CACHE_LIMIT) models.clear();
+        let held = model.tokens.size;
+        for (const m of models.values()) held += m.tokens.size;
+        if (models.size >= CACHE_LIMIT || held > CACHE_TOKENS) models.clear();
         models.set(ownerId, model);
       }
       return model;
