@@ -1,7 +1,7 @@
 // Issue 32: does a second formsvc instance on one PostgreSQL database add submit throughput? The
 // issue's mix: submits spread over 5 forms of one key, one wrk (2 threads of 32 connections) on
 // core 1 against one instance or one thread to each of two; PostgreSQL and every instance on core 0,
-// as in the PostgreSQL section of bench/run.ts. Deadlocks are read from pg_stat_database around the
+// as in the PostgreSQL section of bench/run.ts; CPU per request of the instances and the cluster from /proc. Deadlocks are read from pg_stat_database around the
 // whole run, once the instances have ended (a backend reports its statistics when it ends).
 //   bun bench/pg-scale.ts [seconds per run (default 5)] [repetitions (default 3)] [--unpinned] [--statements]
 // --unpinned: PostgreSQL, the instances and wrk all free to use both cores (the pinned placement
@@ -17,7 +17,7 @@ import { systemClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/log";
 import { OPERATOR } from "../src/lib/principal";
 import { createServices } from "../src/services";
-import { startServer, wrk, WORK, BUN } from "./harness";
+import { cpuMs, startServer, wrk, WORK, BUN } from "./harness";
 import { startBenchPostgres } from "./postgres";
 import { testPostgres } from "../test/helpers/postgres";
 
@@ -92,14 +92,32 @@ const core = unpinned ? null : 1;
 const before = (await pg.stats()).deadlocks;
 for (const t of targets)
   await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: 2, core });
-const results: Record<string, { rps: number; p99: number; errors: number; requests: number }[]> = {};
+interface Run {
+  rps: number;
+  p99: number;
+  errors: number;
+  requests: number;
+  /** CPU per request, µs: both formsvc instances (the idle one too), and the whole cluster. */
+  formsvcUs: number;
+  postgresUs: number;
+}
+const results: Record<string, Run[]> = {};
+const formsvcCpuMs = () => servers.reduce((ms, s) => ms + cpuMs(s.pid), 0);
 const logged: Record<string, string> = {};
 for (let rep = 0; rep < reps; rep++)
   for (const t of targets) {
     const from = statSync(logFile).size;
+    const [formsvc0, postgres0] = [formsvcCpuMs(), pg.cpuMs()];
     const r = await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: seconds, core });
-    const errors = (r.non2xx ?? 0) + (r.socketErrors ?? 0);
-    (results[t.name] ??= []).push({ rps: r.rps, p99: r.p99, errors, requests: r.requests ?? NaN });
+    const requests = r.requests ?? NaN;
+    (results[t.name] ??= []).push({
+      rps: r.rps,
+      p99: r.p99,
+      errors: (r.non2xx ?? 0) + (r.socketErrors ?? 0),
+      requests,
+      formsvcUs: ((formsvcCpuMs() - formsvc0) * 1000) / requests,
+      postgresUs: ((pg.cpuMs() - postgres0) * 1000) / requests,
+    });
     if (statements) {
       await Bun.sleep(500); // answered requests' last statements (the change feed's publish) reach the log
       logged[t.name] = readFileSync(logFile).subarray(from).toString("utf8");
@@ -123,12 +141,12 @@ if (statements) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const one = median(results["1 instance"]!.map((r) => r.rps));
 console.log(
-  `| submit to 5 forms of one key | req/s (median of ${reps} × ${seconds} s) | p99 ms (median) | non-2xx + socket errors |`,
+  `| submit to 5 forms of one key${unpinned ? " (unpinned)" : ""} | req/s (median of ${reps} × ${seconds} s) | p99 ms (median) | CPU µs/req formsvc + PostgreSQL (median) | non-2xx + socket errors |`,
 );
-console.log("|---|---|---|---|");
+console.log("|---|---|---|---|---|");
 for (const [name, rs] of Object.entries(results))
   console.log(
-    `| ${name} | ${median(rs.map((r) => r.rps)).toFixed(0)} (${rs.map((r) => r.rps.toFixed(0)).join(", ")}) | ${median(rs.map((r) => r.p99)).toFixed(1)} | ${rs.reduce((n, r) => n + r.errors, 0)} |`,
+    `| ${name} | ${median(rs.map((r) => r.rps)).toFixed(0)} (${rs.map((r) => r.rps.toFixed(0)).join(", ")}) | ${median(rs.map((r) => r.p99)).toFixed(1)} | ${median(rs.map((r) => r.formsvcUs)).toFixed(0)} + ${median(rs.map((r) => r.postgresUs)).toFixed(0)} | ${rs.reduce((n, r) => n + r.errors, 0)} |`,
   );
 console.log(
   `\n2 instances / 1: ${(median(results["2 instances"]!.map((r) => r.rps)) / one).toFixed(2)}; deadlocks (pg_stat_database) across the whole run: ${deadlocks}`,
