@@ -26,8 +26,9 @@ process.on("SIGINT", () => process.exit(130));
 
 export const log = (s: string) => process.stderr.write(`${s}\n`);
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-export const pinned = (core: number, cmd: string[]) =>
-  Bun.which("taskset") ? ["taskset", "-c", String(core), ...cmd] : cmd;
+/** `cmd` run on one core (`taskset`), or as it is when `core` is null (free to use every core). */
+export const pinned = (core: number | null, cmd: string[]) =>
+  core !== null && Bun.which("taskset") ? ["taskset", "-c", String(core), ...cmd] : cmd;
 
 export async function freePort(): Promise<number> {
   const s = createServer();
@@ -86,9 +87,10 @@ export async function startServer(
   port: number,
   env: Record<string, string> = {},
   logFile?: string,
+  core: number | null = 0,
 ): Promise<Subprocess> {
   const stdout = logFile ? Bun.file(logFile) : "ignore";
-  const proc = Bun.spawn(pinned(0, cmd), { cwd: ROOT, env: { ...process.env, ...env }, stdout, stderr: "inherit" });
+  const proc = Bun.spawn(pinned(core, cmd), { cwd: ROOT, env: { ...process.env, ...env }, stdout, stderr: "inherit" });
   started.push(proc);
   await waitForPort(port, proc);
   return proc;
@@ -121,7 +123,15 @@ const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 10
  */
 export async function wrk(
   url: string,
-  opts: { script?: string; headers?: string[]; pid?: number; durationS?: number; threads?: number } = {},
+  opts: {
+    script?: string;
+    headers?: string[];
+    pid?: number;
+    durationS?: number;
+    threads?: number;
+    /** wrk's core (default 1); null: free to use every core. */
+    core?: number | null;
+  } = {},
 ): Promise<WrkResult> {
   if (!url.startsWith("http://127.0.0.1:")) throw new Error("benchmarks target 127.0.0.1 only");
   const args = [
@@ -136,7 +146,10 @@ export async function wrk(
   for (const h of opts.headers ?? []) args.push("-H", h);
   if (opts.script) args.push("-s", opts.script);
   const cpu0 = opts.pid ? cpuMs(opts.pid) : 0;
-  const proc = Bun.spawn(pinned(1, [...args, url]), { stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn(pinned(opts.core === undefined ? 1 : opts.core, [...args, url]), {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   let maxRss = 0;
   const sampler = opts.pid ? setInterval(() => (maxRss = Math.max(maxRss, rssMb(opts.pid!))), 200) : undefined;
   const out = await new Response(proc.stdout).text();

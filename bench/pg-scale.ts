@@ -1,23 +1,36 @@
 // Issue 32: does a second formsvc instance on one PostgreSQL database add submit throughput? The
 // issue's mix: submits spread over 5 forms of one key, one wrk (2 threads of 32 connections) on
 // core 1 against one instance or one thread to each of two; PostgreSQL and every instance on core 0,
-// as in the PostgreSQL section of bench/run.ts. Deadlocks are read from pg_stat_database around the
+// as in the PostgreSQL section of bench/run.ts; CPU per request of the instances and the cluster from /proc. Deadlocks are read from pg_stat_database around the
 // whole run, once the instances have ended (a backend reports its statistics when it ends).
-//   bun bench/pg-scale.ts [seconds per run (default 5)] [repetitions (default 3)]
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+//   bun bench/pg-scale.ts [seconds per run (default 5)] [repetitions (default 3)] [--unpinned] [--statements]
+// --unpinned: PostgreSQL, the instances and wrk all free to use both cores (the pinned placement
+// gives the second instance no CPU of its own). --statements: one run of each target with
+// PostgreSQL logging every statement, then what each batch's transaction ran, per submission and
+// per request (the log's cost makes that run's req/s meaningless; only the counts are read).
+import { SQL } from "bun";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { loadConfig } from "../src/config";
 import { openStore } from "../src/db/store";
 import { systemClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/log";
 import { OPERATOR } from "../src/lib/principal";
 import { createServices } from "../src/services";
-import { startServer, wrk, WORK, BUN } from "./harness";
+import { cpuMs, startServer, wrk, WORK, BUN } from "./harness";
 import { startBenchPostgres } from "./postgres";
+import { testPostgres } from "../test/helpers/postgres";
 
-const seconds = Number(process.argv[2] ?? 5);
-const reps = Number(process.argv[3] ?? 3);
-const pg = await startBenchPostgres(0);
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const unpinned = process.argv.includes("--unpinned");
+const statements = process.argv.includes("--statements");
+const seconds = Number(args[0] ?? 5);
+const reps = statements ? 1 : Number(args[1] ?? 3);
+const pg = await startBenchPostgres(unpinned ? null : 0);
+const admin = new SQL({ url: (await testPostgres()).adminUrl, max: 1 });
+const logFile = join(dirname(String((await admin`SHOW data_directory`)[0].data_directory)), "postgres.log");
+// Settings of the database apply to the sessions opened after: the instances' pools, started below.
+if (statements) await admin.unsafe(`ALTER DATABASE "${new URL(pg.url).pathname.slice(1)}" SET log_statement = 'all'`);
 const store = await openStore(pg.url);
 const services = await createServices({
   store,
@@ -38,8 +51,12 @@ await store.close();
 const env = { FORMSVC_DB: pg.url, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "warn" };
 const ports = [3911, 3912];
 const servers = await Promise.all(
-  ports.map((port) => startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, env)),
+  ports.map((port) =>
+    startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, env, undefined, unpinned ? null : 0),
+  ),
 );
+
+mkdirSync(WORK, { recursive: true });
 
 /** A wrk script: thread n to ports[n % ports.length], each request to the next of the 5 forms. */
 function script(name: string, to: number[]): string {
@@ -71,13 +88,40 @@ const targets = [
   { name: "1 instance", script: script("pg-scale-1", [ports[0]!]) },
   { name: "2 instances", script: script("pg-scale-2", ports) },
 ];
+const core = unpinned ? null : 1;
 const before = (await pg.stats()).deadlocks;
-for (const t of targets) await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: 2 });
-const results: Record<string, { rps: number; p99: number; errors: number }[]> = {};
+for (const t of targets)
+  await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: 2, core });
+interface Run {
+  rps: number;
+  p99: number;
+  errors: number;
+  requests: number;
+  /** CPU per request, µs: both formsvc instances (the idle one too), and the whole cluster. */
+  formsvcUs: number;
+  postgresUs: number;
+}
+const results: Record<string, Run[]> = {};
+const formsvcCpuMs = () => servers.reduce((ms, s) => ms + cpuMs(s.pid), 0);
+const logged: Record<string, string> = {};
 for (let rep = 0; rep < reps; rep++)
   for (const t of targets) {
-    const r = await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: seconds });
-    (results[t.name] ??= []).push({ rps: r.rps, p99: r.p99, errors: (r.non2xx ?? 0) + (r.socketErrors ?? 0) });
+    const from = statSync(logFile).size;
+    const [formsvc0, postgres0] = [formsvcCpuMs(), pg.cpuMs()];
+    const r = await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: seconds, core });
+    const requests = r.requests ?? NaN;
+    (results[t.name] ??= []).push({
+      rps: r.rps,
+      p99: r.p99,
+      errors: (r.non2xx ?? 0) + (r.socketErrors ?? 0),
+      requests,
+      formsvcUs: ((formsvcCpuMs() - formsvc0) * 1000) / requests,
+      postgresUs: ((pg.cpuMs() - postgres0) * 1000) / requests,
+    });
+    if (statements) {
+      await Bun.sleep(500); // answered requests' last statements (the change feed's publish) reach the log
+      logged[t.name] = readFileSync(logFile).subarray(from).toString("utf8");
+    }
   }
 for (const s of servers) {
   s.kill("SIGTERM");
@@ -86,17 +130,78 @@ for (const s of servers) {
 await Bun.sleep(1200);
 const deadlocks = (await pg.stats()).deadlocks - before;
 await pg.close();
+await admin.close();
+if (statements) {
+  for (const [name, text] of Object.entries(logged)) {
+    const { requests } = results[name]![0]!;
+    console.log(`\n${name}: ${requests} requests\n${statementTable(text, requests)}`);
+  }
+  process.exit(0);
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const one = median(results["1 instance"]!.map((r) => r.rps));
 console.log(
-  `| submit to 5 forms of one key | req/s (median of ${reps} × ${seconds} s) | p99 ms (median) | non-2xx + socket errors |`,
+  `| submit to 5 forms of one key${unpinned ? " (unpinned)" : ""} | req/s (median of ${reps} × ${seconds} s) | p99 ms (median) | CPU µs/req formsvc + PostgreSQL (median) | non-2xx + socket errors |`,
 );
-console.log("|---|---|---|---|");
+console.log("|---|---|---|---|---|");
 for (const [name, rs] of Object.entries(results))
   console.log(
-    `| ${name} | ${median(rs.map((r) => r.rps)).toFixed(0)} (${rs.map((r) => r.rps.toFixed(0)).join(", ")}) | ${median(rs.map((r) => r.p99)).toFixed(1)} | ${rs.reduce((n, r) => n + r.errors, 0)} |`,
+    `| ${name} | ${median(rs.map((r) => r.rps)).toFixed(0)} (${rs.map((r) => r.rps.toFixed(0)).join(", ")}) | ${median(rs.map((r) => r.p99)).toFixed(1)} | ${median(rs.map((r) => r.formsvcUs)).toFixed(0)} + ${median(rs.map((r) => r.postgresUs)).toFixed(0)} | ${rs.reduce((n, r) => n + r.errors, 0)} |`,
   );
 console.log(
   `\n2 instances / 1: ${(median(results["2 instances"]!.map((r) => r.rps)) / one).toFixed(2)}; deadlocks (pg_stat_database) across the whole run: ${deadlocks}`,
 );
 process.exit(0);
+
+/**
+ * What the log shows: each transaction that inserted submissions (a batch), by statement, per batch
+ * and per submission; and every statement outside those batches per request. Statements are named
+ * by their first words, with numbers and placeholders kept as they are.
+ */
+function statementTable(text: string, requests: number): string {
+  const open = new Map<string, string[]>();
+  const inBatches = new Map<string, number>();
+  const outside = new Map<string, number>();
+  let batches = 0;
+  let submissions = 0;
+  const add = (to: Map<string, number>, k: string) => to.set(k, (to.get(k) ?? 0) + 1);
+  const name = (s: string) =>
+    s
+      .replace(/\s+/g, " ")
+      .replace(/VALUES \(.*$/, "VALUES (…)")
+      .slice(0, 90);
+  for (const m of text.matchAll(/\[(\d+)\] LOG: {2}(?:statement|execute [^:]*): ([^\n]*(?:\n\t[^\n]*)*)/g)) {
+    const [, pid, statement] = m as unknown as [string, string, string];
+    const s = statement.trim();
+    const tx = open.get(pid!);
+    if (/^BEGIN/i.test(s)) open.set(pid!, [s]);
+    else if (tx && /^(COMMIT|ROLLBACK)/i.test(s)) {
+      tx.push(s);
+      open.delete(pid!);
+      const rows = tx.filter((x) => x.startsWith("INSERT INTO submissions"));
+      if (rows.length === 0) for (const x of tx) add(outside, name(x));
+      else {
+        batches += 1;
+        for (const r of rows) submissions += (r.match(/\), \(/g)?.length ?? 0) + 1;
+        for (const x of tx) add(inBatches, name(x));
+      }
+    } else if (tx) tx.push(s);
+    else add(outside, name(s));
+  }
+  const lines = [
+    `${batches} batches, ${submissions} submissions (${(submissions / batches).toFixed(1)} per batch)`,
+    "",
+    "| statement in a batch's transaction | per batch | per submission |",
+    "|---|---|---|",
+  ];
+  const total = [...inBatches.values()].reduce((a, b) => a + b, 0);
+  for (const [k, n] of [...inBatches].sort((a, b) => b[1] - a[1]))
+    lines.push(`| \`${k}\` | ${(n / batches).toFixed(2)} | ${(n / submissions).toFixed(3)} |`);
+  lines.push(`| **all** | **${(total / batches).toFixed(2)}** | **${(total / submissions).toFixed(3)}** |`, "");
+  lines.push("| statement outside the batches | per request |", "|---|---|");
+  const rest = [...outside.values()].reduce((a, b) => a + b, 0);
+  for (const [k, n] of [...outside].sort((a, b) => b[1] - a[1]).slice(0, 12))
+    lines.push(`| \`${k}\` | ${(n / requests).toFixed(3)} |`);
+  lines.push(`| **all** | **${(rest / requests).toFixed(3)}** |`);
+  return lines.join("\n");
+}

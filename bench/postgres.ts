@@ -111,10 +111,10 @@ export function clusterCpuMs(postmasterPid: number): number {
 }
 
 /**
- * Starts the cluster, pins it to `core` (the postmaster and its children now; backends forked later
+ * Starts the cluster, pins it to `core` (null: leaves it free on every core; the postmaster and its children now; backends forked later
  * inherit the postmaster's affinity) and makes the bench's database.
  */
-export async function startBenchPostgres(core: number): Promise<BenchPostgres> {
+export async function startBenchPostgres(core: number | null): Promise<BenchPostgres> {
   const pg = await testPostgres();
   const url = await pg.newDatabase();
   const dbName = new URL(url).pathname.slice(1);
@@ -123,7 +123,7 @@ export async function startBenchPostgres(core: number): Promise<BenchPostgres> {
   const tables = new SQL({ url, max: 1 });
   const [{ data_directory }] = await admin`SHOW data_directory`;
   const postmasterPid = Number(readFileSync(join(data_directory, "postmaster.pid"), "utf8").split("\n")[0]);
-  if (Bun.which("taskset")) {
+  if (core !== null && Bun.which("taskset")) {
     for (const pid of [postmasterPid, ...childrenOf(postmasterPid)]) {
       Bun.spawnSync(["taskset", "-a", "-p", "-c", String(core), String(pid)], { stdout: "ignore", stderr: "ignore" });
     }

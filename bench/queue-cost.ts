@@ -41,9 +41,10 @@ await store.sql.run(
 
 const stages = submitStages(store.sql);
 const writers: [string, (batch: NewSubmission[]) => Promise<unknown>][] = [
+  ["the batch's forms as committed (lookup)", stages.lookup],
   ["rows (submission, idempotency)", stages.rows[0]!],
-  ["counters", stages.tallies[0]!.count],
-  ["rollups", stages.tallies[1]!.count],
+  ["rollups", stages.tallies[0]!.count],
+  ["counters", stages.tallies[1]!.count],
   ["owner notification (off here)", stages.queues[0]!],
   ["autoresponse (throttle + row)", stages.queues[1]!],
   ["confirmation (not a waitlist)", stages.queues[2]!],

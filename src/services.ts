@@ -53,7 +53,8 @@ import { capWriter, closingCheck } from "./modules/submissions/closing";
 import { fieldsCheck } from "./modules/submissions/fields-check";
 import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
-import { createSubmissionsRepo } from "./modules/submissions/repo";
+import { createSubmissionsRepo, formCounters } from "./modules/submissions/repo";
+import { createCommittedForms } from "./modules/submissions/committed-forms";
 import { createSubmissionsService } from "./modules/submissions/service";
 import { clamdScanner } from "./modules/files/clamd";
 import { createFilesRepo } from "./modules/files/repo";
@@ -78,9 +79,12 @@ export const OUTBOX_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
  * are registered in `createServices`.
  */
 export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitStages, "checks" | "hooks"> {
+  // The batch's forms as committed: read once per transaction (lookup), asked by the counters and the queues.
+  const forms = createCommittedForms(sql);
   const submissions = createSubmissionsRepo(sql);
   const outbox = createOutboxRepo(sql);
   return {
+    lookup: forms.read,
     // the duplicate rule, which may file a submission as spam (so before its row); each submission with its
     // status and idempotency key; the proof of work it used; its uploaded files become its
     rows: [
@@ -91,15 +95,15 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
     ],
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
-    tallies: [createAnalyticsRepo(sql).rollups, submissions.counters], // daily and monthly rollups; the forms' counters and waitlist joiners (the hottest rows, locked last)
+    tallies: [createAnalyticsRepo(sql).rollups, formCounters(sql, forms)], // daily and monthly rollups; the forms' counters and waitlist joiners (the hottest rows, locked last)
     limits: [capWriter(sql)], // maxSubmissions, exact: a batch that took a form past it is refused
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.
     queues: [
       queueNotifications(outbox, clock),
       queueAutoresponses(outbox, clock),
-      queueConfirmations(createConfirmationsRepo(sql), outbox, clock),
-      queueWebhooks(createWebhooksRepo(sql), outbox, clock),
+      queueConfirmations(createConfirmationsRepo(sql), forms, outbox, clock),
+      queueWebhooks(forms, outbox, clock),
     ],
     // a deleted submission's outbox rows (and their attempts), whatever their state; its spam lesson (the hashes of its words)
     purges: [outbox.deleteForSubmissions, createFilterRepo(sql).forgetLessons],

@@ -1,8 +1,9 @@
 import { isoTime, type Clock } from "../../lib/clock";
-import type { OutboxRepo } from "../outbox/repo";
+import type { OutboxRepo, QueuedMessage } from "../outbox/repo";
 import type { NewSubmission } from "../submissions/model";
 import type { Form } from "../forms/model";
 import type { ConfirmationsRepo } from "./repo";
+import type { CommittedForms } from "../submissions/committed-forms";
 import { CONFIRMATION_TTL_MS, hashConfirmationToken, newConfirmationToken } from "./token";
 
 /**
@@ -13,25 +14,19 @@ import { CONFIRMATION_TTL_MS, hashConfirmationToken, newConfirmationToken } from
  * Sent whether or not the form's email switch is on: the joiner cannot count without it.
  */
 export const queueConfirmations =
-  (repo: ConfirmationsRepo, outbox: OutboxRepo, clock: Clock) =>
+  (repo: ConfirmationsRepo, forms: CommittedForms, outbox: OutboxRepo, clock: Clock) =>
   async (batch: NewSubmission[]): Promise<number> => {
-    let queued = 0;
-    let forms: Map<string, boolean> | undefined;
+    const messages: QueuedMessage[] = [];
     let now: number | undefined;
     for (const s of batch) {
-      if (s.status !== "inbox" || s.email === null) continue;
-      // The settings as committed, once per form and batch, as the joiners' tally reads them.
-      forms ??= new Map();
-      let wants = forms.get(s.form.id);
-      if (wants === undefined) forms.set(s.form.id, (wants = await repo.wantsConfirmation(s.form.id)));
-      if (!wants) continue;
+      // The settings as committed, read once for the batch, as the joiners' tally reads them.
+      if (s.status !== "inbox" || s.email === null || forms.of(s)?.rule !== "confirmed") continue;
       now ??= clock.now();
       const at = isoTime(now);
       if (!(await repo.needsConfirmation(s.form.id, s.email, at))) continue;
       const token = newConfirmationToken();
       await repo.issue(s.form.id, s.email, hashConfirmationToken(token), at, isoTime(now + CONFIRMATION_TTL_MS));
-      queued += 1;
-      await outbox.insert({
+      messages.push({
         kind: "confirmation",
         formId: s.form.id,
         submissionId: s.id,
@@ -43,7 +38,8 @@ export const queueConfirmations =
         createdAt: at,
       });
     }
-    return queued;
+    await outbox.insertAll(messages);
+    return messages.length;
   };
 
 /**

@@ -11,12 +11,7 @@ export interface Confirmation {
 /** Waitlist confirmations (double opt-in): one per form and address, found by the hash of its token. */
 export function createConfirmationsRepo(sql: Sql) {
   const joiners = createJoiners(sql);
-  /** Whether a form asks its joiners to confirm, as committed (not as cached). */
-  const wantsConfirmation = async (formId: string): Promise<boolean> => (await joiners.rule(formId)) === "confirmed";
-
   return {
-    wantsConfirmation,
-
     /** Whether this address needs a (new) confirmation: none yet, or one that expired unconfirmed. */
     async needsConfirmation(formId: string, email: string, now: string): Promise<boolean> {
       const s = await sql.get<{ expires_at: string; confirmed_at: string | null }>(

@@ -59,24 +59,37 @@ export function createKeysService(
   // Key lookups are cached, and the cache is dropped whenever another process commits
   // (a revocation by the CLI is seen from the next request on).
   const cache = new Map<string, ApiKey | null>();
+  // Reads in progress, shared by every request that misses the cache meanwhile: after a drop (another
+  // instance's commit, every batch on a busy cluster), a key's next requests arrive together, and
+  // one statement serves them all (as the forms' cache does).
+  const loading = new Map<string, Promise<ApiKey | null>>();
   const lastTouched = new Map<string, number>();
-  // Counts the drops: a key read before a drop (a revocation) may be older than it, so it is not cached.
+  // Counts the drops: a key read before a drop (a revocation) may be older than it, so it is not
+  // cached, and a request after the drop starts a read of its own.
   let drops = 0;
   const clear = () => {
     drops += 1;
     cache.clear();
+    loading.clear();
   };
   changes.onChange(clear);
 
-  /** The key with this hash as stored (null when there is none), cached unless something was dropped while it was read. */
-  const load = async (hash: string): Promise<ApiKey | null> => {
+  /** The key with this hash as stored (null when there is none; one read for all who ask meanwhile), cached unless something was dropped while it was read. */
+  const load = (hash: string): Promise<ApiKey | null> => {
+    const inFlight = loading.get(hash);
+    if (inFlight) return inFlight;
     const seen = drops;
-    const key = await repo.findKeyByHash(hash);
-    if (seen === drops) {
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(hash, key);
-    }
-    return key;
+    const read = repo.findKeyByHash(hash).finally(() => {
+      if (loading.get(hash) === read) loading.delete(hash);
+    });
+    loading.set(hash, read);
+    return read.then((key) => {
+      if (seen === drops) {
+        if (cache.size >= CACHE_LIMIT) cache.clear();
+        cache.set(hash, key);
+      }
+      return key;
+    });
   };
 
   /** A 400 naming the bound forms that are not this owner's (or when there is no such owner yet); `named` is who the caller may be told owns them. */

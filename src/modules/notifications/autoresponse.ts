@@ -2,7 +2,7 @@ import { isoTime, type Clock } from "../../lib/clock";
 import { renderHtml, renderText } from "../../lib/template";
 import type { NewSubmission } from "../submissions/model";
 import { oneLine, type MailMessage } from "../outbox/message";
-import type { OutboxRepo, OutboxRow } from "../outbox/repo";
+import type { OutboxRepo, OutboxRow, QueuedMessage } from "../outbox/repo";
 
 /** At most one autoresponse per address and form in this window. */
 export const AUTORESPONSE_WINDOW_MS = 60 * 60 * 1000;
@@ -20,7 +20,7 @@ const wantsAutoresponse = (s: NewSubmission) =>
 export const queueAutoresponses =
   (repo: OutboxRepo, clock: Clock) =>
   async (batch: NewSubmission[]): Promise<number> => {
-    let queued = 0;
+    const messages: QueuedMessage[] = [];
     let now: number | undefined;
     const owners = new Map<string, string | null>();
     for (const s of batch) {
@@ -29,8 +29,7 @@ export const queueAutoresponses =
       if (!(await repo.takeAutoresponseSlot(s.form.id, s.email!, isoTime(now), isoTime(now - AUTORESPONSE_WINDOW_MS))))
         continue;
       if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerEmail(s.form.ownerId));
-      queued += 1;
-      await repo.insert({
+      messages.push({
         kind: "autoresponse",
         formId: s.form.id,
         submissionId: s.id,
@@ -44,7 +43,8 @@ export const queueAutoresponses =
         createdAt: isoTime(now),
       });
     }
-    return queued;
+    await repo.insertAll(messages);
+    return messages.length;
   };
 
 /** The autoresponse of a queued row: its templates filled from the submission's data, escaped in the HTML part. */

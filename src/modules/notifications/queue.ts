@@ -1,7 +1,7 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import type { Form } from "../forms/model";
 import type { NewSubmission } from "../submissions/model";
-import type { OutboxRepo } from "../outbox/repo";
+import type { OutboxRepo, QueuedMessage } from "../outbox/repo";
 
 /** An inbox submission to a form whose owner asked to be emailed about each one (spam never is; a daily form's come in its digest). */
 export const wantsNotification = (s: NewSubmission) =>
@@ -30,7 +30,7 @@ export const recipientsOf = (form: Form, owner: string | null | undefined): stri
 export const queueNotifications =
   (repo: OutboxRepo, clock: Clock) =>
   async (batch: NewSubmission[]): Promise<number> => {
-    let queued = 0;
+    const messages: QueuedMessage[] = [];
     const owners = new Map<string, string | null>();
     let now: string | undefined;
     for (const s of batch) {
@@ -46,8 +46,7 @@ export const queueNotifications =
       };
       const text = JSON.stringify(payload);
       for (const recipient of recipients) {
-        queued += 1;
-        await repo.insert({
+        messages.push({
           kind: "notification",
           formId: s.form.id,
           submissionId: s.id,
@@ -61,5 +60,6 @@ export const queueNotifications =
         });
       }
     }
-    return queued;
+    await repo.insertAll(messages);
+    return messages.length;
   };

@@ -13,7 +13,8 @@ import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
  * for what writes, `createServices` for checks and hooks), and made into one `SubmitPipeline`:
  * 1. checks, before the commit, once the form is found and owned: each accepts, rejects with an
  *    error (nothing is stored), or marks the submission as spam (stored, counted nowhere);
- * 2. writers, inside the batch's one transaction: the rows, then the queues of what goes out for
+ * 2. writers, inside the batch's one transaction, after one read of its forms as committed
+ *    (`lookup`, which the writers then ask): the rows, then the queues of what goes out for
  *    an inbox submission (outbox rows), then the tallies of the inbox (rollups, counters) and the
  *    limits. The tallies update rows every batch of a form shares, so they come last, and each
  *    writer sees the batch sorted by form and email: rows shared with another instance's batch are
@@ -28,6 +29,8 @@ import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
  */
 export interface SubmitStages {
   checks: SubmitCheck[];
+  /** Runs first in every transaction through the pipeline: reads what the writers need of the batch's forms as committed (committed-forms.ts). */
+  lookup: BatchWriter<NewSubmission>;
   /** What a new submission writes first: its row, and what must be stored with it or not at all. */
   rows: BatchWriter<NewSubmission>[];
   /** Writes the status each submission carries (a move into or out of the inbox). */
@@ -85,7 +88,7 @@ export type SubmitPipeline = ReturnType<typeof createSubmitPipeline>;
  */
 export function createSubmitPipeline(
   sql: Sql,
-  { checks, rows, setStatuses, deleteRows, tallies, limits, queues, purges, hooks }: SubmitStages,
+  { checks, lookup, rows, setStatuses, deleteRows, tallies, limits, queues, purges, hooks }: SubmitStages,
 ) {
   const counts = tallies.map((t) => t.count);
   const uncounts = tallies.map((t) => t.uncount);
@@ -110,6 +113,7 @@ export function createSubmitPipeline(
       sql,
       async (arrived: NewSubmission[]) => {
         const batch = lockOrder(arrived);
+        await lookup(batch);
         await writeAll(rows, batch);
         const queued = await queue(batch);
         await writeAll(counts, batch);
@@ -130,6 +134,7 @@ export function createSubmitPipeline(
       const tx: PipelineTransaction = {
         async move(arrived, to) {
           const batch = lockOrder(arrived);
+          await lookup(batch);
           await setStatuses(batch);
           if (to === "inbox") {
             await writeAll(counts, batch);
@@ -141,6 +146,7 @@ export function createSubmitPipeline(
         },
         async delete(arrived) {
           const batch = lockOrder(arrived);
+          await lookup(batch);
           await deleteRows(batch);
           await writeAll(purges, batch);
           const inbox = batch.filter((s) => s.status === "inbox");

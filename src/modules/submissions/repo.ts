@@ -3,7 +3,9 @@ import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
 import { jsonRows } from "../../db/postgres/deltas";
 import { createJoiners } from "../waitlist/joiners";
+import type { CommittedForm, CommittedForms } from "./committed-forms";
 import type { NewSubmission, StoredSubmission, SubmissionStatus } from "./model";
+import type { Tally } from "./pipeline";
 
 interface Row {
   id: string;
@@ -52,39 +54,58 @@ const BUMP_COUNTERS =
   "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?";
 const APPEND_COUNTS = `INSERT INTO form_count_deltas (form_id, submissions) SELECT form_id, submissions FROM ${jsonRows("form_id text, submissions integer")}`;
 
-export function createSubmissionsRepo(sql: Sql) {
+/**
+ * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for waitlists,
+ * joiners (the rule is waitlist/joiners.ts's, as `forms` read it in the batch's transaction).
+ * `count` takes a batch's inbox submissions in; `uncount` takes submissions that leave the inbox
+ * (moved or deleted) out again.
+ */
+export function formCounters(sql: Sql, forms: CommittedForms): Tally {
   const joiners = createJoiners(sql);
-  const newestFirst = keysetQuery<Row>(sql, SELECT, "newest");
-  const oldestFirst = keysetQuery<Row>(sql, SELECT, "oldest");
 
   /**
-   * Adds `sign` × each submission to its form's counters: every joiner row first, then each form's
-   * counters once, in the batch's order (pipeline.ts `lockOrder`). On PostgreSQL a form's
-   * submissions are appended as one delta row (db/postgres/deltas.ts), locking nothing another
-   * batch waits for, except where its row must be held until the commit: a waitlist (its joiners
-   * counted against the rows of this batch) and a form with a `maxSubmissions` (capWriter's exact
-   * cap). SQLite's one writer updates the row.
+   * Adds `sign` × each submission to its form's counters: every form's joiners first (one
+   * statement for a form's new ones), then each form's counters once, in the batch's order
+   * (pipeline.ts `lockOrder`). On PostgreSQL a form's submissions are appended as one delta row
+   * (db/postgres/deltas.ts), locking nothing another batch waits for, except where its row must be
+   * held until the commit: a waitlist (its joiners counted against the rows of this batch) and a
+   * form with a `maxSubmissions` (capWriter's exact cap). SQLite's one writer updates the row.
    */
   async function bump(batch: NewSubmission[], sign: 1 | -1): Promise<void> {
     if (batch.length === 0) return;
-    const forms = await joiners.rules([...new Set(batch.map((s) => s.form.id))]);
-    const counts = new Map<string, { submissions: number; joiners: number }>();
+    const byForm = new Map<string, { form: CommittedForm | null; emails: (string | null)[]; joined: number }>();
     for (const s of batch) {
-      let c = counts.get(s.form.id);
-      if (!c) counts.set(s.form.id, (c = { submissions: 0, joiners: 0 }));
-      c.submissions += sign;
-      const rule = forms.get(s.form.id)?.rule ?? "none";
-      if (await (sign > 0 ? joiners.join : joiners.leave)(s.form.id, rule, s.email)) c.joiners += sign;
+      const f = byForm.get(s.form.id);
+      if (f) f.emails.push(s.email);
+      else byForm.set(s.form.id, { form: forms.of(s), emails: [s.email], joined: 0 });
+    }
+    for (const [formId, f] of byForm) {
+      const rule = f.form?.rule ?? "none";
+      if (sign > 0) f.joined = await joiners.joinAll(formId, rule, f.emails);
+      else for (const email of f.emails) if (await joiners.leave(formId, rule, email)) f.joined -= 1;
     }
     const deltas: { form_id: string; submissions: number }[] = [];
-    for (const [formId, c] of counts) {
-      const form = forms.get(formId);
+    for (const [formId, { form, emails, joined }] of byForm) {
       if (sql.engine === "postgres" && form && form.rule === "none" && !form.capped)
-        deltas.push({ form_id: formId, submissions: c.submissions });
-      else await sql.run(BUMP_COUNTERS, [c.submissions, c.joiners, formId]);
+        deltas.push({ form_id: formId, submissions: sign * emails.length });
+      else await sql.run(BUMP_COUNTERS, [sign * emails.length, joined, formId]);
     }
     if (deltas.length > 0) await sql.run(APPEND_COUNTS, [JSON.stringify(deltas)]);
   }
+
+  return {
+    count: (batch: NewSubmission[]) =>
+      bump(
+        batch.filter((s) => s.status === "inbox"),
+        1,
+      ),
+    uncount: (batch: NewSubmission[]) => bump(batch, -1),
+  };
+}
+
+export function createSubmissionsRepo(sql: Sql) {
+  const newestFirst = keysetQuery<Row>(sql, SELECT, "newest");
+  const oldestFirst = keysetQuery<Row>(sql, SELECT, "oldest");
 
   return {
     /** The submit pipeline's writer of rows: each submission with its status, and its idempotency key. Runs inside the batch's transaction. */
@@ -114,20 +135,6 @@ export function createSubmissionsRepo(sql: Sql) {
     /** Sets each submission's status to the one it carries (a move into or out of spam). */
     async setStatuses(batch: NewSubmission[]): Promise<void> {
       for (const s of batch) await sql.run("UPDATE submissions SET status = ? WHERE id = ?", [s.status, s.id]);
-    },
-
-    /**
-     * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for
-     * waitlists, joiners (the rule is waitlist/joiners.ts's). `count` takes a batch's inbox
-     * submissions in; `uncount` takes submissions that leave the inbox (moved or deleted) out again.
-     */
-    counters: {
-      count: (batch: NewSubmission[]) =>
-        bump(
-          batch.filter((s) => s.status === "inbox"),
-          1,
-        ),
-      uncount: (batch: NewSubmission[]) => bump(batch, -1),
     },
 
     async findIdempotentResponse(formId: string, key: string): Promise<string | null> {

@@ -6,8 +6,12 @@ export type JoinerRule = "none" | "all" | "confirmed";
 const FORM_TYPE = "SELECT form_type, double_opt_in FROM forms WHERE id = ?";
 const CONFIRMED =
   "SELECT 1 AS one FROM waitlist_confirmations WHERE form_id = ? AND email = ? AND confirmed_at IS NOT NULL";
-const ADD_JOINER = "INSERT INTO waitlist_joiners (form_id, email) VALUES (?, ?) ON CONFLICT DO NOTHING";
-const JOIN_AGAIN = "UPDATE waitlist_joiners SET submissions = submissions + 1 WHERE form_id = ? AND email = ?";
+// A batch's emails for one form in a statement per JOINERS_PER_UPSERT: on PostgreSQL each statement is a round trip.
+const JOINERS_PER_UPSERT = 64;
+const upsertJoiners = (n: number) =>
+  `INSERT INTO waitlist_joiners (form_id, email, submissions) VALUES ${Array(n).fill("(?, ?, ?)").join(", ")}
+   ON CONFLICT (form_id, email) DO UPDATE SET submissions = waitlist_joiners.submissions + excluded.submissions
+   RETURNING email, submissions`;
 const LEAVE_ONCE =
   "UPDATE waitlist_joiners SET submissions = submissions - 1 WHERE form_id = ? AND email = ? AND submissions > 1";
 const REMOVE_JOINER = "DELETE FROM waitlist_joiners WHERE form_id = ? AND email = ?";
@@ -32,37 +36,32 @@ export function createJoiners(sql: Sql) {
     rule,
 
     /**
-     * How each of these forms counts joiners, and whether it has a `maxSubmissions`, as committed;
-     * one statement for a batch's forms (a form not found is missing from the map).
+     * A form's inbox submissions with these emails (null: none) come in: how many joiners more the
+     * form counts. One statement adds every email's submissions (the rows in email order, as the
+     * batch locks them) and tells which emails are new: their row holds just this batch's count.
      */
-    async rules(formIds: string[]): Promise<Map<string, { rule: JoinerRule; capped: boolean }>> {
-      const rows = await sql.all<{
-        id: string;
-        form_type: string;
-        double_opt_in: number;
-        max_submissions: number | null;
-      }>(
-        "SELECT id, form_type, double_opt_in, max_submissions FROM forms WHERE id IN (SELECT value FROM json_each(?))",
-        [JSON.stringify(formIds)],
-      );
-      return new Map(
-        rows.map((f) => [
-          f.id,
-          {
-            rule: joinerRuleOf({ formType: f.form_type, doubleOptIn: f.double_opt_in === 1 }),
-            capped: f.max_submissions !== null,
-          },
-        ]),
-      );
-    },
-
-    /** An inbox submission with this email (or none) comes in: whether the form counts one joiner more. */
-    async join(formId: string, rule: JoinerRule, email: string | null): Promise<boolean> {
-      if (rule === "none") return false;
-      // A new joiner: no email (each counts once), or an email this waitlist has not had before.
-      const added = email !== null && (await sql.run(ADD_JOINER, [formId, email])) === 1;
-      if (email !== null && !added) await sql.run(JOIN_AGAIN, [formId, email]);
-      return rule === "all" ? email === null || added : added && (await isConfirmed(formId, email!));
+    async joinAll(formId: string, rule: JoinerRule, emails: (string | null)[]): Promise<number> {
+      if (rule === "none") return 0;
+      const counts = new Map<string, number>();
+      for (const e of emails) if (e !== null) counts.set(e, (counts.get(e) ?? 0) + 1);
+      const sorted = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const added: string[] = [];
+      for (let i = 0; i < sorted.length; i += JOINERS_PER_UPSERT) {
+        const chunk = sorted.slice(i, i + JOINERS_PER_UPSERT);
+        const rows = await sql.all<{ email: string; submissions: number }>(
+          upsertJoiners(chunk.length),
+          chunk.flatMap(([email, n]) => [formId, email, n]),
+        );
+        for (const r of rows) if (Number(r.submissions) === counts.get(r.email)) added.push(r.email);
+      }
+      if (rule === "all") return added.length + emails.filter((e) => e === null).length;
+      if (added.length === 0) return 0;
+      return (
+        await sql.all(
+          "SELECT email FROM waitlist_confirmations WHERE form_id = ?1 AND email IN (SELECT value FROM json_each(?2)) AND confirmed_at IS NOT NULL",
+          [formId, JSON.stringify(added)],
+        )
+      ).length;
     },
 
     /** An inbox submission with this email (or none) leaves the inbox: whether the form counts one joiner less (the email's last one went). */

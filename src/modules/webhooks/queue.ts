@@ -1,29 +1,27 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import type { OutboxRepo } from "../outbox/repo";
+import type { OutboxRepo, QueuedMessage } from "../outbox/repo";
+import type { CommittedForms } from "../submissions/committed-forms";
 import type { NewSubmission } from "../submissions/model";
-import type { WebhooksRepo } from "./repo";
 
 /**
  * The submit pipeline's writer of webhook deliveries, inside the batch's transaction: one outbox
  * row per inbox submission and enabled webhook of its form (spam goes nowhere), each with the
- * `webhook-id` it keeps across retries and replays. A form's webhooks are read once per batch.
+ * `webhook-id` it keeps across retries and replays. The webhooks are those the batch's one read
+ * of its forms found (committed-forms.ts).
  */
 export const queueWebhooks =
-  (repo: WebhooksRepo, outbox: OutboxRepo, clock: Clock) =>
+  (forms: CommittedForms, outbox: OutboxRepo, clock: Clock) =>
   async (batch: NewSubmission[]): Promise<number> => {
-    let queued = 0;
-    const hooks = new Map<string, { id: string; url: string }[]>();
+    const messages: QueuedMessage[] = [];
     let now: string | undefined;
     for (const s of batch) {
       if (s.status !== "inbox") continue;
-      let of = hooks.get(s.form.id);
-      if (!of) hooks.set(s.form.id, (of = await repo.enabledWebhooksOfForm(s.form.id)));
+      const of = forms.of(s)?.webhooks ?? [];
       if (of.length === 0) continue;
       now ??= isoTime(clock.now());
       for (const hook of of) {
-        queued += 1;
-        await outbox.insert({
+        messages.push({
           kind: "webhook",
           formId: s.form.id,
           submissionId: s.id,
@@ -39,5 +37,6 @@ export const queueWebhooks =
         });
       }
     }
-    return queued;
+    await outbox.insertAll(messages);
+    return messages.length;
   };

@@ -44,12 +44,6 @@ export function createWebhooksRepo(sql: Sql) {
         )
       ).map(toWebhook);
     },
-    /** The webhooks a new event of this form goes to; read inside the submission's transaction. */
-    enabledWebhooksOfForm: (formId: string) =>
-      sql.all<{ id: string; url: string }>(
-        "SELECT id, url FROM webhooks WHERE form_id = ? AND enabled = 1 ORDER BY created_at, id",
-        [formId],
-      ),
     async deleteWebhook(id: string): Promise<void> {
       await sql.run("DELETE FROM webhooks WHERE id = ?", [id]);
     },
