@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { OPERATOR } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
 import { cliJson, seedForm, seedOwner } from "../helpers/harness";
+import { keptCounts, recount } from "../helpers/recount";
 
 const server = useServer();
 const owner = server.seed("owner@example.com", { name: "Launch", formType: "waitlist", usersJoinedEnabled: true });
@@ -27,6 +28,27 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
     const form = await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key });
     expect(form.body.usersJoinedSettings).toEqual({ enabled: true, count: 5 });
     expect(form.body.submissionCount).toBe(7);
+  });
+
+  test("one address joining many times at once (one batch) is one joiner holding every submission, as a recount finds", async () => {
+    const { id: form } = await seedForm(server, "owner@example.com", {
+      name: "Rush",
+      formType: "waitlist",
+      usersJoinedEnabled: true,
+    });
+    const answers = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => join({ email: i % 2 ? "dee@example.com" : "DEE@example.com" }, form)),
+      join({ email: "eve@example.com" }, form),
+      join({ email: "eve@example.com" }, form),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect((await joined(form)).body).toEqual({ usersJoined: 2 });
+    const kept = await keptCounts(server, form);
+    expect(kept.joiners).toEqual([
+      { email: "dee@example.com", submissions: 8 },
+      { email: "eve@example.com", submissions: 2 },
+    ]);
+    expect(kept).toEqual(await recount(server, form));
   });
 
   test("answers 0 while the counter is off, and the count again when it is back on", async () => {
