@@ -10,6 +10,7 @@ import {
   FormCreateSchema,
   FormPatchSchema,
   FormSchema,
+  formJsonText,
   toFormJson,
   WRITABLE_SETTINGS,
   type FormPatchBody,
@@ -76,7 +77,12 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
       )
       .get(
         "/forms/:formId",
-        async ({ params, principal }) => toFormJson(await forms.formFor(principal, params.formId)),
+        async ({ params, principal, set }) => {
+          const text = formJsonText(await forms.formFor(principal, params.formId));
+          // What Elysia's Response.json would say for the object.
+          set.headers["content-type"] = "application/json;charset=utf-8";
+          return text;
+        },
         {
           auth: noBody("secret"),
           params: FormIdParams,

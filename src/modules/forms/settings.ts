@@ -1193,6 +1193,17 @@ export type FormJson = ElysiaStatic<typeof FormSchema>;
 /** Get Form's answer for a form. */
 export const toFormJson = (form: Form): FormJson => shownForm(form) as FormJson;
 
+// Keyed by the form object: a cached form is replaced by a new object whenever it changes (edits,
+// counted submissions, another process's commit), never changed in place, so its text cannot go stale.
+const formTexts = new WeakMap<Form, string>();
+
+/** Get Form's answer for a form as JSON text, built once per form object (GET /forms/{formId} is a dashboard's poll). */
+export function formJsonText(form: Form): string {
+  let text = formTexts.get(form);
+  if (text === undefined) formTexts.set(form, (text = JSON.stringify(shownForm(form))));
+  return text;
+}
+
 const { name: nameInput, ...settingInputs } = inputProperties;
 
 /** `POST /forms`: a new form's settings, as Get Form shows them; only `name` is required. Read-only fields (id, counts, times) are refused. */
