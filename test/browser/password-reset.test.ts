@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { PASSWORD } from "../helpers/accounts";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser";
+import { logIn } from "../helpers/dashboard";
 import { runCliAsync, spawnServe, tempDir } from "../helpers/harness";
 import { freePort, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 
@@ -35,11 +36,21 @@ test("a forgotten password is reset from the login page through the emailed link
   );
   try {
     const { page, errors, close } = await browser.newPage({ locale: "en-GB" });
-    await page.goto(`${serve.url}/dashboard#/login`);
-    await page.getByRole("link", { name: "Forgot your password?" }).click();
-    await page.getByLabel("Email").fill("ada@example.com");
-    await page.getByRole("button", { name: "Send the link" }).click();
-    await page.getByRole("status").waitFor();
+    // A page's POST has been seen to never leave Chromium after many other browser tests in one run
+    // (see test/helpers/dashboard.ts logIn): a person would ask again from a fresh load, and so do we,
+    // once. Asking twice sends one email: the second is within the address's 5 minutes.
+    for (let attempt = 1; ; attempt++) {
+      await page.goto(`${serve.url}/dashboard#/login`);
+      await page.getByRole("link", { name: "Forgot your password?" }).click();
+      await page.getByLabel("Email").fill("ada@example.com");
+      await page.getByRole("button", { name: "Send the link" }).click();
+      try {
+        await page.getByRole("status").waitFor({ timeout: attempt === 1 ? 5_000 : 10_000 });
+        break;
+      } catch (e) {
+        if (attempt === 2) throw e;
+      }
+    }
     const [mail] = await smtp.waitFor(1);
     expect(mail!.to).toMatchObject({ text: "ada@example.com" });
     const link = /(http:\/\/127\.0\.0\.1:\d+\/dashboard\/reset\?token=\S+)/.exec(mail!.text ?? "")![1]!;
@@ -50,10 +61,7 @@ test("a forgotten password is reset from the login page through the emailed link
     await screenshot(page, "password-reset");
     await page.getByRole("button", { name: "Set the new password" }).click();
     await page.getByText("Your password is set.").waitFor();
-    await page.getByLabel("Email").fill("ada@example.com");
-    await page.getByLabel("Password").fill(NEW_PASSWORD);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Forms" }).first().waitFor();
+    await logIn(page, serve.url, "ada@example.com", NEW_PASSWORD);
     // Before a login the dashboard asks who is logged in: the browser logs those 401s, and nothing else.
     expect(errors.filter((e) => !e.includes("status of 401"))).toEqual([]);
 
