@@ -148,7 +148,8 @@ export function createBackups(deps: BackupsDeps) {
 
   async function make(): Promise<BackupMade> {
     refuseOnPostgres();
-    const at = clock.now();
+    // To the second, as its name: `create` answers the same time `backups list` reads back from the name.
+    const at = Math.floor(clock.now() / 1000) * 1000;
     const name = nameFor(at);
     // Beside the live database: the same disk has room for a copy of it, and the same privacy.
     const scratch = join(
