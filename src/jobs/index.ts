@@ -7,7 +7,7 @@ import type { Job } from "./scheduler";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Every background job `serve` runs. */
-export function createJobs(services: Services): Job[] {
+export function createJobs(services: Services, engine: "sqlite" | "postgres" = "sqlite"): Job[] {
   return [
     {
       name: "expire-idempotency-keys",
@@ -80,14 +80,19 @@ export function createJobs(services: Services): Job[] {
       schedule: "0 */15 * * * *",
       run: async () => void (await services.files.removeUnattached()),
     },
-    {
-      name: "fold-counter-deltas",
-      // PostgreSQL: keeps the deltas that every count read adds up few; again at once while a fold finds a full load.
-      schedule: "* * * * * *",
-      run: async () => {
-        while ((await services.foldTallies()) >= FORMS_PER_FOLD);
-      },
-    },
+    // PostgreSQL only (SQLite has no deltas): keeps the deltas that every count read adds up few; again at
+    // once while a fold finds a full load.
+    ...(engine === "postgres"
+      ? [
+          {
+            name: "fold-counter-deltas",
+            schedule: "* * * * * *",
+            run: async () => {
+              while ((await services.foldTallies()) >= FORMS_PER_FOLD);
+            },
+          },
+        ]
+      : []),
     {
       name: "delete-expired-confirmations",
       schedule: "0 23 * * * *",

@@ -53,9 +53,6 @@ export const submissions = {
     `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
   /** What the owner's spam filter has learned from the marks. */
   spamFilter: (): Promise<SpamFilterStatus> => client.spamFilter(),
-  /** A file's owner download (the session cookie is its key): the href of its link and the src of its thumbnail. */
-  fileUrl: (formId: string, id: string, fileId: string) =>
-    `/api/v1/forms/${enc(formId)}/submissions/${enc(id)}/files/${enc(fileId)}`,
 };
 
 export const notifications = {

@@ -2,6 +2,7 @@
 // (src/modules/forms/settings.ts, a type-only import: nothing of the server enters the bundle),
 // so a setting added there without a control here fails the type check.
 import type { SettingKey } from "../../modules/forms/settings";
+import { DEFAULT_FILES } from "../../modules/files/refs";
 import { FORM_TYPES } from "./form-types";
 import { setAt, valueAt } from "../../lib/dotted-path";
 
@@ -261,24 +262,7 @@ export const CONTROLS: Record<SettingKey, Control> = {
     label: "Take file uploads",
     help: "Files come in multipart/form-data posts; each file's type is judged by its bytes, never its name.",
     section: "Fields",
-    fallback: {
-      maxFileBytes: 10 * 1024 * 1024,
-      maxFiles: 5,
-      maxTotalBytes: 25 * 1024 * 1024,
-      types: [
-        "image/*",
-        "application/pdf",
-        "text/plain",
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-        "application/vnd.oasis.opendocument.text",
-        "application/vnd.oasis.opendocument.spreadsheet",
-        "application/vnd.oasis.opendocument.presentation",
-        "application/x-cfb",
-        "application/rtf",
-      ],
-    },
+    fallback: DEFAULT_FILES,
   },
   paused: {
     kind: "checkbox",

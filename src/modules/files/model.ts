@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { UnknownField } from "../../http/schemas";
+import { DEFAULT_FILES } from "./refs";
 
 /** A form's `files` setting: how many files a submission may carry, how large, and of which types (sniffed from their bytes). */
 export interface FilesSetting {
@@ -10,26 +11,6 @@ export interface FilesSetting {
   /** MIME types (`application/pdf`) or whole families (`image/*`). */
   types: string[];
 }
-
-/** Office documents as `file-type` names them: OOXML, OpenDocument, and the older compound-file formats. */
-const OFFICE_TYPES = [
-  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-  "application/vnd.oasis.opendocument.text",
-  "application/vnd.oasis.opendocument.spreadsheet",
-  "application/vnd.oasis.opendocument.presentation",
-  "application/x-cfb",
-  "application/rtf",
-];
-
-/** What `files: {}` (or the dashboard's switch) turns on: 10 MiB a file, 5 files, 25 MiB in all; images, PDF, plain text, Office documents. */
-export const DEFAULT_FILES: FilesSetting = {
-  maxFileBytes: 10 * 1024 * 1024,
-  maxFiles: 5,
-  maxTotalBytes: 25 * 1024 * 1024,
-  types: ["image/*", "application/pdf", "text/plain", ...OFFICE_TYPES],
-};
 
 /** The most files one submission may carry, whatever a form says: far past any form, well short of a flood of parts. */
 export const MAX_FILES_CAP = 100;
@@ -108,4 +89,4 @@ export const normalizeFiles = (v: FilesInput): FilesSetting | null =>
 export const typeAllowed = (type: string, types: string[]) =>
   types.some((allowed) => allowed === type || (allowed.endsWith("/*") && type.startsWith(allowed.slice(0, -1))));
 
-export { downloadPath, filesOf, humanSize, isFileRef, type FileLinker, type FileRef } from "./refs";
+export { DEFAULT_FILES, downloadPath, filesOf, humanSize, isFileRef, type FileLinker, type FileRef } from "./refs";

@@ -56,3 +56,23 @@ export function humanSize(bytes: number): string {
 /** The owner's download path of a submission's file (secret key or session). */
 export const downloadPath = (formId: string, submissionId: string, fileId: string) =>
   `/api/v1/forms/${encodeURIComponent(formId)}/submissions/${encodeURIComponent(submissionId)}/files/${encodeURIComponent(fileId)}`;
+
+/** Office documents as `file-type` names them: OOXML, OpenDocument, and the older compound-file formats. */
+const OFFICE_TYPES = [
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  "application/vnd.oasis.opendocument.text",
+  "application/vnd.oasis.opendocument.spreadsheet",
+  "application/vnd.oasis.opendocument.presentation",
+  "application/x-cfb",
+  "application/rtf",
+];
+
+/** What `files: {}` (or the dashboard's switch) turns on: 10 MiB a file, 5 files, 25 MiB in all; images, PDF, plain text, Office documents. */
+export const DEFAULT_FILES: { maxFileBytes: number; maxFiles: number; maxTotalBytes: number; types: string[] } = {
+  maxFileBytes: 10 * 1024 * 1024,
+  maxFiles: 5,
+  maxTotalBytes: 25 * 1024 * 1024,
+  types: ["image/*", "application/pdf", "text/plain", ...OFFICE_TYPES],
+};

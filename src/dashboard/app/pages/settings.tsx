@@ -182,6 +182,27 @@ function SettingControl({
     </span>
   );
   const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
+  const problemNote = problem && (
+    <span class="field-error" role="alert">
+      {problem}
+    </span>
+  );
+  /** The labelled checkbox that turns a setting on (to what `toValue` makes of it) or off. */
+  const onSwitch = (on: boolean, toValue: (checked: boolean) => unknown, switchName = `${name}.on`) => (
+    <label class="check">
+      <input
+        type="checkbox"
+        name={switchName}
+        checked={on}
+        disabled={disabled}
+        aria-describedby={helpId}
+        onChange={(e) => onChange(toValue(e.currentTarget.checked))}
+      />
+      <span>
+        {c.label} {help}
+      </span>
+    </label>
+  );
   switch (c.kind) {
     case "fields":
       return (
@@ -195,21 +216,9 @@ function SettingControl({
       const on = c.kind === "checkbox" ? value === true : value !== null;
       return (
         <>
-          <label class="check">
-            <input
-              type="checkbox"
-              name={c.kind === "checkbox" ? name : `${name}.on`}
-              checked={on}
-              disabled={disabled}
-              aria-describedby={helpId}
-              onChange={(e) =>
-                onChange(c.kind === "checkbox" ? e.currentTarget.checked : e.currentTarget.checked ? c.fallback : null)
-              }
-            />
-            <span>
-              {c.label} {help}
-            </span>
-          </label>
+          {c.kind === "checkbox"
+            ? onSwitch(on, (checked) => checked, name)
+            : onSwitch(on, (checked) => (checked ? c.fallback : null))}
           {c.kind === "optional-text" && on && (
             <label class="field indent">
               <span>Field name</span>
@@ -229,19 +238,7 @@ function SettingControl({
       const tpl = value as { subject: string; text: string } | null;
       return (
         <>
-          <label class="check">
-            <input
-              type="checkbox"
-              name={`${name}.on`}
-              checked={tpl !== null}
-              disabled={disabled}
-              aria-describedby={helpId}
-              onChange={(e) => onChange(e.currentTarget.checked ? c.fallback : null)}
-            />
-            <span>
-              {c.label} {help}
-            </span>
-          </label>
+          {onSwitch(tpl !== null, (checked) => (checked ? c.fallback : null))}
           {tpl && (
             <>
               <label class="field indent">
@@ -267,11 +264,7 @@ function SettingControl({
               </label>
             </>
           )}
-          {problem && (
-            <span class="field-error" role="alert">
-              {problem}
-            </span>
-          )}
+          {problemNote}
         </>
       );
     }
@@ -281,19 +274,7 @@ function SettingControl({
       const bytes = (e: Event) => Math.round(Number(text(e)) * 1048576);
       return (
         <>
-          <label class="check">
-            <input
-              type="checkbox"
-              name={`${name}.on`}
-              checked={files !== null}
-              disabled={disabled}
-              aria-describedby={helpId}
-              onChange={(e) => onChange(e.currentTarget.checked ? c.fallback : null)}
-            />
-            <span>
-              {c.label} {help}
-            </span>
-          </label>
+          {onSwitch(files !== null, (checked) => (checked ? c.fallback : null))}
           {files && (
             <>
               <label class="field indent">
@@ -355,11 +336,7 @@ function SettingControl({
               </label>
             </>
           )}
-          {problem && (
-            <span class="field-error" role="alert">
-              {problem}
-            </span>
-          )}
+          {problemNote}
         </>
       );
     }
@@ -500,11 +477,7 @@ function SettingControl({
             />
           )}
           {help}
-          {problem && (
-            <span class="field-error" role="alert">
-              {problem}
-            </span>
-          )}
+          {problemNote}
         </label>
       );
   }

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { forms, submissions, type Submission, type SubmissionDetail } from "../calls";
-import { filesOf, humanSize } from "../../../modules/files/refs";
+import { downloadPath, filesOf, humanSize } from "../../../modules/files/refs";
 import { countryName, formatDateTime } from "../format";
 import { go, href } from "../router";
 import { PageTitle } from "../shell";
@@ -33,7 +33,7 @@ function SubmissionFiles({ submission: s }: { submission: Submission }) {
       <h3 class="subhead">Files</h3>
       <ul class="files" data-testid="submission-files">
         {files.map(({ field, file }) => {
-          const url = submissions.fileUrl(s.formId, s.id, file.file);
+          const url = downloadPath(s.formId, s.id, file.file);
           return (
             <li key={file.file} class="file">
               {THUMBNAIL.test(file.type) ? (
