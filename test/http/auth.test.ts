@@ -82,7 +82,7 @@ describe("API keys", () => {
   });
 
   test("leave one request line each, as the logger writes any line: time, level, msg, request id, method, route pattern, status, ms", async () => {
-    const cases = [
+    const cases: { path: string; headers: Record<string, string>; status: number }[] = [
       { path: `/api/v1/forms/${owner.formId}`, headers: { "x-api-key": owner.key }, status: 200 },
       { path: "/api/v1/forms/frm_missing", headers: { "x-api-key": owner.key }, status: 404 },
       { path: "/api/v1/forms/list", headers: {}, status: 401 },
