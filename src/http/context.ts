@@ -144,8 +144,10 @@ export const requestContext = new Elysia({ name: "request-context" })
           string,
           unknown
         >,
-        transform: ({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView) =>
-          admit(need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }),
+        // A block, not `=> admit(…)`: Elysia reads an arrow that returns a call as maybe asynchronous and awaits it.
+        transform: ({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView) => {
+          admit(need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin });
+        },
         resolve: ({ caller }: { caller: Principal | null }) => ({ principal: caller! }),
       };
       if (typeof value !== "string") return hooks;

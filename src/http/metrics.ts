@@ -24,17 +24,21 @@ const label = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').repla
 
 /** Request counters and latency histograms for /metrics, labelled by route pattern (never raw paths, so cardinality stays bounded). */
 export class HttpMetrics {
-  private readonly series = new Map<string, Series>();
+  // By route, then method: found without joining the two into a new string per request.
+  private readonly byRoute = new Map<string, Map<string, Series>>();
+  /** In the order first seen, as /metrics lists them. */
+  private readonly series: Series[] = [];
   rateLimited = 0;
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route}`;
-    let s = this.series.get(key);
-    if (!s)
-      this.series.set(
-        key,
-        (s = { method, route, byStatus: new Map(), buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }),
-      );
+    let methods = this.byRoute.get(route);
+    if (!methods) this.byRoute.set(route, (methods = new Map()));
+    let s = methods.get(method);
+    if (!s) {
+      s = { method, route, byStatus: new Map(), buckets: BUCKETS.map(() => 0), sum: 0, count: 0 };
+      methods.set(method, s);
+      this.series.push(s);
+    }
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1);
     let i = 0;
     while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
@@ -50,7 +54,7 @@ export class HttpMetrics {
       "# HELP formsvc_http_requests_total HTTP requests by route and status.",
       "# TYPE formsvc_http_requests_total counter",
     );
-    for (const s of this.series.values()) {
+    for (const s of this.series) {
       for (const [status, n] of s.byStatus)
         out.push(`formsvc_http_requests_total{method="${s.method}",route="${label(s.route)}",status="${status}"} ${n}`);
     }
@@ -58,7 +62,7 @@ export class HttpMetrics {
       "# HELP formsvc_http_request_duration_seconds HTTP request latency.",
       "# TYPE formsvc_http_request_duration_seconds histogram",
     );
-    for (const s of this.series.values()) {
+    for (const s of this.series) {
       const labels = `method="${s.method}",route="${label(s.route)}"`;
       let cumulative = 0;
       BUCKETS.forEach((b, i) =>

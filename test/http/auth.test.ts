@@ -80,6 +80,34 @@ describe("API keys", () => {
     expect(all).not.toContain(owner.key);
     expect(all).not.toContain("apiKey=");
   });
+
+  test("leave one request line each, as the logger writes any line: time, level, msg, request id, method, route pattern, status, ms", async () => {
+    const cases: { path: string; headers: Record<string, string>; status: number }[] = [
+      { path: `/api/v1/forms/${owner.formId}`, headers: { "x-api-key": owner.key }, status: 200 },
+      { path: "/api/v1/forms/frm_missing", headers: { "x-api-key": owner.key }, status: 404 },
+      { path: "/api/v1/forms/list", headers: {}, status: 401 },
+    ];
+    for (const c of cases) {
+      const res = await get(c.path, c.headers);
+      expect(res.status).toBe(c.status);
+      const id = res.headers.get("x-request-id")!;
+      await Bun.sleep(10);
+      const line = logLines.find((l) => l.includes(`"requestId":"${id}"`))!;
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      const expected = createLogger("info", (l) => void (expectedLine = l));
+      let expectedLine = "";
+      const { time, ms } = entry as { time: string; ms: number };
+      expected.info("request", {
+        requestId: id,
+        method: "GET",
+        route: c.path.startsWith("/api/v1/forms/frm_") ? "/api/v1/forms/:formId" : "/api/v1/forms/list",
+        status: c.status,
+        ms,
+      });
+      expect(typeof ms).toBe("number");
+      expect(line).toBe(expectedLine.replace(/"time":"[^"]*"/, `"time":"${time}"`));
+    }
+  });
 });
 
 describe("every response", () => {
