@@ -89,14 +89,36 @@ const insertRows = (n: number) =>
     const at = (k: number) => `?${i * 12 + k}`;
     return `(${[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 12, 12].map(at).join(", ")})`;
   }).join(", ")}`;
-// A row may be gone by the time its attempt ends (its webhook or form was deleted meanwhile): then
-// there is nothing to record, and the batch it is recorded with must not fail for it. The values
-// are cast because PostgreSQL cannot tell a selected parameter's type from the column it goes to.
-const ADD_ATTEMPT = `INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms)
-  SELECT id, CAST(?2 AS TEXT), CAST(?3 AS INTEGER), CAST(?4 AS TEXT), CAST(?5 AS DOUBLE PRECISION) FROM outbox WHERE id = ?1`;
-// A confirmation's or a password reset's token leaves the outbox once its email is out: from then on only its hash is stored.
-const MARK_SENT =
-  "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, last_status = ?3, last_error = NULL, payload = CASE WHEN kind IN ('confirmation', 'password_reset') THEN NULL ELSE payload END WHERE id = ?1";
+/** `(CAST(?k AS type), …)` for n rows of these column types, numbered on from 1: a VALUES list of parameters. */
+const valueRows = (n: number, types: readonly string[]) =>
+  Array.from(
+    { length: n },
+    (_, i) => `(${types.map((t, k) => `CAST(?${i * types.length + k + 1} AS ${t})`).join(", ")})`,
+  ).join(", ");
+// One text per row count: the statement cache keeps one prepared statement for each.
+const perCount = (build: (n: number) => string) => {
+  const texts: string[] = [];
+  return (n: number) => (texts[n] ??= build(n));
+};
+const ATTEMPT_TYPES = ["BIGINT", "TEXT", "INTEGER", "TEXT", "DOUBLE PRECISION"] as const;
+const SENT_TYPES = ["BIGINT", "TEXT", "INTEGER"] as const;
+// A batch's attempts in one statement (the columns of a VALUES list are column1… on both engines).
+// A row may be gone by the time its attempt ends (its webhook or form was deleted meanwhile): the
+// join leaves it out, and the rest of the batch is recorded. The values are cast because PostgreSQL
+// cannot tell a parameter's type from the column it goes to.
+const addAttempts = perCount(
+  (n) => `INSERT INTO outbox_attempts (outbox_id, at, status_code, error, duration_ms)
+  SELECT o.id, v.column2, v.column3, v.column4, v.column5 FROM (VALUES ${valueRows(n, ATTEMPT_TYPES)}) AS v
+  JOIN outbox o ON o.id = v.column1`,
+);
+// A batch's sent rows marked in one statement. A confirmation's or a password reset's token leaves the
+// outbox once its email is out: from then on only its hash is stored.
+const markSent = perCount(
+  (n) => `UPDATE outbox SET status = 'sent', sent_at = v.column2, attempts = attempts + 1,
+  last_status = v.column3, last_error = NULL,
+  payload = CASE WHEN kind IN ('confirmation', 'password_reset') THEN NULL ELSE payload END
+  FROM (VALUES ${valueRows(n, SENT_TYPES)}) AS v WHERE outbox.id = v.column1`,
+);
 const MARK_RETRY =
   "UPDATE outbox SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?2, last_status = ?3, last_error = ?4 WHERE id = ?1";
 const MARK_FAILED =
@@ -256,13 +278,29 @@ export function createOutboxRepo(sql: Sql) {
       );
     },
 
-    /** Records attempts, each with what follows it (sent, retried at a time, or failed), in one transaction (one fsync for all). */
+    /**
+     * Records attempts, each with what follows it (sent, retried at a time, or failed), in one
+     * transaction (one fsync for all): the attempts and the sent marks in a statement each per
+     * ROWS_PER_INSERT results, a retry or a failure (rarer, perhaps with an alert) in its own.
+     */
     finishMany(results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]): Promise<void> {
       return sql.transaction(async () => {
+        for (let i = 0; i < results.length; i += ROWS_PER_INSERT) {
+          const chunk = results.slice(i, i + ROWS_PER_INSERT);
+          await sql.run(
+            addAttempts(chunk.length),
+            chunk.flatMap(({ id, attempt: a }) => [id, a.at, a.statusCode, a.error, a.durationMs]),
+          );
+          const sent = chunk.filter((r) => r.next.status === "sent");
+          if (sent.length)
+            await sql.run(
+              markSent(sent.length),
+              sent.flatMap(({ id, attempt: a }) => [id, a.at, a.statusCode]),
+            );
+        }
         for (const { id, attempt, next } of results) {
-          await sql.run(ADD_ATTEMPT, [id, attempt.at, attempt.statusCode, attempt.error, attempt.durationMs]);
-          if (next.status === "sent") await sql.run(MARK_SENT, [id, attempt.at, attempt.statusCode]);
-          else if (next.status === "pending")
+          if (next.status === "sent") continue;
+          if (next.status === "pending")
             await sql.run(MARK_RETRY, [id, next.nextAttemptAt, attempt.statusCode, attempt.error]);
           else {
             await sql.run(MARK_FAILED, [id, attempt.statusCode, attempt.error]);
