@@ -70,7 +70,8 @@ export function createAnalyticsRepo(sql: Sql) {
     const days = new Map<string, [string, string, string, string, number]>();
     const months = new Map<string, [string, string, string, string, number]>();
     const add = (to: typeof days, formId: string, dimension: string, period: string, value: string) => {
-      const key = JSON.stringify([formId, dimension, period, value]);
+      // NUL sorts before every character the parts hold, so the keys sort as the tuples they join.
+      const key = `${formId}\0${dimension}\0${period}\0${value}`;
       const row = to.get(key);
       if (row) row[4] += sign;
       else to.set(key, [formId, dimension, period, value, sign]);
