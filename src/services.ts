@@ -126,7 +126,10 @@ export const submitPipeline = (
     hooks = [],
     lessons = [],
     counted,
-  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & { lessons?: SubmitStages["rows"]; counted?: CountedInCache } = {},
+  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & {
+    lessons?: SubmitStages["rows"];
+    counted?: CountedInCache;
+  } = {},
 ) => {
   const stages = submitStages(sql, clock, counted);
   // Writers that need a service (the spam filter's lessons) come after the rows they refer to.

@@ -43,7 +43,10 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     }
   };
 
-  const savepoint = async <T>(outer: { depth: number; committed: (() => void)[] }, fn: () => Promise<T>): Promise<T> => {
+  const savepoint = async <T>(
+    outer: { depth: number; committed: (() => void)[] },
+    fn: () => Promise<T>,
+  ): Promise<T> => {
     const depth = outer.depth + 1;
     const name = `sp${depth}`;
     db.run(`SAVEPOINT ${name}`);

@@ -128,9 +128,7 @@ export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async (
       const outer = current.getStore();
       if (outer && "savepoint" in outer) {
         let inner: Client | undefined;
-        return (
-          outer.savepoint((sp: TransactionSQL) => current.run((inner = sp), fn)) as Promise<T>
-        ).then((result) => {
+        return (outer.savepoint((sp: TransactionSQL) => current.run((inner = sp), fn)) as Promise<T>).then((result) => {
           const done = inner && committed.get(inner);
           if (done) registered(outer).push(...done);
           return result;
