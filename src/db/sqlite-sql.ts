@@ -81,7 +81,6 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
         db.run("BEGIN IMMEDIATE");
         result = await inTransaction.run(frame, fn);
         db.run("COMMIT");
-        for (const committed of frame.committed) committed();
       } catch (e) {
         if (db.inTransaction) db.run("ROLLBACK");
         // A rolled-back transaction leaves the count where it was; no write needs waiting for.
@@ -91,6 +90,8 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
         open = null;
         end();
       }
+      // In this same turn, so before any statement that waited can read what committed.
+      for (const committed of frame.committed) committed();
       // Committed: other statements may run while the commit is made durable.
       return settle(result);
     },
