@@ -53,7 +53,7 @@ import { capWriter, closingCheck } from "./modules/submissions/closing";
 import { fieldsCheck } from "./modules/submissions/fields-check";
 import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
-import { createSubmissionsRepo, formCounters } from "./modules/submissions/repo";
+import { createSubmissionsRepo, formCounters, type CountedInCache } from "./modules/submissions/repo";
 import { createCommittedForms } from "./modules/submissions/committed-forms";
 import { createSubmissionsService } from "./modules/submissions/service";
 import { clamdScanner } from "./modules/files/clamd";
@@ -78,7 +78,11 @@ export const OUTBOX_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
  * in its module); bench/seed.ts commits through the same. Checks and hooks, which need services,
  * are registered in `createServices`.
  */
-export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitStages, "checks" | "hooks"> {
+export function submitStages(
+  sql: Sql,
+  clock: Clock = systemClock,
+  counted?: CountedInCache,
+): Omit<SubmitStages, "checks" | "hooks"> {
   // The batch's forms as committed: read once per transaction (lookup), asked by the counters and the queues.
   const forms = createCommittedForms(sql);
   const submissions = createSubmissionsRepo(sql);
@@ -95,7 +99,7 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
     ],
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
-    tallies: [createAnalyticsRepo(sql).rollups, formCounters(sql, forms)], // daily and monthly rollups; the forms' counters and waitlist joiners (the hottest rows, locked last)
+    tallies: [createAnalyticsRepo(sql).rollups, formCounters(sql, forms, counted)], // daily and monthly rollups; the forms' counters and waitlist joiners (the hottest rows, locked last)
     limits: [capWriter(sql)], // maxSubmissions, exact: a batch that took a form past it is refused
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.
@@ -110,7 +114,10 @@ export function submitStages(sql: Sql, clock: Clock = systemClock): Omit<SubmitS
   };
 }
 
-/** The submit pipeline over one database with these checks and hooks; bench/seed.ts and tests commit through it without any. */
+/**
+ * The submit pipeline over one database with these checks and hooks; bench/seed.ts and tests commit
+ * through it without any. `counted`: the forms cache, told each commit's counters (SQLite only).
+ */
 export const submitPipeline = (
   sql: Sql,
   clock: Clock = systemClock,
@@ -118,9 +125,13 @@ export const submitPipeline = (
     checks = [],
     hooks = [],
     lessons = [],
-  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & { lessons?: SubmitStages["rows"] } = {},
+    counted,
+  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & {
+    lessons?: SubmitStages["rows"];
+    counted?: CountedInCache;
+  } = {},
 ) => {
-  const stages = submitStages(sql, clock);
+  const stages = submitStages(sql, clock, counted);
   // Writers that need a service (the spam filter's lessons) come after the rows they refer to.
   return createSubmitPipeline(sql, { checks, ...stages, rows: [...stages.rows, ...lessons], hooks });
 };
@@ -267,6 +278,8 @@ export async function createServices(deps: Deps) {
     ],
     lessons: [spam.filter.recordLessons], // a honeypot catch teaches its owner's filter, with its commit
     hooks: [outbox.afterCommit, spam.filter.afterCommit], // the outbox sends what a commit queued; lessons reach the filter's models
+    // SQLite: a commit's counters go into the cached forms as it commits, so the forms stay cached.
+    ...(sql.engine === "sqlite" ? { counted: forms.counted } : {}),
   });
   const submissionsRepo = createSubmissionsRepo(sql);
   const submissions = createSubmissionsService({
@@ -280,6 +293,7 @@ export async function createServices(deps: Deps) {
     pipeline,
     audit,
     teach: spam.filter.teach, // every spam / not-spam mark teaches the owner's filter
+    formsCounted: sql.engine === "sqlite",
   });
   const webhooks = createWebhooksService({
     repo: webhooksRepo,

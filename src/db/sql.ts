@@ -28,6 +28,13 @@ export interface Sql {
    * once, before `fn` runs. Inside another transaction it is a savepoint.
    */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` once the transaction whose async flow calls this has committed (a savepoint's, once
+   * its outermost transaction has), never if it is rolled back; outside a transaction, at once.
+   * SQLite runs it synchronously right after COMMIT, before any other statement can read what
+   * committed; PostgreSQL once COMMIT has answered. `fn` must not throw.
+   */
+  afterCommit(fn: () => void): void;
   /** Closes the connections once the statements in flight have finished. */
   close(): Promise<void>;
 }

@@ -16,7 +16,8 @@ const bind = (params: SqlParams | undefined): SQLQueryBindings[] =>
  * something, before its caller is answered: the server makes its writes durable there (wal-sync.ts).
  */
 export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
-  const inTransaction = new AsyncLocalStorage<{ depth: number }>();
+  // `committed`: what `afterCommit` registered in this transaction or savepoint, run once the outermost commits.
+  const inTransaction = new AsyncLocalStorage<{ depth: number; committed: (() => void)[] }>();
   // Settles when the open transaction ends; null while none is open.
   let open: Promise<void> | null = null;
 
@@ -42,12 +43,18 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     }
   };
 
-  const savepoint = async <T>(depth: number, fn: () => Promise<T>): Promise<T> => {
+  const savepoint = async <T>(
+    outer: { depth: number; committed: (() => void)[] },
+    fn: () => Promise<T>,
+  ): Promise<T> => {
+    const depth = outer.depth + 1;
     const name = `sp${depth}`;
     db.run(`SAVEPOINT ${name}`);
     try {
-      const result = await inTransaction.run({ depth }, fn);
+      const frame = { depth, committed: [] };
+      const result = await inTransaction.run(frame, fn);
       db.run(`RELEASE ${name}`);
+      outer.committed.push(...frame.committed);
       return result;
     } catch (e) {
       db.run(`ROLLBACK TO ${name}`);
@@ -64,14 +71,15 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     run: (text, params) => exec(() => statement(text).run(...bind(params)).changes),
     async transaction(fn) {
       const outer = inTransaction.getStore();
-      if (outer) return savepoint(outer.depth + 1, fn);
+      if (outer) return savepoint(outer, fn);
       while (open) await open;
       let end!: () => void;
       open = new Promise((resolve) => (end = resolve));
       let result: Awaited<ReturnType<typeof fn>>;
+      const frame = { depth: 0, committed: [] as (() => void)[] };
       try {
         db.run("BEGIN IMMEDIATE");
-        result = await inTransaction.run({ depth: 0 }, fn);
+        result = await inTransaction.run(frame, fn);
         db.run("COMMIT");
       } catch (e) {
         if (db.inTransaction) db.run("ROLLBACK");
@@ -82,8 +90,15 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
         open = null;
         end();
       }
+      // In this same turn, so before any statement that waited can read what committed.
+      for (const committed of frame.committed) committed();
       // Committed: other statements may run while the commit is made durable.
       return settle(result);
+    },
+    afterCommit(fn) {
+      const frame = inTransaction.getStore();
+      if (frame) frame.committed.push(fn);
+      else fn();
     },
     async close() {
       while (open) await open;

@@ -104,4 +104,35 @@ describe("GET /api/v1/forms/{formId}/users-joined", () => {
     cliJson(["forms", "update", form.id, "--type", "waitlist"], { db: server.db });
     expect((await joined(form.id)).body).toEqual({ usersJoined: 6 });
   });
+
+  test("the form as answered equals a recount after every round of concurrent joins, the form staying cached between them", async () => {
+    const { id: form } = await seedForm(server, "owner@example.com", {
+      name: "Rounds",
+      formType: "waitlist",
+      usersJoinedEnabled: true,
+    });
+    const rounds: Record<string, unknown>[][] = [
+      [{ email: "fay@example.com" }, { email: "FAY@example.com" }, { name: "no email" }],
+      [{ email: "gus@example.com" }, { email: "fay@example.com" }, { email: "hal@example.com" }, { name: "x" }],
+      [{ email: "gus@example.com" }],
+      Array.from({ length: 12 }, (_, i) => ({ email: `p${i % 5}@example.com` })),
+    ];
+    // Read once first, so the form is cached before the first commit.
+    expect((await server.json(`/api/v1/forms/${form}`, { key: owner.key })).body.submissionCount).toBe(0);
+    for (const [i, round] of rounds.entries()) {
+      const answers = await Promise.all(round.map((data) => join(data, form)));
+      expect(answers.map((a) => a.status)).toEqual(round.map(() => 200));
+      const shown = (await server.json(`/api/v1/forms/${form}`, { key: owner.key })).body;
+      const counted = await recount(server, form);
+      expect({
+        round: i,
+        submissionCount: shown.submissionCount,
+        usersJoined: shown.usersJoinedSettings.count,
+      }).toEqual({
+        round: i,
+        submissionCount: counted.submissionCount,
+        usersJoined: counted.usersJoined,
+      });
+    }
+  });
 });

@@ -86,6 +86,13 @@ type Client = SQL | TransactionSQL;
  */
 export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async () => {}): Sql {
   const current = new AsyncLocalStorage<Client>();
+  // What `afterCommit` registered in each open transaction or savepoint, run once the outermost commits.
+  const committed = new WeakMap<Client, (() => void)[]>();
+  const registered = (client: Client) => {
+    let list = committed.get(client);
+    if (!list) committed.set(client, (list = []));
+    return list;
+  };
   const translations = new Map<string, Translated>();
 
   const translate = (text: string): Translated => {
@@ -119,12 +126,25 @@ export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async (
     },
     transaction<T>(fn: () => Promise<T>): Promise<T> {
       const outer = current.getStore();
-      if (outer && "savepoint" in outer)
-        return outer.savepoint((sp: TransactionSQL) => current.run(sp, fn)) as Promise<T>;
-      return (pool.begin((tx) => current.run(tx, fn)) as Promise<T>).then(async (result) => {
+      if (outer && "savepoint" in outer) {
+        let inner: Client | undefined;
+        return (outer.savepoint((sp: TransactionSQL) => current.run((inner = sp), fn)) as Promise<T>).then((result) => {
+          const done = inner && committed.get(inner);
+          if (done) registered(outer).push(...done);
+          return result;
+        });
+      }
+      let tx: Client | undefined;
+      return (pool.begin((t) => current.run((tx = t), fn)) as Promise<T>).then(async (result) => {
+        for (const fn of (tx && committed.get(tx)) ?? []) fn();
         await afterWrite();
         return result;
       });
+    },
+    afterCommit(fn) {
+      const client = current.getStore();
+      if (client) registered(client).push(fn);
+      else fn();
     },
     close: () => pool.close(),
   };

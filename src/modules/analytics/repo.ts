@@ -18,7 +18,15 @@ const valueIn: Record<(typeof ROLLUPS)[number], (meta: SubmissionMeta) => string
 };
 
 // The existing row's count is named by its table: PostgreSQL reads a bare `count` there as ambiguous with `excluded`.
-const upsert = (table: "form_daily_counts" | "form_monthly_counts", period: "day" | "month", rows: number) =>
+// Each text is built once: a batch asks for one per table, of its own number of rows.
+const upserts = new Map<string, string>();
+const upsert = (table: "form_daily_counts" | "form_monthly_counts", period: "day" | "month", rows: number) => {
+  const key = `${table} ${rows}`;
+  let text = upserts.get(key);
+  if (text === undefined) upserts.set(key, (text = upsertText(table, period, rows)));
+  return text;
+};
+const upsertText = (table: "form_daily_counts" | "form_monthly_counts", period: "day" | "month", rows: number) =>
   `INSERT INTO ${table} (form_id, dimension, ${period}, value, count) VALUES ${Array(rows).fill("(?, ?, ?, ?, ?)").join(", ")}
   ON CONFLICT (form_id, dimension, ${period}, value) DO UPDATE SET count = ${table}.count + excluded.count`;
 const DROP_EMPTY_DAY =
@@ -58,6 +66,15 @@ const PG_TOP = `SELECT value, CAST(sum(count) AS INTEGER) AS count FROM (
 const APPEND_ROLLUPS = `INSERT INTO form_rollup_deltas (form_id, dimension, day, value, count)
   SELECT form_id, dimension, day, value, count FROM ${jsonRows("form_id text, dimension text, day text, value text, count integer")}`;
 
+/** A rollup row: form, dimension, day or month, value, count. */
+type RollupRow = [string, string, string, string, number];
+
+/** The order every writer locks rollup rows in (pipeline.ts `lockOrder`): by form, dimension, period, value. */
+const byKey = (a: RollupRow, b: RollupRow): number => {
+  for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+};
+
 export function createAnalyticsRepo(sql: Sql) {
   const postgres = sql.engine === "postgres";
   /**
@@ -67,25 +84,28 @@ export function createAnalyticsRepo(sql: Sql) {
    * (db/postgres/deltas.ts) adds them to the rows and removes what drops to 0.
    */
   async function adjust(batch: NewSubmission[], sign: 1 | -1): Promise<void> {
-    const days = new Map<string, [string, string, string, string, number]>();
-    const months = new Map<string, [string, string, string, string, number]>();
-    const add = (to: typeof days, formId: string, dimension: string, period: string, value: string) => {
-      const key = JSON.stringify([formId, dimension, period, value]);
-      const row = to.get(key);
-      if (row) row[4] += sign;
-      else to.set(key, [formId, dimension, period, value, sign]);
-    };
+    // Form, then day, then each dimension's values (ROLLUPS' order) with their counts: a batch's
+    // submissions are tallied without building a key for each of their eight rows.
+    const byForm = new Map<string, Map<string, Map<string, number>[]>>();
     for (const s of batch) {
+      let byDay = byForm.get(s.form.id);
+      if (!byDay) byForm.set(s.form.id, (byDay = new Map()));
       const day = s.createdAt.slice(0, 10);
-      for (const dimension of ROLLUPS) {
-        const value = valueIn[dimension](s.meta);
-        add(days, s.form.id, dimension, day, value);
-        add(months, s.form.id, dimension, day.slice(0, 7), value);
+      let counts = byDay.get(day);
+      if (!counts) byDay.set(day, (counts = ROLLUPS.map(() => new Map<string, number>())));
+      for (let d = 0; d < ROLLUPS.length; d++) {
+        const value = valueIn[ROLLUPS[d]!](s.meta);
+        counts[d]!.set(value, (counts[d]!.get(value) ?? 0) + sign);
       }
     }
+    const days: RollupRow[] = [];
+    for (const [formId, byDay] of byForm)
+      for (const [day, counts] of byDay)
+        for (let d = 0; d < ROLLUPS.length; d++)
+          for (const [value, count] of counts[d]!) days.push([formId, ROLLUPS[d]!, day, value, count]);
     if (postgres) {
       // Months are the fold's: each day's delta goes into its month too.
-      const rows = [...days.values()].map(([form_id, dimension, day, value, count]) => ({
+      const rows = days.map(([form_id, dimension, day, value, count]) => ({
         form_id,
         dimension,
         day,
@@ -95,11 +115,21 @@ export function createAnalyticsRepo(sql: Sql) {
       if (rows.length > 0) await sql.run(APPEND_ROLLUPS, [JSON.stringify(rows)]);
       return;
     }
-    for (const [rows, table, period, dropEmpty] of [
+    // A month's row adds up its days' (a batch spans one day, rarely two).
+    const months = new Map<string, RollupRow>();
+    for (const [formId, dimension, day, value, count] of days) {
+      const month = day.slice(0, 7);
+      const key = `${formId}\0${dimension}\0${month}\0${value}`;
+      const row = months.get(key);
+      if (row) row[4] += count;
+      else months.set(key, [formId, dimension, month, value, count]);
+    }
+    const tables: [RollupRow[], "form_daily_counts" | "form_monthly_counts", "day" | "month", string][] = [
       [days, "form_daily_counts", "day", DROP_EMPTY_DAY],
-      [months, "form_monthly_counts", "month", DROP_EMPTY_MONTH],
-    ] as const) {
-      const sorted = [...rows.keys()].sort().map((k) => rows.get(k)!);
+      [[...months.values()], "form_monthly_counts", "month", DROP_EMPTY_MONTH],
+    ];
+    for (const [rows, table, period, dropEmpty] of tables) {
+      const sorted = rows.sort(byKey);
       for (let i = 0; i < sorted.length; i += ROWS_PER_UPSERT) {
         const chunk = sorted.slice(i, i + ROWS_PER_UPSERT);
         await sql.run(upsert(table, period, chunk.length), chunk.flat());

@@ -302,6 +302,25 @@ export function createFormsService(
       drop(formIds);
     },
 
+    /**
+     * What a commit added to a form's counters, applied to its cached copy (replaced, never changed
+     * in place) instead of dropping it: after each batch the form would otherwise be read again.
+     * Called as the commit is made, before anything can read it (SQLite's `afterCommit`), so the
+     * cached copy is as committed before and after; a read in flight may predate the commit, and
+     * is not cached.
+     */
+    counted(formId: string, submissions: number, joined: number): void {
+      drops += 1;
+      loading.delete(formId);
+      const form = cache.get(formId);
+      if (form)
+        cache.set(formId, {
+          ...form,
+          submissionCount: form.submissionCount + submissions,
+          usersJoinedCount: form.usersJoinedCount + joined,
+        });
+    },
+
     /** Distinct joiners of a waitlist form (0 while its counter is off); 404 for other form types. */
     async usersJoined(actor: Actor, id: string): Promise<number> {
       const form = await formFor(actor, id);

@@ -55,12 +55,19 @@ const BUMP_COUNTERS =
 const APPEND_COUNTS = `INSERT INTO form_count_deltas (form_id, submissions) SELECT form_id, submissions FROM ${jsonRows("form_id text, submissions integer")}`;
 
 /**
+ * Told, as the commit is made (`Sql.afterCommit`), what it added to a form's counters: the forms
+ * cache applies it (forms/service.ts `counted`). Given on SQLite only, where nothing can read
+ * between the commit and this call; PostgreSQL's cached forms are dropped after the commit.
+ */
+export type CountedInCache = (formId: string, submissions: number, joined: number) => void;
+
+/**
  * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for waitlists,
  * joiners (the rule is waitlist/joiners.ts's, as `forms` read it in the batch's transaction).
  * `count` takes a batch's inbox submissions in; `uncount` takes submissions that leave the inbox
  * (moved or deleted) out again.
  */
-export function formCounters(sql: Sql, forms: CommittedForms): Tally {
+export function formCounters(sql: Sql, forms: CommittedForms, counted?: CountedInCache): Tally {
   const joiners = createJoiners(sql);
 
   /**
@@ -88,7 +95,10 @@ export function formCounters(sql: Sql, forms: CommittedForms): Tally {
     for (const [formId, { form, emails, joined }] of byForm) {
       if (sql.engine === "postgres" && form && form.rule === "none" && !form.capped)
         deltas.push({ form_id: formId, submissions: sign * emails.length });
-      else await sql.run(BUMP_COUNTERS, [sign * emails.length, joined, formId]);
+      else {
+        await sql.run(BUMP_COUNTERS, [sign * emails.length, joined, formId]);
+        if (counted) sql.afterCommit(() => counted(formId, sign * emails.length, joined));
+      }
     }
     if (deltas.length > 0) await sql.run(APPEND_COUNTS, [JSON.stringify(deltas)]);
   }

@@ -55,6 +55,8 @@ export interface SubmissionsDeps {
    * returns runs once that has committed (spam/filter.ts).
    */
   teach?: (form: Form, submission: StoredSubmission, to: SubmissionStatus) => Promise<() => void>;
+  /** The cached forms' counters follow each commit of the pipeline (SQLite, forms/service.ts `counted`): a new submission's commit drops no form. */
+  formsCounted?: boolean;
 }
 
 /** A stored submission as the pipeline's writers take it, with the status it has (or is given). */
@@ -103,6 +105,7 @@ export function createSubmissionsService({
   pipeline,
   audit,
   teach,
+  formsCounted = false,
 }: SubmissionsDeps) {
   /** Drops what is cached of these forms (their counters, their pages, their analytics): after a commit that changed their submissions. */
   const forget = (formIds: Set<string>) => {
@@ -110,7 +113,11 @@ export function createSubmissionsService({
     answers.drop(formIds);
   };
   /** After a commit that changed these submissions' forms, before anyone is answered (the pipeline has run its hooks). */
-  const committed = (batch: NewSubmission[]) => forget(new Set(batch.map((s) => s.form.id)));
+  const committed = (batch: NewSubmission[]) => {
+    const formIds = new Set(batch.map((s) => s.form.id));
+    if (formsCounted) answers.drop(formIds);
+    else forget(formIds);
+  };
   /** A submission of this form, as `actor` may manage it: 404 for the form, 403 for another owner's, 404 for an id that is not the form's. */
   const submissionFor = async (
     actor: Actor,
