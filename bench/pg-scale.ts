@@ -4,7 +4,8 @@
 // as in the PostgreSQL section of bench/run.ts; CPU per request of the instances and the cluster from /proc;
 // what grows with the instances: requests per WAL flush (the batch size: each batch's commit is one
 // flush), the forms' and keys' reads per request (the caches reloaded after commits, pg_stat_user_tables),
-// and the instances' context switches per request. Deadlocks are read from pg_stat_database around the
+// and the instances' context switches per request; and one instance given only the connections each
+// of two gets (the batch sizes of two instances without a second instance). Deadlocks are read from pg_stat_database around the
 // whole run, once the instances have ended (a backend reports its statistics when it ends).
 //   bun bench/pg-scale.ts [seconds per run (default 5)] [repetitions (default 3)] [--unpinned] [--statements]
 // --unpinned: PostgreSQL, the instances and wrk all free to use both cores (the pinned placement
@@ -20,7 +21,7 @@ import { systemClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/log";
 import { OPERATOR } from "../src/lib/principal";
 import { createServices } from "../src/services";
-import { cpuMs, startServer, wrk, WORK, BUN } from "./harness";
+import { CONNECTIONS, cpuMs, startServer, wrk, WORK, BUN } from "./harness";
 import { startBenchPostgres } from "./postgres";
 import { testPostgres } from "../test/helpers/postgres";
 
@@ -87,14 +88,27 @@ function script(name: string, to: number[]): string {
   return file;
 }
 
+// The third target gives one instance the connections each of two gets: with the same batch sizes
+// as two instances, what two cost beyond it is what one instance's commits cost the other.
 const targets = [
-  { name: "1 instance", script: script("pg-scale-1", [ports[0]!]) },
-  { name: "2 instances", script: script("pg-scale-2", ports) },
+  { name: "1 instance", script: script("pg-scale-1", [ports[0]!]), connections: CONNECTIONS },
+  { name: "2 instances", script: script("pg-scale-2", ports), connections: CONNECTIONS },
+  {
+    name: `1 instance, ${CONNECTIONS / 2} connections`,
+    script: script("pg-scale-1", [ports[0]!]),
+    connections: CONNECTIONS / 2,
+  },
 ];
 const core = unpinned ? null : 1;
 const before = (await pg.stats()).deadlocks;
 for (const t of targets)
-  await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: 2, core });
+  await wrk(`http://127.0.0.1:${ports[0]}/`, {
+    script: t.script,
+    threads: 2,
+    durationS: 2,
+    core,
+    connections: t.connections,
+  });
 interface Run {
   rps: number;
   p99: number;
@@ -125,7 +139,13 @@ for (let rep = 0; rep < reps; rep++)
   for (const t of targets) {
     const from = statSync(logFile).size;
     const [formsvc0, postgres0, switches0, stats0] = [formsvcCpuMs(), pg.cpuMs(), formsvcSwitches(), await pg.stats()];
-    const r = await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: seconds, core });
+    const r = await wrk(`http://127.0.0.1:${ports[0]}/`, {
+      script: t.script,
+      threads: 2,
+      durationS: seconds,
+      core,
+      connections: t.connections,
+    });
     const requests = r.requests ?? NaN;
     const [formsvc1, postgres1, switches1] = [formsvcCpuMs(), pg.cpuMs(), formsvcSwitches()];
     const stats1 = await pg.stats();
