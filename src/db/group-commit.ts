@@ -33,6 +33,10 @@ export interface GroupCommitOptions<T> {
 // stays free for reads in between, and the lock is noticed within 50 ms of its release.
 const retryDelay = (attempt: number) => Math.min(50, 2 ** (attempt + 1));
 
+// The longest a gathering batch waits (with `gather`), however long the commit before it took: a
+// commit slowed by a lock or a stalled disk says nothing about when its writers come back.
+const MAX_GATHER_MS = 20;
+
 /**
  * Group commit: items that arrive while the event loop is busy are written together in one
  * transaction on the next `setImmediate` (or, while a batch commits, once it has), and every writer is answered after that commit
@@ -90,7 +94,7 @@ export function groupCommit<T>(
       committing = false;
       if (gather && !retry.length) {
         gatherTarget = Math.min(maxBatch, queue.length + stored.length);
-        gatherUntil = performance.now() + (performance.now() - started);
+        gatherUntil = performance.now() + Math.min(MAX_GATHER_MS, performance.now() - started);
       }
       if (queue.length) schedule();
       else for (const done of idle.splice(0)) done();
@@ -98,10 +102,10 @@ export function groupCommit<T>(
   };
 
   // With `gather`: in a closed loop of clients, the writers a commit answered come back soon after
-  // it, and may share the next commit. For as long as that commit took, a batch waits for as many
-  // writers as were waiting or answered when it ended, so no writer waits more than one commit
-  // beyond what it would have; a lone writer on an idle server (one answered, one back) goes at
-  // once. Batches as full as the load allows: fewer commits, and round trips, per write.
+  // it, and may share the next commit. For as long as that commit took (MAX_GATHER_MS at most), a
+  // batch waits for as many writers as were waiting or answered when it ended, so no writer waits
+  // more than one commit beyond what it would have; a lone writer on an idle server (one answered,
+  // one back) goes at once. Batches as full as the load allows: fewer commits, and round trips, per write.
   const schedule = () => {
     if (scheduled || committing) return;
     scheduled = true;
