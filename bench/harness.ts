@@ -129,6 +129,8 @@ export async function wrk(
     pid?: number;
     durationS?: number;
     threads?: number;
+    /** Open connections, all threads together (default CONNECTIONS). */
+    connections?: number;
     /** wrk's core (default 1); null: free to use every core. */
     core?: number | null;
   } = {},
@@ -137,7 +139,7 @@ export async function wrk(
   const args = [
     "wrk",
     `-t${opts.threads ?? 1}`,
-    `-c${CONNECTIONS}`,
+    `-c${opts.connections ?? CONNECTIONS}`,
     `-d${opts.durationS ?? DURATION_S}s`,
     "--timeout",
     "5s",

@@ -1,7 +1,11 @@
 // Issue 32: does a second formsvc instance on one PostgreSQL database add submit throughput? The
 // issue's mix: submits spread over 5 forms of one key, one wrk (2 threads of 32 connections) on
 // core 1 against one instance or one thread to each of two; PostgreSQL and every instance on core 0,
-// as in the PostgreSQL section of bench/run.ts; CPU per request of the instances and the cluster from /proc. Deadlocks are read from pg_stat_database around the
+// as in the PostgreSQL section of bench/run.ts; CPU per request of the instances and the cluster from /proc;
+// what grows with the instances: requests per WAL flush (the batch size: each batch's commit is one
+// flush), the forms' and keys' reads per request (the caches reloaded after commits, pg_stat_user_tables),
+// and the instances' context switches per request; and one instance given only the connections each
+// of two gets (the batch sizes of two instances without a second instance). Deadlocks are read from pg_stat_database around the
 // whole run, once the instances have ended (a backend reports its statistics when it ends).
 //   bun bench/pg-scale.ts [seconds per run (default 5)] [repetitions (default 3)] [--unpinned] [--statements]
 // --unpinned: PostgreSQL, the instances and wrk all free to use both cores (the pinned placement
@@ -17,7 +21,7 @@ import { systemClock } from "../src/lib/clock";
 import { silentLogger } from "../src/lib/log";
 import { OPERATOR } from "../src/lib/principal";
 import { createServices } from "../src/services";
-import { cpuMs, startServer, wrk, WORK, BUN } from "./harness";
+import { CONNECTIONS, cpuMs, startServer, wrk, WORK, BUN } from "./harness";
 import { startBenchPostgres } from "./postgres";
 import { testPostgres } from "../test/helpers/postgres";
 
@@ -84,14 +88,27 @@ function script(name: string, to: number[]): string {
   return file;
 }
 
+// The third target gives one instance the connections each of two gets: with the same batch sizes
+// as two instances, what two cost beyond it is what one instance's commits cost the other.
 const targets = [
-  { name: "1 instance", script: script("pg-scale-1", [ports[0]!]) },
-  { name: "2 instances", script: script("pg-scale-2", ports) },
+  { name: "1 instance", script: script("pg-scale-1", [ports[0]!]), connections: CONNECTIONS },
+  { name: "2 instances", script: script("pg-scale-2", ports), connections: CONNECTIONS },
+  {
+    name: `1 instance, ${CONNECTIONS / 2} connections`,
+    script: script("pg-scale-1", [ports[0]!]),
+    connections: CONNECTIONS / 2,
+  },
 ];
 const core = unpinned ? null : 1;
 const before = (await pg.stats()).deadlocks;
 for (const t of targets)
-  await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: 2, core });
+  await wrk(`http://127.0.0.1:${ports[0]}/`, {
+    script: t.script,
+    threads: 2,
+    durationS: 2,
+    core,
+    connections: t.connections,
+  });
 interface Run {
   rps: number;
   p99: number;
@@ -100,23 +117,49 @@ interface Run {
   /** CPU per request, µs: both formsvc instances (the idle one too), and the whole cluster. */
   formsvcUs: number;
   postgresUs: number;
+  /** Requests per WAL flush: about the submissions per batch (a batch's commit is one flush). */
+  perFlush: number;
+  /** Reads of the forms and api_keys tables per request: the caches' reloads (and each batch's read of its forms). */
+  formReads: number;
+  keyReads: number;
+  /** The formsvc instances' context switches (voluntary and not) per request. */
+  switches: number;
 }
 const results: Record<string, Run[]> = {};
 const formsvcCpuMs = () => servers.reduce((ms, s) => ms + cpuMs(s.pid), 0);
+/** Context switches of a process so far, from /proc/PID/status. */
+const switchesOf = (pid: number) =>
+  [...readFileSync(`/proc/${pid}/status`, "utf8").matchAll(/ctxt_switches:\s+(\d+)/g)].reduce(
+    (n, m) => n + Number(m[1]),
+    0,
+  );
+const formsvcSwitches = () => servers.reduce((n, s) => n + switchesOf(s.pid), 0);
 const logged: Record<string, string> = {};
 for (let rep = 0; rep < reps; rep++)
   for (const t of targets) {
     const from = statSync(logFile).size;
-    const [formsvc0, postgres0] = [formsvcCpuMs(), pg.cpuMs()];
-    const r = await wrk(`http://127.0.0.1:${ports[0]}/`, { script: t.script, threads: 2, durationS: seconds, core });
+    const [formsvc0, postgres0, switches0, stats0] = [formsvcCpuMs(), pg.cpuMs(), formsvcSwitches(), await pg.stats()];
+    const r = await wrk(`http://127.0.0.1:${ports[0]}/`, {
+      script: t.script,
+      threads: 2,
+      durationS: seconds,
+      core,
+      connections: t.connections,
+    });
     const requests = r.requests ?? NaN;
+    const [formsvc1, postgres1, switches1] = [formsvcCpuMs(), pg.cpuMs(), formsvcSwitches()];
+    const stats1 = await pg.stats();
     (results[t.name] ??= []).push({
       rps: r.rps,
       p99: r.p99,
       errors: (r.non2xx ?? 0) + (r.socketErrors ?? 0),
       requests,
-      formsvcUs: ((formsvcCpuMs() - formsvc0) * 1000) / requests,
-      postgresUs: ((pg.cpuMs() - postgres0) * 1000) / requests,
+      formsvcUs: ((formsvc1 - formsvc0) * 1000) / requests,
+      postgresUs: ((postgres1 - postgres0) * 1000) / requests,
+      perFlush: requests / (stats1.walFsyncs - stats0.walFsyncs),
+      formReads: (stats1.formReads - stats0.formReads) / requests,
+      keyReads: (stats1.keyReads - stats0.keyReads) / requests,
+      switches: (switches1 - switches0) / requests,
     });
     if (statements) {
       await Bun.sleep(500); // answered requests' last statements (the change feed's publish) reach the log
@@ -141,13 +184,15 @@ if (statements) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const one = median(results["1 instance"]!.map((r) => r.rps));
 console.log(
-  `| submit to 5 forms of one key${unpinned ? " (unpinned)" : ""} | req/s (median of ${reps} × ${seconds} s) | p99 ms (median) | CPU µs/req formsvc + PostgreSQL (median) | non-2xx + socket errors |`,
+  `| submit to 5 forms of one key${unpinned ? " (unpinned)" : ""} | req/s (median of ${reps} × ${seconds} s) | p99 ms (median) | CPU µs/req formsvc + PostgreSQL (median) | req per WAL flush | form / key reads per req | formsvc context switches per req | non-2xx + socket errors |`,
 );
-console.log("|---|---|---|---|---|");
-for (const [name, rs] of Object.entries(results))
+console.log("|---|---|---|---|---|---|---|---|");
+for (const [name, rs] of Object.entries(results)) {
+  const m = (f: (r: Run) => number, digits = 0) => median(rs.map(f)).toFixed(digits);
   console.log(
-    `| ${name} | ${median(rs.map((r) => r.rps)).toFixed(0)} (${rs.map((r) => r.rps.toFixed(0)).join(", ")}) | ${median(rs.map((r) => r.p99)).toFixed(1)} | ${median(rs.map((r) => r.formsvcUs)).toFixed(0)} + ${median(rs.map((r) => r.postgresUs)).toFixed(0)} | ${rs.reduce((n, r) => n + r.errors, 0)} |`,
+    `| ${name} | ${m((r) => r.rps)} (${rs.map((r) => r.rps.toFixed(0)).join(", ")}) | ${m((r) => r.p99, 1)} | ${m((r) => r.formsvcUs)} + ${m((r) => r.postgresUs)} | ${m((r) => r.perFlush, 1)} | ${m((r) => r.formReads, 3)} / ${m((r) => r.keyReads, 3)} | ${m((r) => r.switches, 2)} | ${rs.reduce((n, r) => n + r.errors, 0)} |`,
   );
+}
 console.log(
   `\n2 instances / 1: ${(median(results["2 instances"]!.map((r) => r.rps)) / one).toFixed(2)}; deadlocks (pg_stat_database) across the whole run: ${deadlocks}`,
 );

@@ -108,6 +108,9 @@ export function createSubmitPipeline(
     /** Runs the checks (`runChecks`): synchronous while they are. */
     check: (candidate: Candidate) => runChecks(checks, candidate),
 
+    /** Whether batches wait for fuller ones under load (group-commit.ts `gather`): on PostgreSQL each costs round trips. */
+    gather: sql.engine === "postgres",
+
     /** Commits a batch of new submissions in one transaction (a bad one fails alone), then runs the hooks for what was stored. */
     commit: batchTransaction(
       sql,

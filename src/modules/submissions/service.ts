@@ -141,7 +141,7 @@ export function createSubmissionsService({
       after = page[page.length - 1]!;
     }
   }
-  const batches = groupCommit<NewSubmission>(pipeline.commit, { afterCommit: committed });
+  const batches = groupCommit<NewSubmission>(pipeline.commit, { afterCommit: committed, gather: pipeline.gather });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
   let storedCount = 0;
