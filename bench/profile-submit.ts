@@ -1,15 +1,17 @@
-// `bun bench/profile-submit.ts [off|on] [SECONDS]`: the submit mix (bench/submit-mix.ts) against one
+// `bun bench/profile-submit.ts [off|on|queue] [SECONDS]`: the submit mix (bench/submit-mix.ts) against one
 // server started with `bun --cpu-prof-md`, for SECONDS under load (with notifications on, until the
-// outbox has drained); the profile, in markdown, lands in bench/.work/profiles/.
+// outbox has drained; `queue`: notifications on with no SMTP, so what queueing costs without sending);
+// the profile, in markdown, lands in bench/.work/profiles/.
 import { join } from "node:path";
 import { BUN, freePort, killAll, log, startServer, WORK, wrk } from "./harness";
 import { MIX_ENV, mixScript, notifyRun, prepareMix, startSmtpSink } from "./submit-mix";
 
-const notify = process.argv[2] === "on";
+const mode = process.argv[2] ?? "off";
+const notify = mode === "on" || mode === "queue";
 const seconds = Number(process.argv[3] ?? 8);
 try {
-  const setup = await prepareMix(notify ? "profile-on" : "profile-off", notify);
-  const sink = notify ? await startSmtpSink() : null;
+  const setup = await prepareMix(`profile-${mode}`, notify);
+  const sink = mode === "on" ? await startSmtpSink() : null;
   const port = await freePort();
   const dir = join(WORK, "profiles");
   const server = await startServer(

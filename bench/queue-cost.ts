@@ -32,6 +32,7 @@ const form = await services.forms.createForm(OPERATOR, {
   name: "Outbound",
   formType: "contact",
   emailEnabled: true,
+  developerNotifications: true,
   autoresponse: { subject: "Thanks", text: "We got it, {{email}}." },
 });
 await store.sql.run(
@@ -45,7 +46,7 @@ const writers: [string, (batch: NewSubmission[]) => Promise<unknown>][] = [
   ["rows (submission, idempotency)", stages.rows[0]!],
   ["rollups", stages.tallies[0]!.count],
   ["counters", stages.tallies[1]!.count],
-  ["owner notification (off here)", stages.queues[0]!],
+  ["owner notification (1 row)", stages.queues[0]!],
   ["autoresponse (throttle + row)", stages.queues[1]!],
   ["confirmation (not a waitlist)", stages.queues[2]!],
   ["webhook delivery (1 row)", stages.queues[3]!],
