@@ -389,6 +389,9 @@ describe("the dashboard in a browser", () => {
     const opened = await loggedIn({}, `#/forms/${seed.formId}/submissions`);
     const { page, context } = opened;
     await page.locator(".submissions-table tbody tr").first().waitFor();
+    // The spam filter's panel asks after the rows: once it is shown, nothing of this page is still asking
+    // (an ended session would otherwise send it to the login page before "Older →" is clicked).
+    await page.getByText("Spam filter: learned from").waitFor();
     // The session ends behind the page's back (as it would after its idle time).
     const out = await context.request.post(`${server.url}/api/v1/auth/logout`, { headers: { origin: server.url } });
     expect(out.status()).toBe(204);
