@@ -22,7 +22,14 @@ export interface RunningServer {
 /** Opens the store, builds the app and listens; what `formsvc serve` runs, and what tests start. */
 export async function startServer(
   config: Config,
-  opts: { clock?: Clock; log?: Logger; rateClock?: Clock; rateMaxBuckets?: number } = {},
+  opts: {
+    clock?: Clock;
+    log?: Logger;
+    rateClock?: Clock;
+    rateMaxBuckets?: number;
+    /** Whether jobs run on their schedules (the wall clock's); else only when asked (`jobs.run`). */
+    timedJobs?: boolean;
+  } = {},
 ): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.logLevel);
   // The server role: no statement waits for another process's write lock (store.ts).
@@ -65,7 +72,7 @@ export async function startServer(
     },
   });
   const server = app.server!;
-  const jobs = startJobs(createJobs(services, store.sql.engine), log, store.runAlone);
+  const jobs = startJobs(createJobs(services, store.sql.engine), log, store.runAlone, opts.timedJobs ?? true);
   if (services.backups.scheduleNotice) log.warn(services.backups.scheduleNotice);
   // /healthz shows the newest backup from before this start until this process makes its own.
   void services.backups.recall();

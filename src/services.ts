@@ -151,8 +151,12 @@ export async function createServices(deps: Deps) {
   const owners = createOwnersService(createOwnersRepo(sql), clock);
   const audit = createAuditService(createAuditRepo(sql), clock);
   const formsRepo = createFormsRepo(sql);
-  // A recipient newly listed on a form gets its confirmation email in the form's transaction.
-  const recipientsAdded = queueRecipientConfirmations(createConfirmationsRepo(sql), createOutboxRepo(sql), clock);
+  // A recipient newly listed on a form gets its confirmation email in the form's transaction, sent once that commits.
+  const queueRecipients = queueRecipientConfirmations(createConfirmationsRepo(sql), createOutboxRepo(sql), clock);
+  const recipientsAdded: typeof queueRecipients = async (form, emails) => {
+    await queueRecipients(form, emails);
+    sql.afterCommit(() => outbox.afterCommit({ queued: emails.length }));
+  };
   const forms = createFormsService(formsRepo, atomically, owners, cursors, clock, changes, audit, recipientsAdded);
   const keys = createKeysService(
     createKeysRepo(sql),

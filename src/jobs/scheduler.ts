@@ -18,11 +18,13 @@ export interface Scheduler {
 /**
  * Runs each job on its schedule, never twice at once in this process; `alone` keeps processes
  * sharing a database from running the same job together (Store.runAlone): one run per cluster.
+ * With `timed` false, jobs run only when `run` is called (a test on a clock of its own).
  */
 export function startJobs(
   jobs: Job[],
   log: Logger,
   alone: (name: string, fn: () => Promise<void>) => Promise<boolean> = async (_, fn) => (await fn(), true),
+  timed = true,
 ): Scheduler {
   const running = new Map<string, Promise<void>>();
 
@@ -44,7 +46,9 @@ export function startJobs(
 
   // UTC: local time would load the time zone data at start (~50 ms and ~4 MB), and no job cares
   // which hour it is where the server stands.
-  const crons = jobs.map((job) => new Cron(job.schedule, { unref: true, utcOffset: 0 }, () => runOnce(job)));
+  const crons = timed
+    ? jobs.map((job) => new Cron(job.schedule, { unref: true, utcOffset: 0 }, () => runOnce(job)))
+    : [];
 
   return {
     run(name) {

@@ -92,6 +92,10 @@ export async function startTestServer(
     log: opts.log,
     rateClock: opts.rateClock,
     rateMaxBuckets: opts.rateMaxBuckets,
+    // The schedules follow the wall clock: on a test's own clock, moved days ahead, a job that fired at
+    // a ten-minute mark would act on that clock's time (erasing what the test is about to look at).
+    // Such a test runs its jobs itself (jobs.run).
+    timedJobs: !opts.clock,
   });
   // The document is asked in-process: over the socket it would take a token from the tests' own address.
   const checked = checkedFetch(async () =>
