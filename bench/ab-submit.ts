@@ -64,6 +64,7 @@ try {
   for (const [label, rs] of Object.entries(runs))
     console.log(
       `${label}: server CPU ${median(rs.map((x) => x.cpuUs!)).toFixed(1)} µs/req [${rs.map((x) => x.cpuUs!.toFixed(1)).join(" ")}], ` +
+        `of which system ${median(rs.map((x) => x.sysUs!)).toFixed(1)}, ` +
         `${median(rs.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(rs.map((x) => x.p99)).toFixed(1)} ms, ` +
         `max RSS ${Math.max(...rs.map((x) => x.maxRss ?? 0)).toFixed(0)} MB, non-2xx ${rs.map((x) => x.non2xx).join(",")}`,
     );

@@ -110,6 +110,8 @@ export interface WrkResult {
   maxRss?: number;
   /** Server CPU (user + system) per request, µs, for runs given the server's pid. */
   cpuUs?: number;
+  /** The kernel's part of `cpuUs` (system time: sockets, the WAL's writes, fsync). */
+  sysUs?: number;
   /** Answers that were not 2xx or 3xx, and socket errors (connect, read, write, timeout), as wrk counts them. */
   non2xx?: number;
   socketErrors?: number;
@@ -148,6 +150,7 @@ export async function wrk(
   for (const h of opts.headers ?? []) args.push("-H", h);
   if (opts.script) args.push("-s", opts.script);
   const cpu0 = opts.pid ? cpuMs(opts.pid) : 0;
+  const sys0 = opts.pid ? cpuMs(opts.pid, "system") : 0;
   const proc = Bun.spawn(pinned(opts.core === undefined ? 1 : opts.core, [...args, url]), {
     stdout: "pipe",
     stderr: "inherit",
@@ -158,6 +161,7 @@ export async function wrk(
   clearInterval(sampler);
   await proc.exited;
   const cpu = opts.pid ? cpuMs(opts.pid) - cpu0 : NaN;
+  const sys = opts.pid ? cpuMs(opts.pid, "system") - sys0 : NaN;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const pct = (p: string) => {
     const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
@@ -176,15 +180,15 @@ export async function wrk(
     p99: pct("99"),
     non2xx: non2xx ? Number(non2xx[1]) : 0,
     socketErrors,
-    ...(opts.pid ? { maxRss, cpuUs: (cpu * 1000) / requests } : {}),
+    ...(opts.pid ? { maxRss, cpuUs: (cpu * 1000) / requests, sysUs: (sys * 1000) / requests } : {}),
   };
 }
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
-export function cpuMs(pid: number): number {
+/** CPU time (user + system, or the kernel's part alone) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+export function cpuMs(pid: number, part: "all" | "system" = "all"): number {
   // The fields after the command name, which is in parentheses and may hold spaces.
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return (((part === "all" ? Number(fields[11]) : 0) + Number(fields[12])) * 1000) / 100;
 }
 
 export function postScript(name: string, path: string, body: unknown, headers: Record<string, string>): string {

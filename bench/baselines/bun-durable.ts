@@ -32,3 +32,5 @@ Bun.serve({
   },
 });
 console.log(`listening on ${port}`);
+// An orderly exit, so that a profile taken with `--cpu-prof-md` is written (profile-submit.ts durable).
+process.on("SIGTERM", () => process.exit(0));
