@@ -61,7 +61,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     },
     ping: async () => void (await sql.get("SELECT 1")),
     sharedBuckets: (table, capacity, windowSeconds, now) =>
-      sharedTokenBuckets(sql, table, capacity, windowSeconds, now),
+      sharedTokenBuckets(sql, table, capacity, windowSeconds, now, changes.carry),
     async runAlone(name, fn) {
       // A session lock, held on one reserved connection while the job runs; released with it if this process dies.
       const conn = await pool.reserve();
