@@ -93,12 +93,25 @@ export function sqliteChangeFeed(db: Database): ChangeFeed {
 // sequence's last_value is read as it is at that moment, whatever the statement's snapshot).
 const LAST_VALUE = "(SELECT last_value FROM formsvc_changes) AS change_token";
 
+const PUBLISH = "SELECT nextval('formsvc_changes') AS v";
+
+/**
+ * How the Sql tells other processes of a write (the change feed's publish): `publish` after a write
+ * outside a transaction; after a transaction, `publishing` is sent in its `COMMIT`'s round trip (run
+ * once the commit is durable, as a statement of its own would be) and `published` given its row.
+ */
+export interface Publisher {
+  publish(): Promise<void>;
+  publishing: string;
+  published(row: { v: unknown }): void;
+}
+
 // How long PostgreSQL's caches live at most: how late a write made outside formsvc may be seen.
 const CACHE_MAX_AGE_MS = 1000;
 
 /**
  * PostgreSQL's change feed: a sequence every process moves on after each commit that wrote
- * (`publish`, which the Sql awaits before the commit's caller goes on), so a client's next
+ * (`publish`, which the Sql awaits before the commit's caller goes on, or sends with the `COMMIT`), so a client's next
  * request, to any instance, finds it moved. Read once per turn (`last_value`, one round trip);
  * the moves this process made itself reset nothing, as SQLite's data_version ignores the
  * connection's own commits: the caches drop what their own writes change. A NOTIFY would cost no
@@ -107,7 +120,7 @@ const CACHE_MAX_AGE_MS = 1000;
  * limiter's too, which emptied the caches on every request (bench/RESULTS.md). A write made
  * outside formsvc (psql, a restore) moves no sequence: the caches live at most CACHE_MAX_AGE_MS.
  */
-export function postgresChangeFeed(pool: SQL): ChangeFeed & { publish(): Promise<void>; carry(): CarriedLook | null } {
+export function postgresChangeFeed(pool: SQL): ChangeFeed & Publisher & { carry(): CarriedLook | null } {
   const ours = new Set<number>();
   // Whether a move between the last look and this one was another process's.
   const othersMoved = (seen: number, now: number) => {
@@ -134,9 +147,11 @@ export function postgresChangeFeed(pool: SQL): ChangeFeed & { publish(): Promise
       if (!feed.shareTurn(token)) return null;
       return { column: LAST_VALUE, deliver: (row) => deliver(Number(row.change_token)), fail };
     },
+    publishing: PUBLISH,
+    published: (row) => void ours.add(Number(row.v)),
     async publish() {
       try {
-        const [row] = await pool.unsafe("SELECT nextval('formsvc_changes') AS v");
+        const [row] = await pool.unsafe(PUBLISH);
         ours.add(Number(row.v));
       } catch {
         // The write is committed and must not be reported as failed: without the move, other

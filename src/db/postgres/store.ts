@@ -34,7 +34,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     connection: { synchronous_commit: "on", application_name: "formsvc" },
   });
   const changes = postgresChangeFeed(pool);
-  const sql = postgresSql(pool, changes.publish);
+  const sql = postgresSql(pool, changes);
   try {
     await migratePostgres(sql);
   } catch (e) {
