@@ -75,7 +75,7 @@ function tokenFeed<T>(
   }
 }
 
-/** A statement about to be sent that reads this turn's look too: the column to add to its result, and where its value goes. */
+/** A statement that reads this turn's look too: the column it adds, and where its value goes. */
 export interface CarriedLook {
   /** An expression for a `SELECT` list or `RETURNING`: the feed's token, as `change_token`. */
   column: string;
@@ -111,7 +111,7 @@ const CACHE_MAX_AGE_MS = 1000;
 
 /**
  * PostgreSQL's change feed: a sequence every process moves on after each commit that wrote
- * (`publish`, which the Sql awaits before the commit's caller goes on, or sends with the `COMMIT`), so a client's next
+ * (`publish`, which the Sql awaits before the commit's caller goes on, or sends with its `COMMIT`), so a client's next
  * request, to any instance, finds it moved. Read once per turn (`last_value`, one round trip);
  * the moves this process made itself reset nothing, as SQLite's data_version ignores the
  * connection's own commits: the caches drop what their own writes change. A NOTIFY would cost no
