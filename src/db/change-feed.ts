@@ -28,7 +28,7 @@ export interface ChangeFeed {
 function tokenFeed<T>(
   look: () => T | Promise<T>,
   opts: { changed?: (seen: T, now: T) => boolean; maxAgeMs?: number } = {},
-): ChangeFeed {
+): ChangeFeed & { shareTurn(token: Promise<T>): boolean } {
   const { changed = (seen, now) => seen !== now, maxAgeMs = Infinity } = opts;
   const resets: (() => void)[] = [];
   let seen: T | undefined;
@@ -49,16 +49,38 @@ function tokenFeed<T>(
     },
     sync() {
       if (lookedThisTurn) return looking;
-      lookedThisTurn = true;
-      setImmediate(() => {
-        lookedThisTurn = false;
-        looking = undefined;
-      });
-      const token = look();
-      looking = token instanceof Promise ? token.then(compare) : compare(token);
+      start(look());
       return looking;
     },
+    /**
+     * Makes `token`, read by a statement sent in this turn, this turn's look, unless one started
+     * already: then it returns false and the statement need not read it.
+     */
+    shareTurn(token) {
+      if (lookedThisTurn) return false;
+      start(token);
+      // No request of this turn may await it: its failure is then nobody's to report.
+      (looking as Promise<void>).catch(() => {});
+      return true;
+    },
   };
+
+  function start(token: T | Promise<T>) {
+    lookedThisTurn = true;
+    setImmediate(() => {
+      lookedThisTurn = false;
+      looking = undefined;
+    });
+    looking = token instanceof Promise ? token.then(compare) : compare(token);
+  }
+}
+
+/** A statement that reads this turn's look too: the column it adds, and where its value goes. */
+export interface CarriedLook {
+  /** An expression for a `SELECT` list or `RETURNING`: the feed's token, as `change_token`. */
+  column: string;
+  deliver(row: { change_token: unknown }): void;
+  fail(e: unknown): void;
 }
 
 /** SQLite's change feed: `PRAGMA data_version` changes exactly when another connection commits. */
@@ -67,12 +89,29 @@ export function sqliteChangeFeed(db: Database): ChangeFeed {
   return tokenFeed(() => dataVersion.get()!.data_version);
 }
 
+// The change feed's token, read by its own look or carried by another statement (a subquery: a
+// sequence's last_value is read as it is at that moment, whatever the statement's snapshot).
+const LAST_VALUE = "(SELECT last_value FROM formsvc_changes) AS change_token";
+
+const PUBLISH = "SELECT nextval('formsvc_changes') AS v";
+
+/**
+ * How the Sql tells other processes of a write (the change feed's publish): `publish` after a write
+ * outside a transaction; after a transaction, `publishing` is sent in its `COMMIT`'s round trip (run
+ * once the commit is durable, as a statement of its own would be) and `published` given its row.
+ */
+export interface Publisher {
+  publish(): Promise<void>;
+  publishing: string;
+  published(row: { v: unknown }): void;
+}
+
 // How long PostgreSQL's caches live at most: how late a write made outside formsvc may be seen.
 const CACHE_MAX_AGE_MS = 1000;
 
 /**
  * PostgreSQL's change feed: a sequence every process moves on after each commit that wrote
- * (`publish`, which the Sql awaits before the commit's caller goes on), so a client's next
+ * (`publish`, which the Sql awaits before the commit's caller goes on, or sends with its `COMMIT`), so a client's next
  * request, to any instance, finds it moved. Read once per turn (`last_value`, one round trip);
  * the moves this process made itself reset nothing, as SQLite's data_version ignores the
  * connection's own commits: the caches drop what their own writes change. A NOTIFY would cost no
@@ -81,7 +120,7 @@ const CACHE_MAX_AGE_MS = 1000;
  * limiter's too, which emptied the caches on every request (bench/RESULTS.md). A write made
  * outside formsvc (psql, a restore) moves no sequence: the caches live at most CACHE_MAX_AGE_MS.
  */
-export function postgresChangeFeed(pool: SQL): ChangeFeed & { publish(): Promise<void> } {
+export function postgresChangeFeed(pool: SQL): ChangeFeed & Publisher & { carry(): CarriedLook | null } {
   const ours = new Set<number>();
   // Whether a move between the last look and this one was another process's.
   const othersMoved = (seen: number, now: number) => {
@@ -90,18 +129,29 @@ export function postgresChangeFeed(pool: SQL): ChangeFeed & { publish(): Promise
     for (const v of ours) if (v <= now) ours.delete(v);
     return others;
   };
-  const feed = tokenFeed(
-    async () => Number((await pool.unsafe("SELECT last_value FROM formsvc_changes"))[0].last_value),
-    {
-      changed: othersMoved,
-      maxAgeMs: CACHE_MAX_AGE_MS,
-    },
-  );
+  const feed = tokenFeed(async () => Number((await pool.unsafe(`SELECT ${LAST_VALUE}`))[0].change_token), {
+    changed: othersMoved,
+    maxAgeMs: CACHE_MAX_AGE_MS,
+  });
   return {
-    ...feed,
+    onChange: feed.onChange,
+    sync: feed.sync,
+    /**
+     * Lets a statement sent now (the rate limiter's take) read this turn's look, when none has
+     * started yet: one round trip instead of two. Null when the look has started.
+     */
+    carry() {
+      let deliver!: (token: number) => void;
+      let fail!: (e: unknown) => void;
+      const token = new Promise<number>((resolve, reject) => ((deliver = resolve), (fail = reject)));
+      if (!feed.shareTurn(token)) return null;
+      return { column: LAST_VALUE, deliver: (row) => deliver(Number(row.change_token)), fail };
+    },
+    publishing: PUBLISH,
+    published: (row) => void ours.add(Number(row.v)),
     async publish() {
       try {
-        const [row] = await pool.unsafe("SELECT nextval('formsvc_changes') AS v");
+        const [row] = await pool.unsafe(PUBLISH);
         ours.add(Number(row.v));
       } catch {
         // The write is committed and must not be reported as failed: without the move, other

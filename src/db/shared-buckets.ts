@@ -1,4 +1,5 @@
 import { rateDecision, type Buckets, type RateDecision } from "../lib/token-bucket";
+import type { CarriedLook } from "./change-feed";
 import type { Sql } from "./sql";
 
 interface Waiter {
@@ -29,6 +30,10 @@ interface Group {
  * and instance, not one per request, and nothing is lost in precision: no token is held anywhere
  * but in the row, each take is decided against the shared bucket, in order, as if alone. What it
  * costs is latency under load: a take may wait for the statement in flight (one round trip) first.
+ *
+ * `carry` (the change feed's): a take is mostly sent in the turn its previous one answered, the
+ * turn in which the requests that one let through go on to read caches, and so look at the change
+ * feed. The take then reads the feed's token too, and that turn's look costs no round trip of its own.
  */
 export function sharedTokenBuckets(
   sql: Sql,
@@ -36,6 +41,7 @@ export function sharedTokenBuckets(
   capacity: number,
   windowSeconds: number,
   now: () => number,
+  carry: () => CarriedLook | null = () => null,
 ): Buckets {
   const perMs = capacity / (windowSeconds * 1000);
   const windowMs = windowSeconds * 1000;
@@ -45,15 +51,13 @@ export function sharedTokenBuckets(
 
   const run = async (group: Group, waiting: Waiter[]) => {
     const at = now();
+    const look = carry();
     try {
-      const row = (await sql.get<{ tokens: number; granted: number }>(TAKE, [
-        `${table}:${group.name}`,
-        capacity,
-        group.cost,
-        at,
-        perMs,
-        waiting.length,
-      ]))!;
+      const row = (await sql.get<{ tokens: number; granted: number; change_token: unknown }>(
+        look ? `${TAKE}, ${look.column}` : TAKE,
+        [`${table}:${group.name}`, capacity, group.cost, at, perMs, waiting.length],
+      ))!;
+      look?.deliver(row);
       const granted = Number(row.granted);
       // Each granted take's view of the bucket is what it left for the ones after it.
       waiting.forEach((w, i) =>
@@ -64,6 +68,7 @@ export function sharedTokenBuckets(
         ),
       );
     } catch (e) {
+      look?.fail(e);
       for (const w of waiting) w.reject(e);
     }
     if (at - swept > windowMs) {

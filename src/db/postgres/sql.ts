@@ -1,5 +1,6 @@
-import type { SQL, TransactionSQL } from "bun";
+import type { ReservedSQL, SQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Publisher } from "../change-feed";
 import type { Sql, SqlParams, SqlValue } from "../sql";
 
 /** A statement as PostgreSQL takes it: `$n` placeholders, and the names of named parameters in their order. */
@@ -73,26 +74,25 @@ function closingQuote(text: string, start: number): number {
  */
 const hasNul = (v: SqlValue): boolean => typeof v === "string" && v.includes("\0");
 
-/** A client of Bun's: the pool, or the connection of one transaction or savepoint. */
-type Client = SQL | TransactionSQL;
+/** One transaction's connection, reserved from the pool, and what `afterCommit` registered in it. */
+interface Tx {
+  conn: ReservedSQL;
+  savepoints: number;
+  committed: (() => void)[];
+}
 
 /**
  * `Sql` over a pool of PostgreSQL connections (Bun's built-in client). A transaction holds one
  * connection of the pool; every statement its callback's async flow makes goes to that connection.
- * After a transaction commits, or a `run` outside one changes rows, `afterWrite` is awaited before
- * the caller goes on (the change feed's publish: other instances' caches learn of the commit
- * before anyone is told of it). Statements through `get`/`all` (the rate limiter's take) do not
- * count as writes.
+ * After a transaction commits, or a `run` outside one changes rows, the change feed's publish runs
+ * before the caller goes on (other instances' caches learn of the commit before anyone is told of
+ * it): a transaction sends it in its `COMMIT`'s round trip, one simple query of two statements that
+ * runs the second only once the first is durable. Statements through `get`/`all` (the rate
+ * limiter's take) do not count as writes.
  */
-export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async () => {}): Sql {
-  const current = new AsyncLocalStorage<Client>();
-  // What `afterCommit` registered in each open transaction or savepoint, run once the outermost commits.
-  const committed = new WeakMap<Client, (() => void)[]>();
-  const registered = (client: Client) => {
-    let list = committed.get(client);
-    if (!list) committed.set(client, (list = []));
-    return list;
-  };
+export function postgresSql(pool: SQL, publisher: Publisher | null = null): Sql {
+  const current = new AsyncLocalStorage<Tx>();
+  const commit = publisher ? `COMMIT; ${publisher.publishing}` : "COMMIT";
   const translations = new Map<string, Translated>();
 
   const translate = (text: string): Translated => {
@@ -109,7 +109,7 @@ export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async (
   };
   const query = <Row>(text: string, params: SqlParams | undefined) => {
     const t = translate(text);
-    return (current.getStore() ?? pool).unsafe<Row[]>(t.text, values(t, params)) as unknown as Promise<
+    return (current.getStore()?.conn ?? pool).unsafe<Row[]>(t.text, values(t, params)) as unknown as Promise<
       Row[] & { affectedRows?: number; count: number }
     >;
   };
@@ -121,29 +121,53 @@ export function postgresSql(pool: SQL, afterWrite: () => Promise<void> = async (
     async run(text, params) {
       const r = await query(text, params);
       const changed = r.affectedRows ?? r.count;
-      if (changed > 0 && !current.getStore()) await afterWrite();
+      if (changed > 0 && !current.getStore()) await publisher?.publish();
       return changed;
     },
-    transaction<T>(fn: () => Promise<T>): Promise<T> {
+    async transaction<T>(fn: () => Promise<T>): Promise<T> {
       const outer = current.getStore();
-      if (outer && "savepoint" in outer) {
-        let inner: Client | undefined;
-        return (outer.savepoint((sp: TransactionSQL) => current.run((inner = sp), fn)) as Promise<T>).then((result) => {
-          const done = inner && committed.get(inner);
-          if (done) registered(outer).push(...done);
+      if (outer) {
+        // A savepoint: its failure undoes its writes and drops what it registered, and the transaction goes on.
+        const name = `formsvc_${++outer.savepoints}`;
+        const registered = outer.committed.length;
+        await outer.conn.unsafe(`SAVEPOINT ${name}`);
+        try {
+          const result = await fn();
+          await outer.conn.unsafe(`RELEASE SAVEPOINT ${name}`);
           return result;
-        });
+        } catch (e) {
+          outer.committed.length = registered;
+          // If even this fails, the transaction stays aborted, and its COMMIT says so below.
+          await outer.conn.unsafe(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {});
+          throw e;
+        }
       }
-      let tx: Client | undefined;
-      return (pool.begin((t) => current.run((tx = t), fn)) as Promise<T>).then(async (result) => {
-        for (const fn of (tx && committed.get(tx)) ?? []) fn();
-        await afterWrite();
+      const tx: Tx = { conn: await pool.reserve(), savepoints: 0, committed: [] };
+      try {
+        await tx.conn.unsafe("BEGIN");
+        let result: T;
+        try {
+          result = await current.run(tx, fn);
+        } catch (e) {
+          await tx.conn.unsafe("ROLLBACK").catch(() => {});
+          throw e;
+        }
+        // Two statements answer with a result each; the publish's failure alone (its sequence
+        // gone) would read as the commit's, and the migrations create it before anything writes.
+        const answer = (await tx.conn.unsafe(commit).simple()) as unknown;
+        const [done, published] = (publisher ? answer : [answer]) as [{ command: string }, { v: unknown }[]?];
+        // A statement failed and its error was caught: PostgreSQL answers the COMMIT by rolling back.
+        if (done.command !== "COMMIT") throw new Error("the transaction was rolled back: one of its statements failed");
+        if (published?.[0]) publisher?.published(published[0]);
+        for (const fn of tx.committed) fn();
         return result;
-      });
+      } finally {
+        tx.conn.release();
+      }
     },
     afterCommit(fn) {
-      const client = current.getStore();
-      if (client) registered(client).push(fn);
+      const tx = current.getStore();
+      if (tx) tx.committed.push(fn);
       else fn();
     },
     close: () => pool.close(),

@@ -34,7 +34,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     connection: { synchronous_commit: "on", application_name: "formsvc" },
   });
   const changes = postgresChangeFeed(pool);
-  const sql = postgresSql(pool, changes.publish);
+  const sql = postgresSql(pool, changes);
   try {
     await migratePostgres(sql);
   } catch (e) {
@@ -61,7 +61,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     },
     ping: async () => void (await sql.get("SELECT 1")),
     sharedBuckets: (table, capacity, windowSeconds, now) =>
-      sharedTokenBuckets(sql, table, capacity, windowSeconds, now),
+      sharedTokenBuckets(sql, table, capacity, windowSeconds, now, changes.carry),
     async runAlone(name, fn) {
       // A session lock, held on one reserved connection while the job runs; released with it if this process dies.
       const conn = await pool.reserve();
