@@ -69,7 +69,7 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     get: <Row>(text: string, params?: SqlParams) =>
       exec(() => (statement(text).get(...bind(params)) as Row | null) ?? null),
     run: (text, params) => exec(() => statement(text).run(...bind(params)).changes),
-    async transaction(fn) {
+    async transaction(fn, options) {
       const outer = inTransaction.getStore();
       if (outer) return savepoint(outer, fn);
       while (open) await open;
@@ -92,6 +92,11 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
       }
       // In this same turn, so before any statement that waited can read what committed.
       for (const committed of frame.committed) committed();
+      if (options?.lazy) {
+        // Its changes are counted as seen: a later writer's own sync covers them, and no read waits.
+        if (afterWrite) changesSeen = totalChanges.get()!.n;
+        return result;
+      }
       // Committed: other statements may run while the commit is made durable.
       return settle(result);
     },

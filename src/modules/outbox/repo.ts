@@ -147,6 +147,9 @@ const QUEUE_OWNER_ALERT = `INSERT INTO outbox (${COLUMNS})
   SELECT 'notification', NULL, NULL, NULL, NULL, email, NULL, '', '{}', ?1, ?2, ?2, ?2, ?2
   FROM owners WHERE password_hash IS NOT NULL`;
 
+// The sender's own bookkeeping commits without waiting for the log's sync (see claimDue, finishMany).
+const LAZY = { lazy: true } as const;
+
 const values = (m: QueuedMessage) => [
   m.kind,
   m.formId,
@@ -241,7 +244,10 @@ export function createOutboxRepo(sql: Sql) {
     /**
      * Claims up to `limit` due rows of these kinds in one statement: each is marked `sending` with a
      * lease as it is picked, so no other drain, in this process or another, takes it. On PostgreSQL
-     * a row another instance's claim has locked is skipped rather than waited for.
+     * a row another instance's claim has locked is skipped rather than waited for. On SQLite the
+     * claim waits for no sync of the log (a lazy transaction): a claim lost with a power cut leaves
+     * its rows pending, claimable again, as a crash mid-send leaves rows `sending` and the next start
+     * releases them (`releaseStale`); either way a message may go out twice, never not at all.
      */
     async claimDue(kinds: readonly OutboxKind[], now: string, limit: number): Promise<ClaimedRow[]> {
       if (limit <= 0 || kinds.length === 0) return [];
@@ -273,7 +279,7 @@ export function createOutboxRepo(sql: Sql) {
                 "UPDATE outbox SET status = 'sending', lease_until = ?2 WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1)) RETURNING id",
                 [JSON.stringify(due.slice(0, limit).map((r) => r.id)), leaseFrom(now)],
               );
-            });
+            }, LAZY);
       if (claimed.length === 0) return [];
       return sql.all<ClaimedRow>(
         `${WITH_WEBHOOK} WHERE o.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY o.next_attempt_at, o.id`,
@@ -285,6 +291,9 @@ export function createOutboxRepo(sql: Sql) {
      * Records attempts, each with what follows it (sent, retried at a time, or failed), in one
      * transaction (one fsync for all): the attempts and the sent marks in a statement each per
      * ROWS_PER_INSERT results, a retry or a failure (rarer, perhaps with an alert) in its own.
+     * Waits for no sync of the log: a mark lost with a power cut leaves its row `sending`, released
+     * and sent again at the next start, as after a crash before the mark; the next writer's sync
+     * (a submission's, within milliseconds under load) makes it durable.
      */
     finishMany(results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]): Promise<void> {
       return sql.transaction(async () => {
@@ -310,7 +319,7 @@ export function createOutboxRepo(sql: Sql) {
             if (next.alert) await sql.run(QUEUE_ALERT, [id, JSON.stringify({ alert: next.alert }), attempt.at]);
           }
         }
-      });
+      }, LAZY);
     },
 
     /** Claimed rows that were not sent after all (a stop) go back to the queue. */

@@ -34,9 +34,13 @@ export interface OutboxDeps {
 // messages queued on each keep them busy); webhook receivers
 // are many and slow ones (10 s timeouts) must not hold up the rest, nor mail.
 const IN_FLIGHT: Record<TransportName, number> = { smtp: 16, http: 32 };
-// Rows claimed at once (a statement, so an fsync, per claim): more than fit in flight, so a busy
+// Rows claimed at once (a transaction per claim): more than fit in flight, so a busy
 // drain claims once per many deliveries. Rows claimed and not started yet are released at a stop.
 const CLAIM: Record<TransportName, number> = { smtp: 64, http: 128 };
+// Attempts recorded per transaction at most (a statement of attempts and one of sent marks), and how
+// long the first of a batch waits for more: at 2,000 emails/s, batches of ~20.
+const RECORD_BATCH = 64;
+const RECORD_WAIT_MS = 10;
 // A sent message must be marked sent, or the next start sends it again: worth a long wait for the lock.
 const MARK_WAIT_MS = 60_000;
 const TRANSPORTS: TransportName[] = ["smtp", "http"];
@@ -87,9 +91,10 @@ export function createOutboxService({
   const inFlight: Record<TransportName, number> = { smtp: 0, http: 0 };
   const outcomes = new Map<string, number>();
 
-  // Attempts are recorded in one transaction per batch, and one batch at a time: the attempts that
-  // end while a batch commits (its fsync) make the next one. One fsync for all of them, instead of
-  // one per delivery or per event-loop turn, which cost the drain a sync (and its CPU) every few sends.
+  // Attempts are recorded in one transaction per batch, one batch at a time, the first attempt of a
+  // batch waiting up to RECORD_WAIT_MS for others (a full batch goes at once). Each transaction writes
+  // the pages its rows touch (the outbox row, its indexes, the attempts) to the log once: batches of
+  // the few attempts that ended during the last one's fsync wrote those pages again every few sends.
   let marks: {
     id: number;
     attempt: AttemptRecord;
@@ -98,10 +103,22 @@ export function createOutboxService({
     reject: (e: unknown) => void;
   }[] = [];
   let flushing = false;
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  const flushNow = () => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    flushing = true;
+    setImmediate(flushMarks);
+  };
+  const flushSoon = () => {
+    // A batch committing now looks again when it is done.
+    if (flushing || marks.length === 0) return;
+    if (marks.length >= RECORD_BATCH) flushNow();
+    else flushTimer ??= setTimeout(flushNow, RECORD_WAIT_MS);
+  };
   const flushMarks = async () => {
     const batch = marks;
     marks = [];
-    flushing = true;
     try {
       await retryWhileBusy(() => repo.finishMany(batch), MARK_WAIT_MS);
       for (const m of batch) m.resolve();
@@ -109,12 +126,13 @@ export function createOutboxService({
       for (const m of batch) m.reject(e);
     } finally {
       flushing = false;
-      if (marks.length) setImmediate(flushMarks);
+      flushSoon();
     }
   };
   const record = (id: number, attempt: AttemptRecord, next: NextStep) =>
     new Promise<void>((resolve, reject) => {
-      if (marks.push({ id, attempt, next, resolve, reject }) === 1 && !flushing) setImmediate(flushMarks);
+      marks.push({ id, attempt, next, resolve, reject });
+      flushSoon();
     });
 
   const readyKinds = (transport?: TransportName) =>
