@@ -251,35 +251,45 @@ export function createOutboxRepo(sql: Sql) {
      */
     async claimDue(kinds: readonly OutboxKind[], now: string, limit: number): Promise<ClaimedRow[]> {
       if (limit <= 0 || kinds.length === 0) return [];
-      const claimed =
-        sql.engine === "postgres"
-          ? await sql.all<{ id: number }>(
-              `UPDATE outbox SET status = 'sending', lease_until = ?4 WHERE id IN (
-                 SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-                 ORDER BY next_attempt_at, id LIMIT ?3 FOR UPDATE SKIP LOCKED)
-               RETURNING id`,
-              [now, JSON.stringify(kinds), limit, leaseFrom(now)],
-            )
-          : await sql.transaction(async () => {
-              // The oldest due rows of each kind, each read from the index by kind (it stops after
-              // `limit`), then the oldest of those: a claim reads no row of a kind it does not send.
-              const due: { id: number; next_attempt_at: string }[] = [];
-              for (const kind of kinds)
-                due.push(
-                  ...(await sql.all<{ id: number; next_attempt_at: string }>(
-                    "SELECT id, next_attempt_at FROM outbox WHERE status = 'pending' AND kind = ?1 AND next_attempt_at <= ?2 ORDER BY next_attempt_at, id LIMIT ?3",
-                    [kind, now, limit],
-                  )),
-                );
-              if (due.length === 0) return [];
-              due.sort((a, b) =>
-                a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.id - b.id,
-              );
-              return sql.all<{ id: number }>(
-                "UPDATE outbox SET status = 'sending', lease_until = ?2 WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1)) RETURNING id",
-                [JSON.stringify(due.slice(0, limit).map((r) => r.id)), leaseFrom(now)],
-              );
-            }, LAZY);
+      // The oldest due rows of each kind, each read from the index by kind (it stops after `limit`),
+      // then the oldest of those: a claim reads no row of a kind it does not send.
+      const dueIds = async () => {
+        const due: { id: number; next_attempt_at: string }[] = [];
+        for (const kind of kinds)
+          due.push(
+            ...(await sql.all<{ id: number; next_attempt_at: string }>(
+              "SELECT id, next_attempt_at FROM outbox WHERE status = 'pending' AND kind = ?1 AND next_attempt_at <= ?2 ORDER BY next_attempt_at, id LIMIT ?3",
+              [kind, now, limit],
+            )),
+          );
+        due.sort((a, b) =>
+          a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.id - b.id,
+        );
+        return due.slice(0, limit).map((r) => r.id);
+      };
+      let claimed: { id: number }[];
+      if (sql.engine === "postgres")
+        claimed = await sql.all<{ id: number }>(
+          `UPDATE outbox SET status = 'sending', lease_until = ?4 WHERE id IN (
+             SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+             ORDER BY next_attempt_at, id LIMIT ?3 FOR UPDATE SKIP LOCKED)
+           RETURNING id`,
+          [now, JSON.stringify(kinds), limit, leaseFrom(now)],
+        );
+      else {
+        // Looked at first without the write lock: most claims that find nothing are a transport's with
+        // nothing queued (every commit wakes both), and a transaction each cost them a BEGIN IMMEDIATE
+        // and a COMMIT. The claim reads again under the lock.
+        if ((await dueIds()).length === 0) return [];
+        claimed = await sql.transaction(async () => {
+          const ids = await dueIds();
+          if (ids.length === 0) return [];
+          return sql.all<{ id: number }>(
+            "UPDATE outbox SET status = 'sending', lease_until = ?2 WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1)) RETURNING id",
+            [JSON.stringify(ids), leaseFrom(now)],
+          );
+        }, LAZY);
+      }
       if (claimed.length === 0) return [];
       return sql.all<ClaimedRow>(
         `${WITH_WEBHOOK} WHERE o.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY o.next_attempt_at, o.id`,
