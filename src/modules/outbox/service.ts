@@ -86,7 +86,14 @@ export function createOutboxService({
   // Only `serve` sends (it calls start): a command line that queues a message leaves it to the server.
   let started = false;
   let wakeUp: ReturnType<typeof setTimeout> | undefined;
+  // The drain loop sleeps until woken: a slot freed, a delivery recorded, something queued, a stop.
+  // A wake while it is busy is remembered, so it looks again before sleeping.
   let poke: (() => void) | null = null;
+  let woken = false;
+  const wake = () => {
+    woken = true;
+    poke?.();
+  };
   let poked = false;
   const inFlight: Record<TransportName, number> = { smtp: 0, http: 0 };
   const outcomes = new Map<string, number>();
@@ -236,7 +243,7 @@ export function createOutboxService({
             inFlight[transport] += 1;
             const answered = () => {
               inFlight[transport] -= 1;
-              poke?.();
+              wake();
             };
             // Running until its attempt is recorded: a stop waits for that too.
             const sending: Promise<void> = deliver(row, answered)
@@ -246,7 +253,10 @@ export function createOutboxService({
                   error: e instanceof Error ? e.message : String(e),
                 }),
               )
-              .finally(() => running.delete(sending));
+              .finally(() => {
+                running.delete(sending);
+                wake();
+              });
             running.add(sending);
           }
         }
@@ -258,9 +268,12 @@ export function createOutboxService({
         if (unsent.length) await retryWhileBusy(() => repo.release(unsent), MARK_WAIT_MS);
       }
       if (running.size === 0) break;
-      // Until a send finishes (a slot frees) or something new is queued.
-      if (!poked) await Promise.race([...running, new Promise<void>((r) => (poke = r))]);
+      // Until a send finishes (a slot frees) or something new is queued. Not a race over the running
+      // deliveries: each turn would subscribe to every one of them again (dozens while their records
+      // wait for a batch), a reaction per delivery per turn.
+      if (!woken) await new Promise<void>((r) => (poke = r));
       poke = null;
+      woken = false;
     }
     await scheduleNextRetry(busy ? 1000 : 0);
   }
@@ -270,7 +283,7 @@ export function createOutboxService({
     if (stopped || !started) return Promise.resolve();
     if (draining) {
       poked = true;
-      poke?.();
+      wake();
       return draining;
     }
     draining = drainLoop()
@@ -292,7 +305,11 @@ export function createOutboxService({
     /** Rows whose sender's lease ran out (it died mid-send) go back to the queue; how many did. */
     releaseExpired: (): Promise<number> => repo.releaseStale(isoTime(clock.now()), false),
 
-    /** At start-up: release rows a dead process left mid-send, say what cannot go out yet, and send what is due. */
+    /**
+     * At start-up: release rows a dead process left mid-send (or whose claim or sent mark, committed
+     * without a sync of the log, a power cut undid: they are pending or `sending` again, and go out
+     * again), say what cannot go out yet, and send what is due.
+     */
     async start(): Promise<void> {
       started = true;
       const released = await repo.releaseStale(isoTime(clock.now()), soleSender);
@@ -306,7 +323,7 @@ export function createOutboxService({
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(wakeUp);
-      poke?.();
+      wake();
       await draining;
     },
 
