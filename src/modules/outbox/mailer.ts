@@ -13,7 +13,7 @@ export interface Mailer {
 }
 
 /**
- * SMTP through our own client (`smtp-client.ts`: 8 persistent connections, pipelined commands, the
+ * SMTP through our own client (`smtp-client.ts`: 4 persistent connections, pipelined commands, the
  * message in one write): smtp://user:pass@host:587 (STARTTLS when the server offers it), smtps://
  * for TLS from the start. `tls` adds TLS settings (a test's certificate authority).
  */

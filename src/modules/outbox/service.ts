@@ -30,9 +30,9 @@ export interface OutboxDeps {
   soleSender?: boolean;
 }
 
-// Rows in flight at once per transport: SMTP shares a pool of eight connections (two messages for
-// each keep them busy); webhook receivers are many and slow ones (10 s timeouts) must not hold up
-// the rest, nor mail.
+// Rows in flight at once per transport: SMTP shares a pool of four connections (pipelined, several
+// messages queued on each keep them busy); webhook receivers
+// are many and slow ones (10 s timeouts) must not hold up the rest, nor mail.
 const IN_FLIGHT: Record<TransportName, number> = { smtp: 16, http: 32 };
 // Rows claimed at once (a transaction per claim): more than fit in flight, so a busy
 // drain claims once per many deliveries. Rows claimed and not started yet are released at a stop.

@@ -286,10 +286,7 @@ class Connection {
  * `maxConnections` are, and a connection idle past the socket timeout says QUIT.
  */
 export function createSmtpClient(options: SmtpClientOptions) {
-  // Eight: each connection waits two round trips per message, so the pool's size bounds emails/s
-  // (bench/drain-cost.ts to a loopback server: ~1,600-2,300 a second with four, 3,700-5,300 with
-  // eight). Well under SMTP servers' usual limit per client (Postfix: 50).
-  const o = { maxConnections: 8, connectionTimeoutMs: 10_000, socketTimeoutMs: 30_000, tls: {}, ...options };
+  const o = { maxConnections: 4, connectionTimeoutMs: 10_000, socketTimeoutMs: 30_000, tls: {}, ...options };
   const queue: Job[] = [];
   const open = new Set<Connection>();
   const idle: Connection[] = [];
