@@ -28,9 +28,10 @@ export interface Sql {
    * once, before `fn` runs. Inside another transaction it is a savepoint.
    *
    * `lazy`: on SQLite, answered at COMMIT without waiting for the log's sync (wal-sync.ts): what it
-   * wrote is in the log, so a killed process loses nothing, and the next sync any writer waits for
-   * makes it durable; a power loss before then may lose it. Only for writes whose loss is already
-   * handled as a crash's (an outbox claim or sent mark). PostgreSQL commits as ever.
+   * wrote is in the log, so a killed process loses nothing, and the next sync (a writer's, or one
+   * started for it within 200 ms) makes it durable; a power loss before then may lose it, as with
+   * PostgreSQL's `synchronous_commit = off`. Only for writes whose loss is already handled as a
+   * crash's (an outbox claim or sent mark). PostgreSQL commits as ever.
    */
   transaction<T>(fn: () => Promise<T>, options?: { lazy?: boolean }): Promise<T>;
   /**
