@@ -26,8 +26,14 @@ export interface Sql {
    * Runs `fn` as one transaction: committed when it resolves, rolled back when it throws. Writers
    * take their locks at the start (SQLite: IMMEDIATE), so a busy database fails the transaction at
    * once, before `fn` runs. Inside another transaction it is a savepoint.
+   *
+   * `lazy`: on SQLite, answered at COMMIT without waiting for the log's sync (wal-sync.ts): what it
+   * wrote is in the log, so a killed process loses nothing, and the next sync (a writer's, or one
+   * started for it within 200 ms) makes it durable; a power loss before then may lose it, as with
+   * PostgreSQL's `synchronous_commit = off`. Only for writes whose loss is already handled as a
+   * crash's (an outbox claim or sent mark). PostgreSQL commits as ever.
    */
-  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  transaction<T>(fn: () => Promise<T>, options?: { lazy?: boolean }): Promise<T>;
   /**
    * Runs `fn` once the transaction whose async flow calls this has committed (a savepoint's, once
    * its outermost transaction has), never if it is rolled back; outside a transaction, at once.

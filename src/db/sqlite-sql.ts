@@ -15,6 +15,9 @@ const bind = (params: SqlParams | undefined): SQLQueryBindings[] =>
  * `afterWrite`, when given, is awaited after every top-level commit or statement that changed
  * something, before its caller is answered: the server makes its writes durable there (wal-sync.ts).
  */
+/** How long a lazy transaction's commit may wait for a sync of the log at most (PostgreSQL's wal_writer_delay is 200 ms). */
+const LAZY_SYNC_MS = 200;
+
 export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
   // `committed`: what `afterCommit` registered in this transaction or savepoint, run once the outermost commits.
   const inTransaction = new AsyncLocalStorage<{ depth: number; committed: (() => void)[] }>();
@@ -31,7 +34,15 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     changesSeen = now;
     return true;
   };
-  const settle = <T>(result: T): T | Promise<T> => (afterWrite && wrote() ? afterWrite().then(() => result) : result);
+  // A lazy commit not yet covered by a sync: one is started for it within LAZY_SYNC_MS unless a
+  // writer's own sync starts first (that one covers it, as a sync covers the whole log).
+  let lazySync: ReturnType<typeof setTimeout> | undefined;
+  const sync = (): Promise<void> => {
+    clearTimeout(lazySync);
+    lazySync = undefined;
+    return afterWrite!();
+  };
+  const settle = <T>(result: T): T | Promise<T> => (afterWrite && wrote() ? sync().then(() => result) : result);
 
   const exec = <T>(work: () => T): Promise<T> => {
     if (open && !inTransaction.getStore()) return open.then(() => exec(work));
@@ -69,7 +80,7 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     get: <Row>(text: string, params?: SqlParams) =>
       exec(() => (statement(text).get(...bind(params)) as Row | null) ?? null),
     run: (text, params) => exec(() => statement(text).run(...bind(params)).changes),
-    async transaction(fn) {
+    async transaction(fn, options) {
       const outer = inTransaction.getStore();
       if (outer) return savepoint(outer, fn);
       while (open) await open;
@@ -92,6 +103,14 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
       }
       // In this same turn, so before any statement that waited can read what committed.
       for (const committed of frame.committed) committed();
+      if (options?.lazy) {
+        // Its changes are counted as seen (no read waits for them); the next sync covers them.
+        if (afterWrite && wrote() && !lazySync) {
+          lazySync = setTimeout(() => void sync().catch(() => {}), LAZY_SYNC_MS);
+          lazySync.unref?.();
+        }
+        return result;
+      }
       // Committed: other statements may run while the commit is made durable.
       return settle(result);
     },
@@ -102,6 +121,7 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     },
     async close() {
       while (open) await open;
+      clearTimeout(lazySync);
       db.close();
     },
   };

@@ -75,6 +75,44 @@ test.if(onSqlite)(
 );
 
 test.if(onSqlite)(
+  "a lazy transaction (the outbox's claims and sent marks) is answered at COMMIT without a sync; the next writer's sync covers it, or one of its own within 200 ms",
+  async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const db = openDatabase(join(dir, "t.db"));
+      db.run("CREATE TABLE t (v TEXT)");
+      const barrier = heldSync();
+      const sql = sqliteSql(db, barrier.sync);
+
+      const lazy = sql.transaction(async () => sql.run("INSERT INTO t VALUES ('lazy')"), { lazy: true });
+      expect(await settled(lazy)).toBe(true);
+      expect(await lazy).toBe(1);
+      expect(barrier.calls()).toBe(0);
+      // Its changes are not waited for again by a read, nor by a transaction that writes nothing.
+      expect(await settled(sql.get("SELECT count(*) AS n FROM t"))).toBe(true);
+      expect(await settled(sql.transaction(async () => sql.all("SELECT v FROM t")))).toBe(true);
+      expect(barrier.calls()).toBe(0);
+      // The next writer waits for a sync, which makes the whole log durable, the lazy commit with it.
+      const durable = sql.transaction(async () => sql.run("INSERT INTO t VALUES ('durable')"));
+      expect(await settled(durable)).toBe(false);
+      expect(barrier.calls()).toBe(1);
+      barrier.release();
+      await durable;
+      expect(await sql.all("SELECT v FROM t ORDER BY v")).toEqual([{ v: "durable" }, { v: "lazy" }]);
+      // With no writer after it, a lazy commit gets a sync of its own within 200 ms, waited for by no one.
+      await sql.transaction(async () => sql.run("INSERT INTO t VALUES ('alone')"), { lazy: true });
+      expect(barrier.calls()).toBe(0);
+      await Bun.sleep(300);
+      expect(barrier.calls()).toBe(1);
+      barrier.release();
+      await sql.close();
+    } finally {
+      cleanup();
+    }
+  },
+);
+
+test.if(onSqlite)(
   "the log's sync coalesces: callers during one sync share the next, which starts after it",
   async () => {
     const { dir, cleanup } = tempDir();

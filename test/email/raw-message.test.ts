@@ -49,6 +49,12 @@ const cases: { name: string; from?: string; message: MailMessage; expected: Reco
     expected: { text: "Zoë wrote:\n.\n..leading dots\n" + "é".repeat(200), html: "<p>Zoë ✓</p>" },
   },
   {
+    // 57 and 114 bytes: base64 of exactly one and two full lines of 76.
+    name: "parts whose base64 fills its last line exactly come back whole",
+    message: { ...base, text: "t".repeat(57), html: `<p>${"h".repeat(107)}</p>` },
+    expected: { text: "t".repeat(57), html: `<p>${"h".repeat(107)}</p>` },
+  },
+  {
     name: "a header the message adds is kept",
     message: { ...base, headers: { "Auto-Submitted": "auto-generated" } },
     expected: { autoSubmitted: "auto-generated" },

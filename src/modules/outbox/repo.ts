@@ -147,6 +147,9 @@ const QUEUE_OWNER_ALERT = `INSERT INTO outbox (${COLUMNS})
   SELECT 'notification', NULL, NULL, NULL, NULL, email, NULL, '', '{}', ?1, ?2, ?2, ?2, ?2
   FROM owners WHERE password_hash IS NOT NULL`;
 
+// The sender's own bookkeeping commits without waiting for the log's sync (see claimDue, finishMany).
+const LAZY = { lazy: true } as const;
+
 const values = (m: QueuedMessage) => [
   m.kind,
   m.formId,
@@ -241,39 +244,52 @@ export function createOutboxRepo(sql: Sql) {
     /**
      * Claims up to `limit` due rows of these kinds in one statement: each is marked `sending` with a
      * lease as it is picked, so no other drain, in this process or another, takes it. On PostgreSQL
-     * a row another instance's claim has locked is skipped rather than waited for.
+     * a row another instance's claim has locked is skipped rather than waited for. On SQLite the
+     * claim waits for no sync of the log (a lazy transaction): a claim lost with a power cut leaves
+     * its rows pending, claimable again, as a crash mid-send leaves rows `sending` and the next start
+     * releases them (`releaseStale`); either way a message may go out twice, never not at all.
      */
     async claimDue(kinds: readonly OutboxKind[], now: string, limit: number): Promise<ClaimedRow[]> {
       if (limit <= 0 || kinds.length === 0) return [];
-      const claimed =
-        sql.engine === "postgres"
-          ? await sql.all<{ id: number }>(
-              `UPDATE outbox SET status = 'sending', lease_until = ?4 WHERE id IN (
-                 SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-                 ORDER BY next_attempt_at, id LIMIT ?3 FOR UPDATE SKIP LOCKED)
-               RETURNING id`,
-              [now, JSON.stringify(kinds), limit, leaseFrom(now)],
-            )
-          : await sql.transaction(async () => {
-              // The oldest due rows of each kind, each read from the index by kind (it stops after
-              // `limit`), then the oldest of those: a claim reads no row of a kind it does not send.
-              const due: { id: number; next_attempt_at: string }[] = [];
-              for (const kind of kinds)
-                due.push(
-                  ...(await sql.all<{ id: number; next_attempt_at: string }>(
-                    "SELECT id, next_attempt_at FROM outbox WHERE status = 'pending' AND kind = ?1 AND next_attempt_at <= ?2 ORDER BY next_attempt_at, id LIMIT ?3",
-                    [kind, now, limit],
-                  )),
-                );
-              if (due.length === 0) return [];
-              due.sort((a, b) =>
-                a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.id - b.id,
-              );
-              return sql.all<{ id: number }>(
-                "UPDATE outbox SET status = 'sending', lease_until = ?2 WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1)) RETURNING id",
-                [JSON.stringify(due.slice(0, limit).map((r) => r.id)), leaseFrom(now)],
-              );
-            });
+      // The oldest due rows of each kind, each read from the index by kind (it stops after `limit`),
+      // then the oldest of those: a claim reads no row of a kind it does not send.
+      const dueIds = async () => {
+        const due: { id: number; next_attempt_at: string }[] = [];
+        for (const kind of kinds)
+          due.push(
+            ...(await sql.all<{ id: number; next_attempt_at: string }>(
+              "SELECT id, next_attempt_at FROM outbox WHERE status = 'pending' AND kind = ?1 AND next_attempt_at <= ?2 ORDER BY next_attempt_at, id LIMIT ?3",
+              [kind, now, limit],
+            )),
+          );
+        due.sort((a, b) =>
+          a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.id - b.id,
+        );
+        return due.slice(0, limit).map((r) => r.id);
+      };
+      let claimed: { id: number }[];
+      if (sql.engine === "postgres")
+        claimed = await sql.all<{ id: number }>(
+          `UPDATE outbox SET status = 'sending', lease_until = ?4 WHERE id IN (
+             SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
+             ORDER BY next_attempt_at, id LIMIT ?3 FOR UPDATE SKIP LOCKED)
+           RETURNING id`,
+          [now, JSON.stringify(kinds), limit, leaseFrom(now)],
+        );
+      else {
+        // Looked at first without the write lock: most claims that find nothing are a transport's with
+        // nothing queued (every commit wakes both), and a transaction each cost them a BEGIN IMMEDIATE
+        // and a COMMIT. The claim reads again under the lock.
+        if ((await dueIds()).length === 0) return [];
+        claimed = await sql.transaction(async () => {
+          const ids = await dueIds();
+          if (ids.length === 0) return [];
+          return sql.all<{ id: number }>(
+            "UPDATE outbox SET status = 'sending', lease_until = ?2 WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?1)) RETURNING id",
+            [JSON.stringify(ids), leaseFrom(now)],
+          );
+        }, LAZY);
+      }
       if (claimed.length === 0) return [];
       return sql.all<ClaimedRow>(
         `${WITH_WEBHOOK} WHERE o.id IN (SELECT CAST(value AS INTEGER) FROM json_each(?)) ORDER BY o.next_attempt_at, o.id`,
@@ -285,6 +301,9 @@ export function createOutboxRepo(sql: Sql) {
      * Records attempts, each with what follows it (sent, retried at a time, or failed), in one
      * transaction (one fsync for all): the attempts and the sent marks in a statement each per
      * ROWS_PER_INSERT results, a retry or a failure (rarer, perhaps with an alert) in its own.
+     * Waits for no sync of the log: a mark lost with a power cut leaves its row `sending`, released
+     * and sent again at the next start, as after a crash before the mark; the next writer's sync
+     * (a submission's, within milliseconds under load) makes it durable.
      */
     finishMany(results: readonly { id: number; attempt: AttemptRecord; next: NextStep }[]): Promise<void> {
       return sql.transaction(async () => {
@@ -310,7 +329,7 @@ export function createOutboxRepo(sql: Sql) {
             if (next.alert) await sql.run(QUEUE_ALERT, [id, JSON.stringify({ alert: next.alert }), attempt.at]);
           }
         }
-      });
+      }, LAZY);
     },
 
     /** Claimed rows that were not sent after all (a stop) go back to the queue. */

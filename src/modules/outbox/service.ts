@@ -34,9 +34,13 @@ export interface OutboxDeps {
 // messages queued on each keep them busy); webhook receivers
 // are many and slow ones (10 s timeouts) must not hold up the rest, nor mail.
 const IN_FLIGHT: Record<TransportName, number> = { smtp: 16, http: 32 };
-// Rows claimed at once (a statement, so an fsync, per claim): more than fit in flight, so a busy
+// Rows claimed at once (a transaction per claim): more than fit in flight, so a busy
 // drain claims once per many deliveries. Rows claimed and not started yet are released at a stop.
 const CLAIM: Record<TransportName, number> = { smtp: 64, http: 128 };
+// Attempts recorded per transaction at most (a statement of attempts and one of sent marks), and how
+// long the first of a batch waits for more: at 2,000 emails/s, batches of ~20.
+const RECORD_BATCH = 64;
+const RECORD_WAIT_MS = 10;
 // A sent message must be marked sent, or the next start sends it again: worth a long wait for the lock.
 const MARK_WAIT_MS = 60_000;
 const TRANSPORTS: TransportName[] = ["smtp", "http"];
@@ -82,14 +86,22 @@ export function createOutboxService({
   // Only `serve` sends (it calls start): a command line that queues a message leaves it to the server.
   let started = false;
   let wakeUp: ReturnType<typeof setTimeout> | undefined;
+  // The drain loop sleeps until woken: a slot freed, a delivery recorded, something queued, a stop.
+  // A wake while it is busy is remembered, so it looks again before sleeping.
   let poke: (() => void) | null = null;
+  let woken = false;
+  const wake = () => {
+    woken = true;
+    poke?.();
+  };
   let poked = false;
   const inFlight: Record<TransportName, number> = { smtp: 0, http: 0 };
   const outcomes = new Map<string, number>();
 
-  // Attempts are recorded in one transaction per batch, and one batch at a time: the attempts that
-  // end while a batch commits (its fsync) make the next one. One fsync for all of them, instead of
-  // one per delivery or per event-loop turn, which cost the drain a sync (and its CPU) every few sends.
+  // Attempts are recorded in one transaction per batch, one batch at a time, the first attempt of a
+  // batch waiting up to RECORD_WAIT_MS for others (a full batch goes at once). Each transaction writes
+  // the pages its rows touch (the outbox row, its indexes, the attempts) to the log once: batches of
+  // the few attempts that ended during the last one's fsync wrote those pages again every few sends.
   let marks: {
     id: number;
     attempt: AttemptRecord;
@@ -98,10 +110,22 @@ export function createOutboxService({
     reject: (e: unknown) => void;
   }[] = [];
   let flushing = false;
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  const flushNow = () => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    flushing = true;
+    setImmediate(flushMarks);
+  };
+  const flushSoon = () => {
+    // A batch committing now looks again when it is done.
+    if (flushing || marks.length === 0) return;
+    if (marks.length >= RECORD_BATCH) flushNow();
+    else flushTimer ??= setTimeout(flushNow, RECORD_WAIT_MS);
+  };
   const flushMarks = async () => {
     const batch = marks;
     marks = [];
-    flushing = true;
     try {
       await retryWhileBusy(() => repo.finishMany(batch), MARK_WAIT_MS);
       for (const m of batch) m.resolve();
@@ -109,12 +133,13 @@ export function createOutboxService({
       for (const m of batch) m.reject(e);
     } finally {
       flushing = false;
-      if (marks.length) setImmediate(flushMarks);
+      flushSoon();
     }
   };
   const record = (id: number, attempt: AttemptRecord, next: NextStep) =>
     new Promise<void>((resolve, reject) => {
-      if (marks.push({ id, attempt, next, resolve, reject }) === 1 && !flushing) setImmediate(flushMarks);
+      marks.push({ id, attempt, next, resolve, reject });
+      flushSoon();
     });
 
   const readyKinds = (transport?: TransportName) =>
@@ -218,7 +243,7 @@ export function createOutboxService({
             inFlight[transport] += 1;
             const answered = () => {
               inFlight[transport] -= 1;
-              poke?.();
+              wake();
             };
             // Running until its attempt is recorded: a stop waits for that too.
             const sending: Promise<void> = deliver(row, answered)
@@ -228,7 +253,10 @@ export function createOutboxService({
                   error: e instanceof Error ? e.message : String(e),
                 }),
               )
-              .finally(() => running.delete(sending));
+              .finally(() => {
+                running.delete(sending);
+                wake();
+              });
             running.add(sending);
           }
         }
@@ -240,9 +268,12 @@ export function createOutboxService({
         if (unsent.length) await retryWhileBusy(() => repo.release(unsent), MARK_WAIT_MS);
       }
       if (running.size === 0) break;
-      // Until a send finishes (a slot frees) or something new is queued.
-      if (!poked) await Promise.race([...running, new Promise<void>((r) => (poke = r))]);
+      // Until a send finishes (a slot frees) or something new is queued. Not a race over the running
+      // deliveries: each turn would subscribe to every one of them again (dozens while their records
+      // wait for a batch), a reaction per delivery per turn.
+      if (!woken) await new Promise<void>((r) => (poke = r));
       poke = null;
+      woken = false;
     }
     await scheduleNextRetry(busy ? 1000 : 0);
   }
@@ -252,7 +283,7 @@ export function createOutboxService({
     if (stopped || !started) return Promise.resolve();
     if (draining) {
       poked = true;
-      poke?.();
+      wake();
       return draining;
     }
     draining = drainLoop()
@@ -274,7 +305,11 @@ export function createOutboxService({
     /** Rows whose sender's lease ran out (it died mid-send) go back to the queue; how many did. */
     releaseExpired: (): Promise<number> => repo.releaseStale(isoTime(clock.now()), false),
 
-    /** At start-up: release rows a dead process left mid-send, say what cannot go out yet, and send what is due. */
+    /**
+     * At start-up: release rows a dead process left mid-send (or whose claim or sent mark, committed
+     * without a sync of the log, a power cut undid: they are pending or `sending` again, and go out
+     * again), say what cannot go out yet, and send what is due.
+     */
     async start(): Promise<void> {
       started = true;
       const released = await repo.releaseStale(isoTime(clock.now()), soleSender);
@@ -288,7 +323,7 @@ export function createOutboxService({
     async stop(): Promise<void> {
       stopped = true;
       clearTimeout(wakeUp);
-      poke?.();
+      wake();
       await draining;
     },
 
