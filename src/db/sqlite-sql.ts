@@ -2,6 +2,8 @@ import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Sql, SqlParams } from "./sql";
 
+const MAX_PREPARED = 1024;
+
 const bind = (params: SqlParams | undefined): SQLQueryBindings[] =>
   params === undefined ? [] : Array.isArray(params) ? (params as SQLQueryBindings[]) : [params as SQLQueryBindings];
 
@@ -24,7 +26,22 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
   // Settles when the open transaction ends; null while none is open.
   let open: Promise<void> | null = null;
 
-  const statement = (text: string): Statement => db.query(text);
+  // Prepared once per text: bun:sqlite's own `query` cache keeps only its 20 latest texts, and the
+  // server uses a few hundred (multi-row statements are one text per row count). Finalized when the
+  // cache is emptied and at close, so closing leaves no statement holding the database open.
+  const prepared = new Map<string, Statement>();
+  const finalizeAll = () => {
+    for (const st of prepared.values()) st.finalize();
+    prepared.clear();
+  };
+  const statement = (text: string): Statement => {
+    let st = prepared.get(text);
+    if (!st) {
+      if (prepared.size >= MAX_PREPARED) finalizeAll();
+      prepared.set(text, (st = db.prepare(text)));
+    }
+    return st;
+  };
   // Counts every row changed through this connection, whatever the statement (RETURNING ones too).
   const totalChanges = db.query<{ n: number }, []>("SELECT total_changes() AS n");
   let changesSeen = afterWrite ? totalChanges.get()!.n : 0;
@@ -122,6 +139,7 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     async close() {
       while (open) await open;
       clearTimeout(lazySync);
+      finalizeAll();
       db.close();
     },
   };
