@@ -3,6 +3,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Sql, SqlParams } from "./sql";
 
 const MAX_PREPARED = 1024;
+/** How long a lazy transaction's commit may wait for a sync of the log at most (PostgreSQL's wal_writer_delay is 200 ms). */
+const LAZY_SYNC_MS = 200;
 
 const bind = (params: SqlParams | undefined): SQLQueryBindings[] =>
   params === undefined ? [] : Array.isArray(params) ? (params as SQLQueryBindings[]) : [params as SQLQueryBindings];
@@ -17,9 +19,6 @@ const bind = (params: SqlParams | undefined): SQLQueryBindings[] =>
  * `afterWrite`, when given, is awaited after every top-level commit or statement that changed
  * something, before its caller is answered: the server makes its writes durable there (wal-sync.ts).
  */
-/** How long a lazy transaction's commit may wait for a sync of the log at most (PostgreSQL's wal_writer_delay is 200 ms). */
-const LAZY_SYNC_MS = 200;
-
 export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
   // `committed`: what `afterCommit` registered in this transaction or savepoint, run once the outermost commits.
   const inTransaction = new AsyncLocalStorage<{ depth: number; committed: (() => void)[] }>();
@@ -138,7 +137,8 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
     },
     async close() {
       while (open) await open;
-      clearTimeout(lazySync);
+      // A lazy commit still waiting for its sync gets it now.
+      if (lazySync) await sync().catch(() => {});
       finalizeAll();
       db.close();
     },
