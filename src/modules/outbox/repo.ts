@@ -134,6 +134,10 @@ const addressedTo = (param: string) =>
   `(reply_to = ${param} OR (kind IN ('autoresponse', 'confirmation') AND recipient = ${param}))`;
 // ?2: a JSON list of form ids, or null for every form.
 const IN_SCOPE = "(CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2)))";
+// The earliest `next_attempt_at` of the pending rows of these kinds (?1, a JSON list): one index
+// probe per kind in `outbox_due_by_kind`, where a `kind IN (…)` would read every pending row.
+const EARLIEST_DUE = `SELECT min((SELECT min(next_attempt_at) FROM outbox WHERE status = 'pending' AND kind = k.value)) AS at
+  FROM (SELECT value FROM json_each(?1)) AS k`;
 const WITH_WEBHOOK = `SELECT o.*, w.url AS webhook_url, w.format AS webhook_format, w.secret AS webhook_secret, w.enabled AS webhook_enabled
   FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id`;
 
@@ -361,10 +365,7 @@ export function createOutboxRepo(sql: Sql) {
 
     /** When the next pending row of these kinds falls due, if any. */
     async nextDue(kinds: readonly OutboxKind[]): Promise<string | null> {
-      const row = await sql.get<{ at: string | null }>(
-        "SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending' AND kind IN (SELECT value FROM json_each(?1))",
-        [JSON.stringify(kinds)],
-      );
+      const row = await sql.get<{ at: string | null }>(EARLIEST_DUE, [JSON.stringify(kinds)]);
       return row?.at ?? null;
     },
 
@@ -434,10 +435,7 @@ export function createOutboxRepo(sql: Sql) {
 
     /** When the longest-waiting pending row fell due, if any. */
     async oldestDue(): Promise<string | null> {
-      return (
-        (await sql.get<{ at: string | null }>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending'"))
-          ?.at ?? null
-      );
+      return (await sql.get<{ at: string | null }>(EARLIEST_DUE, [JSON.stringify(OUTBOX_KINDS)]))?.at ?? null;
     },
 
     /**
