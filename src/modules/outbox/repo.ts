@@ -273,10 +273,15 @@ export function createOutboxRepo(sql: Sql) {
       };
       let claimed: { id: number }[];
       if (sql.engine === "postgres")
+        // Per kind, like dueIds: `outbox_due_by_kind` gives each kind's due rows in time order, so each
+        // read stops after `limit`; over `kind IN (…)` the planner read and sorted every due row. The
+        // rows locked beyond the `limit` taken are released at this statement's commit.
         claimed = await sql.all<{ id: number }>(
           `UPDATE outbox SET status = 'sending', lease_until = ?4 WHERE id IN (
-             SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-             ORDER BY next_attempt_at, id LIMIT ?3 FOR UPDATE SKIP LOCKED)
+             SELECT d.id FROM (SELECT value FROM json_each(?2)) AS k CROSS JOIN LATERAL (
+               SELECT id, next_attempt_at FROM outbox WHERE status = 'pending' AND kind = k.value AND next_attempt_at <= ?1
+               ORDER BY next_attempt_at, id LIMIT ?3 FOR UPDATE SKIP LOCKED) AS d
+             ORDER BY d.next_attempt_at, d.id LIMIT ?3)
            RETURNING id`,
           [now, JSON.stringify(kinds), limit, leaseFrom(now)],
         );
