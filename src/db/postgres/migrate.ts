@@ -153,7 +153,11 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
   {
     version: 20,
     name: "outbox-due",
-    statements: ["DROP INDEX outbox_due"],
+    statements: [
+      "DROP INDEX outbox_due",
+      "DROP INDEX outbox_due_by_kind",
+      "CREATE INDEX outbox_unsent ON outbox (status, kind, next_attempt_at) WHERE status <> 'sent'",
+    ],
   },
 ];
 

@@ -212,7 +212,7 @@ export const POSTGRES_SCHEMA: string[] = [
     sent_at         text COLLATE "C",
     lease_until     text COLLATE "C"
   )`,
-  "CREATE INDEX outbox_due_by_kind ON outbox (status, kind, next_attempt_at)",
+  "CREATE INDEX outbox_unsent ON outbox (status, kind, next_attempt_at) WHERE status <> 'sent'",
   "CREATE INDEX outbox_by_form ON outbox (form_id)",
   "CREATE INDEX outbox_by_webhook ON outbox (webhook_id, id) WHERE webhook_id IS NOT NULL",
   "CREATE UNIQUE INDEX outbox_by_message ON outbox (message_id) WHERE message_id IS NOT NULL",
