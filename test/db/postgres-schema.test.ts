@@ -156,7 +156,9 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
       def
         .replace(" ON public.", " ON ")
         .replace(" USING btree", "")
-        .replace(/ WHERE \((.*)\)$/, " WHERE $1");
+        .replace(/ WHERE \((.*)\)$/, " WHERE $1")
+        // PostgreSQL spells a string constant in a partial index's condition with its type.
+        .replace(/('[^']*')::text/g, "$1");
     for (const table of liteTables()) {
       for (const index of lite
         .query<{ name: string; unique: number; origin: string }, []>(`PRAGMA index_list(${table})`)

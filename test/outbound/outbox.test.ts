@@ -28,6 +28,56 @@ describe("the outbox", () => {
     ]);
   });
 
+  // Each case: the rows' (kind, status, next_attempt_at), and the oldest due time the backlog reports.
+  const dueCases: { name: string; rows: [string, string, string][]; oldest: string | null }[] = [
+    {
+      name: "the earliest pending row of any kind",
+      rows: [
+        ["notification", "pending", "2026-10-01T10:00:00.000Z"],
+        ["autoresponse", "pending", "2026-10-01T09:00:00.000Z"],
+        ["password_reset", "pending", "2026-10-01T11:00:00.000Z"],
+        ["notification", "pending", "2026-10-01T09:30:00.000Z"],
+      ],
+      oldest: "2026-10-01T09:00:00.000Z",
+    },
+    {
+      name: "rows being sent, sent or failed do not count",
+      rows: [
+        ["notification", "sending", "2026-10-01T08:00:00.000Z"],
+        ["autoresponse", "sent", "2026-10-01T07:00:00.000Z"],
+        ["webhook", "failed", "2026-10-01T06:00:00.000Z"],
+        ["confirmation", "pending", "2026-10-01T09:45:00.000Z"],
+      ],
+      oldest: "2026-10-01T09:45:00.000Z",
+    },
+    {
+      name: "none when nothing is pending",
+      rows: [
+        ["notification", "sent", "2026-10-01T08:00:00.000Z"],
+        ["notification", "failed", "2026-10-01T07:00:00.000Z"],
+        ["autoresponse", "sending", "2026-10-01T07:00:00.000Z"],
+        ["webhook", "sent", "2026-10-01T06:00:00.000Z"],
+      ],
+      oldest: null,
+    },
+  ];
+  for (const c of dueCases)
+    test(`the backlog's oldest due time: ${c.name}`, async () => {
+      await s.exec("DELETE FROM outbox");
+      for (let i = 0; i < c.rows.length; i++) await submit(100 + i);
+      const ids = (await s.query("SELECT id FROM outbox ORDER BY id")).map((r) => r.id);
+      expect(ids).toHaveLength(c.rows.length);
+      for (const [i, [kind, status, at]] of c.rows.entries())
+        await s.exec(
+          "UPDATE outbox SET kind = ?, status = ?, next_attempt_at = ? WHERE id = ?",
+          kind,
+          status,
+          at,
+          ids[i],
+        );
+      expect(await s.services.outbox.oldestDue()).toBe(c.oldest);
+    });
+
   test("outbox list shows each row's kind and last error; outbox show its attempts", async () => {
     const rows = cliJson(["outbox", "list", "--kind", "notification"], { db: s.db });
     expect(rows.length).toBeGreaterThan(0);

@@ -18,6 +18,7 @@ import * as files from "./016-files";
 import * as counterDeltas from "./017-counter-deltas";
 import * as spamFilter from "./018-spam-filter";
 import * as outboxDueByKind from "./019-outbox-due-by-kind";
+import * as outboxDue from "./020-outbox-due";
 
 export interface Migration {
   version: number;
@@ -46,4 +47,5 @@ export const migrations: Migration[] = [
   { version: 17, name: "counter-deltas", up: counterDeltas.up },
   { version: 18, name: "spam-filter", up: spamFilter.up },
   { version: 19, name: "outbox-due-by-kind", up: outboxDueByKind.up },
+  { version: 20, name: "outbox-due", up: outboxDue.up },
 ];

@@ -150,6 +150,15 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
     name: "outbox-due-by-kind",
     statements: ["CREATE INDEX outbox_due_by_kind ON outbox (status, kind, next_attempt_at)"],
   },
+  {
+    version: 20,
+    name: "outbox-due",
+    statements: [
+      "DROP INDEX outbox_due",
+      "DROP INDEX outbox_due_by_kind",
+      "CREATE INDEX outbox_unsent ON outbox (status, kind, next_attempt_at) WHERE status <> 'sent'",
+    ],
+  },
 ];
 
 /**

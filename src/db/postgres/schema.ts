@@ -212,8 +212,7 @@ export const POSTGRES_SCHEMA: string[] = [
     sent_at         text COLLATE "C",
     lease_until     text COLLATE "C"
   )`,
-  "CREATE INDEX outbox_due ON outbox (status, next_attempt_at)",
-  "CREATE INDEX outbox_due_by_kind ON outbox (status, kind, next_attempt_at)",
+  "CREATE INDEX outbox_unsent ON outbox (status, kind, next_attempt_at) WHERE status <> 'sent'",
   "CREATE INDEX outbox_by_form ON outbox (form_id)",
   "CREATE INDEX outbox_by_webhook ON outbox (webhook_id, id) WHERE webhook_id IS NOT NULL",
   "CREATE UNIQUE INDEX outbox_by_message ON outbox (message_id) WHERE message_id IS NOT NULL",
@@ -367,7 +366,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 19;
+export const POSTGRES_SCHEMA_VERSION = 20;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

@@ -134,6 +134,14 @@ const addressedTo = (param: string) =>
   `(reply_to = ${param} OR (kind IN ('autoresponse', 'confirmation') AND recipient = ${param}))`;
 // ?2: a JSON list of form ids, or null for every form.
 const IN_SCOPE = "(CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2)))";
+// The condition of the partial index `outbox_unsent` (status, kind, next_attempt_at), which holds the
+// rows not sent: SQLite reads a partial index only for a query that states its condition as a term,
+// so each query of it does, beside the status it wants.
+const UNSENT = "status <> 'sent'";
+// The earliest `next_attempt_at` of the pending rows of these kinds (?1, a JSON list): one index
+// probe per kind in `outbox_unsent`, where a `kind IN (…)` would read every pending row.
+const EARLIEST_DUE = `SELECT min((SELECT min(next_attempt_at) FROM outbox WHERE status = 'pending' AND ${UNSENT} AND kind = k.value)) AS at
+  FROM (SELECT value FROM json_each(?1)) AS k`;
 const WITH_WEBHOOK = `SELECT o.*, w.url AS webhook_url, w.format AS webhook_format, w.secret AS webhook_secret, w.enabled AS webhook_enabled
   FROM outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id`;
 
@@ -258,7 +266,7 @@ export function createOutboxRepo(sql: Sql) {
         for (const kind of kinds)
           due.push(
             ...(await sql.all<{ id: number; next_attempt_at: string }>(
-              "SELECT id, next_attempt_at FROM outbox WHERE status = 'pending' AND kind = ?1 AND next_attempt_at <= ?2 ORDER BY next_attempt_at, id LIMIT ?3",
+              `SELECT id, next_attempt_at FROM outbox WHERE status = 'pending' AND ${UNSENT} AND kind = ?1 AND next_attempt_at <= ?2 ORDER BY next_attempt_at, id LIMIT ?3`,
               [kind, now, limit],
             )),
           );
@@ -269,10 +277,15 @@ export function createOutboxRepo(sql: Sql) {
       };
       let claimed: { id: number }[];
       if (sql.engine === "postgres")
+        // Per kind, like dueIds: `outbox_unsent` gives each kind's due rows in time order, so each
+        // read stops after `limit`; over `kind IN (…)` the planner read and sorted every due row. The
+        // rows locked beyond the `limit` taken are released at this statement's commit.
         claimed = await sql.all<{ id: number }>(
           `UPDATE outbox SET status = 'sending', lease_until = ?4 WHERE id IN (
-             SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?1 AND kind IN (SELECT value FROM json_each(?2))
-             ORDER BY next_attempt_at, id LIMIT ?3 FOR UPDATE SKIP LOCKED)
+             SELECT d.id FROM (SELECT value FROM json_each(?2)) AS k CROSS JOIN LATERAL (
+               SELECT id, next_attempt_at FROM outbox WHERE status = 'pending' AND ${UNSENT} AND kind = k.value AND next_attempt_at <= ?1
+               ORDER BY next_attempt_at, id LIMIT ?3 FOR UPDATE SKIP LOCKED) AS d
+             ORDER BY d.next_attempt_at, d.id LIMIT ?3)
            RETURNING id`,
           [now, JSON.stringify(kinds), limit, leaseFrom(now)],
         );
@@ -347,31 +360,28 @@ export function createOutboxRepo(sql: Sql) {
      */
     releaseStale: (now: string, everyLease: boolean): Promise<number> =>
       sql.run(
-        "UPDATE outbox SET status = 'pending', lease_until = NULL WHERE status = 'sending' AND (CAST(?2 AS INTEGER) = 1 OR lease_until IS NULL OR lease_until < ?1)",
+        `UPDATE outbox SET status = 'pending', lease_until = NULL WHERE status = 'sending' AND ${UNSENT} AND (CAST(?2 AS INTEGER) = 1 OR lease_until IS NULL OR lease_until < ?1)`,
         [now, Number(everyLease)],
       ),
 
     /** Makes every pending row of these kinds due now (a restart is when an operator has fixed the mail settings). */
     async makePendingDue(kinds: readonly OutboxKind[], now: string): Promise<void> {
       await sql.run(
-        "UPDATE outbox SET next_attempt_at = ?1 WHERE status = 'pending' AND next_attempt_at > ?1 AND kind IN (SELECT value FROM json_each(?2))",
+        `UPDATE outbox SET next_attempt_at = ?1 WHERE status = 'pending' AND ${UNSENT} AND next_attempt_at > ?1 AND kind IN (SELECT value FROM json_each(?2))`,
         [now, JSON.stringify(kinds)],
       );
     },
 
     /** When the next pending row of these kinds falls due, if any. */
     async nextDue(kinds: readonly OutboxKind[]): Promise<string | null> {
-      const row = await sql.get<{ at: string | null }>(
-        "SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending' AND kind IN (SELECT value FROM json_each(?1))",
-        [JSON.stringify(kinds)],
-      );
+      const row = await sql.get<{ at: string | null }>(EARLIEST_DUE, [JSON.stringify(kinds)]);
       return row?.at ?? null;
     },
 
     /** Puts failed rows (one, or all) back in the queue with a fresh retry horizon. */
     requeue: (id: number | null, now: string): Promise<number> =>
       sql.run(
-        "UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE status = 'failed' AND (CAST(?2 AS INTEGER) IS NULL OR id = ?2)",
+        `UPDATE outbox SET status = 'pending', next_attempt_at = ?1, queued_at = ?1, attempts = 0 WHERE status = 'failed' AND ${UNSENT} AND (CAST(?2 AS INTEGER) IS NULL OR id = ?2)`,
         [now, id],
       ),
 
@@ -422,11 +432,11 @@ export function createOutboxRepo(sql: Sql) {
       return rows.map((a) => ({ at: a.at, statusCode: a.status_code, error: a.error, durationMs: a.duration_ms }));
     },
 
-    /** Rows not yet sent, by kind and status; reads only the short ranges of the status index that are not `sent`. */
+    /** Rows not yet sent, by kind and status; reads only the index of the rows not sent. */
     async counts(): Promise<KindCounts> {
       const out = Object.fromEntries(OUTBOX_KINDS.map((k) => [k, { pending: 0, sending: 0, failed: 0 }])) as KindCounts;
       const rows = await sql.all<{ kind: OutboxKind; status: "pending" | "sending" | "failed"; n: number }>(
-        "SELECT kind, status, CAST(count(*) AS INTEGER) AS n FROM outbox WHERE status IN ('pending', 'sending', 'failed') GROUP BY kind, status",
+        `SELECT kind, status, CAST(count(*) AS INTEGER) AS n FROM outbox WHERE ${UNSENT} GROUP BY kind, status`,
       );
       for (const r of rows) out[r.kind][r.status] = r.n;
       return out;
@@ -434,10 +444,7 @@ export function createOutboxRepo(sql: Sql) {
 
     /** When the longest-waiting pending row fell due, if any. */
     async oldestDue(): Promise<string | null> {
-      return (
-        (await sql.get<{ at: string | null }>("SELECT min(next_attempt_at) AS at FROM outbox WHERE status = 'pending'"))
-          ?.at ?? null
-      );
+      return (await sql.get<{ at: string | null }>(EARLIEST_DUE, [JSON.stringify(OUTBOX_KINDS)]))?.at ?? null;
     },
 
     /**
