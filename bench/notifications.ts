@@ -6,7 +6,7 @@
 // which counts them without parsing.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { SMTPServer } from "smtp-server";
+import { countingSmtpServer } from "./baselines/smtp-sink";
 import { loadConfig } from "../src/config";
 import { openStore } from "../src/db/store";
 import { systemClock } from "../src/lib/clock";
@@ -26,22 +26,10 @@ const TEMPLATE = {
 
 /** A real SMTP server on loopback that accepts and counts every message (its body read and dropped). */
 async function countingSink(): Promise<{ port: number; count: () => number; close: () => void }> {
-  let received = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, callback) {
-      stream.on("data", () => {});
-      stream.on("end", () => {
-        received++;
-        callback();
-      });
-    },
-  });
+  const { server, count } = countingSmtpServer();
   const port = await freePort();
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
-  return { port, count: () => received, close: () => server.close() };
+  return { port, count, close: () => server.close() };
 }
 
 const db = join(WORK, "notifications.db");
