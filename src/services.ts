@@ -267,6 +267,9 @@ export async function createServices(deps: Deps) {
   });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
+  // SQLite: a commit's counters go into the cached forms as it commits (nothing reads in between), so
+  // the forms stay cached; PostgreSQL drops them after each commit, as other connections read meanwhile.
+  const countsInCache = sql.engine === "sqlite";
   const pipeline = submitPipeline(sql, clock, {
     // Closing before the challenge (a closed form costs no verification); the field rules last, on
     // the data to be stored, so a honeypot catch is answered as the same fields from a person would be.
@@ -282,8 +285,7 @@ export async function createServices(deps: Deps) {
     ],
     lessons: [spam.filter.recordLessons], // a honeypot catch teaches its owner's filter, with its commit
     hooks: [outbox.afterCommit, spam.filter.afterCommit], // the outbox sends what a commit queued; lessons reach the filter's models
-    // SQLite: a commit's counters go into the cached forms as it commits, so the forms stay cached.
-    ...(sql.engine === "sqlite" ? { counted: forms.counted } : {}),
+    ...(countsInCache ? { counted: forms.counted } : {}),
   });
   const submissionsRepo = createSubmissionsRepo(sql);
   const submissions = createSubmissionsService({
@@ -297,7 +299,7 @@ export async function createServices(deps: Deps) {
     pipeline,
     audit,
     teach: spam.filter.teach, // every spam / not-spam mark teaches the owner's filter
-    formsCounted: sql.engine === "sqlite",
+    formsCounted: countsInCache,
   });
   const webhooks = createWebhooksService({
     repo: webhooksRepo,
