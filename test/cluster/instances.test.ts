@@ -148,6 +148,31 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     expect((await c.ask(c.a, "/api/v1/forms/list", { key: second.key })).status).toBe(401);
   });
 
+  test("apply a form's settings changed through one instance at the other's next submit, though its own submits keep the form cached: a cap, a lifted cap, a pause", async () => {
+    const c = await cluster();
+    // Instance a caches the form and moves its count with submits of its own: the settings stay cached.
+    for (let i = 0; i < 3; i++) expect((await c.submit(c.a, { i })).status).toBe(200);
+    const count = async (p: ServeProcess) =>
+      ((await (await c.ask(p, `/api/v1/forms/${c.formId}`)).json()) as { submissionCount: number }).submissionCount;
+    expect(await count(c.a)).toBe(3);
+    expect((await c.submit(c.a, { i: 3 })).status).toBe(200);
+    expect(await count(c.a)).toBe(4);
+    const change = (settings: Record<string, unknown>) =>
+      c.ask(c.b, `/api/v1/forms/${c.formId}`, { method: "PATCH", body: JSON.stringify(settings) });
+    // A cap set through b: a's next submit takes the last place, the one after it is refused.
+    expect((await change({ maxSubmissions: 5 })).status).toBe(200);
+    expect((await c.submit(c.a, { i: 4 })).status).toBe(200);
+    const refused = await c.submit(c.a, { i: 5 });
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([403, "FORM_CLOSED"]);
+    // Paused through b, the cap lifted: a refuses at once, though its cached copy was behind only in its count.
+    expect((await change({ maxSubmissions: null })).status).toBe(200);
+    expect((await c.submit(c.a, { i: 6 })).status).toBe(200);
+    expect((await change({ paused: true })).status).toBe(200);
+    expect((await c.submit(c.a, { i: 7 })).status).toBe(403);
+    expect(await count(c.a)).toBe(6);
+    expect(await count(c.b)).toBe(6);
+  });
+
   test("store a submission once when its retries with one Idempotency-Key reach both instances at the same time", async () => {
     const c = await cluster();
     for (let round = 0; round < 5; round++) {
