@@ -171,6 +171,7 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     expect((await c.submit(c.a, { i: 7 })).status).toBe(403);
     expect(await count(c.a)).toBe(6);
     expect(await count(c.b)).toBe(6);
+    await c.stop(); // their pools' connections: the tests after this one start clusters of their own
   });
 
   test("store a submission once when its retries with one Idempotency-Key reach both instances at the same time", async () => {

@@ -25,7 +25,8 @@ const FOLD_COUNTS = `WITH moved AS (DELETE FROM form_count_deltas WHERE form_id 
   sums AS (SELECT form_id, sum(submissions) AS n FROM moved GROUP BY form_id)
   UPDATE forms SET submission_count = forms.submission_count + sums.n FROM sums WHERE forms.id = sums.form_id`;
 
-// Each day's deltas go into its day's and its month's rollups; what comes to 0 or less is reported, for removal.
+// Each day's deltas go into its day's and its month's rollups; each rollup row written is reported
+// with its count (what comes to 0 or less is removed).
 const FOLD_ROLLUPS = `WITH moved AS (DELETE FROM form_rollup_deltas RETURNING form_id, dimension, day, value, count),
   days AS (SELECT form_id, dimension, day, value, sum(count) AS n FROM moved GROUP BY form_id, dimension, day, value),
   months AS (SELECT form_id, dimension, substr(day, 1, 7) AS month, value, sum(n) AS n FROM days GROUP BY form_id, dimension, substr(day, 1, 7), value),
@@ -37,8 +38,8 @@ const FOLD_ROLLUPS = `WITH moved AS (DELETE FROM form_rollup_deltas RETURNING fo
     SELECT form_id, dimension, month, value, n FROM months WHERE n <> 0 ORDER BY form_id, dimension, month, value
     ON CONFLICT (form_id, dimension, month, value) DO UPDATE SET count = form_monthly_counts.count + excluded.count
     RETURNING form_id, dimension, month AS period, value, count)
-  SELECT 'day' AS rollup, form_id, dimension, period, value FROM d WHERE count <= 0
-  UNION ALL SELECT 'month', form_id, dimension, period, value FROM m WHERE count <= 0`;
+  SELECT 'day' AS rollup, form_id, dimension, period, value, count FROM d
+  UNION ALL SELECT 'month', form_id, dimension, period, value, count FROM m`;
 const DROP_EMPTY = {
   day: "DELETE FROM form_daily_counts WHERE form_id = ? AND dimension = ? AND day = ? AND value = ? AND count <= 0",
   month:
@@ -66,20 +67,26 @@ export async function foldDeltas(sql: Sql): Promise<number> {
       ]);
       await sql.run(FOLD_COUNTS, [list]);
     }
-    const empty = await sql.all<{
+    const written = await sql.all<{
       rollup: "day" | "month";
       form_id: string;
       dimension: string;
       period: string;
       value: string;
+      count: number;
     }>(FOLD_ROLLUPS);
-    for (const e of empty) await sql.run(DROP_EMPTY[e.rollup], [e.form_id, e.dimension, e.period, e.value]);
-    return { forms: ids.length, moved: ids.length > 0 || empty.length > 0 };
+    for (const e of written)
+      if (e.count <= 0) await sql.run(DROP_EMPTY[e.rollup], [e.form_id, e.dimension, e.period, e.value]);
+    return { forms: ids.length, moved: ids.length > 0 || written.length > 0 };
   });
   // A fold deletes every delta it moved; until a vacuum, each count read (an index scan by form)
   // still visits those dead rows, and autovacuum wakes only once a minute: measured on 16 cores, a
   // form's read cost 0.26 ms, and PostgreSQL's CPU per submit grew by half over 2 minutes. A vacuum
-  // of these small tables costs a few ms; without the right to vacuum them it only warns.
-  if (folded.moved) await sql.run("VACUUM (SKIP_LOCKED) form_count_deltas, form_rollup_deltas");
+  // of these small tables costs a few ms. Not TRUNCATE: giving the emptied pages back would take
+  // the tables' strongest lock, which every batch's insert waits for, once a second; new rows reuse
+  // them. Best effort (the fold has committed): without the right to vacuum, PostgreSQL only warns,
+  // and autovacuum still comes.
+  if (folded.moved)
+    await sql.run("VACUUM (SKIP_LOCKED, TRUNCATE false) form_count_deltas, form_rollup_deltas").catch(() => {});
   return folded.forms;
 }
