@@ -239,7 +239,7 @@ export async function createServices(deps: Deps) {
   // submissions service drops a form's after every commit that changes its submissions, and another
   // process's commit clears them all.
   const answers = createAnswerCache();
-  changes.onChange(answers.clear);
+  changes.onChange(answers.clear, ["submissions", "forms"]);
   const analytics = createAnalyticsService(createAnalyticsRepo(sql), forms, clock, answers);
   const spamRepo = createSpamRepo(sql);
   const spam = createSpamService({

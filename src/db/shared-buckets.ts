@@ -53,10 +53,14 @@ export function sharedTokenBuckets(
     const at = now();
     const look = carry();
     try {
-      const row = (await sql.get<{ tokens: number; granted: number; change_token: unknown }>(
-        look ? `${TAKE}, ${look.column}` : TAKE,
-        [`${table}:${group.name}`, capacity, group.cost, at, perMs, waiting.length],
-      ))!;
+      const row = (await sql.get<{ tokens: number; granted: number }>(look ? `${TAKE}, ${look.column}` : TAKE, [
+        `${table}:${group.name}`,
+        capacity,
+        group.cost,
+        at,
+        perMs,
+        waiting.length,
+      ]))!;
       look?.deliver(row);
       const granted = Number(row.granted);
       // Each granted take's view of the bucket is what it left for the ones after it.

@@ -19,6 +19,7 @@ import * as counterDeltas from "./017-counter-deltas";
 import * as spamFilter from "./018-spam-filter";
 import * as outboxDueByKind from "./019-outbox-due-by-kind";
 import * as outboxDue from "./020-outbox-due";
+import * as changeKinds from "./021-change-kinds";
 
 export interface Migration {
   version: number;
@@ -48,4 +49,5 @@ export const migrations: Migration[] = [
   { version: 18, name: "spam-filter", up: spamFilter.up },
   { version: 19, name: "outbox-due-by-kind", up: outboxDueByKind.up },
   { version: 20, name: "outbox-due", up: outboxDue.up },
+  { version: 21, name: "change-kinds", up: changeKinds.up },
 ];

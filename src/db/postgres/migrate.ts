@@ -1,7 +1,13 @@
 import { migrations as sqliteMigrations } from "../migrations";
 import type { Sql } from "../sql";
 import type { SqlValue } from "../sql";
-import { COUNTER_DELTAS, POSTGRES_SCHEMA, POSTGRES_SCHEMA_VERSION as BASELINE, POSTGRES_SEED } from "./schema";
+import {
+  CHANGE_SEQUENCES,
+  COUNTER_DELTAS,
+  POSTGRES_SCHEMA,
+  POSTGRES_SCHEMA_VERSION as BASELINE,
+  POSTGRES_SEED,
+} from "./schema";
 
 /**
  * Schema changes for a database made by an earlier version, each with its SQLite twin's version;
@@ -159,6 +165,7 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       "CREATE INDEX outbox_unsent ON outbox (status, kind, next_attempt_at) WHERE status <> 'sent'",
     ],
   },
+  { version: 21, name: "change-kinds", statements: [...CHANGE_SEQUENCES, "DROP SEQUENCE formsvc_changes"] },
 ];
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { CHANGE_KINDS, changeSequence } from "../change-feed";
 
 /**
  * The PostgreSQL schema (15–18) equal to the SQLite schema at its newest migration (`POSTGRES_SCHEMA_VERSION`): the same tables, columns
@@ -42,6 +43,9 @@ export const COUNTER_DELTAS: string[] = [
   )`,
   "CREATE INDEX form_rollup_deltas_by_form ON form_rollup_deltas (form_id, dimension, day)",
 ];
+
+/** PostgreSQL only: what tells every instance's caches that another one committed, a sequence per kind of change (db/change-feed.ts). */
+export const CHANGE_SEQUENCES = CHANGE_KINDS.map((kind) => `CREATE SEQUENCE ${changeSequence(kind)}`);
 
 export const POSTGRES_SCHEMA: string[] = [
   // Also created on its own (IF NOT EXISTS) by a runner that reads it before applying the rest.
@@ -357,8 +361,7 @@ export const POSTGRES_SCHEMA: string[] = [
     updated_at double precision NOT NULL,
     allowed    integer NOT NULL
   )`,
-  // PostgreSQL only: what tells every instance's caches that another one committed.
-  "CREATE SEQUENCE formsvc_changes",
+  ...CHANGE_SEQUENCES,
   ...COUNTER_DELTAS,
 ];
 
@@ -366,7 +369,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 20;
+export const POSTGRES_SCHEMA_VERSION = 21;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

@@ -1,6 +1,6 @@
 import type { ReservedSQL, SQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Publisher } from "../change-feed";
+import { CHANGE_KINDS, writtenKinds, type ChangeKind, type Publisher } from "../change-feed";
 import type { Sql, SqlParams, SqlValue } from "../sql";
 
 /** A statement as PostgreSQL takes it: `$n` placeholders, and the names of named parameters in their order. */
@@ -74,26 +74,33 @@ function closingQuote(text: string, start: number): number {
  */
 const hasNul = (v: SqlValue): boolean => typeof v === "string" && v.includes("\0");
 
-/** One transaction's connection, reserved from the pool, and what `afterCommit` registered in it. */
+/** One transaction's connection, reserved from the pool, what `afterCommit` registered in it, and the kinds of change it wrote. */
 interface Tx {
   conn: ReservedSQL;
   savepoints: number;
   committed: (() => void)[];
+  wrote: Set<ChangeKind>;
 }
 
 /**
  * `Sql` over a pool of PostgreSQL connections (Bun's built-in client). A transaction holds one
  * connection of the pool; every statement its callback's async flow makes goes to that connection.
- * After a transaction commits, or a `run` outside one changes rows, the change feed's publish runs
- * before the caller goes on (other instances' caches learn of the commit before anyone is told of
- * it): a transaction sends it in its `COMMIT`'s round trip, one simple query of two statements that
- * runs the second only once the first is durable. Statements through `get`/`all` (the rate
- * limiter's take) do not count as writes.
+ * After a transaction that wrote commits, or a `run` outside one changes rows, the change feed's
+ * publish of the kinds they wrote (change-feed.ts `writtenKinds`) runs before the caller goes on
+ * (other instances' caches learn of the commit before anyone is told of it): a transaction sends it
+ * in its `COMMIT`'s round trip, one simple query of two statements that runs the second only once
+ * the first is durable. Statements through `get`/`all` outside a transaction (the rate limiter's
+ * take) do not count as writes.
  */
 export function postgresSql(pool: SQL, publisher: Publisher | null = null): Sql {
   const current = new AsyncLocalStorage<Tx>();
-  const commit = publisher ? `COMMIT; ${publisher.publishing}` : "COMMIT";
   const translations = new Map<string, Translated>();
+  const kindsOf = new Map<string, readonly ChangeKind[]>();
+  const kinds = (text: string) => {
+    let k = kindsOf.get(text);
+    if (!k) kindsOf.set(text, (k = writtenKinds(text)));
+    return k;
+  };
 
   const translate = (text: string): Translated => {
     let t = translations.get(text);
@@ -109,7 +116,9 @@ export function postgresSql(pool: SQL, publisher: Publisher | null = null): Sql 
   };
   const query = <Row>(text: string, params: SqlParams | undefined) => {
     const t = translate(text);
-    return (current.getStore()?.conn ?? pool).unsafe<Row[]>(t.text, values(t, params)) as unknown as Promise<
+    const tx = current.getStore();
+    if (tx) for (const k of kinds(text)) tx.wrote.add(k);
+    return (tx?.conn ?? pool).unsafe<Row[]>(t.text, values(t, params)) as unknown as Promise<
       Row[] & { affectedRows?: number; count: number }
     >;
   };
@@ -121,7 +130,7 @@ export function postgresSql(pool: SQL, publisher: Publisher | null = null): Sql 
     async run(text, params) {
       const r = await query(text, params);
       const changed = r.affectedRows ?? r.count;
-      if (changed > 0 && !current.getStore()) await publisher?.publish();
+      if (changed > 0 && !current.getStore()) await publisher?.publish(kinds(text));
       return changed;
     },
     async transaction<T>(fn: () => Promise<T>): Promise<T> {
@@ -142,7 +151,7 @@ export function postgresSql(pool: SQL, publisher: Publisher | null = null): Sql 
           throw e;
         }
       }
-      const tx: Tx = { conn: await pool.reserve(), savepoints: 0, committed: [] };
+      const tx: Tx = { conn: await pool.reserve(), savepoints: 0, committed: [], wrote: new Set() };
       try {
         await tx.conn.unsafe("BEGIN");
         let result: T;
@@ -154,11 +163,16 @@ export function postgresSql(pool: SQL, publisher: Publisher | null = null): Sql 
         }
         // Two statements answer with a result each; the publish's failure alone (its sequence
         // gone) would read as the commit's, and the migrations create it before anything writes.
+        const wrote = publisher ? CHANGE_KINDS.filter((k) => tx.wrote.has(k)) : [];
+        const commit = wrote.length > 0 ? `COMMIT; ${publisher!.publishing(wrote)}` : "COMMIT";
         const answer = (await tx.conn.unsafe(commit).simple()) as unknown;
-        const [done, published] = (publisher ? answer : [answer]) as [{ command: string }, { v: unknown }[]?];
+        const [done, published] = (wrote.length > 0 ? answer : [answer]) as [
+          { command: string },
+          Record<string, unknown>[]?,
+        ];
         // A statement failed and its error was caught: PostgreSQL answers the COMMIT by rolling back.
         if (done.command !== "COMMIT") throw new Error("the transaction was rolled back: one of its statements failed");
-        if (published?.[0]) publisher?.published(published[0]);
+        if (published?.[0]) publisher!.published(wrote, published[0]);
         for (const fn of tx.committed) fn();
         return result;
       } finally {

@@ -117,9 +117,9 @@ export function createFormsService(
   audit: Pick<AuditService, "record">,
   recipientsAdded: RecipientsAdded = async () => {},
 ) {
-  // Forms are cached: every write that changes one drops its entry — edits here, commits of
-  // submissions (`forget`, before they are acknowledged), and any commit by another process
-  // (the change feed, db/change-feed.ts) — so a read after a write always sees it.
+  // Forms are cached: every write that changes one drops its entry — edits here, and another
+  // process's commit that wrote forms (the change feed, db/change-feed.ts) — so a read after a
+  // write always sees it. Commits of submissions leave the settings cached and put the counts behind.
   const cache = new Map<string, Form>();
   // Reads in progress, shared by every request that misses the cache meanwhile: a commit drops the
   // form it counted, and the next requests for it arrive together; one statement serves them all.
@@ -127,25 +127,33 @@ export function createFormsService(
   // Counts the drops: a form read before a drop may be older than it, so it is not cached, and a
   // request after the drop starts a read of its own.
   let drops = 0;
-  // Cached forms whose counters this process's commits have moved since they were read
-  // (PostgreSQL, `forget`): their settings hold, so a submit takes them as they are; what shows or
-  // uses a count reads them again. `countMoves` counts those commits, as `drops` counts the drops.
-  const countsBehind = new Set<string>();
+  // Whose counters are current: the count epoch each cached form was read in. This process's
+  // commits of submissions (PostgreSQL, `forget`) put their forms behind, another process's put
+  // every form behind (a new epoch); the settings hold, so a submit takes a form as it is, and
+  // what shows or uses a count reads it again. `countMoves` counts both, as `drops` counts drops.
+  const countedIn = new Map<string, number>();
+  let countEpoch = 0;
   let countMoves = 0;
+  const countsCurrent = (id: string) => countedIn.get(id) === countEpoch;
   const drop = (ids: Iterable<string>) => {
     drops += 1;
     for (const id of ids) {
       cache.delete(id);
       loading.delete(id);
-      countsBehind.delete(id);
+      countedIn.delete(id);
     }
   };
   changes.onChange(() => {
     drops += 1;
     cache.clear();
     loading.clear();
-    countsBehind.clear();
-  });
+    countedIn.clear();
+  }, ["forms"]);
+  changes.onChange(() => {
+    countEpoch += 1;
+    countMoves += 1;
+    loading.clear(); // reads in flight may predate the commit
+  }, ["submissions"]);
 
   /**
    * The form as cached, once other processes' commits are taken into account; undefined when it is
@@ -156,7 +164,7 @@ export function createFormsService(
     const get = () => {
       const form = cache.get(id);
       // A capped form's submit reads its count (closing.ts): only a current one will do.
-      return form && countsBehind.has(id) && (counts || form.maxSubmissions !== null) ? undefined : form;
+      return form && !countsCurrent(id) && (counts || form.maxSubmissions !== null) ? undefined : form;
     };
     return synced ? synced.then(get) : get();
   };
@@ -175,10 +183,10 @@ export function createFormsService(
         settled();
         if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
         if (seen === drops) {
-          if (cache.size >= CACHE_LIMIT) (cache.clear(), countsBehind.clear());
+          if (cache.size >= CACHE_LIMIT) (cache.clear(), countedIn.clear());
           cache.set(id, found);
-          if (seenMoves === countMoves) countsBehind.delete(id);
-          else countsBehind.add(id);
+          if (seenMoves === countMoves) countedIn.set(id, countEpoch);
+          else countedIn.delete(id);
         }
         return found;
       },
@@ -317,7 +325,7 @@ export function createFormsService(
       countMoves += 1;
       for (const id of formIds) {
         loading.delete(id); // a read in flight may predate the commit
-        if (cache.has(id)) countsBehind.add(id);
+        countedIn.delete(id);
       }
     },
 

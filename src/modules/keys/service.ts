@@ -59,8 +59,8 @@ export function createKeysService(
   formOwner: (formId: string) => Promise<string | null>,
   audit: Pick<AuditService, "record">,
 ) {
-  // Key lookups are cached, and the cache is dropped whenever another process commits
-  // (a revocation by the CLI is seen from the next request on).
+  // Key lookups are cached, and the cache is dropped whenever another process commits a change to
+  // keys or owners (a revocation by the CLI is seen from the next request on), not its submissions.
   const cache = new Map<string, ApiKey | null>();
   // Reads in progress, shared by every request that misses the cache meanwhile: after a drop (another
   // instance's commit, every batch on a busy cluster), a key's next requests arrive together, and
@@ -75,7 +75,7 @@ export function createKeysService(
     cache.clear();
     loading.clear();
   };
-  changes.onChange(clear);
+  changes.onChange(clear, ["keys"]);
 
   /** The key with this digest (digestOf) as stored (null when there is none; one read for all who ask meanwhile), cached unless something was dropped while it was read. */
   const load = (digest: string): Promise<ApiKey | null> => {

@@ -56,7 +56,7 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
   let epoch = 0;
   changes.onChange(() => {
     for (const m of models.values()) m.fresh = false;
-  });
+  }, ["spam"]);
   // The lessons a batch's writer recorded, applied to the models once the batch has committed.
   const pending = new WeakMap<NewSubmission, () => void>();
 
