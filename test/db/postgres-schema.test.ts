@@ -9,8 +9,10 @@ import {
   POSTGRES_SCHEMA_VERSION,
   POSTGRES_SEED,
 } from "../../src/db/postgres/schema";
+import { CHANGE_KINDS, changeSequence } from "../../src/db/change-feed";
 import { migrate } from "../../src/db/migrate";
 import { openDatabase } from "../../src/db/open";
+import { openStore } from "../../src/db/store";
 import { translateForPostgres } from "../../src/db/postgres/sql";
 import { onPostgres } from "../helpers/engine";
 import { tempDir } from "../helpers/harness";
@@ -260,6 +262,33 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
         (row: Record<string, unknown>) => (text.includes("count(*)") ? { n: Number(row.n) } : { ...row }),
       );
       expect({ text, rows: ours }).toEqual({ text, rows: theirs });
+    }
+  });
+});
+
+describe.if(onPostgres)("a PostgreSQL database made by an earlier version", () => {
+  test("gains the change feed's sequence per kind, and keeps the one sequence that instances of the last version still read", async () => {
+    const url = await (await testPostgres()).newDatabase();
+    await (await openStore(url)).close();
+    // The database as version 20 left it: one sequence, and no migration 21.
+    const pg = new SQL({ url, max: 1 });
+    try {
+      for (const kind of CHANGE_KINDS) await pg.unsafe(`DROP SEQUENCE ${changeSequence(kind)}`);
+      await pg.unsafe("CREATE SEQUENCE formsvc_changes");
+      await pg.unsafe("DELETE FROM schema_migrations WHERE version = 21");
+      await (await openStore(url)).close();
+      const sequences = (
+        await pg.unsafe(
+          "SELECT relname FROM pg_class WHERE relkind = 'S' AND relname LIKE 'formsvc_changes%' ORDER BY relname",
+        )
+      ).map((r: { relname: string }) => r.relname);
+      expect(sequences).toEqual(["formsvc_changes", ...CHANGE_KINDS.map(changeSequence)].sort());
+      // An instance of the last version goes on looking and publishing.
+      await pg.unsafe("SELECT nextval('formsvc_changes')");
+      expect((await pg.unsafe("SELECT last_value FROM formsvc_changes"))[0].last_value).toBe("1");
+      expect((await pg.unsafe("SELECT max(version) AS v FROM schema_migrations"))[0].v).toBe(21);
+    } finally {
+      await pg.close();
     }
   });
 });

@@ -165,7 +165,10 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       "CREATE INDEX outbox_unsent ON outbox (status, kind, next_attempt_at) WHERE status <> 'sent'",
     ],
   },
-  { version: 21, name: "change-kinds", statements: [...CHANGE_SEQUENCES, "DROP SEQUENCE formsvc_changes"] },
+  // The one sequence of earlier versions stays: their instances, still serving during a rolling
+  // upgrade, keep looking at it instead of failing every request, and see this version's commits
+  // within the caches' maximum age (a second). A later version drops it.
+  { version: 21, name: "change-kinds", statements: CHANGE_SEQUENCES },
 ];
 
 /**
