@@ -96,7 +96,7 @@ describe("GET /api/v1/forms/list", () => {
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     const sameBytes = `${sig!.slice(0, -1)}${alphabet[alphabet.indexOf(sig!.at(-1)!) + 1]}`;
     for (const bad of [
-      `${payload}.${sig!.slice(0, -2)}AA`,
+      `${payload}.${sig!.slice(0, -2)}${sig!.at(-2) === "A" ? "B" : "A"}${sig!.at(-1)}`,
       `${payload}.${sameBytes}`,
       `${forged}.${sig}`,
       "garbage",

@@ -95,7 +95,8 @@ describe("proof of work (ALTCHA v2)", () => {
     const tampered = [
       { ...p, expiresAt: p.expiresAt + 3600 },
       { ...p, cost: 1 },
-      { ...p, keyPrefix: "00" + p.keyPrefix.slice(2) },
+      // The prefix is the derived key's first bytes: a fixed "00" would be no change once in 256 challenges.
+      { ...p, keyPrefix: (p.keyPrefix.startsWith("0") ? "1" : "0") + p.keyPrefix.slice(1) },
       { ...p, nonce: "0".repeat(32) },
       { ...p, salt: "f".repeat(32) },
       { ...p, keySignature: "0".repeat(64) },
