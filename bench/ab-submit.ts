@@ -17,7 +17,8 @@ import {
   wrk,
   type WrkResult,
 } from "./harness";
-import { MIX_ENV, mixScript, prepareMix } from "./submit-mix";
+import { MIX_ENV } from "./mix";
+import { mixScript, prepareMix } from "./submit-mix";
 
 const [reps, seconds, ...specs] = process.argv.slice(2);
 const trees = specs.map((s) => ({ label: s.split("=")[0]!, dir: s.slice(s.indexOf("=") + 1) }));

@@ -9,7 +9,8 @@ import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { BUN, cpuMs, freePort, killAll, log, median, startServer, WORK, wrk } from "./harness";
-import { MIX_ENV, mixScript, prepareMix, startSmtpSink } from "./submit-mix";
+import { MIX_ENV } from "./mix";
+import { mixScript, prepareMix, startSmtpSink } from "./submit-mix";
 
 const before = process.argv[2];
 if (!before) throw new Error("usage: bun bench/drain-cost.ts BEFORE_DIR [SECONDS] [ROUNDS]");

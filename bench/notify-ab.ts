@@ -5,7 +5,8 @@
 // notifications off once per round, for the ratio issue 31 sets. Medians at the end.
 import { join } from "node:path";
 import { BUN, freePort, killAll, log, median, startServer, wrk } from "./harness";
-import { MIX_ENV, mixScript, notifyRun, prepareMix, startSmtpSink } from "./submit-mix";
+import { MIX_ENV } from "./mix";
+import { mixScript, notifyRun, prepareMix, startSmtpSink } from "./submit-mix";
 
 const before = process.argv[2];
 if (!before) throw new Error("usage: bun bench/notify-ab.ts BEFORE_DIR [SECONDS] [ROUNDS]");

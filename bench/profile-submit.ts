@@ -6,7 +6,8 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { BUN, freePort, killAll, log, postScript, startServer, WORK, wrk } from "./harness";
-import { MIX_ENV, mixScript, notifyRun, prepareMix, startSmtpSink } from "./submit-mix";
+import { MIX_ENV } from "./mix";
+import { mixScript, notifyRun, prepareMix, startSmtpSink } from "./submit-mix";
 
 const mode = process.argv[2] ?? "off";
 const notify = mode === "on" || mode === "queue";

@@ -40,7 +40,8 @@ import {
   type WrkResult,
 } from "./harness";
 import { seedSubmissions } from "./seed";
-import { MIX_ENV, mixScript, mixTargets, notifyRun, prepareMix, startSmtpSink } from "./submit-mix";
+import { MIX_ENV } from "./mix";
+import { mixScript, mixTargets, notifyRun, prepareMix, startSmtpSink } from "./submit-mix";
 import {
   preparePostgres,
   startBenchPostgres,

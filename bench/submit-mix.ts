@@ -37,7 +37,6 @@ import {
   type WrkResult,
 } from "./harness";
 
-export { MIX_ENV } from "./mix";
 export const MIX_FORMS = 5;
 const BACKLOG = 100_000;
 const EMPTY = "submit mix, notifications on, no SMTP, empty outbox";

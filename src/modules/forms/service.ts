@@ -127,30 +127,28 @@ export function createFormsService(
   // Counts the drops: a form read before a drop may be older than it, so it is not cached, and a
   // request after the drop starts a read of its own.
   let drops = 0;
-  // Whose counters are current: the count epoch each cached form was read in. This process's
-  // commits of submissions (PostgreSQL, `forget`) put their forms behind, another process's put
-  // every form behind (a new epoch); the settings hold, so a submit takes a form as it is, and
-  // what shows or uses a count reads it again. `countMoves` counts both, as `drops` counts drops.
-  const countedIn = new Map<string, number>();
-  let countEpoch = 0;
+  // The cached forms whose counters are current. This process's commits of submissions
+  // (PostgreSQL, `forget`) put their forms behind, another process's put every form behind; the
+  // settings hold, so a submit takes a form as it is, and what shows or uses a count reads it
+  // again. `countMoves` counts both, as `drops` counts drops.
+  const countsCurrent = new Set<string>();
   let countMoves = 0;
-  const countsCurrent = (id: string) => countedIn.get(id) === countEpoch;
   const drop = (ids: Iterable<string>) => {
     drops += 1;
     for (const id of ids) {
       cache.delete(id);
       loading.delete(id);
-      countedIn.delete(id);
+      countsCurrent.delete(id);
     }
   };
   changes.onChange(() => {
     drops += 1;
     cache.clear();
     loading.clear();
-    countedIn.clear();
+    countsCurrent.clear();
   }, ["forms"]);
   changes.onChange(() => {
-    countEpoch += 1;
+    countsCurrent.clear();
     countMoves += 1;
     loading.clear(); // reads in flight may predate the commit
   }, ["submissions"]);
@@ -164,7 +162,7 @@ export function createFormsService(
     const get = () => {
       const form = cache.get(id);
       // A capped form's submit reads its count (closing.ts): only a current one will do.
-      return form && !countsCurrent(id) && (counts || form.maxSubmissions !== null) ? undefined : form;
+      return form && !countsCurrent.has(id) && (counts || form.maxSubmissions !== null) ? undefined : form;
     };
     return synced ? synced.then(get) : get();
   };
@@ -183,10 +181,10 @@ export function createFormsService(
         settled();
         if (!found) throw new AppError("FORM_NOT_FOUND", `form ${id} does not exist`);
         if (seen === drops) {
-          if (cache.size >= CACHE_LIMIT) (cache.clear(), countedIn.clear());
+          if (cache.size >= CACHE_LIMIT) (cache.clear(), countsCurrent.clear());
           cache.set(id, found);
-          if (seenMoves === countMoves) countedIn.set(id, countEpoch);
-          else countedIn.delete(id);
+          if (seenMoves === countMoves) countsCurrent.add(id);
+          else countsCurrent.delete(id);
         }
         return found;
       },
@@ -325,7 +323,7 @@ export function createFormsService(
       countMoves += 1;
       for (const id of formIds) {
         loading.delete(id); // a read in flight may predate the commit
-        countedIn.delete(id);
+        countsCurrent.delete(id);
       }
     },
 
