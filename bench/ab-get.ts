@@ -1,51 +1,52 @@
-// A/B of GET /forms/{id}, server CPU per request, beside bare GET (b): `bun bench/ab-get.ts DIR_A DIR_B [SECONDS] [ROUNDS]`, servers one at a time, order A B B A per round.
-import { BUN, freePort, killAll, log, startServer, wrk } from "./harness";
+// `bun bench/ab-get.ts SECONDS ROUNDS LABEL=DIR ...`: GET /forms/{id} with a secret key against the
+// server of each source tree (a `git archive` of an older commit in /tmp with node_modules linked,
+// say, beside this one), one server at a time beside bare GET (b); per round (b), then the trees in
+// order and in reverse, each on the submit mix's database with nothing submitted. Medians of server
+// CPU per request. A DIR may end in `:VALUE`, handed to that server as BENCH_VARIANT (a stand-in
+// switch in a copy). Before 2026-11-26 it took two directories: `DIR_A DIR_B SECONDS ROUNDS`.
+import { BUN, freePort, killAll, log, median, startServer, wrk } from "./harness";
 import { prepareMix } from "./submit-mix";
-const [a, b] = [process.argv[2]!, process.argv[3]!];
-const seconds = Number(process.argv[4] ?? 4);
-const rounds = Number(process.argv[5] ?? 1);
-const res: Record<string, number[]> = { A: [], B: [], bare: [] };
+
+const [seconds, rounds] = [Number(process.argv[2] ?? 4), Number(process.argv[3] ?? 1)];
+const trees = process.argv.slice(4).map((s) => {
+  const [label, spec] = [s.slice(0, s.indexOf("=")), s.slice(s.indexOf("=") + 1)];
+  const [dir, variant = ""] = spec.split(":");
+  return { label, dir: dir!, variant };
+});
+const cpu: Record<string, number[]> = { "(b) bare GET": [] };
+const rps: Record<string, number[]> = { "(b) bare GET": [] };
 try {
   const setup = await prepareMix("ab-get", false);
-  const run = async (label: string, dir: string) => {
+  const load = async (label: string, cmd: string[], path: string, env: Record<string, string> = {}) => {
     const port = await freePort();
-    const server = await startServer([BUN, `${dir}/src/main.ts`, "serve", "--port", `${port}`], port, {
-      FORMSVC_DB: setup.db,
-      FORMSVC_RATE_LIMIT: "1000000000",
-      FORMSVC_LOG_LEVEL: "info",
-    });
-    const url = `http://127.0.0.1:${port}/api/v1/forms/${setup.forms[0]}`;
-    const headers = [`X-API-Key: ${setup.key}`];
+    const server = await startServer([...cmd, `${port}`], port, env);
+    const url = `http://127.0.0.1:${port}${path}`;
+    const headers = path === "/" ? [] : [`X-API-Key: ${setup.key}`];
     await wrk(url, { headers, durationS: 1 });
     const r = await wrk(url, { headers, durationS: seconds, pid: server.pid });
     server.kill("SIGTERM");
     await server.exited;
-    res[label]!.push(r.cpuUs!);
-    log(`${label} ${dir}: ${r.rps.toFixed(0)} req/s, ${r.cpuUs!.toFixed(2)} µs`);
+    (cpu[label] ??= []).push(r.cpuUs!);
+    (rps[label] ??= []).push(r.rps);
   };
-  const bare = async () => {
-    const port = await freePort();
-    const server = await startServer([BUN, "bench/baselines/bun-get.ts", `${port}`], port);
-    const url = `http://127.0.0.1:${port}/`;
-    await wrk(url, { durationS: 1 });
-    const r = await wrk(url, { durationS: seconds, pid: server.pid });
-    server.kill("SIGTERM");
-    await server.exited;
-    res.bare!.push(r.cpuUs!);
-    log(`(b) bare GET: ${r.rps.toFixed(0)} req/s, ${r.cpuUs!.toFixed(2)} µs`);
-  };
+  const run = (t: (typeof trees)[number]) =>
+    load(t.label, [BUN, `${t.dir}/src/main.ts`, "serve", "--port"], `/api/v1/forms/${setup.forms[0]}`, {
+      FORMSVC_DB: setup.db,
+      FORMSVC_RATE_LIMIT: "1000000000",
+      FORMSVC_LOG_LEVEL: "info",
+      BENCH_VARIANT: t.variant,
+    });
   for (let i = 0; i < rounds; i++) {
-    await run("A", a);
-    await bare();
-    await run("B", b);
-    await run("B", b);
-    await bare();
-    await run("A", a);
+    await load("(b) bare GET", [BUN, "bench/baselines/bun-get.ts"], "/");
+    for (const t of trees) await run(t);
+    for (const t of [...trees].reverse()) await run(t);
   }
-  const med = (x: number[]) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)]!;
-  log(
-    `median A ${med(res.A!).toFixed(2)} µs, B ${med(res.B!).toFixed(2)} µs, B/A ${(med(res.B!) / med(res.A!)).toFixed(3)}, (b) ${med(res.bare!).toFixed(2)} µs: (b)/A ${(med(res.bare!) / med(res.A!)).toFixed(2)}, (b)/B ${(med(res.bare!) / med(res.B!)).toFixed(2)}`,
-  );
+  const bare = median(cpu["(b) bare GET"]!);
+  for (const [label, xs] of Object.entries(cpu))
+    log(
+      `${label}: server CPU ${median(xs).toFixed(2)} µs/req [${xs.map((x) => x.toFixed(1)).join(" ")}], ` +
+        `${median(rps[label]!).toFixed(0)} req/s; (b)/this by CPU ${(bare / median(xs)).toFixed(2)}`,
+    );
 } finally {
   killAll();
 }
