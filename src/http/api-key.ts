@@ -12,8 +12,10 @@ export function readApiKey(request: Request): string | null {
   const header = request.headers.get("x-api-key")?.trim();
   if (header) return header;
   const url = request.url;
-  if (url.includes("apiKey=")) {
-    const fromQuery = new URL(url).searchParams.get("apiKey")?.trim();
+  const query = url.indexOf("?");
+  if (query >= 0 && url.includes("apiKey=", query)) {
+    // The query alone: a request's URL may not parse as a whole (front.ts `pathOf`).
+    const fromQuery = new URLSearchParams(url.slice(query + 1)).get("apiKey")?.trim();
     if (fromQuery) return fromQuery;
   }
   return bearerToken(request.headers.get("authorization"));

@@ -52,7 +52,18 @@ export const dropInFormOf = (method: string, url: string): string | null =>
 
 const isDropInPath = (path: string) => path.startsWith("/f/");
 
-const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/?$/.test(new URL(url).pathname);
+/**
+ * The path of a request's URL, without its query. Not `new URL(url)`: with a Host header no URL can
+ * carry (`a b`, `[::1`, a port past 65535), Bun hands over the path alone or a URL that does not parse.
+ */
+export function pathOf(url: string): string {
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const query = url.indexOf("?", start);
+  return url.slice(start, query < 0 ? undefined : query);
+}
+
+const isHealthCheck = (url: string) => url.includes("/healthz") && /^\/healthz\/?$/.test(pathOf(url));
 
 /**
  * The front of every request, matched or not: it fills the request context (id; the caller behind
@@ -140,7 +151,7 @@ export function front(deps: FrontDeps) {
       // Elysia wraps what a `parse` hook throws (the caller check, the body reader: context.ts); ours is answered as itself.
       if (error instanceof ParseError && error.cause instanceof AppError) error = error.cause;
       // From the URL: a route's context carries `path` only when its own code asks for it.
-      const path = () => new URL(request.url).pathname;
+      const path = () => pathOf(request.url);
       if (code === "NOT_FOUND" && !(error instanceof AppError)) {
         const methods = routeTable().methods(path());
         if (methods.length) {

@@ -13,7 +13,9 @@ export const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  */
 export function serverOrigin(request: Request, publicOrigin: string | null, viaProxy: boolean): string | null {
   if (publicOrigin) return publicOrigin;
-  const url = new URL(request.url);
+  // A Host header no URL can carry (Bun then hands over a URL that does not parse) names no origin.
+  const url = URL.parse(request.url);
+  if (url === null) return null;
   const forwarded = viaProxy
     ? request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase()
     : undefined;
