@@ -65,7 +65,36 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
     const what = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`;
     throw new AppError("INVALID_BODY", `request body must be a JSON object, not ${what}`);
   }
+  checkShape(parsed);
   return parsed as Record<string, unknown>;
+}
+
+// Deeper than any documented body (a form's fields' options are 4 levels down).
+const MAX_DEPTH = 32;
+
+/**
+ * Refuses what the route's schema check cannot describe: when a value fails a schema, Elysia writes
+ * it into its error as text, which recurses once per level of nesting (a deep enough array
+ * overflows the stack) and calls an object's own `toString` (JSON can make it a number). No
+ * documented object has a member of that name, and none nests past a few levels: both are a 400
+ * here, before the schema runs.
+ */
+function checkShape(body: object): void {
+  const pending: [unknown, number, string][] = [[body, 1, ""]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, depth, path] = next;
+    if (typeof value !== "object" || value === null) continue;
+    if (depth > MAX_DEPTH)
+      throw new AppError("INVALID_BODY", `request body is nested more than ${MAX_DEPTH} levels deep`);
+    if (Array.isArray(value)) value.forEach((v, i) => pending.push([v, depth + 1, `${path}[${i}]`]));
+    else
+      for (const [key, v] of Object.entries(value)) {
+        const at = path ? `${path}.${key}` : key;
+        if (key === "toString")
+          throw new AppError("INVALID_BODY", `${at}: this endpoint takes no field named toString`);
+        pending.push([v, depth + 1, at]);
+      }
+  }
 }
 
 /** Reads a body a route does not take, only to refuse one over `maxBytes` (413); what fits is dropped as it comes. */

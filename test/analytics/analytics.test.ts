@@ -143,6 +143,10 @@ describe("custom ranges", () => {
     for (const q of [
       "?period=decade",
       "?period=",
+      // Names every object has: none is a period.
+      "?period=__proto__",
+      "?period=constructor",
+      "?period=toString",
       "?startDate=2026-02-29",
       "?startDate=2026-13-01",
       "?startDate=2026-1-01",

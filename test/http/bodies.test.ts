@@ -170,6 +170,37 @@ describe("a JSON body must be the object the operation documents", () => {
     expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body).toEqual(formBefore);
   });
 
+  test("a value the schema check could not describe (nested past 32 levels, or an object with its own toString) is a 400 that says so, and changes nothing", async () => {
+    const formBefore = (await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body;
+    const keysBefore = await server.query("SELECT count(*) AS n FROM api_keys");
+    const deep = "[".repeat(40) + "]".repeat(40);
+    for (const op of jsonOperations()) {
+      // Each beside a body the operation takes; both the array and the object are where a string is documented.
+      const valid = JSON.stringify(op.valid).slice(1, -1);
+      const hostile = [
+        {
+          body: `{${valid}${valid ? "," : ""}"name":${deep}}`,
+          error: "request body is nested more than 32 levels deep",
+        },
+        {
+          body: `{${valid}${valid ? "," : ""}"name":[{"toString":1}]}`,
+          error: "name[0].toString: this endpoint takes no field named toString",
+        },
+        { body: `{"toString":"x"}`, error: "toString: this endpoint takes no field named toString" },
+      ];
+      for (const { body, error } of hostile) {
+        const res = await send(op, { key: owner.key, body });
+        expect({ op: `${op.method} ${op.path}`, status: res.status, error: res.body.error }).toEqual({
+          op: `${op.method} ${op.path}`,
+          status: 400,
+          error,
+        });
+      }
+    }
+    expect(await server.query("SELECT count(*) AS n FROM api_keys")).toEqual(keysBefore);
+    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body).toEqual(formBefore);
+  });
+
   test("an empty body is a 400, not read as {}", async () => {
     for (const op of jsonOperations()) {
       const res = await send(op, { key: owner.key, body: "" });

@@ -70,6 +70,20 @@ describe.each(BAD_HOSTS)("with Host %p", (host) => {
     expect(res.status).toBeLessThan(500);
   });
 
+  test("a login and a password reset, which must come from the server's own origin, are refused with 403 CSRF", async () => {
+    const headers = { origin: server.url, "content-type": "application/json" };
+    const login = JSON.stringify({ email: "owner@example.com", password: "not the password" });
+    const reset = JSON.stringify({ email: "nobody@example.com" });
+    for (const [path, body] of [
+      ["/api/v1/auth/login", login],
+      ["/api/v1/auth/reset", reset],
+    ] as const) {
+      const res = await raw(`POST ${path} HTTP/1.1`, host, headers, body);
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe("CSRF");
+    }
+  });
+
   test("a session's change, which must come from the server's own origin, is refused with 403 CSRF", async () => {
     const { cookie } = await login(server, "owner@example.com");
     const res = await raw(

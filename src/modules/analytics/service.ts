@@ -34,7 +34,7 @@ export function resolveRange(
   query: AnalyticsQuery,
   today: number,
 ): { period: Period | "custom"; from: number; to: number } {
-  if (query.period !== undefined && !(query.period in PERIODS))
+  if (query.period !== undefined && !Object.hasOwn(PERIODS, query.period))
     throw new AppError("INVALID_PARAMETER", "period must be one of day, week, month, year");
   const period = (query.period ?? "month") as Period;
   const length = PERIODS[period];
