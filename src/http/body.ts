@@ -7,6 +7,16 @@ const tooLarge = (maxBytes: number) =>
   new AppError("PAYLOAD_TOO_LARGE", `request body is larger than ${maxBytes} bytes (FORMSVC_MAX_BODY_BYTES)`);
 
 /**
+ * A body the server could not read to its end: its chunked framing is broken, or the client closed
+ * the connection before it ended. Bun throws for both (with no message); that is the request's fault, a 400.
+ */
+export const unreadableBody = () =>
+  new AppError(
+    "INVALID_BODY",
+    "the request body could not be read: its framing is broken, or the connection closed before it ended",
+  );
+
+/**
  * Reads at most `maxBytes` of a request body; a longer one is a 413 however it is framed: refused
  * unread when its Content-Length says so, else counted as it streams and refused at the limit, so
  * no more than `maxBytes` is ever held. The one body reader of the server: every route's body
@@ -17,7 +27,11 @@ export async function readCapped(request: Request, maxBytes: number): Promise<Ui
   if (declared !== null) {
     if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
     // Bun reads no more than the declared length, so a body that says its length is read in one go.
-    const bytes = new Uint8Array(await request.arrayBuffer());
+    const bytes = new Uint8Array(
+      await request.arrayBuffer().catch(() => {
+        throw unreadableBody();
+      }),
+    );
     if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
     return bytes;
   }
@@ -30,10 +44,14 @@ export async function readCapped(request: Request, maxBytes: number): Promise<Ui
 async function countChunks(request: Request, maxBytes: number, take: (chunk: Uint8Array) => void): Promise<void> {
   if (!request.body) return;
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    take(chunk);
+  try {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      take(chunk);
+    }
+  } catch (e) {
+    throw e instanceof AppError ? e : unreadableBody();
   }
 }
 

@@ -1,3 +1,4 @@
+import { unreadableBody } from "../../http/body";
 import { AppError } from "../../lib/errors";
 
 /** One part's headers: its field name, the file name when it is a file, and its declared type. */
@@ -113,7 +114,9 @@ export class MultipartReader {
   /** Reads one more chunk into the buffer; false at the end of the body. */
   private async more(): Promise<boolean> {
     if (this.ended) return false;
-    const { value, done } = await this.chunks.next();
+    const { value, done } = await this.chunks.next().catch(() => {
+      throw unreadableBody();
+    });
     if (done) {
       this.ended = true;
       return false;

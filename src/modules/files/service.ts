@@ -158,7 +158,8 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
           `request body is larger than ${maxUploadBytes} bytes (FORMSVC_MAX_UPLOAD_BYTES)`,
         );
       const reader = new MultipartReader(
-        (request.body ?? new ReadableStream()) as unknown as AsyncIterable<Uint8Array>,
+        // Bun hands an empty body over as null; a ReadableStream made with no source would never end.
+        (request.body as unknown as AsyncIterable<Uint8Array> | null) ?? (async function* () {})(),
         boundaryOf(request.headers.get("content-type") ?? ""),
       );
       const name = options.name ?? ((sent: string) => sent);
