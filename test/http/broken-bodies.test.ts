@@ -48,10 +48,12 @@ const head = (path: string, headers: Record<string, string | undefined>) =>
     "",
   ].join("\r\n");
 
-/** The log lines written since `from`: the request lines' statuses, and whether any is an error. */
+/** The log lines written since `from`, once its request's line is there: the request lines' statuses, and whether any is an error. */
 async function loggedSince(from: number) {
-  await Bun.sleep(100);
-  const since = lines.slice(from).map((l) => JSON.parse(l) as { level: string; msg: string; status?: number });
+  const parsed = () => lines.slice(from).map((l) => JSON.parse(l) as { level: string; msg: string; status?: number });
+  // The server may close the connection before the request is done with (and logged).
+  for (let waited = 0; waited < 5000 && !parsed().some((l) => l.msg === "request"); waited += 20) await Bun.sleep(20);
+  const since = parsed();
   return {
     errors: since.filter((l) => l.level === "error").map((l) => l.msg),
     statuses: since.filter((l) => l.msg === "request").map((l) => l.status),
