@@ -1,4 +1,4 @@
-import { Elysia, ParseError } from "elysia";
+import { Elysia, ParseError, ValidationError } from "elysia";
 import { clientOrigin, type ClientOrigin, type ProxyTrust } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
@@ -148,8 +148,10 @@ export function front(deps: FrontDeps) {
     .onError({ as: "global" }, ({ error, code, set, request, requestId }) => {
       if (deps.dropInFailure && error instanceof AppError && dropInFormOf(request.method, request.url) !== null)
         return deps.dropInFailure({ request, set, requestId }, error);
-      // Elysia wraps what a `parse` hook throws (the caller check, the body reader: context.ts); ours is answered as itself.
-      if (error instanceof ParseError && error.cause instanceof AppError) error = error.cause;
+      // Elysia wraps what a `parse` hook throws (the caller check, the body reader and its schema check:
+      // context.ts); each is answered as itself.
+      if (error instanceof ParseError && (error.cause instanceof AppError || error.cause instanceof ValidationError))
+        error = error.cause;
       // From the URL: a route's context carries `path` only when its own code asks for it.
       const path = () => pathOf(request.url);
       if (code === "NOT_FOUND" && !(error instanceof AppError)) {

@@ -35,7 +35,7 @@ export function requireSameOrigin(request: Request, own: string | null): void {
   throw new AppError(
     "CSRF",
     sent === null
-      ? `a request made with a login session that changes something must carry an Origin header equal to ${expected}`
-      : `this request comes from another origin than ${expected}; with a login session, only formsvc's own pages may change something`,
+      ? `this request must carry an Origin header equal to ${expected}: logging in, and what a login session changes, must come from formsvc's own pages`
+      : `this request comes from another origin than ${expected}; logging in, and what a login session changes, must come from formsvc's own pages`,
   );
 }

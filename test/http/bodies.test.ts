@@ -201,6 +201,36 @@ describe("a JSON body must be the object the operation documents", () => {
     expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body).toEqual(formBefore);
   });
 
+  test("is checked as it was sent: a setting of the wrong type (which Elysia's normalizing made {}) or a field the operation does not know is a 400, and changes nothing", async () => {
+    const count = async () => ({
+      forms: await server.query("SELECT count(*) AS n FROM forms"),
+      webhooks: await server.query("SELECT count(*) AS n FROM webhooks"),
+    });
+    const before = await count();
+    const formBefore = (await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body;
+    const filesError =
+      "files must be null or {maxFileBytes?, maxFiles? (1 to 100), maxTotalBytes?, types? (MIME types such as application/pdf or image/*)}";
+    const cases = [
+      ...[123, 0, true, [], "on"].map((files) => ({
+        op: { method: "PATCH", path: `/api/v1/forms/${owner.formId}` },
+        body: { files },
+        error: filesError,
+      })),
+      { op: { method: "POST", path: "/api/v1/forms" }, body: { name: "New", files: 1 }, error: filesError },
+      {
+        op: { method: "POST", path: `/api/v1/forms/${owner.formId}/webhooks` },
+        body: { url: "http://127.0.0.1:9/hook", extra: 1 },
+        error: "unknown field extra",
+      },
+    ];
+    for (const { op, body, error } of cases) {
+      const res = await send(op, { key: owner.key, body: JSON.stringify(body) });
+      expect({ body, status: res.status, error: res.body.error }).toEqual({ body, status: 400, error });
+    }
+    expect(await count()).toEqual(before);
+    expect((await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body).toEqual(formBefore);
+  });
+
   test("an empty body is a 400, not read as {}", async () => {
     for (const op of jsonOperations()) {
       const res = await send(op, { key: owner.key, body: "" });

@@ -1,3 +1,4 @@
+import type { TSchema } from "@sinclair/typebox";
 import { Elysia } from "elysia";
 import { jsonBody, noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
@@ -19,9 +20,11 @@ const setCookie = (description: string) => ({
 });
 
 // Before the body is read: another site's page must not make a visitor's browser log in, set up or reset at its choosing.
-const sameOriginJson = () =>
-  jsonBody(({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) =>
-    requireSameOrigin(request, ownOrigin()),
+const sameOriginJson = <S extends TSchema>(schema: S) =>
+  jsonBody(
+    ({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) =>
+      requireSameOrigin(request, ownOrigin()),
+    schema,
   );
 
 const RESET_ACCEPTED = {
@@ -43,8 +46,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         return account;
       },
       {
-        parse: sameOriginJson(),
-        body: LoginBodySchema,
+        ...sameOriginJson(LoginBodySchema),
         detail: {
           summary: "Log in",
           description: `Takes no API key. Checks an owner's email and password (set with \`formsvc owners set-password\`) and opens a session: the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Lax, Path=/; when FORMSVC_PUBLIC_URL is https, Secure and named __Host-${SESSION_COOKIE}), which then acts as the owner's secret key on every endpoint but submit and challenge. The request must carry an Origin header equal to the server's own (FORMSVC_PUBLIC_URL's origin, else the request's Host), else 403 CSRF. A wrong email and a wrong password get the same 401. Five failed logins for one email within 15 minutes, or twenty from one client address, are answered 429 (with Retry-After) until the oldest leaves the window. The session ends after FORMSVC_SESSION_IDLE_DAYS without a request or FORMSVC_SESSION_MAX_DAYS after the login.`,
@@ -74,8 +76,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         return account;
       },
       {
-        parse: sameOriginJson(),
-        body: SetupBodySchema,
+        ...sameOriginJson(SetupBodySchema),
         detail: {
           summary: "Set up the first owner",
           description: `Takes no API key. First run: while no owner has a password, \`formsvc serve\` prints a link \`/dashboard/setup?token=…\` (valid 30 minutes, a new one at each start, usable once). With its token this sets the first owner's email and password (12 to 1024 characters, as \`owners set-password\`) and logs them in (the ${SESSION_COOKIE} cookie, as Log in). A wrong, used or expired token is a 400; once any owner has a password, 409; neither changes anything. Must carry the server's own Origin, else 403 CSRF.`,
@@ -105,8 +106,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         return RESET_ACCEPTED;
       },
       {
-        parse: sameOriginJson(),
-        body: ResetBodySchema,
+        ...sameOriginJson(ResetBodySchema),
         detail: {
           summary: "Ask for a password reset link",
           description:
@@ -129,8 +129,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         set.status = 204;
       },
       {
-        parse: sameOriginJson(),
-        body: ResetConfirmBodySchema,
+        ...sameOriginJson(ResetConfirmBodySchema),
         detail: {
           summary: "Set a new password with a reset link",
           description:

@@ -1,4 +1,5 @@
 import { t, type Static } from "elysia";
+import { UnknownField } from "../../http/schemas";
 import type { OutboxRow } from "../outbox/repo";
 
 export const WEBHOOK_FORMATS = ["standard", "slack", "discord"] as const;
@@ -60,7 +61,7 @@ export const NewWebhookSchema = t.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: UnknownField },
 );
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
