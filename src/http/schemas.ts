@@ -18,9 +18,15 @@ export const CursorParam = t.Optional(
   }),
 );
 
-export const FormIdParams = t.Object({
-  formId: t.String({ minLength: 1, maxLength: 200, error: "formId must be a form id" }),
+/** A form id: never `list` or `submit`, which name routes of their own beside `/forms/{formId}` (a note for the document; the router sees to it). */
+export const FormId = t.String({
+  minLength: 1,
+  maxLength: 200,
+  not: { enum: ["list", "submit"] },
+  error: "formId must be a form id",
 });
+
+export const FormIdParams = t.Object({ formId: FormId });
 
 export const ErrorSchema = t.Object(
   {

@@ -1,11 +1,12 @@
 import { Elysia, t } from "elysia";
 import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
+import { FormId } from "../../http/schemas";
 import type { SubmissionsService } from "../submissions/service";
 import { attachment, type FilesService } from "./service";
 
 const FileParams = t.Object({
-  formId: t.String({ minLength: 1, maxLength: 200, error: "formId must be a form id" }),
+  formId: FormId,
   submissionId: t.String({ minLength: 1, maxLength: 200, error: "submissionId must be a submission id" }),
   fileId: t.String({ minLength: 1, maxLength: 200, error: "fileId must be a file id" }),
 });

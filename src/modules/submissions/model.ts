@@ -2,6 +2,7 @@ import type { Upload } from "../files/service";
 import { FormatRegistry } from "@sinclair/typebox";
 import { t, type Static } from "elysia";
 import type { Form } from "../forms/model";
+import { FormId } from "../../http/schemas";
 import { SpamVerdictSchema } from "../spam/model";
 import type { UsedChallenge } from "../spam/repo";
 import { DEVICES, type Device, type SubmissionMeta } from "./meta";
@@ -169,8 +170,14 @@ export type SubmissionListJson = { submissions: SubmissionJson[]; nextCursor: st
 export const SubmissionExportSchema = t.Array(SubmissionSchema);
 
 export const SubmissionParams = t.Object({
-  formId: t.String({ minLength: 1, maxLength: 200, error: "formId must be a form id" }),
-  submissionId: t.String({ minLength: 1, maxLength: 200, error: "submissionId must be a submission id" }),
+  formId: FormId,
+  // `export` names the export route beside `…/submissions/{submissionId}`.
+  submissionId: t.String({
+    minLength: 1,
+    maxLength: 200,
+    not: { enum: ["export"] },
+    error: "submissionId must be a submission id",
+  }),
 });
 
 /** Where a moved submission is now (`POST …/spam`, `…/not-spam`, and `formsvc submissions spam|not-spam --json`). */
