@@ -62,8 +62,10 @@ export const SubmitBodySchema = t.Object(
         {},
         {
           additionalProperties: true,
+          // For the document: the check for empty names is read-body.ts's (TypeBox does not read propertyNames).
+          propertyNames: { minLength: 1 },
           description:
-            "the form's fields: any JSON object, nested at most 32 levels, numbers within IEEE double range; a _meta key is replaced by the server's",
+            "the form's fields: any JSON object, nested at most 32 levels, numbers within IEEE double range, no field with an empty name; a _meta key is replaced by the server's",
         },
       ),
     ),
