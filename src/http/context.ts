@@ -93,9 +93,10 @@ function asSent(schema: TSchema): (body: Record<string, unknown>) => Record<stri
 }
 
 /**
- * A route's `parse` that reads its body as the JSON object it documents (readJsonObject: 415, 413,
- * 400), after `check` (the caller's, which must come first). Elysia runs `parse` before `transform`
- * and before any schema, so this is where a body is first touched. The "json" after it is never
+ * A route's `parse` and `body` (spread into its options): the body read as the JSON object it
+ * documents (readJsonObject: 415, 413, 400) and checked against `schema` as sent, after `check`
+ * (the caller's, which must come first). Elysia runs `parse` before `transform` and before any
+ * schema, so this is where a body is first touched. The "json" after it is never
  * reached (the reader always answers or throws); it tells the OpenAPI generator that application/json
  * is the one type taken, where it would otherwise offer urlencoded and multipart too.
  *
