@@ -79,12 +79,17 @@ function admit(need: Need, { caller, keyGiven, sessionGiven, viaSession, request
 }
 
 /**
- * A body's check against its schema as it was sent. Elysia normalizes a body before it checks it: a
- * property the schema does not name is dropped, and a value where an object of optional fields
- * belongs (`"files": 123`) becomes `{}`, so either would pass unseen (the second turned uploads on).
- * Checked here first, both are refused with the error Elysia's own check gives.
+ * A body's check against its schema as it was sent. Elysia normalizes a body before its own check,
+ * and its normalizing makes a value where an object of optional fields belongs (`"files": 123`) into
+ * `{}`, which then passes (it turned uploads on); a field a schema closes with `false` would be
+ * dropped unseen too. Checked here first, such a body is refused with the error Elysia's check gives.
  */
 function asSent(schema: TSchema): (body: Record<string, unknown>) => Record<string, unknown> {
+  // A body schema that does not say it is given `additionalProperties: false`, in place, when Elysia
+  // first compiles its route: this check's errors (and the next server's, in the same process) would
+  // change under it.
+  if (!("additionalProperties" in schema))
+    throw new Error("a route's body schema must say whether it takes other fields (additionalProperties)");
   const check = TypeCompiler.Compile(schema);
   return (body) => {
     if (!check.Check(body)) throw new ValidationError("body", check, body);

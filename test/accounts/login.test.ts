@@ -85,6 +85,19 @@ describe("POST /auth/login", () => {
     expect([res.status, res.body.code]).toEqual([400, "INVALID_PARAMETER"]);
   });
 
+  test("takes other fields beside email and password, as documented, and names what is wrong in a body that has some", async () => {
+    const post = (body: unknown) =>
+      server.json("/api/v1/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: server.url },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ email: "owner@example.com", password: PASSWORD, remember: true })).status).toBe(200);
+    const wrong = await post({ email: 5, password: PASSWORD, remember: true });
+    expect([wrong.status, wrong.body.error]).toEqual([400, (await post({ email: 5, password: PASSWORD })).body.error]);
+    expect(wrong.body.error).not.toContain("remember");
+  });
+
   test("with a session already in the cookie, ends that one", async () => {
     const first = (await login(server, "owner@example.com")).cookie!;
     const second = await login(server, "owner@example.com", PASSWORD, { headers: { cookie: first } });

@@ -29,7 +29,7 @@ export const LoginBodySchema = t.Object(
       description: "the owner's password",
     }),
   },
-  { description: "JSON; other fields are ignored" },
+  { additionalProperties: true, description: "JSON; other fields are ignored" },
 );
 export type LoginBody = Static<typeof LoginBodySchema>;
 
@@ -50,14 +50,14 @@ export const SetupBodySchema = t.Object(
     email: LoginBodySchema.properties.email,
     password: password("the first owner's password"),
   },
-  { description: "JSON; other fields are ignored" },
+  { additionalProperties: true, description: "JSON; other fields are ignored" },
 );
 export type SetupBody = Static<typeof SetupBodySchema>;
 
 /** `POST /auth/reset`: the email of the owner who forgot their password. */
 export const ResetBodySchema = t.Object(
   { email: LoginBodySchema.properties.email },
-  { description: "JSON; other fields are ignored" },
+  { additionalProperties: true, description: "JSON; other fields are ignored" },
 );
 export type ResetBody = Static<typeof ResetBodySchema>;
 
@@ -76,6 +76,6 @@ export const ResetConfirmBodySchema = t.Object(
     token: token("the `token` of the link in the reset email"),
     password: password("the new password"),
   },
-  { description: "JSON; other fields are ignored" },
+  { additionalProperties: true, description: "JSON; other fields are ignored" },
 );
 export type ResetConfirmBody = Static<typeof ResetConfirmBodySchema>;
