@@ -106,6 +106,9 @@ export async function* exportCsv(pages: Pages, progress: Progress = () => {}): A
     for (const s of page) {
       if (chunk.length >= CHUNK_CHARS) {
         yield chunk;
+        // An empty chunk: the server lets other requests run before the next (http/stream.ts), which
+        // a client reading as fast as loopback allows would otherwise never leave room for.
+        yield "";
         chunk = "";
       }
       const data = parse(s);
