@@ -1,6 +1,6 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
-import { readCapped } from "../../http/body";
+import { MAX_DEPTH, readCapped } from "../../http/body";
 import { AppError } from "../../lib/errors";
 import { isLocationUrl } from "../../lib/location-url";
 import {
@@ -12,7 +12,6 @@ import {
   type SubmitBody,
 } from "./model";
 
-const MAX_DEPTH = 32;
 // Compiled once at load: every body is checked against the schema the OpenAPI document shows.
 const submitBody = TypeCompiler.Compile(SubmitBodySchema);
 const idempotencyKey = TypeCompiler.Compile(IdempotencyKeySchema);
