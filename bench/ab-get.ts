@@ -2,17 +2,14 @@
 // server of each source tree (a `git archive` of an older commit in /tmp with node_modules linked,
 // say, beside this one), one server at a time beside bare GET (b); per round (b), then the trees in
 // order and in reverse, each on the submit mix's database with nothing submitted. Medians of server
-// CPU per request. A DIR may end in `:VALUE`, handed to that server as BENCH_VARIANT (a stand-in
-// switch in a copy). Before 2026-11-26 it took two directories: `DIR_A DIR_B SECONDS ROUNDS`.
+// CPU per request. Before 2026-11-26 it took two directories: `DIR_A DIR_B SECONDS ROUNDS`.
 import { BUN, freePort, killAll, log, median, startServer, wrk } from "./harness";
 import { prepareMix } from "./submit-mix";
 
 const [seconds, rounds] = [Number(process.argv[2] ?? 4), Number(process.argv[3] ?? 1)];
-const trees = process.argv.slice(4).map((s) => {
-  const [label, spec] = [s.slice(0, s.indexOf("=")), s.slice(s.indexOf("=") + 1)];
-  const [dir, variant = ""] = spec.split(":");
-  return { label, dir: dir!, variant };
-});
+const trees = process.argv
+  .slice(4)
+  .map((s) => ({ label: s.slice(0, s.indexOf("=")), dir: s.slice(s.indexOf("=") + 1) }));
 const cpu: Record<string, number[]> = { "(b) bare GET": [] };
 const rps: Record<string, number[]> = { "(b) bare GET": [] };
 try {
@@ -34,7 +31,6 @@ try {
       FORMSVC_DB: setup.db,
       FORMSVC_RATE_LIMIT: "1000000000",
       FORMSVC_LOG_LEVEL: "info",
-      BENCH_VARIANT: t.variant,
     });
   for (let i = 0; i < rounds; i++) {
     await load("(b) bare GET", [BUN, "bench/baselines/bun-get.ts"], "/");
