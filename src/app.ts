@@ -4,6 +4,7 @@ import type { Store } from "./db/store";
 import { dashboardPage } from "./dashboard/page";
 import { docs } from "./http/docs";
 import { docsPage } from "./http/docs-page";
+import { createBodyPace } from "./http/body-pace";
 import { front } from "./http/front";
 import { HttpMetrics, type Gauge } from "./http/metrics";
 import { opsRoutes } from "./http/ops-routes";
@@ -105,6 +106,12 @@ async function gauges(services: Services): Promise<Gauge[]> {
 export function createApp({ store, services, config, log, rateClock, rateMaxBuckets }: AppDeps) {
   const metrics = new HttpMetrics();
   const app: Elysia = new Elysia();
+  const bodyPace = createBodyPace({
+    minRate: config.minBodyRate,
+    maxUploadsPerClient: config.maxUploadsPerClient,
+    // Asked of the app, as socketAddress is; a request handled without a server (app.handle) has no connection to time.
+    idleTimeout: (request, seconds) => app.server?.timeout(request, seconds),
+  });
   const dropIn = createDropIn({
     forms: services.forms,
     submissions: services.submissions,
@@ -132,6 +139,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
           config.clientIpHeader,
         ),
         maxBodyBytes: config.maxBodyBytes,
+        bodyPace,
         metrics,
         log,
         isPublicForm: async (id) => (await publicFormOrNone(services.forms, id).catch(() => undefined)) !== undefined,

@@ -205,6 +205,18 @@ const settings = {
     parse: int(1024, 2_147_483_647),
     doc: "largest multipart request with files (all its files and fields); larger is 413. Each form's files setting limits its own uploads below this",
   },
+  minBodyRate: {
+    env: "FORMSVC_MIN_BODY_RATE",
+    default: "1024",
+    parse: int(1, 1_073_741_824),
+    doc: "bytes a second a request body must keep coming at, over any 30 s; slower is ended with 408 BODY_TOO_SLOW (a body at this rate or faster is read however long it takes)",
+  },
+  maxUploadsPerClient: {
+    env: "FORMSVC_MAX_UPLOADS_PER_CLIENT",
+    default: "4",
+    parse: int(1, 10_000),
+    doc: "multipart bodies one client address (IPv6 by /64) may have being read at once; more is 429",
+  },
   clamd: {
     env: "FORMSVC_CLAMD",
     default: "",

@@ -1,4 +1,5 @@
 import { AppError } from "../lib/errors";
+import type { BodyPace } from "./body-pace";
 
 // Invalid UTF-8 is a 400, not U+FFFD read in place of what was sent. Stateless without `stream`, so shared.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -18,36 +19,43 @@ export const unreadableBody = () =>
 
 /**
  * Reads at most `maxBytes` of a request body; a longer one is a 413 however it is framed: refused
- * unread when its Content-Length says so, else counted as it streams and refused at the limit, so
- * no more than `maxBytes` is ever held. The one body reader of the server: every route's body
- * passes here, and only once its caller has been checked.
+ * unread when its Content-Length says so, else counted as it streams and refused as soon as the count
+ * passes, so no more than `maxBytes` is ever held. The pace ends a body that comes too slowly (408).
+ * The one body reader of the server: every route's body passes here, and only once its caller has been checked.
  */
-export async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readCapped(request: Request, maxBytes: number, pace: BodyPace): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null) {
-    if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
-    // Bun reads no more than the declared length, so a body that says its length is read in one go.
-    let bytes: Uint8Array;
-    try {
-      // Awaited in a try rather than given a `.catch`: no promise more on every submit.
-      bytes = new Uint8Array(await request.arrayBuffer());
-    } catch {
-      throw unreadableBody();
+    const length = Number(declared);
+    if (length > maxBytes) throw tooLarge(maxBytes);
+    // Bun reads no more than the declared length, so a short body that says its length is read in one go.
+    if (pace.fitsOneWindow(length)) {
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(await pace.whole(request));
+      } catch (e) {
+        throw e instanceof AppError ? e : unreadableBody();
+      }
+      if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+      return bytes;
     }
-    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
-    return bytes;
   }
   const chunks: Uint8Array[] = [];
-  await countChunks(request, maxBytes, (chunk) => chunks.push(chunk));
+  await countChunks(request, maxBytes, pace, (chunk) => chunks.push(chunk));
   return Buffer.concat(chunks);
 }
 
-/** Hands each chunk of a body without a declared length to `take`, and throws 413 once they pass `maxBytes`. */
-async function countChunks(request: Request, maxBytes: number, take: (chunk: Uint8Array) => void): Promise<void> {
+/** Hands each chunk of a body to `take`, and throws 413 once they pass `maxBytes`. */
+async function countChunks(
+  request: Request,
+  maxBytes: number,
+  pace: BodyPace,
+  take: (chunk: Uint8Array) => void,
+): Promise<void> {
   if (!request.body) return;
   let size = 0;
   try {
-    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of pace.chunks(request)) {
       size += chunk.byteLength;
       if (size > maxBytes) throw tooLarge(maxBytes);
       take(chunk);
@@ -65,14 +73,18 @@ const isJson = (contentType: string | null) => contentType?.split(";")[0]!.trim(
  * 413 over `maxBytes`, 400 for a body that is empty, not UTF-8, not JSON, or JSON but not an object
  * (`false`, `0`, `""`, `[]`, `null` are never read as `{}`). The route's schema checks its fields next.
  */
-export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  request: Request,
+  maxBytes: number,
+  pace: BodyPace,
+): Promise<Record<string, unknown>> {
   if (!isJson(request.headers.get("content-type"))) {
     throw new AppError(
       "UNSUPPORTED_MEDIA_TYPE",
       "Content-Type must be application/json: this endpoint takes a JSON object",
     );
   }
-  const bytes = await readCapped(request, maxBytes);
+  const bytes = await readCapped(request, maxBytes, pace);
   if (bytes.byteLength === 0)
     throw new AppError("INVALID_BODY", "request body is empty: send a JSON object ({} where nothing is required)");
   let parsed: unknown;
@@ -118,8 +130,8 @@ function checkShape(body: object): void {
 }
 
 /** Reads a body a route does not take, only to refuse one over `maxBytes` (413); what fits is dropped as it comes. */
-export async function discardBody(request: Request, maxBytes: number): Promise<void> {
+export async function discardBody(request: Request, maxBytes: number, pace: BodyPace): Promise<void> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  await countChunks(request, maxBytes, () => {});
+  await countChunks(request, maxBytes, pace, () => {});
 }

@@ -5,6 +5,7 @@ import type { ClientOrigin } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Principal } from "../lib/principal";
 import { discardBody, readJsonObject } from "./body";
+import type { BodyPace } from "./body-pace";
 import { corsHeaders } from "./cors";
 import { requireSameOrigin, SAFE_METHODS } from "./same-origin";
 
@@ -56,6 +57,12 @@ interface NoBody {
  * where the route takes none; the security matrix checks that every such route does.
  */
 export const noBody = (need: Need): NoBody => ({ need, body: "none" });
+
+/** What a body is read with: its limit (FORMSVC_MAX_BODY_BYTES) and the pace it must keep. */
+interface BodyTaking {
+  maxBodyBytes: number;
+  bodyPace: BodyPace;
+}
 
 /** What the front knows of a request's caller, as the checks below read it. */
 interface CallerView {
@@ -112,13 +119,13 @@ function asSent(schema: TSchema): (body: Record<string, unknown>) => Record<stri
 export function jsonBody<S extends TSchema>(
   check: (caller: CallerView) => void,
   schema: S,
-): { parse: [(ctx: CallerView & { maxBodyBytes: number }) => Promise<Record<string, unknown>>, "json"]; body: S } {
+): { parse: [(ctx: CallerView & BodyTaking) => Promise<Record<string, unknown>>, "json"]; body: S } {
   const checked = asSent(schema);
   return {
     parse: [
-      async ({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin, maxBodyBytes }) => {
+      async ({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin, maxBodyBytes, bodyPace }) => {
         check({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin });
-        return checked(await readJsonObject(request, maxBodyBytes));
+        return checked(await readJsonObject(request, maxBodyBytes, bodyPace));
       },
       "json",
     ],
@@ -130,8 +137,8 @@ export function jsonBody<S extends TSchema>(
  * What a route may ask of its request, typed on Elysia's context: `requestId`, the `caller`
  * behind the API key or, without a key, behind the session cookie (null without a valid one;
  * `viaSession` says which), `client()` (the client address, computed on first use),
- * `ownOrigin()` (this server's origin, see same-origin.ts) and `maxBodyBytes`
- * (FORMSVC_MAX_BODY_BYTES). The front plugin (front.ts) fills them in `onRequest`, on the context
+ * `ownOrigin()` (this server's origin, see same-origin.ts), `maxBodyBytes`
+ * (FORMSVC_MAX_BODY_BYTES) and `bodyPace` (how a body is taken in: body-pace.ts). The front plugin (front.ts) fills them in `onRequest`, on the context
  * object that Elysia then hands to the route, so these values are only placeholders.
  *
  * Routes declare what they need: `{ auth: "secret" }` (the API of an owner's forms: a secret key,
@@ -162,6 +169,7 @@ export const requestContext = new Elysia({ name: "request-context" })
     client: unset as () => ClientOrigin,
     ownOrigin: unset as () => string | null,
     maxBodyBytes: 0,
+    bodyPace: null as unknown as BodyPace,
   })
   .macro({
     auth: (value: Need | NoBody) => {
@@ -193,10 +201,11 @@ export const requestContext = new Elysia({ name: "request-context" })
             set,
             ownOrigin,
             maxBodyBytes,
-          }: CallerView & { maxBodyBytes: number }) => {
+            bodyPace,
+          }: CallerView & BodyTaking) => {
             admit(need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin });
-            if (checked) return checked(await readJsonObject(request, maxBodyBytes));
-            await discardBody(request, maxBodyBytes);
+            if (checked) return checked(await readJsonObject(request, maxBodyBytes, bodyPace));
+            await discardBody(request, maxBodyBytes, bodyPace);
             // Not undefined: that would let Elysia's own parsers read the body after all.
             return null;
           },

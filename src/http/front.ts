@@ -4,6 +4,7 @@ import { AppError } from "../lib/errors";
 import type { Logger } from "../lib/log";
 import type { Principal } from "../lib/principal";
 import { readApiKey } from "./api-key";
+import type { BodyPace } from "./body-pace";
 import { PUBLIC_ROUTE, requestContext } from "./context";
 import { corsHeaders, preflightHeaders } from "./cors";
 import { toErrorResponse } from "./errors";
@@ -28,6 +29,8 @@ export interface FrontDeps extends RateLimitSettings {
   proxies: ProxyTrust;
   /** FORMSVC_MAX_BODY_BYTES: the largest body any route reads (context.ts). */
   maxBodyBytes: number;
+  /** How bodies are taken in, and how a refusal is answered while one is still coming. */
+  bodyPace: BodyPace;
   metrics: HttpMetrics;
   log: Logger;
   /** Whether a drop-in post's form exists and takes public posts (only such a form gets buckets of its own). */
@@ -46,11 +49,25 @@ export interface FrontDeps extends RateLimitSettings {
 // The path of a drop-in post's URL (`/f/{formId}`, a trailing slash, a query), read before routing.
 const DROP_IN = /^https?:\/\/[^/]+\/f\/([^/?#]+)\/?(?:[?#]|$)/;
 
-/** The form id of a drop-in post (`POST /f/{formId}`), from the raw URL before routing; else null. */
-export const dropInFormOf = (method: string, url: string): string | null =>
-  method === "POST" ? (DROP_IN.exec(url)?.[1] ?? null) : null;
+/**
+ * The form id of a drop-in post (`POST /f/{formId}`), read before routing, decoded as the router
+ * decodes it (`/f/%66rm_…` is `frm_…`: the same form, the same bucket); else null, also for an id
+ * that does not decode (the route answers that with 404).
+ */
+export function dropInFormOf(method: string, url: string): string | null {
+  if (method !== "POST") return null;
+  const id = DROP_IN.exec(url)?.[1];
+  if (id === undefined) return null;
+  if (!id.includes("%")) return id;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return null;
+  }
+}
 
 const isDropInPath = (path: string) => path.startsWith("/f/");
+const isDropInPost = (method: string, url: string) => method === "POST" && DROP_IN.test(url);
 
 /**
  * The path of a request's URL, without its query. Not `new URL(url)`: with a Host header no URL can
@@ -115,6 +132,7 @@ export function front(deps: FrontDeps) {
       ctx.client = client;
       ctx.ownOrigin = () => serverOrigin(request, deps.publicOrigin, client().viaProxy);
       ctx.maxBodyBytes = deps.maxBodyBytes;
+      ctx.bodyPace = deps.bodyPace;
 
       // A load balancer's health probe must not fail because others at its address ran out, and a
       // preflight is no request of its own: both only read the bucket.
@@ -145,9 +163,11 @@ export function front(deps: FrontDeps) {
         );
       }
     })
-    .onError({ as: "global" }, ({ error, code, set, request, requestId }) => {
-      if (deps.dropInFailure && error instanceof AppError && dropInFormOf(request.method, request.url) !== null)
-        return deps.dropInFailure({ request, set, requestId }, error);
+    .onError({ as: "global" }, async ({ error, code, set, request, requestId }) => {
+      if (deps.dropInFailure && error instanceof AppError && isDropInPost(request.method, request.url)) {
+        const page = await deps.dropInFailure({ request, set, requestId }, error);
+        return deps.bodyPace.answer(request, set, page) ?? page;
+      }
       // Elysia wraps what a `parse` hook throws (the caller check, the body reader and its schema check:
       // context.ts); each is answered as itself.
       if (error instanceof ParseError && (error.cause instanceof AppError || error.cause instanceof ValidationError))
@@ -178,7 +198,7 @@ export function front(deps: FrontDeps) {
       const res = toErrorResponse(error, code, log, requestId || undefined);
       set.status = res.status;
       if (res.headers) Object.assign(set.headers, res.headers);
-      return res.body;
+      return deps.bodyPace.answer(request, set, res.body) ?? res.body;
     })
     .onAfterResponse({ as: "global" }, ({ request, set, route, requestId, startedAt }) => {
       const status = typeof set.status === "number" ? set.status : 200;

@@ -58,10 +58,19 @@ describe("hostile multipart posts", () => {
 
   const formIdPart = (): Part => ({ headers: 'Content-Disposition: form-data; name="formId"', content: owner.formId });
 
-  test("a body of 10,000 parts is answered 413 within FORMSVC_MAX_BODY_BYTES, nothing stored", async () => {
+  test("a body of 10,000 parts is answered 400 TOO_MANY_FIELDS, nothing stored", async () => {
     const parts: Part[] = [formIdPart()];
     for (let i = 0; i < 10_000; i++)
       parts.push({ headers: `Content-Disposition: form-data; name="f${i}"`, content: "x" });
+    const res = await post(raw(parts));
+    expect([res.status, res.body.code]).toEqual([400, "TOO_MANY_FIELDS"]);
+    expect(await server.query("SELECT id FROM submissions")).toEqual([]);
+  });
+
+  test("fields over FORMSVC_MAX_BODY_BYTES in under 1,000 parts are answered 413, nothing stored", async () => {
+    const parts: Part[] = [formIdPart()];
+    for (let i = 0; i < 900; i++)
+      parts.push({ headers: `Content-Disposition: form-data; name="f${i}"`, content: "x".repeat(200) });
     const res = await post(raw(parts));
     expect([res.status, res.body.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
     expect(await server.query("SELECT id FROM submissions")).toEqual([]);

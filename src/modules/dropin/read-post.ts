@@ -1,6 +1,8 @@
 import { readCapped } from "../../http/body";
+import type { BodyPace } from "../../http/body-pace";
 import { AppError } from "../../lib/errors";
 import { locationUrl } from "../../lib/location-url";
+import { SentFields } from "../../lib/sent-fields";
 import type { Form } from "../forms/model";
 import { CHALLENGE_FIELDS, type SubmitBody, type SubmitExtras } from "../submissions/model";
 import { checkBody, readFormFields } from "../submissions/read-body";
@@ -42,31 +44,27 @@ function jsonFields(bytes: Uint8Array): Map<string, unknown> {
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
     throw invalid("a JSON body must be an object whose keys are the form's fields");
-  const fields = new Map<string, unknown>();
+  const fields = new SentFields();
   for (const [sent, value] of Object.entries(parsed)) {
     const name = fieldName(sent);
     if (name === "") throw invalid("a field has an empty name: every form field needs a name");
-    const previous = fields.get(name);
-    fields.set(
-      name,
-      previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value],
-    );
+    fields.add(name, value);
   }
-  return fields;
+  return fields.fields;
 }
 
-/** The fields of a drop-in post: urlencoded, multipart or a flat JSON object; 415 for another type, 413 over `maxBytes`, 400 when malformed. */
-export async function readDropInFields(request: Request, maxBytes: number): Promise<DropInFields> {
+/** The fields of a drop-in post: urlencoded or a flat JSON object (multipart is read as it streams, by the files service); 415 for another type, 413 over `maxBytes`, 400 when malformed. */
+export async function readDropInFields(request: Request, maxBytes: number, pace: BodyPace): Promise<DropInFields> {
   const contentType = request.headers.get("content-type") ?? "";
   const type = contentType.split(";")[0]!.trim().toLowerCase();
   const isJson = type === "application/json";
-  if (!isJson && type !== "application/x-www-form-urlencoded" && type !== "multipart/form-data") {
+  if (!isJson && type !== "application/x-www-form-urlencoded") {
     throw new AppError(
       "UNSUPPORTED_MEDIA_TYPE",
       "Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json",
     );
   }
-  const bytes = await readCapped(request, maxBytes);
+  const bytes = await readCapped(request, maxBytes, pace);
   return {
     fields: isJson ? jsonFields(bytes) : await readFormFields(bytes, contentType, fieldName),
     isJson,

@@ -5,6 +5,7 @@ import { toErrorResponse } from "../../http/errors";
 import type { ErrorCode, FieldError } from "../../lib/errors";
 import { locationUrl } from "../../lib/location-url";
 import type { Logger } from "../../lib/log";
+import { addressBucket } from "../../lib/address-bucket";
 import { httpOrigin } from "../../lib/origin";
 import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
@@ -126,7 +127,7 @@ export function createDropIn({ forms, submissions, files, maxBodyBytes, log }: D
     .use(requestContext)
     .post(
       "/f/:formId",
-      async ({ request, params: { formId }, client, set, ownOrigin, requestId }) => {
+      async ({ request, params: { formId }, client, set, ownOrigin, requestId, bodyPace }) => {
         let form: Form | undefined;
         let values: Record<string, unknown> | undefined;
         let uploads: Upload[] = [];
@@ -137,15 +138,18 @@ export function createDropIn({ forms, submissions, files, maxBodyBytes, log }: D
           let sent: DropInFields;
           if (isMultipart(request)) {
             // Read as it streams: the form is known, so its files setting is enforced as the files come.
-            const received = await files.receive(request, {
-              ownerId: current.ownerId,
-              maxTextBytes: maxBodyBytes,
-              policy: () => current.files,
-              name: dropInFieldName,
-            });
+            const received = await bodyPace.uploading(addressBucket(client().ip), () =>
+              files.receive(request, {
+                body: bodyPace.chunks(request),
+                ownerId: current.ownerId,
+                maxTextBytes: maxBodyBytes,
+                policy: () => current.files,
+                name: dropInFieldName,
+              }),
+            );
             uploads = received.uploads;
             sent = { fields: received.fields, isJson: false };
-          } else sent = await readDropInFields(request, maxBodyBytes);
+          } else sent = await readDropInFields(request, maxBodyBytes, bodyPace);
           const { headers } = request;
           const referer = headers.get("referer");
           const post = dropInPost(form, sent, referer);
@@ -175,7 +179,8 @@ export function createDropIn({ forms, submissions, files, maxBodyBytes, log }: D
           set.headers.location = locationUrl(next) ?? next;
           return "";
         } catch (error) {
-          return failure({ request, set, requestId }, error, { form, values });
+          const answer = await failure({ request, set, requestId }, error, { form, values });
+          return bodyPace.answer(request, set, answer) ?? answer;
         } finally {
           // Not stored (refused, or answered from an earlier idempotent post): nothing stays behind.
           await files.release(uploads);

@@ -1,5 +1,6 @@
 import { unreadableBody } from "../../http/body";
 import { AppError } from "../../lib/errors";
+import { MAX_FIELDS, tooManyFields } from "../../lib/sent-fields";
 
 /** One part's headers: its field name, the file name when it is a file, and its declared type. */
 export interface PartHead {
@@ -102,11 +103,21 @@ export class MultipartReader {
   private started = false;
   private finished = false;
   /** Bytes read from the request so far. */
-  received = 0;
+  private received = 0;
   /** Bytes of the body's framing read so far: boundaries and parts' headers (they count with the text fields). */
   framing = 0;
+  private parts = 0;
 
-  constructor(body: AsyncIterable<Uint8Array>, boundary: string) {
+  /**
+   * `tooLarge` is thrown as soon as the bytes read pass `maxBytes`: every byte counts (empty parts and
+   * part headers too), so no body is read more than a chunk past its limit, whatever its shape.
+   */
+  constructor(
+    body: AsyncIterable<Uint8Array>,
+    boundary: string,
+    private readonly maxBytes: number,
+    private readonly tooLarge: () => AppError,
+  ) {
     this.chunks = body[Symbol.asyncIterator]();
     this.delimiter = Buffer.from(`\r\n--${boundary}`);
   }
@@ -114,14 +125,16 @@ export class MultipartReader {
   /** Reads one more chunk into the buffer; false at the end of the body. */
   private async more(): Promise<boolean> {
     if (this.ended) return false;
-    const { value, done } = await this.chunks.next().catch(() => {
-      throw unreadableBody();
+    const { value, done } = await this.chunks.next().catch((e: unknown) => {
+      // A body too slow (408) is said as such; anything else thrown while reading is the body's framing or its client leaving.
+      throw e instanceof AppError ? e : unreadableBody();
     });
     if (done) {
       this.ended = true;
       return false;
     }
     this.received += value.byteLength;
+    if (this.received > this.maxBytes) throw this.tooLarge();
     const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     if (this.buffer.length === 0) {
       this.free();
@@ -182,6 +195,7 @@ export class MultipartReader {
       this.finished = true;
       return null;
     }
+    if (++this.parts > MAX_FIELDS) throw tooManyFields();
     for (;;) {
       const end = this.buffer.indexOf(CRLF2);
       if (end >= 0) {
@@ -195,15 +209,5 @@ export class MultipartReader {
       if (this.buffer.length > MAX_HEAD_BYTES) throw invalid("a part's headers are too long");
       if (!(await this.more())) throw invalid("the multipart body ended inside a part's headers");
     }
-  }
-
-  /** Reads what is left of the body (after a refusal) so the client gets its answer, up to `limit` bytes in all; false when it went past. */
-  async drain(limit: number): Promise<boolean> {
-    while (this.received <= limit) {
-      this.buffer = Buffer.alloc(0);
-      this.free();
-      if (!(await this.more())) return true;
-    }
-    return false;
   }
 }

@@ -3,6 +3,7 @@ import { isoTime, type Clock } from "../../lib/clock";
 import { AppError, type ErrorCode } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { Logger } from "../../lib/log";
+import { SentFields } from "../../lib/sent-fields";
 import type { ObjectStore } from "../../lib/object-store";
 import type { Actor } from "../../lib/principal";
 import type { FormsService } from "../forms/service";
@@ -27,6 +28,8 @@ export interface Received {
 }
 
 export interface ReceiveOptions {
+  /** The body's chunks as the HTTP layer takes them in (at its pace: body-pace.ts). */
+  body: AsyncIterable<Uint8Array>;
   /** Who will own the files: the key's owner, or the form's. Their keys are `<ownerId>/<fileId>`. */
   ownerId: string;
   /** FORMSVC_MAX_BODY_BYTES: what the text parts (and the multipart framing) may take in all. */
@@ -72,12 +75,6 @@ function displayName(sent: string): string {
     .replace(/[\u0000-\u001f\u007f]/g, "");
   const name = base === "" || base === "." || base === ".." ? "file" : base;
   return name.length > MAX_NAME ? [...name].slice(0, MAX_NAME).join("") : name;
-}
-
-/** Adds a value under a name, a repeated name becoming a list. */
-function add(fields: Map<string, unknown>, name: string, value: unknown) {
-  const previous = fields.get(name);
-  fields.set(name, previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]);
 }
 
 /** A file's `data` entry. */
@@ -146,34 +143,32 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
      * Reads a `multipart/form-data` post as it streams: text fields kept (at most `maxTextBytes` in
      * all, else 413), each file written to the store under a new key as it arrives. A refusal
      * (NO_FILE_UPLOADS, FILE_TYPE_NOT_ALLOWED, TOO_MANY_FILES, FILES_TOO_BIG, FILE_INFECTED, a
-     * request over FORMSVC_MAX_UPLOAD_BYTES) removes what was written, reads the rest of the body
-     * away (so the client hears the answer), and throws. The caller `release`s the uploads when the
+     * request over FORMSVC_MAX_UPLOAD_BYTES, counted on every byte) removes what was written and throws. The caller `release`s the uploads when the
      * submission does not commit.
      */
     async receive(request: Request, options: ReceiveOptions): Promise<Received> {
-      const declared = request.headers.get("content-length");
-      if (declared !== null && Number(declared) > maxUploadBytes)
-        throw new AppError(
+      const tooLarge = () =>
+        new AppError(
           "PAYLOAD_TOO_LARGE",
           `request body is larger than ${maxUploadBytes} bytes (FORMSVC_MAX_UPLOAD_BYTES)`,
         );
+      const declared = request.headers.get("content-length");
+      if (declared !== null && Number(declared) > maxUploadBytes) throw tooLarge();
       const reader = new MultipartReader(
-        // Bun hands an empty body over as null; a ReadableStream made with no source would never end.
-        (request.body as unknown as AsyncIterable<Uint8Array> | null) ?? (async function* () {})(),
+        options.body,
         boundaryOf(request.headers.get("content-type") ?? ""),
+        maxUploadBytes,
+        tooLarge,
       );
       const name = options.name ?? ((sent: string) => sent);
-      const fields = new Map<string, unknown>();
+      const sent = new SentFields();
+      const fields = sent.fields;
       const uploads: Upload[] = [];
       let textBytes = 0;
       let policy: FilesSetting | null | undefined;
       let asked = false;
-      const overCap = () => {
-        if (reader.received > maxUploadBytes)
-          throw new AppError(
-            "PAYLOAD_TOO_LARGE",
-            `request body is larger than ${maxUploadBytes} bytes (FORMSVC_MAX_UPLOAD_BYTES)`,
-          );
+      // The fields' share of the body: their bytes and all of its framing (boundaries, every part's headers).
+      const overTextCap = () => {
         if (reader.framing + textBytes > options.maxTextBytes)
           throw new AppError(
             "PAYLOAD_TOO_LARGE",
@@ -182,6 +177,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
       };
       try {
         for (let head = await reader.next(); head; head = await reader.next()) {
+          overTextCap();
           const field = name(head.name);
           if (field === "")
             throw new AppError("INVALID_BODY", "a field has an empty name: every form field needs a name");
@@ -190,7 +186,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             for await (const chunk of reader.body()) {
               chunks.push(Buffer.from(chunk)); // a copy: the reader frees each chunk as it moves on
               textBytes += chunk.byteLength;
-              overCap();
+              overTextCap();
             }
             let value: string;
             try {
@@ -198,7 +194,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             } catch {
               throw new AppError("INVALID_BODY", `field "${field.slice(0, 64)}" is not UTF-8 text`);
             }
-            add(fields, field, value);
+            sent.add(field, value);
             continue;
           }
           // The first bytes: enough to sniff, and to tell an empty file input (sent as a nameless empty file) from a file.
@@ -214,7 +210,6 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             }
             first.push(Buffer.from(next.value)); // a copy: the reader frees each chunk as it moves on
             firstBytes += next.value.byteLength;
-            overCap();
           }
           if (!more && firstBytes === 0 && head.filename === "") continue;
           if (!asked) {
@@ -285,7 +280,6 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
             yield headBytes;
             if (!more) return;
             for await (const chunk of body) {
-              overCap();
               count(chunk);
               // Waits while clamd takes it: a slow scanner slows the upload rather than filling memory.
               await scan?.write(chunk);
@@ -309,14 +303,12 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
           }
           upload.sha256 = hasher.digest("hex");
           await repo.finishPending(id, { size: upload.size, type, sha256: upload.sha256 });
-          add(fields, field, fileRef(upload));
+          sent.add(field, fileRef(upload));
         }
-        overCap();
+        overTextCap();
       } catch (e) {
+        // What is left of the body is read away after the answer (body-pace.ts), so the client hears why.
         await release(uploads).catch((err) => log.error("files: could not remove a refused upload", { err }));
-        // Refused for what it holds, not for a broken body: read the rest away, so the client hears why.
-        if (e instanceof AppError && e.code !== "INVALID_BODY" && e.code !== "UNAVAILABLE")
-          await reader.drain(maxUploadBytes).catch(() => false);
         throw e;
       }
       return { fields, uploads };

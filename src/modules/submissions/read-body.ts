@@ -1,8 +1,10 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { ValueErrorType, type ValueError } from "@sinclair/typebox/errors";
 import { MAX_DEPTH, readCapped } from "../../http/body";
+import type { BodyPace } from "../../http/body-pace";
 import { AppError } from "../../lib/errors";
 import { isLocationUrl } from "../../lib/location-url";
+import { MAX_FIELDS, SentFields, tooManyFields } from "../../lib/sent-fields";
 import {
   CHALLENGE_FIELDS,
   IdempotencyKeySchema,
@@ -81,6 +83,9 @@ export function checkBody(raw: unknown): SubmitBody {
       schemaMessage(errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties) ?? errors[0]!),
     );
   }
+  // Counted before anything walks them: every later step (rules, filter, storage) is linear in the fields.
+  let fields = 0;
+  for (const _ in raw.data) if (++fields > MAX_FIELDS) throw tooManyFields();
   const problem = dataProblem(raw.data, MAX_DEPTH);
   if (problem) throw invalid(problem);
   if (Object.hasOwn(raw.data, "")) throw invalid(EMPTY_NAME);
@@ -104,37 +109,16 @@ export function parseJsonBody(bytes: Uint8Array): SubmitBody {
 }
 
 /**
- * Whether a multipart body has a part with no name or an empty one: the FormData parser drops such
- * a part without a word, and a field sent must be stored or refused, never lost.
- */
-function hasNamelessPart(bytes: Uint8Array, contentType: string): boolean {
-  const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  if (!boundary) return false; // no parts to read: formData() refuses the body
-  // latin1 maps each byte to one character, so the headers are read as sent whatever the values hold.
-  const text = `\r\n${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1")}`;
-  const parts = text.split(`\r\n--${boundary[1] ?? boundary[2]}`).slice(1);
-  for (const part of parts) {
-    if (part.startsWith("--")) break; // the closing delimiter
-    const start = part.indexOf("\r\n") + 2;
-    const headers = part.slice(start, Math.max(start, part.indexOf("\r\n\r\n", start)));
-    const disposition = /^content-disposition:([^\r\n]*)/im.exec(headers)?.[1] ?? "";
-    const name = /;\s*name\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(disposition);
-    if (!name || (name[1] ?? name[2]) === "") return true;
-  }
-  return false;
-}
-
-/**
- * A form post's fields in the order sent, a repeated name (checkboxes, multi-selects) keeping every
- * value; `name` maps each sent name to the one stored (the drop-in endpoint drops a trailing `[]`).
- * A Map, not an object: names are data, and `__proto__` or `constructor` must not reach
- * Object.prototype. A field with an empty name or a file is a 400.
+ * An urlencoded form post's fields in the order sent (SentFields: a repeated name keeps every value,
+ * at most MAX_FIELDS); `name` maps each sent name to the one stored (the drop-in endpoint drops a
+ * trailing `[]`). A field with an empty name is a 400. Multipart bodies are read as they stream, by
+ * the files service.
  */
 export async function readFormFields(
   bytes: Uint8Array,
   contentType: string,
   name: (sent: string) => string = (sent) => sent,
-): Promise<Map<string, string | string[]>> {
+): Promise<Map<string, unknown>> {
   let form: FormData;
   try {
     form = await new Response(new Blob([bytes as Uint8Array<ArrayBuffer>]), {
@@ -143,21 +127,13 @@ export async function readFormFields(
   } catch {
     throw invalid("form body could not be parsed");
   }
-  if (contentType.toLowerCase().startsWith("multipart/") && hasNamelessPart(bytes, contentType))
-    throw invalid(EMPTY_NAME);
-  const fields = new Map<string, string | string[]>();
-  for (const [sent, value] of form.entries()) {
-    if (typeof value !== "string")
-      throw invalid(`field "${sent.slice(0, 64)}" is a file; file uploads are not accepted`);
-    const key = name(sent);
+  const sent = new SentFields();
+  for (const [field, value] of form.entries()) {
+    const key = name(field);
     if (key === "") throw invalid(EMPTY_NAME);
-    const previous = fields.get(key);
-    fields.set(
-      key,
-      previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value],
-    );
+    sent.add(key, value);
   }
-  return fields;
+  return sent.fields;
 }
 
 async function parseForm(bytes: Uint8Array, contentType: string): Promise<SubmitBody> {
@@ -185,23 +161,19 @@ export function formBody(data: Map<string, unknown>): SubmitBody {
 export const isMultipart = (request: Request) =>
   (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase() === "multipart/form-data";
 
-/** The submit body from JSON, urlencoded or multipart; 415 for any other type, 413 over the limit, 400 when malformed. */
-export async function readSubmitBody(request: Request, maxBytes: number): Promise<ReadBody> {
+/** The submit body from JSON or urlencoded; 415 for any other type, 413 over the limit, 400 when malformed. */
+export async function readSubmitBody(request: Request, maxBytes: number, pace: BodyPace): Promise<ReadBody> {
   const contentType = request.headers.get("content-type") ?? "";
   const type = contentType.split(";")[0]!.trim().toLowerCase();
-  const kind =
-    type === "application/json"
-      ? "json"
-      : type === "application/x-www-form-urlencoded" || type === "multipart/form-data"
-        ? "form"
-        : null;
+  // multipart/form-data is read as it streams (files/service.ts), never here.
+  const kind = type === "application/json" ? "json" : type === "application/x-www-form-urlencoded" ? "form" : null;
   if (!kind) {
     throw new AppError(
       "UNSUPPORTED_MEDIA_TYPE",
       "Content-Type must be application/json, application/x-www-form-urlencoded or multipart/form-data",
     );
   }
-  const bytes = await readCapped(request, maxBytes);
+  const bytes = await readCapped(request, maxBytes, pace);
   return kind === "json"
     ? { body: parseJsonBody(bytes), isFormPost: false }
     : { body: await parseForm(bytes, contentType), isFormPost: true };

@@ -4,6 +4,7 @@ import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
 import { textStream } from "../../http/stream";
 import { DeletedSchema } from "../forms/model";
+import { addressBucket } from "../../lib/address-bucket";
 import type { ClientOrigin } from "../../lib/client-ip";
 import { locationUrl } from "../../lib/location-url";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
@@ -61,15 +62,18 @@ export function submissionsRoutes(
     .use(requestContext)
     .post(
       "/forms/submit",
-      async ({ request, principal, client, set }) => {
+      async ({ request, principal, client, set, bodyPace }) => {
         let result: SubmitResult;
         let isFormPost = true;
         if (isMultipart(request)) {
-          const { fields, uploads } = await files.receive(request, {
-            ownerId: principal.ownerId,
-            maxTextBytes: maxBodyBytes,
-            policy: (sent) => filesPolicy(principal, sent),
-          });
+          const { fields, uploads } = await bodyPace.uploading(addressBucket(client().ip), () =>
+            files.receive(request, {
+              body: bodyPace.chunks(request),
+              ownerId: principal.ownerId,
+              maxTextBytes: maxBodyBytes,
+              policy: (sent) => filesPolicy(principal, sent),
+            }),
+          );
           try {
             result = await submissions.submit(
               principal,
@@ -84,7 +88,7 @@ export function submissionsRoutes(
             await files.release(uploads);
           }
         } else {
-          const read = await readSubmitBody(request, maxBodyBytes);
+          const read = await readSubmitBody(request, maxBodyBytes, bodyPace);
           isFormPost = read.isFormPost;
           result = await submissions.submit(
             principal,
