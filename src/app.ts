@@ -109,6 +109,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     forms: services.forms,
     submissions: services.submissions,
     files: services.files,
+    links: services.links,
     maxBodyBytes: config.maxBodyBytes,
     log,
   });
