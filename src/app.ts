@@ -116,6 +116,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     forms: services.forms,
     submissions: services.submissions,
     files: services.files,
+    links: services.links,
     maxBodyBytes: config.maxBodyBytes,
     log,
   });

@@ -24,6 +24,7 @@ import { createKeysService } from "./modules/keys/service";
 import { isoTime, systemClock } from "./lib/clock";
 import { openObjectStore } from "./lib/object-store";
 import { assertPublicUrl } from "./lib/public-address";
+import { createSigner } from "./lib/signing";
 import { createConfirmationsRepo } from "./modules/confirmations/repo";
 import { renderConfirmation } from "./modules/confirmations/message";
 import { queueConfirmations, queueRecipientConfirmations } from "./modules/confirmations/queue";
@@ -170,13 +171,15 @@ export async function createServices(deps: Deps) {
   const { config } = deps;
   const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
   if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
+  // One key for what a browser brings back signed: file download links, thank-you pages' back links.
+  const links = createSigner(filesSecret.value);
   const files = createFilesService({
     repo: createFilesRepo(sql),
     store: openObjectStore(filesLocation(config), config),
     forms,
     clock,
     log: deps.log,
-    secret: filesSecret.value,
+    signer: links,
     maxUploadBytes: config.maxUploadBytes,
     scanner: config.clamd ? clamdScanner(config.clamd) : null,
   });
@@ -399,6 +402,8 @@ export async function createServices(deps: Deps) {
     forms,
     submissions,
     files,
+    /** Signs what a browser brings back: file download links, thank-you pages' back links. */
+    links,
     lifecycle,
     analytics,
     outbox,

@@ -18,12 +18,15 @@ import { wantsJson } from "./negotiate";
 import { errorPage, thanksPage } from "./pages";
 import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
 import type { FilesService, Upload } from "../files/service";
+import type { Signer } from "../../lib/signing";
 import { isMultipart } from "../submissions/read-body";
 
 export interface DropInDeps {
   forms: FormsService;
   submissions: SubmissionsService;
   files: FilesService;
+  /** Signs a thank-you page's back link, so only a post's own answer can name one. */
+  links: Signer;
   maxBodyBytes: number;
   log: Logger;
 }
@@ -58,14 +61,20 @@ const visitorOf = (form: Form): Principal => ({
   forms: [form.id],
 });
 
-/** The page a visitor came from, when the form trusts it: on an allowed origin, or (none set) on the origin the request names. */
-function trustedBack(form: Form, referer: string | null, origin: string | null): string | null {
-  const from = httpOrigin(referer);
-  if (from === null) return null;
-  return (form.allowedOrigins.length ? form.allowedOrigins.includes(from) : from === httpOrigin(origin))
-    ? referer
-    : null;
+/**
+ * The page a post came from, when the form trusts it: its `Referer` when the browser sent one on the
+ * post's own origin, else that origin; only when the origin is one of the form's allowed origins, or
+ * (none set) any. The post's origin is read as the allowed-origin check reads it: `Origin`, else the
+ * `Referer`'s (`Origin: null` is none).
+ */
+function backTarget(form: Form, referer: string | null, origin: string | null): string | null {
+  const own = origin !== null ? httpOrigin(origin) : httpOrigin(referer);
+  if (own === null || (form.allowedOrigins.length > 0 && !form.allowedOrigins.includes(own))) return null;
+  return (referer !== null && httpOrigin(referer) === own ? locationUrl(referer) : null) ?? locationUrl(`${own}/`);
 }
+
+// What a thank-you page's back link is signed with besides its form and target: no file link signs this.
+const BACK_LINK = "thanks-back";
 
 interface Answering {
   request: Request;
@@ -79,7 +88,7 @@ interface Answering {
  * for a person by Formspree's rule (negotiate.ts). `failure` answers a refused post, also the ones
  * the front refuses before routing (429).
  */
-export function createDropIn({ forms, submissions, files, maxBodyBytes, log }: DropInDeps) {
+export function createDropIn({ forms, submissions, files, links, maxBodyBytes, log }: DropInDeps) {
   const html = (set: Answering["set"], status: number, page: string) => {
     set.status = status;
     Object.assign(set.headers, PERSON_PAGE_HEADERS);
@@ -119,8 +128,9 @@ export function createDropIn({ forms, submissions, files, maxBodyBytes, log }: D
       );
     // Each problem's message names its field by its label already (the field rules write them so).
     const problems = (res.body.errors ?? []).map((e) => e.message);
-    const referer = request.headers.get("referer");
-    return html(set, res.status, errorPage(sentence, problems, httpOrigin(referer) ? referer : null));
+    const { headers } = request;
+    const back = form ? backTarget(form, headers.get("referer"), headers.get("origin")) : null;
+    return html(set, res.status, errorPage(sentence, problems, back));
   }
 
   const routes = new Elysia({ name: "dropin-routes" })
@@ -171,8 +181,9 @@ export function createDropIn({ forms, submissions, files, maxBodyBytes, log }: D
             uploads.length ? { ...post.extras, uploads } : post.extras,
           );
           Object.assign(set.headers, corsHeaders(request));
-          const back = trustedBack(form, referer, headers.get("origin"));
-          const thanks = `${ownOrigin() ?? ""}/f/${encodeURIComponent(form.id)}/thanks${back ? `?back=${encodeURIComponent(back)}` : ""}`;
+          const back = backTarget(form, referer, headers.get("origin"));
+          const signed = back && `?back=${encodeURIComponent(back)}&sig=${links.sign(BACK_LINK, form.id, back)}`;
+          const thanks = `${ownOrigin() ?? ""}/f/${encodeURIComponent(form.id)}/thanks${signed ?? ""}`;
           const next = post.body.redirectUrl ?? form.successUrl ?? thanks;
           if (wantsJson(headers)) return { ok: true, success: true, submissionId: result.submissionId, next };
           set.status = 303;
@@ -195,19 +206,23 @@ export function createDropIn({ forms, submissions, files, maxBodyBytes, log }: D
     )
     .get(
       "/f/:formId/thanks",
-      async ({ params: { formId }, query, request, set, requestId }) => {
+      async ({ params: { formId }, query: { back, sig }, set, requestId }) => {
         try {
           const form = await publicForm(forms, formId);
-          const back = typeof query.back === "string" ? query.back : null;
-          // A link on our page to wherever a query says would be anyone's: it must be one the form trusts.
-          const shown = back && trustedBack(form, back, request.headers.get("referer")) ? locationUrl(back) : null;
-          return html(set, 200, thanksPage(form.name, shown));
+          // A link on our page to wherever a query (or the page request's Referer) says would be anyone's:
+          // only the one the post's answer signed for this form is shown, while its origin is still allowed.
+          const shown =
+            back !== undefined &&
+            sig !== undefined &&
+            links.verifies(sig, BACK_LINK, form.id, back) &&
+            (form.allowedOrigins.length === 0 || form.allowedOrigins.includes(httpOrigin(back) ?? ""));
+          return html(set, 200, thanksPage(form.name, shown ? back : null));
         } catch (error) {
           const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
           return html(set, res.status, errorPage(sentenceFor(res.body.code), [], null));
         }
       },
-      { query: t.Object({ back: t.Optional(t.String()) }), detail: { hide: true } },
+      { query: t.Object({ back: t.Optional(t.String()), sig: t.Optional(t.String()) }), detail: { hide: true } },
     );
   return { routes, failure };
 }

@@ -1,4 +1,3 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError, type ErrorCode } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -6,6 +5,7 @@ import type { Logger } from "../../lib/log";
 import { SentFields } from "../../lib/sent-fields";
 import type { ObjectStore } from "../../lib/object-store";
 import type { Actor } from "../../lib/principal";
+import type { Signer } from "../../lib/signing";
 import type { FormsService } from "../forms/service";
 import type { SubmitCheck } from "../submissions/pipeline";
 import type { Scanner } from "./clamd";
@@ -46,8 +46,8 @@ export interface FilesDeps {
   forms: Pick<FormsService, "formFor">;
   clock: Clock;
   log: Logger;
-  /** HMAC key of the signed download links (settings `files_secret`). */
-  secret: string;
+  /** Signs the download links (with settings `files_secret`). */
+  signer: Signer;
   /** FORMSVC_MAX_UPLOAD_BYTES: the most one request may carry. */
   maxUploadBytes: number;
   /** FORMSVC_CLAMD's scanner, or null. */
@@ -99,17 +99,14 @@ export function attachment(name: string): string {
  * the submit pipeline's check of a form's `files` setting, downloads (an owner's, or a signed link's),
  * and the removal of files whose submission is gone or never came.
  */
-export function createFilesService({ repo, store, clock, log, secret, maxUploadBytes, scanner }: FilesDeps) {
-  // The link names the submission too: a look-alike file entry in another submission's data (a JSON
-  // submit may carry any object) gets a link that the file's own row refuses.
-  const sign = (fileId: string, submissionId: string, expires: number) =>
-    createHmac("sha256", secret).update(`${fileId}\n${submissionId}\n${expires}`).digest("base64url");
-
+export function createFilesService({ repo, store, clock, log, signer, maxUploadBytes, scanner }: FilesDeps) {
   /** A signed path to a submission's file, working without a key until `LINK_DAYS` after `since` (default now). */
   function signedPath(fileId: string, submissionId: string, since: number = clock.now()): string {
     const expires = Math.floor((since + LINK_DAYS * DAY_MS) / 1000);
     const id = encodeURIComponent(fileId);
-    return `/api/v1/files/${id}?expires=${expires}&signature=${sign(fileId, submissionId, expires)}`;
+    // The link names the submission too: a look-alike file entry in another submission's data (a JSON
+    // submit may carry any object) gets a link that the file's own row refuses.
+    return `/api/v1/files/${id}?expires=${expires}&signature=${signer.sign(fileId, submissionId, String(expires))}`;
   }
 
   /** Removes uploads whose submission did not commit (refused, failed, or answered from an earlier idempotent one). */
@@ -394,9 +391,7 @@ export function createFilesService({ repo, store, clock, log, secret, maxUploadB
       const [row] = await repo.findByIds([fileId]);
       const gone = () => new AppError("NOT_FOUND", `file ${fileId} is no longer stored`);
       if (!row || row.state !== "stored" || row.submission_id === null) throw gone();
-      const expected = Buffer.from(sign(fileId, row.submission_id, at));
-      const given = Buffer.from(signature);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden();
+      if (!signer.verifies(signature, fileId, row.submission_id, String(at))) throw forbidden();
       const object = await store.get(row.key);
       if (!object) throw gone();
       return { row, ...object };
