@@ -156,6 +156,10 @@ export function renderOwnerMail(
   const p = (row.payload ? JSON.parse(row.payload) : {}) as Partial<DigestPayload>;
   if (!p.digest || row.form_id === null) return renderNotification(row, link);
   const digest = p as DigestPayload;
+  // A digest queued before its payload named ids listed `items` (and no labels).
+  const old = p.digest as { items?: { id: string }[] };
+  digest.digest.ids ??= old.items?.map((i) => i.id) ?? [];
+  digest.digest.labels ??= [];
   return listed(row.form_id, digest.digest.ids).then((submissions) => renderDigest(row, digest, submissions));
 }
 
