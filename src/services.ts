@@ -33,7 +33,7 @@ import { queueAutoresponses, renderAutoresponse } from "./modules/notifications/
 import { mailRetry } from "./modules/outbox/channel";
 import { createHttpSender } from "./modules/outbox/http-sender";
 import { createSmtpMailer, mailChannel } from "./modules/outbox/mailer";
-import { renderNotification } from "./modules/notifications/message";
+import { renderOwnerMail } from "./modules/notifications/message";
 import { queueNotifications } from "./modules/notifications/queue";
 import { createDigests } from "./modules/notifications/digest";
 import { createDigestRepo } from "./modules/notifications/digest-repo";
@@ -186,6 +186,7 @@ export async function createServices(deps: Deps) {
   // Owner notifications and webhook payloads carry a signed link to each file, absolute with FORMSVC_PUBLIC_URL.
   const fileLink = files.linker(config.publicUrl);
   const outboxRepo = createOutboxRepo(sql);
+  const digestRepo = createDigestRepo(sql);
   const webhooksRepo = createWebhooksRepo(sql);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : null;
   const retryMail = mailRetry(config.mailRetryBaseSeconds, config.mailRetryHours);
@@ -201,7 +202,11 @@ export async function createServices(deps: Deps) {
     repo: outboxRepo,
     soleSender: sql.engine === "sqlite",
     channels: {
-      notification: mailChannel(mailer, (row) => renderNotification(row, fileLink), retryMail),
+      notification: mailChannel(
+        mailer,
+        (row) => renderOwnerMail(row, fileLink, digestRepo.listedSubmissions),
+        retryMail,
+      ),
       autoresponse: mailChannel(mailer, renderAutoresponse, retryMail),
       confirmation: mailChannel(
         mailer,
@@ -320,7 +325,7 @@ export async function createServices(deps: Deps) {
     sender.close();
   };
   const digests = createDigests({
-    repo: createDigestRepo(sql),
+    repo: digestRepo,
     outbox: outboxRepo,
     dailyForms: formsRepo.listDailyDigestForms,
     atomically,

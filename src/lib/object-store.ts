@@ -18,6 +18,8 @@ export interface ObjectStore {
   get(key: string): Promise<{ size: number; stream: ReadableStream<Uint8Array> } | null>;
   /** Removes `key`; nothing stored there is not an error. */
   delete(key: string): Promise<void>;
+  /** Removes every key under `prefix` (a folder-like prefix ending in `/`, never `""`), and in a folder the folder itself. */
+  deleteAll(prefix: string): Promise<void>;
   /** Every key under `prefix` (a folder-like prefix ending in `/`, or `""`), with size and time stored. */
   list(prefix: string): AsyncIterable<StoredObject>;
 }
@@ -52,6 +54,12 @@ function checkKey(key: string): string {
   if (!KEY.test(key)) throw new Error(`object-store: invalid key ${JSON.stringify(key)}`);
   return key;
 }
+
+/** A prefix to delete under: a key's folder, never the whole store. */
+const checkFolder = (prefix: string) => {
+  if (!prefix.endsWith("/")) throw new Error(`object-store: invalid prefix ${JSON.stringify(prefix)}`);
+  return checkKey(prefix.slice(0, -1));
+};
 
 async function* chunksOf(body: Uint8Array | AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
   if (body instanceof Uint8Array) yield body;
@@ -108,6 +116,12 @@ export function folderStore(root: string): ObjectStore {
     async delete(key) {
       await rm(pathOf(key), { force: true });
     },
+    async deleteAll(prefix) {
+      // The folder too, and a `.part` left by a write cut short: deleting its keys one by one leaves both.
+      const folder = join(root, checkFolder(prefix));
+      await rm(folder, { recursive: true, force: true });
+      await syncFolder(dirname(folder)).catch(() => {});
+    },
     async *list(prefix) {
       const start = join(root, prefix === "" ? "." : checkKey(prefix.replace(/\/$/, "")));
       for (const entry of await readdir(start, { recursive: true, withFileTypes: true }).catch(() => [])) {
@@ -155,7 +169,7 @@ export function s3Store(location: string, s3: S3Settings): ObjectStore {
     secretAccessKey: s3.s3SecretAccessKey || undefined,
   });
   const full = (key: string) => (prefix ? `${prefix}/${checkKey(key)}` : checkKey(key));
-  return {
+  const store: ObjectStore = {
     location: `s3://${bucket}${prefix ? `/${prefix}` : ""}`,
     async put(key, body) {
       if (body instanceof Uint8Array) {
@@ -190,6 +204,13 @@ export function s3Store(location: string, s3: S3Settings): ObjectStore {
     async delete(key) {
       await client.delete(full(key));
     },
+    async deleteAll(under) {
+      checkFolder(under);
+      // Listed whole first: deleting while paging could make a page skip keys.
+      const keys: string[] = [];
+      for await (const o of store.list(under)) keys.push(o.key);
+      for (const key of keys) await client.delete(full(key));
+    },
     async *list(under) {
       const listPrefix = [prefix, under].filter(Boolean).join("/").replace(/\/+/g, "/");
       let startAfter: string | undefined;
@@ -207,4 +228,5 @@ export function s3Store(location: string, s3: S3Settings): ObjectStore {
       }
     },
   };
+  return store;
 }

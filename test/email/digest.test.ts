@@ -95,6 +95,52 @@ describe("the daily digest", () => {
     expect(smtp.messages).toHaveLength(2);
   });
 
+  test("shows each listed submission's fields by label or readable name, values cut at 200 characters, newest first, at most 100 and how many more, with a link to the form's inbox", async () => {
+    const { smtp, s, clock, key, daily } = await setup();
+    await s.send("PATCH", `/forms/${daily}`, key, {
+      fields: [{ name: "message", type: "text", label: "Your <message>" }],
+      allowExtraFields: true,
+    });
+    const ids: string[] = [];
+    // 102 inbox submissions a minute apart, the newest with a long value and markup; one spam among them.
+    for (let i = 0; i < 102; i++) {
+      const at = new Date(Date.parse("2026-03-01T10:00:00.000Z") + i * 60_000).toISOString();
+      const data: Record<string, unknown> = { message: `hello number ${i}`, inquiry_type: i % 2 ? "sales" : "support" };
+      if (i === 101) Object.assign(data, { comment: "x".repeat(300), html: "<b>bold</b> & co" });
+      ids.push(await submitAt(s, clock, key, daily, at, data));
+    }
+    const spam = await submitAt(s, clock, key, daily, "2026-03-01T11:00:30.000Z", {
+      message: "buy pills",
+      website: "http://spam.example",
+    });
+    clock.set("2026-03-02T08:00:00Z");
+    await s.jobs.run(JOB);
+    await drained(s);
+    const [digest] = smtp.messages;
+    expect(digest!.subject).toBe("Daily <b>: 102 new submissions on 2026-03-01");
+    const text = digest!.text!;
+    const html = digest!.html as string;
+    expect(text).toContain("Your <message>: hello number 101");
+    expect(text).toContain("Inquiry type: sales");
+    expect(text).toContain(`Comment: ${"x".repeat(200)}…`);
+    expect(text).not.toContain("x".repeat(201));
+    // Newest first: the 100 newest listed, the two oldest told as a count.
+    const shown = ids.filter((id) => text.includes(id));
+    expect(shown).toEqual(ids.slice(2));
+    expect(shown.map((id) => text.indexOf(id))).toEqual(shown.map((id) => text.indexOf(id)).sort((a, b) => b - a));
+    expect(text).not.toContain("hello number 1\n");
+    expect(text).toContain("… and 2 more");
+    expect(text).not.toContain(spam);
+    expect(text).not.toContain("buy pills");
+    const inbox = `${PUBLIC}/dashboard/forms/${daily}/submissions`;
+    expect(text).toContain(inbox);
+    expect(html).toContain(`<a href="${inbox}">`);
+    expect(html).toContain("Your &lt;message&gt;");
+    expect(html).toContain("&lt;b&gt;bold&lt;/b&gt; &amp; co");
+    expect(html).not.toContain("<b>bold</b>");
+    expect(html).not.toContain("x".repeat(201));
+  });
+
   test("a digest goes to the form's confirmed recipients, under its sender name", async () => {
     const { smtp, s, clock, key, daily } = await setup();
     await s.send("PATCH", `/forms/${daily}`, key, { recipients: ["team@example.com"], fromName: "Acme forms" });

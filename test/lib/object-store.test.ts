@@ -66,6 +66,17 @@ describe.each(stores)("an object store in %s", (_name, make) => {
     expect(await store.get("list/a.txt")).toBeNull();
   });
 
+  test("deletes everything under a folder-like prefix, and nothing beside it; never the whole store", async () => {
+    const store = make();
+    for (const key of ["gone/a", "gone/b/c", "gone.txt", "gone-too/d"]) await store.put(key, new Uint8Array([1]));
+    await store.deleteAll("gone/");
+    const left: string[] = [];
+    for await (const o of store.list("")) if (o.key.startsWith("gone")) left.push(o.key);
+    expect(left.sort()).toEqual(["gone-too/d", "gone.txt"]);
+    for (const prefix of ["", "/", "gone-too"]) await expect(store.deleteAll(prefix)).rejects.toThrow("invalid");
+    expect(await store.get("gone-too/d")).not.toBeNull();
+  });
+
   test("a stream that fails leaves nothing stored under the key", async () => {
     const store = make();
     async function* failing(): AsyncIterable<Uint8Array> {

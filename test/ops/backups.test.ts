@@ -268,6 +268,51 @@ describe.skipIf(onPostgres)("scheduled backups (SQLite)", () => {
     },
   );
 
+  test.each(FILES_CASES)(
+    "scheduled backups pruned to KEEP take everything of a pruned backup with them, files left by a prune cut short too, and nothing of a kept one ($store)",
+    async ({ config }) => {
+      const s3 = await startS3();
+      defer(() => s3.stop());
+      const server = await serve({ ...config(s3), backupSchedule: NEVER, backupKeep: 2, rateLimit: 100_000 });
+      const owner = await seedOwner(server);
+      await server.services.forms.updateForm(OPERATOR, owner.formId, {
+        files: { ...DEFAULT_FILES, types: ["application/octet-stream"] },
+      });
+      const form = new FormData();
+      form.append("formId", owner.formId);
+      form.append("doc", new Blob([new Uint8Array(3000).fill(5)]), "a.bin");
+      expect((await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, body: form })).status).toBe(
+        200,
+      );
+      const location = (config(s3).backupTo as string | undefined) ?? join(server.dir, "backups");
+      const store = openObjectStore(location, s3.settings);
+      // Files whose database is gone: one older than every backup (a prune cut short between the two),
+      // one newer (a backup another process is still writing: its database comes last). And a stranger.
+      await store.put("formsvc-2020-01-01T00-00-00Z.files/own_1/old", new Uint8Array([1]));
+      await store.put("formsvc-2999-01-01T00-00-00Z.files/own_1/writing", new Uint8Array([2]));
+      await store.put("notes.txt", new Uint8Array([3]));
+      const names: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        if (i) await Bun.sleep(1100); // the next second, so each backup has a name of its own
+        await server.jobs.run("backup");
+        names.push((await server.services.backups.list()).map((b) => b.name).find((n) => !names.includes(n))!);
+      }
+      const stem = (name: string) => name.replace(".db.zst", ".files");
+      const kept = names.slice(1);
+      const keys: string[] = [];
+      for await (const o of store.list("")) keys.push(o.key);
+      expect(keys.filter((k) => !k.includes("/")).sort()).toEqual([...kept, "notes.txt"].sort());
+      const carried = keys.filter((k) => k.includes("/")).map((k) => k.slice(0, k.indexOf("/")));
+      expect([...new Set(carried)].sort()).toEqual(["formsvc-2999-01-01T00-00-00Z.files", ...kept.map(stem)].sort());
+      expect(carried.filter((c) => c === stem(kept[0]!) || c === stem(kept[1]!))).toHaveLength(2);
+      if (!config(s3).backupTo)
+        // No folder of a pruned backup is left in the backup folder, empty or not.
+        expect(readdirSync(location).sort()).toEqual(
+          [...kept, ...kept.map(stem), "formsvc-2999-01-01T00-00-00Z.files", "notes.txt"].sort(),
+        );
+    },
+  );
+
   test("a restore refuses a backup whose file does not match its sha256, and leaves nothing behind", async () => {
     const server = await serve({ rateLimit: 100_000 });
     const owner = await seedOwner(server);

@@ -141,9 +141,21 @@ export function createBackups(deps: BackupsDeps) {
   /** Deletes a backup: its database first (then it is no longer listed as one), then its files. */
   async function remove(name: string): Promise<void> {
     await objects.delete(name);
-    const keys: string[] = [];
-    for await (const o of objects.list(filesPrefix(name))) keys.push(o.key);
-    for (const key of keys) await objects.delete(key);
+    await objects.deleteAll(filesPrefix(name));
+  }
+
+  /**
+   * Deletes the backups beyond `keep`, and files whose database is gone (a prune or a backup cut short)
+   * older than every kept backup: files newer may be a backup still being written, its database last.
+   * Answers the backups pruned.
+   */
+  async function prune(): Promise<string[]> {
+    const { backups, orphans } = await scanBackups(objects);
+    const pruned = backups.slice(deps.keep).map((b) => b.name);
+    for (const old of pruned) await remove(old);
+    const oldestKept = backups.length >= deps.keep ? backups[deps.keep - 1] : undefined;
+    if (oldestKept) for (const stem of orphans) if (stem < filesPrefix(oldestKept.name)) await objects.deleteAll(stem);
+    return pruned;
   }
 
   async function make(): Promise<BackupMade> {
@@ -181,8 +193,7 @@ export function createBackups(deps: BackupsDeps) {
         throw e;
       }
       if (filesMissing) log.warn("backup: files deleted since the snapshot were not carried", { name, filesMissing });
-      const pruned = (await list()).slice(deps.keep).map((b) => b.name);
-      for (const old of pruned) await remove(old);
+      const pruned = await prune();
       return {
         name,
         at: isoTime(at),
@@ -256,7 +267,10 @@ export function createBackups(deps: BackupsDeps) {
 export type BackupsService = ReturnType<typeof createBackups>;
 
 /** Every backup in `objects`, newest first, its files counted with it (other files there, such as upgrade snapshots, are not backups). */
-export async function listBackups(objects: ObjectStore): Promise<BackupEntry[]> {
+export const listBackups = async (objects: ObjectStore): Promise<BackupEntry[]> => (await scanBackups(objects)).backups;
+
+/** The backups in `objects`, newest first, and the backups' files folders (`<stem>.files/`) whose database is not there. */
+async function scanBackups(objects: ObjectStore): Promise<{ backups: BackupEntry[]; orphans: string[] }> {
   const found = new Map<string, BackupEntry>();
   const carried = new Map<string, { files: number; bytes: number }>();
   for await (const o of objects.list("")) {
@@ -277,9 +291,13 @@ export async function listBackups(objects: ObjectStore): Promise<BackupEntry[]> 
     if (sum) {
       entry.files = sum.files;
       entry.bytes += sum.bytes;
+      carried.delete(filesPrefix(entry.name));
     }
   }
-  return [...found.values()].sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  return {
+    backups: [...found.values()].sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0)),
+    orphans: [...carried.keys()].filter((stem) => timeOf(stem.replace(/\.files\/$/, ".db.zst")) !== null),
+  };
 }
 
 /**

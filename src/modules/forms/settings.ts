@@ -1026,7 +1026,7 @@ export const SETTINGS = {
       type: "string",
       enum: [...NOTIFY_MODES],
       description:
-        "each: an owner notification per submission; daily: one email at 08:00 UTC listing the previous UTC day's non-spam submissions (none on a day without any)",
+        "each: an owner notification per submission; daily: one email at 08:00 UTC listing the previous UTC day's non-spam submissions with their fields, newest first, at most 100 (none on a day without any)",
     }),
     input: OneOf(NOTIFY_MODES, `notifyMode must be one of ${NOTIFY_MODES.join(", ")}`),
     field: "notifyMode",

@@ -1,34 +1,41 @@
 import { isoTime, utcDay, type Clock } from "../../lib/clock";
 import type { Operator } from "../../lib/principal";
-import { escapeHtml } from "../../lib/template";
+import { fieldLabel } from "../../lib/field-label";
+import { display, escapeHtml } from "../../lib/template";
+import { filesOf } from "../files/model";
 import type { Form } from "../forms/model";
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRepo, OutboxRow } from "../outbox/repo";
-import type { DigestRepo } from "./digest-repo";
+import type { DigestRepo, DigestSubmission } from "./digest-repo";
 import { recipientsOf } from "./queue";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** What a digest's outbox row carries (as its payload): the day, and each listed submission's time and link. */
+/**
+ * What a digest's outbox row carries (as its payload): the day and the ids it lists, no field values
+ * (they are read when it is sent, see DigestRepo.listedSubmissions).
+ */
 export interface DigestPayload {
   digest: {
     day: string;
     total: number;
-    items: { id: string; at: string; url: string | null }[];
+    /** The listed submissions, newest first. */
+    ids: string[];
     /** The form's submissions in the dashboard; null without FORMSVC_PUBLIC_URL. */
     inbox: string | null;
+    /** The form's field labels when it was queued. */
+    labels: { name: string; label: string }[];
   };
   fromName: string | null;
 }
 
 /**
- * A submission's page in the dashboard (and the form's inbox without `submissionId`); null without a
- * public URL. A real path, not the app's `#` route: some mail clients drop a link's fragment.
+ * A form's submissions in the dashboard (a submission's page is this and `/<submissionId>`); null
+ * without a public URL. A real path, not the app's `#` route: some mail clients drop a link's fragment.
  */
-export function dashboardLink(publicUrl: string, formId: string, submissionId?: string): string | null {
+export function dashboardLink(publicUrl: string, formId: string): string | null {
   if (!publicUrl) return null;
-  const parts = ["forms", formId, "submissions", ...(submissionId ? [submissionId] : [])];
-  return `${publicUrl.replace(/\/$/, "")}/dashboard/${parts.map(encodeURIComponent).join("/")}`;
+  return `${publicUrl.replace(/\/$/, "")}/dashboard/forms/${encodeURIComponent(formId)}/submissions`;
 }
 
 /**
@@ -55,21 +62,13 @@ export function createDigests(deps: {
       let queued = 0;
       for (const form of await deps.dailyForms()) {
         if (!form.emailEnabled || !form.developerNotifications) continue;
-        const { items, total } = await repo.submissionsBetween(form.id, from, to);
+        const { ids, total } = await repo.submissionsBetween(form.id, from, to);
         if (total === 0) continue;
         const recipients = recipientsOf(form, await outbox.ownerEmail(form.ownerId));
         if (!recipients.length) continue;
+        const labels = (form.fields ?? []).flatMap((f) => (f.label ? [{ name: f.name, label: f.label }] : []));
         const payload: DigestPayload = {
-          digest: {
-            day,
-            total,
-            items: items.map((s) => ({
-              id: s.id,
-              at: s.created_at,
-              url: dashboardLink(deps.publicUrl, form.id, s.id),
-            })),
-            inbox: dashboardLink(deps.publicUrl, form.id),
-          },
+          digest: { day, total, ids, inbox: dashboardLink(deps.publicUrl, form.id), labels },
           fromName: form.fromName,
         };
         const now = isoTime(clock.now());
@@ -98,26 +97,88 @@ export function createDigests(deps: {
 
 export type Digests = ReturnType<typeof createDigests>;
 
-/** A digest's email: the day's count, then each listed submission's time (UTC) and dashboard link. */
-export function renderDigest(row: OutboxRow, p: DigestPayload): MailMessage {
-  const { day, total, items, inbox } = p.digest;
+// Bounds on a digest's size: at most DIGEST_MAX_LISTED submissions, each with this many fields, each cut.
+const MAX_FIELDS = 10;
+const MAX_VALUE = 200;
+const MAX_LABEL = 100;
+
+/** Text as one line of at most `max` characters, "…" where it was cut. */
+function cut(text: string, max: number): string {
+  const chars = Array.from(text.replace(/\s+/g, " ").trim());
+  return chars.length > max ? `${chars.slice(0, max).join("")}…` : chars.join("");
+}
+
+/** A value as one line of at most MAX_VALUE characters (a file as its name). */
+function digestValue(value: unknown): string {
+  const files = filesOf(value);
+  return cut(files ? files.map((f) => f.name).join(", ") : display(value), MAX_VALUE);
+}
+
+/** A listed submission's first MAX_FIELDS fields as people read them, and how many more it has. */
+function digestFields(
+  data: string,
+  labels: DigestPayload["digest"]["labels"],
+): { fields: [string, string][]; more: number } {
+  const { _meta: _, ...values } = JSON.parse(data) as Record<string, unknown>;
+  const all = Object.entries(values);
+  return {
+    fields: all.slice(0, MAX_FIELDS).map(([name, v]) => [cut(fieldLabel(name, labels), MAX_LABEL), digestValue(v)]),
+    more: Math.max(0, all.length - MAX_FIELDS),
+  };
+}
+
+/**
+ * A digest's email: the day's count, then each listed submission (newest first) with its time (UTC),
+ * dashboard link and fields, then how many more there were and the form's inbox. `listed` are the
+ * payload's submissions as they are now (any order; one gone since is left out).
+ */
+export function renderDigest(row: OutboxRow, p: DigestPayload, listed: DigestSubmission[]): MailMessage {
+  const { day, total, ids, inbox, labels } = p.digest;
+  const byId = new Map(listed.map((s) => [s.id, s]));
+  const items = ids.flatMap((id) => {
+    const s = byId.get(id);
+    return s
+      ? [{ id, at: s.created_at, url: inbox && `${inbox}/${encodeURIComponent(id)}`, ...digestFields(s.data, labels) }]
+      : [];
+  });
   const name = oneLine(row.form_name);
   const subject = `${name}: ${total} new submission${total === 1 ? "" : "s"} on ${day}`;
   const time = (at: string) => `${at.slice(11, 19)} UTC`;
-  const more = total > items.length ? total - items.length : 0;
+  const more = total - ids.length;
+  const moreFields = (n: number) => `… ${n} more field${n === 1 ? "" : "s"}`;
+  const noLink =
+    "Open the form's submissions in the dashboard to see them all (with FORMSVC_PUBLIC_URL set, this email links there).";
   const text = [
-    `${total} new submission${total === 1 ? "" : "s"} to ${name} on ${day} (UTC):`,
+    `${total} new submission${total === 1 ? "" : "s"} to ${name} on ${day} (UTC), newest first:`,
+    ...items.flatMap((s) => [
+      "",
+      `${time(s.at)}  ${s.id}${s.url ? `  ${s.url}` : ""}`,
+      ...s.fields.map(([label, value]) => `  ${label}: ${value}`),
+      ...(s.more ? [`  ${moreFields(s.more)}`] : []),
+    ]),
     "",
-    ...items.map((s) => `${time(s.at)}  ${s.id}${s.url ? `  ${s.url}` : ""}`),
-    ...(more ? ["", `… and ${more} more${inbox ? `: ${inbox}` : ""}`] : []),
+    ...(more > 0 ? [`… and ${more} more.`] : []),
+    inbox ? `All of this form's submissions: ${inbox}` : noLink,
   ].join("\n");
   const link = (url: string | null, label: string) =>
     url ? `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>` : escapeHtml(label);
   const html = [
     `<!doctype html><html><body style="font-family:sans-serif">`,
     `<h2>${escapeHtml(subject)}</h2>`,
-    `<table cellpadding="4">${items.map((s) => `<tr><td>${escapeHtml(time(s.at))}</td><td>${link(s.url, s.id)}</td></tr>`).join("")}</table>`,
-    ...(more ? [`<p>… and ${more} more${inbox ? `: ${link(inbox, "all submissions")}` : ""}</p>`] : []),
+    ...items.map((s) =>
+      [
+        `<p><b>${escapeHtml(time(s.at))}</b> ${link(s.url, s.id)}</p>`,
+        `<table cellpadding="2">`,
+        ...s.fields.map(
+          ([label, value]) =>
+            `<tr><th align="left" valign="top">${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`,
+        ),
+        ...(s.more ? [`<tr><td colspan="2">${escapeHtml(moreFields(s.more))}</td></tr>`] : []),
+        `</table>`,
+      ].join(""),
+    ),
+    ...(more > 0 ? [`<p>… and ${more} more.</p>`] : []),
+    `<p>${inbox ? link(inbox, "All of this form's submissions") : escapeHtml(noLink)}</p>`,
     `</body></html>`,
   ].join("\n");
   return { to: row.recipient, subject, text, html, ...(p.fromName ? { fromName: p.fromName } : {}) };

@@ -4,6 +4,7 @@ import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRow } from "../outbox/repo";
 import type { NotificationPayload } from "./queue";
 import { renderDigest, type DigestPayload } from "./digest";
+import type { DigestSubmission } from "./digest-repo";
 
 /**
  * Every inline style of the owner notification's HTML part. The dashboard's preview shows that part
@@ -87,11 +88,8 @@ export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessa
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
     _meta?: Record<string, unknown>;
   };
-  const p: Partial<NotificationPayload & DigestPayload> & { alert?: string } = row.payload
-    ? JSON.parse(row.payload)
-    : {};
+  const p: Partial<NotificationPayload> & { alert?: string } = row.payload ? JSON.parse(row.payload) : {};
   if (p.alert) return renderAlert(row, p.alert, p.subject ?? undefined);
-  if (p.digest) return renderDigest(row, p as DigestPayload);
   const envelope = {
     to: row.recipient,
     ...(row.reply_to ? { replyTo: row.reply_to } : {}),
@@ -144,6 +142,25 @@ export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessa
     `</body></html>`,
   ].join("\n");
   return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };
+}
+
+/**
+ * The email of a `notification` row: a digest, with its listed submissions read now (see
+ * DigestRepo.listedSubmissions), or renderNotification's.
+ */
+export function renderOwnerMail(
+  row: OutboxRow,
+  link: FileLinker | undefined,
+  listed: (formId: string, ids: string[]) => Promise<DigestSubmission[]>,
+): MailMessage | Promise<MailMessage> {
+  const p = (row.payload ? JSON.parse(row.payload) : {}) as Partial<DigestPayload>;
+  if (!p.digest || row.form_id === null) return renderNotification(row, link);
+  const digest = p as DigestPayload;
+  // A digest queued before its payload named ids listed `items` (and no labels).
+  const old = p.digest as { items?: { id: string }[] };
+  digest.digest.ids ??= old.items?.map((i) => i.id) ?? [];
+  digest.digest.labels ??= [];
+  return listed(row.form_id, digest.digest.ids).then((submissions) => renderDigest(row, digest, submissions));
 }
 
 /**

@@ -77,7 +77,7 @@ export function describeMailError(e: unknown): string {
  */
 export function mailChannel(
   mailer: Mailer | null,
-  render: (row: ClaimedRow) => MailMessage,
+  render: (row: ClaimedRow) => MailMessage | Promise<MailMessage>,
   retryIn: (row: ClaimedRow, failure: Failure, now: number) => number | null,
   ready: () => boolean = () => true,
 ): Channel {
@@ -85,7 +85,7 @@ export function mailChannel(
     transport: "smtp",
     ready: () => mailer !== null && ready(),
     async attempt(row) {
-      const message = render(row);
+      const message = await render(row);
       try {
         const { response } = await mailer!.send(message);
         return { ok: true, statusCode: Number(/^\d{3}/.exec(response)?.[0]) || null };
