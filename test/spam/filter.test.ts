@@ -81,14 +81,17 @@ describe("the spam verdict of every submission", () => {
     expect(exported.body.map((s: { spam: Verdict }) => s.spam.reasons)).toEqual([[], [], []]);
   });
 
-  test("a honeypot catch is filed with the reason honeypot and teaches the filter spam", async () => {
+  test("a honeypot catch is filed with the reason honeypot and teaches the filter nothing", async () => {
     const before = await learned(server, owner.key);
     const id = await submitOk(server, owner.key, owner.formId, { message: "bot text", _gotcha: "filled" });
     expect(await listed(server, owner.key, owner.formId, id)).toMatchObject({
       status: "spam",
       spam: { reasons: ["honeypot"] },
     });
-    expect(await learned(server, owner.key)).toMatchObject({ spam: before.spam + 1, notSpam: before.notSpam });
+    expect(await learned(server, owner.key)).toEqual(before);
+    expect(await server.query("SELECT count(*) AS n FROM spam_lessons WHERE submission_id = ?", id)).toEqual([
+      { n: 0 },
+    ]);
   });
 
   test("a submission stored before the filter existed shows spam: null", async () => {
@@ -330,6 +333,29 @@ describe("the learning filter", () => {
       objectId: owner.ownerId,
       detail: { spam: 20, notSpam: 20 },
     });
+  });
+
+  test("honeypot catches carrying the owner's usual wording teach nothing: a genuine message still reaches the inbox", async () => {
+    const owner = await seedOwner(server, "poisoned@example.com");
+    await train(server, owner.key, owner.formId, "ham", 20);
+    await train(server, owner.key, owner.formId, "spam", 20);
+    const status = ["spam", "status", "--owner", "poisoned@example.com"];
+    const before = await cliJsonAsync(status, { db: server.db });
+    expect(before).toEqual({ owner: "poisoned@example.com", spam: 20, notSpam: 20, filing: true });
+    // One address's bot fills the honeypot with what the owner's customers write.
+    const usual = (i: number) => ({
+      email: `customer${i}@example.org`,
+      message: `Hello, a question about the delivery of my order and the invoice, kind regards, customer ${i}`,
+    });
+    for (let i = 0; i < 150; i++) {
+      const id = await submitOk(server, owner.key, owner.formId, { ...usual(1000 + i), _gotcha: "x" });
+      if (i === 0) expect((await listed(server, owner.key, owner.formId, id)).status).toBe("spam");
+    }
+    const genuine = await submitOk(server, owner.key, owner.formId, usual(300));
+    const kept = await listed(server, owner.key, owner.formId, genuine);
+    expect(kept).toMatchObject({ status: "inbox", spam: { reasons: [] } });
+    expect(kept.spam!.score).toBeLessThan(0.5);
+    expect(await cliJsonAsync(status, { db: server.db })).toEqual(before);
   });
 
   test("an unknown owner is a clear error on the command line, and a publishable key may not read the filter", async () => {

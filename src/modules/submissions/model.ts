@@ -212,8 +212,6 @@ export interface NewSubmission {
   files?: string[];
   /** What the spam checks found, as JSON text (`{score, reasons}`); left out (seeding, tests), null as for submissions from before. */
   spam?: string | null;
-  /** A lesson it teaches its owner's filter in its transaction (a honeypot catch teaches spam): hashed tokens. */
-  teaches?: { label: "spam"; tokens: number[] };
   /** The duplicate rule's hash of its fields and visitor (spam/filter.ts), kept while the form's window lasts. */
   visitorDigest?: string;
 }
