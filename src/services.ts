@@ -275,7 +275,7 @@ export async function createServices(deps: Deps) {
       fieldsCheck,
       spam.checks.filter,
     ],
-    hooks: [outbox.afterCommit], // the outbox sends what a commit queued
+    hooks: [outbox.afterCommit, spam.filter.afterCommit], // the outbox sends what a commit queued; an erasure's owners' models reload
     ...(countsInCache ? { counted: forms.counted } : {}),
   });
   const submissionsRepo = createSubmissionsRepo(sql);

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { OPERATOR } from "../../src/lib/principal";
+import { tokenHasher } from "../../src/modules/spam/tokens";
 import { onPostgres } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
 import { cliJsonAsync, runCliAsync, seedForm, seedKey, seedOwner, type TestServer } from "../helpers/harness";
@@ -392,5 +394,62 @@ describe("erasure", () => {
     expect(await server.query("SELECT count(*) AS n FROM spam_lessons WHERE submission_id = ?", id)).toEqual([
       { n: 0 },
     ]);
+  });
+
+  test("erasure takes the person's lessons out of the model: their counts are subtracted and no token of theirs is left", async () => {
+    const owner = await seedOwner(server, "unlearn@example.com");
+    const tokensOf = () =>
+      server.query("SELECT token, spam, ham FROM spam_tokens WHERE owner_id = ? ORDER BY token", owner.ownerId);
+    // Someone else's message shares some of the person's words ("hello", the field names).
+    const other = await submitOk(server, owner.key, owner.formId, {
+      email: "stays@example.org",
+      message: "hello about my order",
+    });
+    await mark(server, owner.key, owner.formId, other, "not-spam");
+    const before = { tokens: await tokensOf(), learned: await learned(server, owner.key) };
+    expect(before.learned).toMatchObject({ spam: 0, notSpam: 1 });
+
+    const address = "forget.me@example.com";
+    const spammy = await submitOk(server, owner.key, owner.formId, { email: address, message: "hello quuxerasure" });
+    await mark(server, owner.key, owner.formId, spammy, "spam");
+    const kept = await submitOk(server, owner.key, owner.formId, { email: address, message: "hello again" });
+    await mark(server, owner.key, owner.formId, kept, "not-spam");
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 1, notSpam: 2 });
+    // The word's hash, as the filter makes it (tokens.ts, keyed as spam/service.ts keys it).
+    const [{ value: challengeSecret }] = await server.query(
+      "SELECT value FROM settings WHERE key = 'challenge_secret'",
+    );
+    const key = createHmac("sha256", challengeSecret).update("formsvc spam filter").digest("base64url");
+    const [word] = tokenHasher(key)(["quuxerasure"]);
+    const held = async () => (await tokensOf()).filter((t: { token: number }) => t.token === word);
+    expect(await held()).toEqual([{ token: word, spam: 1, ham: 0 }]);
+
+    const erased = await runCliAsync(["submissions", "erase", "--email", address, "--json"], { db: server.db });
+    expect([erased.code, JSON.parse(erased.stdout).erased]).toEqual([0, 2]);
+    expect(await held()).toEqual([]);
+    expect(await tokensOf()).toEqual(before.tokens);
+    expect(await learned(server, owner.key)).toEqual(before.learned);
+    expect(await cliJsonAsync(["spam", "status", "--owner", "unlearn@example.com"], { db: server.db })).toMatchObject({
+      spam: 0,
+      notSpam: 1,
+    });
+  });
+
+  test("an erasure in the server's own process leaves its held model without the person's words too", async () => {
+    const owner = await seedOwner(server, "unlearn-live@example.com");
+    const other = await submitOk(server, owner.key, owner.formId, { message: "hello about my order" });
+    await mark(server, owner.key, owner.formId, other, "not-spam");
+    const address = "gone.live@example.com";
+    const taught = await submitOk(server, owner.key, owner.formId, { email: address, message: "quuxlive zorbleword" });
+    await mark(server, owner.key, owner.formId, taught, "spam");
+    const scoreOf = async (message: string) => {
+      const id = await submitOk(server, owner.key, owner.formId, { message });
+      return (await listed(server, owner.key, owner.formId, id)).spam!.score;
+    };
+    expect(await scoreOf("quuxlive zorbleword")).toBeGreaterThan(0.5);
+
+    expect((await server.services.lifecycle.eraseByEmail(OPERATOR, address, null)).erased).toBe(1);
+    // The person's words are as unknown as words never seen.
+    expect(await scoreOf("quuxlive zorbleword")).toBe(await scoreOf("plainprobe otherprobe"));
   });
 });

@@ -8,7 +8,7 @@ import { auditedAs, isOperator, requireOwnerScope, type Actor } from "../../lib/
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { OwnersService } from "../owners/service";
-import type { SubmitCheck, Verdict } from "../submissions/pipeline";
+import type { AfterCommit, SubmitCheck, Verdict } from "../submissions/pipeline";
 import type { StoredSubmission, SubmissionStatus } from "../submissions/model";
 import { countToken, packCounts, score, type Counts } from "./classifier";
 import { FILING_AFTER, type FilterRepo, type FilterRow, type Label } from "./filter-repo";
@@ -168,6 +168,16 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
         to === "spam" ? "spam" : "ham",
         hash(tokenize(JSON.parse(submission.data) as Record<string, unknown>)),
       ),
+
+    /** After a deletion's commit: a model an erasure took lessons out of is read again when next needed. */
+    afterCommit: ((committed) => {
+      if (committed.change !== "deleted") return;
+      for (const s of committed.batch)
+        if (s.erased) {
+          epoch += 1;
+          models.delete(s.form.ownerId);
+        }
+    }) satisfies AfterCommit,
 
     /** What an owner's filter has learned, and whether (since when) it files spam. */
     async status(actor: Actor, email?: string): Promise<FilterStatusJson> {

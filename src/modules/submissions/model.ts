@@ -214,6 +214,8 @@ export interface NewSubmission {
   spam?: string | null;
   /** The duplicate rule's hash of its fields and visitor (spam/filter.ts), kept while the form's window lasts. */
   visitorDigest?: string;
+  /** Deleted by an erasure of its person: its spam lesson is taken out of the model too (spam/filter-repo.ts `forgetLessons`). */
+  erased?: true;
 }
 
 /** What a drop-in post says beside its fields (dropin/read-post.ts): never stored in `data`. */
