@@ -125,17 +125,9 @@ export const submitPipeline = (
   {
     checks = [],
     hooks = [],
-    lessons = [],
     counted,
-  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & {
-    lessons?: SubmitStages["rows"];
-    counted?: CountedInCache;
-  } = {},
-) => {
-  const stages = submitStages(sql, clock, counted);
-  // Writers that need a service (the spam filter's lessons) come after the rows they refer to.
-  return createSubmitPipeline(sql, { checks, ...stages, rows: [...stages.rows, ...lessons], hooks });
-};
+  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & { counted?: CountedInCache } = {},
+) => createSubmitPipeline(sql, { checks, ...submitStages(sql, clock, counted), hooks });
 
 /**
  * The composition root: every service, built once over one store. The CLI and the HTTP API share
@@ -291,8 +283,7 @@ export async function createServices(deps: Deps) {
       fieldsCheck,
       spam.checks.filter,
     ],
-    lessons: [spam.filter.recordLessons], // a honeypot catch teaches its owner's filter, with its commit
-    hooks: [outbox.afterCommit, spam.filter.afterCommit], // the outbox sends what a commit queued; lessons reach the filter's models
+    hooks: [outbox.afterCommit, spam.filter.afterCommit], // the outbox sends what a commit queued; an erasure's owners' models reload
     ...(countsInCache ? { counted: forms.counted } : {}),
   });
   const submissionsRepo = createSubmissionsRepo(sql);

@@ -1,9 +1,21 @@
 import { describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { OPERATOR } from "../../src/lib/principal";
+import { createFilterRepo } from "../../src/modules/spam/filter-repo";
+import { tokenHasher, tokenize } from "../../src/modules/spam/tokens";
 import { onPostgres } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
-import { cliJsonAsync, runCliAsync, seedForm, seedKey, seedOwner, type TestServer } from "../helpers/harness";
+import {
+  cliJsonAsync,
+  runCliAsync,
+  seedForm,
+  seedKey,
+  seedOwner,
+  startTestServer,
+  tempDir,
+  type TestServer,
+} from "../helpers/harness";
 
 const server = useServer({ config: { rateLimit: 1_000_000, publicRateLimit: 1_000_000 } });
 
@@ -44,6 +56,13 @@ const mark = async (s: TestServer, key: string, formId: string, id: string, to: 
   return res.body as { moved: boolean };
 };
 const learned = async (s: TestServer, key: string) => (await s.send("GET", "/spam-filter", key)).body;
+/** Tokens hashed as the filter hashes them (tokens.ts, keyed as spam/service.ts keys it). */
+const hasher = async (s: TestServer) => {
+  const [{ value }] = await s.query("SELECT value FROM settings WHERE key = 'challenge_secret'");
+  return tokenHasher(createHmac("sha256", value).update("formsvc spam filter").digest("base64url"));
+};
+const tokensOf = (s: TestServer, ownerId: string) =>
+  s.query("SELECT token, spam, ham FROM spam_tokens WHERE owner_id = ? ORDER BY token", ownerId);
 
 /** Submits `n` messages of a kind and marks each as the owner would: spam ones as spam, the others as not spam. */
 async function train(s: TestServer, key: string, formId: string, kind: "spam" | "ham", n: number, from = 0) {
@@ -81,14 +100,17 @@ describe("the spam verdict of every submission", () => {
     expect(exported.body.map((s: { spam: Verdict }) => s.spam.reasons)).toEqual([[], [], []]);
   });
 
-  test("a honeypot catch is filed with the reason honeypot and teaches the filter spam", async () => {
+  test("a honeypot catch is filed with the reason honeypot and teaches the filter nothing", async () => {
     const before = await learned(server, owner.key);
     const id = await submitOk(server, owner.key, owner.formId, { message: "bot text", _gotcha: "filled" });
     expect(await listed(server, owner.key, owner.formId, id)).toMatchObject({
       status: "spam",
       spam: { reasons: ["honeypot"] },
     });
-    expect(await learned(server, owner.key)).toMatchObject({ spam: before.spam + 1, notSpam: before.notSpam });
+    expect(await learned(server, owner.key)).toEqual(before);
+    expect(await server.query("SELECT count(*) AS n FROM spam_lessons WHERE submission_id = ?", id)).toEqual([
+      { n: 0 },
+    ]);
   });
 
   test("a submission stored before the filter existed shows spam: null", async () => {
@@ -332,6 +354,29 @@ describe("the learning filter", () => {
     });
   });
 
+  test("honeypot catches carrying the owner's usual wording teach nothing: a genuine message still reaches the inbox", async () => {
+    const owner = await seedOwner(server, "poisoned@example.com");
+    await train(server, owner.key, owner.formId, "ham", 20);
+    await train(server, owner.key, owner.formId, "spam", 20);
+    const status = ["spam", "status", "--owner", "poisoned@example.com"];
+    const before = await cliJsonAsync(status, { db: server.db });
+    expect(before).toEqual({ owner: "poisoned@example.com", spam: 20, notSpam: 20, filing: true });
+    // One address's bot fills the honeypot with what the owner's customers write.
+    const usual = (i: number) => ({
+      email: `customer${i}@example.org`,
+      message: `Hello, a question about the delivery of my order and the invoice, kind regards, customer ${i}`,
+    });
+    for (let i = 0; i < 150; i++) {
+      const id = await submitOk(server, owner.key, owner.formId, { ...usual(1000 + i), _gotcha: "x" });
+      if (i === 0) expect((await listed(server, owner.key, owner.formId, id)).status).toBe("spam");
+    }
+    const genuine = await submitOk(server, owner.key, owner.formId, usual(300));
+    const kept = await listed(server, owner.key, owner.formId, genuine);
+    expect(kept).toMatchObject({ status: "inbox", spam: { reasons: [] } });
+    expect(kept.spam!.score).toBeLessThan(0.5);
+    expect(await cliJsonAsync(status, { db: server.db })).toEqual(before);
+  });
+
   test("an unknown owner is a clear error on the command line, and a publishable key may not read the filter", async () => {
     const res = await runCliAsync(["spam", "status", "--owner", "nobody@example.com"], { db: server.db });
     expect([res.code, res.stderr]).toEqual([1, expect.stringContaining("nobody@example.com")]);
@@ -366,5 +411,100 @@ describe("erasure", () => {
     expect(await server.query("SELECT count(*) AS n FROM spam_lessons WHERE submission_id = ?", id)).toEqual([
       { n: 0 },
     ]);
+  });
+
+  test("erasure takes the person's lessons out of the model: their counts are subtracted and no token of theirs is left", async () => {
+    const owner = await seedOwner(server, "unlearn@example.com");
+    // Someone else's message shares some of the person's words ("hello", the field names).
+    const other = await submitOk(server, owner.key, owner.formId, {
+      email: "stays@example.org",
+      message: "hello about my order",
+    });
+    await mark(server, owner.key, owner.formId, other, "not-spam");
+    const before = { tokens: await tokensOf(server, owner.ownerId), learned: await learned(server, owner.key) };
+    expect(before.learned).toMatchObject({ spam: 0, notSpam: 1 });
+
+    const address = "forget.me@example.com";
+    const spammy = await submitOk(server, owner.key, owner.formId, { email: address, message: "hello quuxerasure" });
+    await mark(server, owner.key, owner.formId, spammy, "spam");
+    const kept = await submitOk(server, owner.key, owner.formId, { email: address, message: "hello again" });
+    await mark(server, owner.key, owner.formId, kept, "not-spam");
+    expect(await learned(server, owner.key)).toMatchObject({ spam: 1, notSpam: 2 });
+    const [word] = (await hasher(server))(["quuxerasure"]);
+    const held = async () => (await tokensOf(server, owner.ownerId)).filter((t: { token: number }) => t.token === word);
+    expect(await held()).toEqual([{ token: word, spam: 1, ham: 0 }]);
+
+    const erased = await runCliAsync(["submissions", "erase", "--email", address, "--json"], { db: server.db });
+    expect([erased.code, JSON.parse(erased.stdout).erased]).toEqual([0, 2]);
+    expect(await held()).toEqual([]);
+    expect(await tokensOf(server, owner.ownerId)).toEqual(before.tokens);
+    expect(await learned(server, owner.key)).toEqual(before.learned);
+    expect(await cliJsonAsync(["spam", "status", "--owner", "unlearn@example.com"], { db: server.db })).toMatchObject({
+      spam: 0,
+      notSpam: 1,
+    });
+  });
+
+  test("an erasure in the server's own process leaves its held model without the person's words too", async () => {
+    const owner = await seedOwner(server, "unlearn-live@example.com");
+    const other = await submitOk(server, owner.key, owner.formId, { message: "hello about my order" });
+    await mark(server, owner.key, owner.formId, other, "not-spam");
+    const address = "gone.live@example.com";
+    const taught = await submitOk(server, owner.key, owner.formId, { email: address, message: "quuxlive zorbleword" });
+    await mark(server, owner.key, owner.formId, taught, "spam");
+    const scoreOf = async (message: string) => {
+      const id = await submitOk(server, owner.key, owner.formId, { message });
+      return (await listed(server, owner.key, owner.formId, id)).spam!.score;
+    };
+    expect(await scoreOf("quuxlive zorbleword")).toBeGreaterThan(0.5);
+
+    expect((await server.services.lifecycle.eraseByEmail(OPERATOR, address, null)).erased).toBe(1);
+    // The person's words are as unknown as words never seen.
+    expect(await scoreOf("quuxlive zorbleword")).toBe(await scoreOf("plainprobe otherprobe"));
+  });
+});
+
+describe("upgrading a database whose honeypot catches taught the filter", () => {
+  test("the upgrade takes those lessons back out; the owner's own lessons, on a catch the owner moved too, stay", async () => {
+    const { dir, cleanup } = tempDir();
+    const config = { rateLimit: 1_000_000, publicRateLimit: 1_000_000 };
+    let s = await startTestServer({ dir, config });
+    try {
+      const owner = await seedOwner(s, "upgrade@example.com");
+      await train(s, owner.key, owner.formId, "ham", 3);
+      await train(s, owner.key, owner.formId, "spam", 2);
+      // A catch the owner took out of the spam folder and marked spam again: the owner's lesson.
+      const moved = await submitOk(s, owner.key, owner.formId, { ...hamLike(50), _gotcha: "x" });
+      await mark(s, owner.key, owner.formId, moved, "not-spam");
+      await mark(s, owner.key, owner.formId, moved, "spam");
+      const before = { tokens: await tokensOf(s, owner.ownerId), learned: await learned(s, owner.key) };
+      expect(before.learned).toMatchObject({ spam: 3, notSpam: 3 });
+
+      // What an earlier version recorded with each catch: a spam lesson of its tokens.
+      const hash = await hasher(s);
+      const repo = createFilterRepo(s.store.sql);
+      for (let i = 0; i < 3; i++) {
+        const data = hamLike(60 + i);
+        const id = await submitOk(s, owner.key, owner.formId, { ...data, _gotcha: "x" });
+        const tokens = hash(tokenize(data));
+        await s.store.sql.transaction(() =>
+          repo.learn(owner.ownerId, id, "spam", tokens, null, "2026-01-01T00:00:00.000Z"),
+        );
+      }
+      expect(await learned(s, owner.key)).toMatchObject({ spam: 6, notSpam: 3 });
+
+      // The database as that version left it: without this migration.
+      await s.exec("DELETE FROM schema_migrations WHERE version = 22");
+      await s.close();
+      s = await startTestServer({ dir, db: s.db, config });
+      expect(await tokensOf(s, owner.ownerId)).toEqual(before.tokens);
+      expect(await learned(s, owner.key)).toEqual(before.learned);
+      expect(await s.query("SELECT count(*) AS n FROM spam_lessons WHERE owner_id = ?", owner.ownerId)).toEqual([
+        { n: 6 },
+      ]);
+    } finally {
+      await s.close();
+      cleanup();
+    }
   });
 });

@@ -9,6 +9,28 @@ import {
   POSTGRES_SEED,
 } from "./schema";
 
+// The spam lessons of honeypot catches the owner has not moved since (SQLite's twin: 022-honeypot-lessons.ts).
+const HONEYPOT_LESSONS = `SELECT l.submission_id, l.owner_id, l.tokens FROM spam_lessons l JOIN submissions s ON s.id = l.submission_id
+  WHERE l.label = 'spam' AND CAST(s.spam AS jsonb) -> 'reasons' @> '["honeypot"]'
+    AND NOT EXISTS (SELECT 1 FROM audit_events a WHERE a.object_id = l.submission_id AND a.action = 'submission.moved')`;
+// Their tokens (base64 of 32-bit little-endian integers), each with how many of them counted it.
+const HONEYPOT_TOKENS = `WITH packed AS (SELECT owner_id, decode(tokens, 'base64') AS b FROM (${HONEYPOT_LESSONS}) caught),
+  unsigned AS (SELECT owner_id, get_byte(b, 4 * i) + 256 * get_byte(b, 4 * i + 1) + 65536 * get_byte(b, 4 * i + 2)
+      + CAST(16777216 AS bigint) * get_byte(b, 4 * i + 3) AS u
+    FROM packed, generate_series(0, length(b) / 4 - 1) AS i)
+  SELECT owner_id, CAST(CASE WHEN u >= 2147483648 THEN u - 4294967296 ELSE u END AS integer) AS token, count(*) AS n
+  FROM unsigned GROUP BY owner_id, token`;
+/** A honeypot catch teaches nothing any more: what earlier versions' catches taught is taken back out. */
+const HONEYPOT_LESSONS_OUT = [
+  `UPDATE spam_tokens t SET spam = greatest(t.spam - c.n, 0) FROM (${HONEYPOT_TOKENS}) c
+   WHERE t.owner_id = c.owner_id AND t.token = c.token`,
+  "DELETE FROM spam_tokens WHERE spam = 0 AND ham = 0",
+  `UPDATE spam_filters f SET spam = greatest(f.spam - c.n, 0), version = f.version + 1,
+     filing_since = CASE WHEN f.spam - c.n < 20 OR f.ham < 20 THEN NULL ELSE f.filing_since END
+   FROM (SELECT owner_id, count(*) AS n FROM (${HONEYPOT_LESSONS}) caught GROUP BY owner_id) c WHERE f.owner_id = c.owner_id`,
+  `DELETE FROM spam_lessons WHERE submission_id IN (SELECT submission_id FROM (${HONEYPOT_LESSONS}) caught)`,
+];
+
 /**
  * Schema changes for a database made by an earlier version, each with its SQLite twin's version;
  * the baseline above already holds them, so a new database skips them.
@@ -169,6 +191,7 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
   // upgrade, keep looking at it instead of failing every request, and see this version's commits
   // within the caches' maximum age (a second). A later version drops it.
   { version: 21, name: "change-kinds", statements: CHANGE_SEQUENCES },
+  { version: 22, name: "honeypot-lessons", statements: HONEYPOT_LESSONS_OUT },
 ];
 
 /**

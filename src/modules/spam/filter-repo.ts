@@ -30,6 +30,21 @@ export const FILING_AFTER = 20;
 export function createFilterRepo(sql: Sql) {
   // The status and verdict each submission had from the checks, before the duplicate rule's writer.
   const asChecked = new WeakMap<NewSubmission, { status: NewSubmission["status"]; spam: string | null }>();
+
+  /** Takes a lesson's counts back out of the owner's tokens; a token that no lesson counts any more goes. */
+  const takeBack = async (ownerId: string, lesson: { label: Label; tokens: number[] }) => {
+    const tokens = JSON.stringify(lesson.tokens);
+    const listed = "token IN (SELECT CAST(value AS INTEGER) FROM json_each(?))";
+    await sql.run(
+      `UPDATE spam_tokens SET ${lesson.label} = ${lesson.label} - 1 WHERE owner_id = ? AND ${lesson.label} > 0 AND ${listed}`,
+      [ownerId, tokens],
+    );
+    await sql.run(`DELETE FROM spam_tokens WHERE owner_id = ? AND spam = 0 AND ham = 0 AND ${listed}`, [
+      ownerId,
+      tokens,
+    ]);
+  };
+
   return {
     findFilter: (ownerId: string): Promise<FilterRow | null> =>
       sql.get<FilterRow>("SELECT spam, ham, version, filing_since FROM spam_filters WHERE owner_id = ?", [ownerId]),
@@ -64,12 +79,7 @@ export function createFilterRepo(sql: Sql) {
       now: string,
     ): Promise<FilterRow> {
       await sql.run("INSERT INTO spam_filters (owner_id) VALUES (?) ON CONFLICT (owner_id) DO NOTHING", [ownerId]);
-      if (undo)
-        await sql.run(
-          `UPDATE spam_tokens SET ${undo.label} = ${undo.label} - 1
-           WHERE owner_id = ? AND ${undo.label} > 0 AND token IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`,
-          [ownerId, JSON.stringify(undo.tokens)],
-        );
+      if (undo) await takeBack(ownerId, undo);
       const [s, h] = label === "spam" ? [1, 0] : [0, 1];
       for (let i = 0; i < tokens.length; i += TOKENS_PER_STATEMENT) {
         const chunk = tokens.slice(i, i + TOKENS_PER_STATEMENT);
@@ -107,12 +117,38 @@ export function createFilterRepo(sql: Sql) {
       );
     },
 
-    /** The pipeline's purge: a deleted submission's lesson row goes (its counts stay in the model, as hashes). */
+    /**
+     * The pipeline's purge: a deleted submission's lesson row goes, its counts staying in the model
+     * (the owner's mark still holds), unless it was erased with its person (`erased`): then what
+     * its lesson added is subtracted, as an opposite mark takes a lesson back, and the owner's
+     * version moves on. Runs after the submissions' rows are deleted, so a mark of one waits for it.
+     */
     async forgetLessons(batch: NewSubmission[]): Promise<void> {
-      if (batch.length)
-        await sql.run("DELETE FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?))", [
-          JSON.stringify(batch.map((s) => s.id)),
-        ]);
+      if (!batch.length) return;
+      const erased = batch.filter((s) => s.erased).map((s) => s.id);
+      const lessons = erased.length
+        ? await sql.all<{ owner_id: string; label: Label; tokens: string }>(
+            "SELECT owner_id, label, tokens FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id",
+            [JSON.stringify(erased)],
+          )
+        : [];
+      const taken = new Map<string, { spam: number; ham: number }>();
+      for (const l of lessons) {
+        await takeBack(l.owner_id, { label: l.label, tokens: unpackTokens(l.tokens) });
+        const counts = taken.get(l.owner_id) ?? { spam: 0, ham: 0 };
+        counts[l.label] += 1;
+        taken.set(l.owner_id, counts);
+      }
+      for (const [ownerId, { spam, ham }] of taken)
+        await sql.run(
+          `UPDATE spam_filters SET spam = spam - ?1, ham = ham - ?2, version = version + 1,
+             filing_since = CASE WHEN spam - ?1 < ?3 OR ham - ?2 < ?3 THEN NULL ELSE filing_since END
+           WHERE owner_id = ?4`,
+          [spam, ham, FILING_AFTER, ownerId],
+        );
+      await sql.run("DELETE FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?))", [
+        JSON.stringify(batch.map((s) => s.id)),
+      ]);
     },
 
     /**

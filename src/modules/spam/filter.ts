@@ -9,7 +9,7 @@ import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { OwnersService } from "../owners/service";
 import type { AfterCommit, SubmitCheck, Verdict } from "../submissions/pipeline";
-import type { NewSubmission, StoredSubmission, SubmissionStatus } from "../submissions/model";
+import type { StoredSubmission, SubmissionStatus } from "../submissions/model";
 import { countToken, packCounts, score, type Counts } from "./classifier";
 import { FILING_AFTER, type FilterRepo, type FilterRow, type Label } from "./filter-repo";
 import type { FilterStatusJson } from "./model";
@@ -42,7 +42,7 @@ export interface FilterDeps {
 
 /**
  * The learning spam filter: per owner a Robinson–Fisher model over hashed tokens (classifier.ts),
- * taught by every mark and every honeypot catch, and the spam rules of each form (rules.ts). Its
+ * taught by the owner's marks alone, and the spam rules of each form (rules.ts). Its
  * submit check scores every submission and files it as spam when a rule fires or, once the owner's
  * filter has learned from 20 of each, at the form's threshold. Each owner's model is held in memory:
  * this process's own lessons update it in place; after another process's commit (the change feed)
@@ -57,8 +57,6 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
   changes.onChange(() => {
     for (const m of models.values()) m.fresh = false;
   }, ["spam"]);
-  // The lessons a batch's writer recorded, applied to the models once the batch has committed.
-  const pending = new WeakMap<NewSubmission, () => void>();
 
   const load = (ownerId: string): Promise<Model> => {
     const inFlight = loading.get(ownerId);
@@ -124,10 +122,10 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
     check(candidate): Verdict | Promise<Verdict> {
       const { form, data } = candidate;
       const reasons: string[] = [...(candidate.spamReasons ?? []), ...ruleReasons(form, data)];
-      // Tokens are most of the check's cost: made only for a model that has learned something, or a lesson.
-      let tokens: number[] | undefined;
-      const tokensOf = () => (tokens ??= hash(tokenize(data)));
-      if (candidate.spamReasons?.includes("honeypot")) candidate.teaches = { label: "spam", tokens: tokensOf() };
+      // Tokens are most of the check's cost: made only for a model that has learned something. A
+      // honeypot catch teaches nothing: whoever fills it chooses its words, and would teach the
+      // owner's filter that their customers' wording is spam.
+      const tokensOf = () => hash(tokenize(data));
       // The duplicate rule is decided by its writer, in the commit (filter-repo.ts `fileDuplicates`).
       if (form.duplicateWindowSeconds !== null) candidate.visitorDigest = visitorDigest(candidate.submitter.ip, data);
       const finish = (model: Model): Verdict => {
@@ -171,16 +169,14 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
         hash(tokenize(JSON.parse(submission.data) as Record<string, unknown>)),
       ),
 
-    /** The pipeline's writer of honeypot lessons, in the batch's transaction. */
-    async recordLessons(batch: NewSubmission[]): Promise<void> {
-      for (const s of batch)
-        if (s.teaches) pending.set(s, await learn(s.form.ownerId, s.id, s.teaches.label, s.teaches.tokens));
-    },
-
-    /** After a submit's commit: its lessons reach the models held here. */
+    /** After a deletion's commit: a model an erasure took lessons out of is read again when next needed. */
     afterCommit: ((committed) => {
-      if (committed.change !== "submitted") return;
-      for (const s of committed.batch) pending.get(s)?.();
+      if (committed.change !== "deleted") return;
+      for (const s of committed.batch)
+        if (s.erased) {
+          epoch += 1;
+          models.delete(s.form.ownerId);
+        }
     }) satisfies AfterCommit,
 
     /** What an owner's filter has learned, and whether (since when) it files spam. */

@@ -39,7 +39,7 @@ export function spamRoutes(spam: SpamService) {
       detail: {
         summary: "What the spam filter has learned",
         description:
-          "The caller's owner's learning spam filter: how many submissions it learned from as spam and as not spam (every spam / not-spam mark and every honeypot catch teaches it), and whether it files spam yet (once it has 20 of each) and since when. A secret key of all the owner's forms, or a dashboard session.",
+          "The caller's owner's learning spam filter: how many submissions it learned from as spam and as not spam (every spam / not-spam mark teaches it; a honeypot catch teaches nothing), and whether it files spam yet (once it has 20 of each) and since when. A secret key of all the owner's forms, or a dashboard session.",
         tags: ["Submissions"],
         responses: responses(
           { schema: FilterStatusSchema, description: "what the filter has learned" },

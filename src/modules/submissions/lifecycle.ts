@@ -7,7 +7,7 @@ import { auditedAs, isOperator, type Actor, type Operator } from "../../lib/prin
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import type { SubmissionStatus } from "./model";
+import type { NewSubmission, SubmissionStatus } from "./model";
 import type { SubmitPipeline } from "./pipeline";
 import type { ConfirmationsRepo } from "../confirmations/repo";
 import type { OutboxRepo } from "../outbox/repo";
@@ -206,9 +206,9 @@ export function createSubmissionLifecycle({
 
     /**
      * Erases everything these forms (all when null) keep about an address: every submission, inbox
-     * or spam, whose extracted email it is, with what each left behind, and what is kept apart from
-     * them whether or not one is still there (a waitlist confirmation, an autoresponse throttle,
-     * messages to it). One transaction and one audit line per form, never naming the address. Then
+     * or spam, whose extracted email it is, with what each left behind (its spam lesson's counts
+     * too), and what is kept apart from them whether or not one is still there (a waitlist
+     * confirmation, an autoresponse throttle, messages to it). One transaction and one audit line per form, never naming the address. Then
      * the database's files are made to forget it (shred). The operator's alone: it reaches every owner.
      */
     async eraseByEmail(actor: Operator, email: string, formIds: string[] | null): Promise<Erasure> {
@@ -226,7 +226,7 @@ export function createSubmissionLifecycle({
               form.id,
               (found.get(formId) ?? []).map((s) => s.id),
             )
-          ).map((s) => pipelineItem(s, form));
+          ).map((s): NewSubmission => ({ ...pipelineItem(s, form), erased: true }));
           if (batch.length) await tx.delete(batch);
           const forgotten: AddressRecords<number> = {
             ...(await confirmations.forgetAddress(form.id, address)),

@@ -212,10 +212,10 @@ export interface NewSubmission {
   files?: string[];
   /** What the spam checks found, as JSON text (`{score, reasons}`); left out (seeding, tests), null as for submissions from before. */
   spam?: string | null;
-  /** A lesson it teaches its owner's filter in its transaction (a honeypot catch teaches spam): hashed tokens. */
-  teaches?: { label: "spam"; tokens: number[] };
   /** The duplicate rule's hash of its fields and visitor (spam/filter.ts), kept while the form's window lasts. */
   visitorDigest?: string;
+  /** Deleted by an erasure of its person: its spam lesson is taken out of the model too (spam/filter-repo.ts `forgetLessons`). */
+  erased?: true;
 }
 
 /** What a drop-in post says beside its fields (dropin/read-post.ts): never stored in `data`. */

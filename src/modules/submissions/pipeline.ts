@@ -204,8 +204,6 @@ export interface Candidate {
   spamReasons?: string[];
   /** The spam filter's score and every reason it was filed as spam: stored with it. */
   spamVerdict?: { score: number; reasons: string[] };
-  /** A lesson it teaches its owner's filter with its commit (a honeypot catch teaches spam). */
-  teaches?: { label: "spam"; tokens: number[] };
   /** The duplicate rule's hash of its fields and visitor, stored with it. */
   visitorDigest?: string;
 }

@@ -181,7 +181,6 @@ export function createSubmissionsService({
       ...(candidate.subject !== undefined ? { subject: candidate.subject } : {}),
       ...(extras.uploads?.length ? { files: extras.uploads.map((u) => u.file) } : {}),
       spam: candidate.spamVerdict ? JSON.stringify(candidate.spamVerdict) : null,
-      ...(candidate.teaches ? { teaches: candidate.teaches } : {}),
       ...(candidate.visitorDigest ? { visitorDigest: candidate.visitorDigest } : {}),
     };
     try {
