@@ -20,6 +20,7 @@ import * as spamFilter from "./018-spam-filter";
 import * as outboxDueByKind from "./019-outbox-due-by-kind";
 import * as outboxDue from "./020-outbox-due";
 import * as changeKinds from "./021-change-kinds";
+import * as confirmationEmails from "./022-confirmation-emails";
 
 export interface Migration {
   version: number;
@@ -50,4 +51,5 @@ export const migrations: Migration[] = [
   { version: 19, name: "outbox-due-by-kind", up: outboxDueByKind.up },
   { version: 20, name: "outbox-due", up: outboxDue.up },
   { version: 21, name: "change-kinds", up: changeKinds.up },
+  { version: 22, name: "confirmation-emails", up: confirmationEmails.up },
 ];
