@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { FormsvcClient, FormsvcError } from "../../src/client";
 import { fixedClock } from "../../src/lib/clock";
 import { cleanupAfterEach } from "../helpers/fixture";
 import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
@@ -109,6 +110,27 @@ describe("recipient confirmation emails", () => {
       1,
       expect.stringContaining("50 recipient confirmation emails in 24 hours"),
     ]);
+    expect((await getForm(s, o)).recipients).toEqual([]);
+  });
+
+  test("the client library (the dashboard's) answers the 429 at once, without waiting a day to try again", async () => {
+    const { s, o } = await setup();
+    for (let i = 0; i < 5; i++)
+      expect((await patch(s, o, { recipients: addresses(10, `f${i}-`) }, await newForm(s, o))).status).toBe(200);
+    let requests = 0;
+    const client = new FormsvcClient({
+      baseUrl: `${s.url}/api/v1`,
+      apiKey: o.key,
+      fetch: (url, init) => ((requests += 1), fetch(url, init)),
+    });
+    const refused = await client.updateForm(o.formId, { recipients: ["late@example.com"] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(FormsvcError);
+    expect([(refused as FormsvcError).status, (refused as FormsvcError).code, requests]).toEqual([
+      429,
+      "TOO_MANY_CONFIRMATIONS",
+      1,
+    ]);
+    expect((refused as FormsvcError).retryAfter).toBeGreaterThan(23 * 3600);
     expect((await getForm(s, o)).recipients).toEqual([]);
   });
 });
