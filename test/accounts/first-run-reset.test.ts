@@ -220,6 +220,17 @@ describe("password reset", () => {
     ]);
   });
 
+  test("a HEAD or GET of the emailed reset link (a mail scanner) changes nothing: the link still works", async () => {
+    const { server, smtp } = await setUp();
+    await withPassword(server, "ada@example.com");
+    await post(server, "/auth/reset", { email: "ada@example.com" });
+    await smtp.waitFor(1);
+    const link = /https:\/\/forms\.example\.com(\/dashboard\/reset\?token=\S+)/.exec(smtp.messages[0]!.text!)![1]!;
+    for (const method of ["HEAD", "GET"]) expect((await server.request(link, { method })).status).toBe(200);
+    expect((await server.query("SELECT used_at FROM password_resets"))[0].used_at).toBeNull();
+    expect((await confirm(server, tokenIn(smtp, 0), NEW_PASSWORD)).status).toBe(204);
+  });
+
   test("refuses a link past its hour, and changes nothing", async () => {
     const { server, smtp, clock } = await setUp();
     await withPassword(server, "ada@example.com");
