@@ -488,8 +488,9 @@ export class FormsvcClient {
       if (res.ok) return res;
 
       const error = await this.toError(res);
-      // A 429 was refused before anything happened, so any request may wait it out and try again.
-      if (res.status === 429 && retriesLeft) {
+      // A 429 was refused before anything happened, so any request may wait it out and try again;
+      // not a daily limit, which is the caller's to wait out (its Retry-After is hours).
+      if (res.status === 429 && error.code !== "TOO_MANY_CONFIRMATIONS" && retriesLeft) {
         await sleep(this.waitForReset(error), options.signal);
         continue;
       }

@@ -30,6 +30,7 @@ const TABLE_KINDS: Record<string, readonly ChangeKind[]> = {
   forms: ["forms", "submissions"],
   webhooks: ["forms", "submissions"],
   recipient_confirmations: ["forms"],
+  confirmation_emails: ["forms"],
   api_keys: ["keys"],
   sessions: ["keys"],
   password_resets: ["keys"],

@@ -33,6 +33,7 @@ const TABLES = [
   "setup_tokens",
   "password_resets",
   "recipient_confirmations",
+  "confirmation_emails",
   "notification_digests",
   "files",
   "spam_filters",

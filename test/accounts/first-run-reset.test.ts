@@ -106,6 +106,41 @@ describe("first run: POST /auth/setup", () => {
       expect(await server.query("SELECT id, email, password_hash FROM owners ORDER BY id")).toEqual(before);
     });
 
+  test("refuses an existing owner's address (one without a password, as init --owner makes) with 409 OWNER_EXISTS, changing nothing; the link still sets up another, and that owner resets instead", async () => {
+    const { server, smtp } = await setUp();
+    const existing = await server.services.owners.ensureOwner("keys@example.com");
+    const token = (await server.services.accounts.issueSetupToken())!;
+    const before = await server.query("SELECT id, email, password_hash FROM owners ORDER BY id");
+    const res = await post(server, "/auth/setup", { token, email: "Keys@Example.com", password: PASSWORD });
+    expect([res.status, res.body.code]).toEqual([409, "OWNER_EXISTS"]);
+    expect(res.body.error).toMatch(/password reset/);
+    expect(res.headers.get("set-cookie")).toBeNull();
+    expect(await server.query("SELECT id, email, password_hash FROM owners ORDER BY id")).toEqual(before);
+    expect((await loginHere(server, "keys@example.com", PASSWORD)).status).toBe(401);
+    const other = await post(server, "/auth/setup", { token, email: "ada@example.com", password: PASSWORD });
+    expect(other.status).toBe(200);
+
+    // That owner sets a password through a reset link instead.
+    expect((await post(server, "/auth/reset", { email: "keys@example.com" })).status).toBe(202);
+    const [mail] = await smtp.waitFor(1);
+    expect((mail!.to as { text: string }).text).toBe("keys@example.com");
+    expect((await confirm(server, tokenIn(smtp, 0), NEW_PASSWORD)).status).toBe(204);
+    expect((await loginHere(server, "keys@example.com", NEW_PASSWORD)).status).toBe(200);
+    expect((await server.query("SELECT id FROM owners WHERE email = 'keys@example.com'"))[0].id).toBe(existing.id);
+  });
+
+  test("a wrong token with an existing owner's address is the wrong token's 400: the link is needed to learn who exists", async () => {
+    const { server } = await setUp();
+    await server.services.owners.ensureOwner("keys@example.com");
+    await server.services.accounts.issueSetupToken();
+    const res = await post(server, "/auth/setup", {
+      token: "fsu_wrong",
+      email: "keys@example.com",
+      password: PASSWORD,
+    });
+    expect(res.status).toBe(400);
+  });
+
   test("refuses a password outside the rule, as owners set-password does, and keeps the token", async () => {
     const { server } = await setUp();
     const token = (await server.services.accounts.issueSetupToken())!;
@@ -166,7 +201,7 @@ describe("password reset", () => {
     expect((await loginHere(server, "ada@example.com", NEW_PASSWORD)).status).toBe(200);
   });
 
-  test("answers an unknown address and an owner without a password exactly as a known one, and mails neither", async () => {
+  test("answers an unknown address exactly as a known one and mails it nothing; an owner without a password is mailed too", async () => {
     const { server, smtp } = await setUp();
     await withPassword(server, "ada@example.com");
     await server.services.owners.ensureOwner("nopassword@example.com");
@@ -177,9 +212,23 @@ describe("password reset", () => {
     }
     expect(answers[0]).toEqual(answers[2]!);
     expect(answers[1]).toEqual(answers[2]!);
-    await smtp.waitFor(1);
+    await smtp.waitFor(2);
     await Bun.sleep(200);
-    expect(smtp.messages.map((m) => (m.to as { text: string }).text)).toEqual(["ada@example.com"]);
+    expect(smtp.messages.map((m) => (m.to as { text: string }).text).sort()).toEqual([
+      "ada@example.com",
+      "nopassword@example.com",
+    ]);
+  });
+
+  test("a HEAD or GET of the emailed reset link (a mail scanner) changes nothing: the link still works", async () => {
+    const { server, smtp } = await setUp();
+    await withPassword(server, "ada@example.com");
+    await post(server, "/auth/reset", { email: "ada@example.com" });
+    await smtp.waitFor(1);
+    const link = /https:\/\/forms\.example\.com(\/dashboard\/reset\?token=\S+)/.exec(smtp.messages[0]!.text!)![1]!;
+    for (const method of ["HEAD", "GET"]) expect((await server.request(link, { method })).status).toBe(200);
+    expect((await server.query("SELECT used_at FROM password_resets"))[0].used_at).toBeNull();
+    expect((await confirm(server, tokenIn(smtp, 0), NEW_PASSWORD)).status).toBe(204);
   });
 
   test("refuses a link past its hour, and changes nothing", async () => {

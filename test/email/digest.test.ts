@@ -146,7 +146,7 @@ describe("the daily digest", () => {
     await s.send("PATCH", `/forms/${daily}`, key, { recipients: ["team@example.com"], fromName: "Acme forms" });
     const [confirmation] = await smtp.waitFor(1);
     const token = new RegExp(`${PUBLIC}/confirm/([A-Za-z0-9_-]{43})`).exec(confirmation!.text!)![1];
-    expect((await fetch(`${s.url}/confirm/${token}`)).status).toBe(200);
+    expect((await fetch(`${s.url}/confirm/${token}`, { method: "POST" })).status).toBe(200);
     await submitAt(s, clock, key, daily, "2026-03-01T10:00:00.000Z");
     clock.set("2026-03-02T08:00:00Z");
     await s.jobs.run(JOB);

@@ -202,6 +202,21 @@ describe("waitlist double opt-in", () => {
     expect(await recount(s, o.formId)).toEqual({ stored: 1, recount: 1 });
   });
 
+  test("a HEAD of the link (a mail scanner) changes nothing; the GET confirms, as Wave 2 says", async () => {
+    const smtp = await sink();
+    const s = await server({ smtpUrl: smtp.url, publicUrl: PUBLIC });
+    const o = await seedOwner(s, "owner@example.com", waitlist);
+    await submit(s, o, { email: "ada@example.com" });
+    const [mail] = await smtp.waitFor(1);
+    const token = linkOf(mail!.text!);
+    const head = await fetch(`${s.url}/confirm/${token}`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await joined(s, o)).toBe(0);
+    expect((await s.query("SELECT confirmed_at FROM waitlist_confirmations"))[0].confirmed_at).toBeNull();
+    expect((await open(s, token)).status).toBe(200);
+    expect(await joined(s, o)).toBe(1);
+  });
+
   test("send a confirmed joiner to the form's confirmRedirectUrl", async () => {
     const smtp = await sink();
     const s = await server({ smtpUrl: smtp.url, publicUrl: PUBLIC });

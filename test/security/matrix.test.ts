@@ -50,6 +50,11 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
   {
     method: "POST",
+    path: /^\/confirm\/:token$/,
+    why: "the confirmation page's button: the token is the credential, and it only confirms that address (test/email/recipient-confirmations.test.ts)",
+  },
+  {
+    method: "POST",
     path: /^\/f\/:formId$/,
     why: "the drop-in endpoint: no key, the form id is the public address (publicEndpoint); its checks are a publishable key's (test/dropin)",
   },

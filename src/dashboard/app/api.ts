@@ -21,7 +21,7 @@ export const client = new FormsvcClient({ baseUrl: `${location.origin}/api/v1`, 
 export function describeError(e: unknown): string {
   if (e instanceof FormsvcError) {
     if (e.status === 0) return `formsvc did not answer (${e.message}). Check that it is running, then try again.`;
-    if (e.status === 429) return `Too many requests for now: ${e.message}`;
+    if (e.status === 429 && e.code !== "TOO_MANY_CONFIRMATIONS") return `Too many requests for now: ${e.message}`;
     return e.message.charAt(0).toUpperCase() + e.message.slice(1) + (/[.!?]$/.test(e.message) ? "" : ".");
   }
   return e instanceof Error ? e.message : String(e);

@@ -21,6 +21,7 @@ import * as outboxDueByKind from "./019-outbox-due-by-kind";
 import * as outboxDue from "./020-outbox-due";
 import * as changeKinds from "./021-change-kinds";
 import * as honeypotLessons from "./022-honeypot-lessons";
+import * as confirmationEmails from "./023-confirmation-emails";
 
 export interface Migration {
   version: number;
@@ -52,4 +53,5 @@ export const migrations: Migration[] = [
   { version: 20, name: "outbox-due", up: outboxDue.up },
   { version: 21, name: "change-kinds", up: changeKinds.up },
   { version: 22, name: "honeypot-lessons", up: honeypotLessons.up },
+  { version: 23, name: "confirmation-emails", up: confirmationEmails.up },
 ];

@@ -192,6 +192,18 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
   // within the caches' maximum age (a second). A later version drops it.
   { version: 21, name: "change-kinds", statements: CHANGE_SEQUENCES },
   { version: 22, name: "honeypot-lessons", statements: HONEYPOT_LESSONS_OUT },
+  {
+    version: 23,
+    name: "confirmation-emails",
+    statements: [
+      `CREATE TABLE confirmation_emails (
+        owner_id text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+        email    text COLLATE "C" NOT NULL,
+        due_at   text COLLATE "C" NOT NULL
+      )`,
+      "CREATE INDEX confirmation_emails_by_owner ON confirmation_emails (owner_id, due_at)",
+    ],
+  },
 ];
 
 /**

@@ -299,6 +299,12 @@ export const POSTGRES_SCHEMA: string[] = [
     expires_at text COLLATE "C" NOT NULL,
     PRIMARY KEY (form_id, email)
   )`,
+  `CREATE TABLE confirmation_emails (
+    owner_id text COLLATE "C" NOT NULL REFERENCES owners(id) ON DELETE CASCADE,
+    email    text COLLATE "C" NOT NULL,
+    due_at   text COLLATE "C" NOT NULL
+  )`,
+  "CREATE INDEX confirmation_emails_by_owner ON confirmation_emails (owner_id, due_at)",
   `CREATE TABLE notification_digests (
     form_id     text COLLATE "C" NOT NULL REFERENCES forms(id) ON DELETE CASCADE,
     day         text COLLATE "C" NOT NULL,
@@ -369,7 +375,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 22;
+export const POSTGRES_SCHEMA_VERSION = 23;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

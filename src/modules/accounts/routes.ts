@@ -28,8 +28,7 @@ const sameOriginJson = <S extends TSchema>(schema: S) =>
   );
 
 const RESET_ACCEPTED = {
-  message:
-    "if this email belongs to an owner with a password, a link to set a new one is on its way (it works once, for 1 hour)",
+  message: "if this email belongs to an owner, a link to set a new password is on its way (it works once, for 1 hour)",
 };
 
 /** Login, logout and the session's owner; first-run setup and password reset. `secureCookie`: the server is reached over https (FORMSVC_PUBLIC_URL). */
@@ -79,7 +78,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         ...sameOriginJson(SetupBodySchema),
         detail: {
           summary: "Set up the first owner",
-          description: `Takes no API key. First run: while no owner has a password, \`formsvc serve\` prints a link \`/dashboard/setup?token=…\` (valid 30 minutes, a new one at each start, usable once). With its token this sets the first owner's email and password (12 to 1024 characters, as \`owners set-password\`) and logs them in (the ${SESSION_COOKIE} cookie, as Log in). A wrong, used or expired token is a 400; once any owner has a password, 409; neither changes anything. Must carry the server's own Origin, else 403 CSRF.`,
+          description: `Takes no API key. First run: while no owner has a password, \`formsvc serve\` prints a link \`/dashboard/setup?token=…\` (valid 30 minutes, a new one at each start, usable once). With its token this sets the first owner's email and password (12 to 1024 characters, as \`owners set-password\`) and logs them in (the ${SESSION_COOKIE} cookie, as Log in). A wrong, used or expired token is a 400; once any owner has a password, 409; an address that is an owner's already (one made by \`init --owner\` has no password), 409 OWNER_EXISTS: that owner sets its password with a reset instead. None changes anything. Must carry the server's own Origin, else 403 CSRF.`,
           tags: ["Accounts"],
           security: [],
           responses: responses(
@@ -110,7 +109,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         detail: {
           summary: "Ask for a password reset link",
           description:
-            "Takes no API key. Always 202 with the same answer, whether or not the email is an owner's. An owner with a password gets an email (sent through the outbox, to FORMSVC_SMTP_URL) with a link to FORMSVC_PUBLIC_URL/dashboard/reset, which works once, for 1 hour; at most one such email per owner every 5 minutes, however often it is asked for. More than 5 requests from one client address within 15 minutes are answered 429 (with Retry-After). Must carry the server's own Origin, else 403 CSRF.",
+            "Takes no API key. Always 202 with the same answer, whether or not the email is an owner's. An owner (with a password or, made by `init --owner`, without one) gets an email (sent through the outbox, to FORMSVC_SMTP_URL) with a link to FORMSVC_PUBLIC_URL/dashboard/reset, which works once, for 1 hour; at most one such email per owner every 5 minutes, however often it is asked for. More than 5 requests from one client address within 15 minutes are answered 429 (with Retry-After). Must carry the server's own Origin, else 403 CSRF.",
           tags: ["Accounts"],
           security: [],
           responses: responses(

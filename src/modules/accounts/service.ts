@@ -201,8 +201,9 @@ export function createAccountsService({
 
     /**
      * First run: with a live setup link, sets the first owner's email and password (the password
-     * rules of `owners set-password`) and logs them in. A wrong, lapsed or used link is a 400, and
-     * once any owner has a password a 409; either way nothing changes.
+     * rules of `owners set-password`) and logs them in. A wrong, lapsed or used link is a 400, once
+     * any owner has a password a 409, and an existing owner's address a 409 OWNER_EXISTS (that
+     * owner resets its password); each changes nothing.
      */
     async setup(input: {
       token: string;
@@ -218,6 +219,14 @@ export function createAccountsService({
           repo.atomically(async () => {
             const at = isoTime(now());
             if (!(await repo.useSetupToken(tokenHash, at))) return null;
+            // An owner made on the command line (`init --owner`) has keys and no password: the link must
+            // not hand it to whoever holds the link. Thrown here, past the link's check, so that only its
+            // holder learns the address is taken; the rollback keeps the link.
+            if (await owners.findOwner(email))
+              throw new AppError(
+                "OWNER_EXISTS",
+                `${email} is an owner already: set its password with a password reset (the login page's "Forgot your password?"), or set up with another address`,
+              );
             const owner = await owners.ensureOwner(email);
             await repo.replacePassword(owner.id, hash, at);
             return owner.id;
@@ -238,7 +247,7 @@ export function createAccountsService({
 
     /**
      * Asks for a password reset link for `email`; `address` is the client's rate-limit address.
-     * Answers the same (nothing) for a known and an unknown email; a known owner with a password
+     * Answers the same (nothing) for a known and an unknown email; a known owner, with a password or not,
      * gets one email with a link (1 hour, single use; only its hash is stored), at most one per
      * RESET_EMAIL_INTERVAL_MS. More than RESETS_PER_ADDRESS requests from one address within 15
      * minutes are a 429.
@@ -253,7 +262,8 @@ export function createAccountsService({
           { "retry-after": String(attempt.retryAfter) },
         );
       const credentials = await repo.findCredentialsByEmail(email);
-      if (!credentials?.passwordHash) return;
+      // An owner without a password (made by `init --owner`) gets one too: how it sets its first.
+      if (!credentials) return;
       const token = RESET_PREFIX + randomBytes(32).toString("base64url");
       const queued = await retryWhileBusy(
         () =>

@@ -30,11 +30,12 @@ export function renderConfirmation(row: OutboxRow, publicUrl: string): MailMessa
 
 /** A notification recipient's confirmation: nothing of the form's submissions reaches the address before its click. */
 function recipientConfirmation(to: string, name: string, link: string): MailMessage {
-  const subject = `Confirm that you want the submissions of ${name}`;
+  // Not the form's name, which anyone with an account chooses: no subject line of theirs to an address of their choosing.
+  const subject = "Confirm that you want a form's submissions by email";
   const why =
     "The link works for 7 days. If you did not expect this, ignore this email: without your click you get nothing more.";
   const text = [
-    `You were added as a recipient of the submissions of the form ${name}. To receive them, confirm:`,
+    `You were added as a recipient of the submissions of the form ${name}. To receive them, open this page and confirm:`,
     "",
     link,
     "",
@@ -42,7 +43,7 @@ function recipientConfirmation(to: string, name: string, link: string): MailMess
   ].join("\n");
   const html = [
     `<!doctype html><html><body style="font-family:sans-serif">`,
-    `<p>You were added as a recipient of the submissions of the form <b>${escapeHtml(name)}</b>. To receive them, confirm:</p>`,
+    `<p>You were added as a recipient of the submissions of the form <b>${escapeHtml(name)}</b>. To receive them, open this page and confirm:</p>`,
     `<p><a href="${escapeHtml(link)}">Yes, send them to me</a></p>`,
     `<p style="color:#666">${escapeHtml(why)}</p>`,
     `</body></html>`,

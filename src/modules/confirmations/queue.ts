@@ -1,4 +1,5 @@
 import { isoTime, type Clock } from "../../lib/clock";
+import { AppError } from "../../lib/errors";
 import type { OutboxRepo, QueuedMessage } from "../outbox/repo";
 import type { NewSubmission } from "../submissions/model";
 import type { Form } from "../forms/model";
@@ -42,20 +43,53 @@ export const queueConfirmations =
     return messages.length;
   };
 
+/** How many recipients' confirmation emails one sender's forms may queue a day, all forms together. */
+export const RECIPIENT_CONFIRMATIONS_PER_DAY = 50;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Whose daily limit a form's confirmation emails count against: its owner's, until teams own forms. */
+const senderOf = (form: Form) => form.ownerId;
+
 /**
  * The forms service's writer of recipients' confirmation emails, inside the form's transaction:
  * each address newly listed as a recipient gets a token and one email with its link
- * (`/confirm/<token>`, as a joiner's), and nothing else until it is opened. Sent whatever the
- * form's email switch: it is how the address agrees to be written to.
+ * (`/confirm/<token>`, as a joiner's), and nothing else until it confirms. Sent whatever the form's
+ * email switch: it is how the address agrees to be written to. The emails are limits' business, as
+ * anyone with an account could otherwise mail anyone: an address that still has a link to the form
+ * (removed and listed again) keeps it and gets nothing; one the sender wrote to within a day gets
+ * its email a day after that one; more than RECIPIENT_CONFIRMATIONS_PER_DAY a day is a 429, and the
+ * transaction's rollback leaves the settings as they were.
  */
 export const queueRecipientConfirmations =
   (repo: ConfirmationsRepo, outbox: OutboxRepo, clock: Clock) =>
   async (form: Form, emails: string[]): Promise<void> => {
     const now = clock.now();
     const at = isoTime(now);
-    for (const email of emails) {
+    const unlinked: string[] = [];
+    for (const email of emails) if (!(await repo.hasRecipientLink(form.id, email, at))) unlinked.push(email);
+    if (unlinked.length === 0) return;
+    const sender = senderOf(form);
+    const recent = await repo.emailsSince(sender, isoTime(now - DAY_MS));
+    if (recent.length + unlinked.length > RECIPIENT_CONFIRMATIONS_PER_DAY) {
+      const oldest = Math.min(...recent.map((r) => Date.parse(r.due_at)));
+      const wait = Math.max(1, Math.ceil((oldest + DAY_MS - now) / 1000));
+      throw new AppError(
+        "TOO_MANY_CONFIRMATIONS",
+        `your forms may send ${RECIPIENT_CONFIRMATIONS_PER_DAY} recipient confirmation emails in 24 hours and have sent ${recent.length}; ` +
+          `${unlinked.length} more would pass that, so nothing was changed: try again in ${Math.ceil(wait / 3600)} h`,
+        { "retry-after": String(wait) },
+      );
+    }
+    const lastTo = new Map<string, number>();
+    for (const r of recent) lastTo.set(r.email, Math.max(lastTo.get(r.email) ?? 0, Date.parse(r.due_at)));
+    for (const email of unlinked) {
+      const last = lastTo.get(email);
+      const due = last === undefined ? now : Math.max(now, last + DAY_MS);
+      const dueAt = isoTime(due);
       const token = newConfirmationToken();
-      await repo.issueRecipient(form.id, email, hashConfirmationToken(token), at, isoTime(now + CONFIRMATION_TTL_MS));
+      await repo.issueRecipient(form.id, email, hashConfirmationToken(token), at, isoTime(due + CONFIRMATION_TTL_MS));
+      await repo.recordEmail(sender, email, dueAt);
+      // Queued to fall due then: the outbox sends nothing before.
       await outbox.insert({
         kind: "confirmation",
         formId: form.id,
@@ -65,7 +99,7 @@ export const queueRecipientConfirmations =
         data: "{}",
         payload: JSON.stringify({ token, recipient: true }),
         submittedAt: at,
-        createdAt: at,
+        createdAt: dueAt,
       });
     }
   };

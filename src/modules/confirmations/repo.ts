@@ -82,10 +82,14 @@ export function createConfirmationsRepo(sql: Sql) {
       };
     },
 
-    /** Deletes confirmations that expired unconfirmed (the address may sign up again and get a new one), and recipients' links. */
-    deleteExpired: async (now: string): Promise<number> =>
+    /**
+     * Deletes confirmations that expired unconfirmed (the address may sign up again and get a new one),
+     * recipients' links, and the record of recipients' emails older than `dayAgo` (no limit counts them).
+     */
+    deleteExpired: async (now: string, dayAgo: string): Promise<number> =>
       (await sql.run("DELETE FROM waitlist_confirmations WHERE confirmed_at IS NULL AND expires_at <= ?", [now])) +
-      (await sql.run("DELETE FROM recipient_confirmations WHERE expires_at <= ?", [now])),
+      (await sql.run("DELETE FROM recipient_confirmations WHERE expires_at <= ?", [now])) +
+      (await sql.run("DELETE FROM confirmation_emails WHERE due_at <= ?", [dayAgo])),
 
     /** Stores a recipient's link (replacing one it had); runs in the form's transaction. */
     async issueRecipient(formId: string, email: string, tokenHash: string, createdAt: string, expiresAt: string) {
@@ -94,6 +98,28 @@ export function createConfirmationsRepo(sql: Sql) {
          ON CONFLICT (form_id, email) DO UPDATE SET token_hash = ?3, created_at = ?4, expires_at = ?5`,
         [formId, email, tokenHash, createdAt, expiresAt],
       );
+    },
+
+    /** Whether the address has a link to this form that has not expired, opened or not. */
+    hasRecipientLink: async (formId: string, email: string, now: string): Promise<boolean> =>
+      (await sql.get(
+        "SELECT 1 AS one FROM recipient_confirmations WHERE form_id = ? AND email = ? AND expires_at > ?",
+        [formId, email, now],
+      )) !== null,
+
+    /** The recipients' confirmation emails of this sender's forms falling due after `since`. */
+    emailsSince: (senderId: string, since: string) =>
+      sql.all<{ email: string; due_at: string }>(
+        "SELECT email, due_at FROM confirmation_emails WHERE owner_id = ? AND due_at > ?",
+        [senderId, since],
+      ),
+
+    async recordEmail(senderId: string, email: string, dueAt: string): Promise<void> {
+      await sql.run("INSERT INTO confirmation_emails (owner_id, email, due_at) VALUES (?, ?, ?)", [
+        senderId,
+        email,
+        dueAt,
+      ]);
     },
 
     /** A recipient's link that has not expired, by its token's hash. */

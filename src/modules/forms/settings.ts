@@ -912,7 +912,7 @@ export const SETTINGS = {
   }),
   recipients: setting({
     schema: t.Array(t.Object({ email: t.String(), confirmed: t.Boolean() }), {
-      description: `who gets the owner notification, at most ${MAX_RECIPIENTS}; an address other than the owner's gets it once it has opened the link emailed to it; [] (or none confirmed) = the owner`,
+      description: `who gets the owner notification, at most ${MAX_RECIPIENTS}; an address other than the owner's gets it once it has confirmed with the link emailed to it (at most one such email a day per address, 50 a day from all the owner's forms: beyond, 429 TOO_MANY_CONFIRMATIONS and nothing changes); [] (or none confirmed) = the owner`,
     }),
     input: t.Array(
       t.Union([

@@ -71,6 +71,11 @@ export function SetupPage() {
         </label>
         <NewPassword label="Password" />
         {error !== null && <ErrorNote error={error} />}
+        {(error as { code?: string } | null)?.code === "OWNER_EXISTS" && (
+          <p>
+            <a href="/dashboard#/forgot">Reset that owner's password</a>
+          </p>
+        )}
         <button type="submit" class="button button-primary" disabled={busy}>
           {busy ? "Setting up…" : "Set up and log in"}
         </button>
