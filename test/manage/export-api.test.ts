@@ -63,16 +63,16 @@ describe("GET /forms/{formId}/submissions/export", () => {
 
   test("a form with one very wide submission exports whole rows, each as wide as the header, whatever the chunks", async () => {
     const wide = await seedForm(server, "owner@example.com", { name: "Wide" });
-    // One post naming 3,000 fields widens every row: the rows go out in chunks smaller than a page.
-    const fields = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`f${i}`, `v${i}`]));
+    // One post naming 999 fields (a request carries at most 1,000) widens every row: the rows go out in chunks smaller than a page.
+    const fields = Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`f${i}`, `v${i}`]));
     await server.submit(owner.key, wide.id, { ...fields, email: "wide@example.com" });
     for (let i = 0; i < 120; i++)
-      await server.submit(owner.key, wide.id, { email: `n${i}@example.com`, f2999: `last ${i}` });
+      await server.submit(owner.key, wide.id, { email: `n${i}@example.com`, f998: `last ${i}` });
     const csv = await (await server.request(exportPath(wide.id), { key: owner.key })).text();
     const lines = csv.split("\r\n").filter(Boolean);
     expect(lines.length).toBe(1 + 121);
     const width = lines[0]!.split(",").length;
-    expect(width).toBeGreaterThan(3000);
+    expect(width).toBeGreaterThan(999);
     expect(lines.every((line) => line.split(",").length === width)).toBe(true);
     expect(lines.at(-1)).toContain(",last 119,");
     expect(csv).toBe((await runCliAsync(["submissions", "export", wide.id], { db: server.db })).stdout);
