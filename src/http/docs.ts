@@ -10,6 +10,7 @@ const errorStatuses = {
   401: "missing, invalid or revoked API key (or login session, where one is taken; wrong email or password at login)",
   403: "the key's owner does not own this form (FORBIDDEN), the key may not do this (KEY_SCOPE: a publishable key off submit, a bound key off its forms), the page's origin is not allowed (ORIGIN_NOT_ALLOWED), or a request made with a login session that changes something does not carry the server's own Origin (CSRF)",
   404: "form, submission, key or webhook (or route) not found; another owner's key is not found either",
+  408: "the body came slower than FORMSVC_MIN_BODY_RATE bytes a second (default 1024) over 30 s (BODY_TOO_SLOW); nothing was stored. A body at that rate or faster is read however long it takes",
   409: "the resource is not in a state that allows this (a disabled webhook, a delivery being sent, a limit reached)",
   413: "body larger than FORMSVC_MAX_BODY_BYTES (default 102400 bytes), with or without a Content-Length; answered on every endpoint, once the key (or session) has been checked",
   415: "unsupported Content-Type: this endpoint takes the types its request body lists (application/json for the management API)",
@@ -164,12 +165,17 @@ const documentation = {
   security: [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }],
 };
 
-/** Every operation that takes a body answers 415 for a type its requestBody does not list (http/body.ts, submit's reader). */
-function withUnsupportedType(paths: object): void {
+/**
+ * Every operation that takes a body answers 415 for a type its requestBody does not list (http/body.ts,
+ * submit's reader), and 408 for a body that comes too slowly (http/body-pace.ts).
+ */
+function withBodyAnswers(paths: object): void {
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(isObject(item) ? item : {})) {
-      if (isObject(operation) && operation.requestBody && isObject(operation.responses))
+      if (isObject(operation) && operation.requestBody && isObject(operation.responses)) {
         operation.responses["415"] ??= errorResponse(415);
+        operation.responses["408"] ??= errorResponse(408);
+      }
     }
   }
 }
@@ -186,7 +192,7 @@ async function generate(app: Elysia): Promise<unknown> {
     undefined,
     "3.1.2",
   );
-  withUnsupportedType(paths);
+  withBodyAnswers(paths);
   return publishedDocument({
     ...documentation,
     openapi: "3.1.2",
