@@ -42,6 +42,8 @@ const SENTENCES: Partial<Record<ErrorCode, string>> = {
   FORM_CLOSED: "This form is closed and takes no more answers.",
   FORM_NOT_FOUND: "There is no form at this address.",
   PAYLOAD_TOO_LARGE: "What you sent is too large; please shorten it and try again.",
+  TOO_MANY_FIELDS: "The form sent more fields than it may; please try again from the page you came from.",
+  BODY_TOO_SLOW: "The form took too long to arrive; please check your connection and try again.",
   NO_FILE_UPLOADS: "This form does not take files; please send it without them.",
   FILE_TYPE_NOT_ALLOWED: "This form does not take that kind of file.",
   FILES_TOO_BIG: "The files are too large for this form; please send smaller ones.",
