@@ -119,6 +119,22 @@ describe("posts of the worst shape a keyless visitor can send", () => {
   });
 });
 
+describe("a confirmation link's button", () => {
+  test("posted with a body over FORMSVC_MAX_BODY_BYTES is a 413, read no further than the limit", async () => {
+    const server = await startTestServer();
+    try {
+      const res = await server.request(`/confirm/${"c".repeat(43)}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "x".repeat(200_000),
+      });
+      expect(res.status).toBe(413);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("a drop-in form's id, however it is spelled", () => {
   let server: TestServer;
   let owner: Owner;

@@ -1,4 +1,6 @@
 import { Elysia, t, type Context } from "elysia";
+import { discardBody } from "../../http/body";
+import { requestContext } from "../../http/context";
 import { locationUrl } from "../../lib/location-url";
 import { escapeHtml } from "../../lib/template";
 import type { ConfirmationsService, OpenResult } from "./service";
@@ -65,6 +67,7 @@ function answer(result: OpenResult, set: Context["set"]): string {
 export function confirmationRoutes(confirmations: ConfirmationsService) {
   const params = t.Object({ token: t.String() });
   return new Elysia({ name: "confirmation-routes" })
+    .use(requestContext)
     .get(
       "/confirm/:token",
       async ({ params, request, set }) =>
@@ -72,8 +75,13 @@ export function confirmationRoutes(confirmations: ConfirmationsService) {
         answer(await confirmations.open(params.token, request.method === "HEAD"), set),
       { params, detail: { hide: true } },
     )
-    .post("/confirm/:token", async ({ params, set }) => answer(await confirmations.confirm(params.token), set), {
-      params,
-      detail: { hide: true },
-    });
+    .post(
+      "/confirm/:token",
+      async ({ params, set, request, maxBodyBytes, bodyPace }) => {
+        // The button sends nothing; a body is still read through the one reader (413 over the limit, paced).
+        await discardBody(request, maxBodyBytes, bodyPace);
+        return answer(await confirmations.confirm(params.token), set);
+      },
+      { params, parse: "none", detail: { hide: true } },
+    );
 }
