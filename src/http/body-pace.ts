@@ -36,6 +36,8 @@ const tooSlow = (minRate: number) =>
 class Read {
   done = false;
   lifted = false;
+  /** Whether the reader is waiting for the client now (not for the disk, the store or clamd, which are not the client's pace). */
+  waiting = false;
   ticks = 0;
   private bytesThisTick = 0;
   private readonly perTick = new Array<number>(BODY_WINDOW_S).fill(0);
@@ -57,8 +59,9 @@ class Read {
     this.bytesThisTick += bytes;
   }
 
-  /** One second passed: whether the last window brought at least `perWindow` bytes. */
+  /** One second passed: whether the last window brought at least `perWindow` bytes. A second in which the server asked for nothing counts for nothing. */
   tick(perWindow: number): boolean {
+    if (!this.waiting && this.bytesThisTick === 0) return true;
     const slot = this.ticks++ % BODY_WINDOW_S;
     this.inWindow += this.bytesThisTick - this.perTick[slot]!;
     this.perTick[slot] = this.bytesThisTick;
@@ -70,9 +73,14 @@ class Read {
     this.stop.reject(error);
   }
 
-  /** `pending`, unless the read is ended first (too slow). */
-  race<T>(pending: Promise<T>): Promise<T> {
-    return Promise.race([pending, this.stop.promise]);
+  /** `pending` (the client's next bytes), unless the read is ended first (too slow). */
+  async race<T>(pending: Promise<T>): Promise<T> {
+    this.waiting = true;
+    try {
+      return await Promise.race([pending, this.stop.promise]);
+    } finally {
+      this.waiting = false;
+    }
   }
 }
 
