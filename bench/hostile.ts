@@ -5,7 +5,9 @@
 // (/proc/PID/stat), also per 10 KB of body.
 // Goals: the longest /healthz wait under any flood <= 100 ms; no keyless request costs more than 1 ms
 // of CPU per 10 KB of body.
-// Usage: bun bench/hostile.ts [--quick]   (server on core 0, this script on the others)
+// Usage: bun bench/hostile.ts [--quick] [--tree=DIR]   (server on core 0, this script on the others;
+// --tree serves from another checkout, a `git archive` of an older commit with node_modules linked, to
+// compare with it; the database is made by this one)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +18,7 @@ import { createLogger } from "../src/lib/log";
 import { OPERATOR } from "../src/lib/principal";
 import { DEFAULT_FILES } from "../src/modules/files/model";
 import { createServices } from "../src/services";
-import { BUN, cpuMs, freePort, killAll, log, QUICK, startServer } from "./harness";
+import { BUN, cpuMs, freePort, killAll, log, QUICK, ROOT, startServer } from "./harness";
 
 const AT_ONCE = 20;
 const ROUNDS = QUICK ? 1 : 5;
@@ -48,7 +50,8 @@ await services.close();
 await store.close();
 
 const port = await freePort();
-const server = await startServer([BUN, "src/main.ts", "serve", "--port", String(port)], port, {
+const tree = process.argv.find((a) => a.startsWith("--tree="))?.slice("--tree=".length);
+const server = await startServer([BUN, join(tree ?? ROOT, "src/main.ts"), "serve", "--port", String(port)], port, {
   FORMSVC_DB: db,
   FORMSVC_FILES: filesDir,
   // Every post is read and answered in full: a flood that met 429s would measure the rate limit instead.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { seedOwner, startTestServer, tempDir, type Owner, type TestServer } from "../helpers/harness";
 import { rawPost, type RawPost } from "../helpers/raw-post";
+import { fixedClock } from "../../src/lib/clock";
 import { OPERATOR } from "../../src/lib/principal";
 import { DEFAULT_FILES } from "../../src/modules/files/model";
 
@@ -118,5 +119,42 @@ describe("bodies that come slowly", () => {
     });
     expect(next.status).toBe(200);
     for (const post of open) post.destroy();
+  });
+});
+
+describe("an upload that outlasts the orphan sweep's hour", () => {
+  test("keeps its file and its row: the sweep removes only uploads that stopped coming", async () => {
+    const own = tempDir();
+    const clock = fixedClock("2026-11-28T10:00:00Z");
+    const server = await startTestServer({ dir: own.dir, clock, config: { files: join(own.dir, "files") } });
+    let post: RawPost | undefined;
+    try {
+      const owner = await seedOwner(server, "long-upload@example.com");
+      await server.services.forms.updateForm(OPERATOR, owner.formId, { files: DEFAULT_FILES, publicEndpoint: true });
+      const post = await rawPost(server.url, `/f/${owner.formId}`, MULTIPART);
+      post.write(
+        `--${B}\r\nContent-Disposition: form-data; name="cv"; filename="cv.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+      );
+      // Ninety minutes of a slow upload, on the server's clock: a piece every ten (each more than the sniffed start).
+      const PIECE = 70_000;
+      for (let minute = 0; minute < 90; minute += 10) {
+        post.write("z".repeat(PIECE));
+        await Bun.sleep(100);
+        clock.advance(10 * 60_000);
+      }
+      post.write("z".repeat(PIECE));
+      await Bun.sleep(100);
+      await server.jobs.run("sweep-orphan-files");
+      expect((await server.query("SELECT state FROM files")).map((r) => r.state)).toEqual(["pending"]);
+      post.write(`\r\n${closing}`);
+      post.end();
+      expect(await post.status()).toBe(200);
+      const [file] = await server.query("SELECT state, size FROM files");
+      expect(file).toEqual({ state: "stored", size: 10 * PIECE });
+    } finally {
+      post?.destroy();
+      await server.close();
+      own.cleanup();
+    }
   });
 });

@@ -27,6 +27,9 @@ export function createFilesRepo(sql: Sql) {
         "INSERT INTO files (id, owner_id, key, field, name, type, size, sha256, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
         [row.id, row.owner_id, row.key, row.field, row.name, row.type, row.size, row.sha256, row.created_at],
       ),
+    /** Marks a pending file's upload as still coming (its time moved to `at`), so the orphan sweep leaves it be. */
+    touchPending: (id: string, at: string): Promise<number> =>
+      sql.run("UPDATE files SET created_at = ? WHERE id = ? AND state = 'pending'", [at, id]),
     /** Sets a pending file's size, type and hash once all of it is stored. */
     finishPending: (id: string, done: { size: number; type: string; sha256: string }): Promise<number> =>
       sql.run("UPDATE files SET size = ?, type = ?, sha256 = ? WHERE id = ? AND state = 'pending'", [

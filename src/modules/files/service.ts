@@ -59,6 +59,8 @@ export const LINK_DAYS = 7;
 const DAY_MS = 86_400_000;
 // A file whose submission never committed is removed after this long (an upload still running is younger).
 const ORPHAN_AGE_MS = 60 * 60 * 1000;
+// How often an upload still coming marks its row as alive (well inside ORPHAN_AGE_MS).
+const TOUCH_MS = 60 * 1000;
 const SWEEP_CHUNK = 500;
 const MAX_NAME = 255;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -276,8 +278,14 @@ export function createFilesService({ repo, store, clock, log, signer, maxUploadB
             await scan?.write(headBytes);
             yield headBytes;
             if (!more) return;
+            let touched = clock.now();
             for await (const chunk of body) {
               count(chunk);
+              // An upload at the slowest rate allowed may outlast the orphan sweep's hour: its row says it is alive.
+              if (clock.now() - touched >= TOUCH_MS) {
+                touched = clock.now();
+                await repo.touchPending(id, isoTime(touched));
+              }
               // Waits while clamd takes it: a slow scanner slows the upload rather than filling memory.
               await scan?.write(chunk);
               yield chunk;
