@@ -73,14 +73,10 @@ class Read {
     this.stop.reject(error);
   }
 
-  /** `pending` (the client's next bytes), unless the read is ended first (too slow). */
-  async race<T>(pending: Promise<T>): Promise<T> {
+  /** `pending` (the client's next bytes), unless the read is ended first (too slow); the caller says when it has them (`waiting`). */
+  race<T>(pending: Promise<T>): Promise<T> {
     this.waiting = true;
-    try {
-      return await Promise.race([pending, this.stop.promise]);
-    } finally {
-      this.waiting = false;
-    }
+    return Promise.race([pending, this.stop.promise]);
   }
 }
 
@@ -170,6 +166,7 @@ export function createBodyPace({ minRate, maxUploadsPerClient, idleTimeout }: Bo
             const current = read ?? start();
             try {
               const next = await current.race(current.chunks!.next());
+              current.waiting = false;
               if (next.done) finish(current);
               else {
                 current.count(next.value.byteLength);
@@ -197,6 +194,7 @@ export function createBodyPace({ minRate, maxUploadsPerClient, idleTimeout }: Bo
       watch(read);
       try {
         const bytes = await read.race(read.whole!);
+        read.waiting = false;
         finish(read);
         return bytes;
       } catch (e) {

@@ -195,6 +195,9 @@ export class MultipartReader {
     while (this.buffer.length < 2) if (!(await this.more())) throw invalid("the multipart body ended early");
     if (this.buffer[0] === 0x2d && this.buffer[1] === 0x2d) {
       this.finished = true;
+      // The epilogue, read to the end (still counted against the limit): a body read whole is one whose
+      // refusal, if the submit then meets one, needs no reading away (body-pace.ts).
+      while (await this.more()) this.buffer = Buffer.alloc(0);
       return null;
     }
     if (++this.parts > MAX_FIELDS) throw tooManyFields();
