@@ -182,8 +182,12 @@ export function createBodyPace({ minRate, maxUploadsPerClient, idleTimeout }: Bo
               throw e;
             }
           },
-          // Not passed on: cancelling the request's body would leave nothing for `answer` to read away.
-          return: async () => ({ done: true as const, value: undefined }),
+          // The reader left (a refusal): its pace no longer matters. Not passed on to the body: cancelling it
+          // would leave nothing for `answer` to read away.
+          return: async () => {
+            if (read) watched.delete(read);
+            return { done: true as const, value: undefined };
+          },
         }),
       };
     },
