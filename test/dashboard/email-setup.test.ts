@@ -39,7 +39,8 @@ async function createInDashboard(page: Page, name: string): Promise<string> {
   return /#\/forms\/(frm_[^/]+)\/embed$/.exec(page.url())![1]!;
 }
 
-const emailSection = (page: Page) => page.locator("fieldset").filter({ has: page.locator("legend", { hasText: "Email" }) });
+const emailSection = (page: Page) =>
+  page.locator("fieldset").filter({ has: page.locator("legend", { hasText: "Email" }) });
 
 describe("with no SMTP server set", () => {
   test("a form created in the dashboard has owner notifications on, and its email settings say that emails are only queued and what to set", async () => {
