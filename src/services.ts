@@ -264,6 +264,7 @@ export async function createServices(deps: Deps) {
     audit,
     outbox: outboxRepo,
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
+    smtpConfigured: mailer !== null,
   });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.

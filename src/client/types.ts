@@ -395,6 +395,8 @@ export interface Account {
   /** Lower-cased: what the owner logs in with and where notifications go. */
   email: string;
   createdAt: string;
+  /** False while FORMSVC_SMTP_URL is not set: every email is queued, not sent. */
+  smtpConfigured: boolean;
 }
 
 /** An owner's email and the password set with `formsvc owners set-password`. */
@@ -418,6 +420,8 @@ export interface ResetRequest {
 /** The answer to a reset request: the same whatever the email. */
 export interface ResetAccepted {
   message: string;
+  /** False while FORMSVC_SMTP_URL is not set: the link is queued, not sent. */
+  smtpConfigured: boolean;
 }
 
 /** The token of the emailed reset link and the new password. */

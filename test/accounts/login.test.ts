@@ -24,7 +24,12 @@ describe("POST /auth/login", () => {
   test("answers the owner and sets an HttpOnly, SameSite=Lax session cookie on / that is not Secure over plain http", async () => {
     const res = await login(server, "Owner@Example.com");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: owner.ownerId, email: "owner@example.com", createdAt: expect.any(String) });
+    expect(res.body).toEqual({
+      id: owner.ownerId,
+      email: "owner@example.com",
+      createdAt: expect.any(String),
+      smtpConfigured: false,
+    });
     const attributes = res.setCookie!.split(";").map((a) => a.trim());
     expect(attributes[0]).toMatch(/^formsvc_session=fss_[A-Za-z0-9_-]{43}$/);
     expect(attributes.slice(1).sort()).toEqual(["HttpOnly", "Max-Age=2592000", "Path=/", "SameSite=Lax"]);

@@ -18,6 +18,13 @@ describe("deploy/formsvc.env.example", () => {
     expect(block).toContain(`# default: ${s.default === "" ? "(unset" : s.default}`);
   });
 
+  test("says FORMSVC_DB takes a PostgreSQL URL, as formsvc does", () => {
+    const block = blocks.find((b) => /^#?FORMSVC_DB=/m.test(b))!;
+    expect(block).toContain("or a PostgreSQL URL");
+    expect(block).not.toContain("only SQLite");
+    expect(settingDocs.find((s) => s.env === "FORMSVC_DB")!.doc).toContain("PostgreSQL URL");
+  });
+
   test("names no setting that formsvc does not read", () => {
     const known = new Set(settingDocs.map((s) => s.env));
     const named = [...envExample.matchAll(/^#?(FORMSVC_[A-Z0-9_]+)=/gm)].map((m) => m[1]!);

@@ -36,7 +36,10 @@ export const auth = {
 export const forms = {
   list: (cursor?: string) => client.listForms({ limit: 50, cursor }),
   get: (id: string) => client.getForm(id),
-  create: (body: { name: string; formType: FormType; description?: string }) => client.createForm(body),
+  // The API leaves email off for a form it creates (scripts ask for what they want); a person creating
+  // one in the dashboard expects to hear of its submissions.
+  create: (body: { name: string; formType: FormType; description?: string }) =>
+    client.createForm({ ...body, emailSettings: { enabled: true, developerNotificationsEnabled: true } }),
   update: (id: string, body: FormUpdateRequest) => client.updateForm(id, body),
   remove: (id: string) => client.deleteForm(id),
   analytics: (id: string, query: AnalyticsQuery): Promise<Analytics> => client.getAnalytics(id, query),

@@ -1,5 +1,12 @@
 import { t, type Static } from "elysia";
 
+/** Whether the server can send email; says nothing of the server it sends to. */
+const SmtpConfigured = () =>
+  t.Boolean({
+    description:
+      "whether FORMSVC_SMTP_URL is set; while it is not, every email (notifications, recipient confirmations, autoresponses, password resets) is queued and sent only once it is set and the server restarted",
+  });
+
 /** The owner a login or a session acts for, as `POST /auth/login` and `GET /auth/me` answer it. */
 export const AccountSchema = t.Object(
   {
@@ -8,6 +15,7 @@ export const AccountSchema = t.Object(
       description: "the owner's email, lower-cased: what they log in with and where notifications go",
     }),
     createdAt: t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" }),
+    smtpConfigured: SmtpConfigured(),
   },
   { additionalProperties: false },
 );
@@ -65,6 +73,7 @@ export type ResetBody = Static<typeof ResetBodySchema>;
 export const ResetAcceptedSchema = t.Object(
   {
     message: t.String({ description: "what happens next, the same sentence for every email" }),
+    smtpConfigured: SmtpConfigured(),
   },
   { additionalProperties: false },
 );

@@ -27,9 +27,14 @@ const sameOriginJson = <S extends TSchema>(schema: S) =>
     schema,
   );
 
-const RESET_ACCEPTED = {
-  message: "if this email belongs to an owner, a link to set a new password is on its way (it works once, for 1 hour)",
-};
+// Not sent is said to anyone who asks: it tells only that this server cannot send mail, and the person
+// who forgot a password learns to ask the operator (who can also run `owners set-password`).
+const resetAccepted = (smtpConfigured: boolean) => ({
+  message: smtpConfigured
+    ? "if this email belongs to an owner, a link to set a new password is on its way (it works once, for 1 hour)"
+    : "if this email belongs to an owner, a link to set a new password is queued, but no SMTP server is set (FORMSVC_SMTP_URL), so it is not sent until the operator sets one",
+  smtpConfigured,
+});
 
 /** Login, logout and the session's owner; first-run setup and password reset. `secureCookie`: the server is reached over https (FORMSVC_PUBLIC_URL). */
 export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: boolean }) {
@@ -102,14 +107,14 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
       async ({ body, client, set }) => {
         await accounts.requestReset(body, addressBucket(client().ip));
         set.status = 202;
-        return RESET_ACCEPTED;
+        return resetAccepted(accounts.smtpConfigured);
       },
       {
         ...sameOriginJson(ResetBodySchema),
         detail: {
           summary: "Ask for a password reset link",
           description:
-            "Takes no API key. Always 202 with the same answer, whether or not the email is an owner's. An owner (with a password or, made by `init --owner`, without one) gets an email (sent through the outbox, to FORMSVC_SMTP_URL) with a link to FORMSVC_PUBLIC_URL/dashboard/reset, which works once, for 1 hour; at most one such email per owner every 5 minutes, however often it is asked for. More than 5 requests from one client address within 15 minutes are answered 429 (with Retry-After). Must carry the server's own Origin, else 403 CSRF.",
+            "Takes no API key. Always 202 with the same answer, whether or not the email is an owner's; `smtpConfigured: false` says the email is only queued, as no FORMSVC_SMTP_URL is set. An owner (with a password or, made by `init --owner`, without one) gets an email (sent through the outbox, to FORMSVC_SMTP_URL) with a link to FORMSVC_PUBLIC_URL/dashboard/reset, which works once, for 1 hour; at most one such email per owner every 5 minutes, however often it is asked for. More than 5 requests from one client address within 15 minutes are answered 429 (with Retry-After). Must carry the server's own Origin, else 403 CSRF.",
           tags: ["Accounts"],
           security: [],
           responses: responses(
@@ -175,7 +180,8 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
       auth: noBody("session"),
       detail: {
         summary: "The session's owner",
-        description: "The owner the session cookie logs in as; 401 without a live session (an API key is no session).",
+        description:
+          "The owner the session cookie logs in as, and whether the server can send email (`smtpConfigured`, which the dashboard shows on its pages that send email); 401 without a live session (an API key is no session).",
         tags: ["Accounts"],
         responses: responses({ schema: AccountSchema, description: "the owner" }, 401, 429),
       },

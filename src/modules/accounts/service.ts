@@ -17,6 +17,7 @@ export interface Account {
   id: string;
   email: string;
   createdAt: string;
+  smtpConfigured: boolean;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -49,7 +50,6 @@ const RESET_EMAIL_INTERVAL_MS = 5 * 60 * 1000;
 const RESETS_PER_ADDRESS = 5;
 
 const hashToken = (token: string) => Bun.SHA256.hash(token, "hex");
-const toAccount = (c: Credentials): Account => ({ id: c.ownerId, email: c.email, createdAt: c.createdAt });
 const throttled = (retryAfter: number, which: string) =>
   new AppError("RATE_LIMITED", `too many failed logins ${which}; try again in ${retryAfter} s (Retry-After)`, {
     "retry-after": String(retryAfter),
@@ -66,6 +66,8 @@ export interface AccountsDeps {
   /** Where reset emails are queued (kind `password_reset`), and how the outbox is told to send them now. */
   outbox: Pick<OutboxRepo, "insert">;
   sendSoon: () => void;
+  /** FORMSVC_SMTP_URL is set: without it every email waits in the outbox, which the dashboard tells its reader. */
+  smtpConfigured: boolean;
 }
 
 /**
@@ -84,6 +86,7 @@ export function createAccountsService({
   audit,
   outbox,
   sendSoon,
+  smtpConfigured,
 }: AccountsDeps) {
   const idleMs = sessionIdleDays * DAY_MS;
   const maxMs = sessionMaxDays * DAY_MS;
@@ -92,6 +95,13 @@ export function createAccountsService({
   const failuresByAddress = failureWindow(repo, "address", FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
   // Every reset request counts, as the login failures do, under names of their own ("reset <address>").
   const resetsByAddress = failureWindow(repo, "address", RESETS_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
+
+  const toAccount = (c: Credentials): Account => ({
+    id: c.ownerId,
+    email: c.email,
+    createdAt: c.createdAt,
+    smtpConfigured,
+  });
 
   const validEmail = (email: string) => {
     const normalized = normalizeEmail(email);
@@ -124,6 +134,9 @@ export function createAccountsService({
   return {
     /** How long the browser may keep a session cookie: the session's absolute lifetime. */
     sessionMaxAgeSeconds: maxMs / 1000,
+
+    /** Whether emails (resets among them) go out now, or only wait in the outbox until FORMSVC_SMTP_URL is set. */
+    smtpConfigured,
 
     /**
      * Sets the owner's password (the owner is created if new, as every command naming an owner

@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
 import { auth } from "../calls";
-import { ErrorNote } from "../ui/bits";
+import type { ResetAccepted } from "../../../client/index";
+import { ErrorNote, NoSmtpNote } from "../ui/bits";
 import { go } from "../router";
 import { loginNotice, me } from "../session";
 
@@ -109,15 +110,22 @@ export function ResetPage() {
 
 /** "Forgot your password?": asks for a reset email; the same answer whatever the address. */
 export function ForgotPage() {
-  const [sent, setSent] = useState<string | null>(null);
+  const [sent, setSent] = useState<ResetAccepted | null>(null);
   const { busy, error, onSubmit } = useSubmit(async (data) => {
-    setSent((await auth.requestReset(String(data.get("email")))).message);
+    setSent(await auth.requestReset(String(data.get("email"))));
   });
   return (
     <Card title="Forgot your password?">
-      {sent ? (
+      {sent && !sent.smtpConfigured ? (
+        <>
+          <NoSmtpNote what="password reset links" />
+          <p>
+            Ask the operator, who can also set your password at once with <code>formsvc owners set-password</code>.
+          </p>
+        </>
+      ) : sent ? (
         <p class="note" role="status">
-          {sent.charAt(0).toUpperCase() + sent.slice(1)}. Check your inbox.
+          {sent.message.charAt(0).toUpperCase() + sent.message.slice(1)}. Check your inbox.
         </p>
       ) : (
         <form class="stack" onSubmit={onSubmit}>

@@ -2,9 +2,10 @@ import { useState } from "preact/hooks";
 import type { FormUpdateRequest } from "../../../client/index";
 import { forms, type FormDetails } from "../calls";
 import { go } from "../router";
+import { me } from "../session";
 import { setAt, valueAt } from "../../../lib/dotted-path";
 import { CONTROLS, SECTIONS, type Control, type Draft, type FilesDraft } from "../setting-controls";
-import { announce, Confirm, ErrorNote } from "../ui/bits";
+import { announce, Confirm, ErrorNote, NoSmtpNote } from "../ui/bits";
 import { cleanFields, draftFields, FieldEditor, type DraftField } from "./field-editor";
 import { NotificationPreview } from "./notification-preview";
 import { WebhooksSection } from "./webhooks";
@@ -98,6 +99,9 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
             keys.length > 0 && (
               <fieldset class="card" key={section}>
                 <legend>{section}</legend>
+                {section === "Email" && me.value?.smtpConfigured === false && (
+                  <NoSmtpNote what="owner notifications, recipient confirmations and autoresponses" />
+                )}
                 {keys.map((k) => (
                   <SettingControl
                     key={k}

@@ -20,6 +20,21 @@ export function ErrorNote({ error, retry }: { error: unknown; retry?: () => void
   );
 }
 
+/** Said on every page that sends email while the server has no SMTP server to send it through. */
+export function NoSmtpNote({ what }: { what: string }) {
+  return (
+    <div class="note note-warning" role="note" data-testid="no-smtp">
+      <p>
+        <strong>No SMTP server is set:</strong> {what} are queued but not sent.
+      </p>
+      <p>
+        Set <code>FORMSVC_SMTP_URL</code> (e.g. <code>smtp://user:pass@host:587</code>) and, if need be,{" "}
+        <code>FORMSVC_MAIL_FROM</code> in the server's environment, then restart it: the queued emails go out then.
+      </p>
+    </div>
+  );
+}
+
 /** A loading line for screen readers and eyes; shown only after a moment, so fast answers do not flicker. */
 export function Loading({ label = "Loading…" }: { label?: string }) {
   const [shown, setShown] = useState(false);
