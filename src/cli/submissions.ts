@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { closeSync, openSync, writeSync } from "node:fs";
-import { extractEmail } from "../lib/email";
+import { senderEmail } from "../lib/email";
 import { AppError } from "../lib/errors";
 import { OPERATOR } from "../lib/principal";
 import { exportCsv, exportJson } from "../modules/submissions/export";
@@ -125,7 +125,7 @@ export function submissionsCommand(): Command {
               items.map(({ id, createdAt, data: { _meta, ...fields } }) => [
                 id,
                 createdAt,
-                extractEmail(fields),
+                senderEmail(fields),
                 preview(fields, PREVIEW_CHARS),
               ]),
             ),

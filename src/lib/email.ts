@@ -29,3 +29,12 @@ export function extractEmail(data: Record<string, unknown>): string | null {
   }
   return null;
 }
+
+/**
+ * The extracted email of a submission's data: a valid `_replyto` (a drop-in page's, the last when
+ * repeated) first, else the usual rule. The server stores it; the dashboard and CLI show the same.
+ */
+export function senderEmail(data: Record<string, unknown>): string | null {
+  const replyTo = Array.isArray(data._replyto) ? data._replyto[data._replyto.length - 1] : data._replyto;
+  return (typeof replyTo === "string" ? normalizeEmail(replyTo) : null) ?? extractEmail(data);
+}

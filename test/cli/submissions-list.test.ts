@@ -95,6 +95,16 @@ describe("formsvc submissions list", () => {
     expect(JSON.parse(list("--limit", "2", "--json").stdout).nextCursor).toBe(cursor);
   });
 
+  test("shows the extracted email when a drop-in page's _replyto gave it", async () => {
+    const dropIn = (await seedForm(server, owner.ownerEmail, { name: "Drop-in" })).id;
+    const body = new URLSearchParams({ message: "hi", _replyto: "Reply@Example.com", _subject: "Hello" });
+    const res = await server.request(`/f/${dropIn}`, { method: "POST", body, headers: { accept: "application/json" } });
+    expect(res.status).toBe(200);
+    const cli = runCli(["submissions", "list", dropIn], { db: server.db });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(/^sub_\S+\s+\S+\s+reply@example\.com\s+message=hi/m);
+  });
+
   test("says so when a form has no submissions", () => {
     const res = runCli(["submissions", "list", other], { db: server.db });
     expect(res.code).toBe(0);

@@ -86,7 +86,7 @@ describe("a submission's files in the dashboard", () => {
         const saved = await download.path();
         expect(Buffer.from(await Bun.file(saved!).arrayBuffer()).equals(PDF)).toBe(true);
         // Fields show a file by its name, not as JSON.
-        expect(await page.getByTestId("submission-fields").textContent()).toContain("cvLebenslauf Ada.pdf");
+        expect(await page.getByTestId("submission-fields").textContent()).toContain("CvLebenslauf Ada.pdf");
         await saveScreenshot(page, view.shot, false);
         expect(console.unexpected("/api/v1/auth/me")).toEqual([]);
         expect(opened.blocked).toEqual([]);

@@ -76,7 +76,7 @@ describe("bodies", () => {
 });
 
 describe("control fields", () => {
-  test("control fields are never stored, _replyto is stored and becomes the email", async () => {
+  test("control fields are never stored; _subject and _replyto are stored as typed, and _replyto becomes the email", async () => {
     const { id } = await newForm();
     const res = await post(
       id,
@@ -84,7 +84,7 @@ describe("control fields", () => {
         message: "hi",
         email: "other@example.com",
         _replyto: "Reply@Example.com",
-        _subject: "S",
+        _subject: "About my order",
         _cc: "x@example.com",
         _gotcha: "",
       }),
@@ -92,9 +92,25 @@ describe("control fields", () => {
     );
     expect(res.status).toBe(200);
     expect(await stored(id)).toEqual([
-      { data: { message: "hi", email: "other@example.com", _replyto: "Reply@Example.com" } },
+      {
+        data: { message: "hi", email: "other@example.com", _replyto: "Reply@Example.com", _subject: "About my order" },
+      },
     ]);
     expect(await emails(id)).toEqual(["reply@example.com"]);
+  });
+
+  test("a form with fields and no extra fields takes _subject and _replyto, as a page sends them", async () => {
+    const { id } = await newForm({ fields: [{ name: "message", type: "textarea" }], allowExtraFields: false });
+    const sent = { message: "hi", _subject: "Question", _replyto: "ada@example.com" };
+    const res = await post(id, form(sent), JSON_ACCEPT);
+    expect(res.status).toBe(200);
+    expect(await stored(id)).toEqual([{ data: sent }]);
+    expect(await emails(id)).toEqual(["ada@example.com"]);
+    // Another stray field is still refused.
+    const stray = await post(id, form({ ...sent, extra: "x" }), JSON_ACCEPT);
+    expect(stray.status).toBe(400);
+    expect(await stray.json()).toMatchObject({ errors: [{ field: "extra", code: "UNKNOWN_FIELD" }] });
+    expect(await stored(id)).toHaveLength(1);
   });
 
   for (const alias of ["_gotcha", "_honey", "bot-field", "botcheck"]) {
@@ -109,7 +125,7 @@ describe("control fields", () => {
 
   test("a post of control fields only is 400 EMPTY", async () => {
     const { id } = await newForm();
-    const res = await post(id, form({ _subject: "x", _gotcha: "" }), JSON_ACCEPT);
+    const res = await post(id, form({ _cc: "x@example.com", _next: "https://example.com/", _gotcha: "" }), JSON_ACCEPT);
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "EMPTY", errors: [{ code: "EMPTY" }] });
   });
@@ -200,7 +216,7 @@ describe("redirects", () => {
 
   test("a refused post goes to the form's errorUrl with the error code", async () => {
     const { id } = await newForm({ errorUrl: "https://owner.example/oops" });
-    const res = await post(id, form({ _subject: "only" }), {});
+    const res = await post(id, form({ _cc: "only@example.com" }), {});
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("https://owner.example/oops?error=EMPTY");
   });
@@ -302,7 +318,7 @@ describe("back links on the thank-you and error pages", () => {
 
   test("an error page links back only to the allowed page the post came from", async () => {
     const { id } = await newForm(allowed);
-    const empty = form({ _subject: "only" });
+    const empty = form({ _cc: "only@example.com" });
     expect(await backOf(await post(id, empty, { origin: "https://site.example", referer: page }))).toBe(page);
     const mismatched = await post(id, empty, { origin: "https://site.example", referer: "https://evil.example/x" });
     expect(await backOf(mismatched)).toBe("https://site.example/");

@@ -1,23 +1,6 @@
 // Numbers and dates in the browser's own locale; dates of analytics are UTC days, as the API counts them.
 
-const validTag = (tag: string) => {
-  try {
-    return Intl.getCanonicalLocales(tag).length > 0;
-  } catch {
-    return false;
-  }
-};
-
-/**
- * The reader's languages that Intl understands. A browser may report a tag Intl refuses (a headless
- * Chromium under LANG=C says "en-US@posix"), which would make every formatter throw; then English.
- */
-export const LOCALES: string[] = (() => {
-  const tags = (navigator.languages?.length ? navigator.languages : [navigator.language]).filter(
-    (t) => t && validTag(t),
-  );
-  return tags.length ? [...tags] : ["en"];
-})();
+import { LOCALES } from "./locale";
 
 const numberFormat = new Intl.NumberFormat(LOCALES);
 const percentFormat = new Intl.NumberFormat(LOCALES, {

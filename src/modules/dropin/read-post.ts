@@ -29,9 +29,9 @@ const invalid = (message: string) => new AppError("INVALID_BODY", message);
 export const dropInFieldName = (sent: string) => (sent.endsWith("[]") ? sent.slice(0, -2) : sent);
 const fieldName = dropInFieldName;
 
-/** Control fields: what a page tells the endpoint, never stored as data. */
+/** Control fields: what a page tells the endpoint, never stored as data (`_subject` and `_replyto` are: a visitor may type them). */
 const NEXT = ["_next", "redirectUrl"];
-const DROPPED = ["_subject", "_cc", "_gotcha"];
+const DROPPED = ["_cc", "_gotcha"];
 /** Other services' honeypot names, honoured while the form's honeypot is the default `_gotcha`. */
 const HONEYPOT_ALIASES = ["_gotcha", "_honey", "bot-field", "botcheck"];
 
@@ -95,9 +95,10 @@ function nextUrl(sent: unknown, referer: string | null): string | undefined {
 }
 
 /**
- * A drop-in post as a submit of `form`: control fields taken out (`_next`, `_subject`, `_cc`, the
- * honeypots, the challenge answers), the rest as `data`; `_replyto` stays as sent and also becomes
- * the extracted email. 400 EMPTY when nothing but control fields was sent.
+ * A drop-in post as a submit of `form`: control fields taken out (`_next`, `_cc`, the honeypots, the
+ * challenge answers), the rest as `data`; `_subject` stays as sent and also becomes the notification's
+ * subject, `_replyto` stays as sent (the extracted email reads it first). 400 EMPTY when nothing but
+ * control fields was sent.
  */
 export function dropInPost(form: Form, { fields, isJson }: DropInFields, referer: string | null): DropInPost {
   const data = new Map(fields);
@@ -107,8 +108,6 @@ export function dropInPost(form: Form, { fields, isJson }: DropInFields, referer
   for (const name of NEXT) if (data.has(name)) next = last(data.get(name));
   const subject = last(data.get("_subject"));
   if (typeof subject === "string" && subject !== "") extras.subject = subject.replace(/[\r\n]+/g, " ").slice(0, 200);
-  const replyTo = last(data.get("_replyto"));
-  if (typeof replyTo === "string") extras.replyTo = replyTo;
   // The honeypot check reads the form's honeypot field; with the default one, any alias filled is that field filled.
   const honeypot =
     form.honeypotField === "_gotcha" ? HONEYPOT_ALIASES.filter((n) => data.has(n)).map((n) => data.get(n)) : [];

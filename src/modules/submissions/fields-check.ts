@@ -8,6 +8,8 @@ const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 // Form posts answer a single checkbox with its value (default "on") when ticked, nothing when not;
 // these are read as not ticked too, so a hidden "0" before the box (a common pattern) means false.
 const UNTICKED = new Set(["", "0", "false", "off", "no"]);
+// What a Formspree-style page sends beside its own fields, stored as typed: never unknown to a form.
+const PAGE_FIELDS = new Set(["_subject", "_replyto"]);
 // One answer stays readable: a post with thousands of stray fields is told of the first hundred.
 const MAX_ERRORS = 100;
 
@@ -166,7 +168,7 @@ export function validateFields(form: Form, data: Record<string, unknown>, formPo
   }
   if (!form.allowExtraFields)
     for (const field of Object.keys(data))
-      if (!names.has(field))
+      if (!names.has(field) && !PAGE_FIELDS.has(field))
         errors.push({ field, code: "UNKNOWN_FIELD", message: `"${field.slice(0, 100)}" is not a field of this form` });
   return errors;
 }

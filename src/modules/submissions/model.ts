@@ -206,7 +206,7 @@ export interface NewSubmission {
   idempotency: { key: string; response: string } | null;
   /** The proof-of-work solution it was accepted with, recorded with it (used once). */
   usedChallenge?: UsedChallenge;
-  /** The page's `_subject` for the owner's notification (drop-in posts): not stored, one line of at most 200 characters. */
+  /** The page's `_subject` for the owner's notification (drop-in posts), one line of at most 200 characters; `data._subject` keeps it as typed. */
   subject?: string;
   /** Ids of the files uploaded with it (stored, pending): they become its in its transaction. */
   files?: string[];
@@ -218,10 +218,8 @@ export interface NewSubmission {
   erased?: true;
 }
 
-/** What a drop-in post says beside its fields (dropin/read-post.ts): never stored in `data`. */
+/** What a drop-in post says beside its fields (dropin/read-post.ts). */
 export interface SubmitExtras {
-  /** `_replyto`: the submission's extracted email when it is a valid address, ahead of the usual rule. */
-  replyTo?: string;
   /** `_subject`, for the notification email. */
   subject?: string;
   /** The files a multipart post carried, already in the store (files/service.ts): checked against the form's `files` setting. */

@@ -196,7 +196,7 @@ export interface Candidate {
   formPost: boolean;
   /** A proof-of-work solution the challenge check accepted: recorded with the submission, so it is used once. */
   usedChallenge?: UsedChallenge;
-  /** The page's `_subject` (drop-in posts), carried to the notification; never in `data`. */
+  /** The page's `_subject` (drop-in posts) as one line, carried to the notification. */
   subject?: string;
   /** The files a multipart post carried (already in the store, pending): the files check reads them. */
   uploads?: Upload[];

@@ -6,7 +6,7 @@ import { groupCommit } from "../../db/group-commit";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { AnswerCache } from "../../lib/answer-cache";
 import type { CursorCodec } from "../../lib/cursor";
-import { extractEmail, normalizeEmail } from "../../lib/email";
+import { senderEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { auditedAs, isOperator, ownerPrincipal, type Actor, type Operator, type Principal } from "../../lib/principal";
@@ -174,7 +174,7 @@ export function createSubmissionsService({
       status,
       json: JSON.stringify({ ...candidate.data, _meta: meta }),
       meta,
-      email: (extras.replyTo !== undefined ? normalizeEmail(extras.replyTo) : null) ?? extractEmail(candidate.data),
+      email: senderEmail(candidate.data),
       createdAt: isoTime(clock.now()),
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
       usedChallenge: candidate.usedChallenge,
@@ -209,7 +209,7 @@ export function createSubmissionsService({
      * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
      * The operator's submissions (seeding, tests) pass the checks as the owner's secret key's would.
      * `formPost`: the body came as a form post (all text), so the field rules type its values.
-     * `extras`: what a drop-in post says beside its fields (`_replyto`, `_subject`).
+     * `extras`: what a drop-in post says beside its fields (`_subject` for the notification, its files).
      */
     async submit(
       actor: Actor,

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { forms, submissions, type Submission, type SubmissionDetail } from "../calls";
+import { readableName } from "../../../lib/field-label";
 import { downloadPath, filesOf, humanSize } from "../../../modules/files/refs";
 import { countryName, formatDateTime } from "../format";
 import { go, href } from "../router";
@@ -106,7 +107,7 @@ export function SubmissionDetails({ submission: s }: { submission: Submission })
       <dl class="kv" data-testid="submission-fields">
         {fieldsOf(s).map(([k, v]) => (
           <div key={k}>
-            <dt>{k}</dt>
+            <dt>{readableName(k)}</dt>
             <dd class="pre">{valueText(v)}</dd>
           </div>
         ))}

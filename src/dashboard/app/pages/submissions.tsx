@@ -4,6 +4,8 @@ import { countryName, formatDateTime, formatNumber } from "../format";
 import { go, href } from "../router";
 import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
+import { senderEmail } from "../../../lib/email";
+import { readableName } from "../../../lib/field-label";
 import { capital, fieldsOf, SpamScore, SubmissionDetails, valueText } from "./submission";
 
 const PAGE_SIZE = 25;
@@ -202,10 +204,10 @@ const NAME_KEY = /^(name|full_?name|your_?name)$/i;
 const stringField = (s: Submission, key: RegExp) =>
   fieldsOf(s).find(([k, v]) => key.test(k) && typeof v === "string" && v !== "")?.[1] as string | undefined;
 
-/** Who sent it, as far as the data says: a name and an email. */
+/** Who sent it, as far as the data says: a name and the extracted email (the server's rule, `_replyto` first). */
 function Sender({ submission }: { submission: Submission }) {
   const name = stringField(submission, NAME_KEY);
-  const email = stringField(submission, EMAIL_KEY);
+  const email = senderEmail(submission.data);
   if (!name && !email) return <span class="muted">—</span>;
   return (
     <>
@@ -217,11 +219,11 @@ function Sender({ submission }: { submission: Submission }) {
 
 /** The rest of the data on one line: the message first when there is one. */
 function summary(s: Submission): string {
-  const entries = fieldsOf(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k));
+  const entries = fieldsOf(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k) && k !== "_replyto");
   const message = entries.find(([k]) => /message|comment|feedback|text/i.test(k));
   const rest = message ? [message, ...entries.filter((e) => e !== message)] : entries;
   const line = rest
-    .map(([k, v]) => (rest.length === 1 || k === message?.[0] ? valueText(v) : `${k}: ${valueText(v)}`))
+    .map(([k, v]) => (rest.length === 1 || k === message?.[0] ? valueText(v) : `${readableName(k)}: ${valueText(v)}`))
     .join(" · ");
   return line.length > 140 ? `${line.slice(0, 139)}…` : line;
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
-import { formatDay, formatNumber, LOCALES } from "../format";
+import { formatDay, formatNumber } from "../format";
+import { LOCALES } from "../locale";
 
 export interface DayCount {
   date: string;
