@@ -359,6 +359,10 @@ describe("email extraction", () => {
     expect(await emailOf({ email: "not an address", contact_email: "c@example.com" })).toBe("c@example.com");
     expect(await emailOf({ email: 42, name: "x@example.com" })).toBeNull();
   });
+
+  test("on the API, a _replyto is a field like any other: a key named email comes first (on /f/ a valid _replyto does)", async () => {
+    expect(await emailOf({ _replyto: "r@example.com", email: "e@example.com" })).toBe("e@example.com");
+  });
 });
 
 describe("Idempotency-Key", () => {

@@ -108,6 +108,8 @@ export function dropInPost(form: Form, { fields, isJson }: DropInFields, referer
   for (const name of NEXT) if (data.has(name)) next = last(data.get(name));
   const subject = last(data.get("_subject"));
   if (typeof subject === "string" && subject !== "") extras.subject = subject.replace(/[\r\n]+/g, " ").slice(0, 200);
+  // A drop-in page's `_replyto` is its sender (Formspree's rule), ahead of the usual extraction; on the API it is a field like any other.
+  extras.senderFirst = true;
   // The honeypot check reads the form's honeypot field; with the default one, any alias filled is that field filled.
   const honeypot =
     form.honeypotField === "_gotcha" ? HONEYPOT_ALIASES.filter((n) => data.has(n)).map((n) => data.get(n)) : [];

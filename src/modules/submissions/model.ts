@@ -222,6 +222,8 @@ export interface NewSubmission {
 export interface SubmitExtras {
   /** `_subject`, for the notification email. */
   subject?: string;
+  /** A drop-in post: a valid `_replyto` is the extracted email, ahead of the usual rule (Wave 3). */
+  senderFirst?: true;
   /** The files a multipart post carried, already in the store (files/service.ts): checked against the form's `files` setting. */
   uploads?: Upload[];
 }

@@ -6,7 +6,7 @@ import { groupCommit } from "../../db/group-commit";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { AnswerCache } from "../../lib/answer-cache";
 import type { CursorCodec } from "../../lib/cursor";
-import { senderEmail } from "../../lib/email";
+import { extractEmail, senderEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { auditedAs, isOperator, ownerPrincipal, type Actor, type Operator, type Principal } from "../../lib/principal";
@@ -174,7 +174,7 @@ export function createSubmissionsService({
       status,
       json: JSON.stringify({ ...candidate.data, _meta: meta }),
       meta,
-      email: senderEmail(candidate.data),
+      email: extras.senderFirst ? senderEmail(candidate.data) : extractEmail(candidate.data),
       createdAt: isoTime(clock.now()),
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
       usedChallenge: candidate.usedChallenge,
