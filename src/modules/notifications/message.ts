@@ -83,7 +83,7 @@ export function notificationView(
 const redirectWarning = (target: string | undefined): string =>
   target === undefined
     ? ""
-    : `The page asked to send the visitor on to ${target}, which this form does not allow (add its origin to the form's allowed origins, or post from a page on it); the submission was stored and the visitor shown formsvc's thank-you page.`;
+    : `The page asked to send the visitor on to ${oneLine(target)}, which this form does not allow (add its origin to the form's allowed origins, or post from a page on it); the submission was stored and the visitor shown formsvc's thank-you page.`;
 
 /**
  * The owner's notification for one queued submission: formsvc's (every field, in a text and an

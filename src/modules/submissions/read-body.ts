@@ -61,7 +61,7 @@ function schemaMessage(error: ValueError): string {
     case "captchaToken":
       return `${field} must be the text the challenge widget gives, at most ${error.schema.maxLength ?? ""} characters`;
     case "redirectUrl":
-      return `redirectUrl must be text of at most ${MAX_REDIRECT_URL_LENGTH} characters (an absolute http(s) URL)`;
+      return `redirectUrl must be a string of at most ${MAX_REDIRECT_URL_LENGTH} characters (an absolute http(s) URL)`;
     default:
       return `${error.path}: ${error.message}`;
   }
