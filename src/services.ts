@@ -91,12 +91,14 @@ export function submitStages(
   return {
     lookup: forms.read,
     // the duplicate rule, which may file a submission as spam (so before its row); each submission with its
-    // status and idempotency key; the proof of work it used; its uploaded files become its
+    // status and idempotency key; the proof of work it used; its uploaded files become its; the redirect
+    // targets it dropped, as its form's warnings
     rows: [
       createFilterRepo(sql).fileDuplicates,
       submissions.insertRows,
       createSpamRepo(sql).recordUsedChallenges,
       createFilesRepo(sql).attach,
+      createFormsRepo(sql).noteWarnings,
     ],
     setStatuses: submissions.setStatuses,
     deleteRows: submissions.deleteRows,
@@ -284,7 +286,8 @@ export async function createServices(deps: Deps) {
       fieldsCheck,
       spam.checks.filter,
     ],
-    hooks: [outbox.afterCommit, spam.filter.afterCommit], // the outbox sends what a commit queued; an erasure's owners' models reload
+    // the outbox sends what a commit queued; an erasure's owners' models reload; a form given a warning is read again
+    hooks: [outbox.afterCommit, spam.filter.afterCommit, forms.warned],
     ...(countsInCache ? { counted: forms.counted } : {}),
   });
   const submissionsRepo = createSubmissionsRepo(sql);

@@ -68,6 +68,8 @@ export interface Form {
   fromName: string | null;
   /** `each`: an email per submission; `daily`: one at 08:00 UTC listing the previous day's. */
   notifyMode: "each" | "daily";
+  /** Redirect targets posts named that were not allowed (the posts were stored), newest first, the last 5 distinct. */
+  warnings: { code: "REDIRECT_NOT_ALLOWED"; target: string; at: string }[];
 }
 
 export type FieldType =

@@ -157,12 +157,7 @@ describe("JSON or a page", () => {
 
 describe("redirects", () => {
   const page = "https://site.example/contact/";
-  const cases: [
-    label: string,
-    fields: Record<string, string>,
-    headers: Record<string, string>,
-    expected: number | string,
-  ][] = [
+  const cases: [label: string, fields: Record<string, string>, headers: Record<string, string>, expected: string][] = [
     [
       "an absolute _next on the page's origin",
       { _next: "https://site.example/ok" },
@@ -176,36 +171,34 @@ describe("redirects", () => {
       "https://site.example/contact/thanks.html",
     ],
     ["redirectUrl as _next", { redirectUrl: "https://site.example/r" }, { referer: page }, "https://site.example/r"],
-    ["a _next on another origin", { _next: "https://evil.example/" }, { origin: "https://site.example" }, 400],
-    ["a _next with Origin: null", { _next: "https://site.example/ok" }, { origin: "null" }, 400],
-    ["a javascript: _next", { _next: "javascript:alert(1)" }, { origin: "https://site.example" }, 400],
+    // Not allowed: stored all the same, and the visitor lands on formsvc's own thank-you page.
+    ["a _next on another origin", { _next: "https://evil.example/" }, { origin: "https://site.example" }, "thanks"],
+    ["a _next with Origin: null", { _next: "https://site.example/ok" }, { origin: "null" }, "thanks"],
+    ["a javascript: _next", { _next: "javascript:alert(1)" }, { origin: "https://site.example" }, "thanks"],
+    ["a relative _next without a Referer", { _next: "thanks.html" }, { origin: "https://site.example" }, "thanks"],
     ["a _next from no page at all", { _next: "https://anywhere.example/" }, {}, "https://anywhere.example/"],
   ];
   for (const [label, fields, headers, expected] of cases) {
-    test(`${label}: ${typeof expected === "number" ? `refused (${expected}), nothing stored` : "303 there"}`, async () => {
-      const { id } = await newForm();
+    test(`${label}: stored, 303 ${expected === "thanks" ? "to the thank-you page" : "there"}`, async () => {
+      const { id } = await newForm({ successUrl: "https://owner.example/done" });
       const res = await post(id, form({ a: "1", ...fields }), headers);
-      if (typeof expected === "number") {
-        expect(res.status).toBe(expected);
-        expect(res.headers.get("content-type")).toContain("text/html");
-        expect(await stored(id)).toEqual([]);
-      } else {
-        expect(res.status).toBe(303);
-        expect(res.headers.get("location")).toBe(expected);
-        expect(await stored(id)).toHaveLength(1);
-      }
+      expect(res.status).toBe(303);
+      const location = res.headers.get("location")!;
+      if (expected === "thanks") expect(new URL(location).pathname).toBe(`/f/${id}/thanks`);
+      else expect(location).toBe(expected);
+      expect(await stored(id)).toHaveLength(1);
     });
   }
 
-  test("with allowed origins, a _next elsewhere is 403 ORIGIN_NOT_ALLOWED", async () => {
+  test("with allowed origins, a _next elsewhere is dropped: stored, JSON next is the thank-you page", async () => {
     const { id } = await newForm({ allowedOrigins: ["https://site.example"] });
     const res = await post(id, form({ a: "1", _next: "https://evil.example/" }), {
       origin: "https://site.example",
       ...JSON_ACCEPT,
     });
-    expect(res.status).toBe(403);
-    expect((await res.json()).code).toBe("ORIGIN_NOT_ALLOWED");
-    expect(await stored(id)).toEqual([]);
+    expect(res.status).toBe(200);
+    expect(new URL((await res.json()).next).pathname).toBe(`/f/${id}/thanks`);
+    expect(await stored(id)).toHaveLength(1);
   });
 
   test("the form's successUrl is used when the page sends no _next", async () => {
@@ -221,7 +214,7 @@ describe("redirects", () => {
     expect(res.headers.get("location")).toBe("https://owner.example/oops?error=EMPTY");
   });
 
-  test("the redirect rule holds on /api/v1/forms/submit too", async () => {
+  test("the redirect rule holds on /api/v1/forms/submit too: the target dropped, the answer one without it", async () => {
     const { id } = await newForm();
     const res = await server.request("/api/v1/forms/submit", {
       method: "POST",
@@ -230,9 +223,9 @@ describe("redirects", () => {
       headers: { origin: "https://site.example" },
       redirect: "manual",
     });
-    expect(res.status).toBe(400);
-    expect((await res.json()).code).toBe("REDIRECT_NOT_ALLOWED");
-    expect(await stored(id)).toEqual([]);
+    expect([res.status, res.headers.get("location")]).toEqual([200, null]);
+    expect((await res.json()).redirect).toBeUndefined();
+    expect(await stored(id)).toHaveLength(1);
   });
 });
 

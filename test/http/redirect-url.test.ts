@@ -42,25 +42,31 @@ const post = ({ type, body }: { type: string | null; body: BodyInit }) =>
 const count = async () => (await server.query<{ n: number }>("SELECT count(*) AS n FROM submissions"))[0]!.n;
 
 describe("redirectUrl", () => {
-  test("is refused with a 400 when its host is no host name or address, on every body type, storing nothing", async () => {
+  test("whose host is no host name or address is dropped on every body type: stored, answered as a post without it", async () => {
     const before = await count();
-    for (const url of [
+    const urls = [
       'https://a"b.example/thanks',
       "https://a<b>.example/",
       "https://a_b.example/",
       "https://user:secret@example.com/",
-    ]) {
+    ];
+    for (const url of urls) {
       for (const [type, make] of Object.entries(BODY_TYPES)) {
         const res = await post(make(url));
-        expect([url, type, res.status, (await res.json()).error]).toEqual([
+        const body = await res.json();
+        expect([url, type, res.status, res.headers.get("location"), body.success, body.redirect]).toEqual([
           url,
           type,
-          400,
-          expect.stringContaining("redirectUrl must be an absolute http(s) URL"),
+          200,
+          null,
+          true,
+          undefined,
         ]);
       }
     }
-    expect(await count()).toBe(before);
+    expect(await count()).toBe(before + urls.length * 3);
+    const { warnings } = (await server.json(`/api/v1/forms/${owner.formId}`, { key: owner.key })).body;
+    expect(warnings.map((w: { target: string }) => w.target)).toEqual(urls.toReversed());
   });
 
   test("sends form posts 303 to its normalised form, a valid URI, and the JSON answer keeps it as sent", async () => {

@@ -133,8 +133,8 @@ describe("the OpenAPI document", () => {
     });
     const json = submit.requestBody.content["application/json"].schema;
     expect(json.properties.formId).toMatchObject({ minLength: 1, maxLength: 200 });
-    expect(json.properties.redirectUrl).toMatchObject({ format: "iri", maxLength: 2048 });
-    expect(new RegExp(json.properties.redirectUrl.pattern, "u").test("javascript:alert(1)")).toBe(false);
+    // Any text up to the limit: a target that is no URL, or not allowed, is dropped and the post stored.
+    expect(json.properties.redirectUrl).toMatchObject({ type: "string", maxLength: 2048 });
     for (const type of ["application/x-www-form-urlencoded", "multipart/form-data"]) {
       const form = submit.requestBody.content[type].schema;
       expect(form.properties.formId).toMatchObject({ minLength: 1, maxLength: 200 });
@@ -155,7 +155,6 @@ describe("the OpenAPI document", () => {
     const owner = await seedOwner(server, "agree@example.com");
     const ajv = new Ajv2020({ strict: true });
     addFormats(ajv);
-    ajv.addFormat("iri", (value: string) => URL.canParse(value));
     const valid = ajv.compile(doc.paths["/api/v1/forms/submit"].post.requestBody.content["application/json"].schema);
     const id = owner.formId;
     const bodies: unknown[] = [

@@ -9,7 +9,7 @@ import { CHALLENGE_TTL_MS } from "../../src/modules/spam/pow";
 import type { Verdict } from "../../src/modules/submissions/pipeline";
 import { onSqlite } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
-import { seedForm, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { seedForm, seedKey, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { encode, solvedPayload } from "../helpers/spam";
 
 const server = useServer({ config: { rateLimit: 100_000 } });
@@ -222,12 +222,13 @@ describe("proof of work (ALTCHA v2)", () => {
       })
     ).id;
     const { payload } = await solvedPayload(await fetchChallenge(guarded));
-    // A redirect outside the allowed origins: refused before the challenge is even looked at.
+    // A page outside the allowed origins: refused before the challenge is even looked at.
+    const publishable = (await seedKey(server, "pow@example.com", { publishable: true })).key;
     const refused = await server.json("/api/v1/forms/submit", {
       method: "POST",
-      key: owner.key,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ formId: guarded, data: {}, altcha: payload, redirectUrl: "https://elsewhere.example/" }),
+      key: publishable,
+      headers: { "content-type": "application/json", origin: "https://elsewhere.example" },
+      body: JSON.stringify({ formId: guarded, data: {}, altcha: payload }),
     });
     expect(refused.body.code).toBe("ORIGIN_NOT_ALLOWED");
     expect(await check(payload, guarded)).toBe("accept");

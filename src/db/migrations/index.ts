@@ -22,6 +22,7 @@ import * as outboxDue from "./020-outbox-due";
 import * as changeKinds from "./021-change-kinds";
 import * as honeypotLessons from "./022-honeypot-lessons";
 import * as confirmationEmails from "./023-confirmation-emails";
+import * as formWarnings from "./024-form-warnings";
 
 export interface Migration {
   version: number;
@@ -54,4 +55,5 @@ export const migrations: Migration[] = [
   { version: 21, name: "change-kinds", up: changeKinds.up },
   { version: 22, name: "honeypot-lessons", up: honeypotLessons.up },
   { version: 23, name: "confirmation-emails", up: confirmationEmails.up },
+  { version: 24, name: "form-warnings", up: formWarnings.up },
 ];

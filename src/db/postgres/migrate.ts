@@ -204,6 +204,11 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       "CREATE INDEX confirmation_emails_by_owner ON confirmation_emails (owner_id, due_at)",
     ],
   },
+  {
+    version: 24,
+    name: "form-warnings",
+    statements: [`ALTER TABLE forms ADD COLUMN warnings text COLLATE "C" NOT NULL DEFAULT '[]'`],
+  },
 ];
 
 /**

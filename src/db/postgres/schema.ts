@@ -125,7 +125,8 @@ export const POSTGRES_SCHEMA: string[] = [
     spam_threshold          double precision NOT NULL DEFAULT 0.9,
     recaptcha_min_score     double precision NOT NULL DEFAULT 0.5,
     -- Last, as in SQLite, whose migration 018 made it again to take 'recaptcha'.
-    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha'))
+    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha')),
+    warnings                text COLLATE "C" NOT NULL DEFAULT '[]'
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -375,7 +376,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 23;
+export const POSTGRES_SCHEMA_VERSION = 24;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),

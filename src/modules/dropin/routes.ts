@@ -38,7 +38,6 @@ const SENTENCES: Partial<Record<ErrorCode, string>> = {
   INVALID_BODY: "The form could not be read; please try again from the page you came from.",
   CHALLENGE_FAILED: "The check that you are a person did not pass; please try again.",
   ORIGIN_NOT_ALLOWED: "This form does not take answers from the page you sent it from.",
-  REDIRECT_NOT_ALLOWED: "This form cannot send you on to the address the page gave.",
   FORM_CLOSED: "This form is closed and takes no more answers.",
   FORM_NOT_FOUND: "There is no form at this address.",
   PAYLOAD_TOO_LARGE: "What you sent is too large; please shorten it and try again.",
@@ -186,7 +185,9 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
           const back = backTarget(form, referer, headers.get("origin"));
           const signed = back && `?back=${encodeURIComponent(back)}&sig=${links.sign(BACK_LINK, form.id, back)}`;
           const thanks = `${ownOrigin() ?? ""}/f/${encodeURIComponent(form.id)}/thanks${signed ?? ""}`;
-          const next = post.body.redirectUrl ?? form.successUrl ?? thanks;
+          // A target the pipeline dropped sends the visitor to our own page: their message was taken.
+          const dropped = post.body.redirectUrl !== undefined && result.redirect === undefined;
+          const next = dropped ? thanks : (result.redirect ?? form.successUrl ?? thanks);
           if (wantsJson(headers)) return { ok: true, success: true, submissionId: result.submissionId, next };
           set.status = 303;
           set.headers.location = locationUrl(next) ?? next;

@@ -112,9 +112,21 @@ export interface Form {
   fromName: string | null;
   /** `daily`: one digest a day at 08:00 UTC instead of an email per submission. */
   notifyMode: NotifyMode;
+  /** What the owner should know of the form's posts, newest first (the last few distinct ones): a redirect target dropped. */
+  warnings: FormWarning[];
   createdAt: string;
   updatedAt: string;
 }
+
+/** A redirect target a post named and was not allowed: the post was stored, the visitor sent to formsvc's thank-you page. */
+export interface FormWarning {
+  code: "REDIRECT_NOT_ALLOWED";
+  target: string;
+  at: string;
+}
+
+/** How many warnings a form keeps: the most recent distinct ones. */
+export const MAX_FORM_WARNINGS = 5;
 
 /** An address that gets the owner notification once it has opened its confirmation link (the owner's own needs none). */
 export interface Recipient {

@@ -3,7 +3,8 @@ import { pendingSubmissionsColumn } from "../../db/postgres/deltas";
 import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
 import { createJoiners, joinerRuleOf } from "../waitlist/joiners";
-import type { Form } from "./model";
+import type { NewSubmission } from "../submissions/model";
+import { MAX_FORM_WARNINGS, type Form, type FormWarning } from "./model";
 import { setAt, valueAt } from "../../lib/dotted-path";
 import { CODECS, STORED_SETTINGS } from "./settings";
 
@@ -15,6 +16,8 @@ interface FormRow {
   /** PostgreSQL: the submissions not folded yet into `submission_count` (db/postgres/deltas.ts). */
   pending_submissions?: number;
   users_joined_count: number;
+  /** The form's warnings as JSON text, newest first; written by submits only (`noteWarnings`), never by an edit. */
+  warnings: string;
   created_at: string;
   updated_at: string;
   [column: string]: unknown;
@@ -26,6 +29,7 @@ function toForm(r: FormRow): Form {
     ownerId: r.owner_id,
     submissionCount: r.submission_count + (r.pending_submissions ?? 0),
     usersJoinedCount: r.users_joined_count,
+    warnings: JSON.parse(r.warnings) as FormWarning[],
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     autoresponse: {},
@@ -76,6 +80,30 @@ export function createFormsRepo(sql: Sql) {
         await sql.run(UPDATE, { id: f.id, ...bindSettings(f), updated_at: f.updatedAt });
         if (opts.recountJoiners) await joiners.recount(f.id, joinerRuleOf(f));
       });
+    },
+    /**
+     * The submit pipeline's writer of the redirect targets it dropped, in the batch's transaction: each
+     * form keeps the newest MAX_FORM_WARNINGS distinct targets, newest first. Its row is locked while
+     * read, so two instances' batches add to each other's list.
+     */
+    async noteWarnings(batch: NewSubmission[]): Promise<void> {
+      const byForm = new Map<string, FormWarning[]>();
+      for (const s of batch) {
+        if (s.droppedRedirect === undefined) continue;
+        const added = byForm.get(s.form.id) ?? [];
+        added.unshift({ code: "REDIRECT_NOT_ALLOWED", target: s.droppedRedirect, at: s.createdAt });
+        byForm.set(s.form.id, added);
+      }
+      const lock = sql.engine === "postgres" ? " FOR NO KEY UPDATE" : "";
+      for (const [id, added] of byForm) {
+        const row = await sql.get<{ warnings: string }>(`SELECT warnings FROM forms WHERE id = ?${lock}`, [id]);
+        if (!row) continue;
+        const kept: FormWarning[] = [];
+        for (const w of [...added, ...(JSON.parse(row.warnings) as FormWarning[])])
+          if (kept.length < MAX_FORM_WARNINGS && !kept.some((k) => k.code === w.code && k.target === w.target))
+            kept.push(w);
+        await sql.run("UPDATE forms SET warnings = ? WHERE id = ?", [JSON.stringify(kept), id]);
+      }
     },
     /** Whether any form asks its joiners to confirm (so the server must know its public URL). */
     async anyDoubleOptIn(): Promise<boolean> {

@@ -20,6 +20,7 @@ import { usersJoined, type Autoresponse, type Challenge, type Form, type FormTyp
 import { setAt, valueAt } from "../../lib/dotted-path";
 import { WRITABLE_SETTINGS } from "./settings";
 import type { FormsRepo } from "./repo";
+import type { Committed } from "../submissions/pipeline";
 
 /** Form fields that are the server's own: no operator sets them. */
 type ServerField = "id" | "ownerId" | "submissionCount" | "usersJoinedCount" | "createdAt" | "updatedAt";
@@ -227,6 +228,7 @@ export function createFormsService(
       createdAt: now,
       updatedAt: now,
       autoresponse: {},
+      warnings: [] as Form["warnings"],
     };
     for (const { row } of WRITABLE_SETTINGS) if (row.default !== undefined) setAt(blank, row.field, row.default);
     const complete = applied(blank as Form, valid);
@@ -316,6 +318,13 @@ export function createFormsService(
       });
       drop([formId]);
       return done;
+    },
+
+    /** A pipeline hook: a commit that dropped a redirect target wrote its form's warnings (forms/repo.ts `noteWarnings`). */
+    warned({ change, batch }: Committed): void {
+      if (change !== "submitted") return;
+      const ids = batch.filter((s) => s.droppedRedirect !== undefined).map((s) => s.form.id);
+      if (ids.length) drop(ids);
     },
 
     /** After a commit of this process that changed these forms' counters: their cached counts are behind. */

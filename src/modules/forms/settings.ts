@@ -1041,6 +1041,25 @@ export const SETTINGS = {
     cli: { flag: "--notify <mode>", help: "each (an email per submission) or daily (one digest at 08:00 UTC)" },
     show: { label: "notify", text: (v) => (v === "daily" ? "daily digest at 08:00 UTC" : "each submission") },
   }),
+  warnings: readOnly({
+    schema: t.Array(
+      t.Object({
+        code: t.Literal("REDIRECT_NOT_ALLOWED"),
+        target: t.String({ description: "the redirect target the page sent (`_next` or `redirectUrl`), as sent" }),
+        at: timestamp(),
+      }),
+      {
+        description:
+          "what the owner should know, newest first, the last 5 distinct targets: REDIRECT_NOT_ALLOWED is a redirect target that was not allowed (not on allowedOrigins, or with none set not on the posting page's origin) or not an http(s) URL; the post was stored and the visitor sent to formsvc's thank-you page",
+      },
+    ),
+    field: "warnings",
+    show: {
+      label: "warnings",
+      text: (v) => v.map((w) => `${w.at} redirect not allowed: ${w.target}`).join("; "),
+      when: (form) => form.warnings.length > 0,
+    },
+  }),
   createdAt: readOnly({ schema: timestamp(), field: "createdAt", show: { label: "created", text: (v) => v } }),
   updatedAt: readOnly({ schema: timestamp(), field: "updatedAt", show: { label: "updated", text: (v) => v } }),
 };

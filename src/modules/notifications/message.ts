@@ -79,6 +79,12 @@ export function notificationView(
   };
 }
 
+/** What the owner is told of a redirect target the post named and was not allowed, or nothing. */
+const redirectWarning = (target: string | undefined): string =>
+  target === undefined
+    ? ""
+    : `The page asked to send the visitor on to ${oneLine(target)}, which this form does not allow (add its origin to the form's allowed origins, or post from a page on it); the submission was stored and the visitor shown formsvc's thank-you page.`;
+
 /**
  * The owner's notification for one queued submission: formsvc's (every field, in a text and an
  * HTML part) or the form's template (its text, and the same text escaped as the HTML part); the
@@ -95,13 +101,15 @@ export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessa
     ...(row.reply_to ? { replyTo: row.reply_to } : {}),
     ...(p.fromName ? { fromName: p.fromName } : {}),
   };
+  const warning = redirectWarning(p.droppedRedirect);
+  const warningHtml = warning && `<p style="${MAIL_STYLES.quiet}">${escapeHtml(warning)}</p>`;
   if (p.template) {
     const view = notificationView(row, fields, link);
     return {
       ...envelope,
       subject: oneLine(p.subject ?? renderText(p.template.subject, view)).slice(0, MAX_SUBJECT),
-      text: renderText(p.template.text, view),
-      html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><div style="${MAIL_STYLES.pre}">${renderHtml(p.template.text, view)}</div></body></html>`,
+      text: renderText(p.template.text, view) + (warning && `\n\n${warning}`),
+      html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><div style="${MAIL_STYLES.pre}">${renderHtml(p.template.text, view)}</div>${warningHtml}</body></html>`,
     };
   }
   const files = mailFiles(row, fields, link);
@@ -125,6 +133,7 @@ export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessa
     ...(entries.length ? entries.map(([k, v]) => `${k}: ${v}`) : ["(no fields)"]),
     "",
     summary.map(([k, v]) => `${k}: ${v}`).join(" · "),
+    ...(warning ? ["", warning] : []),
   ].join("\n");
   const fileHtml = (f: MailFile) =>
     `${f.url ? `<a href="${escapeHtml(f.url)}">${escapeHtml(f.name)}</a>` : escapeHtml(f.name)} <span style="${MAIL_STYLES.quiet}">(${escapeHtml(f.type)}, ${humanSize(f.size)})</span>`;
@@ -139,6 +148,7 @@ export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessa
     `<p>Received ${escapeHtml(row.submitted_at)} (submission ${escapeHtml(row.submission_id ?? "")})</p>`,
     `<table cellpadding="4">${rows.join("") || "<tr><td>(no fields)</td></tr>"}</table>`,
     `<p style="${MAIL_STYLES.quiet}">${summary.map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" &middot; ")}</p>`,
+    warningHtml,
     `</body></html>`,
   ].join("\n");
   return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };

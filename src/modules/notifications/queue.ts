@@ -13,6 +13,8 @@ export interface NotificationPayload {
   /** The page's `_subject`, ahead of the template's. */
   subject: string | null;
   fromName: string | null;
+  /** A redirect target the post named and was not allowed: the email tells the owner (left out when none). */
+  droppedRedirect?: string;
 }
 
 /** Who hears of a submission (or a day's): every confirmed recipient, else the owner. */
@@ -43,6 +45,7 @@ export const queueNotifications =
         template: s.form.notificationTemplate,
         subject: s.subject ?? null,
         fromName: s.form.fromName,
+        ...(s.droppedRedirect !== undefined ? { droppedRedirect: s.droppedRedirect } : {}),
       };
       const text = JSON.stringify(payload);
       for (const recipient of recipients) {

@@ -1,5 +1,4 @@
 import type { Upload } from "../files/service";
-import { FormatRegistry } from "@sinclair/typebox";
 import { t, type Static } from "elysia";
 import type { Form } from "../forms/model";
 import { FormId } from "../../http/schemas";
@@ -25,26 +24,19 @@ const MetaSchema = t.Object(
 export const MAX_FORM_ID_LENGTH = 200;
 export const MAX_REDIRECT_URL_LENGTH = 2048;
 
-// JSON Schema's `iri` (RFC 3987: a URI that may hold non-ASCII characters), checked as browsers read a
-// URL, since the Location header carries it in that parser's ASCII form. Elysia registers no `iri`;
-// its `uri` is RFC 3986 (ASCII only) and would refuse `https://例え.jp/パス`, which we accept.
-if (!FormatRegistry.Has("iri")) FormatRegistry.Set("iri", (value) => URL.canParse(value));
-
 // Challenge answers are a few hundred bytes; anything far longer is no answer.
 const MAX_CHALLENGE_LENGTH = 8192;
 
 const FormIdField = t.String({ minLength: 1, maxLength: MAX_FORM_ID_LENGTH, description: "the form's id" });
 
 /**
- * http(s) only, no spaces or control characters (echoed raw, they would break the Location header);
- * read-body.ts also holds it to lib/location-url.ts (a valid host, no userinfo), which no schema can say.
+ * Any text: a target that is not a valid http(s) URL, or not allowed, is dropped (allowed-origin.ts)
+ * and the post stored, answered as one without it.
  */
 const RedirectUrlField = t.String({
-  format: "iri",
-  pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\u0000-\\u001f\\u007f]+$",
   maxLength: MAX_REDIRECT_URL_LENGTH,
   description:
-    "absolute http(s) URL, without spaces, control characters or user:password@, whose host is a host name (letters, digits, hyphens, dots; an international name as the browser writes it) or an IPv4 or [IPv6] address; browser form posts are answered 303 to it",
+    "where a browser form post is sent (303): an absolute http(s) URL (without user:password@) on one of the form's allowedOrigins, or with none set on the posting page's own origin; any other is dropped, the post stored and answered as one without it, and the form shows a REDIRECT_NOT_ALLOWED warning",
 });
 
 /**
@@ -208,6 +200,8 @@ export interface NewSubmission {
   usedChallenge?: UsedChallenge;
   /** The page's `_subject` for the owner's notification (drop-in posts), one line of at most 200 characters; `data._subject` keeps it as typed. */
   subject?: string;
+  /** The redirect target the post named and was not allowed (allowed-origin.ts): the owner's notification names it. */
+  droppedRedirect?: string;
   /** Ids of the files uploaded with it (stored, pending): they become its in its transaction. */
   files?: string[];
   /** What the spam checks found, as JSON text (`{score, reasons}`); left out (seeding, tests), null as for submissions from before. */

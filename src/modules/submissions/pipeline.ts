@@ -198,6 +198,8 @@ export interface Candidate {
   usedChallenge?: UsedChallenge;
   /** The page's `_subject` (drop-in posts) as one line, carried to the notification. */
   subject?: string;
+  /** The redirect target the allowed-origin check dropped: the post is answered as one without it. */
+  droppedRedirect?: string;
   /** The files a multipart post carried (already in the store, pending): the files check reads them. */
   uploads?: Upload[];
   /** Why earlier checks filed it as spam (`honeypot`), for the spam filter's reasons. */

@@ -112,7 +112,7 @@ export function submissionsRoutes(
         detail: {
           summary: "Submit to a form",
           description:
-            "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe. Takes a secret or a publishable key (a web page's, rate limited per visitor); with a publishable key, a form's allowedOrigins must list the page's Origin (or Referer), and a redirectUrl must be on one of them (else 403 ORIGIN_NOT_ALLOWED). The form's spam checks run after it is found and owned: a challenge (400 CHALLENGE_FAILED, or 503 when its verifier does not answer), then the honeypot (stored as spam, answered the same). A closed form (paused, past closesAt, at maxSubmissions) is a 403 FORM_CLOSED; a form with fields checks them last, every problem at once in a 400 VALIDATION_FAILED with errors[], and stores a form post's values typed. A request carries at most 1,000 fields, a repeated name counted each time (a multipart body at most 1,000 parts): more is a 400 TOO_MANY_FIELDS. A body slower than FORMSVC_MIN_BODY_RATE bytes a second over 30 s is a 408 BODY_TOO_SLOW; a client address with FORMSVC_MAX_UPLOADS_PER_CLIENT multipart bodies in flight gets a 429 for another.",
+            "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe. Takes a secret or a publishable key (a web page's, rate limited per visitor); with a publishable key, a form's allowedOrigins must list the page's Origin (or Referer) (else 403 ORIGIN_NOT_ALLOWED). A redirectUrl off the allowed origins (with none set, off the posting page's origin), or not an http(s) URL, is dropped: the post is stored, answered as one without it, and the form gets a REDIRECT_NOT_ALLOWED warning (Get Form's warnings). The form's spam checks run after it is found and owned: a challenge (400 CHALLENGE_FAILED, or 503 when its verifier does not answer), then the honeypot (stored as spam, answered the same). A closed form (paused, past closesAt, at maxSubmissions) is a 403 FORM_CLOSED; a form with fields checks them last, every problem at once in a 400 VALIDATION_FAILED with errors[], and stores a form post's values typed. A request carries at most 1,000 fields, a repeated name counted each time (a multipart body at most 1,000 parts): more is a 400 TOO_MANY_FIELDS. A body slower than FORMSVC_MIN_BODY_RATE bytes a second over 30 s is a 408 BODY_TOO_SLOW; a client address with FORMSVC_MAX_UPLOADS_PER_CLIENT multipart bodies in flight gets a 429 for another.",
           tags: ["Submissions"],
           parameters: [
             {
@@ -148,7 +148,7 @@ export function submissionsRoutes(
             ...responses({
               status: 303,
               schema: SubmitResultSchema,
-              description: "stored; a form post with a redirectUrl is sent there, with the same body as a 200",
+              description: "stored; a form post with an allowed redirectUrl is sent there, with the same body as a 200",
               headers: {
                 Location: {
                   description:

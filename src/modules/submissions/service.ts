@@ -166,7 +166,7 @@ export function createSubmissionsService({
     const result: SubmitResult = {
       success: true,
       submissionId: id,
-      ...(body.redirectUrl ? { redirect: body.redirectUrl } : {}),
+      ...(body.redirectUrl && candidate.droppedRedirect === undefined ? { redirect: body.redirectUrl } : {}),
     };
     const submission: NewSubmission = {
       id,
@@ -179,6 +179,7 @@ export function createSubmissionsService({
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
       usedChallenge: candidate.usedChallenge,
       ...(candidate.subject !== undefined ? { subject: candidate.subject } : {}),
+      ...(candidate.droppedRedirect !== undefined ? { droppedRedirect: candidate.droppedRedirect } : {}),
       ...(extras.uploads?.length ? { files: extras.uploads.map((u) => u.file) } : {}),
       spam: candidate.spamVerdict ? JSON.stringify(candidate.spamVerdict) : null,
       ...(candidate.visitorDigest ? { visitorDigest: candidate.visitorDigest } : {}),

@@ -1,6 +1,6 @@
 import { forms, type FormDetails } from "../calls";
 import { typeLabel } from "../form-types";
-import { formatNumber } from "../format";
+import { formatDateTime, formatNumber } from "../format";
 import { href, route } from "../router";
 import { PageTitle } from "../shell";
 import { Show } from "../ui/bits";
@@ -39,6 +39,7 @@ export function FormPage({ formId, tab: asked }: { formId: string; tab: FormTab 
           return (
             <>
               <PageTitle sub={<FormSummary form={f} />}>{f.name}</PageTitle>
+              <RedirectWarnings form={f} />
               <nav class="tabs" aria-label="Form">
                 {TABS.map((t) => (
                   <a key={t.id} href={href(["forms", formId, t.id])} aria-current={t.id === tab ? "page" : undefined}>
@@ -66,5 +67,26 @@ function FormSummary({ form }: { form: FormDetails }) {
       {form.usersJoinedSettings?.enabled && <> · {formatNumber(form.usersJoinedSettings.count)} joined</>}
       {form.description && <span class="block">{form.description}</span>}
     </>
+  );
+}
+
+/** Redirect targets the form's pages sent that were not allowed: the posts were kept, the visitors shown formsvc's thank-you page. */
+function RedirectWarnings({ form }: { form: FormDetails }) {
+  if (!form.warnings.length) return null;
+  return (
+    <div class="note note-warning">
+      <p>
+        A page sent {form.warnings.length === 1 ? "a redirect address" : "redirect addresses"} this form does not allow.
+        The submissions were kept and the visitors saw formsvc&apos;s thank-you page instead. Add the address&apos;s
+        origin to Allowed origins in Settings, or post from a page on that origin.
+      </p>
+      <ul>
+        {form.warnings.map((w) => (
+          <li key={`${w.code} ${w.target}`}>
+            <code>{w.target}</code> <span class="muted small">last {formatDateTime(w.at)}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
