@@ -38,6 +38,7 @@ describe("GET /api/v1/forms/{formId}", () => {
         "submissionCount",
         "updatedAt",
         "usersJoinedSettings",
+        "warnings",
       ].sort(),
     );
     expect(body).toMatchObject({
