@@ -84,13 +84,20 @@ const REASONS: Record<string, string> = {
   duplicate: "the same fields from the same visitor, again",
 };
 
-/** The filter's score as a percentage, or a dash for submissions from before it. */
-export function SpamScore({ submission }: { submission: Submission }) {
+/**
+ * The filter's score as a percentage once the filter files spam (before, with what it has learned,
+ * the score says nothing: shown as "learning"), then the reasons; a dash for submissions from before it.
+ */
+export function SpamScore({ submission, filing }: { submission: Submission; filing: boolean }) {
   if (submission.spam === null) return <span class="muted">–</span>;
   const { score, reasons } = submission.spam;
+  const shown = filing ? `${Math.round(score * 100)}%` : "";
   return (
-    <span title={reasons.length ? reasons.join(", ") : undefined}>
-      {Math.round(score * 100)}%{reasons.length ? ` · ${reasons.join(", ")}` : ""}
+    <span title={reasons.length ? reasons.join(", ") : undefined} data-testid="spam-score">
+      {shown}
+      {shown && reasons.length ? " · " : ""}
+      {reasons.join(", ")}
+      {!shown && !reasons.length && <span class="muted">learning</span>}
     </span>
   );
 }
@@ -100,7 +107,7 @@ export function SpamScore({ submission }: { submission: Submission }) {
  * check, then what is known of the sender. Later parts (uploaded files) go after the fields, each as
  * a section of its own.
  */
-export function SubmissionDetails({ submission: s }: { submission: Submission }) {
+export function SubmissionDetails({ submission: s, filing }: { submission: Submission; filing: boolean }) {
   const meta = s.data._meta;
   return (
     <>
@@ -118,8 +125,12 @@ export function SubmissionDetails({ submission: s }: { submission: Submission })
         <div>
           <dt>Score</dt>
           <dd>
-            <SpamScore submission={s} />
-            <span class="muted small block">0: like what you marked not spam; 1: like what you marked spam</span>
+            <SpamScore submission={s} filing={filing} />
+            <span class="muted small block">
+              {filing
+                ? "0: like what you marked not spam; 1: like what you marked spam"
+                : "shown once the filter has learned from 20 spam and 20 not-spam submissions and files spam"}
+            </span>
           </dd>
         </div>
         <div>
@@ -167,6 +178,8 @@ export function SubmissionDetails({ submission: s }: { submission: Submission })
 export function SubmissionPage({ formId, submissionId }: { formId: string; submissionId: string }) {
   const [form, reloadForm] = useLoad(() => forms.get(formId), [formId]);
   const [sub, reload, replace] = useLoad(() => submissions.get(formId, submissionId), [formId, submissionId]);
+  const [filter] = useLoad(() => submissions.spamFilter(), [sub]);
+  const filing = filter.state === "ready" && filter.data.filing;
   const inbox = href(["forms", formId, "submissions"]);
   return (
     <>
@@ -185,7 +198,7 @@ export function SubmissionPage({ formId, submissionId }: { formId: string; submi
       <Show value={sub} retry={reload} label="Loading the submission…">
         {(s) => {
           document.title = `Submission of ${formatDateTime(s.createdAt)} · formsvc`;
-          return <SubmissionView submission={s} onMoved={replace} backTo={inbox} />;
+          return <SubmissionView submission={s} filing={filing} onMoved={replace} backTo={inbox} />;
         }}
       </Show>
     </>
@@ -194,10 +207,12 @@ export function SubmissionPage({ formId, submissionId }: { formId: string; submi
 
 function SubmissionView({
   submission: s,
+  filing,
   onMoved,
   backTo,
 }: {
   submission: SubmissionDetail;
+  filing: boolean;
   onMoved: (s: SubmissionDetail) => void;
   backTo: string;
 }) {
@@ -230,7 +245,7 @@ function SubmissionView({
         Submission of {formatDateTime(s.createdAt)}
       </PageTitle>
       <section class="card">
-        <SubmissionDetails submission={s} />
+        <SubmissionDetails submission={s} filing={filing} />
         {error !== null && <ErrorNote error={error} />}
         <div class="actions">
           <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>

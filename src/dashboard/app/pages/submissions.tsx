@@ -28,6 +28,9 @@ export function SubmissionsTab({
   const [earlier, setEarlier] = useState<{ folder: Folder; cursors: (string | undefined)[] }>({ folder, cursors: [] });
   const stack = earlier.folder === folder ? earlier.cursors : [];
   const [page, reload] = useLoad(() => submissions.list(form.id, folder, cursor, PAGE_SIZE), [form.id, folder, cursor]);
+  // Asked again with each page of submissions: a mark reloads the page, and teaches the filter.
+  const [filter] = useLoad((): Promise<SpamFilterStatus> => submissions.spamFilter(), [page]);
+  const filing = filter.state === "ready" && filter.data.filing;
   const [open, setOpen] = useState<Submission | null>(null);
   const base = ["forms", form.id, "submissions"];
   const at = (c: string | undefined) => href(base, { status: folder === "spam" ? "spam" : undefined, cursor: c });
@@ -61,7 +64,7 @@ export function SubmissionsTab({
           </a>
         )}
       </div>
-      <FilterPanel after={page.state === "ready" ? page.data : null} />
+      {filter.state === "ready" && <FilterPanel status={filter.data} />}
       <Show value={page} retry={reload} label="Loading submissions…">
         {(p) =>
           p.submissions.length === 0 && !cursor ? (
@@ -77,7 +80,7 @@ export function SubmissionsTab({
                     <th scope="col">Message</th>
                     <th scope="col">Country</th>
                     <th scope="col">Device</th>
-                    <th scope="col">Spam score</th>
+                    <th scope="col">Spam check</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -100,8 +103,8 @@ export function SubmissionsTab({
                       </td>
                       <td data-label="Country">{countryName(s.data._meta.country)}</td>
                       <td data-label="Device">{capital(s.data._meta.device)}</td>
-                      <td data-label="Spam score">
-                        <SpamScore submission={s} />
+                      <td data-label="Spam check">
+                        <SpamScore submission={s} filing={filing} />
                       </td>
                     </tr>
                   ))}
@@ -150,6 +153,7 @@ export function SubmissionsTab({
       {open && (
         <SubmissionDialog
           submission={open}
+          filing={filing}
           folder={folder}
           onClose={() => setOpen(null)}
           onDone={(message) => {
@@ -165,11 +169,7 @@ export function SubmissionsTab({
 }
 
 /** What the filter has learned from the owner's marks, and whether it files spam yet. */
-function FilterPanel({ after }: { after: unknown }) {
-  // Asked again with each page of submissions: a mark reloads the page, and teaches the filter.
-  const [status] = useLoad((): Promise<SpamFilterStatus> => submissions.spamFilter(), [after]);
-  if (status.state !== "ready") return null;
-  const s = status.data;
+function FilterPanel({ status: s }: { status: SpamFilterStatus }) {
   return (
     <p class="muted small" role="note">
       Spam filter: learned from {formatNumber(s.spam)} spam and {formatNumber(s.notSpam)} not-spam submission(s).{" "}
@@ -231,11 +231,13 @@ function summary(s: Submission): string {
 /** The whole submission and its _meta, with what can be done to it. */
 function SubmissionDialog({
   submission: s,
+  filing,
   folder,
   onClose,
   onDone,
 }: {
   submission: Submission;
+  filing: boolean;
   folder: Folder;
   onClose: () => void;
   onDone: (message: string) => void;
@@ -263,7 +265,7 @@ function SubmissionDialog({
     );
   return (
     <Dialog title={`Submission of ${formatDateTime(s.createdAt)}`} onClose={onClose} wide>
-      <SubmissionDetails submission={s} />
+      <SubmissionDetails submission={s} filing={filing} />
       <p>
         <a href={href(["forms", s.formId, "submissions", s.id])}>Open on its own page</a>
       </p>
