@@ -1,10 +1,13 @@
 import { describe, expect, test } from "bun:test";
+import type { FieldRule } from "../../src/client/index";
 import { dropinSnippet, formSnippet } from "../../src/dashboard/app/snippet";
+import { seedKey, seedOwner, startTestServer } from "../helpers/harness";
 
 const base = {
   server: "https://forms.example.com",
   formId: "frm_1",
   formType: "contact",
+  fields: null,
   apiKey: "fpk_abc",
   honeypotField: "_gotcha",
   redirectUrl: "",
@@ -113,5 +116,39 @@ describe("the drop-in snippet", () => {
     );
     expect(html).not.toContain("<script");
     expect(html).toContain("&lt;script&gt;x&lt;/script&gt;");
+  });
+});
+
+describe("the publishable-key snippet of a form with fields, posted as it is", () => {
+  test("is accepted by the form's own rules (it offered the type's usual fields, a 400 VALIDATION_FAILED)", async () => {
+    const server = await startTestServer();
+    try {
+      const fields: FieldRule[] = [
+        { name: "subject", type: "text", label: "Subject", required: true },
+        { name: "email", type: "email", label: "Email", required: true },
+        { name: "topic", type: "select", label: "Topic", options: ["Sales", "Support"], required: true },
+      ];
+      const owner = await seedOwner(server, "snippet@example.com", { fields, allowExtraFields: false });
+      const apiKey = (await seedKey(server, owner.ownerEmail, { publishable: true, forms: [owner.formId] })).key;
+      const html = formSnippet({ ...base, server: server.url, formId: owner.formId, fields, apiKey });
+      // What a browser sends for it, filled in: every named control, the honeypot left empty.
+      const values: Record<string, string> = { email: "ada@example.com", topic: "Sales", _gotcha: "" };
+      const body = new URLSearchParams();
+      for (const [, name, value] of html.matchAll(
+        /<(?:input|textarea|select)[^>]*?name="([^"]+)"(?:[^>]*?value="([^"]*)")?/g,
+      ))
+        body.append(name!, value ?? values[name!] ?? "Hello");
+      const action = /action="([^"]+)"/.exec(html)![1]!.replaceAll("&amp;", "&");
+      const res = await server.json(action.slice(server.url.length), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body,
+      });
+      expect([res.status, res.body.errors]).toEqual([200, undefined]);
+      const [row] = await server.query("SELECT data FROM submissions WHERE id = ?", res.body.submissionId);
+      expect(JSON.parse(row.data)).toMatchObject({ subject: "Hello", email: "ada@example.com", topic: "Sales" });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
-// The HTML a site pastes to put a form on a page, both without JavaScript: the drop-in form posting
-// to /f/{formId} (no key), built from the form's fields; and the README's publishable-key form
-// (examples/contact.html), filled in for one form and one key, with the fields its type usually has.
+// The HTML a site pastes to put a form on a page, both without JavaScript and both built from the
+// form's fields (or, without a list, the fields its type usually has): the drop-in form posting to
+// /f/{formId} (no key); and the README's publishable-key form (examples/contact.html), filled in for
+// one form and one key. Posting exactly what either offers is accepted by the form's own rules.
 import type { FieldRule } from "../../client/index";
 
 export interface SnippetInput {
@@ -8,6 +9,8 @@ export interface SnippetInput {
   server: string;
   formId: string;
   formType: string;
+  /** The form's fields; null takes the fields its type usually has. */
+  fields: FieldRule[] | null;
   /** The publishable key; a placeholder when there is none yet. */
   apiKey: string;
   /** The form's honeypot field, or null when it has none. */
@@ -94,12 +97,22 @@ export interface DropinSnippetInput {
   honeypotField: string | null;
 }
 
+/** The lines of a form's own fields, or of those its type usually has; and whether it needs multipart (a file). */
+function bodyOf(s: { fields: FieldRule[] | null; formType: string }) {
+  return {
+    lines: (s.fields ? s.fields.flatMap(fieldLines) : (FIELDS[s.formType] ?? [NAME, EMAIL, MESSAGE])).map(
+      (f) => `  ${f}`,
+    ),
+    enctype: s.fields?.some((f) => f.type === "file") ? ' enctype="multipart/form-data"' : "",
+  };
+}
+
 /** The drop-in snippet: a plain HTML form posting to /f/{formId}, with no key and no script, ready to paste. */
 export function dropinSnippet(s: DropinSnippetInput): string {
-  const multipart = s.fields?.some((f) => f.type === "file") ?? false;
+  const { lines: fields, enctype } = bodyOf(s);
   const lines = [
-    `<form method="post" action="${esc(`${s.server}/f/${encodeURIComponent(s.formId)}`)}"${multipart ? ' enctype="multipart/form-data"' : ""}>`,
-    ...(s.fields ? s.fields.flatMap(fieldLines) : (FIELDS[s.formType] ?? [NAME, EMAIL, MESSAGE])).map((f) => `  ${f}`),
+    `<form method="post" action="${esc(`${s.server}/f/${encodeURIComponent(s.formId)}`)}"${enctype}>`,
+    ...fields,
     ...(s.honeypotField ? HONEYPOT(s.honeypotField) : []),
     `  <button type="submit">Send</button>`,
     `</form>`,
@@ -110,11 +123,12 @@ export function dropinSnippet(s: DropinSnippetInput): string {
 /** The publishable-key snippet, ready to paste. */
 export function formSnippet(s: SnippetInput): string {
   const action = `${s.server}/api/v1/forms/submit?apiKey=${encodeURIComponent(s.apiKey).replace(/%E2%80%A6/g, "…")}`;
+  const { lines: fields, enctype } = bodyOf(s);
   const lines = [
-    `<form method="post" action="${esc(action)}">`,
+    `<form method="post" action="${esc(action)}"${enctype}>`,
     `  <input type="hidden" name="formId" value="${esc(s.formId)}">`,
     ...(s.redirectUrl ? [`  <input type="hidden" name="redirectUrl" value="${esc(s.redirectUrl)}">`] : []),
-    ...(FIELDS[s.formType] ?? [NAME, EMAIL, MESSAGE]).map((f) => `  ${f}`),
+    ...fields,
     ...(s.honeypotField ? HONEYPOT(s.honeypotField) : []),
     `  <button type="submit">Send</button>`,
     `</form>`,

@@ -92,6 +92,7 @@ export function EmbedTab({ form }: { form: FormDetails }) {
     server: location.origin,
     formId: form.id,
     formType: form.formType,
+    fields: form.fields,
     apiKey,
     honeypotField: form.spamSettings.honeypotField,
     redirectUrl: redirect.trim(),
