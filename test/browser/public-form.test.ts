@@ -76,9 +76,9 @@ function formsvcTraffic(page: OfflinePage["page"]) {
   };
 }
 
-describe("the README's snippets", () => {
+describe("the guide's snippets", () => {
   test("are lines of the example files these tests load, so neither can change without the other", () => {
-    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+    const readme = readFileSync(join(import.meta.dir, "../../docs/guide.md"), "utf8");
     const section = readme.slice(
       readme.indexOf("## Put a form on your website"),
       readme.indexOf("\n## ", readme.indexOf("## Put a form on your website") + 1),

@@ -86,13 +86,13 @@ describe("countryLookup", () => {
     }
   });
 
-  test("the README names the pinned geoip-country version and the date of its data", () => {
+  test("the API docs name the pinned geoip-country version and the date of its data", () => {
     const version: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).dependencies["geoip-country"];
     // geoip-country's versions end in the data's timestamp: 5.0.YYYYMMDDhhmm.
     const stamp = /^\d+\.\d+\.(\d{4})(\d{2})(\d{2})\d{4}$/.exec(version);
     expect(stamp).not.toBeNull();
     const [, y, m, d] = stamp!;
-    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain(
+    expect(readFileSync(join(ROOT, "docs/api.md"), "utf8")).toContain(
       `\`geoip-country\` package: ${version}, data of ${y}-${m}-${d}`,
     );
   });

@@ -1,6 +1,6 @@
 // The HTML a site pastes to put a form on a page, both without JavaScript and both built from the
 // form's fields (or, without a list, the fields its type usually has): the drop-in form posting to
-// /f/{formId} (no key); and the README's publishable-key form (examples/contact.html), filled in for
+// /f/{formId} (no key); and the guide's publishable-key form (docs/guide.md) (examples/contact.html), filled in for
 // one form and one key. Posting exactly what either offers is accepted by the form's own rules.
 import type { FieldRule } from "../../client/index";
 

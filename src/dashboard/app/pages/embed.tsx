@@ -199,7 +199,7 @@ export function EmbedTab({ form }: { form: FormDetails }) {
           <p class="note note-warning">
             This form asks for a {form.spamSettings.challenge === "pow" ? "proof of work" : "CAPTCHA"}, which a form
             without JavaScript cannot answer: its posts would be refused. Set the challenge to None in Settings, or use
-            the fetch() version in the README ("Put a form on your website").
+            the fetch() version in the guide (docs/guide.md, "Put a form on your website").
           </p>
         )}
       </div>
