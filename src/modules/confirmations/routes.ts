@@ -11,7 +11,7 @@ function page(title: string, message: string, button?: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;margin:0;min-height:100vh;display:grid;place-items:center;background:#f6f7f9;color:#1d2430}main{max-width:32rem;margin:1rem;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px #0002}h1{font-size:1.4rem;margin:0 0 .75rem}p{line-height:1.5;margin:0}form{margin:1.25rem 0 0}button{font:inherit;font-weight:600;padding:.7rem 1.2rem;min-height:2.75rem;border:0;border-radius:8px;background:#2856d8;color:#fff;cursor:pointer}button:focus-visible{outline:3px solid #2856d8;outline-offset:2px}</style>
+<style>body{font-family:system-ui,sans-serif;margin:0;min-height:100vh;display:grid;place-items:center;background:#f6f7f9;color:#1d2430}main{max-width:32rem;margin:1rem;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px #0002}h1{font-size:1.4rem;margin:0 0 .75rem}p{line-height:1.5;margin:0}form{margin:1.25rem 0 0}button{font:inherit;font-weight:600;padding:.7rem 1.2rem;min-height:2.75rem;border:0;border-radius:8px;background:#2856d8;color:#fff;cursor:pointer}button:focus-visible{outline:3px solid #2856d8;outline-offset:2px}@media (prefers-color-scheme:dark){body{background:#11151c;color:#e6e9ef}main{background:#1b2029;box-shadow:none}}</style>
 </head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${form}</main></body></html>
 `;
 }
