@@ -8,10 +8,13 @@ import type { SQL } from "bun";
 export const CHANGE_KINDS = ["submissions", "forms", "keys", "spam"] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
-// The kinds a write to each table moves, the rows its deletes cascade to included (a form's delete
-// takes its submissions). A table not named here (owners, settings, schema_migrations, any new one)
-// moves every kind: forgetting a table costs reloads, never a stale answer.
-const TABLE_KINDS: Record<string, readonly ChangeKind[]> = {
+/**
+ * The kinds a write to each table moves, the rows its deletes cascade to included (a form's delete
+ * takes its submissions). A table not named here moves every kind: forgetting one would cost
+ * reloads, never a stale answer; still, test/db/schema-once.test.ts fails on a table left out
+ * except those it names as left out on purpose (owners, settings, schema_migrations).
+ */
+export const TABLE_KINDS: Record<string, readonly ChangeKind[]> = {
   submissions: ["submissions"],
   idempotency_keys: ["submissions"],
   form_count_deltas: ["submissions"],

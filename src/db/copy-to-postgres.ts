@@ -10,37 +10,35 @@ export interface CopiedTable {
   copied: number;
 }
 
-// Parents before children (foreign keys), so each row's references exist when it arrives.
-const TABLES = [
-  "settings",
-  "owners",
-  "api_keys",
-  "forms",
-  "submissions",
-  "idempotency_keys",
-  "form_daily_counts",
-  "form_monthly_counts",
-  "waitlist_joiners",
-  "waitlist_confirmations",
-  "webhooks",
-  "outbox",
-  "outbox_attempts",
-  "autoresponse_throttle",
-  "used_challenges",
-  "sessions",
-  "audit_events",
-  "login_failures",
-  "setup_tokens",
-  "password_resets",
-  "recipient_confirmations",
-  "confirmation_emails",
-  "notification_digests",
-  "files",
-  "spam_filters",
-  "spam_tokens",
-  "spam_lessons",
-  "spam_recent",
-];
+/**
+ * The tables a copy takes: every table of the SQLite database but its migrations' record, parents
+ * before children (foreign keys), so each row's references exist when it arrives. Read from the
+ * database itself, so a table a later migration adds is copied without a list to keep.
+ */
+export function tablesToCopy(db: Database): string[] {
+  const tables = db
+    .query<{ name: string }, []>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY rowid",
+    )
+    .all()
+    .map((t) => t.name);
+  const parents = (table: string) =>
+    db
+      .query<{ parent: string }, []>(`SELECT DISTINCT "table" AS parent FROM pragma_foreign_key_list('${table}')`)
+      .all()
+      .map((r) => r.parent)
+      .filter((p) => p !== table);
+  const ordered: string[] = [];
+  const visiting = new Set<string>();
+  const visit = (table: string) => {
+    if (ordered.includes(table) || visiting.has(table)) return;
+    visiting.add(table);
+    for (const parent of parents(table)) visit(parent);
+    ordered.push(table);
+  };
+  for (const table of tables) visit(table);
+  return ordered;
+}
 // Columns PostgreSQL numbers itself (identity); after the copy its counter continues past the copied ids.
 const IDENTITIES: [table: string, column: string][] = [
   ["submissions", "seq"],
@@ -67,14 +65,6 @@ export async function copyToPostgres(
   const source = new Database(sqlitePath, { readonly: true, strict: true });
   const pg = new SQL(url, { max: 1 });
   try {
-    // A table added later must be added to TABLES too, not left behind.
-    const left = source
-      .query<{ name: string }, []>(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'",
-      )
-      .all()
-      .filter((t) => !TABLES.includes(t.name));
-    if (left.length) throw new Error(`copy-to does not know the tables ${left.map((t) => t.name).join(", ")}`);
     return await pg.begin(async (tx) => {
       const [{ n }] = await tx.unsafe("SELECT CAST(count(*) AS INTEGER) AS n FROM owners");
       if (n > 0)
@@ -84,7 +74,7 @@ export async function copyToPostgres(
       // The schema's own settings (fresh secrets) give way to the source's.
       await tx.unsafe("DELETE FROM settings");
       const result: CopiedTable[] = [];
-      for (const table of TABLES) {
+      for (const table of tablesToCopy(source)) {
         const columns = source
           .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}')`)
           .all()

@@ -1,6 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Step } from "../portable";
 
 /** What a form's owner should know of its posts (a redirect target dropped), newest first, as JSON text. */
-export function up(db: Database): void {
-  db.run("ALTER TABLE forms ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'");
-}
+export const steps: Step[] = ["ALTER TABLE forms ADD COLUMN warnings TEXT NOT NULL DEFAULT '[]'"];

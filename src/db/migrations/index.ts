@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import { portable, type Migration } from "../portable";
 import * as core from "./001-core";
 import * as submissions from "./002-submissions";
 import * as rollups from "./003-rollups";
@@ -24,13 +24,16 @@ import * as honeypotLessons from "./022-honeypot-lessons";
 import * as confirmationEmails from "./023-confirmation-emails";
 import * as formWarnings from "./024-form-warnings";
 
-export interface Migration {
-  version: number;
-  name: string;
-  up(db: Database): void;
-}
+export type { Migration };
 
-/** Every migration, in order. Forward only: a shipped migration is never edited, only followed. */
+/**
+ * Every migration, in order. Forward only: a shipped migration is never edited, only followed.
+ *
+ * From 24 on a migration is written once for both engines: a file exporting its `steps` (portable.ts),
+ * listed here with `portable(version, name, steps)`; PostgreSQL runs their translation on upgrade and,
+ * for a new database, after its baseline (postgres/schema.ts, frozen at 23). 1 to 23 are SQLite's
+ * alone, their PostgreSQL twins in postgres/migrate.ts.
+ */
 export const migrations: Migration[] = [
   { version: 1, name: "core", up: core.up },
   { version: 2, name: "submissions", up: submissions.up },
@@ -55,5 +58,5 @@ export const migrations: Migration[] = [
   { version: 21, name: "change-kinds", up: changeKinds.up },
   { version: 22, name: "honeypot-lessons", up: honeypotLessons.up },
   { version: 23, name: "confirmation-emails", up: confirmationEmails.up },
-  { version: 24, name: "form-warnings", up: formWarnings.up },
+  portable(24, "form-warnings", formWarnings.steps),
 ];

@@ -1,4 +1,4 @@
-import { migrations as sqliteMigrations } from "../migrations";
+import { migrations as all, type Migration } from "../migrations";
 import type { Sql } from "../sql";
 import type { SqlValue } from "../sql";
 import {
@@ -32,10 +32,11 @@ const HONEYPOT_LESSONS_OUT = [
 ];
 
 /**
- * Schema changes for a database made by an earlier version, each with its SQLite twin's version;
- * the baseline above already holds them, so a new database skips them.
+ * Frozen: the PostgreSQL twins of the SQLite-only migrations 12 to 23, for a database made by an
+ * earlier version; the baseline holds them, so a new database skips them. Migrations from 24 on
+ * carry their PostgreSQL statements (migrations/index.ts): nothing is added here any more.
  */
-const LATER: { version: number; name: string; statements: string[] }[] = [
+const LATER: { version: number; name: string; statements: readonly string[] }[] = [
   {
     version: 12,
     name: "drop-in",
@@ -204,20 +205,25 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
       "CREATE INDEX confirmation_emails_by_owner ON confirmation_emails (owner_id, due_at)",
     ],
   },
-  {
-    version: 24,
-    name: "form-warnings",
-    statements: [`ALTER TABLE forms ADD COLUMN warnings text COLLATE "C" NOT NULL DEFAULT '[]'`],
-  },
 ];
+
+/** The migrations after the baseline, as PostgreSQL runs them: each must have been written in the portable form. */
+function portableAfter(migrations: Migration[]): { version: number; name: string; statements: readonly string[] }[] {
+  return migrations
+    .filter((m) => m.version > BASELINE)
+    .map(({ version, name, postgres }) => {
+      if (!postgres) throw new Error(`migration ${version} (${name}) has no PostgreSQL form: write it with portable()`);
+      return { version, name, statements: postgres };
+    });
+}
 
 /**
  * Brings a PostgreSQL database's schema up to date in one transaction, under an advisory lock:
  * instances that start together wait for the first, then find nothing left to do. A new database
- * gets the whole schema at once, recorded as the SQLite migrations it equals, so both engines
- * name a schema by the same version.
+ * gets the baseline at once, recorded as the SQLite migrations it equals, then the migrations after
+ * it, as an older database does: both engines name a schema by the same version.
  */
-export async function migratePostgres(sql: Sql): Promise<void> {
+export async function migratePostgres(sql: Sql, migrations: Migration[] = all): Promise<void> {
   await sql.transaction(async () => {
     await sql.get("SELECT pg_advisory_xact_lock(hashtext('formsvc:migrate'))");
     await sql.run(
@@ -232,12 +238,12 @@ export async function migratePostgres(sql: Sql): Promise<void> {
     if (applied.size === 0) {
       for (const statement of POSTGRES_SCHEMA) await sql.run(statement);
       for (const seed of POSTGRES_SEED) await sql.run(seed.sql, seed.params() as SqlValue[]);
-      for (const m of sqliteMigrations.filter((m) => m.version <= BASELINE)) {
+      for (const m of migrations.filter((m) => m.version <= BASELINE)) {
         await record(m.version, m.name);
         applied.add(m.version);
       }
     }
-    for (const m of LATER.filter((m) => !applied.has(m.version))) {
+    for (const m of [...LATER, ...portableAfter(migrations)].filter((m) => !applied.has(m.version))) {
       for (const statement of m.statements) await sql.run(statement);
       await record(m.version, m.name);
     }

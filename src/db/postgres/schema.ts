@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { CHANGE_KINDS, changeSequence } from "../change-feed";
 
 /**
- * The PostgreSQL schema (15–18) equal to the SQLite schema at its newest migration (`POSTGRES_SCHEMA_VERSION`): the same tables, columns
+ * The PostgreSQL baseline (15–18) equal to the SQLite schema at migration `POSTGRES_SCHEMA_VERSION`: the same tables, columns
  * in the same order, constraints and index names, made so that the SQL written for SQLite (its `?`
  * placeholders numbered `$N`) returns the same JS values through Bun.sql as through bun:sqlite.
  *
@@ -19,7 +19,8 @@ import { CHANGE_KINDS, changeSequence } from "../change-feed";
  * - STRICT and WITHOUT ROWID have no counterpart and are dropped; SQLite's automatic indexes for
  *   PRIMARY KEY and UNIQUE are PostgreSQL's `<table>_pkey` and `<table>_<column>_key`.
  *
- * One statement per entry, applied in order in one transaction.
+ * One statement per entry, applied in order in one transaction. The same rules derive the
+ * PostgreSQL form of every later migration (db/portable.ts `toPostgres`).
  */
 /**
  * PostgreSQL only (SQLite's one writer keeps its counters on their rows): a batch's counts as rows
@@ -125,8 +126,7 @@ export const POSTGRES_SCHEMA: string[] = [
     spam_threshold          double precision NOT NULL DEFAULT 0.9,
     recaptcha_min_score     double precision NOT NULL DEFAULT 0.5,
     -- Last, as in SQLite, whose migration 018 made it again to take 'recaptcha'.
-    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha')),
-    warnings                text COLLATE "C" NOT NULL DEFAULT '[]'
+    challenge               text COLLATE "C" NOT NULL DEFAULT 'none' CHECK (challenge IN ('none', 'pow', 'turnstile', 'hcaptcha', 'recaptcha'))
   )`,
   "CREATE INDEX forms_by_owner ON forms (owner_id, created_at DESC, id DESC)",
 
@@ -375,8 +375,12 @@ export const POSTGRES_SCHEMA: string[] = [
 /** Tables only PostgreSQL has: what SQLite keeps in memory when one process serves the file. */
 export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
-/** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 24;
+/**
+ * The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having
+ * applied 1 to this, then runs the later ones (each written once, migrations/index.ts). Frozen:
+ * neither this nor the schema above changes any more.
+ */
+export const POSTGRES_SCHEMA_VERSION = 23;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),
