@@ -72,7 +72,7 @@ export async function startServer(
     },
   });
   const server = app.server!;
-  const jobs = startJobs(createJobs(services, store.sql.engine), log, store.runAlone, opts.timedJobs ?? true);
+  const jobs = startJobs(createJobs(services, store.sql.traits), log, store.runAlone, opts.timedJobs ?? true);
   if (services.backups.scheduleNotice) log.warn(services.backups.scheduleNotice);
   // /healthz shows the newest backup from before this start until this process makes its own.
   void services.backups.recall();

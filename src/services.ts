@@ -194,7 +194,7 @@ export async function createServices(deps: Deps) {
   // Every outbound message goes through this one outbox, each kind through its channel.
   const outbox = createOutboxService({
     repo: outboxRepo,
-    soleSender: sql.engine === "sqlite",
+    soleSender: sql.traits.soleWriter,
     channels: {
       notification: mailChannel(
         mailer,
@@ -272,7 +272,7 @@ export async function createServices(deps: Deps) {
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
   // SQLite: a commit's counters go into the cached forms as it commits (nothing reads in between), so
   // the forms stay cached; PostgreSQL drops them after each commit, as other connections read meanwhile.
-  const countsInCache = sql.engine === "sqlite";
+  const countsInCache = sql.traits.soleWriter;
   const pipeline = submitPipeline(sql, clock, {
     // Closing before the challenge (a closed form costs no verification); the field rules last, on
     // the data to be stored, so a honeypot catch is answered as the same fields from a person would be.
@@ -376,7 +376,7 @@ export async function createServices(deps: Deps) {
     },
   });
   const backups = createBackups({
-    engine: sql.engine,
+    fileSnapshots: sql.traits.fileSnapshots,
     dbPath: config.db,
     snapshot: separateProcessBackup(config.db),
     objects: openObjectStore(backupLocation(config), config),
@@ -414,7 +414,7 @@ export async function createServices(deps: Deps) {
     spam,
     audit,
     /** Folds PostgreSQL's counter and rollup deltas into their rows (db/postgres/deltas.ts); nothing on SQLite. Resolves with the forms folded. */
-    foldTallies: (): Promise<number> => (sql.engine === "postgres" ? foldDeltas(sql) : Promise.resolve(0)),
+    foldTallies: (): Promise<number> => (sql.traits.tallyDeltas ? foldDeltas(sql) : Promise.resolve(0)),
     /** The services' clock (pinned in tests): what the pages for people read a form's closing time against. */
     clock,
     close,

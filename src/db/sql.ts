@@ -14,8 +14,27 @@ export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>
  * that transaction: repositories need not pass a connection around, and a service decides what
  * commits together by wrapping it in `transaction`.
  */
+/**
+ * What the engine's nature means for the code above src/db, asked by name: modules ask these
+ * questions, never which engine holds the database (engine branches live under src/db only).
+ */
+export interface EngineTraits {
+  /** One process writes the database (a SQLite file): nothing else commits between its reads and its writes. */
+  readonly soleWriter: boolean;
+  /** Statements cross a network (PostgreSQL): a fuller batch saves round trips, worth waiting for under load. */
+  readonly networked: boolean;
+  /** Counters and rollups are appended as deltas and folded in by a job (db/postgres/deltas.ts), not updated on their rows. */
+  readonly tallyDeltas: boolean;
+  /** Ends a `SELECT` of a row its transaction will update, to lock it meanwhile; empty where one writer holds the whole database. */
+  readonly lockForUpdate: string;
+  /** The database is a file formsvc snapshots itself (`formsvc backups`); PostgreSQL's backups are pg_dump's. */
+  readonly fileSnapshots: boolean;
+}
+
 export interface Sql {
+  /** Which engine: for src/db alone; the code above asks `traits`. */
   readonly engine: "sqlite" | "postgres";
+  readonly traits: EngineTraits;
   /** Every row the statement returns. */
   all<Row>(text: string, params?: SqlParams): Promise<Row[]>;
   /** The first row the statement returns, or null. */

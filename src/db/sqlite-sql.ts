@@ -92,6 +92,7 @@ export function sqliteSql(db: Database, afterWrite?: () => Promise<void>): Sql {
 
   return {
     engine: "sqlite",
+    traits: { soleWriter: true, networked: false, tallyDeltas: false, lockForUpdate: "", fileSnapshots: true },
     all: <Row>(text: string, params?: SqlParams) => exec(() => statement(text).all(...bind(params)) as Row[]),
     get: <Row>(text: string, params?: SqlParams) =>
       exec(() => (statement(text).get(...bind(params)) as Row | null) ?? null),

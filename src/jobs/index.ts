@@ -1,4 +1,5 @@
 import { FORMS_PER_FOLD } from "../db/postgres/deltas";
+import type { EngineTraits } from "../db/sql";
 import { OPERATOR } from "../lib/principal";
 import { AUTORESPONSE_WINDOW_MS } from "../modules/notifications/autoresponse";
 import { OUTBOX_KEEP_MS, type Services } from "../services";
@@ -7,7 +8,7 @@ import type { Job } from "./scheduler";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Every background job `serve` runs. */
-export function createJobs(services: Services, engine: "sqlite" | "postgres" = "sqlite"): Job[] {
+export function createJobs(services: Services, { tallyDeltas = false }: Partial<EngineTraits> = {}): Job[] {
   return [
     {
       name: "expire-idempotency-keys",
@@ -82,7 +83,7 @@ export function createJobs(services: Services, engine: "sqlite" | "postgres" = "
     },
     // PostgreSQL only (SQLite has no deltas): keeps the deltas that every count read adds up few; again at
     // once while a fold finds a full load.
-    ...(engine === "postgres"
+    ...(tallyDeltas
       ? [
           {
             name: "fold-counter-deltas",

@@ -14,6 +14,10 @@ export const jsonRows = (columns: string) => `json_to_recordset(CAST(CAST(? AS T
 export const pendingSubmissions = (alias: string) =>
   `(SELECT CAST(coalesce(sum(d.submissions), 0) AS INTEGER) FROM form_count_deltas d WHERE d.form_id = ${alias}.id)`;
 
+/** A form's (aliased `alias`) submissions counted: on PostgreSQL, those not folded yet included. */
+export const submissionCountOf = (sql: Sql, alias: string) =>
+  sql.engine === "postgres" ? `${alias}.submission_count + ${pendingSubmissions(alias)}` : `${alias}.submission_count`;
+
 /** On PostgreSQL, a `pending_submissions` column for a `SELECT` of forms (aliased `alias`); nothing on SQLite. */
 export const pendingSubmissionsColumn = (sql: Sql, alias: string) =>
   sql.engine === "postgres" ? `, ${pendingSubmissions(alias)} AS pending_submissions` : "";

@@ -125,6 +125,13 @@ export function postgresSql(pool: SQL, publisher: Publisher | null = null): Sql 
 
   return {
     engine: "postgres",
+    traits: {
+      soleWriter: false,
+      networked: true,
+      tallyDeltas: true,
+      lockForUpdate: " FOR NO KEY UPDATE",
+      fileSnapshots: false,
+    },
     all: <Row>(text: string, params?: SqlParams) => query<Row>(text, params).then((rows) => [...rows]),
     get: <Row>(text: string, params?: SqlParams) => query<Row>(text, params).then((rows) => rows[0] ?? null),
     async run(text, params) {

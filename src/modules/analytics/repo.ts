@@ -76,7 +76,7 @@ const byKey = (a: RollupRow, b: RollupRow): number => {
 };
 
 export function createAnalyticsRepo(sql: Sql) {
-  const postgres = sql.engine === "postgres";
+  const deltas = sql.traits.tallyDeltas;
   /**
    * Adds `sign` × each submission to its day's and month's rollups; a value that drops to 0 is removed
    * (top lists never show it). SQLite: one multi-row upsert per table, its rows sorted by key.
@@ -103,7 +103,7 @@ export function createAnalyticsRepo(sql: Sql) {
       for (const [day, counts] of byDay)
         for (let d = 0; d < ROLLUPS.length; d++)
           for (const [value, count] of counts[d]!) days.push([formId, ROLLUPS[d]!, day, value, count]);
-    if (postgres) {
+    if (deltas) {
       // Months are the fold's: each day's delta goes into its month too.
       const rows = days.map(([form_id, dimension, day, value, count]) => ({
         form_id,
@@ -156,7 +156,7 @@ export function createAnalyticsRepo(sql: Sql) {
     },
     /** Submissions per day in [from, to], days without any left out. */
     countsPerDay: (formId: string, from: string, to: string) =>
-      sql.all<{ day: string; count: number }>(postgres ? PG_SERIES : SERIES, [formId, from, to]),
+      sql.all<{ day: string; count: number }>(deltas ? PG_SERIES : SERIES, [formId, from, to]),
     /**
      * The ten most frequent values of a dimension, count descending then value ascending, over
      * the days `headDays` and `tailDays` and the whole months `months` (each [first, last]; an
@@ -167,7 +167,7 @@ export function createAnalyticsRepo(sql: Sql) {
       dimension: Dimension,
       parts: { headDays: [string, string]; tailDays: [string, string]; months: [string, string] },
     ) =>
-      sql.all<{ value: string; count: number }>(postgres ? PG_TOP : TOP, [
+      sql.all<{ value: string; count: number }>(deltas ? PG_TOP : TOP, [
         formId,
         dimension,
         ...parts.headDays,

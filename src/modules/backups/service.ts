@@ -51,7 +51,8 @@ export interface Restored {
 }
 
 export interface BackupsDeps {
-  engine: "sqlite" | "postgres";
+  /** Whether the database is a file this process snapshots (SQLite); PostgreSQL's backups are pg_dump's. */
+  fileSnapshots: boolean;
   /** The live database's path: snapshots are written beside it first (same disk, same privacy). */
   dbPath: string;
   snapshot: CompressedBackup;
@@ -133,7 +134,7 @@ export function createBackups(deps: BackupsDeps) {
   let running: Promise<BackupMade> | null = null;
 
   const refuseOnPostgres = () => {
-    if (deps.engine === "postgres") throw new AppError("INVALID_PARAMETER", PG_DUMP_ADVICE);
+    if (!deps.fileSnapshots) throw new AppError("INVALID_PARAMETER", PG_DUMP_ADVICE);
   };
 
   const list = async () => (refuseOnPostgres(), listBackups(objects));
@@ -215,10 +216,10 @@ export function createBackups(deps: BackupsDeps) {
 
   return {
     /** The cron schedule `serve` runs backups on; null when off or on PostgreSQL (see `scheduleNotice`). */
-    schedule: deps.schedule && deps.engine === "sqlite" ? deps.schedule : null,
+    schedule: deps.schedule && deps.fileSnapshots ? deps.schedule : null,
     /** What `serve` says at start when a schedule is set on PostgreSQL. */
     scheduleNotice:
-      deps.schedule && deps.engine === "postgres" ? `FORMSVC_BACKUP_SCHEDULE is ignored: ${PG_DUMP_ADVICE}` : null,
+      deps.schedule && !deps.fileSnapshots ? `FORMSVC_BACKUP_SCHEDULE is ignored: ${PG_DUMP_ADVICE}` : null,
     location: objects.location,
 
     create,
@@ -255,7 +256,7 @@ export function createBackups(deps: BackupsDeps) {
      * made), so a restart does not show `lastBackup: null`; one this process makes wins. Never throws.
      */
     async recall(): Promise<void> {
-      if (!deps.schedule || deps.engine !== "sqlite") return;
+      if (!deps.schedule || !deps.fileSnapshots) return;
       const newest = (await listBackups(objects).catch(() => []))[0];
       if (newest && last === null) last = { at: newest.at, ok: true };
     },

@@ -94,9 +94,11 @@ export function createFormsRepo(sql: Sql) {
         added.unshift({ code: "REDIRECT_NOT_ALLOWED", target: s.droppedRedirect, at: s.createdAt });
         byForm.set(s.form.id, added);
       }
-      const lock = sql.engine === "postgres" ? " FOR NO KEY UPDATE" : "";
       for (const [id, added] of byForm) {
-        const row = await sql.get<{ warnings: string }>(`SELECT warnings FROM forms WHERE id = ?${lock}`, [id]);
+        const row = await sql.get<{ warnings: string }>(
+          `SELECT warnings FROM forms WHERE id = ?${sql.traits.lockForUpdate}`,
+          [id],
+        );
         if (!row) continue;
         const kept: FormWarning[] = [];
         for (const w of [...added, ...(JSON.parse(row.warnings) as FormWarning[])])

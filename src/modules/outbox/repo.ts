@@ -276,7 +276,7 @@ export function createOutboxRepo(sql: Sql) {
         return due.slice(0, limit).map((r) => r.id);
       };
       let claimed: { id: number }[];
-      if (sql.engine === "postgres")
+      if (!sql.traits.soleWriter)
         // Per kind, like dueIds: `outbox_unsent` gives each kind's due rows in time order, so each
         // read stops after `limit`; over `kind IN (…)` the planner read and sorted every due row. The
         // rows locked beyond the `limit` taken are released at this statement's commit.

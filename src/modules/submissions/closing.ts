@@ -1,5 +1,5 @@
 import type { BatchWriter } from "../../db/batch-transaction";
-import { pendingSubmissions } from "../../db/postgres/deltas";
+import { submissionCountOf } from "../../db/postgres/deltas";
 import type { Sql } from "../../db/sql";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
@@ -39,7 +39,7 @@ export function closingCheck(clock: Clock): SubmitCheck {
  * the lock was taken (a statement of its own, so it sees every batch committed before it).
  */
 export function capWriter(sql: Sql): BatchWriter<NewSubmission> {
-  const COUNT = `SELECT submission_count${sql.engine === "postgres" ? ` + ${pendingSubmissions("forms")}` : ""} AS n FROM forms WHERE id = ?`;
+  const COUNT = `SELECT ${submissionCountOf(sql, "forms")} AS n FROM forms WHERE id = ?`;
   return async (batch) => {
     const capped = new Map<string, number>();
     for (const s of batch)

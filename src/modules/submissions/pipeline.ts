@@ -109,7 +109,7 @@ export function createSubmitPipeline(
     check: (candidate: Candidate) => runChecks(checks, candidate),
 
     /** Whether batches wait for fuller ones under load (group-commit.ts `gather`): on PostgreSQL each costs round trips. */
-    gather: sql.engine === "postgres",
+    gather: sql.traits.networked,
 
     /** Commits a batch of new submissions in one transaction (a bad one fails alone), then runs the hooks for what was stored. */
     commit: batchTransaction(

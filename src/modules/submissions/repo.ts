@@ -93,7 +93,7 @@ export function formCounters(sql: Sql, forms: CommittedForms, counted?: CountedI
     }
     const deltas: { form_id: string; submissions: number }[] = [];
     for (const [formId, { form, emails, joined }] of byForm) {
-      if (sql.engine === "postgres" && form && form.rule === "none" && !form.capped)
+      if (sql.traits.tallyDeltas && form && form.rule === "none" && !form.capped)
         deltas.push({ form_id: formId, submissions: sign * emails.length });
       else {
         await sql.run(BUMP_COUNTERS, [sign * emails.length, joined, formId]);
