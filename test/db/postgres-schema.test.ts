@@ -71,6 +71,12 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
     expect(versions.map((r: { version: number }) => r.version)).toEqual(withDemo.map((m) => m.version));
   });
 
+  test("every kind of change has its sequence", async () => {
+    const sequences =
+      await pg`SELECT relname FROM pg_class WHERE relkind = 'S' AND relname LIKE 'formsvc_changes_%' ORDER BY relname`;
+    expect(sequences.map((r: { relname: string }) => r.relname)).toEqual(CHANGE_KINDS.map(changeSequence).sort());
+  });
+
   test("the same tables, with the same columns in the same order", async () => {
     const tables =
       await pg`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { CHANGE_KINDS, changeSequence } from "../change-feed";
+import { changeSequence, type ChangeKind } from "../change-feed";
 
 /**
  * The PostgreSQL baseline (15–18) equal to the SQLite schema at migration `POSTGRES_SCHEMA_VERSION`: the same tables, columns
@@ -45,8 +45,14 @@ export const COUNTER_DELTAS: string[] = [
   "CREATE INDEX form_rollup_deltas_by_form ON form_rollup_deltas (form_id, dimension, day)",
 ];
 
-/** PostgreSQL only: what tells every instance's caches that another one committed, a sequence per kind of change (db/change-feed.ts). */
-export const CHANGE_SEQUENCES = CHANGE_KINDS.map((kind) => `CREATE SEQUENCE ${changeSequence(kind)}`);
+/**
+ * PostgreSQL only: what tells every instance's caches that another one committed, a sequence per
+ * kind of change (db/change-feed.ts). The kinds as of the baseline, frozen with it: a kind added
+ * later gets its sequence from its migration (a step `{ sqlite: [], postgres: ["CREATE SEQUENCE …"] }`).
+ */
+export const CHANGE_SEQUENCES = (["submissions", "forms", "keys", "spam"] satisfies ChangeKind[]).map(
+  (kind) => `CREATE SEQUENCE ${changeSequence(kind)}`,
+);
 
 export const POSTGRES_SCHEMA: string[] = [
   // Also created on its own (IF NOT EXISTS) by a runner that reads it before applying the rest.
