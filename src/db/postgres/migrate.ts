@@ -209,6 +209,11 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
     name: "form-warnings",
     statements: [`ALTER TABLE forms ADD COLUMN warnings text COLLATE "C" NOT NULL DEFAULT '[]'`],
   },
+  {
+    version: 25,
+    name: "owner-time-zone",
+    statements: [`ALTER TABLE owners ADD COLUMN time_zone text COLLATE "C" NOT NULL DEFAULT 'UTC'`],
+  },
 ];
 
 /**

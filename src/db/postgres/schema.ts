@@ -65,7 +65,8 @@ export const POSTGRES_SCHEMA: string[] = [
     email           text COLLATE "C" NOT NULL UNIQUE,
     created_at      text COLLATE "C" NOT NULL,
     password_hash   text COLLATE "C",
-    password_set_at text COLLATE "C"
+    password_set_at text COLLATE "C",
+    time_zone       text COLLATE "C" NOT NULL DEFAULT 'UTC'
   )`,
 
   `CREATE TABLE api_keys (
@@ -376,7 +377,7 @@ export const POSTGRES_SCHEMA: string[] = [
 export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
 
 /** The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having applied 1 to this. */
-export const POSTGRES_SCHEMA_VERSION = 24;
+export const POSTGRES_SCHEMA_VERSION = 25;
 
 /**
  * The rows the SQLite migrations seed into `settings` (001: cursor_secret, 007: challenge_secret),
