@@ -101,7 +101,7 @@ describe("owner notifications", () => {
     const link = `https://forms.example.com/dashboard/forms/${o.formId}/submissions/${row.id}`;
     expect(mail!.text).toContain(`Open it in the dashboard: ${link}`);
     expect(mail!.html).toContain(`<a href="${link}">Open it in the dashboard</a>`);
-    expect(mail!.html).toContain("<th align=\"left\" valign=\"top\">Your question</th>");
+    expect(mail!.html).toContain('<th align="left" valign="top">Your question</th>');
   });
 
   test("send nothing for forms with developer notifications or the email master switch off", async () => {

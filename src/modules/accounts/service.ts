@@ -362,7 +362,11 @@ export function createAccountsService({
     async updateAccount(caller: Principal, change: { timeZone?: string }): Promise<Account> {
       if (change.timeZone !== undefined) {
         const zone = canonicalTimeZone(change.timeZone);
-        if (!zone) throw new AppError("VALIDATION_FAILED", "timeZone must be an IANA time zone name, such as Europe/Berlin or UTC");
+        if (!zone)
+          throw new AppError(
+            "VALIDATION_FAILED",
+            "timeZone must be an IANA time zone name, such as Europe/Berlin or UTC",
+          );
         await repo.setTimeZone(caller.ownerId, zone);
       }
       const credentials = await repo.findCredentialsById(caller.ownerId);
