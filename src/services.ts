@@ -83,6 +83,7 @@ export function submitStages(
   sql: Sql,
   clock: Clock = systemClock,
   counted?: CountedInCache,
+  publicUrl = "",
 ): Omit<SubmitStages, "checks" | "hooks"> {
   // The batch's forms as committed: read once per transaction (lookup), asked by the counters and the queues.
   const forms = createCommittedForms(sql);
@@ -107,7 +108,7 @@ export function submitStages(
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.
     queues: [
-      queueNotifications(outbox, clock),
+      queueNotifications(outbox, clock, publicUrl),
       queueAutoresponses(outbox, clock),
       queueConfirmations(createConfirmationsRepo(sql), forms, outbox, clock),
       queueWebhooks(forms, outbox, clock),
@@ -119,7 +120,8 @@ export function submitStages(
 
 /**
  * The submit pipeline over one database with these checks and hooks; bench/seed.ts and tests commit
- * through it without any. `counted`: the forms cache, told each commit's counters (SQLite only).
+ * through it without any. `counted`: the forms cache, told each commit's counters (SQLite only);
+ * `publicUrl`: FORMSVC_PUBLIC_URL, which notifications link to.
  */
 export const submitPipeline = (
   sql: Sql,
@@ -128,8 +130,9 @@ export const submitPipeline = (
     checks = [],
     hooks = [],
     counted,
-  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & { counted?: CountedInCache } = {},
-) => createSubmitPipeline(sql, { checks, ...submitStages(sql, clock, counted), hooks });
+    publicUrl,
+  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & { counted?: CountedInCache; publicUrl?: string } = {},
+) => createSubmitPipeline(sql, { checks, ...submitStages(sql, clock, counted, publicUrl), hooks });
 
 /**
  * The composition root: every service, built once over one store. The CLI and the HTTP API share
@@ -289,6 +292,7 @@ export async function createServices(deps: Deps) {
     // the outbox sends what a commit queued; an erasure's owners' models reload; a form given a warning is read again
     hooks: [outbox.afterCommit, spam.filter.afterCommit, forms.warned],
     ...(countsInCache ? { counted: forms.counted } : {}),
+    publicUrl: config.publicUrl,
   });
   const submissionsRepo = createSubmissionsRepo(sql);
   const submissions = createSubmissionsService({

@@ -4,6 +4,7 @@
  */
 import type {
   Account,
+  AccountUpdateRequest,
   Analytics,
   CreatedWebhook,
   Delivery,
@@ -173,6 +174,11 @@ export class FormsvcClient {
   /** The owner the session logs in as; 401 without a live session (an API key is no session). */
   me(options?: CallOptions): Promise<Account> {
     return this.request({ method: "GET", path: "/auth/me", idempotent: true }, options);
+  }
+
+  /** Changes the session's owner: the IANA time zone emails write times in (a 400 for an unknown zone). */
+  updateMe(body: AccountUpdateRequest, options?: CallOptions): Promise<Account> {
+    return this.request({ method: "PATCH", path: "/auth/me", body, idempotent: true }, options);
   }
 
   /** One page of the key owner's forms, newest first. */

@@ -397,8 +397,15 @@ export interface Account {
   /** Lower-cased: what the owner logs in with and where notifications go. */
   email: string;
   createdAt: string;
+  /** The IANA time zone every email to the owner writes its times in (default `UTC`). */
+  timeZone: string;
   /** False while FORMSVC_SMTP_URL is not set: every email is queued, not sent. */
   smtpConfigured: boolean;
+}
+
+/** What an owner may change of their account (`updateMe`); fields left out stay. */
+export interface AccountUpdateRequest {
+  timeZone?: string;
 }
 
 /** An owner's email and the password set with `formsvc owners set-password`. */

@@ -28,6 +28,7 @@ describe("POST /auth/login", () => {
       id: owner.ownerId,
       email: "owner@example.com",
       createdAt: expect.any(String),
+      timeZone: "UTC",
       smtpConfigured: false,
     });
     const attributes = res.setCookie!.split(";").map((a) => a.trim());
@@ -119,6 +120,27 @@ describe("a session", () => {
     expect([res.status, res.body.email]).toEqual([200, "owner@example.com"]);
     expect((await server.json("/api/v1/auth/me")).status).toBe(401);
     expect((await server.json("/api/v1/auth/me", { key: owner.key })).status).toBe(401);
+  });
+
+  test("PATCH /auth/me sets the owner's time zone by its IANA name; an unknown zone, an offset or another field is a 400 that changes nothing", async () => {
+    const { cookie } = await login(server, "owner@example.com");
+    const patch = (body: unknown, headers: Record<string, string> = session(server, cookie!)) =>
+      server.json("/api/v1/auth/me", {
+        method: "PATCH",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const set = await patch({ timeZone: "america/new_york" });
+    expect([set.status, set.body.timeZone, set.body.email]).toEqual([200, "America/New_York", "owner@example.com"]);
+    for (const bad of [{ timeZone: "Mars/Olympus" }, { timeZone: "+01:00" }, { timeZone: "" }, { email: "x@y.z" }]) {
+      const res = await patch(bad);
+      expect([res.status, typeof res.body.error]).toEqual([400, "string"]);
+    }
+    expect((await patch({ timeZone: "UTC" }, session(server, cookie!, "https://evil.example"))).status).toBe(403);
+    expect((await patch({ timeZone: "UTC" }, { "x-api-key": owner.key })).status).toBe(401);
+    expect((await me(cookie!)).body.timeZone).toBe("America/New_York");
+    expect(await patch({})).toMatchObject({ status: 200, body: { timeZone: "America/New_York" } });
+    await patch({ timeZone: "UTC" });
   });
 
   test("reads its owner's forms as a secret key does, and only theirs", async () => {

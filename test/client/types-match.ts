@@ -4,6 +4,7 @@ import type { Static } from "@sinclair/typebox";
 import type * as Client from "../../src/client/types";
 import type {
   AccountJson,
+  AccountPatchSchema,
   LoginBody,
   ResetAcceptedJson,
   ResetBody,
@@ -54,6 +55,7 @@ export type Checks = [
   Assert<Equal<Client.NotificationPreviewRequest, Static<typeof NotificationPreviewBody>>>,
   Assert<Equal<Client.SpamFilterStatus, FilterStatusJson>>,
   Assert<Equal<Client.Account, AccountJson>>,
+  Assert<Equal<Client.AccountUpdateRequest, Static<typeof AccountPatchSchema>>>,
   Assert<Equal<Client.LoginRequest, LoginBody>>,
   Assert<Equal<Client.SetupRequest, SetupBody>>,
   Assert<Equal<Client.ResetRequest, ResetBody>>,

@@ -81,8 +81,8 @@ describe("the daily digest", () => {
     expect(subjects(smtp)).toEqual(["New submission: Each", "Daily <b>: 2 new submissions on 2026-03-01"]);
     const digest = smtp.messages[1]!;
     expect((digest.to as { text: string }).text).toBe("owner@example.com");
-    expect(digest.text).toContain(`00:00:00 UTC  ${first}  ${link(daily, first)}`);
-    expect(digest.text).toContain(`23:59:59 UTC  ${last}  ${link(daily, last)}`);
+    expect(digest.text).toContain(`Sun, 1 Mar 2026, 00:00 UTC  ${first}  ${link(daily, first)}`);
+    expect(digest.text).toContain(`Sun, 1 Mar 2026, 23:59 UTC  ${last}  ${link(daily, last)}`);
     for (const id of unlisted) expect(digest.text).not.toContain(id);
     expect(digest.html).toContain(`<a href="${link(daily, first)}">${first}</a>`);
     expect(digest.html).toContain("Daily &lt;b&gt;");

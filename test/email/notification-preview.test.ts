@@ -58,7 +58,7 @@ describe("the notification preview", () => {
 
     const own = await preview(s, o, { template: null });
     expect(own.body.subject).toBe("New submission: Contact");
-    expect(own.body.text).toContain("message: Hello <there>");
+    expect(own.body.text).toContain("Message: Hello <there>");
     expect(own.body.html).toContain('<td style="white-space:pre-wrap">Hello &lt;there&gt;</td>');
 
     expect((await s.send("GET", `/forms/${o.formId}`, o.key)).body).toEqual(before);

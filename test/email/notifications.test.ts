@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { freePort, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 import { cleanupAfterEach } from "../helpers/fixture";
 import { runCli, runCliAsync, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
+import { login, session, withPassword } from "../helpers/accounts";
 
 const defer = cleanupAfterEach();
 
@@ -58,11 +59,49 @@ describe("owner notifications", () => {
     expect(mail!.subject).toBe("New submission: Contact <us>");
     expect(mail!.to && "text" in mail!.to ? mail!.to.text : "").toBe("owner@example.com");
     expect(mail!.replyTo?.value[0]?.address).toBe("ada@example.com");
-    expect(mail!.text).toContain("message: <script>alert(1)</script>");
-    expect(mail!.text).toContain('details: {"plan":"pro"}');
+    expect(mail!.text).toContain("Message: <script>alert(1)</script>");
+    expect(mail!.text).toContain('Details: {"plan":"pro"}');
     expect(mail!.html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(mail!.html).not.toContain("<script>");
     await outboxUntil(s, (rows) => rows[0]?.status === "sent");
+  });
+
+  test("are written for people: fields by label, the time in the owner's zone, no unknown country, a link to the submission", async () => {
+    const smtp = await sink();
+    const s = await server({ smtpUrl: smtp.url, publicUrl: "https://forms.example.com" });
+    const o = await seedOwner(s, "owner@example.com", {
+      name: "Contact",
+      emailEnabled: true,
+      developerNotifications: true,
+      fields: [{ name: "message", type: "text", label: "Your question" }],
+      allowExtraFields: true,
+    });
+    await withPassword(s, "owner@example.com");
+    // The server's own origin is its public URL's.
+    const { cookie } = await login(s, "owner@example.com", undefined, { origin: "https://forms.example.com" });
+    const zone = await s.json("/api/v1/auth/me", {
+      method: "PATCH",
+      headers: { ...session(s, cookie!, "https://forms.example.com"), "content-type": "application/json" },
+      body: JSON.stringify({ timeZone: "europe/berlin" }),
+    });
+    expect([zone.status, zone.body.timeZone]).toEqual([200, "Europe/Berlin"]);
+
+    const res = await submit(s, o, { message: "How much?", inquiry_type: "sales" });
+    expect(res.status).toBe(200);
+    const [mail] = await smtp.waitFor(1);
+    const [row] = await s.query("SELECT id, created_at FROM submissions");
+    expect(mail!.text).toContain("Your question: How much?");
+    expect(mail!.text).toContain("Inquiry type: sales");
+    expect(mail!.text).toMatch(/Received \w{3}, \d{1,2} \w{3} \d{4}, \d{2}:\d{2} (CET|CEST|GMT\+1|GMT\+2) /);
+    const berlin = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: "Europe/Berlin" });
+    expect(mail!.text).toContain(berlin.format(new Date(row.created_at)));
+    expect(mail!.text).not.toContain(row.created_at);
+    // A test client has no known country: the email says nothing of one rather than "ZZ".
+    expect(mail!.text).not.toMatch(/country|ZZ/i);
+    const link = `https://forms.example.com/dashboard/forms/${o.formId}/submissions/${row.id}`;
+    expect(mail!.text).toContain(`Open it in the dashboard: ${link}`);
+    expect(mail!.html).toContain(`<a href="${link}">Open it in the dashboard</a>`);
+    expect(mail!.html).toContain('<th align="left" valign="top">Your question</th>');
   });
 
   test("send nothing for forms with developer notifications or the email master switch off", async () => {

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { FormsvcError } from "./api";
 import { auth } from "./calls";
+import { AccountPage } from "./pages/account";
 import { FormPage, type FormTab } from "./pages/form";
 import { FormsPage } from "./pages/forms";
 import { KeysPage } from "./pages/keys";
@@ -70,6 +71,12 @@ function Page() {
     return (
       <Shell>
         <FormPage formId={id} tab={tab as FormTab | undefined} />
+      </Shell>
+    );
+  if (section === "account")
+    return (
+      <Shell title="Your account">
+        <AccountPage />
       </Shell>
     );
   if (section === "keys")

@@ -28,6 +28,7 @@ export const auth = {
   login: (email: string, password: string): Promise<Account> => client.login({ email, password }),
   logout: () => client.logout(),
   me: (): Promise<Account> => client.me(),
+  update: (change: { timeZone?: string }): Promise<Account> => client.updateMe(change),
   setup: (token: string, email: string, password: string): Promise<Account> => client.setup({ token, email, password }),
   requestReset: (email: string) => client.requestPasswordReset({ email }),
   confirmReset: (token: string, password: string) => client.confirmPasswordReset({ token, password }),

@@ -42,9 +42,15 @@ export function Shell({ title, children }: { title?: string; children: Component
             </a>
           </nav>
           <div class="account">
-            <span class="account-email" title={me.value?.email}>
-              {me.value?.email}
-            </span>
+            <a
+              class="account-link"
+              href="#/account"
+              title={`${me.value?.email ?? ""}: your account`}
+              aria-current={section === "account" ? "page" : undefined}
+            >
+              <span class="account-email">{me.value?.email}</span>
+              <span class="account-short">Account</span>
+            </a>
             <button
               type="button"
               class="button button-quiet"

@@ -23,6 +23,7 @@ import * as changeKinds from "./021-change-kinds";
 import * as honeypotLessons from "./022-honeypot-lessons";
 import * as confirmationEmails from "./023-confirmation-emails";
 import * as formWarnings from "./024-form-warnings";
+import * as ownerTimeZone from "./025-owner-time-zone";
 
 export type { Migration };
 
@@ -59,4 +60,5 @@ export const migrations: Migration[] = [
   { version: 22, name: "honeypot-lessons", up: honeypotLessons.up },
   { version: 23, name: "confirmation-emails", up: confirmationEmails.up },
   portable(24, "form-warnings", formWarnings.steps),
+  portable(25, "owner-time-zone", ownerTimeZone.steps),
 ];

@@ -7,6 +7,19 @@ const SmtpConfigured = () =>
       "whether FORMSVC_SMTP_URL is set; while it is not, every email (notifications, recipient confirmations, autoresponses, password resets) is queued and sent only once it is set and the server restarted",
   });
 
+const TimeZone = () =>
+  t.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: "^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$",
+    description:
+      "the IANA time zone the owner reads times in (`Europe/Berlin`; default `UTC`): emails write their times in it. Any case is taken; the canonical spelling is kept.",
+    examples: ["Europe/Berlin"],
+  });
+
+/** `PATCH /auth/me`: what an owner may change of their account. */
+export const AccountPatchSchema = t.Object({ timeZone: t.Optional(TimeZone()) }, { additionalProperties: false });
+
 /** The owner a login or a session acts for, as `POST /auth/login` and `GET /auth/me` answer it. */
 export const AccountSchema = t.Object(
   {
@@ -15,6 +28,7 @@ export const AccountSchema = t.Object(
       description: "the owner's email, lower-cased: what they log in with and where notifications go",
     }),
     createdAt: t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" }),
+    timeZone: TimeZone(),
     smtpConfigured: SmtpConfigured(),
   },
   { additionalProperties: false },

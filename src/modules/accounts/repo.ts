@@ -6,6 +6,8 @@ export interface Credentials {
   email: string;
   createdAt: string;
   passwordHash: string | null;
+  /** The IANA zone the owner reads times in (emails). */
+  timeZone: string;
 }
 
 /** What a login failure is counted against: the email tried, or the client's address. */
@@ -37,15 +39,18 @@ interface CredentialsRow {
   email: string;
   created_at: string;
   password_hash: string | null;
+  time_zone: string;
 }
 
 export function createAccountsRepo(sql: Sql) {
   const credentialsBy = async (column: "email" | "id", value: string): Promise<Credentials | null> => {
     const r = await sql.get<CredentialsRow>(
-      `SELECT id, email, created_at, password_hash FROM owners WHERE ${column} = ?`,
+      `SELECT id, email, created_at, password_hash, time_zone FROM owners WHERE ${column} = ?`,
       [value],
     );
-    return r ? { ownerId: r.id, email: r.email, createdAt: r.created_at, passwordHash: r.password_hash } : null;
+    return r
+      ? { ownerId: r.id, email: r.email, createdAt: r.created_at, passwordHash: r.password_hash, timeZone: r.time_zone }
+      : null;
   };
   const deleteOwnerSessions = (ownerId: string): Promise<number> =>
     sql.run("DELETE FROM sessions WHERE owner_id = ?", [ownerId]);
@@ -61,6 +66,9 @@ export function createAccountsRepo(sql: Sql) {
         await sql.run("UPDATE owners SET password_hash = ?, password_set_at = ? WHERE id = ?", [hash, at, ownerId]);
         return deleteOwnerSessions(ownerId);
       }),
+    async setTimeZone(ownerId: string, timeZone: string): Promise<void> {
+      await sql.run("UPDATE owners SET time_zone = ? WHERE id = ?", [timeZone, ownerId]);
+    },
     /** A rehash at login (new parameters, same password): sessions stay. */
     async updatePasswordHash(ownerId: string, hash: string): Promise<void> {
       await sql.run("UPDATE owners SET password_hash = ? WHERE id = ?", [hash, ownerId]);

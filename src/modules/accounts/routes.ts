@@ -6,6 +6,7 @@ import { requireSameOrigin } from "../../http/same-origin";
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from "../../http/session-cookie";
 import { addressBucket } from "../../lib/address-bucket";
 import {
+  AccountPatchSchema,
   AccountSchema,
   LoginBodySchema,
   ResetAcceptedSchema,
@@ -184,6 +185,17 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
           "The owner the session cookie logs in as, and whether the server can send email (`smtpConfigured`, which the dashboard shows on its pages that send email); 401 without a live session (an API key is no session).",
         tags: ["Accounts"],
         responses: responses({ schema: AccountSchema, description: "the owner" }, 401, 429),
+      },
+    })
+    .patch("/auth/me", async ({ principal, body }) => await accounts.updateAccount(principal, body), {
+      auth: "session",
+      body: AccountPatchSchema,
+      detail: {
+        summary: "Change the session's owner",
+        description:
+          "Sets what the owner may change of their account: `timeZone`, the IANA zone every email to them writes its times in. Fields left out stay. An unknown zone is a 400. Must carry the server's own Origin, else 403 CSRF.",
+        tags: ["Accounts"],
+        responses: responses({ schema: AccountSchema, description: "the owner, changed" }, 400, 401, 403, 429),
       },
     });
 }

@@ -4,6 +4,7 @@ import { isoTime, type Clock } from "../../lib/clock";
 import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { canonicalTimeZone } from "../../lib/people-time";
 import type { Principal } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import type { OutboxRepo } from "../outbox/repo";
@@ -17,6 +18,7 @@ export interface Account {
   id: string;
   email: string;
   createdAt: string;
+  timeZone: string;
   smtpConfigured: boolean;
 }
 
@@ -100,6 +102,7 @@ export function createAccountsService({
     id: c.ownerId,
     email: c.email,
     createdAt: c.createdAt,
+    timeZone: c.timeZone,
     smtpConfigured,
   });
 
@@ -350,6 +353,22 @@ export function createAccountsService({
 
     /** The account a caller acts for. */
     async account(caller: Principal): Promise<Account> {
+      const credentials = await repo.findCredentialsById(caller.ownerId);
+      if (!credentials) throw new AppError("UNAUTHORIZED", "the owner of this session no longer exists");
+      return toAccount(credentials);
+    },
+
+    /** Changes what the owner may change of their account (`PATCH /auth/me`): the time zone emails write times in. */
+    async updateAccount(caller: Principal, change: { timeZone?: string }): Promise<Account> {
+      if (change.timeZone !== undefined) {
+        const zone = canonicalTimeZone(change.timeZone);
+        if (!zone)
+          throw new AppError(
+            "VALIDATION_FAILED",
+            "timeZone must be an IANA time zone name, such as Europe/Berlin or UTC",
+          );
+        await repo.setTimeZone(caller.ownerId, zone);
+      }
       const credentials = await repo.findCredentialsById(caller.ownerId);
       if (!credentials) throw new AppError("UNAUTHORIZED", "the owner of this session no longer exists");
       return toAccount(credentials);

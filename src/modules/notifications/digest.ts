@@ -1,13 +1,14 @@
 import { isoTime, utcDay, type Clock } from "../../lib/clock";
 import type { Operator } from "../../lib/principal";
 import { fieldLabel } from "../../lib/field-label";
+import { peopleTime } from "../../lib/people-time";
 import { display, escapeHtml } from "../../lib/template";
 import { filesOf } from "../files/model";
 import type { Form } from "../forms/model";
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRepo, OutboxRow } from "../outbox/repo";
 import type { DigestRepo, DigestSubmission } from "./digest-repo";
-import { recipientsOf } from "./queue";
+import { dashboardLink, labelsOf, recipientsOf, type FieldLabels } from "./queue";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -24,18 +25,11 @@ export interface DigestPayload {
     /** The form's submissions in the dashboard; null without FORMSVC_PUBLIC_URL. */
     inbox: string | null;
     /** The form's field labels when it was queued. */
-    labels: { name: string; label: string }[];
+    labels: FieldLabels;
   };
   fromName: string | null;
-}
-
-/**
- * A form's submissions in the dashboard (a submission's page is this and `/<submissionId>`); null
- * without a public URL. A real path, not the app's `#` route: some mail clients drop a link's fragment.
- */
-export function dashboardLink(publicUrl: string, formId: string): string | null {
-  if (!publicUrl) return null;
-  return `${publicUrl.replace(/\/$/, "")}/dashboard/forms/${encodeURIComponent(formId)}/submissions`;
+  /** The IANA zone the owner reads times in (left out by earlier versions: UTC). */
+  timeZone?: string;
 }
 
 /**
@@ -64,12 +58,13 @@ export function createDigests(deps: {
         if (!form.emailEnabled || !form.developerNotifications) continue;
         const { ids, total } = await repo.submissionsBetween(form.id, from, to);
         if (total === 0) continue;
-        const recipients = recipientsOf(form, await outbox.ownerEmail(form.ownerId));
+        const owner = await outbox.ownerReader(form.ownerId);
+        const recipients = recipientsOf(form, owner?.email);
         if (!recipients.length) continue;
-        const labels = (form.fields ?? []).flatMap((f) => (f.label ? [{ name: f.name, label: f.label }] : []));
         const payload: DigestPayload = {
-          digest: { day, total, ids, inbox: dashboardLink(deps.publicUrl, form.id), labels },
+          digest: { day, total, ids, inbox: dashboardLink(deps.publicUrl, form.id), labels: labelsOf(form) },
           fromName: form.fromName,
+          timeZone: owner?.timeZone ?? "UTC",
         };
         const now = isoTime(clock.now());
         queued += await deps.atomically(async () => {
@@ -128,7 +123,7 @@ function digestFields(
 }
 
 /**
- * A digest's email: the day's count, then each listed submission (newest first) with its time (UTC),
+ * A digest's email: the day's count, then each listed submission (newest first) with its time (in the owner's zone),
  * dashboard link and fields, then how many more there were and the form's inbox. `listed` are the
  * payload's submissions as they are now (any order; one gone since is left out).
  */
@@ -143,7 +138,7 @@ export function renderDigest(row: OutboxRow, p: DigestPayload, listed: DigestSub
   });
   const name = oneLine(row.form_name);
   const subject = `${name}: ${total} new submission${total === 1 ? "" : "s"} on ${day}`;
-  const time = (at: string) => `${at.slice(11, 19)} UTC`;
+  const time = (at: string) => peopleTime(at, p.timeZone);
   const more = total - ids.length;
   const moreFields = (n: number) => `… ${n} more field${n === 1 ? "" : "s"}`;
   const noLink =

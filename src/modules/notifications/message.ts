@@ -1,3 +1,5 @@
+import { fieldLabel } from "../../lib/field-label";
+import { countryName, peopleTime } from "../../lib/people-time";
 import { display, escapeHtml, renderHtml, renderText, shown } from "../../lib/template";
 import { filesOf, humanSize, type FileLinker, type FileRef } from "../files/model";
 import { oneLine, type MailMessage } from "../outbox/message";
@@ -79,6 +81,19 @@ export function notificationView(
   };
 }
 
+/** What the email says of the sender's browser, system, device and country, leaving out what is not known. */
+function aboutSender(meta: Record<string, unknown>): [string, string][] {
+  const joined = (...parts: unknown[]) => parts.filter((x) => typeof x === "string" && x).join(" ");
+  const device = typeof meta.device === "string" && meta.device !== "unknown" ? meta.device : "";
+  const about: [string, string][] = [
+    ["Browser", joined(meta.browser, meta.browserVersion)],
+    ["System", joined(meta.os, meta.osVersion)],
+    ["Device", device],
+    ["Country", countryName(meta.country) ?? ""],
+  ];
+  return about.filter(([, v]) => v !== "");
+}
+
 /** What the owner is told of a redirect target the post named and was not allowed, or nothing. */
 const redirectWarning = (target: string | undefined): string =>
   target === undefined
@@ -113,41 +128,37 @@ export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessa
     };
   }
   const files = mailFiles(row, fields, link);
-  const entries = Object.entries(fields).map(([k, v]) => {
-    const listed = files.get(k);
-    return [k, listed ? listed.map(fileText).join("\n") : display(v)] as const;
+  const entries = Object.entries(fields).map(([name, v]) => {
+    const listed = files.get(name);
+    return { name, label: fieldLabel(name, p.labels), value: listed ? listed.map(fileText).join("\n") : display(v) };
   });
-  const summary: [string, string][] = meta
-    ? [
-        ["browser", [meta.browser, meta.browserVersion].filter(Boolean).join(" ") || "unknown"],
-        ["os", [meta.os, meta.osVersion].filter(Boolean).join(" ") || "unknown"],
-        ["device", String(meta.device ?? "unknown")],
-        ["country", String(meta.country ?? "ZZ")],
-      ]
-    : [];
+  const summary = meta ? aboutSender(meta) : [];
   const title = `New submission: ${oneLine(row.form_name)}`;
+  const received = `Received ${peopleTime(row.submitted_at, p.timeZone)}`;
   const text = [
     `${title}`,
-    `Received ${row.submitted_at} (submission ${row.submission_id})`,
+    `${received} (submission ${row.submission_id})`,
     "",
-    ...(entries.length ? entries.map(([k, v]) => `${k}: ${v}`) : ["(no fields)"]),
+    ...(entries.length ? entries.map((e) => `${e.label}: ${e.value}`) : ["(no fields)"]),
     "",
     summary.map(([k, v]) => `${k}: ${v}`).join(" · "),
+    ...(p.link ? ["", `Open it in the dashboard: ${p.link}`] : []),
     ...(warning ? ["", warning] : []),
   ].join("\n");
   const fileHtml = (f: MailFile) =>
     `${f.url ? `<a href="${escapeHtml(f.url)}">${escapeHtml(f.name)}</a>` : escapeHtml(f.name)} <span style="${MAIL_STYLES.quiet}">(${escapeHtml(f.type)}, ${humanSize(f.size)})</span>`;
-  const rows = entries.map(([k, v]) => {
-    const listed = files.get(k);
-    const cell = listed ? listed.map(fileHtml).join("<br>") : escapeHtml(v);
-    return `<tr><th align="left" valign="top">${escapeHtml(k)}</th><td style="${MAIL_STYLES.pre}">${cell}</td></tr>`;
+  const rows = entries.map((e) => {
+    const listed = files.get(e.name);
+    const cell = listed ? listed.map(fileHtml).join("<br>") : escapeHtml(e.value);
+    return `<tr><th align="left" valign="top">${escapeHtml(e.label)}</th><td style="${MAIL_STYLES.pre}">${cell}</td></tr>`;
   });
   const html = [
     `<!doctype html><html><body style="${MAIL_STYLES.body}">`,
     `<h2>${escapeHtml(title)}</h2>`,
-    `<p>Received ${escapeHtml(row.submitted_at)} (submission ${escapeHtml(row.submission_id ?? "")})</p>`,
+    `<p>${escapeHtml(received)} (submission ${escapeHtml(row.submission_id ?? "")})</p>`,
     `<table cellpadding="4">${rows.join("") || "<tr><td>(no fields)</td></tr>"}</table>`,
     `<p style="${MAIL_STYLES.quiet}">${summary.map(([k, v]) => `${escapeHtml(k)}: ${escapeHtml(v)}`).join(" &middot; ")}</p>`,
+    p.link ? `<p><a href="${escapeHtml(p.link)}">Open it in the dashboard</a></p>` : "",
     warningHtml,
     `</body></html>`,
   ].join("\n");

@@ -13,8 +13,29 @@ export interface NotificationPayload {
   /** The page's `_subject`, ahead of the template's. */
   subject: string | null;
   fromName: string | null;
+  /** The IANA zone the owner reads times in (left out by earlier versions: UTC). */
+  timeZone?: string;
+  /** The form's field labels when it was queued (left out by earlier versions). */
+  labels?: FieldLabels;
+  /** The submission in the dashboard; left out without FORMSVC_PUBLIC_URL. */
+  link?: string;
   /** A redirect target the post named and was not allowed: the email tells the owner (left out when none). */
   droppedRedirect?: string;
+}
+
+/** A form's fields that have a label, as an email names them. */
+export type FieldLabels = { name: string; label: string }[];
+
+export const labelsOf = (form: Form): FieldLabels =>
+  (form.fields ?? []).flatMap((f) => (f.label ? [{ name: f.name, label: f.label }] : []));
+
+/**
+ * A form's submissions in the dashboard (a submission's page is this and `/<submissionId>`); null
+ * without a public URL. A real path, not the app's `#` route: some mail clients drop a link's fragment.
+ */
+export function dashboardLink(publicUrl: string, formId: string): string | null {
+  if (!publicUrl) return null;
+  return `${publicUrl.replace(/\/$/, "")}/dashboard/forms/${encodeURIComponent(formId)}/submissions`;
 }
 
 /** Who hears of a submission (or a day's): every confirmed recipient, else the owner. */
@@ -30,21 +51,26 @@ export const recipientsOf = (form: Form, owner: string | null | undefined): stri
  * also for a submission moved out of spam long after it arrived.
  */
 export const queueNotifications =
-  (repo: OutboxRepo, clock: Clock) =>
+  (repo: OutboxRepo, clock: Clock, publicUrl: string) =>
   async (batch: NewSubmission[]): Promise<number> => {
     const messages: QueuedMessage[] = [];
-    const owners = new Map<string, string | null>();
+    const owners = new Map<string, { email: string; timeZone: string } | null>();
     let now: string | undefined;
     for (const s of batch) {
       if (!wantsNotification(s)) continue;
-      if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerEmail(s.form.ownerId));
-      const recipients = recipientsOf(s.form, owners.get(s.form.ownerId));
+      if (!owners.has(s.form.ownerId)) owners.set(s.form.ownerId, await repo.ownerReader(s.form.ownerId));
+      const owner = owners.get(s.form.ownerId);
+      const recipients = recipientsOf(s.form, owner?.email);
       if (!recipients.length) continue;
       now ??= isoTime(clock.now());
+      const inbox = dashboardLink(publicUrl, s.form.id);
       const payload: NotificationPayload = {
         template: s.form.notificationTemplate,
         subject: s.subject ?? null,
         fromName: s.form.fromName,
+        timeZone: owner?.timeZone ?? "UTC",
+        labels: labelsOf(s.form),
+        ...(inbox ? { link: `${inbox}/${encodeURIComponent(s.id)}` } : {}),
         ...(s.droppedRedirect !== undefined ? { droppedRedirect: s.droppedRedirect } : {}),
       };
       const text = JSON.stringify(payload);

@@ -178,6 +178,15 @@ export function createOutboxRepo(sql: Sql) {
     ownerEmail: async (ownerId: string) =>
       (await sql.get<{ email: string }>("SELECT email FROM owners WHERE id = ?", [ownerId]))?.email ?? null,
 
+    /** The owner as a reader of their emails: where they go, and the zone their times are written in. */
+    async ownerReader(ownerId: string): Promise<{ email: string; timeZone: string } | null> {
+      const r = await sql.get<{ email: string; time_zone: string }>(
+        "SELECT email, time_zone FROM owners WHERE id = ?",
+        [ownerId],
+      );
+      return r ? { email: r.email, timeZone: r.time_zone } : null;
+    },
+
     /** Queues one alert email (`subject`, `alert`) to each owner with a password; answers how many were queued. */
     queueOwnerAlert: (subject: string, alert: string, at: string): Promise<number> =>
       sql.run(QUEUE_OWNER_ALERT, [JSON.stringify({ alert, subject }), at]),

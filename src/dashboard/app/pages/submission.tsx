@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
-import { forms, submissions, type Submission, type SubmissionDetail } from "../calls";
-import { readableName } from "../../../lib/field-label";
+import { forms, submissions, type FormDetails, type Submission, type SubmissionDetail } from "../calls";
+import { fieldLabel } from "../../../lib/field-label";
 import { downloadPath, filesOf, humanSize } from "../../../modules/files/refs";
 import { countryName, formatDateTime } from "../format";
 import { go, href } from "../router";
@@ -107,14 +107,23 @@ export function SpamScore({ submission, filing }: { submission: Submission; fili
  * check, then what is known of the sender. Later parts (uploaded files) go after the fields, each as
  * a section of its own.
  */
-export function SubmissionDetails({ submission: s, filing }: { submission: Submission; filing: boolean }) {
+export function SubmissionDetails({
+  submission: s,
+  filing,
+  fields,
+}: {
+  submission: Submission;
+  filing: boolean;
+  /** The form's fields, whose labels name the values (null while the form loads: names made readable). */
+  fields: FormDetails["fields"];
+}) {
   const meta = s.data._meta;
   return (
     <>
       <dl class="kv" data-testid="submission-fields">
         {fieldsOf(s).map(([k, v]) => (
           <div key={k}>
-            <dt>{readableName(k)}</dt>
+            <dt>{fieldLabel(k, fields)}</dt>
             <dd class="pre">{valueText(v)}</dd>
           </div>
         ))}
@@ -198,7 +207,15 @@ export function SubmissionPage({ formId, submissionId }: { formId: string; submi
       <Show value={sub} retry={reload} label="Loading the submission…">
         {(s) => {
           document.title = `Submission of ${formatDateTime(s.createdAt)} · formsvc`;
-          return <SubmissionView submission={s} filing={filing} onMoved={replace} backTo={inbox} />;
+          return (
+            <SubmissionView
+              submission={s}
+              filing={filing}
+              fields={form.state === "ready" ? form.data.fields : null}
+              onMoved={replace}
+              backTo={inbox}
+            />
+          );
         }}
       </Show>
     </>
@@ -208,11 +225,13 @@ export function SubmissionPage({ formId, submissionId }: { formId: string; submi
 function SubmissionView({
   submission: s,
   filing,
+  fields,
   onMoved,
   backTo,
 }: {
   submission: SubmissionDetail;
   filing: boolean;
+  fields: FormDetails["fields"];
   onMoved: (s: SubmissionDetail) => void;
   backTo: string;
 }) {
@@ -245,7 +264,7 @@ function SubmissionView({
         Submission of {formatDateTime(s.createdAt)}
       </PageTitle>
       <section class="card">
-        <SubmissionDetails submission={s} filing={filing} />
+        <SubmissionDetails submission={s} filing={filing} fields={fields} />
         {error !== null && <ErrorNote error={error} />}
         <div class="actions">
           <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>

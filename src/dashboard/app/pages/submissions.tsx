@@ -5,7 +5,7 @@ import { go, href } from "../router";
 import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 import { senderEmail } from "../../../lib/email";
-import { readableName } from "../../../lib/field-label";
+import { fieldLabel } from "../../../lib/field-label";
 import { capital, fieldsOf, SpamScore, SubmissionDetails, valueText } from "./submission";
 
 const PAGE_SIZE = 25;
@@ -99,7 +99,7 @@ export function SubmissionsTab({
                         <Sender submission={s} />
                       </td>
                       <td data-label="Message" class="summary-cell">
-                        {summary(s)}
+                        {summary(s, form.fields)}
                       </td>
                       <td data-label="Country">{countryName(s.data._meta.country)}</td>
                       <td data-label="Device">{capital(s.data._meta.device)}</td>
@@ -154,6 +154,7 @@ export function SubmissionsTab({
         <SubmissionDialog
           submission={open}
           filing={filing}
+          fields={form.fields}
           folder={folder}
           onClose={() => setOpen(null)}
           onDone={(message) => {
@@ -218,12 +219,14 @@ function Sender({ submission }: { submission: Submission }) {
 }
 
 /** The rest of the data on one line: the message first when there is one. */
-function summary(s: Submission): string {
+function summary(s: Submission, fields: FormDetails["fields"]): string {
   const entries = fieldsOf(s).filter(([k]) => !EMAIL_KEY.test(k) && !NAME_KEY.test(k) && k !== "_replyto");
   const message = entries.find(([k]) => /message|comment|feedback|text/i.test(k));
   const rest = message ? [message, ...entries.filter((e) => e !== message)] : entries;
   const line = rest
-    .map(([k, v]) => (rest.length === 1 || k === message?.[0] ? valueText(v) : `${readableName(k)}: ${valueText(v)}`))
+    .map(([k, v]) =>
+      rest.length === 1 || k === message?.[0] ? valueText(v) : `${fieldLabel(k, fields)}: ${valueText(v)}`,
+    )
     .join(" · ");
   return line.length > 140 ? `${line.slice(0, 139)}…` : line;
 }
@@ -232,12 +235,14 @@ function summary(s: Submission): string {
 function SubmissionDialog({
   submission: s,
   filing,
+  fields,
   folder,
   onClose,
   onDone,
 }: {
   submission: Submission;
   filing: boolean;
+  fields: FormDetails["fields"];
   folder: Folder;
   onClose: () => void;
   onDone: (message: string) => void;
@@ -265,7 +270,7 @@ function SubmissionDialog({
     );
   return (
     <Dialog title={`Submission of ${formatDateTime(s.createdAt)}`} onClose={onClose} wide>
-      <SubmissionDetails submission={s} filing={filing} />
+      <SubmissionDetails submission={s} filing={filing} fields={fields} />
       <p>
         <a href={href(["forms", s.formId, "submissions", s.id])}>Open on its own page</a>
       </p>
