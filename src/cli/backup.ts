@@ -15,7 +15,9 @@ import { emit, table } from "./output";
 export function backupCommand(): Command {
   return (
     new Command("backup")
-      .description("write a consistent copy of the database, safe while `serve` is running")
+      .description(
+        "write a consistent copy of the database, safe while `serve` is running (uploaded files stay where they are: `backups create` keeps them too)",
+      )
       .argument("<file>", "where to write the copy")
       .option("--force", "overwrite an existing file")
       .option("--zstd", "write the copy compressed with zstd, as scheduled backups are (formsvc restore reads it)")
@@ -28,7 +30,7 @@ export function backupCommand(): Command {
       )
       .action(
         (file: string, opts: { force?: boolean; zstd?: boolean; json?: boolean; listFiles?: string }, cmd: Command) =>
-          withServices(cmd, async (_s, { store }) => {
+          withServices(cmd, async (_s, { store, config }) => {
             const target = resolve(file);
             if (existsSync(target)) {
               if (!opts.force) throw new AppError("CONFLICT", `${target} exists; add --force to overwrite it`);
@@ -38,22 +40,27 @@ export function backupCommand(): Command {
             await store.backup.snapshot(copy);
             const databaseBytes = statSync(copy).size;
             try {
+              const stored = storedFilesOf(copy);
               if (opts.listFiles) {
                 const list = resolve(opts.listFiles);
                 createPrivateFile(list);
-                writeFileSync(
-                  list,
-                  storedFilesOf(copy)
-                    .map((f) => `${JSON.stringify(f)}\n`)
-                    .join(""),
-                );
+                writeFileSync(list, stored.map((f) => `${JSON.stringify(f)}\n`).join(""));
               }
               const bytes = opts.zstd ? await compressInto(copy, target) : databaseBytes;
+              // The copy names uploads it does not hold: whoever keeps it must know to keep those too.
+              const uploads = {
+                count: stored.length,
+                bytes: stored.reduce((sum, f) => sum + f.size, 0),
+                location: filesLocation(config),
+              };
+              const notHeld = uploads.count
+                ? `\nIt does not hold the ${uploads.count} uploaded file${uploads.count === 1 ? "" : "s"} the database names (${uploads.bytes} bytes): they stay in ${uploads.location}. Back that up too, or use \`formsvc backups create\`, which keeps them with each backup.`
+                : "";
               emit(
                 !!opts.json,
-                { file: target, bytes, databaseBytes, integrity: "ok" },
+                { file: target, bytes, databaseBytes, integrity: "ok", uploadsNotIncluded: uploads },
                 () =>
-                  `Backed up to ${target} (${bytes} bytes${opts.zstd ? `, ${databaseBytes} uncompressed` : ""}, integrity ok).`,
+                  `Backed up to ${target} (${bytes} bytes${opts.zstd ? `, ${databaseBytes} uncompressed` : ""}, integrity ok).${notHeld}`,
               );
             } finally {
               if (opts.zstd) rmSync(copy, { force: true });

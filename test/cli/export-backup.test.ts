@@ -5,6 +5,8 @@ import { onPostgres, onSqlite } from "../helpers/engine";
 import { parseCsv } from "../helpers/csv";
 import { useServer } from "../helpers/fixture";
 import { readDatabase, runCli } from "../helpers/harness";
+import { DEFAULT_FILES } from "../../src/modules/files/model";
+import { OPERATOR } from "../../src/lib/principal";
 
 const server = useServer();
 const owner = server.seed();
@@ -117,6 +119,34 @@ describe("formsvc backup", () => {
     expect(runCli(["backup", file, "--force"], { db: server.db }).code).toBe(0);
     expect(readFileSync(file).subarray(0, 15).toString()).toBe("SQLite format 3");
   });
+
+  test.if(onSqlite)(
+    "says that the uploaded files the database names are not in the copy, and where they are",
+    async () => {
+      const quiet = runCli(["backup", join(server.dir, "no-uploads.db"), "--json"], { db: server.db });
+      expect(JSON.parse(quiet.stdout).uploadsNotIncluded.count).toBe(0);
+      expect(runCli(["backup", join(server.dir, "no-uploads.txt")], { db: server.db }).stdout).not.toContain(
+        "uploaded",
+      );
+
+      await server.services.forms.updateForm(OPERATOR, owner.formId, { files: DEFAULT_FILES });
+      const form = new FormData();
+      form.append("formId", owner.formId);
+      form.append("doc", new Blob(["a letter"]), "letter.txt");
+      expect((await server.json("/api/v1/forms/submit", { method: "POST", key: owner.key, body: form })).status).toBe(
+        200,
+      );
+      const res = runCli(["backup", join(server.dir, "with-uploads.db")], { db: server.db });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toContain("It does not hold the 1 uploaded file the database names (8 bytes)");
+      expect(res.stdout).toContain(join(server.dir, "files"));
+      expect(res.stdout).toContain("formsvc backups create");
+      const json = JSON.parse(
+        runCli(["backup", join(server.dir, "with-uploads-2.db"), "--json"], { db: server.db }).stdout,
+      );
+      expect(json.uploadsNotIncluded).toEqual({ count: 1, bytes: 8, location: join(server.dir, "files") });
+    },
+  );
 
   test.if(onPostgres)("on PostgreSQL exits non-zero, says to use pg_dump, and writes no file", () => {
     const file = join(server.dir, "backup.db");
