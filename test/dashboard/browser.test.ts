@@ -128,6 +128,11 @@ describe("the dashboard in a browser", () => {
       const topCountry = expected.topCountries[0];
       const top = page.getByRole("region", { name: "Countries" }).locator(".bar-number").first();
       expect(Number(await top.innerText())).toBe(topCountry.count);
+      // The date pickers show the chart's first and last day.
+      expect([
+        await page.getByLabel("From").inputValue(),
+        await page.getByLabel("to", { exact: true }).inputValue(),
+      ]).toEqual([expected.submissionsOverTime[0].date, expected.submissionsOverTime.at(-1).date]);
     }
     const from = new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10);
     const to = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);

@@ -57,6 +57,9 @@ export function AnalyticsTab({ form, query }: { form: FormDetails; query: URLSea
     return { now, before };
   }, [form.id, key]);
   const base = ["forms", form.id, "analytics"];
+  // The pickers show the days the chart shows, whichever way they were chosen.
+  const days = report.state === "ready" ? report.data.now.submissionsOverTime : [];
+  const shown = days.length ? { from: days[0]!.date, to: days.at(-1)!.date } : range.custom;
   return (
     <section aria-labelledby="analytics-title">
       <h2 id="analytics-title" class="visually-hidden">
@@ -75,7 +78,12 @@ export function AnalyticsTab({ form, query }: { form: FormDetails; query: URLSea
             </a>
           ))}
         </div>
-        <CustomRange base={base} current={range.custom} />
+        <CustomRange
+          key={shown ? `${shown.from}/${shown.to}` : "none"}
+          base={base}
+          current={range.custom}
+          shown={shown}
+        />
       </div>
       <Show value={report} retry={reload} label="Loading analytics…">
         {(r) => (
@@ -90,10 +98,19 @@ export function AnalyticsTab({ form, query }: { form: FormDetails; query: URLSea
   );
 }
 
-function CustomRange({ base, current }: { base: string[]; current: { from: string; to: string } | null }) {
+/** The days of the range as two pickers: `shown` is the chart's, `current` the custom range asked for (if one was). */
+function CustomRange({
+  base,
+  current,
+  shown,
+}: {
+  base: string[];
+  current: { from: string; to: string } | null;
+  shown: { from: string; to: string } | null;
+}) {
   const today = todayUtc();
-  const [from, setFrom] = useState(current?.from ?? addDays(today, -13));
-  const [to, setTo] = useState(current?.to ?? today);
+  const [from, setFrom] = useState(shown?.from ?? addDays(today, -13));
+  const [to, setTo] = useState(shown?.to ?? today);
   const [error, setError] = useState<string | null>(null);
   return (
     <form
