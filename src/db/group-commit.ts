@@ -101,6 +101,10 @@ export function groupCommit<T>(
     }
   };
 
+  // `flush` answers every writer itself: what escapes it is an `afterCommit` hook's throw (a bug),
+  // printed, and the batches after it still go.
+  const run = () => void flush().catch((e: unknown) => console.error("group commit: afterCommit failed", e));
+
   // With `gather`: in a closed loop of clients, the writers a commit answered come back soon after
   // it, and may share the next commit. For as long as that commit took (MAX_GATHER_MS at most), a
   // batch waits for as many writers as were waiting or answered when it ended, so no writer waits
@@ -110,10 +114,10 @@ export function groupCommit<T>(
     if (scheduled || committing) return;
     scheduled = true;
     const now = performance.now();
-    if (busyAttempts) setTimeout(flush, retryDelay(busyAttempts));
+    if (busyAttempts) setTimeout(run, retryDelay(busyAttempts));
     else if (now < gatherUntil && queue.length < gatherTarget)
-      gatherTimer = setTimeout(flush, Math.max(1, Math.round(gatherUntil - now)));
-    else setImmediate(flush);
+      gatherTimer = setTimeout(run, Math.max(1, Math.round(gatherUntil - now)));
+    else setImmediate(run);
   };
 
   return {
@@ -123,7 +127,7 @@ export function groupCommit<T>(
         if (gatherTimer && queue.length >= gatherTarget) {
           clearTimeout(gatherTimer);
           gatherTimer = undefined;
-          setImmediate(flush);
+          setImmediate(run);
         } else schedule();
       });
     },

@@ -87,7 +87,7 @@ export function folderStore(root: string): ObjectStore {
       let bytes = 0;
       try {
         for await (const chunk of chunksOf(body)) {
-          sink.write(chunk);
+          await sink.write(chunk);
           // Written before the next chunk is asked for: the caller may free it, and reading waits for the disk.
           await sink.flush();
           bytes += chunk.byteLength;

@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  site?.stop();
+  await site?.stop();
   await server?.close();
 });
 

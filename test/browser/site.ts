@@ -16,7 +16,7 @@ export interface Site {
   origin: string;
   /** Serves `html` at `path` and returns its URL. */
   serve(path: string, html: string): string;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /** Starts a site on loopback (stop it in afterAll). */

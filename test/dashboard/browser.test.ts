@@ -385,7 +385,7 @@ describe("the dashboard in a browser", () => {
       ]);
       expect(stored[0].data._gotcha).toBeUndefined();
     } finally {
-      site.stop(true);
+      await site.stop(true);
     }
     await finish(opened);
   });

@@ -73,3 +73,30 @@ test("a batch gathered while writers do not come back waits no longer than one c
   // Timers fire late on a busy machine: the bound is the commit's time and as much again.
   expect(waited).toBeLessThan(COMMIT_MS * 2);
 });
+
+test("an afterCommit hook that throws is reported, not left as an unhandled rejection, and later batches still go", async () => {
+  const unhandled: unknown[] = [];
+  const printed: unknown[][] = [];
+  const onUnhandled = (e: unknown) => void unhandled.push(e);
+  const print = console.error;
+  process.on("unhandledRejection", onUnhandled);
+  console.error = (...args: unknown[]) => void printed.push(args);
+  try {
+    let calls = 0;
+    const batches = groupCommit<number>(async (items) => items.map(() => null), {
+      afterCommit: () => {
+        if (++calls === 1) throw new Error("hook broke");
+      },
+    });
+    await batches.write(1);
+    await batches.write(2);
+    await batches.drain();
+    await Bun.sleep(10);
+    expect(calls).toBe(2);
+    expect(unhandled).toEqual([]);
+    expect(printed.map((args) => String(args.at(-1)))).toEqual(["Error: hook broke"]);
+  } finally {
+    console.error = print;
+    process.off("unhandledRejection", onUnhandled);
+  }
+});

@@ -72,7 +72,7 @@ afterAll(async () => {
   for (const release of hanging) release();
   await server.close();
   await unconfigured.close();
-  verifier.stop(true);
+  await verifier.stop(true);
 });
 
 const check = async (formId: string, captchaToken: unknown, s: TestServer = server, ip?: string): Promise<Verdict> =>
@@ -143,7 +143,7 @@ describe("Turnstile and hCaptcha", () => {
   test("answers 503 when the provider cannot be reached", async () => {
     const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
     const url = `http://127.0.0.1:${closed.port}/siteverify`;
-    closed.stop(true);
+    await closed.stop(true);
     const down = await startTestServer({ config: { turnstileSecret: TURNSTILE_SECRET, turnstileVerifyUrl: url } });
     try {
       const formId = await (await seedOwner(down, "down@example.com", { challenge: "turnstile" })).formId;

@@ -18,9 +18,9 @@ const verifier = Bun.serve({
     return Response.json({ ...answer, hostname: "example.com", action: "submit" });
   },
 });
-afterAll(() => {
+afterAll(async () => {
   for (const release of hanging) release();
-  verifier.stop(true);
+  await verifier.stop(true);
 });
 
 const server = useServer({

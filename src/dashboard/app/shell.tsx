@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { auth } from "./calls";
-import { announce, Announcer } from "./ui/bits";
+import { act, announce, Announcer } from "./ui/bits";
 import { arrival, go, route } from "./router";
 import { loginNotice, me } from "./session";
 
@@ -54,7 +54,7 @@ export function Shell({ title, children }: { title?: string; children: Component
             <button
               type="button"
               class="button button-quiet"
-              onClick={async () => {
+              onClick={act(async () => {
                 try {
                   await auth.logout();
                   me.value = null;
@@ -63,7 +63,7 @@ export function Shell({ title, children }: { title?: string; children: Component
                 } catch (e) {
                   announce(`Could not log out: ${e instanceof Error ? e.message : String(e)}`);
                 }
-              }}
+              })}
             >
               Log out
             </button>

@@ -183,7 +183,7 @@ export function postgresSql(pool: SQL, publisher: Publisher | null = null): Sql 
         for (const fn of tx.committed) fn();
         return result;
       } finally {
-        tx.conn.release();
+        await tx.conn.release();
       }
     },
     afterCommit(fn) {

@@ -75,7 +75,7 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
         }
         return true;
       } finally {
-        conn.release();
+        await conn.release();
       }
     },
     close: () => sql.close(),

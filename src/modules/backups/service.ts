@@ -326,7 +326,7 @@ export async function restoreBackup(
     const out = Bun.file(scratch).writer();
     let bytes = 0;
     for await (const chunk of source.stream as unknown as AsyncIterable<Uint8Array>) {
-      out.write(chunk);
+      await out.write(chunk);
       bytes += chunk.byteLength;
     }
     await out.end();

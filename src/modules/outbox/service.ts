@@ -115,7 +115,7 @@ export function createOutboxService({
     clearTimeout(flushTimer);
     flushTimer = undefined;
     flushing = true;
-    setImmediate(flushMarks);
+    setImmediate(() => void flushMarks());
   };
   const flushSoon = () => {
     // A batch committing now looks again when it is done.
@@ -297,7 +297,7 @@ export function createOutboxService({
   return {
     /** The submit pipeline's hook: after a commit that queued messages, send them now rather than at the next scheduled drain. */
     afterCommit(committed: Pick<Committed, "queued">): void {
-      if (committed.queued > 0) setTimeout(drain, 0);
+      if (committed.queued > 0) setTimeout(() => void drain(), 0);
     },
 
     drain,

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { auth } from "../calls";
 import { me } from "../session";
 import { PageTitle } from "../shell";
-import { announce, ErrorNote } from "../ui/bits";
+import { act, announce, ErrorNote } from "../ui/bits";
 
 // The zones this browser knows, UTC first; the owner's own is kept even where the browser lacks it.
 const ZONES = ["UTC", ...Intl.supportedValuesOf("timeZone").filter((z) => z !== "UTC")];
@@ -20,7 +20,7 @@ export function AccountPage() {
       <PageTitle sub={account.email}>Your account</PageTitle>
       <form
         class="card stack"
-        onSubmit={async (e) => {
+        onSubmit={act(async (e) => {
           e.preventDefault();
           setBusy(true);
           setError(null);
@@ -32,7 +32,7 @@ export function AccountPage() {
           } finally {
             setBusy(false);
           }
-        }}
+        })}
       >
         <label class="field">
           <span>Time zone</span>

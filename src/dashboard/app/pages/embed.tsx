@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { keys, type FormDetails } from "../calls";
 import { dropinSnippet, formSnippet } from "../snippet";
 import { href } from "../router";
-import { announce, CopyButton, ErrorNote, Loading } from "../ui/bits";
+import { act, announce, CopyButton, ErrorNote, Loading } from "../ui/bits";
 import { useLoad } from "../ui/load";
 
 // A publishable key is made to be public (it can only submit), so the dashboard may keep the one it
@@ -135,7 +135,7 @@ export function EmbedTab({ form }: { form: FormDetails }) {
                   type="button"
                   class="button button-primary"
                   disabled={busy}
-                  onClick={async () => {
+                  onClick={act(async () => {
                     setBusy(true);
                     setError(null);
                     try {
@@ -152,7 +152,7 @@ export function EmbedTab({ form }: { form: FormDetails }) {
                     } finally {
                       setBusy(false);
                     }
-                  }}
+                  })}
                 >
                   {busy ? "Creating…" : "Create a publishable key"}
                 </button>

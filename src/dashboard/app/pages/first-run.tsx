@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
 import { auth } from "../calls";
 import type { ResetAccepted } from "../../../client/index";
-import { ErrorNote, NoSmtpNote } from "../ui/bits";
+import { act, ErrorNote, NoSmtpNote } from "../ui/bits";
 import { go } from "../router";
 import { loginNotice, me } from "../session";
 
@@ -34,7 +34,7 @@ export function Card({ title, children }: { title: string; children: ComponentCh
 function useSubmit(action: (data: FormData) => Promise<void>) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const onSubmit = async (e: Event) => {
+  const onSubmit = act(async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
@@ -44,7 +44,7 @@ function useSubmit(action: (data: FormData) => Promise<void>) {
       setError(err);
     }
     setBusy(false);
-  };
+  });
   return { busy, error, onSubmit, setError };
 }
 

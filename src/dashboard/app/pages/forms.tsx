@@ -6,7 +6,7 @@ import { formatDate, formatNumber, plural } from "../format";
 import { go, href } from "../router";
 import { PageTitle } from "../shell";
 import { Sparkline, type DayCount } from "../ui/charts";
-import { Dialog, ErrorNote, Show } from "../ui/bits";
+import { act, Dialog, ErrorNote, Show } from "../ui/bits";
 import { limiter } from "../ui/limit";
 import { useLoad } from "../ui/load";
 
@@ -124,7 +124,7 @@ function CreateForm({ onClose }: { onClose: () => void }) {
     <Dialog title="New form" onClose={onClose}>
       <form
         class="stack"
-        onSubmit={async (e) => {
+        onSubmit={act(async (e) => {
           e.preventDefault();
           const data = new FormData(e.currentTarget);
           setBusy(true);
@@ -140,7 +140,7 @@ function CreateForm({ onClose }: { onClose: () => void }) {
             setError(err);
             setBusy(false);
           }
-        }}
+        })}
       >
         <label class="field">
           <span>Name</span>

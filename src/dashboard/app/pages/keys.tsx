@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { forms, keys, type ApiKey, type CreatedKey, type FormListItem } from "../calls";
 import { formatDate } from "../format";
 import { PageTitle } from "../shell";
-import { announce, Confirm, CopyButton, Dialog, ErrorNote, Show } from "../ui/bits";
+import { act, announce, Confirm, CopyButton, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 
 /** The owner's API keys: list, create (the secret shown once), revoke. */
@@ -156,7 +156,7 @@ export function CreateKey({
     <Dialog title="New API key" onClose={onClose}>
       <form
         class="stack"
-        onSubmit={async (e) => {
+        onSubmit={act(async (e) => {
           e.preventDefault();
           const data = new FormData(e.currentTarget);
           const bound = data.getAll("forms").map(String);
@@ -176,7 +176,7 @@ export function CreateKey({
             setError(err);
             setBusy(false);
           }
-        }}
+        })}
       >
         <label class="field">
           <span>Name</span>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { auth } from "../calls";
-import { ErrorNote } from "../ui/bits";
+import { act, ErrorNote } from "../ui/bits";
 import { go, route } from "../router";
 import { loginNotice, me } from "../session";
 
@@ -25,7 +25,7 @@ export function LoginPage() {
         )}
         <form
           class="stack"
-          onSubmit={async (e) => {
+          onSubmit={act(async (e) => {
             e.preventDefault();
             const data = new FormData(e.currentTarget);
             setBusy(true);
@@ -38,7 +38,7 @@ export function LoginPage() {
               setError(err);
               setBusy(false);
             }
-          }}
+          })}
         >
           <label class="field">
             <span>Email</span>

@@ -5,7 +5,7 @@ import { go } from "../router";
 import { me } from "../session";
 import { setAt, valueAt } from "../../../lib/dotted-path";
 import { CONTROLS, SECTIONS, type Control, type Draft, type FilesDraft } from "../setting-controls";
-import { announce, Confirm, ErrorNote, NoSmtpNote } from "../ui/bits";
+import { act, announce, Confirm, ErrorNote, NoSmtpNote } from "../ui/bits";
 import { cleanFields, draftFields, FieldEditor, type DraftField } from "./field-editor";
 import { NotificationPreview } from "./notification-preview";
 import { WebhooksSection } from "./webhooks";
@@ -92,7 +92,7 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
 
   return (
     <>
-      <form class="settings" onSubmit={save} aria-label="Form settings">
+      <form class="settings" onSubmit={act(save)} aria-label="Form settings">
         {SECTIONS.map((section) => {
           const keys = KEYS.filter((k) => CONTROLS[k].section === section && (CONTROLS[k].shownWhen?.(draft) ?? true));
           return (

@@ -5,7 +5,7 @@ import { downloadPath, filesOf, humanSize } from "../../../modules/files/refs";
 import { countryName, formatDateTime } from "../format";
 import { go, href } from "../router";
 import { PageTitle } from "../shell";
-import { announce, Confirm, ErrorNote, Show } from "../ui/bits";
+import { act, announce, Confirm, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 
 /** A submission's own fields, without `_meta`. */
@@ -270,7 +270,7 @@ function SubmissionView({
           <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
             Delete
           </button>
-          <button type="button" class="button button-primary" disabled={busy} onClick={move}>
+          <button type="button" class="button button-primary" disabled={busy} onClick={act(move)}>
             {spam ? "Not spam" : "Mark as spam"}
           </button>
         </div>

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { submissions, type FormDetails, type SpamFilterStatus, type Submission } from "../calls";
 import { countryName, formatDateTime, formatNumber } from "../format";
 import { go, href } from "../router";
-import { announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
+import { act, announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 import { senderEmail } from "../../../lib/email";
 import { fieldLabel } from "../../../lib/field-label";
@@ -283,7 +283,7 @@ function SubmissionDialog({
           type="button"
           class="button button-primary"
           disabled={busy}
-          onClick={async () => {
+          onClick={act(async () => {
             setBusy(true);
             setError(null);
             try {
@@ -293,7 +293,7 @@ function SubmissionDialog({
               setError(err);
               setBusy(false);
             }
-          }}
+          })}
         >
           {folder === "spam" ? "Not spam" : "Mark as spam"}
         </button>

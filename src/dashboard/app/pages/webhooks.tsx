@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import type { WebhookFormat } from "../../../client/index";
 import { webhooks, type Delivery, type FormDetails, type CreatedWebhook, type Webhook } from "../calls";
 import { formatDateTime } from "../format";
-import { announce, Confirm, CopyButton, ErrorNote, Show } from "../ui/bits";
+import { act, announce, Confirm, CopyButton, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 
 /** The form's webhooks: add one (its signing secret shown once), remove one, see recent deliveries and send one again. */
@@ -59,7 +59,7 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
       <form
         class="inline-form"
         aria-label="Add a webhook"
-        onSubmit={async (e) => {
+        onSubmit={act(async (e) => {
           e.preventDefault();
           const el = e.currentTarget;
           const data = new FormData(el);
@@ -80,7 +80,7 @@ export function WebhooksSection({ form }: { form: FormDetails }) {
           } finally {
             setBusy(false);
           }
-        }}
+        })}
       >
         <label class="field grow">
           <span>Address</span>
@@ -170,7 +170,7 @@ function DeliveryList({ hook }: { hook: Webhook }) {
                       <button
                         type="button"
                         class="button button-small"
-                        onClick={async () => {
+                        onClick={act(async () => {
                           setError(null);
                           try {
                             await webhooks.replay(d.id);
@@ -179,7 +179,7 @@ function DeliveryList({ hook }: { hook: Webhook }) {
                           } catch (err) {
                             setError(err);
                           }
-                        }}
+                        })}
                       >
                         Send again
                       </button>

@@ -75,6 +75,18 @@ export function Show<T>({
 export const announcement = signal<{ text: string; at: number } | null>(null);
 export const announce = (text: string) => (announcement.value = { text, at: Date.now() });
 
+/**
+ * An event handler that starts `work` and returns, as the DOM expects. `work` shows its own
+ * failures; one that still escapes (a bug) is logged and announced rather than left unhandled.
+ */
+export function act<E>(work: (event: E) => Promise<unknown>): (event: E) => void {
+  return (event) =>
+    void work(event).catch((e: unknown) => {
+      console.error(e);
+      announce(`Something went wrong: ${describeError(e)}`);
+    });
+}
+
 export function Announcer() {
   const a = announcement.value;
   useEffect(() => {
@@ -150,7 +162,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
     <button
       type="button"
       class="button"
-      onClick={async () => {
+      onClick={act(async () => {
         try {
           await navigator.clipboard.writeText(text);
           setDone("copied");
@@ -158,7 +170,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
         } catch {
           setDone("failed");
         }
-      }}
+      })}
     >
       {done === "copied" ? "Copied" : done === "failed" ? "Select and copy by hand" : label}
     </button>
@@ -195,7 +207,7 @@ export function Confirm({
           type="button"
           class="button button-danger"
           disabled={busy}
-          onClick={async () => {
+          onClick={act(async () => {
             setBusy(true);
             setError(null);
             try {
@@ -204,7 +216,7 @@ export function Confirm({
               setError(e);
               setBusy(false);
             }
-          }}
+          })}
         >
           {busy ? busyLabel : action}
         </button>
