@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { dropinSnippet } from "../../src/dashboard/app/snippet";
 import { launchBrowser, type TestBrowser } from "../helpers/browser";
-import { fillFieldEditor, logIn, PASSWORD, saveScreenshot, setPassword, watchConsole } from "../helpers/dashboard";
+import {
+  fillFieldEditor,
+  logIn,
+  PASSWORD,
+  saveScreenshot,
+  SCREENSHOTS,
+  setPassword,
+  watchConsole,
+} from "../helpers/dashboard";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
@@ -46,6 +54,9 @@ describe("the settings page's field editor, and the Embed page's drop-in card", 
       await page.getByRole("button", { name: "Move message up" }).click();
       await page.getByRole("button", { name: "Remove scratch" }).click();
       await saveScreenshot(page, "settings-field-editor");
+      await page.setViewportSize({ width: 390, height: 800 });
+      await page.locator(".field-editor").screenshot({ path: `${SCREENSHOTS}/settings-field-editor-phone.png` });
+      await page.setViewportSize({ width: 1200, height: 900 });
       await save(page);
       expect(await savedFields()).toEqual([
         { name: "email", type: "email", label: "Email", required: true, placeholder: "you@example.com" },

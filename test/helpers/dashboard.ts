@@ -85,7 +85,7 @@ export async function seedDashboard(
 }
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
-const SCREENSHOTS = join(import.meta.dir, "../../test-artifacts/screenshots");
+export const SCREENSHOTS = join(import.meta.dir, "../../test-artifacts/screenshots");
 
 /** A password good enough for the accounts rules (12 characters or more). */
 export const PASSWORD = "correct horse battery staple";

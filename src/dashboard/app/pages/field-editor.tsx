@@ -171,7 +171,7 @@ export function FieldEditor({
                 {TEXT.has(f.type) &&
                   (["minLength", "maxLength"] as const).map((k) => (
                     <label class="field" key={k}>
-                      <span>{k === "minLength" ? "At least (characters)" : "At most (characters)"}</span>
+                      <span>{k === "minLength" ? "Min. length" : "Max. length"}</span>
                       <input
                         class="input-small"
                         type="number"
