@@ -108,9 +108,14 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
   }, [unsaved.join(), form.id]);
 
   const sectionSaved = (section: Section, updated: FormDetails) => {
-    // Only this section's drafts take the saved values: edits in the others stay as they are.
+    // This section, and every setting not being edited, take the saved values; edits elsewhere stay.
     const fresh = draftOf(updated);
-    setDraft((d) => ({ ...d, ...Object.fromEntries(KEYS_OF(section).map((k) => [k, fresh[k]])) }));
+    setDraft(
+      (d) =>
+        Object.fromEntries(
+          KEYS.map((k) => [k, CONTROLS[k].section === section || !changed(d, saved, k) ? fresh[k] : d[k]]),
+        ) as Draft,
+    );
     onSaved(updated);
   };
 
