@@ -236,7 +236,8 @@ function SettingsSection({
     } catch (err) {
       // A refusal names the setting it concerns: said by that control, the rest by the Save button.
       if (err instanceof FormsvcError && err.status === 400) {
-        const { problems: at, rest } = placed(err.message, keys);
+        // A hidden control cannot show its problem: that one is said by the section.
+        const { problems: at, rest } = placed(err.message, shown);
         setProblems(at);
         if (rest.length) setError(new Error(sentence(rest)));
         focusFirst(at);
@@ -248,9 +249,9 @@ function SettingsSection({
 
   if (shown.length === 0) return null;
   return (
-    <form id={`settings-${id}`} class="settings-section" onSubmit={save} aria-labelledby={`${id}-title`}>
+    <form id={`settings-${id}`} class="settings-section" onSubmit={save} aria-labelledby={`settings-${id}-title`}>
       <fieldset class="card" data-unsaved={unsaved || undefined}>
-        <legend id={`${id}-title`}>
+        <legend id={`settings-${id}-title`}>
           {section}
           {unsaved && <span class="badge badge-unsaved">Unsaved changes</span>}
         </legend>
