@@ -7,6 +7,7 @@ import {
   movableClock,
   PASSWORD,
   saveScreenshot,
+  saveUnsavedSections,
   seedDashboard,
   setPassword,
   watchConsole,
@@ -245,9 +246,8 @@ describe("the dashboard in a browser", () => {
     const { page } = opened;
     await page.getByLabel("Name", { exact: true }).fill("Launch waitlist");
     await page.getByLabel("Allowed origins").fill("https://www.example.com\nhttps://example.org");
-    await page.locator(`form.settings [name="spamSettings.challenge"]`).selectOption("pow");
-    await page.getByRole("button", { name: "Save settings" }).click();
-    await page.getByText("Settings saved").waitFor();
+    await page.locator(`.settings [name="spamSettings.challenge"]`).selectOption("pow");
+    await saveUnsavedSections(page);
     const form = (await api(`/api/v1/forms/${seed.waitlistId}`)).body;
     expect(form.name).toBe("Launch waitlist");
     expect(form.allowedOrigins).toEqual(["https://www.example.com", "https://example.org"]);
@@ -256,7 +256,7 @@ describe("the dashboard in a browser", () => {
 
     // A bad origin is refused on the page, in words, and nothing is sent.
     await page.getByLabel("Allowed origins").fill("www.example.com/contact");
-    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.getByRole("button", { name: "Save Who may post settings" }).click();
     await page.getByText("Not an origin: www.example.com/contact").waitFor();
     expect((await api(`/api/v1/forms/${seed.waitlistId}`)).body.allowedOrigins).toEqual([
       "https://www.example.com",
@@ -275,8 +275,8 @@ describe("the dashboard in a browser", () => {
     ).body;
     const opened = await loggedIn({}, `#/forms/${form.id}/settings`);
     const { page } = opened;
-    await page.getByRole("button", { name: "Save settings" }).waitFor();
-    const field = (name: string) => page.locator(`form.settings [name="${name}"]`);
+    await page.getByRole("button", { name: "Save General settings" }).waitFor();
+    const field = (name: string) => page.locator(`.settings [name="${name}"]`);
     // In the table's order, so a switch comes before what it shows (email before the autoresponse, type before double opt-in).
     for (const { key, row } of WRITABLE_SETTINGS) {
       const example = row.example;
@@ -317,8 +317,7 @@ describe("the dashboard in a browser", () => {
       else await field(key).fill(String(example));
     }
     await saveScreenshot(page, "settings-every-setting");
-    await page.getByRole("button", { name: "Save settings" }).click();
-    await page.getByText("Settings saved").waitFor();
+    await saveUnsavedSections(page);
     const saved = (await api(`/api/v1/forms/${form.id}`)).body;
     for (const { key, row } of WRITABLE_SETTINGS) expect([key, valueAt(saved, key)]).toEqual([key, row.example]);
     await finish(opened);

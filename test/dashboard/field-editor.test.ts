@@ -6,6 +6,7 @@ import {
   logIn,
   PASSWORD,
   saveScreenshot,
+  saveSection,
   SCREENSHOTS,
   setPassword,
   watchConsole,
@@ -28,12 +29,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Clicks Save and waits for the PATCH's answer: the "Settings saved" note of an earlier save may still be showing. */
-const save = async (page: import("playwright-core").Page) => {
-  const patched = page.waitForResponse((r) => r.request().method() === "PATCH" && r.url().endsWith(`/forms/${formId}`));
-  await page.getByRole("button", { name: "Save settings" }).click();
-  expect((await patched).status()).toBe(200);
-};
+const save = async (page: import("playwright-core").Page) =>
+  expect((await saveSection(page, "Fields")).status).toBe(200);
 const savedFields = async () => (await server.json(`/api/v1/forms/${formId}`, { key })).body.fields;
 
 describe("the settings page's field editor, and the Embed page's drop-in card", () => {
@@ -43,7 +40,7 @@ describe("the settings page's field editor, and the Embed page's drop-in card", 
     const console = watchConsole(page);
     try {
       await logIn(page, server.url, EMAIL, PASSWORD, `#/forms/${formId}/settings`);
-      await page.getByRole("button", { name: "Save settings" }).waitFor();
+      await page.getByRole("button", { name: "Save Fields settings" }).waitFor();
       await fillFieldEditor(page, [
         { name: "email", type: "email", label: "Email", required: true, placeholder: "you@example.com" },
         { name: "scratch", type: "text" },

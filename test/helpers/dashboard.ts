@@ -161,7 +161,7 @@ export async function logIn(page: Page, base: string, email: string, password = 
 
 /** Fills the settings page's field editor, empty at first, with `rules`, as a person would: one "Add a field" each, then its controls. */
 export async function fillFieldEditor(page: Page, rules: FieldRule[]): Promise<void> {
-  const control = (i: number, prop: string) => page.locator(`form.settings [name="fields.${i}.${prop}"]`);
+  const control = (i: number, prop: string) => page.locator(`.settings [name="fields.${i}.${prop}"]`);
   for (const [i, rule] of rules.entries()) {
     await page.getByRole("button", { name: "Add a field" }).click();
     await control(i, "type").selectOption(rule.type);
@@ -173,5 +173,26 @@ export async function fillFieldEditor(page: Page, rules: FieldRule[]): Promise<v
     if (rule.multiple) await control(i, "multiple").check();
     for (const k of ["minLength", "maxLength", "min", "max"] as const)
       if (rule[k] !== undefined) await control(i, k).fill(String(rule[k]));
+  }
+}
+
+/** A section of the settings page, by its title ("Email"), with its own Save. */
+export const settingsSection = (page: Page, title: string) =>
+  page.locator("form.settings-section").filter({ has: page.locator("legend", { hasText: title }) });
+
+/** Clicks a settings section's Save and resolves on the PATCH's answer (the status, and the body sent). */
+export async function saveSection(page: Page, title: string): Promise<{ status: number; sent: unknown }> {
+  const answered = page.waitForResponse((r) => r.request().method() === "PATCH" && /\/forms\/[^/]+$/.test(r.url()));
+  await page.getByRole("button", { name: `Save ${title} settings` }).click();
+  const res = await answered;
+  return { status: res.status(), sent: res.request().postDataJSON() };
+}
+
+/** Saves every settings section with unsaved edits, top to bottom, each expected to succeed. */
+export async function saveUnsavedSections(page: Page): Promise<void> {
+  for (const title of await page.locator("fieldset[data-unsaved] > legend").allInnerTexts()) {
+    const name = title.replace("Unsaved changes", "").trim();
+    const { status } = await saveSection(page, name);
+    if (status !== 200) throw new Error(`saving the ${name} settings answered ${status}`);
   }
 }

@@ -54,7 +54,23 @@ route.subscribe((r) => {
 });
 let lastPage = "";
 
-addEventListener("hashchange", () => (route.value = parseHash(location.hash)));
+/** What the page asks before the address moves to `next`: a question to confirm leaving with, or null. */
+type LeaveGuard = (next: Route) => string | null;
+let guard: LeaveGuard | null = null;
+
+/** Asks `ask` before each move of the address (links, back and forward); returns what removes it. */
+export function guardLeaving(ask: LeaveGuard): () => void {
+  guard = ask;
+  return () => void (guard === ask && (guard = null));
+}
+
+addEventListener("hashchange", () => {
+  const next = parseHash(location.hash);
+  const question = guard?.(next);
+  // The address has already moved: put it back, and the page stays as it is.
+  if (question && !confirm(question)) history.replaceState(null, "", route.value.hash);
+  else route.value = next;
+});
 
 /** Goes to a hash route; `replace` leaves no history entry (a redirect, not a step the user took). */
 export function go(hash: string, replace = false): void {
