@@ -1,6 +1,8 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import type { Form } from "../forms/model";
+import { droppedRedirectOf } from "../submissions/allowed-origin";
 import type { NewSubmission } from "../submissions/model";
+import { subjectOf } from "../submissions/request";
 import type { OutboxRepo, QueuedMessage } from "../outbox/repo";
 
 /** An inbox submission to a form whose owner asked to be emailed about each one (spam never is; a daily form's come in its digest). */
@@ -41,11 +43,12 @@ export const queueNotifications =
       const recipients = recipientsOf(s.form, owners.get(s.form.ownerId));
       if (!recipients.length) continue;
       now ??= isoTime(clock.now());
+      const dropped = droppedRedirectOf.get(s);
       const payload: NotificationPayload = {
         template: s.form.notificationTemplate,
-        subject: s.subject ?? null,
+        subject: subjectOf.get(s) ?? null,
         fromName: s.form.fromName,
-        ...(s.droppedRedirect !== undefined ? { droppedRedirect: s.droppedRedirect } : {}),
+        ...(dropped !== undefined ? { droppedRedirect: dropped } : {}),
       };
       const text = JSON.stringify(payload);
       for (const recipient of recipients) {
