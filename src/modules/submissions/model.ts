@@ -91,7 +91,7 @@ export const CHALLENGE_FIELDS = new Map<string, "altcha" | "captchaToken">([
 /**
  * A browser form post (urlencoded or multipart), as documentation: its fields are gathered into
  * `{formId, redirectUrl?, data}` and checked against SubmitBodySchema. Every other field is text
- * and goes into `data`; a repeated name keeps every value; file parts are refused.
+ * and goes into `data`; a repeated name keeps every value; a field with an empty name is a 400.
  */
 export const SubmitFormSchema = t.Object(
   {
@@ -112,7 +112,11 @@ export const SubmitFormSchema = t.Object(
       t.String({ description: "the reCAPTCHA widget's token (forms with challenge recaptcha); never stored" }),
     ),
   },
-  { additionalProperties: t.Union([t.String(), t.Array(t.String())]) },
+  {
+    additionalProperties: t.Union([t.String(), t.Array(t.String())]),
+    // As the JSON body's data: a field with an empty name is a 400 (read-body.ts, files/service.ts).
+    propertyNames: { minLength: 1 },
+  },
 );
 
 /** The Idempotency-Key header: 1 to 255 printable ASCII characters (checked after trimming). */
