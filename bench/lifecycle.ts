@@ -114,6 +114,7 @@ report(
         email: `new${n}@example.com`,
         createdAt: isoTime(Date.now()),
         idempotency: null,
+        stages: {},
       };
     });
   const round = async () => {
@@ -286,6 +287,7 @@ report(
           email: `burst${b}-${i}@example.com`,
           createdAt: isoTime(Date.now()),
           idempotency: null,
+          stages: {},
         };
       }),
     );

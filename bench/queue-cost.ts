@@ -75,6 +75,7 @@ for (let b = 0; b < BATCHES; b++) {
       email: fields.email,
       createdAt: isoTime(Date.now()),
       idempotency: null,
+      stages: {},
     };
   });
   await store.sql.transaction(async () => {

@@ -48,6 +48,7 @@ export async function seedSubmissions(
         email: fields.email,
         createdAt: isoTime(end - days * 86_400_000 + i * step),
         idempotency: null,
+        stages: {},
       });
     }
     const failed = (await commit(batch)).find((outcome) => outcome !== null);

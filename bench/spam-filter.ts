@@ -19,6 +19,7 @@ import { countToken, score, type Counts } from "../src/modules/spam/classifier";
 import { tokenHasher, tokenize } from "../src/modules/spam/tokens";
 import { tempDir } from "../test/helpers/harness";
 import { WORK } from "./harness";
+import { submitRequest } from "../src/modules/submissions/request";
 
 const QUICK = process.argv.includes("--quick");
 const TUNE = process.argv.includes("--tune");
@@ -250,7 +251,9 @@ async function round(withFilter: boolean): Promise<number> {
   if (!withFilter) filterCheck.check = () => "accept";
   const start = cpu();
   for (const s of sample)
-    await server.services.submissions.submit(OPERATOR, { formId: form.id, data: s }, info as never);
+    await server.services.submissions.submit(
+      submitRequest({ actor: OPERATOR, body: { formId: form.id, data: s }, submitter: info }),
+    );
   filterCheck.check = saved;
   return (cpu() - start) / sample.length;
 }
@@ -274,9 +277,7 @@ const beforeBytes = statSync(db).size;
 for (let i = 0; i < LESSONS; i++) {
   const { s, to } = all[i % all.length]!;
   const { submissionId } = await server.services.submissions.submit(
-    OPERATOR,
-    { formId: sizeForm.id, data: { ...s, n: String(i) } },
-    info as never,
+    submitRequest({ actor: OPERATOR, body: { formId: sizeForm.id, data: { ...s, n: String(i) } }, submitter: info }),
   );
   await server.services.submissions.moveSubmission(OPERATOR, sizeForm.id, submissionId, to);
   if (to === "inbox") await server.services.submissions.moveSubmission(OPERATOR, sizeForm.id, submissionId, "inbox");

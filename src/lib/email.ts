@@ -1,6 +1,14 @@
 // Pragmatic address check (RFC 5322 "dot-atom" local part, a dotted domain): what mail servers accept in practice.
-const EMAIL =
-  /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+const LOCAL = "a-z0-9!#$%&'*+/=?^_`{|}~-";
+const LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+const EMAIL = new RegExp(`^[.${LOCAL}]+@${LABEL}(?:\\.${LABEL})+$`, "i");
+
+const anyCase = (chars: string) => chars.replaceAll("a-z", "a-zA-Z");
+/**
+ * What `normalizeEmail` takes, as a JSON Schema pattern (no flags): whitespace around it, a dot-atom
+ * local part, a dotted domain. Its lengths (at most 254, 64 before the @) are the descriptions' to say.
+ */
+export const EMAIL_PATTERN = `^\\s*[${anyCase(LOCAL)}]+(?:\\.[${anyCase(LOCAL)}]+)*@${anyCase(LABEL)}(?:\\.${anyCase(LABEL)})+\\s*$`;
 
 /** The address trimmed and lower-cased when it is a valid email address, else null. */
 export function normalizeEmail(value: string): string | null {

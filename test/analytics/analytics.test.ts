@@ -5,6 +5,7 @@ import { daysBetween, splitRange } from "../../src/modules/analytics/service";
 import type { SubmitterInfo } from "../../src/modules/submissions/meta";
 import { useServer } from "../helpers/fixture";
 import { seedForm, seedKey } from "../helpers/harness";
+import { submitRequest } from "../../src/modules/submissions/request";
 
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
 const server = useServer({ clock });
@@ -19,17 +20,19 @@ const IPHONE =
 async function submitAt(formId: string, at: string, who: Partial<SubmitterInfo> = {}) {
   clock.set(at);
   await server.services.submissions.submit(
-    OPERATOR,
-    { formId, data: { at } },
-    {
-      userAgent: CHROME,
-      acceptLanguage: null,
-      referer: null,
-      origin: null,
-      ip: "127.0.0.1",
-      proxyCountry: "GB",
-      ...who,
-    },
+    submitRequest({
+      actor: OPERATOR,
+      body: { formId, data: { at } },
+      submitter: {
+        userAgent: CHROME,
+        acceptLanguage: null,
+        referer: null,
+        origin: null,
+        ip: "127.0.0.1",
+        proxyCountry: "GB",
+        ...who,
+      },
+    }),
   );
 }
 
@@ -212,9 +215,11 @@ describe("rollups", () => {
       };
       batch.push(
         server.services.submissions.submit(
-          OPERATOR,
-          { formId, data: { i } },
-          { acceptLanguage: null, referer: null, origin: null, ...who },
+          submitRequest({
+            actor: OPERATOR,
+            body: { formId, data: { i } },
+            submitter: { acceptLanguage: null, referer: null, origin: null, ...who },
+          }),
         ),
       );
       if (batch.length === 25) await Promise.all(batch.splice(0));

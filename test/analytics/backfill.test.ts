@@ -8,6 +8,7 @@ import { fixedClock } from "../../src/lib/clock";
 import { onSqlite } from "../helpers/engine";
 import { startTestServer, tempDir } from "../helpers/harness";
 import { OPERATOR } from "../../src/lib/principal";
+import { submitRequest } from "../../src/modules/submissions/request";
 
 // Migrations of old SQLite schemas: a PostgreSQL database starts at the current schema (its rollups empty).
 
@@ -124,9 +125,18 @@ test.if(onSqlite)(
           )[0]?.count ?? 0;
 
         await server.services.submissions.submit(
-          OPERATOR,
-          { formId: "frm_a", data: { late: true } },
-          { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB" },
+          submitRequest({
+            actor: OPERATOR,
+            body: { formId: "frm_a", data: { late: true } },
+            submitter: {
+              userAgent: null,
+              acceptLanguage: null,
+              referer: null,
+              origin: null,
+              ip: "127.0.0.1",
+              proxyCountry: "GB",
+            },
+          }),
         );
         expect(await daily()).toEqual(await recount(10));
         expect(await monthly()).toEqual(await recount(7));

@@ -3,6 +3,7 @@ import { OPERATOR } from "../../src/lib/principal";
 import { fixedClock } from "../../src/lib/clock";
 import { useServer } from "../helpers/fixture";
 import { seedForm } from "../helpers/harness";
+import { submitRequest } from "../../src/modules/submissions/request";
 
 const DAY = 86_400_000;
 const clock = fixedClock("2026-11-22T12:00:00.000Z");
@@ -119,9 +120,18 @@ describe("a seeded random mixed load", () => {
         } else {
           jobs.push(
             server.services.submissions.submit(
-              OPERATOR,
-              { formId, data: { burst, n } },
-              { userAgent, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: country },
+              submitRequest({
+                actor: OPERATOR,
+                body: { formId, data: { burst, n } },
+                submitter: {
+                  userAgent,
+                  acceptLanguage: null,
+                  referer: null,
+                  origin: null,
+                  ip: "127.0.0.1",
+                  proxyCountry: country,
+                },
+              }),
             ),
           );
         }
@@ -191,9 +201,18 @@ describe("today", () => {
     const formId = await newForm("new year");
     clock.set("2027-01-02T23:59:59.999Z");
     await server.services.submissions.submit(
-      OPERATOR,
-      { formId, data: {} },
-      { userAgent: CHROME, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: "GB" },
+      submitRequest({
+        actor: OPERATOR,
+        body: { formId, data: {} },
+        submitter: {
+          userAgent: CHROME,
+          acceptLanguage: null,
+          referer: null,
+          origin: null,
+          ip: "127.0.0.1",
+          proxyCountry: "GB",
+        },
+      }),
     );
     const before = await analytics(formId, "?period=day");
     expect(before.body.submissionsOverTime).toEqual([{ date: "2027-01-02", count: 1 }]);

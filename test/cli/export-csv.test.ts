@@ -76,6 +76,7 @@ beforeAll(async () => {
       email: null,
       createdAt: isoTime(start + i * 1000),
       idempotency: null,
+      stages: {},
     });
   }
   expect((await commit(batch)).every((outcome) => outcome === null)).toBe(true);

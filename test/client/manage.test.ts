@@ -3,6 +3,7 @@ import { OPERATOR } from "../../src/lib/principal";
 import { FormsvcClient, FormsvcError } from "../../src/client";
 import { useServer } from "../helpers/fixture";
 import { runCliAsync } from "../helpers/harness";
+import { submitRequest } from "../../src/modules/submissions/request";
 
 const server = useServer({ config: { rateLimit: 100_000 } });
 const owner = server.seed("client@example.com");
@@ -100,9 +101,11 @@ describe("FormsvcClient's management methods against a running server", () => {
     await Promise.all(
       Array.from({ length: 2_000 }, (_, i) =>
         server.services.submissions.submit(
-          OPERATOR,
-          { formId: owner.formId, data: { i, pad: "z".repeat(300) } },
-          NO_SUBMITTER,
+          submitRequest({
+            actor: OPERATOR,
+            body: { formId: owner.formId, data: { i, pad: "z".repeat(300) } },
+            submitter: NO_SUBMITTER,
+          }),
         ),
       ),
     );

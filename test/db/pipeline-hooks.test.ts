@@ -31,6 +31,7 @@ test("every commit through the submit pipeline (submit, move either way, delete)
       email: null,
       createdAt: new Date().toISOString(),
       idempotency: null,
+      stages: {},
     });
     const told: { change: Committed["change"]; ids: string[]; queued: number }[] = [];
     const pipeline = submitPipeline(server.store.sql, undefined, {

@@ -33,6 +33,7 @@ test("every writer of the submit pipeline stores spam and counts it nowhere: not
       email,
       createdAt: new Date().toISOString(),
       idempotency: null,
+      stages: {},
     });
     const commit = submitPipeline(server.store.sql).commit;
     expect(

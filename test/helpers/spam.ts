@@ -26,6 +26,8 @@ export async function candidate(
     body: body as SubmitBody,
     data,
     formPost: false,
+    spam: null,
+    stages: {},
     submitter: {
       userAgent: null,
       acceptLanguage: null,

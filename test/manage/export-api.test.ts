@@ -97,6 +97,7 @@ describe("GET /forms/{formId}/submissions/export", () => {
           email: `p${j}@example.com`,
           createdAt: isoTime(start + j * 1000),
           idempotency: null,
+          stages: {},
         });
       }
       expect((await commit(batch)).every((outcome) => outcome === null)).toBe(true);

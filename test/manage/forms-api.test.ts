@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { OPERATOR } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
 import { seedKey, seedOwner, startTestServer } from "../helpers/harness";
+import { submitRequest } from "../../src/modules/submissions/request";
 
 const server = useServer({ config: { rateLimit: 100_000 } });
 const { send } = server;
@@ -210,9 +211,11 @@ describe("DELETE /forms/{formId}", () => {
     await Promise.all(
       Array.from({ length: 1_234 }, (_, i) =>
         server.services.submissions.submit(
-          caller,
-          { formId: form.id, data: { email: `l${i % 300}@example.com` } },
-          submitter,
+          submitRequest({
+            actor: caller,
+            body: { formId: form.id, data: { email: `l${i % 300}@example.com` } },
+            submitter: submitter,
+          }),
         ),
       ),
     );

@@ -4,6 +4,7 @@ import { ownerPrincipal } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
 import { cliJson, runCli, seedForm } from "../helpers/harness";
 import { keptCounts, recount } from "../helpers/recount";
+import { submitRequest } from "../../src/modules/submissions/request";
 
 const DAY = 86_400_000;
 const NOW = Date.parse("2026-11-22T12:00:00.000Z");
@@ -83,9 +84,18 @@ describe("retentionDays", () => {
     await Promise.all(
       Array.from({ length: 1_200 }, (_, i) =>
         server.services.submissions.submit(
-          ownerPrincipal(owner.ownerId),
-          { formId: big, data: { i } },
-          { userAgent: null, acceptLanguage: null, referer: null, origin: null, ip: "127.0.0.1", proxyCountry: null },
+          submitRequest({
+            actor: ownerPrincipal(owner.ownerId),
+            body: { formId: big, data: { i } },
+            submitter: {
+              userAgent: null,
+              acceptLanguage: null,
+              referer: null,
+              origin: null,
+              ip: "127.0.0.1",
+              proxyCountry: null,
+            },
+          }),
         ),
       ),
     );

@@ -192,6 +192,96 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  test("agrees with the server on form posts: a field with an empty name is a 400, as in the JSON body", async () => {
+    const owner = await seedOwner(server, "form-names@example.com");
+    const submit = doc.paths["/api/v1/forms/submit"].post.requestBody.content;
+    const ajv = new Ajv2020({ strict: false });
+    for (const type of ["application/x-www-form-urlencoded", "multipart/form-data"]) {
+      expect(submit[type].schema.propertyNames).toEqual({ minLength: 1 });
+      const valid = ajv.compile(submit[type].schema);
+      for (const fields of [{ message: "hi" }, { "": "no name", message: "hi" }] as Record<string, string>[]) {
+        const sent = { formId: owner.formId, ...fields };
+        const body =
+          type === "multipart/form-data"
+            ? Object.entries(sent).reduce((f, [k, v]) => (f.append(k, v), f), new FormData())
+            : new URLSearchParams(sent).toString();
+        const res = await server.request("/api/v1/forms/submit", {
+          method: "POST",
+          key: owner.key,
+          ...(typeof body === "string" ? { headers: { "content-type": type } } : {}),
+          body,
+        });
+        const label = `${type} ${JSON.stringify(fields)}`;
+        expect([label, res.status]).toEqual([label, valid(sent) ? 200 : 400]);
+      }
+    }
+  });
+
+  test("agrees with the server on login emails, and documents the password rule each auth route checks", async () => {
+    const auth = (path: string) =>
+      doc.paths[`/api/v1/auth/${path}`].post.requestBody.content["application/json"].schema;
+    // Login takes any password, so that one outside the rule is just wrong; setup and reset set one by the rule.
+    expect(auth("login").properties.password).toMatchObject({ minLength: 1 });
+    for (const path of ["setup", "reset/confirm"])
+      expect(auth(path).properties.password).toMatchObject({ minLength: 12, maxLength: 1024 });
+    for (const path of ["login", "setup", "reset"]) expect(auth(path).properties.email.pattern).toBeString();
+    const valid = new Ajv2020({ strict: false }).compile(auth("login"));
+    const emails = [
+      "nobody@example.com",
+      "  Some.One+tag@Example.COM ",
+      "a@b",
+      "no-at-sign.example.com",
+      ".dot@example.com",
+      "two..dots@example.com",
+      "dot.@example.com",
+      "a b@example.com",
+      "x@-bad.example.com",
+    ];
+    for (const email of emails) {
+      const body = { email, password: "not the password" };
+      const res = await server.json("/api/v1/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: server.url },
+        body: JSON.stringify(body),
+      });
+      // A well-formed email nobody owns is a wrong login (401); anything else is refused as no email (400).
+      expect([email, res.status]).toEqual([email, valid(body) ? 401 : 400]);
+      if (res.status === 400) expect(res.body.error).toBe("email must be an email address");
+    }
+  });
+
+  test("agrees with the server on webhook URLs: what the document takes is refused only for its address", async () => {
+    const owner = await seedOwner(server, "hook-urls@example.com");
+    const path = "/api/v1/forms/{formId}/webhooks";
+    const schema = doc.paths[path].post.requestBody.content["application/json"].schema;
+    expect(schema.properties.url.pattern).toBeString();
+    const valid = new Ajv2020({ strict: false }).compile(schema);
+    for (const url of [
+      "http://127.0.0.1:9/hook",
+      " HTTPS://127.0.0.1:9/hook ",
+      "ftp://127.0.0.1/hook",
+      "mailto:owner@example.com",
+      "/relative/hook",
+      "http://",
+      "https:// space",
+    ]) {
+      const res = await server.json(`/api/v1/forms/${owner.formId}/webhooks`, {
+        method: "POST",
+        key: owner.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ url }),
+      });
+      // A URL the document takes passes the URL checks and meets the address rule (loopback: refused here).
+      expect([url, res.status, res.body.error]).toEqual([
+        url,
+        400,
+        valid({ url })
+          ? expect.stringMatching(/^url refused: .*loopback/)
+          : "url must be an absolute http(s) URL of at most 2,048 characters",
+      ]);
+    }
+  });
+
   test("serves a docs page without an API key", async () => {
     const res = await server.request("/docs");
     expect(res.status).toBe(200);

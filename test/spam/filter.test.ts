@@ -16,6 +16,7 @@ import {
   tempDir,
   type TestServer,
 } from "../helpers/harness";
+import { submitRequest } from "../../src/modules/submissions/request";
 
 const server = useServer({ config: { rateLimit: 1_000_000, publicRateLimit: 1_000_000 } });
 
@@ -211,16 +212,18 @@ describe("the rules of spamSettings", () => {
       how: "in one group-commit batch",
       send: (formId, data) =>
         server.services.submissions.submit(
-          OPERATOR,
-          { formId, data },
-          {
-            userAgent: null,
-            acceptLanguage: null,
-            referer: null,
-            origin: null,
-            ip: "192.0.2.7",
-            proxyCountry: null,
-          },
+          submitRequest({
+            actor: OPERATOR,
+            body: { formId, data },
+            submitter: {
+              userAgent: null,
+              acceptLanguage: null,
+              referer: null,
+              origin: null,
+              ip: "192.0.2.7",
+              proxyCountry: null,
+            },
+          }),
         ),
     },
   ];

@@ -1,4 +1,6 @@
 import { t, type Static } from "elysia";
+import { EMAIL_PATTERN } from "../../lib/email";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./password";
 
 /** Whether the server can send email; says nothing of the server it sends to. */
 const SmtpConfigured = () =>
@@ -41,26 +43,30 @@ export const LoginBodySchema = t.Object(
     email: t.String({
       minLength: 1,
       maxLength: 320,
+      pattern: EMAIL_PATTERN,
       error: "email must be an email address",
-      description: "the owner's email (any case)",
+      description:
+        "the owner's email (any case, whitespace around it ignored): at most 254 characters, 64 before the @",
     }),
     password: t.String({
       minLength: 1,
       maxLength: 4096,
       error: "password must be a string of 1 to 4096 characters",
-      description: "the owner's password",
+      description: "the owner's password; any other is a 401, whatever its length",
     }),
   },
   { additionalProperties: true, description: "JSON; other fields are ignored" },
 );
 export type LoginBody = Static<typeof LoginBodySchema>;
 
+// The rule of password.ts `checkPasswordRule`, which counts characters (code points) as JSON Schema does;
+// the schema's check counts UTF-16 units, so an emoji counts twice toward the most.
 const password = (description: string) =>
   t.String({
-    minLength: 1,
-    maxLength: 4096,
-    error: "password must be a string of 1 to 4096 characters",
-    description: `${description}: 12 to 1024 characters`,
+    minLength: MIN_PASSWORD_LENGTH,
+    maxLength: MAX_PASSWORD_LENGTH,
+    error: `password must be at least ${MIN_PASSWORD_LENGTH} characters and at most ${MAX_PASSWORD_LENGTH}; a few words make a good one`,
+    description: `${description}: ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters (the most counted in UTF-16 units: a character beyond U+FFFF, such as an emoji, counts twice)`,
   });
 const token = (description: string) =>
   t.String({ minLength: 1, maxLength: 200, error: "token must be the token of the link", description });

@@ -3,7 +3,7 @@ import type { BodyPace } from "../../http/body-pace";
 import { AppError } from "../../lib/errors";
 import { SentFields } from "../../lib/sent-fields";
 import type { Form } from "../forms/model";
-import { CHALLENGE_FIELDS, type SubmitBody, type SubmitExtras } from "../submissions/model";
+import { CHALLENGE_FIELDS, type SubmitBody } from "../submissions/model";
 import { checkBody, readFormFields } from "../submissions/read-body";
 
 /** The fields of a drop-in post as sent (a repeated name as an array), and whether its body was JSON. */
@@ -12,10 +12,10 @@ export interface DropInFields {
   isJson: boolean;
 }
 
-/** A drop-in post made into a submit: the body the pipeline checks, what it says beside its fields, and the values a person sent (to show again). */
+/** A drop-in post made into a submit: the body the pipeline checks, its `_subject` as one line, and the values a person sent (to show again). */
 export interface DropInPost {
   body: SubmitBody;
-  extras: SubmitExtras;
+  subject?: string;
   values: Record<string, unknown>;
   formPost: boolean;
 }
@@ -92,13 +92,10 @@ function nextUrl(sent: unknown, referer: string | null): string | undefined {
 export function dropInPost(form: Form, { fields, isJson }: DropInFields, referer: string | null): DropInPost {
   const data = new Map(fields);
   const body: Record<string, unknown> = { formId: form.id };
-  const extras: SubmitExtras = {};
   let next: unknown;
   for (const name of NEXT) if (data.has(name)) next = last(data.get(name));
-  const subject = last(data.get("_subject"));
-  if (typeof subject === "string" && subject !== "") extras.subject = subject.replace(/[\r\n]+/g, " ").slice(0, 200);
-  // A drop-in page's `_replyto` is its sender (Formspree's rule), ahead of the usual extraction; on the API it is a field like any other.
-  extras.senderFirst = true;
+  const sent = last(data.get("_subject"));
+  const subject = typeof sent === "string" && sent !== "" ? sent.replace(/[\r\n]+/g, " ").slice(0, 200) : undefined;
   // The honeypot check reads the form's honeypot field; with the default one, any alias filled is that field filled.
   const honeypot =
     form.honeypotField === "_gotcha" ? HONEYPOT_ALIASES.filter((n) => data.has(n)).map((n) => data.get(n)) : [];
@@ -115,5 +112,5 @@ export function dropInPost(form: Form, { fields, isJson }: DropInFields, referer
   const redirectUrl = nextUrl(next, referer);
   if (redirectUrl !== undefined) body.redirectUrl = redirectUrl;
   body.data = honeypot.length ? { ...values, _gotcha: honeypot } : values;
-  return { body: checkBody(body), extras, values, formPost: !isJson };
+  return { body: checkBody(body), ...(subject !== undefined ? { subject } : {}), values, formPost: !isJson };
 }

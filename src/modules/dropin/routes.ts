@@ -10,16 +10,17 @@ import { httpOrigin } from "../../lib/origin";
 import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import { readIdempotencyKey } from "../submissions/read-body";
 import type { SubmissionsService } from "../submissions/service";
 import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
 import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
 import { errorPage, thanksPage } from "./pages";
 import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
-import type { FilesService, Upload } from "../files/service";
+import type { Upload } from "../files/model";
+import type { FilesService } from "../files/service";
 import type { Signer } from "../../lib/signing";
 import { isMultipart } from "../submissions/read-body";
+import { submitRequest } from "../submissions/request";
 
 export interface DropInDeps {
   forms: FormsService;
@@ -165,21 +166,18 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
           const referer = headers.get("referer");
           const post = dropInPost(form, sent, referer);
           values = post.values;
-          const { ip, proxyCountry } = client();
           const result = await submissions.submit(
-            visitorOf(form),
-            post.body,
-            {
-              userAgent: headers.get("user-agent"),
-              acceptLanguage: headers.get("accept-language"),
-              referer,
-              origin: headers.get("origin"),
-              ip,
-              proxyCountry,
-            },
-            readIdempotencyKey(headers),
-            post.formPost,
-            uploads.length ? { ...post.extras, uploads } : post.extras,
+            submitRequest({
+              actor: visitorOf(form),
+              body: post.body,
+              headers,
+              client: client(),
+              formPost: post.formPost,
+              // A drop-in page's `_replyto` is its sender (Formspree's rule); on the API it is a field like any other.
+              senderFirst: true,
+              subject: post.subject,
+              uploads,
+            }),
           );
           Object.assign(set.headers, corsHeaders(request));
           const back = backTarget(form, referer, headers.get("origin"));

@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { UnknownField } from "../../http/schemas";
-import { DEFAULT_FILES } from "./refs";
+import { slot } from "../../lib/slots";
+import { DEFAULT_FILES, type FileRef } from "./refs";
 
 /** A form's `files` setting: how many files a submission may carry, how large, and of which types (sniffed from their bytes). */
 export interface FilesSetting {
@@ -90,3 +91,13 @@ export const typeAllowed = (type: string, types: string[]) =>
   types.some((allowed) => allowed === type || (allowed.endsWith("/*") && type.startsWith(allowed.slice(0, -1))));
 
 export { DEFAULT_FILES, downloadPath, filesOf, humanSize, isFileRef, type FileLinker, type FileRef } from "./refs";
+
+/** A file of a multipart post, in the store and noted `pending` until its submission commits. */
+export interface Upload extends FileRef {
+  /** The field it came under (as stored: a trailing `[]` dropped on /f/). */
+  field: string;
+  key: string;
+}
+
+/** The files a multipart post carried (already in the store, pending): the files check reads them, and `attach` makes them the submission's. */
+export const uploadsOf = slot<Upload[]>("uploads");

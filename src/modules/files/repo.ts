@@ -1,5 +1,6 @@
 import type { Sql } from "../../db/sql";
 import type { NewSubmission } from "../submissions/model";
+import { uploadsOf } from "./model";
 
 /** A row of `files`. */
 export interface FileRow {
@@ -41,10 +42,11 @@ export function createFilesRepo(sql: Sql) {
     /** The submit pipeline's writer: a new submission's files become its, in its transaction (a batch without files costs a loop). */
     async attach(batch: NewSubmission[]): Promise<void> {
       for (const s of batch) {
-        if (!s.files?.length) continue;
+        const uploads = uploadsOf.get(s);
+        if (!uploads?.length) continue;
         await sql.run(
           "UPDATE files SET submission_id = ?, form_id = ?, state = 'stored' WHERE id IN (SELECT value FROM json_each(?)) AND state = 'pending'",
-          [s.id, s.form.id, JSON.stringify(s.files)],
+          [s.id, s.form.id, JSON.stringify(uploads.map((u) => u.file))],
         );
       }
     },

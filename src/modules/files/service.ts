@@ -9,17 +9,18 @@ import type { Signer } from "../../lib/signing";
 import type { FormsService } from "../forms/service";
 import type { SubmitCheck } from "../submissions/pipeline";
 import type { Scanner } from "./clamd";
-import { MAX_FILES_CAP, typeAllowed, type FileLinker, type FileRef, type FilesSetting } from "./model";
+import {
+  MAX_FILES_CAP,
+  typeAllowed,
+  uploadsOf,
+  type FileLinker,
+  type FileRef,
+  type FilesSetting,
+  type Upload,
+} from "./model";
 import { boundaryOf, MultipartReader } from "./multipart";
 import type { FileRow, FilesRepo } from "./repo";
 import { SNIFF_BYTES, sniffType } from "./sniff";
-
-/** A file of a multipart post, in the store and noted `pending` until its submission commits. */
-export interface Upload extends FileRef {
-  /** The field it came under (as stored: a trailing `[]` dropped on /f/). */
-  field: string;
-  key: string;
-}
 
 /** A multipart post read: its text fields and file references in the order sent (a repeated name as a list), and the files stored. */
 export interface Received {
@@ -326,8 +327,10 @@ export function createFilesService({ repo, store, clock, log, signer, maxUploadB
      */
     check: {
       name: "files",
-      check({ form, uploads }) {
+      check(candidate) {
+        const uploads = uploadsOf.get(candidate);
         if (!uploads?.length) return "accept";
+        const { form } = candidate;
         const files = form.files;
         const first = uploads[0]!;
         if (files === null)

@@ -3,6 +3,7 @@ import { pendingSubmissionsColumn } from "../../db/postgres/deltas";
 import type { Sql } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
 import { createJoiners, joinerRuleOf } from "../waitlist/joiners";
+import { droppedRedirectOf } from "../submissions/allowed-origin";
 import type { NewSubmission } from "../submissions/model";
 import { MAX_FORM_WARNINGS, type Form, type FormWarning } from "./model";
 import { setAt, valueAt } from "../../lib/dotted-path";
@@ -89,9 +90,10 @@ export function createFormsRepo(sql: Sql) {
     async noteWarnings(batch: NewSubmission[]): Promise<void> {
       const byForm = new Map<string, FormWarning[]>();
       for (const s of batch) {
-        if (s.droppedRedirect === undefined) continue;
+        const target = droppedRedirectOf.get(s);
+        if (target === undefined) continue;
         const added = byForm.get(s.form.id) ?? [];
-        added.unshift({ code: "REDIRECT_NOT_ALLOWED", target: s.droppedRedirect, at: s.createdAt });
+        added.unshift({ code: "REDIRECT_NOT_ALLOWED", target, at: s.createdAt });
         byForm.set(s.form.id, added);
       }
       for (const [id, added] of byForm) {

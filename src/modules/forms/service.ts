@@ -20,6 +20,7 @@ import { usersJoined, type Autoresponse, type Challenge, type Form, type FormTyp
 import { setAt, valueAt } from "../../lib/dotted-path";
 import { WRITABLE_SETTINGS } from "./settings";
 import type { FormsRepo } from "./repo";
+import { droppedRedirectOf } from "../submissions/allowed-origin";
 import type { Committed } from "../submissions/pipeline";
 
 /** Form fields that are the server's own: no operator sets them. */
@@ -323,7 +324,7 @@ export function createFormsService(
     /** A pipeline hook: a commit that dropped a redirect target wrote its form's warnings (forms/repo.ts `noteWarnings`). */
     warned({ change, batch }: Committed): void {
       if (change !== "submitted") return;
-      const ids = batch.filter((s) => s.droppedRedirect !== undefined).map((s) => s.form.id);
+      const ids = batch.filter((s) => droppedRedirectOf.get(s) !== undefined).map((s) => s.form.id);
       if (ids.length) drop(ids);
     },
 

@@ -1,6 +1,8 @@
 import { isoTime, type Clock } from "../../lib/clock";
 import type { Form } from "../forms/model";
+import { droppedRedirectOf } from "../submissions/allowed-origin";
 import type { NewSubmission } from "../submissions/model";
+import { subjectOf } from "../submissions/request";
 import type { OutboxRepo, QueuedMessage } from "../outbox/repo";
 
 /** An inbox submission to a form whose owner asked to be emailed about each one (spam never is; a daily form's come in its digest). */
@@ -64,14 +66,15 @@ export const queueNotifications =
       if (!recipients.length) continue;
       now ??= isoTime(clock.now());
       const inbox = dashboardLink(publicUrl, s.form.id);
+      const dropped = droppedRedirectOf.get(s);
       const payload: NotificationPayload = {
         template: s.form.notificationTemplate,
-        subject: s.subject ?? null,
+        subject: subjectOf.get(s) ?? null,
         fromName: s.form.fromName,
         timeZone: owner?.timeZone ?? "UTC",
         labels: labelsOf(s.form),
         ...(inbox ? { link: `${inbox}/${encodeURIComponent(s.id)}` } : {}),
-        ...(s.droppedRedirect !== undefined ? { droppedRedirect: s.droppedRedirect } : {}),
+        ...(dropped !== undefined ? { droppedRedirect: dropped } : {}),
       };
       const text = JSON.stringify(payload);
       for (const recipient of recipients) {

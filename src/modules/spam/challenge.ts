@@ -4,6 +4,7 @@ import type { Challenge, Form } from "../forms/model";
 import type { Candidate, SubmitCheck, Verdict } from "../submissions/pipeline";
 import type { CaptchaProvider, CaptchaVerifier } from "./captcha";
 import type { PowFailure, PowService } from "./pow";
+import { usedChallengeOf } from "./repo";
 
 const NOTHING_STORED = "; nothing was stored";
 
@@ -53,7 +54,7 @@ export function createChallengeCheck({ pow, captcha, log }: ChallengeCheckDeps):
     if (typeof outcome === "string")
       return new AppError("CHALLENGE_FAILED", powMessages[outcome](candidate.form.id) + NOTHING_STORED);
     // Recorded with the submission, in its transaction: that is what makes it single use.
-    candidate.usedChallenge = outcome;
+    usedChallengeOf.set(candidate, outcome);
     return "accept";
   }
 

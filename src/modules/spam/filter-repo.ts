@@ -1,5 +1,9 @@
 import type { Sql } from "../../db/sql";
+import { slot } from "../../lib/slots";
 import type { NewSubmission } from "../submissions/model";
+
+/** The duplicate rule's hash of a submission's fields and visitor (filter.ts), set by the check for `fileDuplicates`. */
+export const visitorDigestOf = slot<string>("visitorDigest");
 
 /** What an owner's filter has learned from: message counts, the version every lesson moves on, and since when it files. */
 export interface FilterRow {
@@ -161,17 +165,21 @@ export function createFilterRepo(sql: Sql) {
      * verdict from a twin that never committed.
      */
     async fileDuplicates(batch: NewSubmission[]): Promise<void> {
-      const watched = batch.filter((s) => s.visitorDigest && s.form.duplicateWindowSeconds !== null);
+      const watched: { s: NewSubmission; digest: string }[] = [];
+      for (const s of batch) {
+        const digest = visitorDigestOf.get(s);
+        if (digest && s.form.duplicateWindowSeconds !== null) watched.push({ s, digest });
+      }
       // One order of row locks for every transaction (PostgreSQL): by form, then digest.
-      watched.sort((a, b) => (a.form.id + a.visitorDigest! < b.form.id + b.visitorDigest! ? -1 : 1));
+      watched.sort((a, b) => (a.s.form.id + a.digest < b.s.form.id + b.digest ? -1 : 1));
       const oldest = new Map<string, string>();
-      for (const s of watched) {
+      for (const { s, digest } of watched) {
         const checked = asChecked.get(s) ?? { status: s.status, spam: s.spam ?? null };
         asChecked.set(s, checked);
         s.status = checked.status;
         s.spam = checked.spam;
         const since = new Date(Date.parse(s.createdAt) - s.form.duplicateWindowSeconds! * 1000).toISOString();
-        const key = [s.form.id, s.visitorDigest!, s.createdAt];
+        const key = [s.form.id, digest, s.createdAt];
         const fresh = await sql.get(
           "INSERT INTO spam_recent (form_id, digest, seen_at) VALUES (?, ?, ?) ON CONFLICT (form_id, digest) DO NOTHING RETURNING 1 AS one",
           key,
@@ -182,13 +190,13 @@ export function createFilterRepo(sql: Sql) {
           fresh ??
           (await sql.get(
             "UPDATE spam_recent SET seen_at = ? WHERE form_id = ? AND digest = ? AND seen_at <= ? RETURNING 1 AS one",
-            [s.createdAt, s.form.id, s.visitorDigest!, since],
+            [s.createdAt, s.form.id, digest, since],
           ));
         if (!renewed) {
           await sql.run("UPDATE spam_recent SET seen_at = ? WHERE form_id = ? AND digest = ?", [
             s.createdAt,
             s.form.id,
-            s.visitorDigest!,
+            digest,
           ]);
           s.status = "spam";
           const verdict = (s.spam ? JSON.parse(s.spam) : { score: 0.5, reasons: [] }) as { reasons: string[] };

@@ -11,7 +11,8 @@ import type { OwnersService } from "../owners/service";
 import type { AfterCommit, SubmitCheck, Verdict } from "../submissions/pipeline";
 import type { StoredSubmission, SubmissionStatus } from "../submissions/model";
 import { countToken, packCounts, score, type Counts } from "./classifier";
-import { FILING_AFTER, type FilterRepo, type FilterRow, type Label } from "./filter-repo";
+import { FILING_AFTER, visitorDigestOf, type FilterRepo, type FilterRow, type Label } from "./filter-repo";
+import { honeypotCaught } from "./honeypot";
 import type { FilterStatusJson } from "./model";
 import { ruleReasons } from "./rules";
 import { tokenHasher, tokenize } from "./tokens";
@@ -121,18 +122,19 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
     name: "spam-filter",
     check(candidate): Verdict | Promise<Verdict> {
       const { form, data } = candidate;
-      const reasons: string[] = [...(candidate.spamReasons ?? []), ...ruleReasons(form, data)];
+      const reasons: string[] = [...(honeypotCaught.get(candidate) ? ["honeypot"] : []), ...ruleReasons(form, data)];
       // Tokens are most of the check's cost: made only for a model that has learned something. A
       // honeypot catch teaches nothing: whoever fills it chooses its words, and would teach the
       // owner's filter that their customers' wording is spam.
       const tokensOf = () => hash(tokenize(data));
       // The duplicate rule is decided by its writer, in the commit (filter-repo.ts `fileDuplicates`).
-      if (form.duplicateWindowSeconds !== null) candidate.visitorDigest = visitorDigest(candidate.submitter.ip, data);
+      if (form.duplicateWindowSeconds !== null)
+        visitorDigestOf.set(candidate, visitorDigest(candidate.submitter.ip, data));
       const finish = (model: Model): Verdict => {
         // A model that has learned nothing scores every submission 0.5, as `score` would find.
         const s = model.spam + model.ham === 0 ? 0.5 : score(model, tokensOf());
         if (model.spam >= FILING_AFTER && model.ham >= FILING_AFTER && s >= form.spamThreshold) reasons.push("filter");
-        candidate.spamVerdict = { score: s, reasons };
+        candidate.spam = { score: s, reasons };
         return reasons.length ? "spam" : "accept";
       };
       const held = models.get(form.ownerId);

@@ -1,4 +1,8 @@
+import { slot } from "../../lib/slots";
 import type { SubmitCheck } from "../submissions/pipeline";
+
+/** Set when the honeypot came back filled: the spam filter names it among its reasons. */
+export const honeypotCaught = slot<true>("honeypot");
 
 /**
  * Whether a honeypot field came back filled. People never see the field, so anything in it was put
@@ -28,7 +32,7 @@ export const honeypotCheck: SubmitCheck = {
     delete data[field];
     if (!filled) return "accept";
     // The spam filter names it among the reasons, and learns from it as from a spam mark.
-    (candidate.spamReasons ??= []).push("honeypot");
+    honeypotCaught.set(candidate, true);
     return "spam";
   },
 };

@@ -1,5 +1,6 @@
 import type { Sql } from "../../db/sql";
 import { AppError } from "../../lib/errors";
+import { slot } from "../../lib/slots";
 import type { NewSubmission } from "../submissions/model";
 
 /** A proof-of-work solution accepted with a submission, remembered until its challenge expires. */
@@ -7,6 +8,9 @@ export interface UsedChallenge {
   signature: string;
   expiresAt: string;
 }
+
+/** The proof-of-work solution the challenge check accepted: recorded with the submission in its transaction, so it is used once. */
+export const usedChallengeOf = slot<UsedChallenge>("usedChallenge");
 
 /** The statements of the spam checks: the proof-of-work secret and the solutions already used. */
 export function createSpamRepo(sql: Sql) {
@@ -29,11 +33,12 @@ export function createSpamRepo(sql: Sql) {
      */
     async recordUsedChallenges(batch: NewSubmission[]): Promise<void> {
       for (const s of batch) {
-        if (!s.usedChallenge) continue;
+        const used = usedChallengeOf.get(s);
+        if (!used) continue;
         // One statement both asks "is it used?" and marks it used: also between processes sharing the database.
         const marked = await sql.run(
           "INSERT INTO used_challenges (signature, expires_at) VALUES (?, ?) ON CONFLICT (signature) DO NOTHING",
-          [s.usedChallenge.signature, s.usedChallenge.expiresAt],
+          [used.signature, used.expiresAt],
         );
         if (marked === 0)
           throw new AppError(

@@ -1,9 +1,13 @@
 import { AppError } from "../../lib/errors";
 import { isLocationUrl } from "../../lib/location-url";
 import { httpOrigin } from "../../lib/origin";
+import { slot } from "../../lib/slots";
 import type { Form } from "../forms/model";
 import type { SubmitterInfo } from "./meta";
 import type { SubmitCheck } from "./pipeline";
+
+/** The redirect target the post named and was not allowed: answered as a post without one, and the owner told (the form's warnings, the notification). */
+export const droppedRedirectOf = slot<string>("droppedRedirect");
 
 const refused = (what: string) =>
   new AppError("ORIGIN_NOT_ALLOWED", `${what} is not one of this form's allowed origins`);
@@ -44,7 +48,7 @@ export const allowedOriginCheck: SubmitCheck = {
       }
     }
     if (body.redirectUrl && !redirectAllowed(body.redirectUrl, form, submitter))
-      candidate.droppedRedirect = body.redirectUrl;
+      droppedRedirectOf.set(candidate, body.redirectUrl);
     return "accept";
   },
 };

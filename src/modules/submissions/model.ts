@@ -1,9 +1,8 @@
-import type { Upload } from "../files/service";
 import { t, type Static } from "elysia";
+import type { Slots } from "../../lib/slots";
 import type { Form } from "../forms/model";
 import { FormId } from "../../http/schemas";
 import { SpamVerdictSchema } from "../spam/model";
-import type { UsedChallenge } from "../spam/repo";
 import { DEVICES, type Device, type SubmissionMeta } from "./meta";
 
 const MetaSchema = t.Object(
@@ -92,7 +91,7 @@ export const CHALLENGE_FIELDS = new Map<string, "altcha" | "captchaToken">([
 /**
  * A browser form post (urlencoded or multipart), as documentation: its fields are gathered into
  * `{formId, redirectUrl?, data}` and checked against SubmitBodySchema. Every other field is text
- * and goes into `data`; a repeated name keeps every value; file parts are refused.
+ * and goes into `data`; a repeated name keeps every value; a field with an empty name is a 400.
  */
 export const SubmitFormSchema = t.Object(
   {
@@ -113,7 +112,11 @@ export const SubmitFormSchema = t.Object(
       t.String({ description: "the reCAPTCHA widget's token (forms with challenge recaptcha); never stored" }),
     ),
   },
-  { additionalProperties: t.Union([t.String(), t.Array(t.String())]) },
+  {
+    additionalProperties: t.Union([t.String(), t.Array(t.String())]),
+    // As the JSON body's data: a field with an empty name is a 400 (read-body.ts, files/service.ts).
+    propertyNames: { minLength: 1 },
+  },
 );
 
 /** The Idempotency-Key header: 1 to 255 printable ASCII characters (checked after trimming). */
@@ -196,30 +199,12 @@ export interface NewSubmission {
   email: string | null;
   createdAt: string;
   idempotency: { key: string; response: string } | null;
-  /** The proof-of-work solution it was accepted with, recorded with it (used once). */
-  usedChallenge?: UsedChallenge;
-  /** The page's `_subject` for the owner's notification (drop-in posts), one line of at most 200 characters; `data._subject` keeps it as typed. */
-  subject?: string;
-  /** The redirect target the post named and was not allowed (allowed-origin.ts): the owner's notification names it. */
-  droppedRedirect?: string;
-  /** Ids of the files uploaded with it (stored, pending): they become its in its transaction. */
-  files?: string[];
   /** What the spam checks found, as JSON text (`{score, reasons}`); left out (seeding, tests), null as for submissions from before. */
   spam?: string | null;
-  /** The duplicate rule's hash of its fields and visitor (spam/filter.ts), kept while the form's window lasts. */
-  visitorDigest?: string;
+  /** What the stages added to it, each in its own slot (lib/slots.ts); empty for one read back from the database. */
+  stages: Slots;
   /** Deleted by an erasure of its person: its spam lesson is taken out of the model too (spam/filter-repo.ts `forgetLessons`). */
   erased?: true;
-}
-
-/** What a drop-in post says beside its fields (dropin/read-post.ts). */
-export interface SubmitExtras {
-  /** `_subject`, for the notification email. */
-  subject?: string;
-  /** A drop-in post: a valid `_replyto` is the extracted email, ahead of the usual rule (Wave 3). */
-  senderFirst?: true;
-  /** The files a multipart post carried, already in the store (files/service.ts): checked against the form's `files` setting. */
-  uploads?: Upload[];
 }
 
 /** A stored submission with `data` still as JSON text, so listing never parses and re-serialises it. */

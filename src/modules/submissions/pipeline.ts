@@ -2,9 +2,9 @@ import { batchTransaction, type BatchWriter } from "../../db/batch-transaction";
 import type { Sql } from "../../db/sql";
 import { AppError } from "../../lib/errors";
 import type { Principal } from "../../lib/principal";
+import type { Slots } from "../../lib/slots";
 import type { Form } from "../forms/model";
-import type { Upload } from "../files/service";
-import type { UsedChallenge } from "../spam/repo";
+import type { SpamVerdict } from "../spam/model";
 import type { SubmitterInfo } from "./meta";
 import type { NewSubmission, SubmissionStatus, SubmitBody } from "./model";
 
@@ -181,7 +181,11 @@ function lockOrder(batch: NewSubmission[]): NewSubmission[] {
       });
 }
 
-/** A submission before the checks: its form, the key that sends it, the request's body and submitter. */
+/**
+ * A submission before the checks: its form, the key that sends it, the request's body and submitter.
+ * What a check adds for its own writers goes in a slot of `stages` (lib/slots.ts), which the
+ * submission it becomes shares: the duplicate window's digest, the used proof of work.
+ */
 export interface Candidate {
   form: Form;
   caller: Principal;
@@ -194,20 +198,9 @@ export interface Candidate {
   submitter: SubmitterInfo;
   /** Whether the body was a form post (urlencoded, multipart): its values are all text, and typed by the field rules. */
   formPost: boolean;
-  /** A proof-of-work solution the challenge check accepted: recorded with the submission, so it is used once. */
-  usedChallenge?: UsedChallenge;
-  /** The page's `_subject` (drop-in posts) as one line, carried to the notification. */
-  subject?: string;
-  /** The redirect target the allowed-origin check dropped: the post is answered as one without it. */
-  droppedRedirect?: string;
-  /** The files a multipart post carried (already in the store, pending): the files check reads them. */
-  uploads?: Upload[];
-  /** Why earlier checks filed it as spam (`honeypot`), for the spam filter's reasons. */
-  spamReasons?: string[];
-  /** The spam filter's score and every reason it was filed as spam: stored with it. */
-  spamVerdict?: { score: number; reasons: string[] };
-  /** The duplicate rule's hash of its fields and visitor, stored with it. */
-  visitorDigest?: string;
+  /** What the spam filter found, stored in the submission's own `spam` column; null until it has run. */
+  spam: SpamVerdict | null;
+  stages: Slots;
 }
 
 /** What a check decides: store it, store it as spam, or refuse it with this error. */

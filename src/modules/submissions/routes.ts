@@ -5,10 +5,8 @@ import { notServed } from "../../http/methods";
 import { textStream } from "../../http/stream";
 import { DeletedSchema } from "../forms/model";
 import { addressBucket } from "../../lib/address-bucket";
-import type { ClientOrigin } from "../../lib/client-ip";
 import { locationUrl } from "../../lib/location-url";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
-import type { SubmitterInfo } from "./meta";
 import {
   IdempotencyKeySchema,
   MovedSchema,
@@ -23,22 +21,12 @@ import {
   type SubmitResult,
 } from "./model";
 import type { SubmissionLifecycle } from "./lifecycle";
-import { formBody, isMultipart, readIdempotencyKey, readSubmitBody } from "./read-body";
+import { formBody, isMultipart, readSubmitBody } from "./read-body";
+import { submitRequest } from "./request";
 import type { FilesService } from "../files/service";
 import type { FormsService } from "../forms/service";
 import type { Principal } from "../../lib/principal";
 import type { SubmissionsService } from "./service";
-
-function submitterInfo(request: Request, origin: ClientOrigin): SubmitterInfo {
-  return {
-    userAgent: request.headers.get("user-agent"),
-    acceptLanguage: request.headers.get("accept-language"),
-    referer: request.headers.get("referer"),
-    origin: request.headers.get("origin"),
-    ip: origin.ip,
-    proxyCountry: origin.proxyCountry,
-  };
-}
 
 const CONTENT_TYPES = { csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8" } as const;
 
@@ -76,12 +64,14 @@ export function submissionsRoutes(
           );
           try {
             result = await submissions.submit(
-              principal,
-              formBody(fields),
-              submitterInfo(request, client()),
-              readIdempotencyKey(request.headers),
-              true,
-              { uploads },
+              submitRequest({
+                actor: principal,
+                body: formBody(fields),
+                headers: request.headers,
+                client: client(),
+                formPost: true,
+                uploads,
+              }),
             );
           } finally {
             // Not stored (refused, or an earlier answer to the same Idempotency-Key): nothing stays behind.
@@ -91,11 +81,13 @@ export function submissionsRoutes(
           const read = await readSubmitBody(request, maxBodyBytes, bodyPace);
           isFormPost = read.isFormPost;
           result = await submissions.submit(
-            principal,
-            read.body,
-            submitterInfo(request, client()),
-            readIdempotencyKey(request.headers),
-            isFormPost,
+            submitRequest({
+              actor: principal,
+              body: read.body,
+              headers: request.headers,
+              client: client(),
+              formPost: isFormPost,
+            }),
           );
         }
         if (isFormPost && result.redirect) {

@@ -14,19 +14,19 @@ import type { AuditService } from "../audit/service";
 import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import { buildMeta, type SubmissionMeta, type SubmitterInfo } from "./meta";
+import { droppedRedirectOf } from "./allowed-origin";
+import { buildMeta, type SubmissionMeta } from "./meta";
 import {
   submissionJson,
   type NewSubmission,
   type StoredSubmission,
   type SubmissionStatus,
-  type SubmitBody,
-  type SubmitExtras,
   type SubmitResult,
 } from "./model";
 import { exportCsv, exportJson } from "./export";
 import type { Candidate, SubmitPipeline } from "./pipeline";
 import { IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
+import type { SubmitRequest } from "./request";
 
 /**
  * An export's pages die young, but the text they hold lives outside the collector's small heap, so
@@ -76,6 +76,7 @@ export function pipelineItem(
     createdAt: stored.createdAt,
     idempotency: null,
     spam: stored.spam,
+    stages: {},
   };
 }
 
@@ -146,27 +147,18 @@ export function createSubmissionsService({
   const inflight = new Map<string, Promise<SubmitResult>>();
   let storedCount = 0;
 
-  async function store(
-    form: Form,
-    caller: Principal,
-    body: SubmitBody,
-    info: SubmitterInfo,
-    idempotencyKey: string | null,
-    formPost: boolean,
-    extras: SubmitExtras,
-  ): Promise<SubmitResult> {
+  async function store(form: Form, caller: Principal, request: SubmitRequest): Promise<SubmitResult> {
+    const { body, submitter, idempotencyKey, formPost, stages } = request;
     const { _meta: _dropped, ...fields } = body.data;
-    const candidate: Candidate = { form, caller, body, data: fields, submitter: info, formPost };
-    if (extras.subject !== undefined) candidate.subject = extras.subject;
-    if (extras.uploads?.length) candidate.uploads = extras.uploads;
+    const candidate: Candidate = { form, caller, body, data: fields, submitter, formPost, spam: null, stages };
     const checked = pipeline.check(candidate);
     const status = checked instanceof Promise ? await checked : checked;
-    const meta = buildMeta(info, countryOf);
+    const meta = buildMeta(submitter, countryOf);
     const id = newId("sub");
     const result: SubmitResult = {
       success: true,
       submissionId: id,
-      ...(body.redirectUrl && candidate.droppedRedirect === undefined ? { redirect: body.redirectUrl } : {}),
+      ...(body.redirectUrl && droppedRedirectOf.get(candidate) === undefined ? { redirect: body.redirectUrl } : {}),
     };
     const submission: NewSubmission = {
       id,
@@ -174,15 +166,11 @@ export function createSubmissionsService({
       status,
       json: JSON.stringify({ ...candidate.data, _meta: meta }),
       meta,
-      email: extras.senderFirst ? senderEmail(candidate.data) : extractEmail(candidate.data),
+      email: request.senderFirst ? senderEmail(candidate.data) : extractEmail(candidate.data),
       createdAt: isoTime(clock.now()),
       idempotency: idempotencyKey ? { key: idempotencyKey, response: JSON.stringify(result) } : null,
-      usedChallenge: candidate.usedChallenge,
-      ...(candidate.subject !== undefined ? { subject: candidate.subject } : {}),
-      ...(candidate.droppedRedirect !== undefined ? { droppedRedirect: candidate.droppedRedirect } : {}),
-      ...(extras.uploads?.length ? { files: extras.uploads.map((u) => u.file) } : {}),
-      spam: candidate.spamVerdict ? JSON.stringify(candidate.spamVerdict) : null,
-      ...(candidate.visitorDigest ? { visitorDigest: candidate.visitorDigest } : {}),
+      spam: candidate.spam ? JSON.stringify(candidate.spam) : null,
+      stages,
     };
     try {
       await batches.write(submission);
@@ -206,32 +194,23 @@ export function createSubmissionsService({
 
   return {
     /**
-     * Stores a submission for a form the owner owns. Resolves only after the submission is
-     * committed to disk; a repeated Idempotency-Key returns the first answer and stores nothing.
-     * The operator's submissions (seeding, tests) pass the checks as the owner's secret key's would.
-     * `formPost`: the body came as a form post (all text), so the field rules type its values.
-     * `extras`: what a drop-in post says beside its fields (`_subject` for the notification, its files).
+     * Stores a submission (request.ts `submitRequest`) for a form the owner owns. Resolves only after
+     * the submission is committed to disk; a repeated Idempotency-Key returns the first answer and
+     * stores nothing. The operator's submissions (seeding, tests) pass the checks as the owner's
+     * secret key's would.
      */
-    async submit(
-      actor: Actor,
-      body: SubmitBody,
-      info: SubmitterInfo,
-      idempotencyKey: string | null = null,
-      formPost = false,
-      extras: SubmitExtras = {},
-    ): Promise<SubmitResult> {
-      const form = await forms.formFor(actor, body.formId, "submit");
+    async submit(request: SubmitRequest): Promise<SubmitResult> {
+      const { actor, idempotencyKey } = request;
+      const form = await forms.formFor(actor, request.body.formId, "submit");
       const caller = isOperator(actor) ? ownerPrincipal(form.ownerId) : actor;
-      if (!idempotencyKey) return store(form, caller, body, info, null, formPost, extras);
+      if (!idempotencyKey) return store(form, caller, request);
       const slot = `${form.id}\n${idempotencyKey}`;
       const running = inflight.get(slot);
       if (running) return running;
       // In flight from before the lookup: a retry arriving while it reads shares it rather than storing twice.
       const attempt = (async () => {
         const stored = await repo.findIdempotentResponse(form.id, idempotencyKey);
-        return stored
-          ? (JSON.parse(stored) as SubmitResult)
-          : store(form, caller, body, info, idempotencyKey, formPost, extras);
+        return stored ? (JSON.parse(stored) as SubmitResult) : store(form, caller, request);
       })().finally(() => inflight.delete(slot));
       inflight.set(slot, attempt);
       return attempt;

@@ -53,7 +53,15 @@ export const WebhookListSchema = t.Array(WebhookSchema);
 
 export const NewWebhookSchema = t.Object(
   {
-    url: t.String({ minLength: 1, maxLength: 2048, description: "http(s) URL on a public address" }),
+    url: t.String({
+      minLength: 1,
+      maxLength: 2048,
+      // What the service's URL parse takes as http(s) (whitespace around it trimmed, the scheme in any case).
+      pattern: "^\\s*[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]",
+      error: "url must be an absolute http(s) URL of at most 2,048 characters",
+      description:
+        "an absolute http(s) URL whose host is or resolves to a public address (unless the server allows private ones), at most 2,048 characters",
+    }),
     format: t.Optional(
       t.UnionEnum([...WEBHOOK_FORMATS], {
         error: "format must be standard, slack or discord",
