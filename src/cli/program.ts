@@ -7,6 +7,7 @@ import { initCommand } from "./init";
 import { keysCommand } from "./keys";
 import { ownersCommand } from "./owners";
 import { serveCommand } from "./serve";
+import { serviceCommand } from "./service";
 import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   for (const cmd of [
     initCommand(),
     serveCommand(),
+    serviceCommand(),
     keysCommand(),
     formsCommand(),
     ownersCommand(),
