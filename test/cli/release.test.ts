@@ -43,6 +43,23 @@ describe("npm run release", () => {
     120_000,
   );
 
+  test("names a target whose Bun runtime cannot be fetched, with why, and exits 1", () => {
+    const other = RELEASE_TARGETS.find((t) => t !== HOST)!;
+    const home = join(out.dir, "home");
+    // A home with no runtimes cached, and a proxy that refuses: the download fails at once, offline.
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home };
+    delete env.BUN_INSTALL;
+    delete env.BUN_INSTALL_CACHE_DIR;
+    for (const name of ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"]) env[name] = "http://127.0.0.1:9";
+    const res = Bun.spawnSync(
+      [process.execPath, "build.ts", "--release", "--target", other, "--out", join(out.dir, "offline")],
+      { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" },
+    );
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr.toString()).toMatch(new RegExp(`FAILED formsvc-${other}: .*Failed to download`));
+    expect(readFileSync(join(out.dir, "offline/SHA256SUMS"), "utf8")).toBe("");
+  }, 60_000);
+
   test("refuses a target it does not release for, naming those it does", () => {
     const res = release("--target", "windows-x64", "--out", join(out.dir, "none"));
     expect(res.exitCode).toBe(2);
