@@ -57,7 +57,7 @@ export function curlExamples(baseUrl: string, key: string, formId: string): stri
 
 /**
  * The one first-run path, printed by `serve` while no owner has a password: the setup link, then
- * the dashboard. Owners made on the command line are named, as the link cannot log in as them.
+ * the dashboard. Owners made on the command line are counted, as the link cannot log in as them.
  */
 export function firstRunSteps(baseUrl: string, setupToken: string, ownersWithoutPassword: number): string {
   const lines = [
@@ -65,9 +65,10 @@ export function firstRunSteps(baseUrl: string, setupToken: string, ownersWithout
     "  (the link works once, for 30 minutes; each start prints a new one)",
     `  then create a form in the dashboard and copy its snippet into your page: it posts to ${baseUrl}/f/{formId}`,
   ];
+  const one = ownersWithoutPassword === 1;
   if (ownersWithoutPassword > 0)
     lines.push(
-      `  ${ownersWithoutPassword === 1 ? "1 owner" : `${ownersWithoutPassword} owners`} made on the command line (init, keys create) ${ownersWithoutPassword === 1 ? "has" : "have"} no password, and the link makes a new owner who sees none of their forms;`,
+      `  ${ownersWithoutPassword} owner${one ? "" : "s"} made on the command line (init, keys create) ${one ? "has" : "have"} no password, and the link makes a new owner who sees none of their forms;`,
       `  to log in as one instead: ${invocation()} owners set-password EMAIL`,
     );
   return `${lines.join("\n")}\n`;

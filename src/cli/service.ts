@@ -74,6 +74,6 @@ export function serviceCommand(): Command {
 
 /** How the binary gets to the path the unit runs, unless it is there already. */
 function installBinary(): string[] {
-  if (!Bun.main.startsWith("/$bunfs/")) return ["  npm run build && sudo install -m 0755 dist/formsvc " + BINARY_PATH];
+  if (!Bun.main.startsWith("/$bunfs/")) return [`  npm run build && sudo install -m 0755 dist/formsvc ${BINARY_PATH}`];
   return process.execPath === BINARY_PATH ? [] : [`  sudo install -m 0755 ${process.execPath} ${BINARY_PATH}`];
 }
