@@ -49,11 +49,17 @@ export function serviceCommand(): Command {
           "CONFLICT",
           `${existing.join(" and ")} exist${existing.length === 1 ? "s" : ""}; add --force to overwrite`,
         );
-      for (const f of targets) {
-        mkdirSync(dirname(f.target), { recursive: true, mode: 0o755 });
-        writeFileSync(f.target, f.text, { mode: f.mode });
-        // writeFileSync's mode applies to a new file only.
-        chmodSync(f.target, f.mode);
+      try {
+        for (const f of targets) {
+          mkdirSync(dirname(f.target), { recursive: true, mode: 0o755 });
+          writeFileSync(f.target, f.text, { mode: f.mode });
+          // writeFileSync's mode applies to a new file only.
+          chmodSync(f.target, f.mode);
+        }
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== "EACCES" && code !== "EPERM") throw e;
+        throw new AppError("FORBIDDEN", `${(e as Error).message}: run it as root (sudo), or see --print`);
       }
       process.stdout.write(
         [
