@@ -1,6 +1,7 @@
 // `npm run build`: the single binary dist/formsvc and the client library under dist/client/.
+// `npm run release`: the binary for every platform formsvc is released for, with SHA256SUMS, under dist/release/.
 import { $, type BunPlugin } from "bun";
-import { readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "./package.json" with { type: "json" };
 import { buildDashboard } from "./src/dashboard/bundle";
@@ -42,14 +43,30 @@ const geoipCountryNoPackageJson: BunPlugin = {
   },
 };
 
-/** dist/formsvc (or `outfile`): the whole server, its migrations, the geoip country data and the dashboard's bundle in one executable. */
-export async function buildBinary(version: string, outfile = join(DIST, "formsvc")): Promise<string> {
-  // Built here once, so the binary serves it without a bundler (src/dashboard/bundle.ts reads it back).
-  const dashboard = await buildDashboard();
+/** The platforms a release is built for, as `bun build --compile --target=bun-<platform>` names them. */
+export const RELEASE_TARGETS = ["linux-x64", "linux-arm64", "darwin-arm64", "darwin-x64"] as const;
+export type ReleaseTarget = (typeof RELEASE_TARGETS)[number];
+
+// Built once however many binaries carry it.
+let dashboardBuild: ReturnType<typeof buildDashboard> | undefined;
+
+/**
+ * dist/formsvc (or `outfile`): the whole server, its migrations, the geoip country data and the
+ * dashboard's bundle in one executable, for this machine or for `target`.
+ */
+export async function buildBinary(
+  version: string,
+  outfile = join(DIST, "formsvc"),
+  target?: ReleaseTarget,
+): Promise<string> {
+  // Built here, so the binary serves it without a bundler (src/dashboard/bundle.ts reads it back).
+  const dashboard = await (dashboardBuild ??= buildDashboard());
   const result = await Bun.build({
     entrypoints: [join(ROOT, "src/main.ts")],
     compile: {
       outfile,
+      // Another platform's Bun runtime is fetched from the npm registry the first time it is needed.
+      ...(target && { target: `bun-${target}` as const }),
       // The binary's behaviour comes from FORMSVC_* and flags alone: a stray .env or bunfig.toml in the
       // folder it happens to run from must not change it (or, for bunfig, preload code into it).
       autoloadDotenv: false,
@@ -66,8 +83,43 @@ export async function buildBinary(version: string, outfile = join(DIST, "formsvc
       FORMSVC_DASHBOARD: JSON.stringify(JSON.stringify(dashboard)),
     },
   });
-  if (!result.success) throw new AggregateError(result.logs, "building dist/formsvc failed");
+  if (!result.success) throw new AggregateError(result.logs, `building ${outfile} failed`);
   return outfile;
+}
+
+/**
+ * The binaries `formsvc-<target>` in `outdir`, each carrying `version` (with its commit), and
+ * SHA256SUMS over those built, as `sha256sum -c` reads it. A target that fails (its runtime could
+ * not be fetched, say) is reported and the others are still built.
+ */
+export async function buildRelease(
+  version: string,
+  outdir: string,
+  targets: readonly ReleaseTarget[] = RELEASE_TARGETS,
+): Promise<{ built: string[]; failed: { target: ReleaseTarget; reason: string }[] }> {
+  mkdirSync(outdir, { recursive: true });
+  const built: string[] = [];
+  const failed: { target: ReleaseTarget; reason: string }[] = [];
+  const sums: string[] = [];
+  for (const target of targets) {
+    const name = `formsvc-${target}`;
+    // A failed target leaves no binary of an earlier release behind to be mistaken for this one.
+    rmSync(join(outdir, name), { force: true });
+    try {
+      await buildBinary(version, join(outdir, name), target);
+    } catch (e) {
+      const logs = e instanceof AggregateError ? e.errors.map(String) : [];
+      failed.push({ target, reason: [e instanceof Error ? e.message : String(e), ...logs].join(": ") });
+      continue;
+    }
+    // The binary carries its source map; the release is the binaries and their sums alone.
+    rmSync(join(outdir, `${name}.map`), { force: true });
+    const hash = new Bun.CryptoHasher("sha256").update(await Bun.file(join(outdir, name)).bytes());
+    sums.push(`${hash.digest("hex")}  ${name}`);
+    built.push(name);
+  }
+  writeFileSync(join(outdir, "SHA256SUMS"), sums.length ? `${sums.join("\n")}\n` : "");
+  return { built, failed };
 }
 
 /** dist/client: the client library as plain ESM (browsers, Node 18+, Deno, Bun) with standalone .d.ts files. */
@@ -101,5 +153,30 @@ async function main() {
   console.log(`version ${version}`);
 }
 
+/** `bun build.ts --release [--target T]… [--out DIR]`: exits 1 unless every target asked for was built. */
+async function release(args: string[]) {
+  const asked = args.flatMap((a, i) => (args[i - 1] === "--target" ? [a] : []));
+  const unknown = asked.filter((t) => !(RELEASE_TARGETS as readonly string[]).includes(t));
+  if (unknown.length) {
+    console.error(`unknown target ${unknown.join(", ")}: one of ${RELEASE_TARGETS.join(", ")}`);
+    process.exit(2);
+  }
+  const out = args.indexOf("--out");
+  const outdir = out >= 0 && args[out + 1] ? args[out + 1]! : join(DIST, "release");
+  const version = await buildVersion();
+  if (version.endsWith(".dirty"))
+    console.warn(`warning: the working tree has changes that are not committed: ${version}`);
+  const { built, failed } = await buildRelease(
+    version,
+    outdir,
+    asked.length ? (asked as ReleaseTarget[]) : RELEASE_TARGETS,
+  );
+  for (const name of built)
+    console.log(`built ${join(outdir, name)} (${(Bun.file(join(outdir, name)).size / 1048576).toFixed(1)} MB)`);
+  for (const f of failed) console.error(`FAILED formsvc-${f.target}: ${f.reason}`);
+  console.log(`version ${version}; checksums in ${join(outdir, "SHA256SUMS")}`);
+  if (failed.length) process.exit(1);
+}
+
 // A test builds the binary on its own through buildBinary (into a folder of its own).
-if (import.meta.main) await main();
+if (import.meta.main) await (process.argv.includes("--release") ? release(process.argv.slice(2)) : main());

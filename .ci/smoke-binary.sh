@@ -79,11 +79,21 @@ step_stage() {
 }
 
 step_version() {
-  local out want
+  local out want commit
   out="$(formsvc --version)" || fail "--version exited non-zero"
   want="$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")"
-  [[ "$out" == "$want" || "$out" == "$want+"* ]] || fail "--version printed '$out', expected $want[+commit]"
+  # The build commit too, where the checkout is a git one.
+  commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" && want="$want+$commit"
+  [[ "$out" == "$want" || "$out" == "$want.dirty" ]] || fail "--version printed '$out', expected $want"
   echo "  version $out"
+}
+
+step_service_print() {
+  # The unit and the settings are inside the binary: nothing from deploy/ is beside it.
+  local out
+  out="$(formsvc service install --print)" || fail "service install --print"
+  grep -qx 'ExecStart=/usr/local/bin/formsvc serve' <<< "$out" || fail "service install --print shows no unit: $out"
+  grep -qx '#FORMSVC_PORT=3000' <<< "$out" || fail "service install --print shows no settings"
 }
 
 step_ignores_stray_files() {
@@ -249,7 +259,7 @@ step_stop() {
   [[ "$code" == 0 ]] || fail "serve exited $code after SIGTERM, expected 0"
 }
 
-STEPS=(build no_build_paths stage version ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics outbound docs_page widget dashboard backup_restore stop nothing_lost)
+STEPS=(build no_build_paths stage version service_print ignores_stray_files init create_key create_form serve get_form submit_country docs_health_metrics outbound docs_page widget dashboard backup_restore stop nothing_lost)
 
 for step in "${STEPS[@]}"; do
   echo "smoke: $step"

@@ -55,21 +55,21 @@ export function curlExamples(baseUrl: string, key: string, formId: string): stri
   ];
 }
 
-/** What a newcomer does next, printed by `serve` while the database has no API key yet. */
-export function firstRunSteps(baseUrl: string): string {
-  const me = invocation();
-  return [
-    "",
-    "No API keys yet. Next steps:",
-    `  1. ${me} init --owner you@example.com          # an API key and a sample form in one go`,
-    "     or, one at a time:",
-    `     ${me} keys create --owner you@example.com`,
-    `     ${me} forms create --owner you@example.com --name Contact --type contact`,
-    "  2. submit to the form:",
-    ...curlExamples(baseUrl, "<API_KEY>", "<FORM_ID>")
-      .slice(0, 1)
-      .map((c) => `     ${c.replaceAll("\n", "\n     ")}`),
-    `  3. API docs: ${baseUrl}/docs`,
-    "",
-  ].join("\n");
+/**
+ * The one first-run path, printed by `serve` while no owner has a password: the setup link, then
+ * the dashboard. Owners made on the command line are counted, as the link cannot log in as them.
+ */
+export function firstRunSteps(baseUrl: string, setupToken: string, ownersWithoutPassword: number): string {
+  const lines = [
+    `first run: set the first owner's email and password at ${baseUrl}/dashboard/setup?token=${setupToken}`,
+    "  (the link works once, for 30 minutes; each start prints a new one)",
+    `  then create a form in the dashboard and copy its snippet into your page: it posts to ${baseUrl}/f/{formId}`,
+  ];
+  const one = ownersWithoutPassword === 1;
+  if (ownersWithoutPassword > 0)
+    lines.push(
+      `  ${ownersWithoutPassword} owner${one ? "" : "s"} made on the command line (init, keys create) ${one ? "has" : "have"} no password, and the link makes a new owner who sees none of their forms;`,
+      `  to log in as one instead: ${invocation()} owners set-password EMAIL`,
+    );
+  return `${lines.join("\n")}\n`;
 }

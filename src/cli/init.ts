@@ -17,7 +17,9 @@ interface InitFlags {
 
 export function initCommand(): Command {
   return new Command("init")
-    .description("first run: create an owner, an API key and a sample contact form, and print how to use them")
+    .description(
+      "for scripts: create an owner, an API key and a sample contact form, and print how to use them (a person starts with the setup link `serve` prints)",
+    )
     .requiredOption("--owner <email>", "your email address; notifications go here")
     .option("--force", "for an owner that already exists: create another API key and sample form anyway")
     .option("--json", "print only JSON")
@@ -44,6 +46,9 @@ export function initCommand(): Command {
         const examples = curlExamples(baseUrl, key.key, form.id);
         // A person at a terminal is offered a password now; a script is never kept waiting.
         const ask = !opts.json && canPrompt();
+        // The browser's first run makes an owner of its own: say how this one reaches the dashboard instead.
+        const note = `The dashboard shows this form to ${key.owner} alone, once it has a password (the setup link that serve prints makes a separate owner)`;
+        const dashboard = existing ? [] : [ask ? `${note}.` : `${note}: ${setPasswordHint(key.owner)}`];
         emit(!!opts.json, { owner: key.owner, key, form: toFormJson(form), examples, created: true }, () =>
           [
             `Owner:   ${key.owner}`,
@@ -55,10 +60,10 @@ export function initCommand(): Command {
             "",
             "Then try:",
             ...examples.map((e) => `  ${e.replaceAll("\n", "\n  ")}`),
-            ...(ask ? [] : ["", `To log in with a password: ${setPasswordHint(key.owner)}`]),
+            ...(dashboard.length ? ["", ...dashboard] : []),
           ].join("\n"),
         );
-        if (opts.json) process.stderr.write(`To log in with a password: ${setPasswordHint(key.owner)}\n`);
+        if (opts.json && dashboard.length) process.stderr.write(`${dashboard.join("\n")}\n`);
         if (ask) await offerPassword(s, key.owner);
       }),
     );

@@ -7,6 +7,7 @@ import { initCommand } from "./init";
 import { keysCommand } from "./keys";
 import { ownersCommand } from "./owners";
 import { serveCommand } from "./serve";
+import { serviceCommand } from "./service";
 import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   for (const cmd of [
     initCommand(),
     serveCommand(),
+    serviceCommand(),
     keysCommand(),
     formsCommand(),
     ownersCommand(),
@@ -79,22 +81,18 @@ function helpCommand(): Command {
     });
 }
 
-/** The top-level help's walk-through, naming the command as the operator invoked it. */
+/** The top-level help's walk-through, the one first-run path, naming the command as the operator invoked it. */
 function gettingStarted(): string {
   const me = invocation();
-  const steps: [string, string][] = [
-    [`${me} init --owner you@example.com`, "# an API key and a sample form, with curl examples"],
-    [`${me} keys create --owner you@example.com`, "# or: an API key (printed once)"],
-    [`${me} forms create --owner you@example.com --name Contact --type contact`, ""],
-    [`${me} serve`, "# http://127.0.0.1:3000"],
-  ];
-  const width = Math.max(...steps.filter(([, note]) => note).map(([line]) => line.length)) + 2;
   return `
 Getting started:
-${steps.map(([line, note]) => `  ${note ? line.padEnd(width) + note : line}`).join("\n")}
-  curl -X POST http://127.0.0.1:3000/api/v1/forms/submit \\
-    -H "X-API-Key: fsk_…" -H "Content-Type: application/json" \\
-    -d '{"formId":"frm_…","data":{"email":"ada@example.com","message":"Hello"}}'
+  ${me} serve
+  1. open the setup link it prints (the dashboard is at http://127.0.0.1:3000/dashboard)
+  2. set your email and password
+  3. create a form
+  4. copy its snippet into your page: the form posts to http://127.0.0.1:3000/f/{formId}
+     (a form of your own works too: point its action at that address)
 
+For scripts: ${me} init --owner EMAIL makes an owner, an API key and a sample form without the browser.
 Every setting can also come from the environment (FORMSVC_*).`;
 }

@@ -1,5 +1,4 @@
 import { Command } from "commander";
-import { OPERATOR } from "../lib/principal";
 import { startServer } from "../server";
 import { configFor } from "./context";
 import { examples, firstRunSteps } from "./hints";
@@ -32,11 +31,7 @@ export function serveCommand(): Command {
       // the database, so on several instances any link works on any of them.
       const setup = await running.services.accounts.issueSetupToken();
       if (setup)
-        process.stderr.write(
-          `first run: set the first owner's email and password at ${base}/dashboard/setup?token=${setup}\n  (the link works once, for 30 minutes; each start prints a new one)\n`,
-        );
-      if ((await running.services.keys.listKeys(OPERATOR)).length === 0)
-        process.stderr.write(firstRunSteps(running.url));
+        process.stderr.write(firstRunSteps(base, setup, await running.services.accounts.ownersWithoutPassword()));
 
       process.stderr.write(`${await signal} received: finishing in-flight requests\n`);
       const deadline = new Promise<void>((resolve) =>

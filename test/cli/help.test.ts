@@ -43,6 +43,19 @@ describe("formsvc help", () => {
     expect(commandsIn(group)).toEqual(["create", "list", "revoke"]);
   });
 
+  test("Getting started is the one first-run path: serve, the setup link, the dashboard, a form posting to /f/{formId}", () => {
+    const steps = /\nGetting started:\n([\s\S]*)$/.exec(help())?.[1] ?? "";
+    expect(steps).toStartWith("  npx bun src/main.ts serve\n");
+    expect(steps).toContain("open the setup link it prints");
+    expect(steps).toContain("http://127.0.0.1:3000/dashboard");
+    expect(steps).toContain("set your email and password");
+    expect(steps).toContain("create a form");
+    expect(steps).toContain("copy its snippet into your page: the form posts to http://127.0.0.1:3000/f/{formId}");
+    // init is for scripts: an owner it makes is not the one the setup link makes.
+    expect(steps).toContain("For scripts: npx bun src/main.ts init --owner EMAIL");
+    expect(steps).not.toContain("init --owner you@example.com");
+  });
+
   test("help for a command that does not exist says which and exits non-zero", () => {
     const res = runCli(["help", "keys", "rotate"]);
     expect(res.code).not.toBe(0);

@@ -23,6 +23,18 @@ describe("formsvc init", () => {
     expect(first.key.key).toStartWith("fsk_");
   });
 
+  test("says that the dashboard shows its form to its owner alone, once that owner has a password, and how to set one", async () => {
+    const res = runCli(["init", "--owner", "me@example.com"], { db: await freshDb() });
+    expect(res.code).toBe(0);
+    const note =
+      "The dashboard shows this form to me@example.com alone, once it has a password (the setup link that serve prints makes a separate owner)";
+    expect(res.stdout).toContain(`${note}: npx bun src/main.ts owners set-password me@example.com\n`);
+    // With --json the note goes to stderr, and stdout stays JSON.
+    const json = runCli(["init", "--owner", "you@example.com", "--json"], { db: await freshDb() });
+    expect(JSON.parse(json.stdout).created).toBe(true);
+    expect(json.stderr).toContain("The dashboard shows this form to you@example.com alone, once it has a password");
+  });
+
   test("run again for the same owner it changes nothing, exits 0 and says what exists and what to run instead", async () => {
     const db = await freshDb();
     cliJson(["init", "--owner", "me@example.com"], { db });

@@ -17,6 +17,17 @@ describe("npm install", () => {
     expect(refused).toEqual([]);
   });
 
+  test("every locked package with an install script is allowed or denied in allowScripts, so npm install warns of none", () => {
+    // Named without a version: the lockfile keeps no resolved URL, and npm only pins by that URL's version.
+    const unreviewed = Object.entries<{ hasInstallScript?: boolean }>(lock.packages)
+      .filter(([, p]) => p.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length))
+      .filter((name) => typeof pkg.allowScripts?.[name] !== "boolean");
+    expect(unreviewed).toEqual([]);
+    // bun's postinstall fetches the pinned Bun itself, and the tests need it.
+    expect(pkg.allowScripts.bun).toBe(true);
+  });
+
   test("package.json and the README name that same oldest Node", () => {
     expect(Bun.semver.satisfies(OLDEST_NODE, pkg.engines.node)).toBe(true);
     expect(Bun.semver.satisfies("20.18.0", pkg.engines.node)).toBe(false);

@@ -133,7 +133,7 @@ describe("the command line", () => {
     const help = runCli(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Getting started");
-    expect(help.stdout).toContain("curl");
+    expect(help.stdout).toContain("/f/{formId}");
     expect(runCli(["forms", "create", "--help"]).stdout).toContain("Example");
     expect(runCli(["frobnicate"]).code).not.toBe(0);
   });

@@ -42,7 +42,16 @@ describe("first run", () => {
     expect(await server.proc.exited).toBe(0);
   });
 
-  test("serve prints one line with the URL on stdout, and on an empty database the next steps on stderr", async () => {
+  /** serve's stderr from start to a SIGTERM: what it says to a person. */
+  async function banner(db: string, env: Record<string, string> = {}): Promise<string> {
+    const server = await spawnServe(db, env);
+    cleanups.push(() => server.proc.kill("SIGKILL"));
+    server.proc.kill("SIGTERM");
+    expect(await server.proc.exited).toBe(0);
+    return new Response(server.proc.stderr).text();
+  }
+
+  test("serve prints one line with the URL on stdout, and on an empty database the one first-run path on stderr", async () => {
     const { db } = await scratch();
     const server = await serve(db);
     server.proc.kill("SIGTERM");
@@ -52,9 +61,44 @@ describe("first run", () => {
     expect(first).toBe(`formsvc listening on ${server.url}`);
     for (const line of rest) expect(JSON.parse(line)).toHaveProperty("level");
     const stderr = await new Response(server.proc.stderr).text();
-    expect(stderr).toContain("init --owner");
-    expect(stderr).toContain("keys create --owner");
-    expect(stderr).toContain("curl -X POST");
+    expect(stderr).toContain(`formsvc dashboard: ${server.url}/dashboard\n`);
+    expect(stderr).toMatch(
+      new RegExp(`first run: set the first owner's email and password at ${server.url}/dashboard/setup\\?token=fsu_`),
+    );
+    expect(stderr).toContain(
+      `then create a form in the dashboard and copy its snippet into your page: it posts to ${server.url}/f/{formId}`,
+    );
+    // One path: no second way in that makes an owner the browser then misses.
+    expect(stderr).not.toContain("init --owner");
+    expect(stderr).not.toContain("keys create");
+    expect(stderr).not.toContain("made on the command line");
+  });
+
+  test("after init, the first-run banner says its owner has no password and how to log in as it", async () => {
+    const { db } = await scratch();
+    cliJson(["init", "--owner", "me@example.com"], { db });
+    const stderr = await banner(db);
+    expect(stderr).toContain("first run: set the first owner's email and password at");
+    expect(stderr).toContain(
+      "1 owner made on the command line (init, keys create) has no password, and the link makes a new owner who sees none of their forms;",
+    );
+    expect(stderr).toContain("to log in as one instead: npx bun src/main.ts owners set-password EMAIL");
+  });
+
+  test("once an owner has a password, serve prints no first-run hint: no setup link, no API key hint", async () => {
+    const { db } = await scratch();
+    expect(
+      runCli(["owners", "set-password", "me@example.com", "--password-stdin"], {
+        db,
+        stdin: "a long enough password\n",
+      }).code,
+    ).toBe(0);
+    const stderr = await banner(db);
+    expect(stderr).toContain("formsvc dashboard: ");
+    expect(stderr).not.toContain("first run");
+    expect(stderr).not.toContain("API key");
+    expect(stderr).not.toContain("init --owner");
+    expect(stderr).not.toContain("keys create");
   });
 });
 

@@ -119,6 +119,11 @@ export function createAccountsRepo(sql: Sql) {
     /** Whether any owner has a password: then first-run setup is over. */
     anyPassword: async (): Promise<boolean> =>
       (await sql.get("SELECT 1 AS one FROM owners WHERE password_hash IS NOT NULL LIMIT 1")) !== null,
+    /** How many owners have no password (made on the command line, or not yet set up). */
+    countWithoutPassword: async (): Promise<number> =>
+      Number(
+        (await sql.get<{ n: number | string }>("SELECT COUNT(*) AS n FROM owners WHERE password_hash IS NULL"))!.n,
+      ),
     /** Keeps a setup link's hash until `expiresAt`; links lapsed before `now` are forgotten. */
     async insertSetupToken(hash: string, expiresAt: string, now: string): Promise<void> {
       await sql.run("DELETE FROM setup_tokens WHERE expires_at <= ?", [now]);

@@ -215,6 +215,9 @@ export function createAccountsService({
       return token;
     },
 
+    /** Owners without a password: the setup link cannot log in as them (`serve` says so at first run). */
+    ownersWithoutPassword: (): Promise<number> => repo.countWithoutPassword(),
+
     /**
      * First run: with a live setup link, sets the first owner's email and password (the password
      * rules of `owners set-password`) and logs them in. A wrong, lapsed or used link is a 400, once
