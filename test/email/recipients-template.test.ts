@@ -172,6 +172,7 @@ describe("alerts to the owner", () => {
     expect(alert!.subject).toBe("Webhook problem on Contact");
     expect(alert!.text).toContain(says);
     expect(alert!.text).toContain(hook.body.id);
+    expect(await s.query("SELECT kind FROM outbox WHERE webhook_id IS NULL")).toEqual([{ kind: "webhook_alert" }]);
     await Bun.sleep(500);
     expect(smtp.messages.length).toBe(1);
   });

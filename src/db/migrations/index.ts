@@ -23,6 +23,7 @@ import * as changeKinds from "./021-change-kinds";
 import * as honeypotLessons from "./022-honeypot-lessons";
 import * as confirmationEmails from "./023-confirmation-emails";
 import * as formWarnings from "./024-form-warnings";
+import * as outboxKinds from "./025-outbox-kinds";
 
 export interface Migration {
   version: number;
@@ -56,4 +57,5 @@ export const migrations: Migration[] = [
   { version: 22, name: "honeypot-lessons", up: honeypotLessons.up },
   { version: 23, name: "confirmation-emails", up: confirmationEmails.up },
   { version: 24, name: "form-warnings", up: formWarnings.up },
+  { version: 25, name: "outbox-kinds", up: outboxKinds.up },
 ];

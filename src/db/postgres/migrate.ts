@@ -1,4 +1,5 @@
 import { migrations as sqliteMigrations } from "../migrations";
+import { OUTBOX_KINDS_RELABEL } from "../migrations/025-outbox-kinds";
 import type { Sql } from "../sql";
 import type { SqlValue } from "../sql";
 import {
@@ -208,6 +209,11 @@ const LATER: { version: number; name: string; statements: string[] }[] = [
     version: 24,
     name: "form-warnings",
     statements: [`ALTER TABLE forms ADD COLUMN warnings text COLLATE "C" NOT NULL DEFAULT '[]'`],
+  },
+  {
+    version: 25,
+    name: "outbox-kinds",
+    statements: ["ALTER TABLE outbox DROP CONSTRAINT outbox_kind_check", ...OUTBOX_KINDS_RELABEL],
   },
 ];
 
