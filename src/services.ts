@@ -9,7 +9,6 @@ import { createAnswerCache } from "./lib/answer-cache";
 import { countryLookup } from "./lib/geo";
 import type { Logger } from "./lib/log";
 import { createAccountsRepo } from "./modules/accounts/repo";
-import { renderPasswordReset } from "./modules/accounts/reset-message";
 import { createAccountsService } from "./modules/accounts/service";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
@@ -26,14 +25,12 @@ import { openObjectStore } from "./lib/object-store";
 import { assertPublicUrl } from "./lib/public-address";
 import { createSigner } from "./lib/signing";
 import { createConfirmationsRepo } from "./modules/confirmations/repo";
-import { renderConfirmation } from "./modules/confirmations/message";
 import { queueConfirmations, queueRecipientConfirmations } from "./modules/confirmations/queue";
 import { createConfirmationsService } from "./modules/confirmations/service";
-import { queueAutoresponses, renderAutoresponse } from "./modules/notifications/autoresponse";
-import { mailRetry } from "./modules/outbox/channel";
+import { queueAutoresponses } from "./modules/notifications/autoresponse";
 import { createHttpSender } from "./modules/outbox/http-sender";
-import { createSmtpMailer, mailChannel } from "./modules/outbox/mailer";
-import { renderOwnerMail } from "./modules/notifications/message";
+import { kindChannels } from "./modules/outbox/kinds";
+import { createSmtpMailer } from "./modules/outbox/mailer";
 import { queueNotifications } from "./modules/notifications/queue";
 import { createDigests } from "./modules/notifications/digest";
 import { createDigestRepo } from "./modules/notifications/digest-repo";
@@ -186,40 +183,20 @@ export async function createServices(deps: Deps) {
   const digestRepo = createDigestRepo(sql);
   const webhooksRepo = createWebhooksRepo(sql);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : null;
-  const retryMail = mailRetry(config.mailRetryBaseSeconds, config.mailRetryHours);
   const sender = createHttpSender({ timeoutMs: WEBHOOK_TIMEOUT_MS, allowPrivate: config.webhookAllowPrivate });
-  const hooks = webhookChannel({
-    sender,
-    repo: webhooksRepo,
-    retryScale: config.webhookRetryScale,
-    link: fileLink,
-  });
-  // Every outbound message goes through this one outbox, each kind through its channel.
+  // Every outbound message goes through this one outbox, each kind through its channel (outbox/kinds.ts).
   const outbox = createOutboxService({
     repo: outboxRepo,
     soleSender: sql.traits.soleWriter,
-    channels: {
-      notification: mailChannel(
-        mailer,
-        (row) => renderOwnerMail(row, fileLink, digestRepo.listedSubmissions),
-        retryMail,
-      ),
-      autoresponse: mailChannel(mailer, renderAutoresponse, retryMail),
-      confirmation: mailChannel(
-        mailer,
-        (row) => renderConfirmation(row, config.publicUrl),
-        retryMail,
-        () => config.publicUrl !== "",
-      ),
-      webhook: hooks,
-      // Its link starts with FORMSVC_PUBLIC_URL, never with a request's Host (which a caller chooses).
-      password_reset: mailChannel(
-        mailer,
-        (row) => renderPasswordReset(row, config.publicUrl),
-        retryMail,
-        () => config.publicUrl !== "",
-      ),
-    },
+    channels: kindChannels({
+      mailer,
+      publicUrl: config.publicUrl,
+      mailRetryBaseSeconds: config.mailRetryBaseSeconds,
+      mailRetryHours: config.mailRetryHours,
+      fileLink,
+      listedSubmissions: digestRepo.listedSubmissions,
+      webhook: webhookChannel({ sender, repo: webhooksRepo, retryScale: config.webhookRetryScale, link: fileLink }),
+    }),
     clock,
     log: deps.log,
     notReady: async () => [
@@ -391,6 +368,7 @@ export async function createServices(deps: Deps) {
     log: deps.log,
     alert: async (message) => {
       const queued = await outboxRepo.queueOwnerAlert(
+        "backup_alert",
         "formsvc: a scheduled backup failed",
         message,
         isoTime(clock.now()),

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { AppError } from "../lib/errors";
-import { OUTBOX_KINDS, type OutboxKind, type OutboxStatus } from "../modules/outbox/repo";
+import { isOutboxKind, OUTBOX_KINDS, type OutboxKind } from "../modules/outbox/kinds";
+import type { OutboxStatus } from "../modules/outbox/repo";
 import { withServices } from "./context";
 import { examples } from "./hints";
 import { emit, fields, table } from "./output";
@@ -15,7 +16,7 @@ const wholeId = (id: string) => {
 export function outboxCommand(): Command {
   const outbox = new Command("outbox")
     .description(
-      "everything formsvc sends (owner notifications, autoresponses, confirmation emails, webhook deliveries): see and retry the queue",
+      "everything formsvc sends (owner notifications and digests, autoresponses, confirmation and password reset emails, webhook deliveries, alerts): see and retry the queue",
     )
     .addHelpText(
       "after",
@@ -38,7 +39,7 @@ export function outboxCommand(): Command {
       withServices(cmd, async (s) => {
         if (opts.status && !STATUSES.includes(opts.status))
           throw new AppError("INVALID_PARAMETER", `--status must be one of ${STATUSES.join(", ")}`);
-        if (opts.kind && !(OUTBOX_KINDS as readonly string[]).includes(opts.kind))
+        if (opts.kind && !isOutboxKind(opts.kind))
           throw new AppError("INVALID_PARAMETER", `--kind must be one of ${OUTBOX_KINDS.join(", ")}`);
         const limit = Number(opts.limit);
         if (!Number.isInteger(limit) || limit < 1)

@@ -80,6 +80,8 @@ describe("the daily digest", () => {
     await drained(s);
     expect(subjects(smtp)).toEqual(["New submission: Each", "Daily <b>: 2 new submissions on 2026-03-01"]);
     const digest = smtp.messages[1]!;
+    // A row of its own kind, which `outbox list --kind digest` finds.
+    expect(await s.query("SELECT kind FROM outbox WHERE form_id = ?", daily)).toEqual([{ kind: "digest" }]);
     expect((digest.to as { text: string }).text).toBe("owner@example.com");
     expect(digest.text).toContain(`Sun, 1 Mar 2026, 00:00 UTC  ${first}  ${link(daily, first)}`);
     expect(digest.text).toContain(`Sun, 1 Mar 2026, 23:59 UTC  ${last}  ${link(daily, last)}`);

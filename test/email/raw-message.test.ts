@@ -71,9 +71,32 @@ const cases: { name: string; from?: string; message: MailMessage; expected: Reco
     expected: { to: "owner@bücher.example" },
   },
   {
-    name: "a Reply-To with a local part outside ASCII goes through nodemailer's composer and arrives",
+    name: "a Reply-To with a local part outside ASCII arrives (UTF-8 headers)",
     message: { ...base, replyTo: "zoë@example.com" },
     expected: { subject: base.subject, replyTo: "zoë@example.com" },
+  },
+  {
+    name: "a recipient with a local part outside ASCII arrives",
+    message: { ...base, to: "zoë@example.com" },
+    expected: { subject: base.subject, to: "zoë@example.com" },
+  },
+  {
+    name: "a configured sender with a name outside ASCII is encoded",
+    from: "Formulaires Zoë <forms@example.net>",
+    message: base,
+    expected: { fromName: "Formulaires Zoë", fromAddress: "forms@example.net" },
+  },
+  {
+    name: "a configured sender with a quoted name keeps the name",
+    from: '"Zoë, Forms" <forms@example.net>',
+    message: base,
+    expected: { fromName: "Zoë, Forms", fromAddress: "forms@example.net" },
+  },
+  {
+    name: "a configured sender that is an address alone is used as written",
+    from: "forms@example.net",
+    message: base,
+    expected: { fromName: "", fromAddress: "forms@example.net" },
   },
 ];
 

@@ -172,7 +172,34 @@ describe("alerts to the owner", () => {
     expect(alert!.subject).toBe("Webhook problem on Contact");
     expect(alert!.text).toContain(says);
     expect(alert!.text).toContain(hook.body.id);
+    expect(await s.query("SELECT kind FROM outbox WHERE webhook_id IS NULL")).toEqual([{ kind: "webhook_alert" }]);
     await Bun.sleep(500);
     expect(smtp.messages.length).toBe(1);
+  });
+
+  test("alerts the previous version queued as notifications (during a rolling upgrade) still go out as alerts", async () => {
+    const smtp = await startSmtpSink();
+    defer(() => smtp.close());
+    const s = await startTestServer({ config: { rateLimit: 10_000, smtpUrl: smtp.url } });
+    defer(() => s.close());
+    const o = await seedOwner(s, "owner@example.com", { name: "Contact" });
+    const at = new Date().toISOString();
+    const queue = (formId: string | null, payload: string) =>
+      s.exec(
+        `INSERT INTO outbox (kind, form_id, recipient, form_name, data, payload, submitted_at, created_at, queued_at, next_attempt_at)
+         VALUES ('notification', ?1, 'owner@example.com', ?2, '{}', ?3, ?4, ?4, ?4, ?4)`,
+        formId,
+        formId ? "Contact" : "",
+        payload,
+        at,
+      );
+    await queue(o.formId, JSON.stringify({ alert: "the webhook wh_1 answered 410 Gone" }));
+    await queue(null, JSON.stringify({ alert: "disk full", subject: "formsvc: a scheduled backup failed" }));
+    await s.services.outbox.drain();
+    const mails = await smtp.waitFor(2);
+    expect(mails.map((m) => [m.subject, m.text?.trim()]).sort()).toEqual([
+      ["Webhook problem on Contact", "On the form Contact, the webhook wh_1 answered 410 Gone"],
+      ["formsvc: a scheduled backup failed", "disk full"],
+    ]);
   });
 });

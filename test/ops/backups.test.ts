@@ -363,6 +363,9 @@ describe.skipIf(onPostgres)("scheduled backups (SQLite)", () => {
     expect(mail!.to).toMatchObject({ text: "admin@example.com" });
     expect(mail!.subject).toBe("formsvc: a scheduled backup failed");
     expect(mail!.text).toContain("blocked");
+    expect(await server.query("SELECT kind, recipient FROM outbox")).toEqual([
+      { kind: "backup_alert", recipient: "admin@example.com" },
+    ]);
     await Bun.sleep(500);
     expect(smtp.messages.length).toBe(1);
   });

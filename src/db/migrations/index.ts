@@ -24,6 +24,7 @@ import * as honeypotLessons from "./022-honeypot-lessons";
 import * as confirmationEmails from "./023-confirmation-emails";
 import * as formWarnings from "./024-form-warnings";
 import * as ownerTimeZone from "./025-owner-time-zone";
+import * as outboxKinds from "./026-outbox-kinds";
 
 export type { Migration };
 
@@ -61,4 +62,5 @@ export const migrations: Migration[] = [
   { version: 23, name: "confirmation-emails", up: confirmationEmails.up },
   portable(24, "form-warnings", formWarnings.steps),
   portable(25, "owner-time-zone", ownerTimeZone.steps),
+  portable(26, "outbox-kinds", outboxKinds.steps),
 ];

@@ -71,7 +71,7 @@ export function createDigests(deps: {
           if (!(await repo.take(form.id, day, total, now))) return 0;
           for (const recipient of recipients)
             await outbox.insert({
-              kind: "notification",
+              kind: "digest",
               formId: form.id,
               submissionId: null,
               recipient,
@@ -177,4 +177,17 @@ export function renderDigest(row: OutboxRow, p: DigestPayload, listed: DigestSub
     `</body></html>`,
   ].join("\n");
   return { to: row.recipient, subject, text, html, ...(p.fromName ? { fromName: p.fromName } : {}) };
+}
+
+/** A `digest` row's email, with its listed submissions read now (see DigestRepo.listedSubmissions). */
+export async function renderDigestMail(
+  row: OutboxRow,
+  listed: (formId: string, ids: string[]) => Promise<DigestSubmission[]>,
+): Promise<MailMessage> {
+  const p = JSON.parse(row.payload ?? "{}") as DigestPayload;
+  // A digest queued before its payload named ids listed `items` (and no labels).
+  const old = p.digest as { items?: { id: string }[] };
+  p.digest.ids ??= old.items?.map((i) => i.id) ?? [];
+  p.digest.labels ??= [];
+  return renderDigest(row, p, await listed(row.form_id!, p.digest.ids));
 }

@@ -5,8 +5,6 @@ import { filesOf, humanSize, type FileLinker, type FileRef } from "../files/mode
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRow } from "../outbox/repo";
 import type { NotificationPayload } from "./queue";
-import { renderDigest, type DigestPayload } from "./digest";
-import type { DigestSubmission } from "./digest-repo";
 
 /**
  * Every inline style of the owner notification's HTML part. The dashboard's preview shows that part
@@ -109,8 +107,7 @@ export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessa
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
     _meta?: Record<string, unknown>;
   };
-  const p: Partial<NotificationPayload> & { alert?: string } = row.payload ? JSON.parse(row.payload) : {};
-  if (p.alert) return renderAlert(row, p.alert, p.subject ?? undefined);
+  const p: Partial<NotificationPayload> = row.payload ? JSON.parse(row.payload) : {};
   const envelope = {
     to: row.recipient,
     ...(row.reply_to ? { replyTo: row.reply_to } : {}),
@@ -163,40 +160,4 @@ export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessa
     `</body></html>`,
   ].join("\n");
   return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };
-}
-
-/**
- * The email of a `notification` row: a digest, with its listed submissions read now (see
- * DigestRepo.listedSubmissions), or renderNotification's.
- */
-export function renderOwnerMail(
-  row: OutboxRow,
-  link: FileLinker | undefined,
-  listed: (formId: string, ids: string[]) => Promise<DigestSubmission[]>,
-): MailMessage | Promise<MailMessage> {
-  const p = (row.payload ? JSON.parse(row.payload) : {}) as Partial<DigestPayload>;
-  if (!p.digest || row.form_id === null) return renderNotification(row, link);
-  const digest = p as DigestPayload;
-  // A digest queued before its payload named ids listed `items` (and no labels).
-  const old = p.digest as { items?: { id: string }[] };
-  digest.digest.ids ??= old.items?.map((i) => i.id) ?? [];
-  digest.digest.labels ??= [];
-  return listed(row.form_id, digest.digest.ids).then((submissions) => renderDigest(row, digest, submissions));
-}
-
-/**
- * An email to the owner about the form's webhooks (outbox/service.ts's alertFor says what happened),
- * or, on no form, an operator's alert with its own subject (a failed backup).
- */
-function renderAlert(row: OutboxRow, alert: string, ownSubject?: string): MailMessage {
-  const subject =
-    row.form_id === null ? oneLine(ownSubject ?? "formsvc alert") : `Webhook problem on ${oneLine(row.form_name)}`;
-  const text = row.form_id === null ? alert : `On the form ${row.form_name}, ${alert}`;
-  return {
-    to: row.recipient,
-    subject,
-    text,
-    html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><p>${escapeHtml(text)}</p></body></html>`,
-    headers: { "Auto-Submitted": "auto-generated" },
-  };
 }

@@ -1,7 +1,6 @@
 import type { ConnectionOptions } from "node:tls";
-import type MailComposerType from "nodemailer/lib/mail-composer";
 import type { Channel, Failure } from "./channel";
-import { oneLine, type MailMessage } from "./message";
+import type { MailMessage } from "./message";
 import { rawMessage } from "./raw-message";
 import type { ClaimedRow } from "./repo";
 import { createSmtpClient } from "./smtp-client";
@@ -14,8 +13,10 @@ export interface Mailer {
 
 /**
  * SMTP through our own client (`smtp-client.ts`: 4 persistent connections, pipelined commands, the
- * message in one write): smtp://user:pass@host:587 (STARTTLS when the server offers it), smtps://
- * for TLS from the start. `tls` adds TLS settings (a test's certificate authority).
+ * message written by `raw-message.ts` in one write): smtp://user:pass@host:587 (STARTTLS when the
+ * server offers it), smtps:// for TLS from the start. `tls` adds TLS settings (a test's certificate
+ * authority). nodemailer (pooled transport and composer) sent under 1,000 emails/s where this sends
+ * several thousand: bench/RESULTS.md, "Issue 44: one mail path".
  */
 export function createSmtpMailer(url: URL, from: string, tls?: ConnectionOptions): Mailer {
   const client = createSmtpClient({
@@ -25,26 +26,10 @@ export function createSmtpMailer(url: URL, from: string, tls?: ConnectionOptions
     auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
     tls,
   });
-  // The address alone, for a message that names its own sender.
-  const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from;
   return {
     async send(m) {
-      const built = rawMessage(m, from, address);
-      if (built) return client.send(built.envelope, built.raw);
-      // What rawMessage does not write itself (an address outside ASCII, a configured sender it would
-      // have to parse): nodemailer's composer, loaded only then, quotes and encodes it (no header injection).
-      const MailComposer = require("nodemailer/lib/mail-composer") as typeof MailComposerType;
-      const node = new MailComposer({
-        from: m.fromName ? { name: oneLine(m.fromName), address } : from,
-        to: m.to,
-        replyTo: m.replyTo,
-        subject: m.subject,
-        text: m.text,
-        html: m.html,
-        headers: m.headers,
-      }).compile();
-      const envelope = node.getEnvelope();
-      return client.send({ from: envelope.from || address, to: envelope.to }, await node.build());
+      const { envelope, raw } = rawMessage(m, from);
+      return client.send(envelope, raw);
     },
     close: () => client.close(),
   };

@@ -3,19 +3,22 @@ import { domainToASCII } from "node:url";
 import { oneLine, type MailMessage } from "./message";
 
 const CRLF = "\r\n";
-// An address we write as it is: ASCII, no quoting or comments (what the API and the CLI accept).
-const PLAIN_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
+// An address as we write it: a dot-atom local part (ASCII, or UTF-8 as RFC 6532 allows), no quoting
+// or comments (what the API and the CLI accept), and a domain in ASCII.
+const ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~\u0080-\u{10ffff}-]+@[A-Za-z0-9.-]+$/u;
 const PRINTABLE = /^[\x20-\x7e]*$/;
 const HEADER_NAME = /^[A-Za-z0-9-]+$/;
+// A configured sender with a display name: `Name <address>`, the name perhaps quoted.
+const NAMED = /^\s*"?(.*?)"?\s*<([^<>]+)>\s*$/;
 // Longer ASCII values are encoded too, so that the header can be folded between encoded words.
 const MAX_PLAIN_HEADER = 900;
 
-/** The address with its domain in ASCII (punycode), or null when it is not one we write as it is. */
-function plainAddress(address: string): string | null {
+/** The address with its domain in ASCII (punycode); one we cannot write is an error (the attempt's). */
+function writtenAddress(address: string): string {
   const at = address.lastIndexOf("@");
-  if (at < 1) return null;
-  const ascii = `${address.slice(0, at)}@${domainToASCII(address.slice(at + 1))}`;
-  return PLAIN_ADDRESS.test(ascii) ? ascii : null;
+  const written = at < 1 ? "" : `${address.slice(0, at)}@${domainToASCII(address.slice(at + 1))}`;
+  if (!ADDRESS.test(written)) throw new Error(`cannot write the address ${JSON.stringify(oneLine(address))}`);
+  return written;
 }
 
 /** RFC 2047 encoded words (base64 of UTF-8, each under 75 characters), one per folded line. */
@@ -57,24 +60,22 @@ const base64Lines = (text: string): string => {
 
 /**
  * The message as RFC 5322 text with its SMTP envelope, built in one pass (multipart/alternative,
- * text and HTML in base64): what nodemailer's composer builds through a tree of streams, for a
- * fraction of its CPU. Null for what it does not write itself (a non-ASCII address, a configured
- * sender it would have to parse): the mailer composes those through nodemailer as before.
+ * text and HTML in base64): what nodemailer's composer built through a tree of streams, for a
+ * fraction of its CPU. `from` is FORMSVC_MAIL_FROM (an address, or `Name <address>`), written as
+ * configured when it is printable ASCII and the message names no sender of its own. An address
+ * outside ASCII is written in UTF-8 (RFC 6532; the client asks for SMTPUTF8 where the server offers it).
  */
-export function rawMessage(
-  m: MailMessage,
-  from: string,
-  fromAddress: string,
-): { envelope: { from: string; to: string[] }; raw: string } | null {
-  const sender = plainAddress(fromAddress);
-  const to = plainAddress(m.to);
-  const replyTo = m.replyTo === undefined ? null : plainAddress(m.replyTo);
-  if (!sender || !to || (m.replyTo !== undefined && !replyTo)) return null;
-  // FORMSVC_MAIL_FROM as configured, when no name of the message's own replaces it.
-  if (!m.fromName && !PRINTABLE.test(from)) return null;
+export function rawMessage(m: MailMessage, from: string): { envelope: { from: string; to: string[] }; raw: string } {
+  const named = NAMED.exec(from);
+  const sender = writtenAddress((named ? named[2]! : from).trim());
+  const to = writtenAddress(m.to);
+  const replyTo = m.replyTo === undefined ? null : writtenAddress(m.replyTo);
+  const name = m.fromName || named?.[1];
+  const fromHeader =
+    !m.fromName && PRINTABLE.test(from) ? oneLine(from) : name ? `${displayName(name)} <${sender}>` : sender;
   const boundary = `formsvc-${randomUUID()}`;
   const lines = [
-    `From: ${m.fromName ? `${displayName(m.fromName)} <${sender}>` : from}`,
+    `From: ${fromHeader}`,
     `To: ${to}`,
     ...(replyTo ? [`Reply-To: ${replyTo}`] : []),
     `Subject: ${headerText(m.subject)}`,
@@ -83,7 +84,8 @@ export function rawMessage(
     "MIME-Version: 1.0",
   ];
   for (const [name, value] of Object.entries(m.headers ?? {})) {
-    if (!HEADER_NAME.test(name)) return null;
+    // Our own names (Auto-Submitted): one that could start another header is a bug.
+    if (!HEADER_NAME.test(name)) throw new Error(`not a header name: ${JSON.stringify(name)}`);
     lines.push(`${name}: ${headerText(value)}`);
   }
   lines.push(

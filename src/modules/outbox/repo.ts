@@ -1,8 +1,7 @@
 import type { Sql } from "../../db/sql";
+import { isOutboxKind, OUTBOX_KINDS, SECRET_PAYLOAD, TO_SUBMITTER, type OutboxKind } from "./kinds";
 
 export type OutboxStatus = "pending" | "sending" | "sent" | "failed";
-export const OUTBOX_KINDS = ["notification", "autoresponse", "confirmation", "webhook", "password_reset"] as const;
-export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 export interface OutboxRow {
   id: number;
@@ -79,6 +78,9 @@ const leaseFrom = (now: string) => new Date(Date.parse(now) + SEND_LEASE_MS).toI
 
 export type KindCounts = Record<OutboxKind, { pending: number; sending: number; failed: number }>;
 
+// Kind names written into a statement's text: they come from the registry, never from a caller.
+const sqlList = (kinds: readonly OutboxKind[]) => kinds.map((k) => `'${k}'`).join(", ");
+
 const COLUMNS =
   "kind, form_id, submission_id, webhook_id, message_id, recipient, reply_to, form_name, data, payload, submitted_at, created_at, queued_at, next_attempt_at";
 const INSERT = `INSERT INTO outbox (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?12)`;
@@ -114,12 +116,12 @@ const addAttempts = perCount(
   SELECT o.id, v.column2, v.column3, v.column4, v.column5 FROM (VALUES ${valueRows(n, ATTEMPT_TYPES)}) AS v
   JOIN outbox o ON o.id = v.column1`,
 );
-// A batch's sent rows marked in one statement. A confirmation's or a password reset's token leaves the
-// outbox once its email is out: from then on only its hash is stored.
+// A batch's sent rows marked in one statement. The token of a kind with a secret payload (a confirmation,
+// a password reset) leaves the outbox once its email is out: from then on only its hash is stored.
 const markSent = perCount(
   (n) => `UPDATE outbox SET status = 'sent', sent_at = v.column2, attempts = attempts + 1,
   last_status = v.column3, last_error = NULL,
-  payload = CASE WHEN kind IN ('confirmation', 'password_reset') THEN NULL ELSE payload END
+  payload = CASE WHEN kind IN (${sqlList(SECRET_PAYLOAD)}) THEN NULL ELSE payload END
   FROM (VALUES ${valueRows(n, SENT_TYPES)}) AS v WHERE outbox.id = v.column1`,
 );
 const MARK_RETRY =
@@ -131,7 +133,7 @@ const TAKE_SLOT = `INSERT INTO autoresponse_throttle (form_id, email, sent_at) V
   ON CONFLICT (form_id, email) DO UPDATE SET sent_at = ?3 WHERE autoresponse_throttle.sent_at <= ?4`;
 // Messages about an address: sent to it (an autoresponse, a confirmation) or naming it as Reply-To (an owner notification).
 const addressedTo = (param: string) =>
-  `(reply_to = ${param} OR (kind IN ('autoresponse', 'confirmation') AND recipient = ${param}))`;
+  `(reply_to = ${param} OR (kind IN (${sqlList(TO_SUBMITTER)}) AND recipient = ${param}))`;
 // ?2: a JSON list of form ids, or null for every form.
 const IN_SCOPE = "(CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2)))";
 // The condition of the partial index `outbox_unsent` (status, kind, next_attempt_at), which holds the
@@ -147,12 +149,12 @@ const WITH_WEBHOOK = `SELECT o.*, w.url AS webhook_url, w.format AS webhook_form
 
 // The owner's email about a row that failed for good, queued with its marking: once, whatever the form's email settings.
 const QUEUE_ALERT = `INSERT INTO outbox (${COLUMNS})
-  SELECT 'notification', f.id, NULL, NULL, NULL, w.email, NULL, f.name, '{}', ?2, ?3, ?3, ?3, ?3
+  SELECT 'webhook_alert', f.id, NULL, NULL, NULL, w.email, NULL, f.name, '{}', ?2, ?3, ?3, ?3, ?3
   FROM outbox o JOIN forms f ON f.id = o.form_id JOIN owners w ON w.id = f.owner_id WHERE o.id = ?1`;
 
-// An operator's alert (a failed backup) to every owner who can log in: it belongs to no form.
+// An operator's alert (?3: its kind, a failed backup's) to every owner who can log in: it belongs to no form.
 const QUEUE_OWNER_ALERT = `INSERT INTO outbox (${COLUMNS})
-  SELECT 'notification', NULL, NULL, NULL, NULL, email, NULL, '', '{}', ?1, ?2, ?2, ?2, ?2
+  SELECT ?3, NULL, NULL, NULL, NULL, email, NULL, '', '{}', ?1, ?2, ?2, ?2, ?2
   FROM owners WHERE password_hash IS NOT NULL`;
 
 // The sender's own bookkeeping commits without waiting for the log's sync (see claimDue, finishMany).
@@ -187,9 +189,9 @@ export function createOutboxRepo(sql: Sql) {
       return r ? { email: r.email, timeZone: r.time_zone } : null;
     },
 
-    /** Queues one alert email (`subject`, `alert`) to each owner with a password; answers how many were queued. */
-    queueOwnerAlert: (subject: string, alert: string, at: string): Promise<number> =>
-      sql.run(QUEUE_OWNER_ALERT, [JSON.stringify({ alert, subject }), at]),
+    /** Queues one alert email of this kind (`subject`, `alert`) to each owner with a password; answers how many were queued. */
+    queueOwnerAlert: (kind: OutboxKind, subject: string, alert: string, at: string): Promise<number> =>
+      sql.run(QUEUE_OWNER_ALERT, [JSON.stringify({ alert, subject }), at, kind]),
 
     /** Queues one message; runs inside the submission's transaction. */
     async insert(m: QueuedMessage): Promise<void> {
@@ -447,7 +449,8 @@ export function createOutboxRepo(sql: Sql) {
       const rows = await sql.all<{ kind: OutboxKind; status: "pending" | "sending" | "failed"; n: number }>(
         `SELECT kind, status, CAST(count(*) AS INTEGER) AS n FROM outbox WHERE ${UNSENT} GROUP BY kind, status`,
       );
-      for (const r of rows) out[r.kind][r.status] = r.n;
+      // A kind this version does not know (a newer instance's, during a rolling upgrade) is not counted.
+      for (const r of rows) if (isOutboxKind(r.kind)) out[r.kind][r.status] = r.n;
       return out;
     },
 

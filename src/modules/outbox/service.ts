@@ -4,19 +4,12 @@ import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
 import type { Committed } from "../submissions/pipeline";
 import type { AttemptOutcome, Channel, TransportName } from "./channel";
-import {
-  OUTBOX_KINDS,
-  type AttemptRecord,
-  type ClaimedRow,
-  type NextStep,
-  type OutboxKind,
-  type OutboxRepo,
-  type OutboxStatus,
-} from "./repo";
+import { DUE_AT_START, OUTBOX_KINDS, type OutboxKind } from "./kinds";
+import type { AttemptRecord, ClaimedRow, NextStep, OutboxRepo, OutboxStatus } from "./repo";
 
 export interface OutboxDeps {
   repo: OutboxRepo;
-  /** How each kind of row goes out. */
+  /** How each kind of row goes out (kinds.ts's kindChannels). */
   channels: Record<OutboxKind, Channel>;
   clock: Clock;
   log: Logger;
@@ -44,9 +37,6 @@ const RECORD_WAIT_MS = 10;
 // A sent message must be marked sent, or the next start sends it again: worth a long wait for the lock.
 const MARK_WAIT_MS = 60_000;
 const TRANSPORTS: TransportName[] = ["smtp", "http"];
-// A restart is when an operator has fixed the mail settings: mail is tried at once. Webhooks keep
-// their schedule, so a restart does not send every receiver its whole backlog at the same moment.
-const DUE_AT_START: OutboxKind[] = ["notification", "autoresponse", "confirmation", "password_reset"];
 
 export type DeliveryOutcome = "sent" | "retry" | "failed";
 
@@ -65,10 +55,10 @@ function alertFor(row: ClaimedRow, outcome: Extract<AttemptOutcome, { ok: false 
 }
 
 /**
- * The outbox: every message formsvc sends (owner notifications, autoresponses, confirmation
- * emails, webhooks) is a row queued in the transaction of what caused it, claimed before it is
- * sent, sent in the background through its kind's channel, kept with each attempt (time, status
- * code or error, duration), retried on its kind's schedule, and never sent again once marked sent.
+ * The outbox: every message formsvc sends (each kind in kinds.ts) is a row queued in the
+ * transaction of what caused it, claimed before it is sent, sent in the background through its
+ * kind's channel, kept with each attempt (time, status code or error, duration), retried on its
+ * kind's schedule, and never sent again once marked sent.
  * A process killed in the middle of a send leaves that one row `sending`; it is released at the
  * next start and may be sent a second time (at-least-once for that single message; webhook
  * receivers recognise it by its `webhook-id`).
