@@ -57,7 +57,7 @@ interface HttpKind {
 export const KINDS = {
   notification: {
     transport: "smtp",
-    render: (row, d) => queuedBefore025(row, d) ?? renderNotification(row, d.fileLink),
+    render: (row, d) => queuedBeforeKinds(row, d) ?? renderNotification(row, d.fileLink),
     retry: "mail",
     dueAtStart: true,
   },
@@ -95,10 +95,10 @@ export type OutboxKind = keyof typeof KINDS;
 
 /**
  * A digest or an alert that an instance of the previous version, still serving during a rolling
- * upgrade, queued as `notification` (as migration 025 found them), rendered as its own kind. A later
+ * upgrade, queued as `notification` (as migration 026 found them), rendered as its own kind. A later
  * version drops this.
  */
-function queuedBefore025(row: ClaimedRow, d: KindDeps): MailMessage | Promise<MailMessage> | null {
+function queuedBeforeKinds(row: ClaimedRow, d: KindDeps): MailMessage | Promise<MailMessage> | null {
   if (row.payload?.startsWith('{"digest":')) return renderDigestMail(row, d.listedSubmissions);
   if (row.payload?.startsWith('{"alert":'))
     return row.form_id === null ? renderBackupAlert(row) : renderWebhookAlert(row);
