@@ -94,7 +94,9 @@ describe("formsvc init", () => {
   test("without a terminal says how to set a password, and never waits for one", async () => {
     const res = runCli(["init", "--owner", "me@example.com"], { db: await freshDb() });
     expect(res.code).toBe(0);
-    expect(res.stdout).toContain("To log in with a password: npx bun src/main.ts owners set-password me@example.com");
+    expect(res.stdout).toContain(
+      "The dashboard shows this form to me@example.com alone, once it has a password (the setup link that serve prints makes a separate owner): npx bun src/main.ts owners set-password me@example.com",
+    );
   });
 
   test("with --json keeps stdout to JSON and says how to set a password on stderr", async () => {
