@@ -1,5 +1,5 @@
 // Controls that edit a number or a time, each of which may be empty (null) where the setting allows.
-import { helpId, invalid, Labelled, Problem, text, type ControlOf, type ControlProps } from "./props";
+import { invalid, Labelled, Problem, text, wired, type ControlOf, type ControlProps } from "./props";
 
 export function NumberControl(p: ControlProps<ControlOf<"number">>) {
   const c = p.control;
@@ -14,9 +14,7 @@ export function NumberControl(p: ControlProps<ControlOf<"number">>) {
         step={c.step}
         required={!c.optional}
         value={p.value === null ? "" : String(p.value)}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onInput={(e) => p.onChange(text(e) === "" ? (c.optional ? null : p.value) : Number(text(e)))}
       />
     </Labelled>
@@ -33,9 +31,7 @@ export function LimitControl(p: ControlProps<ControlOf<"limit">>) {
         min={1}
         step={1}
         value={p.value === null ? "" : String(p.value)}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onInput={(e) => p.onChange(text(e) === "" ? null : Number(text(e)))}
       />
     </Labelled>
@@ -57,9 +53,7 @@ export function TimeControl(p: ControlProps<ControlOf<"time">>) {
         name={p.name}
         type="datetime-local"
         value={localTime(p.value)}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onInput={(e) => p.onChange(isoTime(text(e)))}
       />
     </Labelled>

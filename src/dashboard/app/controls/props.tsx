@@ -16,7 +16,13 @@ export interface ControlProps<C extends Control = Control> {
 
 export const helpId = (p: ControlProps) => (p.control.help ? `${p.name}-help` : undefined);
 export const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
-export const invalid = (p: ControlProps) => (p.problem ? "true" : undefined);
+export const invalid = (p: ControlProps) => (p.problem ? ("true" as const) : undefined);
+/** What every control's element carries: whether it is editable, its help and its problem. */
+export const wired = (p: ControlProps) => ({
+  disabled: p.disabled,
+  "aria-describedby": helpId(p),
+  "aria-invalid": invalid(p),
+});
 
 export function Help(p: ControlProps) {
   return p.control.help ? (
@@ -64,9 +70,7 @@ export function Switch({
         type="checkbox"
         name={name}
         checked={on}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onChange={(e) => p.onChange(toValue(e.currentTarget.checked))}
       />
       <span>

@@ -1,5 +1,5 @@
 // Controls that edit text: a line, a paragraph, a choice, a list of lines, a name or URL that may be empty.
-import { helpId, invalid, Labelled, text, type ControlOf, type ControlProps } from "./props";
+import { Labelled, text, wired, type ControlOf, type ControlProps } from "./props";
 
 export function TextControl(p: ControlProps<ControlOf<"text">>) {
   return (
@@ -9,9 +9,7 @@ export function TextControl(p: ControlProps<ControlOf<"text">>) {
         value={String(p.value ?? "")}
         maxLength={p.control.maxLength}
         required={p.control.required}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onInput={(e) => p.onChange(text(e))}
       />
     </Labelled>
@@ -27,9 +25,7 @@ export function TextareaControl(p: ControlProps<ControlOf<"textarea">>) {
         maxLength={p.control.maxLength}
         required={p.control.required}
         value={String(p.value ?? "")}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onInput={(e) => p.onChange(text(e))}
       />
     </Labelled>
@@ -39,14 +35,7 @@ export function TextareaControl(p: ControlProps<ControlOf<"textarea">>) {
 export function SelectControl(p: ControlProps<ControlOf<"select">>) {
   return (
     <Labelled p={p}>
-      <select
-        name={p.name}
-        value={String(p.value)}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
-        onChange={(e) => p.onChange(e.currentTarget.value)}
-      >
+      <select name={p.name} value={String(p.value)} {...wired(p)} onChange={(e) => p.onChange(e.currentTarget.value)}>
         {p.control.options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -66,9 +55,7 @@ export function LinesControl(p: ControlProps<ControlOf<"lines">>) {
         rows={3}
         value={typeof p.value === "string" ? p.value : (p.value as string[]).join("\n")}
         placeholder={p.control.placeholder}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onInput={(e) => p.onChange(text(e))}
       />
     </Labelled>
@@ -83,9 +70,7 @@ export function OptionalNameControl(p: ControlProps<ControlOf<"optional-name">>)
         value={String(p.value ?? "")}
         maxLength={p.control.maxLength}
         placeholder={p.control.placeholder}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onInput={(e) => p.onChange(text(e).trim() || null)}
       />
     </Labelled>
@@ -101,9 +86,7 @@ export function UrlControl(p: ControlProps<ControlOf<"url">>) {
         type="url"
         value={String(p.value ?? "")}
         placeholder={p.control.placeholder}
-        disabled={p.disabled}
-        aria-describedby={helpId(p)}
-        aria-invalid={invalid(p)}
+        {...wired(p)}
         onInput={(e) => p.onChange(text(e).trim() || null)}
       />
     </Labelled>
