@@ -4,6 +4,7 @@ import { OPERATOR } from "../lib/principal";
 import type { Form } from "../modules/forms/model";
 import { setAt, valueAt } from "../lib/dotted-path";
 import { ALL_SETTINGS, toFormJson, WRITABLE_SETTINGS, type CliFlag } from "../modules/forms/settings";
+import { SettingsError } from "../modules/forms/setting-row";
 import type { FormInput } from "../modules/forms/service";
 import { withServices } from "./context";
 import { examples, invocation } from "./hints";
@@ -57,6 +58,15 @@ function toInput(opts: Record<string, unknown>, command: "create" | "update"): F
   return input as FormInput;
 }
 
+/** The service's answer; settings that are wrong are said with the flags that set them. */
+async function withFlags<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    throw e instanceof SettingsError ? new AppError(e.code, e.cliMessage) : e;
+  }
+}
+
 /** `forms show`: a line for each setting the table says how to show. */
 function describe(form: Form): string {
   return fields(
@@ -108,11 +118,9 @@ export function formsCommand(): Command {
     )
     .action((opts: { owner: string; name: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.createForm(OPERATOR, {
-          ...toInput(opts, "create"),
-          owner: opts.owner,
-          name: opts.name,
-        });
+        const form = await withFlags(
+          s.forms.createForm(OPERATOR, { ...toInput(opts, "create"), owner: opts.owner, name: opts.name }),
+        );
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
       }),
@@ -165,7 +173,7 @@ export function formsCommand(): Command {
     )
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.updateForm(OPERATOR, id, toInput(opts, "update"));
+        const form = await withFlags(s.forms.updateForm(OPERATOR, id, toInput(opts, "update")));
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Updated form ${form.id}\n\n${describe(form)}`);
       }),

@@ -101,7 +101,9 @@ describe("formsvc forms", () => {
     );
     const bad = runCli(["forms", "create", "--owner", "dev@example.com", "--name", "X", "--type", "poll"], { db });
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain("type must be one of");
+    // The schema's sentence names the API's field, and the CLI adds the flag that sets it.
+    expect(bad.stderr).toContain("formType must be one of");
+    expect(bad.stderr).toContain("(--type)");
   });
 
   test("show --json prints exactly what GET /api/v1/forms/{formId} answers", async () => {
