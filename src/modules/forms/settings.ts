@@ -66,7 +66,15 @@ export type { Setting, CliFlag, FormPath, Stored } from "./setting-row";
 const MAX_SUBMISSIONS_CAP = 1_000_000_000;
 
 // An ISO 8601 time with its offset: a bare date or local time would mean another instant on each server.
-const ISO_TIME = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})$";
+const ISO_TIME =
+  "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
+// What the pattern cannot say: the day exists in its month (JavaScript would roll 30 February over to March).
+const dayExists = (v: string) => {
+  const [y, m, d] = v.slice(0, 10).split("-").map(Number) as [number, number, number];
+  const last = new Date(0);
+  last.setUTCFullYear(y, m, 0); // not Date.UTC, which reads years 0 to 99 as 1900 to 1999
+  return d <= last.getUTCDate();
+};
 const MAX_ORIGINS = 100;
 
 /** A URL put in a Location header: what lib/location-url.ts takes, as its pattern says. */
@@ -356,7 +364,7 @@ export const SETTINGS = {
         format: "date-time",
         pattern: ISO_TIME,
         maxLength: 100,
-        description: "with its offset (Z or ±hh:mm); seconds may be left out",
+        description: "with its seconds and its offset (Z or ±hh:mm)",
       }),
       { error: "closesAt: the closing time must be an ISO 8601 time with its offset (2030-01-31T18:00:00Z) or null" },
     ),
@@ -364,6 +372,8 @@ export const SETTINGS = {
     column: "closes_at",
     stored: "plain",
     default: null,
+    check: (v: string | null) =>
+      v !== null && !dayExists(v) ? `closesAt: ${v.slice(0, 10)} is no day of the calendar` : undefined,
     normalize: (v: string | null) => (v === null ? null : new Date(v).toISOString()),
     example: "2030-01-31T18:00:00.000Z",
     cli: {
