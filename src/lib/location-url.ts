@@ -45,11 +45,11 @@ export const isLocationUrl = (value: string): boolean => locationUrl(value) !== 
 // The same as JSON Schema patterns (ECMA-262 and Python alike: no \d, no flags), a little stricter than
 // the checks above, so that what the OpenAPI document allows the server takes: an ASCII host name
 // whose last label starts with a letter (else WHATWG reads it as IPv4) and none of them punycode, a
-// dotted IPv4, or an IPv6 address.
+// dotted IPv4, or an IPv6 address in hexadecimal (Bun's URL refuses some with an IPv4 tail).
 const OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
 const IPV4_PATTERN = `(?:${OCTET}\\.){3}${OCTET}`;
 const H = "[0-9A-Fa-f]{1,4}";
-const IPV6_PATTERN = `\\[(?:(?:${H}:){7}(?:${H}|:)|(?:${H}:){6}(?::${H}|${IPV4_PATTERN}|:)|(?:${H}:){5}(?:(?::${H}){1,2}|:${IPV4_PATTERN}|:)|(?:${H}:){4}(?:(?::${H}){1,3}|(?::${H})?:${IPV4_PATTERN}|:)|(?:${H}:){3}(?:(?::${H}){1,4}|(?::${H}){0,2}:${IPV4_PATTERN}|:)|(?:${H}:){2}(?:(?::${H}){1,5}|(?::${H}){0,3}:${IPV4_PATTERN}|:)|(?:${H}:)(?:(?::${H}){1,6}|(?::${H}){0,4}:${IPV4_PATTERN}|:)|:(?:(?::${H}){1,7}|(?::${H}){0,5}:${IPV4_PATTERN}|:))\\]`;
+const IPV6_PATTERN = `\\[(?:(?:${H}:){7}${H}|(?:${H}:){1,7}:|(?:${H}:){1,6}:${H}|(?:${H}:){1,5}(?::${H}){1,2}|(?:${H}:){1,4}(?::${H}){1,3}|(?:${H}:){1,3}(?::${H}){1,4}|(?:${H}:){1,2}(?::${H}){1,5}|${H}:(?::${H}){1,6}|:(?:(?::${H}){1,7}|:))\\]`;
 const LABEL_PATTERN = "(?![Xx][Nn]--)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
 const LAST_LABEL = "(?![Xx][Nn]--)[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
 const NAME_PATTERN = `(?=[^:/?#]{1,253}(?:[:/?#]|$))(?:${LABEL_PATTERN}\\.)*${LAST_LABEL}\\.?`;
