@@ -3,7 +3,14 @@ import { AppError } from "../lib/errors";
 import { OPERATOR } from "../lib/principal";
 import type { Form } from "../modules/forms/model";
 import { setAt, valueAt } from "../lib/dotted-path";
-import { ALL_SETTINGS, toFormJson, WRITABLE_SETTINGS, type CliFlag } from "../modules/forms/settings";
+import {
+  ALL_SETTINGS,
+  cliHelp,
+  toFormJson,
+  WRITABLE_SETTINGS,
+  type CliFlag,
+  type SettingKey,
+} from "../modules/forms/settings";
 import { SettingsError } from "../modules/forms/setting-row";
 import type { FormInput } from "../modules/forms/service";
 import { withServices } from "./context";
@@ -12,12 +19,13 @@ import { emit, fields, table } from "./output";
 
 /** The flags of one setting of the table, as commander declares them for a command. */
 function flagsOf(
+  key: SettingKey,
   cli: CliFlag | CliFlag[] | undefined,
   command: "create" | "update",
 ): { flag: CliFlag; positive: Option; negative?: Option }[] {
   return [cli ?? []].flat().flatMap((flag) => {
     if (flag.updateOnly && command === "create") return [];
-    const positive = new Option(flag.flag, flag.help);
+    const positive = new Option(flag.flag, cliHelp(key, flag.hint));
     if (command === "create" && flag.create && "default" in flag.create) positive.default(flag.create.default);
     if (command === "create" && flag.create && "required" in flag.create) positive.makeOptionMandatory();
     const no =
@@ -30,8 +38,8 @@ function flagsOf(
 
 /** Declares every setting's flags (settings.ts) on `forms create` or `forms update`, and --json. */
 function settingFlags(cmd: Command, command: "create" | "update"): Command {
-  for (const { row } of WRITABLE_SETTINGS) {
-    for (const { positive, negative } of flagsOf(row.cli, command)) {
+  for (const { key, row } of WRITABLE_SETTINGS) {
+    for (const { positive, negative } of flagsOf(key, row.cli, command)) {
       cmd.addOption(positive);
       if (negative) cmd.addOption(negative);
     }
@@ -42,8 +50,8 @@ function settingFlags(cmd: Command, command: "create" | "update"): Command {
 /** The flags given, as the service's input: each setting's value, or its cleared value from --no-…. */
 function toInput(opts: Record<string, unknown>, command: "create" | "update"): FormInput {
   const input: Record<string, unknown> = {};
-  for (const { row } of WRITABLE_SETTINGS) {
-    for (const { flag, positive, negative } of flagsOf(row.cli, command)) {
+  for (const { key, row } of WRITABLE_SETTINGS) {
+    for (const { flag, positive, negative } of flagsOf(key, row.cli, command)) {
       const given = opts[positive.attributeName()];
       // A lone --no-x defaults x to true in commander; only false means it was given.
       const cleared = negative !== undefined && opts[negative.attributeName()] === false;

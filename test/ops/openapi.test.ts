@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useServer } from "../helpers/fixture";
 import { seedOwner } from "../helpers/harness";
+import { SETTING_HELP } from "../../src/modules/forms/setting-help";
 
 const server = useServer();
 let doc: any;
@@ -297,6 +298,17 @@ describe("the OpenAPI document", () => {
           "INVALID_PARAMETER",
           expect.stringContaining(key),
         ]);
+    }
+  });
+
+  test("describes each setting in Get Form and in the bodies with its help, written once for the CLI and the dashboard too", () => {
+    const get = doc.paths["/api/v1/forms/{formId}"].get.responses["200"].content["application/json"].schema;
+    const patch = doc.paths["/api/v1/forms/{formId}"].patch.requestBody.content["application/json"].schema;
+    const at = (schema: any, key: string) =>
+      key.split(".").reduce((s, part) => (s.anyOf?.find((v: any) => v.properties) ?? s).properties[part], schema);
+    for (const [key, help] of Object.entries(SETTING_HELP)) {
+      expect([key, at(get, key).description]).toEqual([key, help]);
+      expect([key, at(patch, key).description.startsWith(help)]).toEqual([key, true]);
     }
   });
 

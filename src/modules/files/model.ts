@@ -37,10 +37,6 @@ export const FilesSettingSchema = t.Nullable(
       description: "MIME types (application/pdf) or families (image/*) allowed, judged by each file's bytes",
     }),
   }),
-  {
-    description:
-      "file uploads (multipart/form-data posts, both submit paths): limits and the types allowed; null = a file in a post is refused (400 NO_FILE_UPLOADS)",
-  },
 );
 
 /** What POST and PATCH take: every member optional (the defaults fill the rest). */

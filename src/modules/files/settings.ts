@@ -13,7 +13,7 @@ export const FILES_SETTING = setting({
   example: { ...DEFAULT_FILES, maxFiles: 2, types: ["application/pdf"] },
   cli: {
     flag: "--files <limits>",
-    help: 'take file uploads: "on" for the defaults (5 files, 10 MiB each, 25 MiB in all; images, PDF, text, Office), or a JSON object {"maxFileBytes","maxFiles","maxTotalBytes","types"}',
+    hint: '"on" for the defaults (5 files, 10 MiB each, 25 MiB in all; images, PDF, text, Office), or a JSON object {"maxFileBytes","maxFiles","maxTotalBytes","types"}',
     parse: (text) => (text.trim() === "on" ? {} : parseJsonFlag("files (--files)", text)),
     no: { help: "refuse file uploads (the default)", value: null },
   },

@@ -21,7 +21,8 @@ export type Stored = "plain" | "boolean" | "json";
 export interface CliFlag {
   /** commander's flag, e.g. "--challenge <kind>" or "--email-notifications". */
   flag: string;
-  help: string;
+  /** What the command line adds to the setting's help (setting-help.ts): its format, its default. */
+  hint?: string;
   /** A value flag's text as the setting's value (default: the text itself); boolean flags give true. */
   parse?: (text: string) => unknown;
   /** Only on `forms update`. */

@@ -46,6 +46,7 @@ import {
   NOTIFY_MODE,
 } from "../notifications/settings";
 import { SPAM_SETTINGS } from "../spam/settings";
+import { SETTING_HELP } from "./setting-help";
 import {
   group,
   isWaitlist,
@@ -90,17 +91,17 @@ const locationUrl = () =>
 function locationSetting(
   key: "successUrl" | "errorUrl",
   column: string,
-  o: { description: string; what: string; example: string; flag: string; help: string; no: string; label: string },
+  o: { what: string; example: string; flag: string; no: string; label: string },
 ) {
   return setting({
-    schema: t.Nullable(t.String({ description: o.description })),
+    schema: t.Nullable(t.String()),
     input: t.Nullable(locationUrl(), { error: `${key}: ${o.what} must be an absolute http(s) URL or null` }),
     field: key,
     column,
     stored: "plain",
     default: null,
     example: o.example,
-    cli: { flag: o.flag, help: o.help, no: { help: o.no, value: null } },
+    cli: { flag: o.flag, no: { help: o.no, value: null } },
     show: { label: o.label, text: (v) => v ?? "formsvc's page" },
   });
 }
@@ -116,7 +117,7 @@ export const SETTINGS = {
     stored: "plain",
     normalize: (v: string) => v.trim(),
     example: "Renamed",
-    cli: { flag: "--name <name>", help: "form name", create: { required: true } },
+    cli: { flag: "--name <name>", create: { required: true } },
     show: { label: "name", text: (v) => v },
   }),
   description: setting({
@@ -129,7 +130,6 @@ export const SETTINGS = {
     example: "Who wrote to us",
     cli: {
       flag: "--description <text>",
-      help: "shown to no one but you",
       no: { help: "clear the description", value: "" },
     },
     show: { label: "description", text: (v) => v },
@@ -142,7 +142,7 @@ export const SETTINGS = {
     stored: "plain",
     default: "custom",
     example: "waitlist",
-    cli: { flag: "--type <type>", help: `one of ${FORM_TYPES.join(", ")}`, create: { default: "custom" } },
+    cli: { flag: "--type <type>", hint: `one of ${FORM_TYPES.join(", ")}`, create: { default: "custom" } },
     show: { label: "type", text: (v) => v },
   }),
   submissionCount: readOnly({
@@ -164,7 +164,6 @@ export const SETTINGS = {
       enabled: setting({
         schema: t.Boolean(),
         input: t.Boolean({
-          description: "count distinct joiners (waitlist forms)",
           error: "usersJoinedSettings.enabled must be true or false",
         }),
         field: "usersJoinedEnabled",
@@ -174,7 +173,6 @@ export const SETTINGS = {
         example: true,
         cli: {
           flag: "--users-joined",
-          help: "count distinct joiners (waitlist forms)",
           no: { help: "stop counting joiners (the API then shows 0)", value: false },
         },
         show: { label: "users joined", text: (v, f) => (v ? usersJoined(f) : "counter off"), when: isWaitlist },
@@ -183,10 +181,7 @@ export const SETTINGS = {
     },
   }),
   allowedOrigins: setting({
-    schema: t.Array(t.String(), {
-      description:
-        "origins (https://www.example.com) allowed to submit with a publishable key, and to be redirected to; [] = any",
-    }),
+    schema: t.Array(t.String()),
     input: t.Array(
       t.String({
         maxLength: 2048,
@@ -197,7 +192,6 @@ export const SETTINGS = {
       {
         maxItems: MAX_ORIGINS,
         error: `allowedOrigins must be a list of at most ${MAX_ORIGINS} origins such as https://www.example.com (scheme, host and port only)`,
-        description: "[] = any origin",
       },
     ),
     field: "allowedOrigins",
@@ -208,7 +202,7 @@ export const SETTINGS = {
     example: ["https://www.example.com"],
     cli: {
       flag: "--allowed-origins <urls>",
-      help: "origins whose pages may submit with a publishable key, comma-separated (https://www.example.com); redirects only to them",
+      hint: "comma-separated",
       parse: (text) => text.split(",").filter((v) => v.trim() !== ""),
       no: { help: "accept publishable-key submissions from any origin again", value: [] },
     },
@@ -217,9 +211,7 @@ export const SETTINGS = {
   spamSettings: SPAM_SETTINGS,
   autoresponse: AUTORESPONSE_SETTINGS,
   doubleOptIn: setting({
-    schema: t.Boolean({
-      description: "waitlists: each new joiner is emailed a confirmation link and counts only once they opened it",
-    }),
+    schema: t.Boolean(),
     input: t.Boolean({ error: "doubleOptIn must be true or false" }),
     field: "doubleOptIn",
     column: "double_opt_in",
@@ -228,15 +220,12 @@ export const SETTINGS = {
     example: true,
     cli: {
       flag: "--double-opt-in",
-      help: "waitlists: email each new joiner a confirmation link; only confirmed joiners count (needs FORMSVC_PUBLIC_URL on the server)",
       no: { help: "count every joiner again, confirmed or not", value: false },
     },
     show: { label: "double opt-in", text: on, when: isWaitlist },
   }),
   confirmRedirectUrl: setting({
-    schema: t.Nullable(
-      t.String({ description: "where an opened confirmation link sends the joiner (303); null = formsvc's own page" }),
-    ),
+    schema: t.Nullable(t.String()),
     input: t.Nullable(locationUrl(), {
       error: "confirmRedirectUrl: the confirm redirect URL must be an absolute http(s) URL or null",
     }),
@@ -247,19 +236,15 @@ export const SETTINGS = {
     example: "https://www.example.com/welcome",
     cli: {
       flag: "--confirm-redirect-url <url>",
-      help: "where an opened confirmation link sends the joiner (default: formsvc's own page)",
       no: { help: "show formsvc's own page after confirming", value: null },
     },
     show: { label: "after confirming", text: (v) => v ?? "formsvc's page", when: isWaitlist },
   }),
   retentionDays: setting({
-    schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1, maximum: MAX_RETENTION_DAYS }), {
-      description: "submissions older than this many days are deleted (checked every hour); null = kept forever",
-    }),
+    schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1, maximum: MAX_RETENTION_DAYS })),
     // TypeBox's own integer: Elysia's t.Integer would also take "30", a string.
     input: t.Nullable(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS }), {
       error: `retentionDays must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or null to keep submissions forever`,
-      description: "delete submissions older than this many days; null = keep forever",
     }),
     field: "retentionDays",
     column: "retention_days",
@@ -268,17 +253,13 @@ export const SETTINGS = {
     example: 30,
     cli: {
       flag: "--retention-days <n>",
-      help: "delete submissions older than this many days (checked every hour by serve)",
       parse: (text) => (/^\d+$/.test(text) ? Number(text) : NaN),
       no: { flag: "--no-retention", help: "keep submissions forever (the default)", value: null, onCreate: true },
     },
     show: { label: "retention", text: (v) => (v === null ? "forever" : `${v} day(s)`) },
   }),
   publicEndpoint: setting({
-    schema: t.Boolean({
-      description:
-        "whether POST /f/{formId} takes submissions without a key (the form id is the address); new forms true, forms made before it existed false",
-    }),
+    schema: t.Boolean(),
     input: t.Boolean({ error: "publicEndpoint must be true or false" }),
     field: "publicEndpoint",
     column: "public_endpoint",
@@ -287,16 +268,13 @@ export const SETTINGS = {
     example: false,
     cli: {
       flag: "--public-endpoint",
-      help: "take submissions at /f/<form id> without a key (the default for new forms)",
+      hint: "the default for new forms",
       no: { help: "only take submissions with a key", value: false, onCreate: true },
     },
     show: { label: "drop-in endpoint /f/", text: on },
   }),
   fields: setting({
-    schema: t.Nullable(t.Array(FieldRuleSchema), {
-      description:
-        "the fields a submission may carry, checked on every submit path (400 VALIDATION_FAILED with every problem); null = any fields, unchecked",
-    }),
+    schema: t.Nullable(t.Array(FieldRuleSchema)),
     input: t.Nullable(t.Array(FieldRuleInput, { maxItems: MAX_FIELDS }), {
       error: `fields must be null or a list of at most ${MAX_FIELDS} fields {name, type, label?, required?, minLength?, maxLength?, min?, max?, options?, multiple?, placeholder?}`,
     }),
@@ -312,7 +290,7 @@ export const SETTINGS = {
     ] satisfies FieldRule[],
     cli: {
       flag: "--fields-file <file>",
-      help: "a JSON file holding the list of fields [{name, type, required?, …}]; submissions are checked against it",
+      hint: "a JSON file holding the list [{name, type, required?, …}]",
       parse: (file) => readJsonFile("fields (--fields-file)", file),
       no: { help: "take any fields again, unchecked", value: null },
     },
@@ -323,9 +301,7 @@ export const SETTINGS = {
     },
   }),
   allowExtraFields: setting({
-    schema: t.Boolean({
-      description: "with fields: whether fields not in the list are stored (false: refused with UNKNOWN_FIELD)",
-    }),
+    schema: t.Boolean(),
     input: t.Boolean({ error: "allowExtraFields must be true or false" }),
     field: "allowExtraFields",
     column: "allow_extra_fields",
@@ -334,14 +310,13 @@ export const SETTINGS = {
     example: true,
     cli: {
       flag: "--allow-extra-fields",
-      help: "with a fields list: store fields it does not name too (else they are refused)",
       no: { help: "refuse fields the list does not name", value: false },
     },
     show: { label: "extra fields", text: (v) => (v ? "stored" : "refused"), when: (f) => f.fields !== null },
   }),
   files: FILES_SETTING,
   paused: setting({
-    schema: t.Boolean({ description: "a paused form refuses every submission (403 FORM_CLOSED)" }),
+    schema: t.Boolean(),
     input: t.Boolean({ error: "paused must be true or false" }),
     field: "paused",
     column: "paused",
@@ -350,15 +325,13 @@ export const SETTINGS = {
     example: true,
     cli: {
       flag: "--paused",
-      help: "refuse every submission until --no-paused (403 FORM_CLOSED)",
+      hint: "until --no-paused",
       no: { help: "take submissions again", value: false },
     },
     show: { label: "paused", text: (v) => (v ? "yes: submissions are refused" : "no") },
   }),
   closesAt: setting({
-    schema: t.Nullable(timestamp(), {
-      description: "from this time on the form refuses every submission (403 FORM_CLOSED); null = never",
-    }),
+    schema: t.Nullable(timestamp()),
     input: t.Nullable(
       t.String({
         format: "date-time",
@@ -378,16 +351,13 @@ export const SETTINGS = {
     example: "2030-01-31T18:00:00.000Z",
     cli: {
       flag: "--closes-at <time>",
-      help: "refuse submissions from this ISO 8601 time on (2030-01-31T18:00:00Z)",
+      hint: "ISO 8601 with its offset: 2030-01-31T18:00:00Z",
       no: { flag: "--no-closes-at", help: "never close by time", value: null },
     },
     show: { label: "closes", text: (v) => v ?? "never" },
   }),
   maxSubmissions: setting({
-    schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1 }), {
-      description:
-        "once this many inbox submissions are stored the form refuses more (403 FORM_CLOSED); null = no limit",
-    }),
+    schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1 })),
     input: t.Nullable(Type.Integer({ minimum: 1, maximum: MAX_SUBMISSIONS_CAP }), {
       error: `maxSubmissions must be a whole number from 1 to ${MAX_SUBMISSIONS_CAP.toLocaleString("en")}, or null for no limit`,
     }),
@@ -398,29 +368,22 @@ export const SETTINGS = {
     example: 500,
     cli: {
       flag: "--max-submissions <n>",
-      help: "refuse submissions once this many are in the inbox",
       parse: (text) => (/^\d+$/.test(text) ? Number(text) : NaN),
       no: { help: "no limit (the default)", value: null },
     },
     show: { label: "at most", text: (v) => (v === null ? "no limit" : `${v} submission(s)`) },
   }),
   successUrl: locationSetting("successUrl", "success_url", {
-    description:
-      "where a browser goes after a drop-in submit (303) when the page gives no _next; null = formsvc's thank-you page",
     what: "the success URL",
     example: "https://www.example.com/thanks",
     flag: "--success-url <url>",
-    help: "where a browser goes after a drop-in submit without _next (default: formsvc's thank-you page)",
     no: "show formsvc's thank-you page",
     label: "after submitting",
   }),
   errorUrl: locationSetting("errorUrl", "error_url", {
-    description:
-      "where a browser goes (303, with ?error=CODE) when a drop-in submit is refused; null = formsvc's error page",
     what: "the error URL",
     example: "https://www.example.com/oops",
     flag: "--error-url <url>",
-    help: "where a browser goes (with ?error=CODE) when a drop-in submit is refused (default: formsvc's error page)",
     no: "show formsvc's error page",
     label: "after a refusal",
   }),
@@ -482,6 +445,9 @@ type Keys<T, P extends string = ""> = {
       : never;
 }[keyof T & string];
 export type SettingKey = Keys<Table>;
+// setting-help.ts holds help for each writable setting, and for nothing else.
+SETTING_HELP satisfies Record<SettingKey, string>;
+const _noStrayHelp: SettingKey = "" as keyof typeof SETTING_HELP;
 
 /** A writable setting with its key. */
 export interface Leaf {
@@ -524,10 +490,18 @@ export const ALL_SETTINGS: { key: string; row: Setting }[] = Object.entries(SETT
 
 /** The settings a body may carry, with their keys. */
 export const WRITABLE_SETTINGS = ALL_SETTINGS.filter((s) => s.row.input !== null) as Leaf[];
-for (const { row } of WRITABLE_SETTINGS) {
-  const input = row.input ?? row.schema;
-  finishInput(input, (input as { error?: unknown }).error);
+// Each setting's help (setting-help.ts) describes it in Get Form and in the bodies; a body's own note follows.
+for (const { key, row } of WRITABLE_SETTINGS) {
+  const help = SETTING_HELP[key];
+  const input = (row.input ?? row.schema) as TSchema & { description?: string; error?: unknown };
+  if (input !== row.schema) input.description = input.description ? `${help} ${input.description}` : help;
+  (row.schema as { description?: string }).description = help;
+  finishInput(input, input.error);
 }
+
+/** A setting's help as `forms create|update --help` says it: with what the command line adds. */
+export const cliHelp = (key: SettingKey, hint?: string): string =>
+  hint ? `${SETTING_HELP[key].replace(/\.$/, "")} (${hint})` : SETTING_HELP[key];
 
 const showProps = (rows: Record<string, Row>): Record<string, TSchema> =>
   Object.fromEntries(

@@ -19,7 +19,6 @@ export const EMAIL_SETTINGS = group({
     enabled: setting({
       schema: t.Boolean(),
       input: t.Boolean({
-        description: "the form's master switch for email",
         error: "emailSettings.enabled must be true or false",
       }),
       field: "emailEnabled",
@@ -29,7 +28,6 @@ export const EMAIL_SETTINGS = group({
       example: true,
       cli: {
         flag: "--email-notifications",
-        help: "master switch for email on this form",
         no: { help: "turn all email for this form off", value: false },
       },
       show: { label: "email notifications", text: on },
@@ -37,7 +35,6 @@ export const EMAIL_SETTINGS = group({
     developerNotificationsEnabled: setting({
       schema: t.Boolean(),
       input: t.Boolean({
-        description: "email the owner on every submission",
         error: "emailSettings.developerNotificationsEnabled must be true or false",
       }),
       field: "developerNotifications",
@@ -47,7 +44,7 @@ export const EMAIL_SETTINGS = group({
       example: true,
       cli: {
         flag: "--developer-notifications",
-        help: "email the owner on every submission (needs --email-notifications)",
+        hint: "needs --email-notifications",
         no: { help: "stop emailing the owner on every submission", value: false },
       },
       show: { label: "developer notifications", text: on },
@@ -73,14 +70,14 @@ export const AUTORESPONSE_SETTINGS = group({
       example: true,
       cli: {
         flag: "--autoresponse",
-        help: "turn the autoresponse back on, with the subject and text it has",
+        hint: "turns it back on, with the subject and text it has",
         updateOnly: true,
         no: { help: "stop emailing submitters (the templates are kept)", value: false },
       },
       show: { label: "autoresponse", text: (v, f) => (v ? `on: "${f.autoresponse.subject}"` : "off") },
     }),
     subject: setting({
-      schema: t.String({ description: "Mustache template: {{field}} is the submission's field" }),
+      schema: t.String(),
       input: t.String({ maxLength: 200, error: "autoresponse.subject must be a template of at most 200 characters" }),
       field: "autoresponse.subject",
       column: "autoresponse_subject",
@@ -90,11 +87,10 @@ export const AUTORESPONSE_SETTINGS = group({
       example: "Thanks, {{name}}",
       cli: {
         flag: "--autoresponse-subject <template>",
-        help: "email each submitter (their extracted address, at most once an hour per form): the subject, {{field}} placeholders",
       },
     }),
     text: setting({
-      schema: t.String({ description: "Mustache template of the message; its HTML part escapes every value" }),
+      schema: t.String(),
       input: t.String({
         maxLength: 10_000,
         error: "autoresponse.text must be a template of at most 10,000 characters",
@@ -107,16 +103,14 @@ export const AUTORESPONSE_SETTINGS = group({
       example: "We got your message and will answer soon.",
       cli: {
         flag: "--autoresponse-text <template>",
-        help: "the autoresponse's text, {{field}} placeholders (escaped in its HTML part); needs --email-notifications",
+        hint: "needs --email-notifications",
       },
     }),
   },
 });
 
 export const RECIPIENTS = setting({
-  schema: t.Array(t.Object({ email: t.String(), confirmed: t.Boolean() }), {
-    description: `who gets the owner notification, at most ${MAX_RECIPIENTS}; an address other than the owner's gets it once it has confirmed with the link emailed to it (at most one such email a day per address, 50 a day from all the owner's forms: beyond, 429 TOO_MANY_CONFIRMATIONS and nothing changes); [] (or none confirmed) = the owner`,
-  }),
+  schema: t.Array(t.Object({ email: t.String(), confirmed: t.Boolean() })),
   input: t.Array(
     t.Union([
       t.String({ maxLength: 320 }),
@@ -149,7 +143,7 @@ export const RECIPIENTS = setting({
   example: [{ email: "team@example.com", confirmed: false }],
   cli: {
     flag: "--recipients <emails>",
-    help: `who gets the owner notification, comma-separated (at most ${MAX_RECIPIENTS}); each address but the owner's is emailed a confirmation link first`,
+    hint: "comma-separated",
     parse: (text) => text.split(",").filter((v) => v.trim() !== ""),
     no: { help: "notify the owner alone again", value: [] },
   },
@@ -161,10 +155,7 @@ export const RECIPIENTS = setting({
 });
 
 export const NOTIFICATION_TEMPLATE = setting({
-  schema: t.Nullable(t.Object({ subject: t.String(), text: t.String() }), {
-    description:
-      "the owner notification's subject and text in Mustache: {{form.name}}, {{submission.id}}, {{field}}, {{#fields}}{{name}}: {{value}}{{/fields}}; the HTML part is the text, escaped; null = formsvc's email",
-  }),
+  schema: t.Nullable(t.Object({ subject: t.String(), text: t.String() })),
   input: t.Nullable(
     t.Object(
       {
@@ -194,7 +185,7 @@ export const NOTIFICATION_TEMPLATE = setting({
   cli: [
     {
       flag: "--notification-template-file <file>",
-      help: "a JSON file {subject, text} holding the owner notification's Mustache templates",
+      hint: "a JSON file {subject, text}",
       parse: (file) => readJsonFile("notificationTemplate (--notification-template-file)", file),
       no: { flag: "--no-notification-template", help: "send formsvc's own notification email", value: null },
     },
@@ -203,7 +194,7 @@ export const NOTIFICATION_TEMPLATE = setting({
 });
 
 export const FROM_NAME = setting({
-  schema: t.Nullable(t.String({ description: "the sender's display name on the owner notification; null = none" })),
+  schema: t.Nullable(t.String()),
   input: t.Nullable(t.String({ minLength: 1, maxLength: 100, pattern: ONE_LINE_NAME }), {
     error: "fromName: the sender's name must be 1 to 100 characters on one line, not blank, or null",
   }),
@@ -215,7 +206,6 @@ export const FROM_NAME = setting({
   example: "Acme forms",
   cli: {
     flag: "--from-name <name>",
-    help: "the sender's display name on the owner notification",
     no: { help: "no display name", value: null },
   },
   show: { label: "from name", text: (v) => v ?? "none" },
@@ -225,8 +215,6 @@ export const NOTIFY_MODE = setting({
   schema: t.Unsafe<NotifyMode>({
     type: "string",
     enum: [...NOTIFY_MODES],
-    description:
-      "each: an owner notification per submission; daily: one email at 08:00 UTC listing the previous UTC day's non-spam submissions with their fields, newest first, at most 100 (none on a day without any)",
   }),
   input: OneOf(NOTIFY_MODES, `notifyMode must be one of ${NOTIFY_MODES.join(", ")}`),
   field: "notifyMode",
@@ -234,6 +222,6 @@ export const NOTIFY_MODE = setting({
   stored: "plain",
   default: "each",
   example: "daily",
-  cli: { flag: "--notify <mode>", help: "each (an email per submission) or daily (one digest at 08:00 UTC)" },
+  cli: { flag: "--notify <mode>", hint: "each or daily" },
   show: { label: "notify", text: (v) => (v === "daily" ? "daily digest at 08:00 UTC" : "each submission") },
 });

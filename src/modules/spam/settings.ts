@@ -30,11 +30,7 @@ export const SPAM_SETTINGS = group({
     "spamSettings may hold honeypotField (a field name or null), challenge, blockedWords, blockedEmailDomains, blockDisposableEmail, maxLinks, duplicateWindowSeconds, threshold and recaptchaMinScore",
   settings: {
     honeypotField: setting({
-      schema: t.Nullable(
-        t.String({
-          description: "a field left empty by people: a submission that fills it is stored as spam; null = none",
-        }),
-      ),
+      schema: t.Nullable(t.String()),
       input: t.Nullable(t.String({ pattern: "^[!-~]{1,100}$" }), {
         description: "null turns the honeypot off",
         error:
@@ -51,7 +47,7 @@ export const SPAM_SETTINGS = group({
       example: "website",
       cli: {
         flag: "--honeypot <name>",
-        help: "a hidden field people leave empty: a submission that fills it is stored as spam (default _gotcha)",
+        hint: "default _gotcha",
         no: { help: "no honeypot field", value: null, onCreate: true },
       },
       show: { label: "honeypot field", text: (v) => v ?? "none" },
@@ -60,8 +56,6 @@ export const SPAM_SETTINGS = group({
       schema: t.Unsafe<Challenge>({
         type: "string",
         enum: [...CHALLENGES],
-        description:
-          "what a submission must carry: nothing, a proof of work, or a Turnstile, hCaptcha or reCAPTCHA token",
       }),
       input: OneOf(CHALLENGES, `spamSettings.challenge must be one of ${CHALLENGES.join(", ")}`),
       field: "challenge",
@@ -71,15 +65,12 @@ export const SPAM_SETTINGS = group({
       example: "pow",
       cli: {
         flag: "--challenge <kind>",
-        help: `what a submission must solve: ${CHALLENGES.join(", ")} (default none)`,
+        hint: `${CHALLENGES.join(", ")}; default none`,
       },
       show: { label: "challenge", text: (v) => v },
     }),
     blockedWords: setting({
-      schema: t.Array(t.String(), {
-        description:
-          "words or phrases, whole words in any case: a submission holding one is filed as spam (reason blocked-word)",
-      }),
+      schema: t.Array(t.String()),
       input: t.Array(t.String({ maxLength: MAX_RULE_TEXT, pattern: NOT_BLANK }), {
         maxItems: MAX_RULE_ITEMS,
         error: `spamSettings.blockedWords must be a list of at most ${MAX_RULE_ITEMS} words or phrases of 1 to ${MAX_RULE_TEXT} characters`,
@@ -92,17 +83,14 @@ export const SPAM_SETTINGS = group({
       example: ["casino", "cheap pills"],
       cli: {
         flag: "--blocked-words <words>",
-        help: "words or phrases (comma-separated, whole words, any case) that file a submission as spam",
+        hint: "comma-separated",
         parse: (text) => text.split(",").filter((v) => v.trim() !== ""),
         no: { help: "no blocked words", value: [] },
       },
       show: { label: "blocked words", text: (v) => (v.length ? v.join(", ") : "none") },
     }),
     blockedEmailDomains: setting({
-      schema: t.Array(t.String(), {
-        description:
-          "email domains (and their subdomains): a submission carrying an address at one is filed as spam (reason blocked-email-domain)",
-      }),
+      schema: t.Array(t.String()),
       input: t.Array(t.String({ maxLength: 253 }), {
         maxItems: MAX_RULE_ITEMS,
         error: `spamSettings.blockedEmailDomains must be a list of at most ${MAX_RULE_ITEMS} domain names`,
@@ -121,17 +109,14 @@ export const SPAM_SETTINGS = group({
       example: ["spam.example"],
       cli: {
         flag: "--blocked-email-domains <domains>",
-        help: "email domains (comma-separated) whose addresses file a submission as spam",
+        hint: "comma-separated",
         parse: (text) => text.split(",").filter((v) => v.trim() !== ""),
         no: { help: "no blocked email domains", value: [] },
       },
       show: { label: "blocked email domains", text: (v) => (v.length ? v.join(", ") : "none") },
     }),
     blockDisposableEmail: setting({
-      schema: t.Boolean({
-        description:
-          "file as spam a submission carrying an address at a throwaway-mail domain (the list of the mailchecker package; reason disposable-email)",
-      }),
+      schema: t.Boolean(),
       input: t.Boolean({ error: "spamSettings.blockDisposableEmail must be true or false" }),
       field: "blockDisposableEmail",
       column: "spam_block_disposable",
@@ -140,16 +125,12 @@ export const SPAM_SETTINGS = group({
       example: true,
       cli: {
         flag: "--block-disposable-email",
-        help: "file submissions from throwaway-mail addresses as spam",
         no: { help: "take throwaway-mail addresses like any other", value: false },
       },
       show: { label: "disposable email", text: (v) => (v ? "filed as spam" : "accepted") },
     }),
     maxLinks: setting({
-      schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 0 }), {
-        description:
-          "a submission with more links (URLs across its fields) is filed as spam (reason too-many-links); null = no cap",
-      }),
+      schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 0 })),
       input: t.Nullable(Type.Integer({ minimum: 0, maximum: MAX_LINKS_CAP }), {
         error: `spamSettings.maxLinks must be a whole number from 0 to ${MAX_LINKS_CAP}, or null for no cap`,
       }),
@@ -160,17 +141,13 @@ export const SPAM_SETTINGS = group({
       example: 2,
       cli: {
         flag: "--max-links <n>",
-        help: "file a submission with more links than this as spam",
         parse: (text) => (/^\d+$/.test(text) ? Number(text) : NaN),
         no: { help: "no cap on links (the default)", value: null },
       },
       show: { label: "links", text: (v) => (v === null ? "any number" : `at most ${v}`) },
     }),
     duplicateWindowSeconds: setting({
-      schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1 }), {
-        description:
-          "the same fields from the same visitor within this many seconds are filed as spam (reason duplicate); null = off",
-      }),
+      schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1 })),
       input: t.Nullable(Type.Integer({ minimum: 1, maximum: MAX_DUPLICATE_WINDOW }), {
         error: `spamSettings.duplicateWindowSeconds must be a whole number of seconds from 1 to ${MAX_DUPLICATE_WINDOW}, or null for off`,
       }),
@@ -181,7 +158,6 @@ export const SPAM_SETTINGS = group({
       example: 3600,
       cli: {
         flag: "--duplicate-window <seconds>",
-        help: "file the same fields from the same visitor within this many seconds as spam",
         parse: (text) => (/^\d+$/.test(text) ? Number(text) : NaN),
         no: { help: "take repeated submissions like any other (the default)", value: null },
       },
@@ -191,8 +167,6 @@ export const SPAM_SETTINGS = group({
       schema: t.Number({
         minimum: 0,
         maximum: 1,
-        description:
-          "the learning filter files a submission scoring at or above this as spam (reason filter), once it has learned from 20 spam and 20 not-spam submissions",
       }),
       input: t.Number({ minimum: 0.5, maximum: 1, error: "spamSettings.threshold must be a number from 0.5 to 1" }),
       field: "spamThreshold",
@@ -202,7 +176,7 @@ export const SPAM_SETTINGS = group({
       example: 0.95,
       cli: {
         flag: "--spam-threshold <score>",
-        help: "the learning filter's score (0.5 to 1) at which it files a submission as spam (default 0.9)",
+        hint: "default 0.9",
         parse: (text) => (/^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN),
       },
       show: { label: "filter threshold", text: (v) => v },
@@ -211,7 +185,6 @@ export const SPAM_SETTINGS = group({
       schema: t.Number({
         minimum: 0,
         maximum: 1,
-        description: "challenge recaptcha: a v3 answer scoring below this is refused (400 CHALLENGE_FAILED)",
       }),
       input: t.Number({
         minimum: 0,
@@ -225,7 +198,7 @@ export const SPAM_SETTINGS = group({
       example: 0.7,
       cli: {
         flag: "--recaptcha-min-score <score>",
-        help: "challenge recaptcha: the lowest v3 score accepted, 0 to 1 (default 0.5)",
+        hint: "default 0.5",
         parse: (text) => (/^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN),
       },
       show: { label: "reCAPTCHA min score", text: (v) => v, when: (f) => f.challenge === "recaptcha" },
