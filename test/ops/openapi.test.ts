@@ -281,6 +281,7 @@ describe("the OpenAPI document", () => {
       { spamSettings: { blockedWords: ["  "] } },
       { spamSettings: { honeypotField: "h".repeat(100) } },
       { spamSettings: { honeypotField: "h".repeat(101) } },
+      { spamSettings: { honeypotField: "formId" } },
     ];
     for (const body of bodies) {
       const res = await server.json(`/api/v1/forms/${form.id}`, {

@@ -31,7 +31,8 @@ export const SPAM_SETTINGS = group({
   settings: {
     honeypotField: setting({
       schema: t.Nullable(t.String()),
-      input: t.Nullable(t.String({ pattern: "^[!-~]{1,100}$" }), {
+      // `not` says the reserved names in the document; the check refuses them (TypeBox reads no `not` on a string).
+      input: t.Nullable(t.String({ pattern: "^[!-~]{1,100}$", not: { enum: [...RESERVED_FIELDS] } }), {
         description: "null turns the honeypot off",
         error:
           "spamSettings.honeypotField must be a field name (1 to 100 printable ASCII characters, no spaces) or null",
