@@ -97,6 +97,9 @@ describe("confirmRedirectUrl, which becomes a Location header", () => {
   const cases: [url: string, status: number][] = [
     ["https://www.example.com/welcome?from=list#top", 200],
     ["http://[2001:db8::1]:8080/", 200],
+    ["https://xn--bcher-kva.example/welcome", 200],
+    // The document's pattern lets it through; its words say a punycode label must decode.
+    ["https://xn--zz.example/", 400],
     ['https://a"b.example/', 400],
     ["https://a b.example/", 400],
     ["https://user:pass@example.com/", 400],

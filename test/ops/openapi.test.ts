@@ -249,6 +249,7 @@ describe("the OpenAPI document", () => {
       { fromName: "   " },
       { successUrl: "https://www.example.com/thanks?x=1#top" },
       { successUrl: "http://[2001:db8::1]:8080/" },
+      { successUrl: "https://xn--bcher-kva.example/" },
       { successUrl: "http://192.0.2.1:65535/" },
       { successUrl: `https://example.com/${"x".repeat(2028)}` },
       { successUrl: `https://example.com/${"x".repeat(2029)}` },

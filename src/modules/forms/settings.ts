@@ -28,7 +28,7 @@
 import { Type, type TNull, type TObject, type TOptional, type TSchema, type TUnion } from "@sinclair/typebox";
 import { t, type Static as ElysiaStatic } from "elysia";
 import { OneOf, UnknownField } from "../../http/schemas";
-import { LOCATION_URL_PATTERN, ORIGIN_PATTERN } from "../../lib/location-url";
+import { isLocationUrl, LOCATION_URL_PATTERN, ORIGIN_PATTERN } from "../../lib/location-url";
 import { fieldsProblem, FieldRuleInput, FieldRuleSchema, MAX_FIELDS, normalizeFields } from "./fields";
 import { parseOriginSetting } from "../../lib/origin";
 import {
@@ -83,13 +83,16 @@ const dayExists = (v: string) => {
 };
 const MAX_ORIGINS = 100;
 
+// What the patterns let through and the server refuses: a host label in punycode that does not decode.
+const punycodeProblem = (key: string) => `${key}: a host name in punycode (xn--…) must decode to an IDN host`;
+
 /** A URL put in a Location header: what lib/location-url.ts takes, as its pattern says. */
 const locationUrl = () =>
   t.String({
     maxLength: 2048,
     pattern: LOCATION_URL_PATTERN,
     description:
-      "an absolute http(s) URL without user or password, an ASCII host name (IDN hosts are refused: write the page's address), IPv4 or IPv6 host",
+      "an absolute http(s) URL without user or password; its host an ASCII name (an IDN in punycode, xn--…, that must decode), IPv4 or IPv6",
   });
 
 /** A URL setting put in a Location header (successUrl, errorUrl), checked as confirmRedirectUrl is. */
@@ -105,6 +108,7 @@ function locationSetting(
     column,
     stored: "plain",
     default: null,
+    check: (v: string | null) => (v !== null && !isLocationUrl(v) ? punycodeProblem(key) : undefined),
     example: o.example,
     cli: { flag: o.flag, no: { help: o.no, value: null } },
     show: { label: o.label, text: (v) => v ?? "formsvc's page" },
@@ -191,7 +195,8 @@ export const SETTINGS = {
       t.String({
         maxLength: 2048,
         pattern: ORIGIN_PATTERN,
-        description: "scheme, host and port only (an ASCII host name, IPv4 or IPv6), a trailing slash at most",
+        description:
+          "scheme, host and port only, a trailing slash at most; the host an ASCII name (an IDN in punycode, xn--…, that must decode), IPv4 or IPv6",
         error: "allowedOrigins: an item is not an origin such as https://www.example.com (scheme, host and port only)",
       }),
       {
@@ -203,6 +208,7 @@ export const SETTINGS = {
     column: "allowed_origins",
     stored: "json",
     default: [],
+    check: (v: string[]) => (v.every((o) => parseOriginSetting(o)) ? undefined : punycodeProblem("allowedOrigins")),
     normalize: (v: string[]) => [...new Set(v.map((o) => parseOriginSetting(o)!))],
     example: ["https://www.example.com"],
     cli: {
@@ -238,6 +244,7 @@ export const SETTINGS = {
     column: "confirm_redirect_url",
     stored: "plain",
     default: null,
+    check: (v: string | null) => (v !== null && !isLocationUrl(v) ? punycodeProblem("confirmRedirectUrl") : undefined),
     example: "https://www.example.com/welcome",
     cli: {
       flag: "--confirm-redirect-url <url>",
