@@ -3,7 +3,15 @@ import { AppError } from "../lib/errors";
 import { OPERATOR } from "../lib/principal";
 import type { Form } from "../modules/forms/model";
 import { setAt, valueAt } from "../lib/dotted-path";
-import { ALL_SETTINGS, toFormJson, WRITABLE_SETTINGS, type CliFlag } from "../modules/forms/settings";
+import {
+  ALL_SETTINGS,
+  cliHelp,
+  toFormJson,
+  WRITABLE_SETTINGS,
+  type CliFlag,
+  type SettingKey,
+} from "../modules/forms/settings";
+import { SettingsError } from "../modules/forms/setting-row";
 import type { FormInput } from "../modules/forms/service";
 import { withServices } from "./context";
 import { examples, invocation } from "./hints";
@@ -11,12 +19,13 @@ import { emit, fields, table } from "./output";
 
 /** The flags of one setting of the table, as commander declares them for a command. */
 function flagsOf(
+  key: SettingKey,
   cli: CliFlag | CliFlag[] | undefined,
   command: "create" | "update",
 ): { flag: CliFlag; positive: Option; negative?: Option }[] {
   return [cli ?? []].flat().flatMap((flag) => {
     if (flag.updateOnly && command === "create") return [];
-    const positive = new Option(flag.flag, flag.help);
+    const positive = new Option(flag.flag, cliHelp(key, flag.hint));
     if (command === "create" && flag.create && "default" in flag.create) positive.default(flag.create.default);
     if (command === "create" && flag.create && "required" in flag.create) positive.makeOptionMandatory();
     const no =
@@ -29,8 +38,8 @@ function flagsOf(
 
 /** Declares every setting's flags (settings.ts) on `forms create` or `forms update`, and --json. */
 function settingFlags(cmd: Command, command: "create" | "update"): Command {
-  for (const { row } of WRITABLE_SETTINGS) {
-    for (const { positive, negative } of flagsOf(row.cli, command)) {
+  for (const { key, row } of WRITABLE_SETTINGS) {
+    for (const { positive, negative } of flagsOf(key, row.cli, command)) {
       cmd.addOption(positive);
       if (negative) cmd.addOption(negative);
     }
@@ -41,8 +50,8 @@ function settingFlags(cmd: Command, command: "create" | "update"): Command {
 /** The flags given, as the service's input: each setting's value, or its cleared value from --no-…. */
 function toInput(opts: Record<string, unknown>, command: "create" | "update"): FormInput {
   const input: Record<string, unknown> = {};
-  for (const { row } of WRITABLE_SETTINGS) {
-    for (const { flag, positive, negative } of flagsOf(row.cli, command)) {
+  for (const { key, row } of WRITABLE_SETTINGS) {
+    for (const { flag, positive, negative } of flagsOf(key, row.cli, command)) {
       const given = opts[positive.attributeName()];
       // A lone --no-x defaults x to true in commander; only false means it was given.
       const cleared = negative !== undefined && opts[negative.attributeName()] === false;
@@ -55,6 +64,15 @@ function toInput(opts: Record<string, unknown>, command: "create" | "update"): F
     }
   }
   return input as FormInput;
+}
+
+/** The service's answer; settings that are wrong are said with the flags that set them. */
+async function withFlags<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    throw e instanceof SettingsError ? new AppError(e.code, e.cliMessage) : e;
+  }
 }
 
 /** `forms show`: a line for each setting the table says how to show. */
@@ -108,11 +126,9 @@ export function formsCommand(): Command {
     )
     .action((opts: { owner: string; name: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.createForm(OPERATOR, {
-          ...toInput(opts, "create"),
-          owner: opts.owner,
-          name: opts.name,
-        });
+        const form = await withFlags(
+          s.forms.createForm(OPERATOR, { ...toInput(opts, "create"), owner: opts.owner, name: opts.name }),
+        );
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Created form ${form.id}\n\n${describe(form)}`);
       }),
@@ -165,7 +181,7 @@ export function formsCommand(): Command {
     )
     .action((id: string, opts: { json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s, deps) => {
-        const form = await s.forms.updateForm(OPERATOR, id, toInput(opts, "update"));
+        const form = await withFlags(s.forms.updateForm(OPERATOR, id, toInput(opts, "update")));
         warnWithoutPublicUrl(form, deps.config.publicUrl);
         emit(!!opts.json, toFormJson(form), () => `Updated form ${form.id}\n\n${describe(form)}`);
       }),

@@ -4,6 +4,10 @@
 export type FormType =
   "feedback" | "contact" | "waitlist" | "custom" | "survey" | "application" | "order" | "analytics_opt_in" | "rsvp";
 
+/**
+ * A form as Get Form shows it. What each setting does is said once, on the server, and published
+ * as its description in the OpenAPI document (GET /api/v1/openapi.json, or the /docs page).
+ */
 export interface Form {
   id: string;
   name: string;
@@ -14,59 +18,34 @@ export interface Form {
   updatedAt: string;
   emailSettings: { enabled: boolean; developerNotificationsEnabled: boolean };
   usersJoinedSettings: { enabled: boolean; count: number } | null;
-  /** Origins allowed to submit with a publishable key (and to be redirected to); [] = any. */
   allowedOrigins: string[];
   spamSettings: {
     honeypotField: string | null;
     challenge: Challenge;
-    /** Words or phrases (whole words, any case) that file a submission as spam. */
     blockedWords: string[];
-    /** Email domains (and subdomains) whose addresses file a submission as spam. */
     blockedEmailDomains: string[];
-    /** Throwaway-mail addresses file a submission as spam. */
     blockDisposableEmail: boolean;
-    /** More links than this across the fields files a submission as spam; null = no cap. */
     maxLinks: number | null;
-    /** The same fields from the same visitor within this many seconds are spam; null = off. */
     duplicateWindowSeconds: number | null;
-    /** The learning filter's score at which it files spam, once it has learned from 20 of each. */
     threshold: number;
-    /** Challenge `recaptcha`: the lowest v3 score accepted. */
     recaptchaMinScore: number;
   };
-  /** An email to each submitter (Mustache templates, `{{field}}`), at most once per address and form per hour. */
   autoresponse: { enabled: boolean; subject: string; text: string };
-  /** Waitlists: joiners count once they confirmed their address. */
   doubleOptIn: boolean;
-  /** Where a confirmed joiner is sent; null = formsvc's own page. */
   confirmRedirectUrl: string | null;
-  /** Submissions older than this many days are deleted; null = kept forever. */
   retentionDays: number | null;
-  /** Whether POST /f/{formId} takes submissions without a key. */
   publicEndpoint: boolean;
-  /** The fields a submission may carry, checked on every submit path; null = any. */
   fields: FieldRule[] | null;
-  /** With `fields`: whether fields not in the list are stored (else refused). */
   allowExtraFields: boolean;
-  /** File uploads (multipart posts): limits and the types allowed, judged by the bytes; null = files refused. */
   files: FilesSetting | null;
-  /** A paused form refuses every submission. */
   paused: boolean;
-  /** From this time on the form refuses submissions; null = never. */
   closesAt: string | null;
-  /** Once this many inbox submissions are stored the form refuses more; null = no limit. */
   maxSubmissions: number | null;
-  /** Where a browser goes after a drop-in submit; null = formsvc's thank-you page. */
   successUrl: string | null;
-  /** Where a browser goes (with ?error=CODE) after a refused drop-in submit; null = formsvc's page. */
   errorUrl: string | null;
-  /** Who gets the owner notification; an address but the owner's once it opened its link; [] = the owner. */
   recipients: { email: string; confirmed: boolean }[];
-  /** The owner notification's Mustache subject and text; null = formsvc's email. */
   notificationTemplate: { subject: string; text: string } | null;
-  /** The sender's display name on the owner notification; null = none. */
   fromName: string | null;
-  /** `each`: an email per submission; `daily`: one at 08:00 UTC listing the previous day's. */
   notifyMode: "each" | "daily";
   /** Redirect targets posts named that were not allowed (the posts were stored), newest first, the last 5 distinct. */
   warnings: { code: "REDIRECT_NOT_ALLOWED"; target: string; at: string }[];

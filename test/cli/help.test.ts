@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { runCli, runCliAsync } from "../helpers/harness";
+import { SETTING_HELP } from "../../src/modules/forms/setting-help";
 
 const GROUPS = ["keys", "forms", "submissions", "outbox", "mail"];
 
@@ -88,4 +89,10 @@ describe("formsvc help", () => {
     expect(missing).toEqual([]);
     expect(help("forms", "update")).toMatch(/--no-email-notifications\s+\S/);
   }, 30_000);
+
+  test("forms update --help says each setting's own help, as the OpenAPI document and the dashboard do", () => {
+    const text = help("forms", "update").replace(/\s+/g, " ");
+    for (const [key, said] of Object.entries(SETTING_HELP))
+      expect([key, text.includes(said.replace(/\.$/, ""))]).toEqual([key, true]);
+  });
 });

@@ -95,13 +95,41 @@ describe("formsvc forms", () => {
     expect(runCli(["forms", "show", form.id], { db }).code).not.toBe(0);
   });
 
+  test("checks each flag by its setting's schema, as the API does, and names the flag: nothing the API refuses is stored", () => {
+    const form = cliJson(["forms", "create", "--owner", "dev@example.com", "--name", "Schema", "--type", "waitlist"], {
+      db,
+    });
+    const refused: [string[], string][] = [
+      [["--files", '{"maxFiles":2,"bogus":1}'], "(--files, --no-files)"],
+      [["--files", '{"types":[]}'], "(--files, --no-files)"],
+      [["--from-name", "x".repeat(101)], "(--from-name, --no-from-name)"],
+      [["--allowed-origins", 'https://a"b.example'], "(--allowed-origins, --no-allowed-origins)"],
+      [["--success-url", "https://user:pass@example.com/"], "(--success-url, --no-success-url)"],
+    ];
+    for (const [flags, named] of refused) {
+      const res = runCli(["forms", "update", form.id, ...flags], { db });
+      expect([flags[0], res.code, res.stderr]).toEqual([flags[0], 1, expect.stringContaining(named)]);
+    }
+    expect(cliJson(["forms", "show", form.id], { db })).toEqual(form);
+    expect(cliJson(["forms", "update", form.id, "--from-name", "x".repeat(100)], { db }).fromName).toBe(
+      "x".repeat(100),
+    );
+    // A rule between settings names the flag that mends it.
+    const doubled = runCli(["forms", "update", form.id, "--double-opt-in"], { db });
+    expect(doubled.code).toBe(0);
+    const retyped = runCli(["forms", "update", form.id, "--type", "contact"], { db });
+    expect([retyped.code, retyped.stderr]).toEqual([1, expect.stringContaining("--no-double-opt-in")]);
+  });
+
   test("defaults to type custom and refuses an unknown type", () => {
     expect(cliJson(["forms", "create", "--owner", "dev@example.com", "--name", "Plain"], { db }).formType).toBe(
       "custom",
     );
     const bad = runCli(["forms", "create", "--owner", "dev@example.com", "--name", "X", "--type", "poll"], { db });
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain("type must be one of");
+    // The schema's sentence names the API's field, and the CLI adds the flag that sets it.
+    expect(bad.stderr).toContain("formType must be one of");
+    expect(bad.stderr).toContain("(--type)");
   });
 
   test("show --json prints exactly what GET /api/v1/forms/{formId} answers", async () => {

@@ -171,7 +171,7 @@ describe("the settings page in sections", () => {
     // The browser takes any absolute URL; the server takes only http(s).
     await page.getByLabel("After a drop-in submit, go to").fill("ftp://files.example/thanks");
     expect((await saveSection(page, "Who may post")).status).toBe(400);
-    const at = page.locator("label", { has: page.locator('[name="successUrl"]') }).locator(".field-error");
+    const at = page.locator(".field", { has: page.locator('[name="successUrl"]') }).locator(".field-error");
     await at.getByText("successUrl:").waitFor();
     expect(await page.locator('[name="successUrl"]').getAttribute("aria-invalid")).toBe("true");
     expect(await settingsSection(page, "Who may post").getByRole("alert").count()).toBe(1);

@@ -79,10 +79,27 @@ describe("every setting of the table", () => {
   });
 });
 
+describe("rules between settings", () => {
+  test("name the API's fields to an API caller, never a command-line flag, and change nothing", async () => {
+    const form = (await send("POST", "/forms", { name: "Rules", formType: "waitlist", doubleOptIn: true })).body;
+    const retyped = await send("PATCH", `/forms/${form.id}`, { formType: "contact" });
+    expect([retyped.status, retyped.body.code]).toEqual([400, "INVALID_PARAMETER"]);
+    expect(retyped.body.error).toContain("doubleOptIn");
+    expect(retyped.body.error).toContain("formType");
+    const half = await send("PATCH", `/forms/${form.id}`, { autoresponse: { enabled: true } });
+    expect([half.status, half.body.error]).toEqual([400, expect.stringContaining("autoresponse.subject")]);
+    for (const res of [retyped, half]) expect(res.body.error).not.toContain("--");
+    expect((await send("GET", `/forms/${form.id}`)).body).toEqual(form);
+  });
+});
+
 describe("confirmRedirectUrl, which becomes a Location header", () => {
   const cases: [url: string, status: number][] = [
     ["https://www.example.com/welcome?from=list#top", 200],
     ["http://[2001:db8::1]:8080/", 200],
+    ["https://xn--bcher-kva.example/welcome", 200],
+    // The document's pattern lets it through; its words say a punycode label must decode.
+    ["https://xn--zz.example/", 400],
     ['https://a"b.example/', 400],
     ["https://a b.example/", 400],
     ["https://user:pass@example.com/", 400],

@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useServer } from "../helpers/fixture";
 import { seedOwner } from "../helpers/harness";
+import { SETTING_HELP } from "../../src/modules/forms/setting-help";
 
 const server = useServer();
 let doc: any;
@@ -279,6 +280,130 @@ describe("the OpenAPI document", () => {
           ? expect.stringMatching(/^url refused: .*loopback/)
           : "url must be an absolute http(s) URL of at most 2,048 characters",
       ]);
+    }
+  });
+
+  test("says what the server checks of a form's settings: formats, patterns and lengths", () => {
+    // A copy: the matchers below must leave the document as it came for the next test.
+    const body = structuredClone(
+      doc.paths["/api/v1/forms/{formId}"].patch.requestBody.content["application/json"].schema,
+    );
+    const nonNull = (s: any) => s.anyOf?.find((v: any) => v.type !== "null") ?? s;
+    for (const key of ["successUrl", "errorUrl", "confirmRedirectUrl"])
+      expect([key, nonNull(body.properties[key])]).toEqual([
+        key,
+        expect.objectContaining({ maxLength: 2048, pattern: expect.any(String) }),
+      ]);
+    expect(nonNull(body.properties.closesAt)).toMatchObject({ format: "date-time", pattern: expect.any(String) });
+    expect(body.properties.allowedOrigins.items).toMatchObject({ pattern: expect.any(String), maxLength: 2048 });
+    expect(nonNull(body.properties.fromName)).toMatchObject({
+      minLength: 1,
+      maxLength: 100,
+      pattern: expect.any(String),
+    });
+    const field = nonNull(body.properties.fields).items;
+    expect(field.properties.name).toMatchObject({ minLength: 1, maxLength: 100, pattern: "^[^_]" });
+    expect(field.properties.minLength.description).toContain("text, textarea, email, url, tel and hidden fields only");
+    const template = nonNull(body.properties.notificationTemplate);
+    for (const part of ["subject", "text"]) expect(template.properties[part]).toMatchObject({ minLength: 1 });
+    // Every length says its unit, which is JavaScript's, not JSON Schema's.
+    const lengths: any[] = [];
+    const walk = (node: unknown): void => {
+      if (!node || typeof node !== "object") return;
+      const n = node as Record<string, unknown>;
+      if (typeof n.minLength === "number" || typeof n.maxLength === "number") lengths.push(n);
+      Object.values(n).forEach(walk);
+    };
+    walk(body);
+    expect(lengths.length).toBeGreaterThan(10);
+    for (const n of lengths) expect(n.description).toContain("UTF-16 code units");
+  });
+
+  test("agrees with the server on which form settings are valid: at a limit a 200, just past it a 400 that names the setting", async () => {
+    const owner = await seedOwner(server, "settings-agree@example.com");
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    const valid = ajv.compile(doc.paths["/api/v1/forms/{formId}"].patch.requestBody.content["application/json"].schema);
+    const form = (
+      await server.json("/api/v1/forms", {
+        method: "POST",
+        key: owner.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Agree", formType: "waitlist" }),
+      })
+    ).body;
+    const bodies: Record<string, unknown>[] = [
+      { fromName: "x".repeat(100) },
+      { fromName: "x".repeat(101) },
+      { fromName: "two\nlines" },
+      { fromName: "   " },
+      { successUrl: "https://www.example.com/thanks?x=1#top" },
+      { successUrl: "http://[2001:db8::1]:8080/" },
+      { successUrl: "https://xn--bcher-kva.example/" },
+      { successUrl: "http://192.0.2.1:65535/" },
+      { successUrl: `https://example.com/${"x".repeat(2028)}` },
+      { successUrl: `https://example.com/${"x".repeat(2029)}` },
+      { successUrl: "https://example.com:65536/" },
+      { successUrl: "https://user:pass@example.com/" },
+      { errorUrl: 'https://a"b.example/' },
+      { errorUrl: "javascript:alert(1)" },
+      { confirmRedirectUrl: "/relative" },
+      { confirmRedirectUrl: "http://999.1.1.1/" },
+      { closesAt: "2030-01-31T18:00:00Z" },
+      { closesAt: "2030-01-31T18:00:00.123+05:30" },
+      { closesAt: "2032-02-29T00:00:00Z" },
+      { closesAt: "2030-02-29T00:00:00Z" },
+      { closesAt: "2030-01-31T24:00:00Z" },
+      { closesAt: "2030-01-31" },
+      { allowedOrigins: ["https://www.example.com", "http://localhost:3000/"] },
+      { allowedOrigins: Array.from({ length: 100 }, (_, i) => `https://s${i}.example.com`) },
+      { allowedOrigins: Array.from({ length: 101 }, (_, i) => `https://s${i}.example.com`) },
+      { allowedOrigins: ["https://www.example.com/path"] },
+      { allowedOrigins: ['https://a"b.example'] },
+      { fields: [{ name: "n".repeat(100), type: "text", minLength: 2 }] },
+      { fields: [{ name: "n".repeat(101), type: "text" }] },
+      { fields: [{ name: "_next", type: "text" }] },
+      { fields: [{ name: "topic", type: "select", options: ["a", "a"] }] },
+      { notificationTemplate: { subject: "{{form.name}}", text: "t" } },
+      { notificationTemplate: { subject: " ", text: "t" } },
+      { files: { types: ["Application/PDF", "image/*"] } },
+      { files: { types: ["pdf"] } },
+      { spamSettings: { blockedWords: ["casino"] } },
+      { spamSettings: { blockedWords: ["  "] } },
+      { spamSettings: { honeypotField: "h".repeat(100) } },
+      { spamSettings: { honeypotField: "h".repeat(101) } },
+      { spamSettings: { honeypotField: "formId" } },
+    ];
+    for (const body of bodies) {
+      const res = await server.json(`/api/v1/forms/${form.id}`, {
+        method: "PATCH",
+        key: owner.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const label = JSON.stringify(body).slice(0, 70);
+      const key = Object.keys(body)[0]!;
+      expect([label, res.status]).toEqual([label, valid(body) ? 200 : 400]);
+      if (res.status === 400)
+        expect([label, res.body.code, res.body.error]).toEqual([
+          label,
+          "INVALID_PARAMETER",
+          expect.stringContaining(key),
+        ]);
+    }
+  });
+
+  test("describes each setting in Get Form and in the bodies with its help, written once for the CLI and the dashboard too", () => {
+    const get = doc.paths["/api/v1/forms/{formId}"].get.responses["200"].content["application/json"].schema;
+    const patch = doc.paths["/api/v1/forms/{formId}"].patch.requestBody.content["application/json"].schema;
+    const at = (schema: any, key: string) =>
+      key.split(".").reduce((s, part) => (s.anyOf?.find((v: any) => v.properties) ?? s).properties[part], schema);
+    for (const [key, help] of Object.entries(SETTING_HELP)) {
+      expect([key, at(get, key).description]).toEqual([key, help]);
+      // Elysia's OpenAPI plugin rewrites a body's union of literals (formType) as a bare enum, without
+      // its description, once a route has validated it; Get Form's says it above.
+      const body = at(patch, key);
+      if (!body.enum) expect([key, body.description?.slice(0, help.length)]).toEqual([key, help]);
     }
   });
 

@@ -2,6 +2,7 @@
 // (src/modules/forms/settings.ts, a type-only import: nothing of the server enters the bundle),
 // so a setting added there without a control here fails the type check.
 import type { SettingKey } from "../../modules/forms/settings";
+import { SETTING_HELP } from "../../modules/forms/setting-help";
 import { DEFAULT_FILES } from "../../modules/files/refs";
 import { FORM_TYPES } from "./form-types";
 import { setAt, valueAt } from "../../lib/dotted-path";
@@ -81,35 +82,31 @@ function origin(text: string): string | null {
 const waitlist = (d: Draft) => d.formType === "waitlist";
 const emailOn = (d: Draft) => d["emailSettings.enabled"] === true;
 
-/** Every writable setting's control, in the order the page shows them within their section. */
-export const CONTROLS: Record<SettingKey, Control> = {
+/** Every writable setting's control, in the order the page shows them within their section; the help is the setting's own. */
+const OWN: Record<SettingKey, Control> = {
   name: { kind: "text", label: "Name", section: "General", maxLength: 200, required: true },
   description: { kind: "textarea", label: "Description", section: "General", maxLength: 2000 },
   formType: { kind: "select", label: "Type", section: "General", options: FORM_TYPES },
   "usersJoinedSettings.enabled": {
     kind: "checkbox",
     label: "Count who joined",
-    help: "The public counter of distinct joiners (GET …/users-joined).",
     section: "General",
     shownWhen: waitlist,
   },
   "emailSettings.enabled": {
     kind: "checkbox",
     label: "Email for this form",
-    help: "The master switch for every email this form sends.",
     section: "Email",
   },
   "emailSettings.developerNotificationsEnabled": {
     kind: "checkbox",
     label: "Email me each submission",
-    help: "One message per submission, with Reply-To set to the sender.",
     section: "Email",
     enabledWhen: emailOn,
   },
   "autoresponse.enabled": {
     kind: "checkbox",
     label: "Answer each sender",
-    help: "An automatic reply to the address in the submission, at most once an hour per address.",
     section: "Email",
     enabledWhen: emailOn,
   },
@@ -124,7 +121,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   "autoresponse.text": {
     kind: "textarea",
     label: "Text",
-    help: "{{name}} and the like are replaced by the submission's fields.",
     section: "Email",
     maxLength: 10_000,
     required: true,
@@ -133,14 +129,12 @@ export const CONTROLS: Record<SettingKey, Control> = {
   doubleOptIn: {
     kind: "checkbox",
     label: "Double opt-in",
-    help: "Each new joiner confirms by a link in an email; only confirmed joiners count.",
     section: "Email",
     shownWhen: waitlist,
   },
   confirmRedirectUrl: {
     kind: "url",
     label: "After confirming, go to",
-    help: "Optional; else formsvc's own page.",
     section: "Email",
     placeholder: "https://www.example.com/welcome",
     shownWhen: (d) => waitlist(d) && d.doubleOptIn === true,
@@ -148,7 +142,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   allowedOrigins: {
     kind: "lines",
     label: "Allowed origins",
-    help: "One per line. With none, a page on any site may post with a publishable key.",
     section: "Who may post",
     placeholder: "https://www.example.com",
     check: (line) => origin(line) !== null,
@@ -158,7 +151,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   "spamSettings.honeypotField": {
     kind: "optional-text",
     label: "Honeypot field",
-    help: "A field people never see; a submission that fills it goes to spam.",
     section: "Spam defences",
     fallback: "_gotcha",
     pattern: "[A-Za-z0-9_\\-]+",
@@ -166,7 +158,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   "spamSettings.challenge": {
     kind: "select",
     label: "Challenge",
-    help: "A form without JavaScript cannot answer a challenge: use the snippet with the widget (Embed).",
     section: "Spam defences",
     options: [
       { value: "none", label: "None" },
@@ -179,7 +170,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   "spamSettings.recaptchaMinScore": {
     kind: "number",
     label: "Lowest reCAPTCHA v3 score accepted",
-    help: "With the reCAPTCHA challenge: from 0 (anything) to 1; a v3 answer below it is refused. v2 answers carry no score.",
     section: "Spam defences",
     min: 0,
     max: 1,
@@ -188,7 +178,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   "spamSettings.threshold": {
     kind: "number",
     label: "Filter threshold",
-    help: "Once the filter has learned from 20 spam and 20 not-spam submissions, a score at or above this files a submission as spam. Higher files less.",
     section: "Spam defences",
     min: 0.5,
     max: 1,
@@ -198,14 +187,12 @@ export const CONTROLS: Record<SettingKey, Control> = {
     kind: "lines",
     phrases: true,
     label: "Blocked words",
-    help: "One word or phrase a line, matched as whole words in any case: a submission holding one goes to spam.",
     section: "Spam defences",
     placeholder: "casino",
   },
   "spamSettings.blockedEmailDomains": {
     kind: "lines",
     label: "Blocked email domains",
-    help: "One a line; an address at one of them (or a subdomain) sends the submission to spam.",
     section: "Spam defences",
     placeholder: "spam.example",
     check: (line) => /^@?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]*[a-z0-9])?$/i.test(line),
@@ -214,14 +201,12 @@ export const CONTROLS: Record<SettingKey, Control> = {
   "spamSettings.blockDisposableEmail": {
     kind: "checkbox",
     label: "Throwaway email addresses go to spam",
-    help: "Addresses at disposable-mail domains (a list kept up to date with formsvc).",
     section: "Spam defences",
   },
   "spamSettings.maxLinks": {
     kind: "number",
     optional: true,
     label: "At most this many links",
-    help: "Optional; a submission with more links across its fields goes to spam.",
     section: "Spam defences",
     min: 0,
     max: 1000,
@@ -231,7 +216,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
     kind: "number",
     optional: true,
     label: "Repeats within (seconds)",
-    help: "Optional; the same fields from the same visitor within this many seconds go to spam.",
     section: "Spam defences",
     min: 1,
     max: 2_592_000,
@@ -241,58 +225,49 @@ export const CONTROLS: Record<SettingKey, Control> = {
   publicEndpoint: {
     kind: "checkbox",
     label: "Take submissions at /f/ (drop-in)",
-    help: "A plain HTML form posts to /f/ and this form's id, with no key: the form id is the address.",
     section: "Who may post",
   },
   fields: {
     kind: "fields",
     label: "Fields",
-    help: "What a submission may carry, each checked on every submit path; the hosted page at /f/ is built from them. None: any fields, unchecked.",
     section: "Fields",
   },
   allowExtraFields: {
     kind: "checkbox",
     label: "Store fields the list does not name",
-    help: "Else a submission with such a field is refused.",
     section: "Fields",
     enabledWhen: (d) => Array.isArray(d.fields) && d.fields.length > 0,
   },
   files: {
     kind: "files",
     label: "Take file uploads",
-    help: "Files come in multipart/form-data posts; each file's type is judged by its bytes, never its name.",
     section: "Fields",
     fallback: DEFAULT_FILES,
   },
   paused: {
     kind: "checkbox",
     label: "Paused",
-    help: "A paused form refuses every submission.",
     section: "Who may post",
   },
   closesAt: {
     kind: "time",
     label: "Closes at",
-    help: "Optional; from then on submissions are refused.",
     section: "Who may post",
   },
   maxSubmissions: {
     kind: "limit",
     label: "At most this many submissions",
-    help: "Optional; once the inbox holds this many, submissions are refused.",
     section: "Who may post",
   },
   successUrl: {
     kind: "url",
     label: "After a drop-in submit, go to",
-    help: "Optional; else formsvc's thank-you page.",
     section: "Who may post",
     placeholder: "https://www.example.com/thanks",
   },
   recipients: {
     kind: "lines",
     label: "Also email each submission to",
-    help: "Up to 10 addresses, one a line; each gets a confirmation link first and nothing until it is opened. Empty: you alone.",
     section: "Email",
     placeholder: "team@example.com",
     check: (line) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(line),
@@ -303,7 +278,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   notificationTemplate: {
     kind: "template",
     label: "Write the notification myself",
-    help: "Mustache: {{form.name}}, {{submission.id}}, {{field}}, {{#fields}}{{name}}: {{value}}{{/fields}}. A page's _subject wins over the subject.",
     section: "Email",
     fallback: { subject: "New submission: {{form.name}}", text: "{{#fields}}{{name}}: {{value}}\n{{/fields}}" },
     enabledWhen: emailOn,
@@ -311,7 +285,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   fromName: {
     kind: "optional-name",
     label: "Sender name",
-    help: "Optional; shown as the notification's sender.",
     section: "Email",
     maxLength: 100,
     placeholder: "Acme forms",
@@ -319,7 +292,6 @@ export const CONTROLS: Record<SettingKey, Control> = {
   notifyMode: {
     kind: "select",
     label: "How often",
-    help: "A daily digest comes at 08:00 UTC and lists the previous day's submissions (none on a quiet day).",
     section: "Email",
     options: [
       { value: "each", label: "An email for each submission" },
@@ -330,8 +302,12 @@ export const CONTROLS: Record<SettingKey, Control> = {
   errorUrl: {
     kind: "url",
     label: "After a refused drop-in submit, go to",
-    help: "Optional (it gets ?error=CODE); else formsvc's error page.",
     section: "Who may post",
     placeholder: "https://www.example.com/oops",
   },
 };
+
+/** Every writable setting's control, with the setting's help as the server's document and CLI say it. */
+export const CONTROLS = Object.fromEntries(
+  Object.entries(OWN).map(([key, c]) => [key, { ...c, help: SETTING_HELP[key as SettingKey] }]),
+) as Record<SettingKey, Control>;

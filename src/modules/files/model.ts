@@ -17,7 +17,8 @@ export interface FilesSetting {
 export const MAX_FILES_CAP = 100;
 // The sizes column is a 32-bit integer on PostgreSQL; FORMSVC_MAX_UPLOAD_BYTES caps a whole request below that anyway.
 const MAX_BYTES_CAP = 2_147_483_647;
-const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/;
+// A MIME type or family in any case, spaces around it tolerated (kept trimmed and lower-cased); a JSON Schema pattern.
+const MIME = "^ *[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/(\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}) *$";
 
 /** What Get Form shows. */
 export const FilesSettingSchema = t.Nullable(
@@ -37,10 +38,6 @@ export const FilesSettingSchema = t.Nullable(
       description: "MIME types (application/pdf) or families (image/*) allowed, judged by each file's bytes",
     }),
   }),
-  {
-    description:
-      "file uploads (multipart/form-data posts, both submit paths): limits and the types allowed; null = a file in a post is refused (400 NO_FILE_UPLOADS)",
-  },
 );
 
 /** What POST and PATCH take: every member optional (the defaults fill the rest). */
@@ -50,7 +47,12 @@ export const FilesSettingInput = t.Nullable(
       maxFileBytes: t.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES_CAP })),
       maxFiles: t.Optional(Type.Integer({ minimum: 1, maximum: MAX_FILES_CAP })),
       maxTotalBytes: t.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES_CAP })),
-      types: t.Optional(t.Array(t.String({ maxLength: 255 }), { minItems: 1, maxItems: 100 })),
+      types: t.Optional(
+        t.Array(t.String({ maxLength: 255, pattern: MIME, description: "application/pdf, image/*, …" }), {
+          minItems: 1,
+          maxItems: 100,
+        }),
+      ),
     },
     { additionalProperties: UnknownField },
   ),
@@ -60,21 +62,6 @@ export const FilesSettingInput = t.Nullable(
 );
 
 type FilesInput = Partial<FilesSetting> | null;
-
-/** What a schema cannot say about a `files` value: a sentence naming the setting, or nothing when fine. */
-export function filesProblem(v: FilesInput): string | undefined {
-  if (v === null) return undefined;
-  const bad = (v.types ?? []).filter((type) => !MIME.test(type.trim().toLowerCase()));
-  if (bad.length)
-    return `files.types: ${bad.map((b) => JSON.stringify(b.slice(0, 100))).join(", ")} is not a MIME type such as application/pdf or image/*`;
-  const whole = { ...DEFAULT_FILES, ...v };
-  for (const k of ["maxFileBytes", "maxTotalBytes"] as const)
-    if (!(Number.isInteger(whole[k]) && whole[k] >= 1 && whole[k] <= MAX_BYTES_CAP))
-      return `files.${k} must be a whole number of bytes from 1 to ${MAX_BYTES_CAP}`;
-  if (!(Number.isInteger(whole.maxFiles) && whole.maxFiles >= 1 && whole.maxFiles <= MAX_FILES_CAP))
-    return `files.maxFiles must be a whole number from 1 to ${MAX_FILES_CAP}`;
-  return undefined;
-}
 
 /** A `files` value as kept: the defaults filled in, types lower-cased and deduplicated. */
 export const normalizeFiles = (v: FilesInput): FilesSetting | null =>

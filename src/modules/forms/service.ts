@@ -19,6 +19,7 @@ import type { AuditService } from "../audit/service";
 import { usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
 import { setAt, valueAt } from "../../lib/dotted-path";
 import { WRITABLE_SETTINGS } from "./settings";
+import { settingProblem, SettingsError, type SettingProblem } from "./setting-row";
 import type { FormsRepo } from "./repo";
 import { droppedRedirectOf } from "../submissions/allowed-origin";
 import type { Committed } from "../submissions/pipeline";
@@ -39,18 +40,21 @@ export type FormInput = Partial<Omit<Form, ServerField | "formType" | "challenge
 
 type CheckedInput = Omit<FormInput, "formType" | "challenge"> & { formType?: FormType; challenge?: Challenge };
 
-/** The input with every setting checked by its row (all problems in one 400) and normalised. */
+/**
+ * The input with every setting checked by its row, its schema then its check (all problems in one
+ * 400), and normalised. The API's body schema has been through the same schemas; the CLI's flags have not.
+ */
 function checked(input: FormInput): CheckedInput {
-  const problems: string[] = [];
+  const problems: SettingProblem[] = [];
   const out: Record<string, unknown> = { ...input, autoresponse: input.autoresponse && { ...input.autoresponse } };
-  for (const { row } of WRITABLE_SETTINGS) {
+  for (const { key, row } of WRITABLE_SETTINGS) {
     const value = valueAt(input, row.field);
     if (value === undefined) continue;
-    const problem = row.check?.(value as never);
+    const problem = settingProblem(key, row, value);
     if (problem) problems.push(problem);
     else if (row.normalize) setAt(out, row.field, row.normalize(value as never));
   }
-  if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
+  if (problems.length) throw new SettingsError(problems);
   return out as CheckedInput;
 }
 
@@ -64,16 +68,22 @@ function applied(form: Form, input: CheckedInput): Form {
   const auto = input.autoresponse;
   if (auto && auto.enabled === undefined && (auto.subject !== undefined || auto.text !== undefined))
     merged.autoresponse.enabled = true;
-  const problems: string[] = [];
+  const problems: SettingProblem[] = [];
   if (
     merged.autoresponse.enabled &&
     (merged.autoresponse.subject.trim() === "" || merged.autoresponse.text.trim() === "")
   ) {
-    problems.push("an autoresponse needs a subject and a text (--autoresponse-subject and --autoresponse-text)");
+    problems.push({
+      api: "an autoresponse needs a subject and a text (autoresponse.subject and autoresponse.text)",
+      cli: "an autoresponse needs a subject and a text (--autoresponse-subject and --autoresponse-text)",
+    });
   }
   if (merged.doubleOptIn && merged.formType !== "waitlist")
-    problems.push("double opt-in is for waitlist forms (turn it off first with --no-double-opt-in to change the type)");
-  if (problems.length) throw new AppError("INVALID_PARAMETER", problems.join("; "));
+    problems.push({
+      api: "double opt-in is for waitlist forms (set doubleOptIn to false first to change formType)",
+      cli: "double opt-in is for waitlist forms (turn it off first with --no-double-opt-in to change the type)",
+    });
+  if (problems.length) throw new SettingsError(problems);
   return merged;
 }
 

@@ -40,15 +40,20 @@ export function Problem({ problem }: { problem?: string }) {
   ) : null;
 }
 
-/** The labelled box of a control that is one input: its label, the input, its help and its problem. */
+/**
+ * The labelled box of a control that is one input: its label, the input, its help and its problem.
+ * The help and problem sit outside the <label>, so the input's name is its label alone (they are its description).
+ */
 export function Labelled({ p, indent, children }: { p: ControlProps; indent?: boolean; children: ComponentChildren }) {
   return (
-    <label class={indent ? "field indent" : "field"}>
-      <span>{p.control.label}</span>
-      {children}
+    <div class={indent ? "field indent" : "field"}>
+      <label class="field-label">
+        <span>{p.control.label}</span>
+        {children}
+      </label>
       <Help {...p} />
       <Problem problem={p.problem} />
-    </label>
+    </div>
   );
 }
 
