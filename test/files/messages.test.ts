@@ -75,8 +75,8 @@ describe("signed file links in owner notifications and webhook payloads (FORMSVC
     expect(res.status).toBe(200);
     const [mail] = await smtp.waitFor(1);
     const text = mail!.text ?? "";
-    expect(text).toMatch(/cv: cv\.pdf \(application\/pdf, \d+ B\) http:\/\/127\.0\.0\.1:\d+\/api\/v1\/files\/fil_/);
-    expect(text).toMatch(/photos: 1\.png \(image\/png, \d+ B\) http\S+\n2\.png \(image\/png, \d+ B\) http\S+/);
+    expect(text).toMatch(/Cv: cv\.pdf \(application\/pdf, \d+ B\) http:\/\/127\.0\.0\.1:\d+\/api\/v1\/files\/fil_/);
+    expect(text).toMatch(/Photos: 1\.png \(image\/png, \d+ B\) http\S+\n2\.png \(image\/png, \d+ B\) http\S+/);
     const links = text.match(LINK)!;
     expect(links.length).toBe(3);
     // The HTML part links the same URLs under the files' names.
@@ -188,7 +188,7 @@ describe("file links without FORMSVC_PUBLIC_URL", () => {
     expect(res.status).toBe(200);
     const [mail] = await smtp.waitFor(1);
     expect(mail!.text).toContain(
-      `cv: cv.pdf (application/pdf, ${PDF.byteLength} B) [no link: FORMSVC_PUBLIC_URL is not set`,
+      `Cv: cv.pdf (application/pdf, ${PDF.byteLength} B) [no link: FORMSVC_PUBLIC_URL is not set`,
     );
     expect(mail!.text).not.toContain("/api/v1/files/");
     const [delivery] = await rx.waitFor(1);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readableName } from "../../src/lib/field-label";
 import { parseCsv } from "../helpers/csv";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { startReceiver, type Receiver } from "../helpers/receiver";
@@ -131,7 +132,8 @@ describe("field names that are Object.prototype members", () => {
       const notification = mails.find(
         (m) => to(m) === "owner@example.com" && m.replyTo?.text === `${type}@example.com`,
       )!;
-      for (const name of NAMES) expect(notification.text).toContain(`${name}: ${name}-${type}`);
+      // The email shows each name made readable ("__proto__" as "Proto"); the value is the field's own.
+      for (const name of NAMES) expect(notification.text).toContain(`${readableName(name)}: ${name}-${type}`);
       expect(mails.find((m) => to(m) === `${type}@example.com`)!.text?.trim()).toBe(
         `c=constructor-${type} p=__proto__-${type} t=toString-${type} h=hasOwnProperty-${type}`,
       );
