@@ -43,6 +43,8 @@ export interface Form {
   maxSubmissions: number | null;
   successUrl: string | null;
   errorUrl: string | null;
+  /** The colour of the form's pages for people, `#rrggbb`; null = formsvc's blue. */
+  accentColor: string | null;
   recipients: { email: string; confirmed: boolean }[];
   notificationTemplate: { subject: string; text: string } | null;
   fromName: string | null;
@@ -133,6 +135,7 @@ export interface FormSettings {
   maxSubmissions?: number | null;
   successUrl?: string | null;
   errorUrl?: string | null;
+  accentColor?: string | null;
   /** At most 10 addresses, or `{email}` objects as Get Form shows them; `confirmed` is ignored (only the link confirms). */
   recipients?: (string | { email: string; confirmed?: boolean })[];
   /** Templates of at most 10,000 characters each; null = formsvc's email. */

@@ -191,4 +191,63 @@ describe("the hosted page sent in Chromium, without script", () => {
       await close();
     }
   });
+
+  for (const [colorScheme, viewport] of [
+    ["light", PHONE],
+    ["dark", { viewport: { width: 1200, height: 800 } }],
+  ] as const)
+    test(`wears the owner's colour on the form, its thank-you page and its error page, with its name (${colorScheme})`, async () => {
+      const formId = (await seedForm(server, OWNER, { name: "Teal contact", fields: FIELDS, accentColor: "#0f766e" }))
+        .id;
+      const { page, blocked, errors, close } = await browser.newPage({ ...viewport, colorScheme });
+      try {
+        const url = `${server.url}/f/${formId}`;
+        await page.goto(url);
+        await page.getByRole("heading", { name: "Teal contact" }).waitFor();
+        const button = page.getByRole("button", { name: "Send" });
+        // Light mode takes the colour as it is; dark mode lightens it, as it does formsvc's blue.
+        const expected = colorScheme === "light" ? "rgb(15, 118, 110)" : /^(rgb|color)\(/;
+        const background = await button.evaluate((b) => getComputedStyle(b).backgroundColor);
+        expect(background).toMatch(expected);
+
+        await fillAllButEmail(page);
+        await page.getByLabel("Email").fill("ada@example.com");
+        await button.click();
+        await page.getByRole("heading", { name: "Thank you!" }).waitFor();
+        const name = page.locator(".form-name");
+        expect(await name.innerText()).toBe("Teal contact");
+        expect(await name.evaluate((p) => getComputedStyle(p).borderLeftColor)).toMatch(expected);
+        await screenshot(page, `hosted-page-thanks-accent-${colorScheme}`);
+
+        // A post the hosted page cannot show again (a body it cannot read) gets the error page.
+        const res = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "text/plain", accept: "text/html" },
+          body: "name=Ada",
+        });
+        const html = await res.text();
+        expect(res.status).toBe(415);
+        expect(html).toContain('<p class="form-name">Teal contact</p>');
+        expect(html).toContain('href="/f/assets/accent/0f766e.css"');
+        expect(errors).toEqual([]);
+        expect(blocked).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
+
+  test("serves a colour's stylesheet for any six hex digits, cached for good, and nothing else", async () => {
+    const css = await fetch(`${server.url}/f/assets/accent/0f766e.css`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toContain("text/css");
+    expect(css.headers.get("cache-control")).toContain("immutable");
+    const text = await css.text();
+    expect(text).toContain("--accent: #0f766e");
+    expect(text).toContain("--accent-text: #fff"); // a dark colour takes white text
+    expect(await (await fetch(`${server.url}/f/assets/accent/fde047.css`)).text()).toContain("--accent-text: #0d1320");
+    for (const bad of ["0F766E.css", "0f766.css", "zzzzzz.css", "0f766e.js", "..%2f..%2fetc"]) {
+      const res = await fetch(`${server.url}/f/assets/accent/${bad}`);
+      expect([bad, res.status]).toEqual([bad, 404]);
+    }
+  });
 });

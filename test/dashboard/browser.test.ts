@@ -290,7 +290,7 @@ describe("the dashboard in a browser", () => {
         await field(`${key}.on`).setChecked(true);
         await field(`${key}.subject`).fill(subject);
         await field(`${key}.text`).fill(text);
-      } else if (control.kind === "optional-text") {
+      } else if (control.kind === "optional-text" || control.kind === "colour") {
         await field(`${key}.on`).setChecked(example !== null);
         if (example !== null) await field(key).fill(String(example));
       } else if (control.kind === "days") {

@@ -47,6 +47,8 @@ export type Control = Common &
     | { kind: "template"; fallback: { subject: string; text: string } }
     /** A string or null: a switch, and the text while it is on (`fallback` when it is turned on). */
     | { kind: "optional-text"; fallback: string; pattern?: string }
+    /** A colour or null: a switch, and a colour picker while it is on (`fallback` when it is turned on). */
+    | { kind: "colour"; fallback: string }
     /** A URL or null (left empty). */
     | { kind: "url"; placeholder?: string }
     /** A number of days or null (kept forever). */
@@ -258,6 +260,12 @@ const OWN: Record<SettingKey, Control> = {
     kind: "limit",
     label: "At most this many submissions",
     section: "Who may post",
+  },
+  accentColor: {
+    kind: "colour",
+    label: "Use my own colour on the form's pages",
+    section: "General",
+    fallback: "#2856d8",
   },
   successUrl: {
     kind: "url",

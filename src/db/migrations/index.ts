@@ -25,6 +25,7 @@ import * as confirmationEmails from "./023-confirmation-emails";
 import * as formWarnings from "./024-form-warnings";
 import * as ownerTimeZone from "./025-owner-time-zone";
 import * as outboxKinds from "./026-outbox-kinds";
+import * as accentColor from "./027-accent-color";
 
 export type { Migration };
 
@@ -63,4 +64,5 @@ export const migrations: Migration[] = [
   portable(24, "form-warnings", formWarnings.steps),
   portable(25, "owner-time-zone", ownerTimeZone.steps),
   portable(26, "outbox-kinds", outboxKinds.steps),
+  portable(27, "accent-color", accentColor.steps),
 ];

@@ -19,6 +19,8 @@ export interface FormPageState {
 
 /** Where the pages for people (hosted form, thank-you, errors) take their stylesheet and the widget's. */
 export const PAGE_CSS_PATH = "/f/assets/page.css";
+/** A form's own colour, as a stylesheet of its own (the policy allows no inline style): `/f/assets/accent/0f766e.css`. */
+export const accentCssPath = (hex: string) => `/f/assets/accent/${hex.slice(1).toLowerCase()}.css`;
 export const ALTCHA_CSS_PATH = "/f/assets/altcha.css";
 
 /**
@@ -42,7 +44,8 @@ const attr = (name: string, v: unknown) => (v === undefined || v === null || v =
 const flag = (name: string, on: boolean | undefined) => (on ? ` ${name}` : "");
 
 /** A page for people: the shared head (stylesheets from the binary, no script unless asked), a title and a body. */
-export function personPage(title: string, main: string, head = ""): string {
+export function personPage(title: string, main: string, head = "", accent: string | null = null): string {
+  const colour = accent ? `\n<link rel="stylesheet" href="${accentCssPath(accent)}">` : "";
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -51,7 +54,7 @@ export function personPage(title: string, main: string, head = ""): string {
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${PAGE_CSS_PATH}">${head}
+<link rel="stylesheet" href="${PAGE_CSS_PATH}">${colour}${head}
 </head>
 <body>
 <main>
@@ -184,7 +187,7 @@ ${widget}
   const head = pow
     ? `\n<link rel="stylesheet" id="altcha-css" href="${ALTCHA_CSS_PATH}">\n<script async src="/widget/altcha.js"></script>`
     : "";
-  return personPage(form.name, main, head);
+  return personPage(form.name, main, head, form.accentColor);
 }
 
 /** The hosted page of a closed form: its name, why it is closed, and no form. */
@@ -193,6 +196,8 @@ export function closedFormPage(form: Form, why: string): string {
     form.name,
     `<h1>${esc(form.name)}</h1>
 <p class="notice" role="status">${esc(why)}</p>`,
+    "",
+    form.accentColor,
   );
 }
 

@@ -17,6 +17,10 @@ export const PAGE_CSS = `:root {
 body { margin: 0; background: var(--bg); color: var(--text); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
 main { max-width: 36rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: 0.5rem 0 0.5rem; }
+.card { background: var(--card); border-radius: 12px; padding: 1.25rem; box-shadow: 0 1px 4px #0003; border-top: 4px solid var(--accent); margin-top: 1rem; }
+.card > :last-child { margin-bottom: 0; }
+.done { display: inline-grid; place-items: center; width: 1.9rem; height: 1.9rem; border-radius: 50%; background: var(--accent); color: var(--accent-text); font-size: 1.1rem; vertical-align: 0.1rem; margin-right: 0.25rem; }
+.form-name { margin: 0; padding-left: 0.6rem; border-left: 4px solid var(--accent); color: var(--muted); font-weight: 600; }
 h2 { font-size: 1.1rem; margin: 0 0 0.5rem; }
 p { margin: 0 0 1rem; }
 a { color: var(--accent); }
@@ -52,3 +56,26 @@ altcha-widget { display: block; margin: 0 0 1rem; }
 .hp { position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
+
+/** A colour's relative luminance (WCAG), from `#rrggbb`. */
+function luminance(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+/**
+ * The stylesheet that gives a form's pages its owner's colour (`#rrggbb`, lower case): text on it is
+ * white or near-black, whichever reads better; in dark mode it is lightened, as the default is, so
+ * links stay readable on the dark background.
+ */
+export function accentCss(hex: string): string {
+  const onAccent = luminance(hex) > 0.18 ? "#0d1320" : "#fff";
+  return `:root { --accent: ${hex}; --accent-text: ${onAccent}; }
+@media (prefers-color-scheme: dark) {
+  :root { --accent: color-mix(in srgb, ${hex} 55%, #fff); --accent-text: #0d1320; }
+}
+`;
+}

@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
 import altchaCssPath from "../../../node_modules/altcha/dist/external/altcha.css" with { type: "file" };
-import { asset, CACHE_A_DAY, CSS } from "../../http/assets";
+import { asset, CACHE_A_DAY, CACHE_FOREVER, CSS } from "../../http/assets";
 import type { Clock } from "../../lib/clock";
+import { AppError } from "../../lib/errors";
 import type { FormsService } from "../forms/service";
 import type { SpamService } from "../spam/service";
 import { whyClosed } from "../submissions/closing";
@@ -13,7 +14,7 @@ import {
   PAGE_CSS_PATH,
   PERSON_PAGE_HEADERS,
 } from "./form-page";
-import { PAGE_CSS } from "./page-css";
+import { accentCss, PAGE_CSS } from "./page-css";
 import { publicForm, publicFormOrNone } from "./public-form";
 
 export interface HostedPageDeps {
@@ -32,40 +33,54 @@ const hide = { detail: { hide: true } };
  * and the stylesheets of the pages for people. Outside /api/v1, like /docs.
  */
 export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
-  return new Elysia({ name: "hosted-page-routes" })
-    .get(
-      PAGE_CSS_PATH,
-      asset(() => PAGE_CSS, CSS, CACHE_A_DAY),
-      hide,
-    )
-    .get(
-      ALTCHA_CSS_PATH,
-      asset(() => Bun.file(altchaCssPath), CSS, CACHE_A_DAY),
-      hide,
-    )
-    .get(
-      "/f/:formId",
-      async ({ params, set }) => {
-        Object.assign(set.headers, PERSON_PAGE_HEADERS);
-        const form = await publicFormOrNone(forms, params.formId);
-        if (!form || form.fields === null) {
-          set.status = 404;
-          return noFormPage();
-        }
-        const closed = whyClosed(form, clock);
-        if (closed) return closedFormPage(form, `Sorry, ${closed.message}.`);
-        return hostedFormPage(form);
-      },
-      { params: FormParams, ...hide },
-    )
-    .get(
-      "/f/:formId/challenge",
-      async ({ params, set }) => {
-        const form = await publicForm(forms, params.formId);
-        // Each challenge is accepted once: a cached one would be refused as used.
-        set.headers["cache-control"] = "no-store";
-        return spam.pow.createChallenge(form.id);
-      },
-      { params: FormParams, ...hide },
-    );
+  return (
+    new Elysia({ name: "hosted-page-routes" })
+      .get(
+        PAGE_CSS_PATH,
+        asset(() => PAGE_CSS, CSS, CACHE_A_DAY),
+        hide,
+      )
+      // A form's colour: what the address says is all there is to it, so it is cached for good.
+      .get(
+        "/f/assets/accent/:file",
+        ({ params, set }) => {
+          const hex = /^([0-9a-f]{6})\.css$/.exec(params.file)?.[1];
+          if (!hex) throw new AppError("NOT_FOUND", "no such stylesheet");
+          set.headers["content-type"] = CSS;
+          set.headers["cache-control"] = CACHE_FOREVER;
+          return accentCss(`#${hex}`);
+        },
+        { params: t.Object({ file: t.String() }), ...hide },
+      )
+      .get(
+        ALTCHA_CSS_PATH,
+        asset(() => Bun.file(altchaCssPath), CSS, CACHE_A_DAY),
+        hide,
+      )
+      .get(
+        "/f/:formId",
+        async ({ params, set }) => {
+          Object.assign(set.headers, PERSON_PAGE_HEADERS);
+          const form = await publicFormOrNone(forms, params.formId);
+          if (!form || form.fields === null) {
+            set.status = 404;
+            return noFormPage();
+          }
+          const closed = whyClosed(form, clock);
+          if (closed) return closedFormPage(form, `Sorry, ${closed.message}.`);
+          return hostedFormPage(form);
+        },
+        { params: FormParams, ...hide },
+      )
+      .get(
+        "/f/:formId/challenge",
+        async ({ params, set }) => {
+          const form = await publicForm(forms, params.formId);
+          // Each challenge is accepted once: a cached one would be refused as used.
+          set.headers["cache-control"] = "no-store";
+          return spam.pow.createChallenge(form.id);
+        },
+        { params: FormParams, ...hide },
+      )
+  );
 }

@@ -1,24 +1,36 @@
 import { escapeHtml } from "../../lib/template";
+import type { Form } from "../forms/model";
 import { personPage } from "./form-page";
+
+/** What a page after a post shows of its form: its name, over the heading, and its colour. */
+type Shown = Pick<Form, "name" | "accentColor">;
+const formName = (form: Shown | null) => (form ? `<p class="form-name">${escapeHtml(form.name)}</p>\n` : "");
 
 const backLink = (back: string | null, text: string) =>
   back ? `<p><a href="${escapeHtml(back)}">${escapeHtml(text)}</a></p>` : "";
 
 /** GET /f/{formId}/thanks: thanks the visitor, and links back to the page they came from when it is known and trusted. */
-export function thanksPage(formName: string, back: string | null): string {
+export function thanksPage(form: Shown, back: string | null): string {
   return personPage(
-    "Thank you!",
-    `<h1>Thank you!</h1>
-<p>Your answer to ${escapeHtml(formName)} has been sent.</p>${backLink(back, "Go back to the site")}`,
+    `Thank you! · ${form.name}`,
+    `<section class="card">${formName(form)}<h1><span class="done" aria-hidden="true">✓</span> Thank you!</h1>
+<p>Your answer to ${escapeHtml(form.name)} has been sent.</p>${backLink(back, "Go back to the site")}</section>`,
+    "",
+    form.accentColor,
   );
 }
 
-/** A refused post, for a person: what went wrong in one sentence, each field's problem (its message names the field), and a way back. */
-export function errorPage(sentence: string, problems: string[], back: string | null): string {
+/**
+ * A refused post, for a person: its form's name (when the address named one), what went wrong in one
+ * sentence, each field's problem (its message names the field), and a way back.
+ */
+export function errorPage(form: Shown | null, sentence: string, problems: string[], back: string | null): string {
   const items = problems.map((message) => `<li>${escapeHtml(message)}</li>`).join("");
   return personPage(
-    "Your form was not sent",
-    `<h1>Your form was not sent</h1>
-<p class="notice" role="alert">${escapeHtml(sentence)}</p>${items ? `<div class="summary"><ul>${items}</ul></div>` : ""}${backLink(back, "Go back to the form")}`,
+    form ? `Not sent · ${form.name}` : "Your form was not sent",
+    `<section class="card">${formName(form)}<h1>Your form was not sent</h1>
+<p class="notice" role="alert">${escapeHtml(sentence)}</p>${items ? `<div class="summary"><ul>${items}</ul></div>` : ""}${backLink(back, "Go back to the form")}</section>`,
+    "",
+    form?.accentColor ?? null,
   );
 }

@@ -132,7 +132,7 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
     const problems = (res.body.errors ?? []).map((e) => e.message);
     const { headers } = request;
     const back = form ? backTarget(form, headers.get("referer"), headers.get("origin")) : null;
-    return html(set, res.status, errorPage(sentence, problems, back));
+    return html(set, res.status, errorPage(form, sentence, problems, back));
   }
 
   const routes = new Elysia({ name: "dropin-routes" })
@@ -217,10 +217,10 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
             sig !== undefined &&
             links.verifies(sig, BACK_LINK, form.id, back) &&
             (form.allowedOrigins.length === 0 || form.allowedOrigins.includes(httpOrigin(back) ?? ""));
-          return html(set, 200, thanksPage(form.name, shown ? back : null));
+          return html(set, 200, thanksPage(form, shown ? back : null));
         } catch (error) {
           const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
-          return html(set, res.status, errorPage(sentenceFor(res.body.code), [], null));
+          return html(set, res.status, errorPage(null, sentenceFor(res.body.code), [], null));
         }
       },
       { query: t.Object({ back: t.Optional(t.String()), sig: t.Optional(t.String()) }), detail: { hide: true } },

@@ -104,6 +104,8 @@ export interface Form {
   /** Where a browser goes after a drop-in submit, or after a refused one; null = formsvc's own page. */
   successUrl: string | null;
   errorUrl: string | null;
+  /** The colour of its pages for people, `#rrggbb`; null = formsvc's blue. */
+  accentColor: string | null;
   /** Who gets the owner notification besides (or instead of) the owner; [] = the owner alone. */
   recipients: Recipient[];
   /** The owner notification's own subject and text (Mustache); null = formsvc's email. */

@@ -56,6 +56,8 @@ export const SETTING_HELP = {
     "Where a browser goes after a drop-in submit when the page names no _next; without it, formsvc's thank-you page.",
   errorUrl:
     "Where a browser goes (with ?error=CODE) when a drop-in submit is refused; without it, formsvc's error page.",
+  accentColor:
+    "The colour of the form's hosted page, thank-you page and error page (links, buttons, focus rings), as #rrggbb; null is formsvc's blue.",
   recipients:
     "Who gets the owner notification, up to 10 addresses; each but yours gets a confirmation link first and nothing until it is opened. Without any, you alone.",
   notificationTemplate:

@@ -50,6 +50,7 @@ import {
   FROM_NAME,
   NOTIFY_MODE,
 } from "../notifications/settings";
+import { ACCENT_COLOR } from "../dropin/settings";
 import { SPAM_SETTINGS } from "../spam/settings";
 import { SETTING_HELP } from "./setting-help";
 import {
@@ -399,6 +400,7 @@ export const SETTINGS = {
     no: "show formsvc's error page",
     label: "after a refusal",
   }),
+  accentColor: ACCENT_COLOR,
   recipients: RECIPIENTS,
   notificationTemplate: NOTIFICATION_TEMPLATE,
   fromName: FROM_NAME,

@@ -5,7 +5,7 @@ import type { Control } from "../setting-controls";
 import { FieldEditor, type DraftField } from "../pages/field-editor";
 import { DaysControl, LimitControl, NumberControl, TimeControl } from "./numbers";
 import { Help, type ControlOf, type ControlProps } from "./props";
-import { CheckboxControl, FilesControl, OptionalTextControl, TemplateControl } from "./switches";
+import { CheckboxControl, ColourControl, FilesControl, OptionalTextControl, TemplateControl } from "./switches";
 import { LinesControl, OptionalNameControl, SelectControl, TextareaControl, TextControl, UrlControl } from "./text";
 
 function FieldsControl(p: ControlProps<ControlOf<"fields">>) {
@@ -30,6 +30,7 @@ const BY_KIND: { [K in Control["kind"]]: (p: ControlProps<ControlOf<K>>) => JSX.
   days: DaysControl,
   checkbox: CheckboxControl,
   "optional-text": OptionalTextControl,
+  colour: ColourControl,
   template: TemplateControl,
   files: FilesControl,
   fields: FieldsControl,

@@ -36,6 +36,32 @@ export function OptionalTextControl(p: ControlProps<ControlOf<"optional-text">>)
   );
 }
 
+/** formsvc's blue (null), or a colour of the owner's, picked. */
+export function ColourControl(p: ControlProps<ControlOf<"colour">>) {
+  const on = p.value !== null;
+  return (
+    <>
+      <Switch p={p} on={on} toValue={(checked) => (checked ? p.control.fallback : null)} />
+      {on && (
+        <label class="field indent field-inline">
+          <span>Colour</span>
+          <input
+            type="color"
+            class="input-colour"
+            name={p.name}
+            value={String(p.value)}
+            disabled={p.disabled}
+            aria-invalid={p.problem ? "true" : undefined}
+            onInput={(e) => p.onChange(text(e))}
+          />
+          <code>{String(p.value)}</code>
+        </label>
+      )}
+      <Problem problem={p.problem} />
+    </>
+  );
+}
+
 /** formsvc's own email (null), or a subject and text of the owner's. */
 export function TemplateControl(p: ControlProps<ControlOf<"template">>) {
   const tpl = p.value as { subject: string; text: string } | null;
