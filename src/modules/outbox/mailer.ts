@@ -10,8 +10,10 @@ export interface Mailer {
   close(): void;
 }
 
-// Connections the pool keeps open to the relay: bench/RESULTS.md, "Issue 44: one mail path".
-const MAX_CONNECTIONS = 4;
+// nodemailer sends one command at a time per connection, so more connections hide the round trips:
+// 16 sent the most here (4: ~680, 8: ~890, 16: ~1,200 emails/s; bench/RESULTS.md, "Issue 44: one
+// mail path"). A relay that refuses some of them fails those messages, which the outbox retries.
+const MAX_CONNECTIONS = 16;
 
 /**
  * SMTP through nodemailer, the design card's mail library: its composer writes each message and its
