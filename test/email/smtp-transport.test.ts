@@ -91,7 +91,7 @@ const cases: {
     expected: {
       responseCode: 550,
       code: "EENVELOPE",
-      described: /^the SMTP server answered 550: 550-5\.1\.1 no such user/,
+      described: /^the SMTP server answered 550: 550-5\.1\.1 no such user\n550 5\.1\.1 here$/,
     },
   },
   {
