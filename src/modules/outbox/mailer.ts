@@ -1,9 +1,8 @@
 import type { ConnectionOptions } from "node:tls";
+import type * as Nodemailer from "nodemailer";
 import type { Channel, Failure } from "./channel";
-import type { MailMessage } from "./message";
-import { rawMessage } from "./raw-message";
+import { oneLine, type MailMessage } from "./message";
 import type { ClaimedRow } from "./repo";
-import { createSmtpClient } from "./smtp-client";
 
 /** Sends mail; the one seam between the outbox and the outside world. */
 export interface Mailer {
@@ -11,35 +10,63 @@ export interface Mailer {
   close(): void;
 }
 
+// nodemailer sends one command at a time per connection, so more connections hide the round trips:
+// 16 sent the most here (4: ~680, 8: ~890, 16: ~1,200 emails/s; bench/RESULTS.md, "Issue 44: one
+// mail path"). A relay that refuses some of them fails those messages, which the outbox retries.
+const MAX_CONNECTIONS = 16;
+
 /**
- * SMTP through our own client (`smtp-client.ts`: 4 persistent connections, pipelined commands, the
- * message written by `raw-message.ts` in one write): smtp://user:pass@host:587 (STARTTLS when the
- * server offers it), smtps:// for TLS from the start. `tls` adds TLS settings (a test's certificate
- * authority). nodemailer (pooled transport and composer) sent under 1,000 emails/s where this sends
- * several thousand: bench/RESULTS.md, "Issue 44: one mail path".
+ * SMTP through nodemailer, the design card's mail library: its composer writes each message and its
+ * pooled transport sends it (smtp://user:pass@host:587, STARTTLS when the server offers it; smtps://
+ * for TLS from the start). `tls` adds TLS settings (a test's certificate authority). It carries the
+ * AUTH methods, SMTPUTF8 and the edge cases a form backend should not own; its throughput on this
+ * machine is in bench/RESULTS.md, "Issue 44: one mail path".
  */
 export function createSmtpMailer(url: URL, from: string, tls?: ConnectionOptions): Mailer {
-  const client = createSmtpClient({
+  // Loaded only when mail is configured: an instance without SMTP never pays its memory.
+  const nodemailer = require("nodemailer") as typeof Nodemailer;
+  const transport = nodemailer.createTransport({
+    // Connections kept open for every message they carry (nodemailer's default closes one after 100
+    // messages): a new connection is a greeting, EHLO, perhaps TLS and a login.
+    pool: true,
+    maxConnections: MAX_CONNECTIONS,
+    maxMessages: Infinity,
     host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
     port: Number(url.port) || (url.protocol === "smtps:" ? 465 : 587),
     secure: url.protocol === "smtps:",
     auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
     tls,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
   });
+  // The address alone, for a message that names its own sender (nodemailer quotes or encodes the name).
+  const address = /<([^<>]+)>\s*$/.exec(from)?.[1]?.trim() ?? from.trim();
   return {
     async send(m) {
-      const { envelope, raw } = rawMessage(m, from);
-      return client.send(envelope, raw);
+      const info = await transport.sendMail({
+        from: m.fromName ? { name: oneLine(m.fromName), address } : from,
+        to: m.to,
+        replyTo: m.replyTo,
+        // Anything that reaches a header loses control characters: a form name cannot start a new header.
+        subject: oneLine(m.subject),
+        text: m.text,
+        html: m.html,
+        headers: m.headers && Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, oneLine(v)])),
+      });
+      return { response: String(info.response ?? "") };
     },
-    close: () => client.close(),
+    close: () => transport.close(),
   };
 }
 
 /** A sentence for an SMTP failure: wrong host, refused connection, authentication, TLS. */
 export function describeMailError(e: unknown): string {
-  const err = e as { code?: string; responseCode?: number; response?: string; message?: string };
+  const err = e as { code?: string; originalCode?: string; responseCode?: number; response?: string; message?: string };
   const base = err.response ?? err.message ?? String(e);
-  switch (err.code) {
+  // nodemailer reports a certificate it cannot verify as a socket error; Node's code says it is TLS.
+  const tls = err.code === "ESOCKET" && /CERT|SIGNATURE|ISSUER|TLS|SSL/.test(err.originalCode ?? "");
+  switch (tls ? "ETLS" : err.code) {
     case "EDNS":
       return `SMTP host not found: ${base}`;
     case "ESOCKET":
