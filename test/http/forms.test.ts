@@ -10,6 +10,7 @@ describe("GET /api/v1/forms/{formId}", () => {
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(
       [
+        "accentColor",
         "allowedOrigins",
         "autoresponse",
         "confirmRedirectUrl",
