@@ -59,6 +59,8 @@ test("the README's first steps: from the printed setup link to the first submiss
 
     await page.getByRole("link", { name: "Submissions" }).click();
     await page.locator(".submissions-table tbody tr", { hasText: "grace@example.com" }).waitFor();
+    // The form's count over the tabs follows: it was read again when the tab changed.
+    await page.locator(".page-title", { hasText: "1 submission" }).waitFor();
     await screenshot(page, "newcomer-first-submission");
     expect(errors).toEqual([]);
     await close();

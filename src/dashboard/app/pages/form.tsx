@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "preact/hooks";
 import { forms, type FormDetails } from "../calls";
 import { typeLabel } from "../form-types";
 import { formatDateTime, formatNumber } from "../format";
@@ -26,6 +27,14 @@ export type FormTab = (typeof TABS)[number]["id"];
  */
 export function FormPage({ formId, tab: asked }: { formId: string; tab: FormTab | undefined }) {
   const [form, reload, replace] = useLoad(() => forms.get(formId), [formId]);
+  // Another tab is another look: the counts and warnings over the tabs are read again (the page keeps
+  // showing them meanwhile), so submissions that came while the owner was elsewhere are counted.
+  const shownTab = useRef(asked);
+  useEffect(() => {
+    if (shownTab.current === asked) return;
+    shownTab.current = asked;
+    reload();
+  }, [asked]);
   return (
     <>
       <p class="crumbs">
