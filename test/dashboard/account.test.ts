@@ -58,6 +58,10 @@ describe("the dashboard", () => {
       const fields = page.getByTestId("submission-fields");
       await fields.getByText("Your question").waitFor();
       expect(await fields.locator("dt").allTextContents()).toEqual(["Your question", "Inquiry type"]);
+      await saveScreenshot(page, "submission-labels-desktop");
+      await page.locator(".account-link").click();
+      await page.getByRole("heading", { name: "Your account" }).waitFor();
+      await saveScreenshot(page, "account-desktop");
     } finally {
       await opened.close();
     }
