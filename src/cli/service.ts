@@ -18,10 +18,13 @@ interface InstallFlags {
   root?: string;
 }
 
-/** The files `service install` writes, where, and with which mode (the settings may hold secrets). */
+/**
+ * The files `service install` writes, where, and with which mode (the settings may hold secrets).
+ * `--force` replaces the unit, never settings a person has written: they are kept as they are.
+ */
 const files = [
-  { path: UNIT_PATH, text: unitFile, mode: 0o644 },
-  { path: ENV_PATH, text: envFile, mode: 0o640 },
+  { path: UNIT_PATH, text: unitFile, mode: 0o644, keep: false },
+  { path: ENV_PATH, text: envFile, mode: 0o640, keep: true },
 ];
 
 export function serviceCommand(): Command {
@@ -30,7 +33,7 @@ export function serviceCommand(): Command {
     .command("install")
     .description(`write the hardened systemd unit (${UNIT_PATH}) and the settings with their defaults (${ENV_PATH})`)
     .option("--print", "show both files and write nothing")
-    .option("--force", "overwrite files that exist")
+    .option("--force", "overwrite the unit if it exists (existing settings are kept)")
     .option("--root <dir>", "write under this folder instead of / (to prepare an image)", "/")
     .addHelpText(
       "after",
@@ -49,8 +52,10 @@ export function serviceCommand(): Command {
           "CONFLICT",
           `${existing.join(" and ")} exist${existing.length === 1 ? "s" : ""}; add --force to overwrite`,
         );
+      const kept = targets.filter((f) => f.keep && existsSync(f.target));
       try {
         for (const f of targets) {
+          if (kept.includes(f)) continue;
           mkdirSync(dirname(f.target), { recursive: true, mode: 0o755 });
           writeFileSync(f.target, f.text, { mode: f.mode });
           // writeFileSync's mode applies to a new file only.
@@ -63,7 +68,11 @@ export function serviceCommand(): Command {
       }
       process.stdout.write(
         [
-          ...targets.map((f) => `wrote ${f.target}`),
+          ...targets.map((f) =>
+            kept.includes(f)
+              ? `kept ${f.target} as it was (your settings; \`service install --print\` shows the defaults)`
+              : `wrote ${f.target}`,
+          ),
           "",
           "Next:",
           ...installBinary(),

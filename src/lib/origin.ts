@@ -12,6 +12,14 @@ export function httpOrigin(value: string | null | undefined): string | null {
   }
 }
 
+/**
+ * The origin a post came from, as a browser tells it: its `Origin`, else its `Referer`'s. `Origin: null`
+ * (a sandboxed or file: page) is an origin of its own, matching none: null, without a look at `Referer`.
+ */
+export function postOrigin(origin: string | null, referer: string | null): string | null {
+  return origin !== null ? httpOrigin(origin) : httpOrigin(referer);
+}
+
 /** An allowed-origin setting as written by a person: a bare origin, a trailing slash tolerated; null when it is anything more or less. */
 export function parseOriginSetting(value: string): string | null {
   const origin = httpOrigin(value.trim());

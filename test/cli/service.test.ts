@@ -46,7 +46,7 @@ describe("formsvc service install", () => {
     expect(res.stdout).toContain("systemctl daemon-reload && sudo systemctl enable --now formsvc");
   });
 
-  test("refuses to overwrite a file that exists, writing neither; --force overwrites both", () => {
+  test("refuses to overwrite a file that exists, writing neither; --force overwrites the unit and keeps the settings", () => {
     const dir = root();
     mkdirSync(join(dir, "etc/formsvc"), { recursive: true });
     writeFileSync(envAt(dir), "FORMSVC_PUBLIC_URL=https://forms.example.com\n");
@@ -59,8 +59,12 @@ describe("formsvc service install", () => {
 
     const forced = runCli(["service", "install", "--root", dir, "--force"]);
     expect(forced.code).toBe(0);
-    expect(readFileSync(envAt(dir), "utf8")).toBe(env);
+    // The operator's settings (secrets among them) are never replaced by the defaults.
+    expect(readFileSync(envAt(dir), "utf8")).toBe("FORMSVC_PUBLIC_URL=https://forms.example.com\n");
+    expect(forced.stdout).toContain(`kept ${envAt(dir)} as it was`);
     expect(readFileSync(unitAt(dir), "utf8")).toBe(unit);
-    expect(mode(envAt(dir))).toBe(0o640);
+    writeFileSync(unitAt(dir), "old unit\n");
+    expect(runCli(["service", "install", "--root", dir, "--force"]).code).toBe(0);
+    expect(readFileSync(unitAt(dir), "utf8")).toBe(unit);
   });
 });

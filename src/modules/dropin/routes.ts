@@ -6,7 +6,7 @@ import type { ErrorCode, FieldError } from "../../lib/errors";
 import { locationUrl } from "../../lib/location-url";
 import type { Logger } from "../../lib/log";
 import { addressBucket } from "../../lib/address-bucket";
-import { httpOrigin } from "../../lib/origin";
+import { httpOrigin, postOrigin } from "../../lib/origin";
 import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
@@ -70,7 +70,7 @@ const visitorOf = (form: Form): Principal => ({
  * `Referer`'s (`Origin: null` is none).
  */
 function backTarget(form: Form, referer: string | null, origin: string | null): string | null {
-  const own = origin !== null ? httpOrigin(origin) : httpOrigin(referer);
+  const own = postOrigin(origin, referer);
   if (own === null || (form.allowedOrigins.length > 0 && !form.allowedOrigins.includes(own))) return null;
   return (referer !== null && httpOrigin(referer) === own ? locationUrl(referer) : null) ?? locationUrl(`${own}/`);
 }
@@ -180,12 +180,16 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
             }),
           );
           Object.assign(set.headers, corsHeaders(request));
-          const back = backTarget(form, referer, headers.get("origin"));
-          const signed = back && `?back=${encodeURIComponent(back)}&sig=${links.sign(BACK_LINK, form.id, back)}`;
-          const thanks = `${ownOrigin() ?? ""}/f/${encodeURIComponent(form.id)}/thanks${signed ?? ""}`;
+          // Our own thank-you page, its back link signed: made only when the visitor goes there.
+          const posted = form;
+          const thanks = () => {
+            const back = backTarget(posted, referer, headers.get("origin"));
+            const signed = back && `?back=${encodeURIComponent(back)}&sig=${links.sign(BACK_LINK, posted.id, back)}`;
+            return `${ownOrigin() ?? ""}/f/${encodeURIComponent(posted.id)}/thanks${signed ?? ""}`;
+          };
           // A target the pipeline dropped sends the visitor to our own page: their message was taken.
           const dropped = post.body.redirectUrl !== undefined && result.redirect === undefined;
-          const next = dropped ? thanks : (result.redirect ?? form.successUrl ?? thanks);
+          const next = dropped ? thanks() : (result.redirect ?? form.successUrl ?? thanks());
           if (wantsJson(headers)) return { ok: true, success: true, submissionId: result.submissionId, next };
           set.status = 303;
           set.headers.location = locationUrl(next) ?? next;

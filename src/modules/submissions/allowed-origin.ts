@@ -1,6 +1,6 @@
 import { AppError } from "../../lib/errors";
 import { isLocationUrl } from "../../lib/location-url";
-import { httpOrigin } from "../../lib/origin";
+import { httpOrigin, postOrigin } from "../../lib/origin";
 import { slot } from "../../lib/slots";
 import type { Form } from "../forms/model";
 import type { SubmitterInfo } from "./meta";
@@ -22,7 +22,7 @@ function redirectAllowed(target: string, form: Form, { origin, referer }: Submit
   if (!isLocationUrl(target)) return false;
   if (form.allowedOrigins.length > 0) return form.allowedOrigins.includes(httpOrigin(target) ?? "");
   if (origin === null && referer === null) return true;
-  const from = origin !== null ? httpOrigin(origin) : httpOrigin(referer);
+  const from = postOrigin(origin, referer);
   return from !== null && httpOrigin(target) === from;
 }
 
@@ -37,8 +37,7 @@ export const allowedOriginCheck: SubmitCheck = {
   check(candidate) {
     const { form, caller, body, submitter } = candidate;
     if (form.allowedOrigins.length > 0 && caller.kind === "publishable") {
-      // `Origin: null` (a sandboxed or file: page) is an origin, and not an allowed one.
-      const origin = submitter.origin !== null ? httpOrigin(submitter.origin) : httpOrigin(submitter.referer);
+      const origin = postOrigin(submitter.origin, submitter.referer);
       if (!origin || !form.allowedOrigins.includes(origin)) {
         return refused(
           submitter.origin === null && submitter.referer === null

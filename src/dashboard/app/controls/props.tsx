@@ -69,18 +69,20 @@ export function Switch({
   toValue: (checked: boolean) => unknown;
   name?: string;
 }) {
+  // The help sits outside the <label>, so the checkbox's name is its label alone (the help is its description).
   return (
-    <label class="check">
-      <input
-        type="checkbox"
-        name={name}
-        checked={on}
-        {...wired(p)}
-        onChange={(e) => p.onChange(toValue(e.currentTarget.checked))}
-      />
-      <span>
-        {p.control.label} <Help {...p} />
-      </span>
-    </label>
+    <div class="switch">
+      <label class="check">
+        <input
+          type="checkbox"
+          name={name}
+          checked={on}
+          {...wired(p)}
+          onChange={(e) => p.onChange(toValue(e.currentTarget.checked))}
+        />
+        <span>{p.control.label}</span>
+      </label>
+      <Help {...p} />
+    </div>
   );
 }

@@ -63,15 +63,18 @@ function linesProblems(draft: Draft, keys: Key[]): Problems {
 }
 
 /**
- * A 400's problems, each put by the setting it starts with ("successUrl: …", "body recipients: …"),
+ * A 400's problems, each put by the setting it starts with ("successUrl: …", "files.maxFileBytes: …"),
  * and the rest, which concern the section as a whole (a rule between two settings).
  */
 function placed(message: string, keys: Key[]): { problems: Problems; rest: string[] } {
   const problems: Problems = {};
   const rest: string[] = [];
   for (const part of message.split("; ")) {
-    const named = /^(?:body )?([\w.]+)/.exec(part)?.[1];
-    const k = keys.find((key) => key === named);
+    const named = /^(?:body )?([\w.]+)/.exec(part)?.[1] ?? "";
+    // A problem inside a setting ("files.maxFileBytes", "fields.0.name") is the setting's; the longest key wins.
+    const k = keys
+      .filter((key) => named === key || named.startsWith(`${key}.`))
+      .sort((a, b) => b.length - a.length)[0];
     if (k) problems[k] = problems[k] ? `${problems[k]}; ${part}` : part;
     else rest.push(part);
   }
