@@ -1,10 +1,10 @@
 import { AppError } from "../lib/errors";
 
 /** The window a body's rate is measured over: it must bring `minRate` bytes a second in every one. */
-export const BODY_WINDOW_S = 30;
+const BODY_WINDOW_S = 30;
 /** After a refusal, what is read and dropped of a body still coming, so the client hears the answer. */
-export const LINGER_BYTES = 16 * 1024 * 1024;
-export const LINGER_MS = 10_000;
+const LINGER_BYTES = 16 * 1024 * 1024;
+const LINGER_MS = 10_000;
 // A body that says it is at most this long, and that no reader touched, is left to Bun: it has it,
 // or drains it itself, and the connection stays open for the next request.
 const SMALL_BODY = 64 * 1024;

@@ -1,7 +1,7 @@
 /** Times and places as a person reads them in an email, rather than as ISO 8601 and country codes. */
 
-// An IANA name (`Europe/Berlin`, `UTC`); Intl also takes offsets like "+01:00", which are not zones.
-const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+/** The shape of an IANA name (`Europe/Berlin`, `UTC`); Intl also takes offsets like "+01:00", which are not zones. */
+export const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 /** The canonical spelling of an IANA time zone name (`europe/berlin` → `Europe/Berlin`), or null when there is no such zone. */
 export function canonicalTimeZone(name: string): string | null {
@@ -17,9 +17,10 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 
 /** An ISO time in a reader's zone: "Sun, 29 Nov 2026, 00:55 CET". An unknown zone reads as UTC. */
 export function peopleTime(iso: string, timeZone = "UTC"): string {
-  const zone = canonicalTimeZone(timeZone) ?? "UTC";
-  let format = formats.get(zone);
+  // Keyed by the name as given (stored names are canonical already): a digest asks once per item.
+  let format = formats.get(timeZone);
   if (!format) {
+    const zone = canonicalTimeZone(timeZone) ?? "UTC";
     format = new Intl.DateTimeFormat("en-GB", {
       weekday: "short",
       day: "numeric",
@@ -30,7 +31,7 @@ export function peopleTime(iso: string, timeZone = "UTC"): string {
       timeZone: zone,
       timeZoneName: "short",
     });
-    formats.set(zone, format);
+    formats.set(timeZone, format);
   }
   const at = new Date(iso);
   return Number.isNaN(at.getTime()) ? iso : format.format(at);

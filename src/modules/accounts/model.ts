@@ -1,4 +1,5 @@
 import { t, type Static } from "elysia";
+import { IANA_NAME } from "../../lib/people-time";
 import { EMAIL_PATTERN } from "../../lib/email";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./password";
 
@@ -13,7 +14,7 @@ const TimeZone = () =>
   t.String({
     minLength: 1,
     maxLength: 64,
-    pattern: "^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$",
+    pattern: IANA_NAME.source,
     description:
       "the IANA time zone the owner reads times in (`Europe/Berlin`; default `UTC`): emails write their times in it. Any case is taken; the canonical spelling is kept.",
     examples: ["Europe/Berlin"],

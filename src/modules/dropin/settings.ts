@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { setting } from "../forms/setting-row";
 
 /** A colour as the pages for people take it: six hex digits after `#`. */
-export const HEX_COLOUR = "^#[0-9A-Fa-f]{6}$";
+const HEX_COLOUR = "^#[0-9A-Fa-f]{6}$";
 
 /** The colour of the form's pages for people: links, buttons and focus rings take it. */
 export const ACCENT_COLOR = setting({

@@ -1,6 +1,6 @@
 // Controls led by a switch: on or off, and for some, what the setting holds while it is on.
 import type { FilesDraft } from "../setting-controls";
-import { Problem, Switch, text, type ControlOf, type ControlProps } from "./props";
+import { invalid, Problem, Switch, text, type ControlOf, type ControlProps } from "./props";
 
 export function CheckboxControl(p: ControlProps<ControlOf<"checkbox">>) {
   return (
@@ -26,7 +26,7 @@ export function OptionalTextControl(p: ControlProps<ControlOf<"optional-text">>)
             required
             pattern={p.control.pattern}
             disabled={p.disabled}
-            aria-invalid={p.problem ? "true" : undefined}
+            aria-invalid={invalid(p)}
             onInput={(e) => p.onChange(text(e))}
           />
         </label>
@@ -51,7 +51,7 @@ export function ColourControl(p: ControlProps<ControlOf<"colour">>) {
             name={p.name}
             value={String(p.value)}
             disabled={p.disabled}
-            aria-invalid={p.problem ? "true" : undefined}
+            aria-invalid={invalid(p)}
             onInput={(e) => p.onChange(text(e))}
           />
           <code>{String(p.value)}</code>

@@ -34,16 +34,23 @@ export function AccountPage() {
           }
         })}
       >
-        <label class="field">
-          <span>Time zone</span>
-          <select name="timeZone" value={zone} onChange={(e) => setZone(e.currentTarget.value)}>
-            {zones.map((z) => (
-              <option key={z} value={z}>
-                {z.replaceAll("_", " ")}
-              </option>
-            ))}
-          </select>
-          <span class="muted small">
+        <div class="field">
+          <label class="field-label">
+            <span>Time zone</span>
+            <select
+              name="timeZone"
+              value={zone}
+              aria-describedby="time-zone-help"
+              onChange={(e) => setZone(e.currentTarget.value)}
+            >
+              {zones.map((z) => (
+                <option key={z} value={z}>
+                  {z.replaceAll("_", " ")}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span id="time-zone-help" class="muted small">
             Notification and digest emails write their times in this zone.
             {browserZone && browserZone !== zone && (
               <>
@@ -54,7 +61,7 @@ export function AccountPage() {
               </>
             )}
           </span>
-        </label>
+        </div>
         {error !== null && <ErrorNote error={error} />}
         <div class="actions">
           <button type="submit" class="button button-primary" disabled={busy || zone === account.timeZone}>

@@ -72,9 +72,7 @@ function placed(message: string, keys: Key[]): { problems: Problems; rest: strin
   for (const part of message.split("; ")) {
     const named = /^(?:body )?([\w.]+)/.exec(part)?.[1] ?? "";
     // A problem inside a setting ("files.maxFileBytes", "fields.0.name") is the setting's; the longest key wins.
-    const k = keys
-      .filter((key) => named === key || named.startsWith(`${key}.`))
-      .sort((a, b) => b.length - a.length)[0];
+    const k = keys.filter((key) => named === key || named.startsWith(`${key}.`)).sort((a, b) => b.length - a.length)[0];
     if (k) problems[k] = problems[k] ? `${problems[k]}; ${part}` : part;
     else rest.push(part);
   }
