@@ -45,7 +45,8 @@ export const queueConfirmations =
 
 /** How many recipients' confirmation emails one sender's forms may queue a day, all forms together. */
 export const RECIPIENT_CONFIRMATIONS_PER_DAY = 50;
-const DAY_MS = 24 * 60 * 60 * 1000;
+/** The window the daily limit counts in; what is older counts no more (and is forgotten). */
+export const LIMIT_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Whose daily limit a form's confirmation emails count against: its owner's, until teams own forms. */
 const senderOf = (form: Form) => form.ownerId;
@@ -69,10 +70,10 @@ export const queueRecipientConfirmations =
     for (const email of emails) if (!(await repo.hasRecipientLink(form.id, email, at))) unlinked.push(email);
     if (unlinked.length === 0) return;
     const sender = senderOf(form);
-    const recent = await repo.emailsSince(sender, isoTime(now - DAY_MS));
+    const recent = await repo.emailsSince(sender, isoTime(now - LIMIT_WINDOW_MS));
     if (recent.length + unlinked.length > RECIPIENT_CONFIRMATIONS_PER_DAY) {
       const oldest = Math.min(...recent.map((r) => Date.parse(r.due_at)));
-      const wait = Math.max(1, Math.ceil((oldest + DAY_MS - now) / 1000));
+      const wait = Math.max(1, Math.ceil((oldest + LIMIT_WINDOW_MS - now) / 1000));
       throw new AppError(
         "TOO_MANY_CONFIRMATIONS",
         `your forms may send ${RECIPIENT_CONFIRMATIONS_PER_DAY} recipient confirmation emails in 24 hours and have sent ${recent.length}; ` +
@@ -84,7 +85,7 @@ export const queueRecipientConfirmations =
     for (const r of recent) lastTo.set(r.email, Math.max(lastTo.get(r.email) ?? 0, Date.parse(r.due_at)));
     for (const email of unlinked) {
       const last = lastTo.get(email);
-      const due = last === undefined ? now : Math.max(now, last + DAY_MS);
+      const due = last === undefined ? now : Math.max(now, last + LIMIT_WINDOW_MS);
       const dueAt = isoTime(due);
       const token = newConfirmationToken();
       await repo.issueRecipient(form.id, email, hashConfirmationToken(token), at, isoTime(due + CONFIRMATION_TTL_MS));

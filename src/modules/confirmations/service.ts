@@ -2,6 +2,7 @@ import { retryWhileBusy } from "../../db/busy";
 import { isoTime, type Clock } from "../../lib/clock";
 import type { FormsService } from "../forms/service";
 import type { ConfirmationsRepo } from "./repo";
+import { LIMIT_WINDOW_MS } from "./queue";
 import { hashConfirmationToken, looksLikeToken } from "./token";
 
 /** What opening a link came to: confirmed now, confirmed before, or no such (live) link. */
@@ -92,7 +93,7 @@ export function createConfirmationsService({
     /** Forgets confirmations that expired unconfirmed, and what the recipients' daily limits no longer count. */
     deleteExpired: () => {
       const at = clock.now();
-      return repo.deleteExpired(isoTime(at), isoTime(at - 24 * 60 * 60 * 1000));
+      return repo.deleteExpired(isoTime(at), isoTime(at - LIMIT_WINDOW_MS));
     },
   };
 }
