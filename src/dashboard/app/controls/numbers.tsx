@@ -1,5 +1,5 @@
 // Controls that edit a number or a time, each of which may be empty (null) where the setting allows.
-import { invalid, Labelled, Problem, text, wired, type ControlOf, type ControlProps } from "./props";
+import { Help, invalid, Labelled, Problem, text, wired, type ControlOf, type ControlProps } from "./props";
 
 export function NumberControl(p: ControlProps<ControlOf<"number">>) {
   const c = p.control;
@@ -101,6 +101,7 @@ export function DaysControl(p: ControlProps<ControlOf<"days">>) {
         />
         <span>days</span>
       </label>
+      <Help {...p} />
       <Problem problem={p.problem} />
     </>
   );
