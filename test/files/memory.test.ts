@@ -94,6 +94,8 @@ describe("a 50 MB upload streams to storage", () => {
     console.log(
       `RssAnon before ${(before / 1048576).toFixed(1)} MiB, peak ${(peak / 1048576).toFixed(1)} MiB, growth ${(growth / 1048576).toFixed(1)} MiB`,
     );
-    expect(growth).toBeLessThan(10 * 1024 * 1024);
+    // Streamed, a 50 MB body raises the peak by what is in flight and what the collector has not yet
+    // freed: 1 to 10 MiB in the runs of this machine, noisy under load; buffered it would be 50 or more.
+    expect(growth).toBeLessThan(16 * 1024 * 1024);
   });
 });
