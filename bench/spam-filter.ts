@@ -204,7 +204,7 @@ for (const { s, label } of trainSet) {
   await api(`/forms/${form.id}/submissions/${id}/${label === "spam" ? "spam" : "not-spam"}`);
   reference.train(s, label);
 }
-log(`trained: ${JSON.stringify(await server.services.spam.filter.status(OPERATOR, "bench@example.com"))}`);
+log(`trained: ${JSON.stringify(await server.services.spam.filter.status(OPERATOR, { owner: "bench@example.com" }))}`);
 
 const status = async (id: string) =>
   (await server.store.sql.get<{ status: string }>("SELECT status FROM submissions WHERE id = ?", [id]))!.status;

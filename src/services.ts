@@ -43,6 +43,7 @@ import { createWebhooksRepo } from "./modules/webhooks/repo";
 import { createWebhooksService } from "./modules/webhooks/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
+import { createTeamsRepo } from "./modules/teams/repo";
 import { createFilterRepo } from "./modules/spam/filter-repo";
 import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
@@ -143,7 +144,8 @@ export async function createServices(deps: Deps) {
   const secret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'cursor_secret'");
   if (!secret) throw new Error("the settings row cursor_secret is missing; the database was not migrated");
   const cursors = createCursorCodec(secret.value);
-  const owners = createOwnersService(createOwnersRepo(sql), clock);
+  const teamsRepo = createTeamsRepo(sql);
+  const owners = createOwnersService(createOwnersRepo(sql), teamsRepo, atomically, clock);
   const audit = createAuditService(createAuditRepo(sql), clock);
   const formsRepo = createFormsRepo(sql);
   // A recipient newly listed on a form gets its confirmation email in the form's transaction, sent once that commits.
@@ -159,7 +161,8 @@ export async function createServices(deps: Deps) {
     owners,
     clock,
     changes,
-    async (id) => (await formsRepo.findFormById(id))?.ownerId ?? null,
+    async (id) => (await formsRepo.findFormById(id))?.teamId ?? null,
+    async (id) => (await teamsRepo.findTeam(id)) !== null,
     audit,
   );
   const { config } = deps;
@@ -247,6 +250,7 @@ export async function createServices(deps: Deps) {
     outbox: outboxRepo,
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
     smtpConfigured: mailer !== null,
+    rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
   });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.

@@ -39,7 +39,7 @@ export function spamCommand(): Command {
     .option("--json", "print only JSON")
     .action((opts: { owner: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const status = await s.spam.filter.status(OPERATOR, opts.owner);
+        const status = await s.spam.filter.status(OPERATOR, { owner: opts.owner });
         emit(!!opts.json, contractJson(status), () => text(status));
       }),
     );
@@ -51,7 +51,7 @@ export function spamCommand(): Command {
     .option("--json", "print only JSON")
     .action((opts: { owner: string; json?: boolean }, cmd: Command) =>
       withServices(cmd, async (s) => {
-        const status = await s.spam.filter.reset(OPERATOR, opts.owner);
+        const status = await s.spam.filter.reset(OPERATOR, { owner: opts.owner });
         emit(!!opts.json, contractJson(status), () => `forgot what the filter of ${status.owner} had learned`);
       }),
     );

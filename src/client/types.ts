@@ -10,6 +10,8 @@ export type FormType =
  */
 export interface Form {
   id: string;
+  /** The team that owns the form. */
+  teamId: string;
   name: string;
   description: string;
   formType: FormType;
@@ -147,6 +149,8 @@ export interface FormSettings {
 /** A new form's settings (`createForm`); only `name` is required. */
 export interface FormCreateRequest extends FormSettings {
   name: string;
+  /** The team to make it in (default: a key's own team, a session's personal team). */
+  teamId?: string;
 }
 
 /** What `updateForm` changes: only the fields given. */
@@ -163,13 +167,21 @@ export interface Deleted {
 export type KeyKind = "secret" | "publishable";
 
 /** An API key as `listKeys` shows it: never its secret. */
+/** A member's role in a team, lowest first: viewer, editor, admin, owner. */
+export type Role = "viewer" | "editor" | "admin" | "owner";
+/** The roles a key may carry. */
+export type KeyRole = Exclude<Role, "owner">;
+
 export interface ApiKey {
   id: string;
   name: string;
-  /** The owner's email. */
+  /** The email of who made it. */
   owner: string;
+  /** The team it acts in, and its role there. */
+  teamId: string;
+  role: KeyRole;
   kind: KeyKind;
-  /** The forms it is bound to; null = all the owner's forms. */
+  /** The forms it is bound to; null = all the team's forms. */
   forms: string[] | null;
   /** The secret's first 12 characters. */
   prefix: string;
@@ -180,6 +192,10 @@ export interface ApiKey {
 }
 
 export interface KeyCreateRequest {
+  /** The team it acts in (default: a key's own team, a session's personal team). */
+  teamId?: string;
+  /** What it may do there (default admin). */
+  role?: KeyRole;
   name?: string;
   /** A key for web pages (fpk_…): it may only submit and fetch challenges. */
   publishable?: boolean;
@@ -192,6 +208,8 @@ export interface CreatedKey {
   id: string;
   name: string;
   owner: string;
+  teamId: string;
+  role: KeyRole;
   key: string;
   kind: KeyKind;
   forms: string[] | null;
@@ -247,6 +265,8 @@ export interface SpamVerdict {
 
 /** What an owner's learning spam filter has learned (`GET /spam-filter`). */
 export interface SpamFilterStatus {
+  /** The team whose filter it is. */
+  teamId: string;
   owner: string;
   spam: number;
   notSpam: number;

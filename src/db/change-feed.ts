@@ -42,6 +42,11 @@ export const TABLE_KINDS: Record<string, readonly ChangeKind[]> = {
   spam_filters: ["spam"],
   spam_tokens: ["spam"],
   spam_lessons: ["spam"],
+  // A team's deletion takes its keys; a member's role is read afresh by every session request.
+  teams: ["forms", "keys"],
+  team_members: ["keys"],
+  invitations: [],
+  member_notifications: [],
   // Read by no cache.
   audit_events: [],
   rate_buckets: [],

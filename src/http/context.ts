@@ -4,6 +4,7 @@ import { Elysia, ValidationError } from "elysia";
 import type { ClientOrigin } from "../lib/client-ip";
 import { AppError } from "../lib/errors";
 import type { Principal } from "../lib/principal";
+import { RIGHTS, type Right } from "../lib/rights";
 import { discardBody, readJsonObject } from "./body";
 import type { BodyPace } from "./body-pace";
 import { corsHeaders } from "./cors";
@@ -15,6 +16,9 @@ const unset = (): never => {
 
 /** Marks a route in the OpenAPI document (and for the front) as open to publishable keys and to other origins. */
 export const PUBLIC_ROUTE = "x-publishable-key";
+/** Names, in the OpenAPI document, the right a route needs and the least role that holds it (lib/rights.ts). */
+export const ROUTE_RIGHT = "x-right";
+export const ROUTE_ROLE = "x-role";
 
 /** OpenAPI security requirements: an API key from any of its three places, or the session cookie. */
 const API_KEY = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }, { bearer: [] }];
@@ -24,7 +28,7 @@ const SESSION = { sessionCookie: [] };
 const security = { secret: [...API_KEY, SESSION], public: API_KEY, session: [SESSION] };
 
 /** The 401 sentence: what was sent, and what to do. */
-function unauthorized(need: "secret" | "public" | "session", keyGiven: boolean, sessionGiven: boolean): AppError {
+function unauthorized(need: Kind, keyGiven: boolean, sessionGiven: boolean): AppError {
   if (need === "session") {
     return new AppError(
       "UNAUTHORIZED",
@@ -42,7 +46,17 @@ function unauthorized(need: "secret" | "public" | "session", keyGiven: boolean, 
   return new AppError("UNAUTHORIZED", "missing API key: send it in the X-API-Key header");
 }
 
-type Need = "secret" | "public" | "session";
+type Kind = "secret" | "public" | "session";
+
+/** A route of a team's data: a secret key or a session, holding `right` in the team that owns what it reaches. */
+interface Secret {
+  need: "secret";
+  right: Right;
+}
+type Need = "public" | "session" | Secret;
+
+/** `{ auth: secret("forms.read") }`: the route needs a secret key or a session, and states the right it needs (lib/rights.ts). */
+export const secret = (right: Right): Secret => ({ need: "secret", right });
 
 /** A route that is sent no body (GET, HEAD: Bun drops one) needs no body step. */
 interface NoBody {
@@ -51,10 +65,10 @@ interface NoBody {
 }
 
 /**
- * `{ auth: noBody("secret") }` for a GET route: the caller check without the `parse` step, which
- * would make Elysia's handler of the route asynchronous (a promise more per request) for nothing.
- * Any other route takes `{ auth: need }`, whose `parse` refuses a body over the limit (413) even
- * where the route takes none; the security matrix checks that every such route does.
+ * `{ auth: noBody(secret("forms.read")) }` for a GET route: the caller check without the `parse`
+ * step, which would make Elysia's handler of the route asynchronous (a promise more per request)
+ * for nothing. Any other route takes `{ auth: need }`, whose `parse` refuses a body over the limit
+ * (413) even where the route takes none; the security matrix checks that every such route does.
  */
 export const noBody = (need: Need): NoBody => ({ need, body: "none" });
 
@@ -76,7 +90,7 @@ interface CallerView {
 }
 
 /** The caller check of a route that needs `need`: 401, or the CSRF 403 of a session that changes something. */
-function admit(need: Need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView): void {
+function admit(need: Kind, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView): void {
   // Before the key check: a page's script must be able to read a 401 too.
   if (need === "public") Object.assign(set.headers, corsHeaders(request));
   const accepted =
@@ -173,19 +187,24 @@ export const requestContext = new Elysia({ name: "request-context" })
   })
   .macro({
     auth: (value: Need | NoBody) => {
-      const need = typeof value === "string" ? value : value.need;
+      const stated = typeof value === "object" && "body" in value ? value.need : value;
+      const need: Kind = typeof stated === "string" ? stated : stated.need;
+      const right = typeof stated === "string" ? null : stated.right;
+      const detail: Record<string, unknown> = { security: security[need] };
+      if (need === "public") detail[PUBLIC_ROUTE] = true;
+      if (right) Object.assign(detail, { [ROUTE_RIGHT]: right, [ROUTE_ROLE]: RIGHTS[right] });
       const hooks = {
-        detail: { security: security[need], ...(need === "public" ? { [PUBLIC_ROUTE]: true } : {}) } as Record<
-          string,
-          unknown
-        >,
+        detail,
         // A block, not `=> admit(…)`: Elysia reads an arrow that returns a call as maybe asynchronous and awaits it.
         transform: ({ caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView) => {
           admit(need, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin });
         },
-        resolve: ({ caller }: { caller: Principal | null }) => ({ principal: caller! }),
+        // The caller, carrying the right its route states: the services' access checks hold it to that (rights.ts `authorize`).
+        resolve: right
+          ? ({ caller }: { caller: Principal | null }) => ({ principal: { ...caller!, right } })
+          : ({ caller }: { caller: Principal | null }) => ({ principal: caller! }),
       };
-      if (typeof value !== "string") return hooks;
+      if (typeof value === "object" && "body" in value) return hooks;
       let checked: ((body: Record<string, unknown>) => Record<string, unknown>) | null = null;
       return {
         ...hooks,

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
-import { requestContext } from "../../src/http/context";
+import { requestContext, secret } from "../../src/http/context";
 import { silentLogger } from "../../src/lib/log";
 import { useServer } from "../helpers/fixture";
 import { startTestServer } from "../helpers/harness";
@@ -25,8 +25,8 @@ function appWithProbe() {
   const app = createApp({ store: server.store, services: server.services, config, log: silentLogger }).use(
     new Elysia({ prefix: "/api/v1" })
       .use(requestContext)
-      .post("/probe", ({ principal }) => principal, { auth: "secret" })
-      .get("/probe", ({ principal }) => principal, { auth: "secret" }),
+      .post("/probe", ({ principal }) => principal, { auth: secret("forms.read") })
+      .get("/probe", ({ principal }) => principal, { auth: secret("forms.read") }),
   );
   return (method: string, headers: Record<string, string>) =>
     app.handle(new Request("http://forms.test/api/v1/probe", { method, headers }));

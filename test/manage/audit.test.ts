@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { useServer } from "../helpers/fixture";
 import { cliJson, runCli, runCliAsync } from "../helpers/harness";
+import { ownerPrincipal } from "../../src/lib/principal";
 
 const server = useServer({ config: { rateLimit: 100_000 } });
 const { send } = server;
@@ -62,8 +63,8 @@ describe("formsvc audit", () => {
   });
 
   test("records what a session does as the session's: the seam the accounts module writes logins through", async () => {
-    const session = { keyId: "ses_0123", ownerId: other.ownerId, kind: "secret" as const, forms: null };
-    await server.services.audit.record(session, "owner.login", "ses_0123");
+    const session = { ...ownerPrincipal(other.ownerId), keyId: "ses_0123", right: "forms.edit" as const };
+    await server.services.audit.record(session, session.team, "owner.login", "ses_0123");
     await server.services.forms.updateForm(session, other.formId, { description: "from the dashboard" });
     const [changed, login] = cliJson<any[]>(["audit", "--owner", "other@example.com", "--limit", "2"], {
       db: server.db,

@@ -26,6 +26,7 @@ import * as formWarnings from "./024-form-warnings";
 import * as ownerTimeZone from "./025-owner-time-zone";
 import * as outboxKinds from "./026-outbox-kinds";
 import * as accentColor from "./027-accent-color";
+import * as teams from "./028-teams";
 
 export type { Migration };
 
@@ -65,4 +66,5 @@ export const migrations: Migration[] = [
   portable(25, "owner-time-zone", ownerTimeZone.steps),
   portable(26, "outbox-kinds", outboxKinds.steps),
   portable(27, "accent-color", accentColor.steps),
+  portable(28, "teams", teams.steps),
 ];

@@ -6,6 +6,7 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { canonicalTimeZone } from "../../lib/people-time";
 import type { Principal } from "../../lib/principal";
+import { personalTeamId, type Role } from "../../lib/rights";
 import type { AuditService } from "../audit/service";
 import type { OutboxRepo } from "../outbox/repo";
 import type { OwnersService } from "../owners/service";
@@ -70,6 +71,8 @@ export interface AccountsDeps {
   sendSoon: () => void;
   /** FORMSVC_SMTP_URL is set: without it every email waits in the outbox, which the dashboard tells its reader. */
   smtpConfigured: boolean;
+  /** A person's role in each of their teams. */
+  rolesOf: (ownerId: string) => Promise<ReadonlyMap<string, Role>>;
 }
 
 /**
@@ -89,6 +92,7 @@ export function createAccountsService({
   outbox,
   sendSoon,
   smtpConfigured,
+  rolesOf,
 }: AccountsDeps) {
   const idleMs = sessionIdleDays * DAY_MS;
   const maxMs = sessionMaxDays * DAY_MS;
@@ -112,14 +116,24 @@ export function createAccountsService({
     return normalized;
   };
 
+  /** A session acts as its person in every team they are a member of, with their role there; read afresh on each request, so a changed role counts at once. */
+  const sessionPrincipal = async (id: string, ownerId: string): Promise<Principal> => ({
+    keyId: id,
+    ownerId,
+    kind: "secret",
+    forms: null,
+    teams: await rolesOf(ownerId),
+    team: personalTeamId(ownerId),
+  });
+
   /** Opens a session for the owner: its token (only the hash is stored), and the login's line in the audit trail. */
   async function startSession(ownerId: string): Promise<string> {
     const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
     const session = { id: newId("ses"), ownerId, tokenHash: hashToken(token), createdAt: isoTime(clock.now()) };
     try {
       await retryWhileBusy(() => repo.insertSession(session), WRITE_WAIT_MS);
-      const actor: Principal = { keyId: session.id, ownerId: session.ownerId, kind: "secret", forms: null };
-      await retryWhileBusy(() => audit.record(actor, "owner.login", session.id), WRITE_WAIT_MS);
+      const actor = await sessionPrincipal(session.id, ownerId);
+      await retryWhileBusy(() => audit.record(actor, actor.team, "owner.login", session.id), WRITE_WAIT_MS);
     } catch (e) {
       if (e instanceof DatabaseBusyError)
         throw new AppError(
@@ -351,7 +365,7 @@ export function createAccountsService({
           if (!isDatabaseBusy(e)) throw e;
         }
       }
-      return { keyId: session.id, ownerId: session.ownerId, kind: "secret", forms: null };
+      return sessionPrincipal(session.id, session.ownerId);
     },
 
     /** The account a caller acts for. */

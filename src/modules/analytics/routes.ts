@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { noBody, requestContext } from "../../http/context";
+import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams } from "../../http/schemas";
 import { AnalyticsQuerySchema, AnalyticsSchema } from "./model";
@@ -13,7 +13,7 @@ export function analyticsRoutes(analytics: AnalyticsService) {
       return await analytics.analyticsJson(principal, params.formId, query);
     },
     {
-      auth: noBody("secret"),
+      auth: noBody(secret("forms.read")),
       params: FormIdParams,
       query: AnalyticsQuerySchema,
       detail: {

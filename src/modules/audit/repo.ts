@@ -1,11 +1,13 @@
 import type { Sql } from "../../db/sql";
+import type { Role } from "../../lib/rights";
 import type { ActorKind, AuditAction, AuditEvent } from "./model";
 
 interface Row {
   id: number;
   at: string;
+  team_id: string;
   owner_email: string | null;
-  owner_id: string;
+  actor_role: Role | null;
   actor_kind: ActorKind;
   actor_id: string;
   action: AuditAction;
@@ -15,9 +17,12 @@ interface Row {
 
 export function createAuditRepo(sql: Sql) {
   return {
+    /** `ownerId` is the person behind the actor ("" for the command line and jobs). */
     async insertEvent(e: {
       at: string;
+      teamId: string;
       ownerId: string;
+      actorRole: Role | null;
       actorKind: ActorKind;
       actorId: string;
       action: AuditAction;
@@ -25,23 +30,26 @@ export function createAuditRepo(sql: Sql) {
       detail: string | null;
     }): Promise<void> {
       await sql.run(
-        "INSERT INTO audit_events (at, owner_id, actor_kind, actor_id, action, object_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [e.at, e.ownerId, e.actorKind, e.actorId, e.action, e.objectId, e.detail],
+        `INSERT INTO audit_events (at, team_id, owner_id, actor_role, actor_kind, actor_id, action, object_id, detail)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [e.at, e.teamId, e.ownerId, e.actorRole, e.actorKind, e.actorId, e.action, e.objectId, e.detail],
       );
     },
-    /** The newest `limit` events, of one owner or of all; in the order they were committed, newest first. */
-    async listEvents(ownerId: string | null, limit: number): Promise<AuditEvent[]> {
+    /** The newest `limit` events, of one team or of all; in the order they were committed, newest first. */
+    async listEvents(teamId: string | null, limit: number): Promise<AuditEvent[]> {
       const rows = await sql.all<Row>(
         `SELECT a.*, o.email AS owner_email FROM audit_events a LEFT JOIN owners o ON o.id = a.owner_id
-         WHERE CAST(?1 AS TEXT) IS NULL OR a.owner_id = ?1 ORDER BY a.id DESC LIMIT ?2`,
-        [ownerId, limit],
+         WHERE CAST(?1 AS TEXT) IS NULL OR a.team_id = ?1 ORDER BY a.id DESC LIMIT ?2`,
+        [teamId, limit],
       );
       return rows.map((r) => ({
         id: r.id,
         at: r.at,
-        owner: r.owner_email ?? r.owner_id,
+        teamId: r.team_id,
         actorKind: r.actor_kind,
         actorId: r.actor_id,
+        actorEmail: r.actor_kind === "key" || r.actor_kind === "session" ? r.owner_email : null,
+        actorRole: r.actor_role,
         action: r.action,
         objectId: r.object_id,
         detail: r.detail === null ? null : (JSON.parse(r.detail) as AuditEvent["detail"]),

@@ -3,19 +3,28 @@ import { actorOf, type AuditActor, type AuditAction, type AuditDetail, type Audi
 import type { AuditRepo } from "./repo";
 
 /**
- * The audit trail: who changed what, for which owner. Callers record inside the transaction of
+ * The audit trail: who changed what, in which team, with which role. Callers record inside the transaction of
  * the change itself, so a change is never committed without its line. Never pass a secret or
  * submitted data (a key's secret, an erased address, a field's value): the trail keeps ids,
  * field names and counts.
  */
 export function createAuditService(repo: AuditRepo, clock: Clock) {
   return {
-    /** Records one change made by `actor` to `objectId`, on the actor's owner's data. */
-    record(actor: AuditActor, action: AuditAction, objectId: string | null, detail?: AuditDetail): Promise<void> {
+    /** Records one change made by `actor` to `objectId`, in team `teamId`'s data. */
+    record(
+      actor: AuditActor,
+      teamId: string,
+      action: AuditAction,
+      objectId: string | null,
+      detail?: AuditDetail,
+    ): Promise<void> {
       const { kind, id } = actorOf(actor);
+      const person = "keyId" in actor && kind !== "cli" ? actor : null;
       return repo.insertEvent({
         at: isoTime(clock.now()),
-        ownerId: actor.ownerId,
+        teamId,
+        ownerId: person?.ownerId ?? "",
+        actorRole: person?.teams.get(teamId) ?? null,
         actorKind: kind,
         actorId: id,
         action,
@@ -24,9 +33,9 @@ export function createAuditService(repo: AuditRepo, clock: Clock) {
       });
     },
 
-    /** The newest events first, of one owner (by id) or of everyone. */
-    list(filter: { ownerId: string | null; limit: number }): Promise<AuditEvent[]> {
-      return repo.listEvents(filter.ownerId, filter.limit);
+    /** The newest events first, of one team or of every team. */
+    list(filter: { teamId: string | null; limit: number }): Promise<AuditEvent[]> {
+      return repo.listEvents(filter.teamId, filter.limit);
     },
   };
 }

@@ -48,8 +48,8 @@ export const RECIPIENT_CONFIRMATIONS_PER_DAY = 50;
 /** The window the daily limit counts in; what is older counts no more (and is forgotten). */
 export const LIMIT_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-/** Whose daily limit a form's confirmation emails count against: its owner's, until teams own forms. */
-const senderOf = (form: Form) => form.ownerId;
+/** Whose daily limit a form's confirmation emails count against: its team's, all its forms together. */
+const senderOf = (form: Form) => form.teamId;
 
 /**
  * The forms service's writer of recipients' confirmation emails, inside the form's transaction:

@@ -110,12 +110,12 @@ export function createConfirmationsRepo(sql: Sql) {
     /** The recipients' confirmation emails of this sender's forms falling due after `since`. */
     emailsSince: (senderId: string, since: string) =>
       sql.all<{ email: string; due_at: string }>(
-        "SELECT email, due_at FROM confirmation_emails WHERE owner_id = ? AND due_at > ?",
+        "SELECT email, due_at FROM confirmation_emails WHERE team_id = ? AND due_at > ?",
         [senderId, since],
       ),
 
     async recordEmail(senderId: string, email: string, dueAt: string): Promise<void> {
-      await sql.run("INSERT INTO confirmation_emails (owner_id, email, due_at) VALUES (?, ?, ?)", [
+      await sql.run("INSERT INTO confirmation_emails (team_id, email, due_at) VALUES (?, ?, ?)", [
         senderId,
         email,
         dueAt,

@@ -61,6 +61,8 @@ const visitorOf = (form: Form): Principal => ({
   ownerId: form.ownerId,
   kind: "publishable",
   forms: [form.id],
+  teams: new Map([[form.teamId, "viewer"]]),
+  team: form.teamId,
 });
 
 /**
@@ -153,7 +155,7 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
             const received = await bodyPace.uploading(addressBucket(client().ip), () =>
               files.receive(request, {
                 body: bodyPace.chunks(request),
-                ownerId: current.ownerId,
+                teamId: current.teamId,
                 maxTextBytes: maxBodyBytes,
                 policy: () => current.files,
                 name: dropInFieldName,

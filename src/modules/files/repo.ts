@@ -7,7 +7,7 @@ export interface FileRow {
   id: string;
   submission_id: string | null;
   form_id: string | null;
-  owner_id: string;
+  team_id: string;
   key: string;
   field: string;
   name: string;
@@ -25,8 +25,8 @@ export function createFilesRepo(sql: Sql) {
     /** Notes a file about to be written to the store, so that it is found and removed if its submission never commits. */
     insertPending: (row: Omit<FileRow, "submission_id" | "form_id" | "state">): Promise<number> =>
       sql.run(
-        "INSERT INTO files (id, owner_id, key, field, name, type, size, sha256, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-        [row.id, row.owner_id, row.key, row.field, row.name, row.type, row.size, row.sha256, row.created_at],
+        "INSERT INTO files (id, team_id, key, field, name, type, size, sha256, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+        [row.id, row.team_id, row.key, row.field, row.name, row.type, row.size, row.sha256, row.created_at],
       ),
     /** Marks a pending file's upload as still coming (its time moved to `at`), so the orphan sweep leaves it be. */
     touchPending: (id: string, at: string): Promise<number> =>

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { noBody, requestContext } from "../../http/context";
+import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormId } from "../../http/schemas";
 import type { SubmissionsService } from "../submissions/service";
@@ -47,7 +47,7 @@ export function filesRoutes(files: FilesService, submissions: Pick<SubmissionsSe
           await files.download(principal, params.formId, params.submissionId, params.fileId, submissions.submissionFor),
         ),
       {
-        auth: noBody("secret"),
+        auth: noBody(secret("submissions.read")),
         params: FileParams,
         detail: {
           summary: "Download a submission's file",

@@ -31,8 +31,8 @@ export interface Received {
 export interface ReceiveOptions {
   /** The body's chunks as the HTTP layer takes them in (at its pace: body-pace.ts). */
   body: AsyncIterable<Uint8Array>;
-  /** Who will own the files: the key's owner, or the form's. Their keys are `<ownerId>/<fileId>`. */
-  ownerId: string;
+  /** The team that will own the files: the key's, or the form's. Their keys are `<teamId>/<fileId>`. */
+  teamId: string;
   /** FORMSVC_MAX_BODY_BYTES: what the text parts (and the multipart framing) may take in all. */
   maxTextBytes: number;
   /** The form's `files` setting once it is known (null: files refused), else undefined; asked at the first file. */
@@ -241,11 +241,11 @@ export function createFilesService({ repo, store, clock, log, signer, maxUploadB
             size: 0,
             sha256: "",
             field,
-            key: `${options.ownerId}/${id}`,
+            key: `${options.teamId}/${id}`,
           };
           await repo.insertPending({
             id,
-            owner_id: options.ownerId,
+            team_id: options.teamId,
             key: upload.key,
             field,
             name: upload.name,

@@ -57,7 +57,10 @@ export interface FieldRule {
 
 export interface Form {
   id: string;
+  /** Who made it. */
   ownerId: string;
+  /** The team that owns it. */
+  teamId: string;
   name: string;
   description: string;
   formType: FormType;

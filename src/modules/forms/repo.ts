@@ -13,6 +13,7 @@ import { CODECS, STORED_SETTINGS } from "./settings";
 interface FormRow {
   id: string;
   owner_id: string;
+  team_id: string;
   submission_count: number;
   /** PostgreSQL: the submissions not folded yet into `submission_count` (db/postgres/deltas.ts). */
   pending_submissions?: number;
@@ -28,6 +29,7 @@ function toForm(r: FormRow): Form {
   const form = {
     id: r.id,
     ownerId: r.owner_id,
+    teamId: r.team_id,
     submissionCount: r.submission_count + (r.pending_submissions ?? 0),
     usersJoinedCount: r.users_joined_count,
     warnings: JSON.parse(r.warnings) as FormWarning[],
@@ -48,17 +50,17 @@ const bindSettings = (f: Form): Record<string, unknown> =>
 
 // Column names come from the settings table, never from a request.
 const COLUMNS = STORED_SETTINGS.map(({ row }) => row.column);
-const INSERT = `INSERT INTO forms (id, owner_id, ${COLUMNS.join(", ")}, created_at, updated_at)
-  VALUES ($id, $owner_id, ${COLUMNS.map((c) => `$${c}`).join(", ")}, $created_at, $updated_at)`;
+const INSERT = `INSERT INTO forms (id, owner_id, team_id, ${COLUMNS.join(", ")}, created_at, updated_at)
+  VALUES ($id, $owner_id, $team_id, ${COLUMNS.map((c) => `$${c}`).join(", ")}, $created_at, $updated_at)`;
 const UPDATE = `UPDATE forms SET ${COLUMNS.map((c) => `${c} = $${c}`).join(", ")}, updated_at = $updated_at WHERE id = $id`;
 
 export function createFormsRepo(sql: Sql) {
   const joiners = createJoiners(sql);
   // Every form read with its count as a recount would give it (on PostgreSQL, the deltas not folded yet added).
   const ALL = `*${pendingSubmissionsColumn(sql, "forms")}`;
-  const byOwner = keysetQuery<FormRow>(
+  const byTeams = keysetQuery<FormRow>(
     sql,
-    `SELECT ${ALL} FROM forms WHERE owner_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))`,
+    `SELECT ${ALL} FROM forms WHERE team_id IN (SELECT value FROM json_each(?1)) AND (CAST(?2 AS TEXT) IS NULL OR id IN (SELECT value FROM json_each(?2)))`,
     "newest",
   );
   return {
@@ -66,6 +68,7 @@ export function createFormsRepo(sql: Sql) {
       await sql.run(INSERT, {
         id: f.id,
         owner_id: f.ownerId,
+        team_id: f.teamId,
         ...bindSettings(f),
         created_at: f.createdAt,
         updated_at: f.updatedAt,
@@ -120,14 +123,17 @@ export function createFormsRepo(sql: Sql) {
       const row = await sql.get<FormRow>(`SELECT ${ALL} FROM forms WHERE id = ?`, [id]);
       return row ? toForm(row) : null;
     },
-    /** One page of an owner's forms (only `ids` when given), newest first, strictly after `after`. */
-    async listFormsByOwner(
-      ownerId: string,
+    /** One page of some teams' forms (only `ids` when given), newest first, strictly after `after`. */
+    async listFormsOfTeams(
+      teamIds: string[],
       ids: string[] | null,
       after: Position | null,
       limit: number,
     ): Promise<Form[]> {
-      return (await byOwner([ownerId, ids && JSON.stringify(ids)], after, limit)).map(toForm);
+      return (await byTeams([JSON.stringify(teamIds), ids && JSON.stringify(ids)], after, limit)).map(toForm);
+    },
+    async moveForm(id: string, teamId: string, at: string): Promise<void> {
+      await sql.run("UPDATE forms SET team_id = ?, updated_at = ? WHERE id = ?", [teamId, at, id]);
     },
     /** Forms that delete their submissions after some days. */
     async listFormsWithRetention(): Promise<Form[]> {
@@ -139,12 +145,12 @@ export function createFormsRepo(sql: Sql) {
     async listDailyDigestForms(): Promise<Form[]> {
       return (await sql.all<FormRow>(`SELECT ${ALL} FROM forms WHERE notify_mode = 'daily' ORDER BY id`)).map(toForm);
     },
-    /** Every form (of one owner, or all), with the owner's email; for the operator's command line. */
-    async listAllForms(ownerId: string | null): Promise<(Form & { ownerEmail: string })[]> {
+    /** Every form (of one team, or all), with its maker's email; for the operator's command line. */
+    async listAllForms(teamId: string | null): Promise<(Form & { ownerEmail: string })[]> {
       const rows = await sql.all<FormRow & { owner_email: string }>(
         `SELECT f.*${pendingSubmissionsColumn(sql, "f")}, o.email AS owner_email FROM forms f JOIN owners o ON o.id = f.owner_id
-         WHERE CAST(?1 AS TEXT) IS NULL OR f.owner_id = ?1 ORDER BY f.created_at DESC, f.id DESC`,
-        [ownerId],
+         WHERE CAST(?1 AS TEXT) IS NULL OR f.team_id = ?1 ORDER BY f.created_at DESC, f.id DESC`,
+        [teamId],
       );
       return rows.map((r) => ({ ...toForm(r), ownerEmail: r.owner_email }));
     },

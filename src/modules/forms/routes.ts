@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { noBody, requestContext } from "../../http/context";
+import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
 import { CursorParam, FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
@@ -41,7 +41,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
           return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
         },
         {
-          auth: noBody("secret"),
+          auth: noBody(secret("forms.read")),
           query: t.Object({ limit: LimitParam, cursor: CursorParam }),
           detail: {
             summary: "List forms",
@@ -57,9 +57,9 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
       .post(
         "/forms",
         async ({ body, principal }) =>
-          toFormJson(await forms.createForm(principal, { ...formInput(body), name: body.name })),
+          toFormJson(await forms.createForm(principal, { ...formInput(body), name: body.name, teamId: body.teamId })),
         {
-          auth: "secret",
+          auth: secret("forms.create"),
           body: FormCreateSchema,
           detail: {
             summary: "Create a form",
@@ -84,7 +84,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
           return text;
         },
         {
-          auth: noBody("secret"),
+          auth: noBody(secret("forms.read")),
           params: FormIdParams,
           detail: {
             summary: "Get a form",
@@ -98,7 +98,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
         async ({ params, body, principal }) =>
           toFormJson(await forms.updateForm(principal, params.formId, formInput(body))),
         {
-          auth: "secret",
+          auth: secret("forms.edit"),
           params: FormIdParams,
           body: FormPatchSchema,
           detail: {
@@ -117,7 +117,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
           return { id: form.id, deleted: true as const };
         },
         {
-          auth: "secret",
+          auth: secret("forms.delete"),
           params: FormIdParams,
           detail: {
             summary: "Delete a form",
@@ -132,7 +132,7 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
         "/forms/:formId/users-joined",
         async ({ params, principal }) => ({ usersJoined: await forms.usersJoined(principal, params.formId) }),
         {
-          auth: noBody("secret"),
+          auth: noBody(secret("forms.read")),
           params: FormIdParams,
           detail: {
             summary: "Count waitlist joiners",

@@ -7,14 +7,8 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { keysetPage, pageStart, type Page } from "../../lib/page";
 import type { OwnersService } from "../owners/service";
-import {
-  auditedAs,
-  isOperator,
-  publishableScope,
-  requireOwnerScope,
-  type Actor,
-  type Operator,
-} from "../../lib/principal";
+import { isOperator, publishableScope, requireOwnerScope, type Actor, type Operator } from "../../lib/principal";
+import { authorize, personalTeamId } from "../../lib/rights";
 import type { AuditService } from "../audit/service";
 import { usersJoined, type Autoresponse, type Challenge, type Form, type FormType } from "./model";
 import { setAt, valueAt } from "../../lib/dotted-path";
@@ -25,7 +19,7 @@ import { droppedRedirectOf } from "../submissions/allowed-origin";
 import type { Committed } from "../submissions/pipeline";
 
 /** Form fields that are the server's own: no operator sets them. */
-type ServerField = "id" | "ownerId" | "submissionCount" | "usersJoinedCount" | "createdAt" | "updatedAt";
+type ServerField = "id" | "ownerId" | "teamId" | "submissionCount" | "usersJoinedCount" | "createdAt" | "updatedAt";
 
 /**
  * What an operator may set on a form: the fields of the settings table's writable rows (settings.ts),
@@ -214,26 +208,30 @@ export function createFormsService(
 
   /**
    * The form if `actor` may `access` it: 404 when it does not exist; for a key or session, 403 when
-   * it is another owner's, 403 KEY_SCOPE when the key may not do that there (a publishable key
-   * anywhere but submit, a bound key outside its forms). The operator may reach every form.
+   * it is another team's, 403 KEY_SCOPE when the key may not do that there (a publishable key
+   * anywhere but submit, a bound key outside its forms), 403 ROLE_TOO_LOW when the caller's role in
+   * the form's team is below the right its route states. The operator may reach every form.
    */
   const formFor = async (actor: Actor, id: string, access: Access = "manage"): Promise<Form> => {
     // The cache is asked here rather than through requireForm: one async step less on every request.
     const hit = cached(id, access !== "submit");
     const form = (hit instanceof Promise ? await hit : hit) ?? (await load(id));
     if (isOperator(actor)) return form;
-    if (form.ownerId !== actor.ownerId) throw new AppError("FORBIDDEN", "this API key has no access to that form");
+    if (!actor.teams.has(form.teamId)) throw new AppError("FORBIDDEN", "this API key has no access to that form");
     if (actor.forms && !actor.forms.includes(id))
       throw new AppError("KEY_SCOPE", "this API key is bound to other forms");
-    if (actor.kind === "publishable" && access !== "submit") throw publishableScope();
+    if (access === "submit") return form;
+    if (actor.kind === "publishable") throw publishableScope();
+    authorize(actor, form.teamId);
     return form;
   };
 
-  const insert = async (actor: Actor, ownerId: string, valid: CheckedInput): Promise<Form> => {
+  const insert = async (actor: Actor, ownerId: string, teamId: string, valid: CheckedInput): Promise<Form> => {
     const now = isoTime(clock.now());
     const blank = {
       id: newId("frm"),
       ownerId,
+      teamId,
       submissionCount: 0,
       usersJoinedCount: 0,
       createdAt: now,
@@ -247,22 +245,29 @@ export function createFormsService(
     await atomically(async () => {
       await repo.insertForm(complete);
       if (added.length) await recipientsAdded(complete, added);
-      await audit.record(auditedAs(actor, ownerId), "form.created", complete.id, { formType: complete.formType });
+      await audit.record(actor, teamId, "form.created", complete.id, { formType: complete.formType });
     });
     return complete;
   };
 
   return {
     /**
-     * A new form: the operator's for the owner it names (created if new); a key's or session's for
-     * its own owner (POST /forms: a secret key of all the owner's forms, or a session). 400 before 403.
+     * A new form: the operator's in the personal team of the owner it names (created if new); a
+     * key's or session's in `teamId` (default: a key's own team, a session's personal team), where
+     * it must be an editor or above (POST /forms: a secret key of all its team's forms, or a
+     * session). 400 before 403.
      */
-    async createForm(actor: Actor, input: FormInput & { owner?: string; name: string }): Promise<Form> {
+    async createForm(actor: Actor, input: FormInput & { owner?: string; teamId?: string; name: string }): Promise<Form> {
       const valid = checked(input);
       requireOwnerScope(actor);
-      if (!isOperator(actor)) return insert(actor, actor.ownerId, valid);
+      if (!isOperator(actor)) {
+        const teamId = input.teamId ?? actor.team;
+        authorize(actor, teamId);
+        return insert(actor, actor.ownerId, teamId, valid);
+      }
       if (input.owner === undefined) throw new AppError("INVALID_PARAMETER", "name the form's owner (--owner EMAIL)");
-      return insert(actor, (await owners.ensureOwner(input.owner)).id, valid);
+      const owner = await owners.ensureOwner(input.owner);
+      return insert(actor, owner.id, personalTeamId(owner.id), valid);
     },
 
     /**
@@ -286,7 +291,7 @@ export function createFormsService(
       await atomically(async () => {
         await repo.updateForm(updated, { recountJoiners });
         if (added.length) await recipientsAdded(updated, added);
-        await audit.record(auditedAs(actor, form.ownerId), "form.updated", id, { fields: changed });
+        await audit.record(actor, form.teamId, "form.updated", id, { fields: changed });
       });
       drop([id]);
       return requireForm(id);
@@ -301,7 +306,7 @@ export function createFormsService(
       const form = await formFor(actor, id);
       await atomically(async () => {
         await repo.deleteForm(id);
-        await audit.record(auditedAs(actor, form.ownerId), "form.deleted", id, {
+        await audit.record(actor, form.teamId, "form.deleted", id, {
           submissions: submissions ?? form.submissionCount,
         });
       });
@@ -373,24 +378,55 @@ export function createFormsService(
       return usersJoined(form);
     },
 
-    /** One page of a key's or session's forms (a bound key's only), newest first; the operator lists with listAllForms. */
-    async listForms(caller: Exclude<Actor, Operator>, query: { limit: number; cursor?: string }): Promise<Page<Form>> {
+    /**
+     * One page of the forms of a key's or session's teams (of `teamId` alone when given; a bound
+     * key's forms only), newest first; the operator lists with listAllForms.
+     */
+    async listForms(
+      caller: Exclude<Actor, Operator>,
+      query: { limit: number; cursor?: string; teamId?: string },
+    ): Promise<Page<Form>> {
       if (caller.kind === "publishable") throw publishableScope();
-      const list = `forms:${caller.ownerId}`;
+      const teams = query.teamId === undefined ? [...caller.teams.keys()].sort() : [query.teamId];
+      for (const team of teams) authorize(caller, team);
+      const list = `forms:${teams.join(",")}`;
       const after = pageStart(cursors, list, query.cursor);
       return keysetPage(cursors, list, query.limit, after, (from, limit) =>
-        repo.listFormsByOwner(caller.ownerId, caller.forms, from, limit),
+        repo.listFormsOfTeams(teams, caller.forms, from, limit),
       );
+    },
+
+    /**
+     * Moves a form to another team, where the caller (an admin or owner of both) wants it: its
+     * submissions, files, webhooks and settings go with it; keys of the team it leaves no longer reach it.
+     */
+    async moveForm(actor: Actor, id: string, teamId: string, teamExists: (id: string) => Promise<boolean>) {
+      const form = await formFor(actor, id);
+      if (isOperator(actor)) {
+        if (!(await teamExists(teamId))) throw new AppError("NOT_FOUND", `no team with id ${teamId}`);
+      } else {
+        requireOwnerScope(actor);
+        authorize(actor, teamId);
+      }
+      if (form.teamId === teamId) return form;
+      await atomically(async () => {
+        await repo.moveForm(id, teamId, isoTime(clock.now()));
+        await audit.record(actor, form.teamId, "form.moved", id, { from: form.teamId, to: teamId });
+        await audit.record(actor, teamId, "form.moved", id, { from: form.teamId, to: teamId });
+      });
+      drop([id]);
+      return requireForm(id);
     },
 
     /** Forms whose submissions expire after their `retentionDays`. */
     formsWithRetention: (): Promise<Form[]> => repo.listFormsWithRetention(),
 
-    /** Every form, or one owner's (none for an owner never named), with the owner's email: the operator's list. */
-    async listAllForms(_operator: Operator, filter: { owner?: string } = {}) {
+    /** Every form, or one team's, or one owner's personal team's (none for an owner never named), with its maker's email: the operator's list. */
+    async listAllForms(_operator: Operator, filter: { owner?: string; teamId?: string } = {}) {
+      if (filter.teamId !== undefined) return repo.listAllForms(filter.teamId);
       if (filter.owner === undefined) return repo.listAllForms(null);
       const owner = await owners.findOwner(filter.owner);
-      return owner ? repo.listAllForms(owner.id) : [];
+      return owner ? repo.listAllForms(personalTeamId(owner.id)) : [];
     },
   };
 }

@@ -119,6 +119,11 @@ function locationSetting(
 /** The table, in the order Get Form shows the settings. */
 export const SETTINGS = {
   id: readOnly({ schema: t.String(), field: "id", show: { label: "id", text: (v) => v } }),
+  teamId: readOnly({
+    schema: t.String({ description: "the team that owns the form (POST /forms/{formId}/move moves it)" }),
+    field: "teamId",
+    show: { label: "team", text: (v) => v },
+  }),
   name: setting({
     schema: t.String(),
     input: t.String({ minLength: 1, maxLength: 200, pattern: NOT_BLANK, error: "name must be 1 to 200 characters" }),
@@ -634,7 +639,19 @@ const { name: nameInput, ...settingInputs } = inputProperties;
 
 /** `POST /forms`: a new form's settings, as Get Form shows them; only `name` is required. Read-only fields (id, counts, times) are refused. */
 export const FormCreateSchema = t.Object(
-  { name: SETTINGS.name.input!, ...settingInputs },
+  {
+    name: SETTINGS.name.input!,
+    teamId: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 200,
+        error: "teamId must be a team id",
+        description:
+          "the team to make the form in, where the caller is an editor or above (default: a key's own team, a session's personal team)",
+      }),
+    ),
+    ...settingInputs,
+  },
   { additionalProperties: UnknownField },
 );
 export type FormCreateBody = ElysiaStatic<typeof FormCreateSchema>;

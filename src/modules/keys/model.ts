@@ -1,5 +1,6 @@
 import { t, type Static } from "elysia";
 import { UnknownField } from "../../http/schemas";
+import { KEY_ROLES, type KeyRole } from "../../lib/rights";
 import type { ApiKey } from "./repo";
 
 const timestamp = t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" });
@@ -9,14 +10,22 @@ const Kind = t.Unsafe<"secret" | "publishable">({
   description: "secret (fsk_…, everything) or publishable (fpk_…, submit and challenge only)",
 });
 const BoundForms = t.Nullable(t.Array(t.String()), {
-  description: "the forms the key is bound to; null = all the owner's forms",
+  description: "the forms the key is bound to; null = all the team's forms",
+});
+const TeamId = t.String({ description: "the team the key acts in" });
+const Role = t.Unsafe<KeyRole>({
+  type: "string",
+  enum: [...KEY_ROLES],
+  description: "the key's role in its team (viewer, editor or admin), as a member's: what it may do there",
 });
 
 /** A key as `GET /keys` (and `formsvc keys list --json`) shows it: never its secret. */
 export const ApiKeySchema = t.Object({
   id: t.String(),
   name: t.String(),
-  owner: t.String({ description: "the owner's email" }),
+  owner: t.String({ description: "the email of who made it" }),
+  teamId: TeamId,
+  role: Role,
   kind: Kind,
   forms: BoundForms,
   prefix: t.String({ description: "the secret's first 12 characters, to recognise it by" }),
@@ -27,13 +36,15 @@ export const ApiKeySchema = t.Object({
 });
 export type ApiKeyJson = Static<typeof ApiKeySchema>;
 
-export const KeyListSchema = t.Array(ApiKeySchema, { description: "the owner's keys, oldest first, revoked ones too" });
+export const KeyListSchema = t.Array(ApiKeySchema, { description: "the team's keys, oldest first, revoked ones too" });
 
 /** A new key, as `POST /keys` (and `formsvc keys create --json`) shows it: the only time its secret is shown. */
 export const CreatedKeySchema = t.Object({
   id: t.String(),
   name: t.String(),
-  owner: t.String({ description: "the owner's email" }),
+  owner: t.String({ description: "the email of who made it" }),
+  teamId: TeamId,
+  role: Role,
   key: t.String({ description: "the secret: shown here once, stored only as its SHA-256" }),
   kind: Kind,
   forms: BoundForms,
@@ -41,9 +52,25 @@ export const CreatedKeySchema = t.Object({
 });
 export type CreatedKey = Static<typeof CreatedKeySchema>;
 
-/** `POST /keys`: the options of `formsvc keys create`, for the caller's own owner. */
+/** `POST /keys`: the options of `formsvc keys create`, in one of the caller's teams. */
 export const KeyCreateSchema = t.Object(
   {
+    teamId: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 200,
+        error: "teamId must be a team id",
+        description: "the team the key acts in, where the caller is an admin or owner (default: a key's own team, a session's personal team)",
+      }),
+    ),
+    role: t.Optional(
+      t.Unsafe<KeyRole>({
+        type: "string",
+        enum: [...KEY_ROLES],
+        error: "role must be viewer, editor or admin",
+        description: "what the key may do in its team, as a member of that role (default admin); publishable keys only submit whatever their role",
+      }),
+    ),
     name: t.Optional(
       t.String({
         minLength: 1,
@@ -63,7 +90,7 @@ export const KeyCreateSchema = t.Object(
         minItems: 1,
         maxItems: 100,
         error: "forms must be a list of 1 to 100 form ids",
-        description: "bind the key to these forms of the owner; leave out for all",
+        description: "bind the key to these forms of its team; leave out for all",
       }),
     ),
   },
@@ -83,6 +110,8 @@ export const toKeyJson = (k: ApiKey): ApiKeyJson => ({
   id: k.id,
   name: k.name,
   owner: k.ownerEmail,
+  teamId: k.teamId,
+  role: k.role,
   kind: k.kind,
   forms: k.forms,
   prefix: k.prefix,

@@ -1,13 +1,18 @@
 import type { Sql } from "../../db/sql";
 import type { KeyKind } from "../../lib/principal";
+import type { KeyRole } from "../../lib/rights";
 
 export interface ApiKey {
   id: string;
+  /** Who made it. */
   ownerId: string;
   ownerEmail: string;
+  /** The team it acts in, and its role there. */
+  teamId: string;
+  role: KeyRole;
   name: string;
   kind: KeyKind;
-  /** The forms a key is bound to; null = all its owner's forms. */
+  /** The forms a key is bound to; null = all its team's forms. */
   forms: string[] | null;
   prefix: string;
   active: boolean;
@@ -20,6 +25,8 @@ interface KeyRow {
   id: string;
   owner_id: string;
   owner_email: string;
+  team_id: string;
+  role: KeyRole;
   name: string;
   kind: string;
   form_ids: string | null;
@@ -30,13 +37,15 @@ interface KeyRow {
   revoked_at: string | null;
 }
 
-const SELECT = `SELECT k.id, k.owner_id, o.email AS owner_email, k.name, k.kind, k.form_ids, k.prefix, k.active, k.created_at, k.last_used_at, k.revoked_at
+const SELECT = `SELECT k.id, k.owner_id, o.email AS owner_email, k.team_id, k.role, k.name, k.kind, k.form_ids, k.prefix, k.active, k.created_at, k.last_used_at, k.revoked_at
   FROM api_keys k JOIN owners o ON o.id = k.owner_id`;
 
 const toKey = (r: KeyRow): ApiKey => ({
   id: r.id,
   ownerId: r.owner_id,
   ownerEmail: r.owner_email,
+  teamId: r.team_id,
+  role: r.role,
   name: r.name,
   kind: r.kind as KeyKind,
   forms: r.form_ids === null ? null : (JSON.parse(r.form_ids) as string[]),
@@ -56,6 +65,8 @@ export function createKeysRepo(sql: Sql) {
     async insertKey(k: {
       id: string;
       ownerId: string;
+      teamId: string;
+      role: KeyRole;
       name: string;
       kind: KeyKind;
       forms: string[] | null;
@@ -64,10 +75,12 @@ export function createKeysRepo(sql: Sql) {
       createdAt: string;
     }): Promise<void> {
       await sql.run(
-        "INSERT INTO api_keys (id, owner_id, name, kind, form_ids, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO api_keys (id, owner_id, team_id, role, name, kind, form_ids, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
           k.id,
           k.ownerId,
+          k.teamId,
+          k.role,
           k.name,
           k.kind,
           k.forms === null ? null : JSON.stringify(k.forms),
@@ -79,11 +92,12 @@ export function createKeysRepo(sql: Sql) {
     },
     findKeyByHash: (hash: string): Promise<ApiKey | null> => one("k.hash", hash),
     findKeyById: (id: string): Promise<ApiKey | null> => one("k.id", id),
-    async listKeys(ownerId: string | null): Promise<ApiKey[]> {
+    /** One team's keys, or every key. */
+    async listKeys(teamId: string | null): Promise<ApiKey[]> {
       return (
         await sql.all<KeyRow>(
-          `${SELECT} WHERE CAST(?1 AS TEXT) IS NULL OR k.owner_id = ?1 ORDER BY k.created_at, k.id`,
-          [ownerId],
+          `${SELECT} WHERE CAST(?1 AS TEXT) IS NULL OR k.team_id = ?1 ORDER BY k.created_at, k.id`,
+          [teamId],
         )
       ).map(toKey);
     },

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { noBody, requestContext } from "../../http/context";
+import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import {
   CreatedKeySchema,
@@ -19,7 +19,7 @@ export function keysRoutes(keys: KeysService) {
   return new Elysia({ name: "keys-routes" })
     .use(requestContext)
     .get("/keys", async ({ principal }) => (await keys.listKeys(principal)).map(toKeyJson), {
-      auth: noBody("secret"),
+      auth: noBody(secret("keys.manage")),
       detail: {
         summary: "List API keys",
         description: `The owner's keys, oldest first, revoked ones too (active: false); never a secret, as formsvc keys list --json shows them. ${SCOPE}`,
@@ -28,7 +28,7 @@ export function keysRoutes(keys: KeysService) {
       },
     })
     .post("/keys", async ({ body, principal }) => await keys.createKey(principal, body), {
-      auth: "secret",
+      auth: secret("keys.manage"),
       body: KeyCreateSchema,
       detail: {
         summary: "Create an API key",
@@ -47,7 +47,7 @@ export function keysRoutes(keys: KeysService) {
       "/keys/:keyId",
       async ({ params, principal }) => toRevokedJson(await keys.revokeKey(principal, params.keyId)),
       {
-        auth: "secret",
+        auth: secret("keys.manage"),
         params: KeyIdParams,
         detail: {
           summary: "Revoke an API key",

@@ -9,14 +9,8 @@ import { newId } from "../../lib/ids";
 import type { AuditService } from "../audit/service";
 import type { Owner } from "../owners/repo";
 import type { OwnersService } from "../owners/service";
-import {
-  auditedAs,
-  isOperator,
-  requireOwnerScope,
-  type Actor,
-  type KeyKind,
-  type Principal,
-} from "../../lib/principal";
+import { isOperator, requireOwnerScope, type Actor, type KeyKind, type Principal } from "../../lib/principal";
+import { authorize, personalTeamId, type KeyRole } from "../../lib/rights";
 import type { CreatedKey } from "./model";
 import type { ApiKey, KeysRepo } from "./repo";
 
@@ -34,21 +28,24 @@ export interface KeyInput {
   name?: string;
   publishable?: boolean;
   forms?: string[];
+  teamId?: string;
+  role?: KeyRole;
 }
 
 /** A key's name and bound forms as given, checked: 400 for a bad name or list. */
-function checked(input: KeyInput): { name: string; kind: KeyKind; forms: string[] | null } {
+function checked(input: KeyInput): { name: string; kind: KeyKind; forms: string[] | null; role: KeyRole } {
   const name = (input.name ?? "default").trim();
   if (!name || name.length > 200) throw new AppError("INVALID_PARAMETER", "key name must be 1 to 200 characters");
   const forms = input.forms === undefined ? null : [...new Set(input.forms.map((f) => f.trim()))];
   if (forms && (forms.length === 0 || forms.length > 100))
     throw new AppError("INVALID_PARAMETER", "bind a key to 1 to 100 forms, or leave --forms out for all of them");
-  return { name, kind: input.publishable ? "publishable" : "secret", forms };
+  return { name, kind: input.publishable ? "publishable" : "secret", forms, role: input.role ?? "admin" };
 }
 
 /**
- * `formOwner` names the owner of a form id (null when there is none): keys are bound only to their
- * owner's forms. Keys created and revoked are recorded in the audit trail, in the same transaction.
+ * `formTeam` names the team of a form id (null when there is none): keys are bound only to their
+ * team's forms; `teamExists` whether there is a team of that id. Keys created and revoked are
+ * recorded in the audit trail, in the same transaction.
  */
 export function createKeysService(
   repo: KeysRepo,
@@ -56,7 +53,8 @@ export function createKeysService(
   owners: OwnersService,
   clock: Clock,
   changes: ChangeFeed,
-  formOwner: (formId: string) => Promise<string | null>,
+  formTeam: (formId: string) => Promise<string | null>,
+  teamExists: (teamId: string) => Promise<boolean>,
   audit: Pick<AuditService, "record">,
 ) {
   // Key lookups are cached, and the cache is dropped whenever another process commits a change to
@@ -67,6 +65,8 @@ export function createKeysService(
   // one statement serves them all (as the forms' cache does).
   const loading = new Map<string, Promise<ApiKey | null>>();
   const lastTouched = new Map<string, number>();
+  // One caller per stored key, made on its first request: a busy key's requests make no map each.
+  const principals = new WeakMap<ApiKey, Principal>();
   // Counts the drops: a key read before a drop (a revocation) may be older than it, so it is not
   // cached, and a request after the drop starts a read of its own.
   let drops = 0;
@@ -99,7 +99,12 @@ export function createKeysService(
   const principalOf = (key: ApiKey | null): Principal | null | Promise<Principal | null> => {
     if (!key || !key.active) return null;
     const now = clock.now();
-    const principal = { keyId: key.id, ownerId: key.ownerId, kind: key.kind, forms: key.forms };
+    let principal = principals.get(key);
+    if (!principal) {
+      const teams = new Map([[key.teamId, key.role]]);
+      principal = { keyId: key.id, ownerId: key.ownerId, kind: key.kind, forms: key.forms, teams, team: key.teamId };
+      principals.set(key, principal);
+    }
     if (now - (lastTouched.get(key.id) ?? 0) < TOUCH_INTERVAL_MS) return principal;
     if (lastTouched.size >= CACHE_LIMIT) lastTouched.clear();
     lastTouched.set(key.id, now);
@@ -119,18 +124,24 @@ export function createKeysService(
     return known !== undefined ? principalOf(known) : load(digest).then(principalOf);
   };
 
-  /** A 400 naming the bound forms that are not this owner's (or when there is no such owner yet); `named` is who the caller may be told owns them. */
-  const requireOwnForms = async (forms: string[] | null, owner: Owner | null, named: string) => {
+  /** A 400 naming the bound forms that are not this team's (or when there is no such team yet); `named` is how the caller may be told of the team. */
+  const requireTeamForms = async (forms: string[] | null, teamId: string | null, named: string) => {
     const foreign: string[] = [];
-    for (const id of forms ?? []) if (!owner || (await formOwner(id)) !== owner.id) foreign.push(id);
+    for (const id of forms ?? []) if (!teamId || (await formTeam(id)) !== teamId) foreign.push(id);
     if (foreign.length) throw new AppError("INVALID_PARAMETER", `${named} has no form ${foreign.join(", ")}`);
   };
 
-  const mint = async (owner: Owner, key: ReturnType<typeof checked>, actor: Actor): Promise<CreatedKey> => {
+  const mint = async (
+    owner: Owner,
+    teamId: string,
+    key: ReturnType<typeof checked>,
+    actor: Actor,
+  ): Promise<CreatedKey> => {
     const secret = PREFIX[key.kind] + randomBytes(32).toString("base64url");
     const row = {
       id: newId("key"),
       ownerId: owner.id,
+      teamId,
       ...key,
       prefix: secret.slice(0, 12),
       hash: hashSecret(secret),
@@ -138,8 +149,9 @@ export function createKeysService(
     };
     await atomically(async () => {
       await repo.insertKey(row);
-      await audit.record(auditedAs(actor, owner.id), "key.created", row.id, {
+      await audit.record(actor, teamId, "key.created", row.id, {
         kind: key.kind,
+        role: key.role,
         name: key.name,
         forms: key.forms,
       });
@@ -148,6 +160,8 @@ export function createKeysService(
       id: row.id,
       name: key.name,
       owner: owner.email,
+      teamId,
+      role: key.role,
       key: secret,
       kind: key.kind,
       forms: key.forms,
@@ -156,53 +170,63 @@ export function createKeysService(
   };
 
   /**
-   * The key `actor` may manage: 404 when there is none (or it is another owner's, for a principal),
-   * then 403 KEY_SCOPE for a key that may not manage keys.
+   * The key `actor` may manage: 404 when there is none (or it is another team's, for a principal),
+   * then 403 KEY_SCOPE for a key that may not manage keys, then ROLE_TOO_LOW.
    */
   const keyFor = async (actor: Actor, id: string): Promise<ApiKey> => {
     const key = await repo.findKeyById(id);
-    if (!key || (!isOperator(actor) && key.ownerId !== actor.ownerId))
+    if (!key || (!isOperator(actor) && !actor.teams.has(key.teamId)))
       throw new AppError("NOT_FOUND", `no API key with id ${id}`);
     requireOwnerScope(actor);
+    if (!isOperator(actor)) authorize(actor, key.teamId);
     return key;
   };
 
   return {
     /**
-     * A new key, secret by default or publishable (submit only), optionally bound to some of its
-     * owner's forms. The operator names the owner (`input.owner`, created if new); a principal's
-     * key is its own owner's, and needs a secret key of all the owner's forms or a session (400
-     * before 403). The secret is returned here and never again.
+     * A new key, secret by default or publishable (submit only), in a team with a role (admin by
+     * default), optionally bound to some of the team's forms. A principal's key is made in
+     * `input.teamId` (default: its own team), where it must be an admin, with a secret key of all
+     * the team's forms or a session (400 before 403). The operator names the owner (`input.owner`,
+     * created if new) whose personal team it is, or the team. The secret is returned here and never again.
      */
     async createKey(actor: Actor, input: KeyInput & { owner?: string }): Promise<CreatedKey> {
       const key = checked(input);
       if (!isOperator(actor)) {
-        const owner = (await owners.findOwnerById(actor.ownerId))!;
-        // Not the owner's address: the 400 comes before the scope check, so a publishable key reads it too.
-        await requireOwnForms(key.forms, owner, "this key's owner");
+        const teamId = input.teamId ?? actor.team;
+        // Not the team's name: the 400 comes before the scope check, so a publishable key reads it too.
+        await requireTeamForms(key.forms, teamId, "this key's team");
         requireOwnerScope(actor);
-        return mint(owner, key, actor);
+        authorize(actor, teamId);
+        return mint((await owners.findOwnerById(actor.ownerId))!, teamId, key, actor);
       }
       if (input.owner === undefined) throw new AppError("INVALID_PARAMETER", "name the key's owner (--owner EMAIL)");
+      if (input.teamId !== undefined && !(await teamExists(input.teamId)))
+        throw new AppError("INVALID_PARAMETER", `there is no team ${input.teamId}`);
       // Checked before the owner is created: a refused key leaves nothing behind.
       const known = await owners.findOwner(input.owner);
-      await requireOwnForms(key.forms, known, known?.email ?? input.owner.trim().toLowerCase());
+      const teamId = input.teamId ?? (known && personalTeamId(known.id));
+      await requireTeamForms(key.forms, teamId, known?.email ?? input.owner.trim().toLowerCase());
       const owner = known ?? (await owners.ensureOwner(input.owner));
-      return mint(owner, key, actor);
+      return mint(owner, teamId ?? personalTeamId(owner.id), key, actor);
     },
 
     /**
-     * Keys oldest first, revoked ones too: a principal's owner's (GET /keys; KEY_SCOPE as for
-     * creating), the operator's choice of every key or one owner's (none for an owner never named).
+     * Keys oldest first, revoked ones too: of one of a principal's teams (`teamId`, default its own;
+     * GET /keys; KEY_SCOPE as for creating, and admins only), or the operator's choice of every key
+     * or one owner's personal team's (none for an owner never named).
      */
-    async listKeys(actor: Actor, filter: { owner?: string } = {}): Promise<ApiKey[]> {
+    async listKeys(actor: Actor, filter: { owner?: string; teamId?: string } = {}): Promise<ApiKey[]> {
       if (!isOperator(actor)) {
+        const teamId = filter.teamId ?? actor.team;
         requireOwnerScope(actor);
-        return repo.listKeys(actor.ownerId);
+        authorize(actor, teamId);
+        return repo.listKeys(teamId);
       }
+      if (filter.teamId !== undefined) return repo.listKeys(filter.teamId);
       if (filter.owner === undefined) return repo.listKeys(null);
       const owner = await owners.findOwner(filter.owner);
-      return owner ? repo.listKeys(owner.id) : [];
+      return owner ? repo.listKeys(personalTeamId(owner.id)) : [];
     },
 
     /**
@@ -213,7 +237,7 @@ export function createKeysService(
       const key = await keyFor(actor, id);
       await atomically(async () => {
         if (await repo.revokeKey(key.id, isoTime(clock.now())))
-          await audit.record(auditedAs(actor, key.ownerId), "key.revoked", key.id, { kind: key.kind, name: key.name });
+          await audit.record(actor, key.teamId, "key.revoked", key.id, { kind: key.kind, name: key.name });
       });
       clear();
       return (await repo.findKeyById(key.id))!;

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { requestContext } from "../../http/context";
+import { requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams, UnknownField } from "../../http/schemas";
 import { FormPatchSchema } from "../forms/settings";
@@ -31,7 +31,7 @@ export function notificationRoutes(previews: NotificationPreviews) {
       async ({ params, body, principal }) =>
         await previews.previewNotification(principal, params.formId, body.template),
       {
-        auth: "secret",
+        auth: secret("forms.read"),
         params: FormIdParams,
         body: NotificationPreviewBody,
         detail: {

@@ -18,8 +18,8 @@ export type Label = "spam" | "ham";
 // A batch of token rows per statement: PostgreSQL takes at most 65,535 parameters, and each is a round trip.
 const TOKENS_PER_STATEMENT = 250;
 const upsertTokens = (n: number) =>
-  `INSERT INTO spam_tokens (owner_id, token, spam, ham) VALUES ${Array(n).fill("(?, ?, ?, ?)").join(", ")}
-   ON CONFLICT (owner_id, token) DO UPDATE SET spam = spam_tokens.spam + excluded.spam, ham = spam_tokens.ham + excluded.ham`;
+  `INSERT INTO spam_tokens (team_id, token, spam, ham) VALUES ${Array(n).fill("(?, ?, ?, ?)").join(", ")}
+   ON CONFLICT (team_id, token) DO UPDATE SET spam = spam_tokens.spam + excluded.spam, ham = spam_tokens.ham + excluded.ham`;
 // A lesson's tokens as base64 of their 32-bit little-endian integers: a third of their JSON's size.
 const packTokens = (tokens: number[]) => Buffer.from(Int32Array.from(tokens).buffer).toString("base64");
 const unpackTokens = (text: string): number[] => {
@@ -36,28 +36,28 @@ export function createFilterRepo(sql: Sql) {
   const asChecked = new WeakMap<NewSubmission, { status: NewSubmission["status"]; spam: string | null }>();
 
   /** Takes a lesson's counts back out of the owner's tokens; a token that no lesson counts any more goes. */
-  const takeBack = async (ownerId: string, lesson: { label: Label; tokens: number[] }) => {
+  const takeBack = async (teamId: string, lesson: { label: Label; tokens: number[] }) => {
     const tokens = JSON.stringify(lesson.tokens);
     const listed = "token IN (SELECT CAST(value AS INTEGER) FROM json_each(?))";
     await sql.run(
-      `UPDATE spam_tokens SET ${lesson.label} = ${lesson.label} - 1 WHERE owner_id = ? AND ${lesson.label} > 0 AND ${listed}`,
-      [ownerId, tokens],
+      `UPDATE spam_tokens SET ${lesson.label} = ${lesson.label} - 1 WHERE team_id = ? AND ${lesson.label} > 0 AND ${listed}`,
+      [teamId, tokens],
     );
-    await sql.run(`DELETE FROM spam_tokens WHERE owner_id = ? AND spam = 0 AND ham = 0 AND ${listed}`, [
-      ownerId,
+    await sql.run(`DELETE FROM spam_tokens WHERE team_id = ? AND spam = 0 AND ham = 0 AND ${listed}`, [
+      teamId,
       tokens,
     ]);
   };
 
   return {
-    findFilter: (ownerId: string): Promise<FilterRow | null> =>
-      sql.get<FilterRow>("SELECT spam, ham, version, filing_since FROM spam_filters WHERE owner_id = ?", [ownerId]),
+    findFilter: (teamId: string): Promise<FilterRow | null> =>
+      sql.get<FilterRow>("SELECT spam, ham, version, filing_since FROM spam_filters WHERE team_id = ?", [teamId]),
 
     /** Every hashed token of an owner's model with its counts. */
-    listTokens: (ownerId: string) =>
+    listTokens: (teamId: string) =>
       sql.all<{ token: number; spam: number; ham: number }>(
-        "SELECT token, spam, ham FROM spam_tokens WHERE owner_id = ? AND (spam > 0 OR ham > 0)",
-        [ownerId],
+        "SELECT token, spam, ham FROM spam_tokens WHERE team_id = ? AND (spam > 0 OR ham > 0)",
+        [teamId],
       ),
 
     /** The lesson a submission taught, with its hashed tokens; null when it taught none. */
@@ -75,35 +75,35 @@ export function createFilterRepo(sql: Sql) {
      * owner's row as it now is.
      */
     async learn(
-      ownerId: string,
+      teamId: string,
       submissionId: string,
       label: Label,
       tokens: number[],
       undo: { label: Label; tokens: number[] } | null,
       now: string,
     ): Promise<FilterRow> {
-      await sql.run("INSERT INTO spam_filters (owner_id) VALUES (?) ON CONFLICT (owner_id) DO NOTHING", [ownerId]);
-      if (undo) await takeBack(ownerId, undo);
+      await sql.run("INSERT INTO spam_filters (team_id) VALUES (?) ON CONFLICT (team_id) DO NOTHING", [teamId]);
+      if (undo) await takeBack(teamId, undo);
       const [s, h] = label === "spam" ? [1, 0] : [0, 1];
       for (let i = 0; i < tokens.length; i += TOKENS_PER_STATEMENT) {
         const chunk = tokens.slice(i, i + TOKENS_PER_STATEMENT);
         await sql.run(
           upsertTokens(chunk.length),
-          chunk.flatMap((t) => [ownerId, t, s, h]),
+          chunk.flatMap((t) => [teamId, t, s, h]),
         );
       }
       await sql.run(
-        `INSERT INTO spam_lessons (submission_id, owner_id, label, tokens, created_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO spam_lessons (submission_id, team_id, label, tokens, created_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (submission_id) DO UPDATE SET label = excluded.label, tokens = excluded.tokens, created_at = excluded.created_at`,
-        [submissionId, ownerId, label, packTokens(tokens), now],
+        [submissionId, teamId, label, packTokens(tokens), now],
       );
       const back = undo ? (undo.label === "spam" ? [-1, 0] : [0, -1]) : [0, 0];
       const row = await sql.get<FilterRow>(
         `UPDATE spam_filters SET spam = spam + ?1, ham = ham + ?2, version = version + 1,
            filing_since = CASE WHEN filing_since IS NULL AND spam + ?1 >= ?4 AND ham + ?2 >= ?4 THEN ?5
                                WHEN spam + ?1 < ?4 OR ham + ?2 < ?4 THEN NULL ELSE filing_since END
-         WHERE owner_id = ?3 RETURNING spam, ham, version, filing_since`,
-        [s + back[0]!, h + back[1]!, ownerId, FILING_AFTER, now],
+         WHERE team_id = ?3 RETURNING spam, ham, version, filing_since`,
+        [s + back[0]!, h + back[1]!, teamId, FILING_AFTER, now],
       );
       return row!;
     },
@@ -112,12 +112,12 @@ export function createFilterRepo(sql: Sql) {
      * Forgets everything an owner's filter learned (inside the caller's transaction, with its audit
      * line); its version moves on, so every instance's cache reloads.
      */
-    async reset(ownerId: string): Promise<void> {
-      await sql.run("DELETE FROM spam_tokens WHERE owner_id = ?", [ownerId]);
-      await sql.run("DELETE FROM spam_lessons WHERE owner_id = ?", [ownerId]);
+    async reset(teamId: string): Promise<void> {
+      await sql.run("DELETE FROM spam_tokens WHERE team_id = ?", [teamId]);
+      await sql.run("DELETE FROM spam_lessons WHERE team_id = ?", [teamId]);
       await sql.run(
-        "UPDATE spam_filters SET spam = 0, ham = 0, version = version + 1, filing_since = NULL WHERE owner_id = ?",
-        [ownerId],
+        "UPDATE spam_filters SET spam = 0, ham = 0, version = version + 1, filing_since = NULL WHERE team_id = ?",
+        [teamId],
       );
     },
 
@@ -131,24 +131,24 @@ export function createFilterRepo(sql: Sql) {
       if (!batch.length) return;
       const erased = batch.filter((s) => s.erased).map((s) => s.id);
       const lessons = erased.length
-        ? await sql.all<{ owner_id: string; label: Label; tokens: string }>(
-            "SELECT owner_id, label, tokens FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id",
+        ? await sql.all<{ team_id: string; label: Label; tokens: string }>(
+            "SELECT team_id, label, tokens FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id",
             [JSON.stringify(erased)],
           )
         : [];
       const taken = new Map<string, { spam: number; ham: number }>();
       for (const l of lessons) {
-        await takeBack(l.owner_id, { label: l.label, tokens: unpackTokens(l.tokens) });
-        const counts = taken.get(l.owner_id) ?? { spam: 0, ham: 0 };
+        await takeBack(l.team_id, { label: l.label, tokens: unpackTokens(l.tokens) });
+        const counts = taken.get(l.team_id) ?? { spam: 0, ham: 0 };
         counts[l.label] += 1;
-        taken.set(l.owner_id, counts);
+        taken.set(l.team_id, counts);
       }
-      for (const [ownerId, { spam, ham }] of taken)
+      for (const [teamId, { spam, ham }] of taken)
         await sql.run(
           `UPDATE spam_filters SET spam = spam - ?1, ham = ham - ?2, version = version + 1,
              filing_since = CASE WHEN spam - ?1 < ?3 OR ham - ?2 < ?3 THEN NULL ELSE filing_since END
-           WHERE owner_id = ?4`,
-          [spam, ham, FILING_AFTER, ownerId],
+           WHERE team_id = ?4`,
+          [spam, ham, FILING_AFTER, teamId],
         );
       await sql.run("DELETE FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?))", [
         JSON.stringify(batch.map((s) => s.id)),

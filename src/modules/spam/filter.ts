@@ -4,7 +4,8 @@ import type { Atomically } from "../../db/sql";
 import { addressBucket } from "../../lib/address-bucket";
 import { isoTime, type Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
-import { auditedAs, isOperator, requireOwnerScope, type Actor } from "../../lib/principal";
+import { isOperator, requireOwnerScope, type Actor } from "../../lib/principal";
+import { authorize, personalTeamId } from "../../lib/rights";
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { OwnersService } from "../owners/service";
@@ -137,22 +138,25 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
         candidate.spam = { score: s, reasons };
         return reasons.length ? "spam" : "accept";
       };
-      const held = models.get(form.ownerId);
-      return held?.fresh ? finish(held) : load(form.ownerId).then(finish);
+      const held = models.get(form.teamId);
+      return held?.fresh ? finish(held) : load(form.teamId).then(finish);
     },
   };
 
-  /** The owner an actor may ask about: the operator names one by email, a key or session is its own owner's. */
-  async function ownerOf(actor: Actor, email?: string): Promise<{ id: string; email: string }> {
+  /**
+   * The team whose filter an actor may ask about, and how to name it: the operator names an owner by
+   * email (their personal team); a key or session names one of its teams, by default its own.
+   */
+  async function teamOf(actor: Actor, which: { owner?: string; teamId?: string }): Promise<{ id: string; owner: string }> {
     if (isOperator(actor)) {
-      const owner = email ? await owners.findOwner(email) : null;
-      if (!owner) throw new AppError("NOT_FOUND", `no owner ${email ?? ""}`.trim());
-      return owner;
+      const owner = which.owner ? await owners.findOwner(which.owner) : null;
+      if (!owner) throw new AppError("NOT_FOUND", `no owner ${which.owner ?? ""}`.trim());
+      return { id: personalTeamId(owner.id), owner: owner.email };
     }
     requireOwnerScope(actor);
-    const owner = await owners.findOwnerById(actor.ownerId);
-    if (!owner) throw new AppError("NOT_FOUND", "the key's owner no longer exists");
-    return owner;
+    const id = which.teamId ?? actor.team;
+    authorize(actor, id);
+    return { id, owner: (await owners.findOwnerById(actor.ownerId))?.email ?? actor.ownerId };
   }
 
   return {
@@ -165,7 +169,7 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
      */
     teach: (form: Form, submission: StoredSubmission, to: SubmissionStatus): Promise<() => void> =>
       learn(
-        form.ownerId,
+        form.teamId,
         submission.id,
         to === "spam" ? "spam" : "ham",
         hash(tokenize(JSON.parse(submission.data) as Record<string, unknown>)),
@@ -177,37 +181,44 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
       for (const s of committed.batch)
         if (s.erased) {
           epoch += 1;
-          models.delete(s.form.ownerId);
+          models.delete(s.form.teamId);
         }
     }) satisfies AfterCommit,
 
-    /** What an owner's filter has learned, and whether (since when) it files spam. */
-    async status(actor: Actor, email?: string): Promise<FilterStatusJson> {
-      const owner = await ownerOf(actor, email);
-      const row = await repo.findFilter(owner.id);
+    /** What a team's filter has learned, and whether (since when) it files spam. */
+    async status(actor: Actor, which: { owner?: string; teamId?: string } = {}): Promise<FilterStatusJson> {
+      const team = await teamOf(actor, which);
+      const row = await repo.findFilter(team.id);
       const spam = row?.spam ?? 0;
       const notSpam = row?.ham ?? 0;
       const filing = spam >= FILING_AFTER && notSpam >= FILING_AFTER;
-      return { owner: owner.email, spam, notSpam, filing, filingSince: filing ? (row?.filing_since ?? null) : null };
+      return {
+        teamId: team.id,
+        owner: team.owner,
+        spam,
+        notSpam,
+        filing,
+        filingSince: filing ? (row?.filing_since ?? null) : null,
+      };
     },
 
     /**
      * Forgets everything an owner's filter learned, here at once and in every other process by its
      * version; the audit trail records it (`spam.reset`, with the counts it had learned from).
      */
-    async reset(actor: Actor, email?: string): Promise<FilterStatusJson> {
-      const owner = await ownerOf(actor, email);
+    async reset(actor: Actor, which: { owner?: string; teamId?: string } = {}): Promise<FilterStatusJson> {
+      const team = await teamOf(actor, which);
       await atomically(async () => {
-        const row = await repo.findFilter(owner.id);
-        await repo.reset(owner.id);
-        await audit.record(auditedAs(actor, owner.id), "spam.reset", owner.id, {
+        const row = await repo.findFilter(team.id);
+        await repo.reset(team.id);
+        await audit.record(actor, team.id, "spam.reset", team.id, {
           spam: row?.spam ?? 0,
           notSpam: row?.ham ?? 0,
         });
       });
       epoch += 1;
-      models.delete(owner.id);
-      return { owner: owner.email, spam: 0, notSpam: 0, filing: false, filingSince: null };
+      models.delete(team.id);
+      return { teamId: team.id, owner: team.owner, spam: 0, notSpam: 0, filing: false, filingSince: null };
     },
   };
 }

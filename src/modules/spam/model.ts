@@ -75,7 +75,8 @@ export type SpamVerdict = Static<typeof SpamVerdictSchema>;
 
 /** What the learning filter has learned (`GET /api/v1/spam-filter`, `formsvc spam status --json`). */
 export const FilterStatusSchema = t.Object({
-  owner: t.String({ description: "the owner's email" }),
+  teamId: t.String({ description: "the team whose filter it is (each team's forms teach one filter)" }),
+  owner: t.String({ description: "the owner's email (the operator's choice), or the caller's" }),
   spam: t.Unsafe<number>({ type: "integer", minimum: 0, description: "submissions it learned as spam" }),
   notSpam: t.Unsafe<number>({ type: "integer", minimum: 0, description: "submissions it learned as not spam" }),
   filing: t.Boolean({ description: "whether it files spam yet (once it has learned from 20 of each)" }),

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { noBody, requestContext } from "../../http/context";
+import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams } from "../../http/schemas";
 import { ChallengeSchema, FilterStatusSchema } from "./model";
@@ -35,7 +35,7 @@ export function spamRoutes(spam: SpamService) {
       },
     )
     .get("/spam-filter", ({ principal }) => spam.filter.status(principal), {
-      auth: noBody("secret"),
+      auth: noBody(secret("forms.read")),
       detail: {
         summary: "What the spam filter has learned",
         description:

@@ -3,7 +3,7 @@ import type { Shredder } from "../../db/shred";
 import { isoTime, type Clock } from "../../lib/clock";
 import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
-import { auditedAs, isOperator, type Actor, type Operator } from "../../lib/principal";
+import { isOperator, type Actor, type Operator } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
@@ -197,7 +197,7 @@ export function createSubmissionLifecycle({
       const { form } = await submissions.submissionFor(actor, formId, id);
       const deleted = await unlessBusy(() =>
         remove(form, [id], () =>
-          audit.record(auditedAs(actor, form.ownerId), "submission.deleted", id, { formId: form.id }),
+          audit.record(actor, form.teamId, "submission.deleted", id, { formId: form.id }),
         ),
       );
       if (!deleted) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
@@ -234,7 +234,7 @@ export function createSubmissionLifecycle({
           };
           if (batch.length || Object.values(forgotten).some((n) => n > 0)) {
             const beside = Object.fromEntries(Object.entries(forgotten).filter(([, n]) => n > 0));
-            await audit.record(auditedAs(actor, form.ownerId), "submissions.erased", form.id, {
+            await audit.record(actor, form.teamId, "submissions.erased", form.id, {
               submissions: batch.length,
               ...beside,
             });
@@ -302,13 +302,13 @@ export function createSubmissionLifecycle({
       let total = 0;
       for (const form of await forms.formsWithRetention()) {
         const before = isoTime(clock.now() - form.retentionDays! * DAY_MS);
-        const actor = { job: "retention" as const, ownerId: form.ownerId };
+        const actor = { job: "retention" as const };
         for (const status of ["inbox", "spam"] as const) {
           for (;;) {
             const ids = (await repo.listSubmissionsCreatedBefore(form.id, status, before, CHUNK)).map((s) => s.id);
             if (ids.length === 0) break;
             total += await chunk(() =>
-              remove(form, ids, (n) => audit.record(actor, "submissions.expired", form.id, { submissions: n, before })),
+              remove(form, ids, (n) => audit.record(actor, form.teamId, "submissions.expired", form.id, { submissions: n, before })),
             );
             if (ids.length < CHUNK) break;
             await nextTurn();

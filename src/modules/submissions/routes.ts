@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { noBody, requestContext } from "../../http/context";
+import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { notServed } from "../../http/methods";
 import { textStream } from "../../http/stream";
@@ -57,7 +57,7 @@ export function submissionsRoutes(
           const { fields, uploads } = await bodyPace.uploading(addressBucket(client().ip), () =>
             files.receive(request, {
               body: bodyPace.chunks(request),
-              ownerId: principal.ownerId,
+              teamId: principal.team,
               maxTextBytes: maxBodyBytes,
               policy: (sent) => filesPolicy(principal, sent),
             }),
@@ -171,7 +171,7 @@ export function submissionsRoutes(
         });
       },
       {
-        auth: noBody("secret"),
+        auth: noBody(secret("submissions.read")),
         params: FormIdParams,
         query: t.Object({
           limit: LimitParam,
@@ -215,7 +215,7 @@ export function submissionsRoutes(
         });
       },
       {
-        auth: noBody("secret"),
+        auth: noBody(secret("submissions.edit")),
         params: FormIdParams,
         query: t.Object({
           format: t.Optional(
@@ -262,7 +262,7 @@ export function submissionsRoutes(
         return `${submissionJson(stored).slice(0, -1)},"status":${JSON.stringify(stored.status)}}`;
       },
       {
-        auth: noBody("secret"),
+        auth: noBody(secret("submissions.read")),
         params: SubmissionParams,
         detail: {
           summary: "Get a submission",
@@ -284,7 +284,7 @@ export function submissionsRoutes(
       "/forms/:formId/submissions/:submissionId",
       async ({ params, principal }) => await lifecycle.deleteSubmission(principal, params.formId, params.submissionId),
       {
-        auth: "secret",
+        auth: secret("submissions.edit"),
         params: SubmissionParams,
         detail: {
           summary: "Delete a submission",
@@ -316,7 +316,7 @@ export function submissionsRoutes(
         return { id: params.submissionId, status, moved };
       },
       {
-        auth: "secret",
+        auth: secret("submissions.edit"),
         params: SubmissionParams,
         detail: {
           summary,

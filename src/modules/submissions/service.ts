@@ -9,7 +9,7 @@ import type { CursorCodec } from "../../lib/cursor";
 import { extractEmail, senderEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { auditedAs, isOperator, ownerPrincipal, type Actor, type Operator, type Principal } from "../../lib/principal";
+import { isOperator, ownerPrincipal, type Actor, type Operator, type Principal } from "../../lib/principal";
 import type { AuditService } from "../audit/service";
 import { keysetPage, pageStart } from "../../lib/page";
 import type { Form } from "../forms/model";
@@ -202,7 +202,7 @@ export function createSubmissionsService({
     async submit(request: SubmitRequest): Promise<SubmitResult> {
       const { actor, idempotencyKey } = request;
       const form = await forms.formFor(actor, request.body.formId, "submit");
-      const caller = isOperator(actor) ? ownerPrincipal(form.ownerId) : actor;
+      const caller = isOperator(actor) ? ownerPrincipal(form.ownerId, form.teamId) : actor;
       if (!idempotencyKey) return store(form, caller, request);
       const slot = `${form.id}\n${idempotencyKey}`;
       const running = inflight.get(slot);
@@ -288,7 +288,7 @@ export function createSubmissionsService({
           const item = pipelineItem(current, form, to);
           await tx.move([item], to);
           if (teach) learned = await teach(form, current, to);
-          await audit.record(auditedAs(actor, form.ownerId), "submission.moved", id, { formId: form.id, to });
+          await audit.record(actor, form.teamId, "submission.moved", id, { formId: form.id, to });
           return item;
         }),
       );

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { noBody, requestContext } from "../../http/context";
+import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams, LimitParam, pageLimit } from "../../http/schemas";
 import {
@@ -29,7 +29,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
       "/forms/:formId/webhooks",
       async ({ params, principal }) => (await webhooks.listWebhooks(principal, params.formId)).map(toWebhookJson),
       {
-        auth: noBody("secret"),
+        auth: noBody(secret("webhooks.manage")),
         params: FormIdParams,
         detail: {
           summary: "List a form's webhooks",
@@ -52,7 +52,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
       async ({ params, body, principal }) =>
         toCreatedWebhookJson(await webhooks.addWebhook(principal, params.formId, body)),
       {
-        auth: "secret",
+        auth: secret("webhooks.manage"),
         params: FormIdParams,
         body: NewWebhookSchema,
         detail: {
@@ -79,7 +79,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
         deleted: true as const,
       }),
       {
-        auth: "secret",
+        auth: secret("webhooks.manage"),
         params: WebhookIdParams,
         detail: {
           summary: "Remove a webhook",
@@ -94,7 +94,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
       async ({ params, query, principal }) =>
         await webhooks.deliveries(principal, params.webhookId, pageLimit(query.limit)),
       {
-        auth: noBody("secret"),
+        auth: noBody(secret("webhooks.manage")),
         params: WebhookIdParams,
         query: t.Object({ limit: LimitParam }),
         detail: {
@@ -117,7 +117,7 @@ export function webhooksRoutes(webhooks: WebhooksService) {
       "/deliveries/:deliveryId/replay",
       async ({ params, principal }) => await webhooks.replay(principal, params.deliveryId),
       {
-        auth: "secret",
+        auth: secret("webhooks.manage"),
         params: DeliveryIdParams,
         detail: {
           summary: "Replay a delivery",
