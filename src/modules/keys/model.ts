@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { UnknownField } from "../../http/schemas";
+import { OneOf, UnknownField } from "../../http/schemas";
 import { KEY_ROLES, type KeyRole } from "../../lib/rights";
 import type { ApiKey } from "./repo";
 
@@ -64,11 +64,9 @@ export const KeyCreateSchema = t.Object(
       }),
     ),
     role: t.Optional(
-      t.Unsafe<KeyRole>({
-        type: "string",
-        enum: [...KEY_ROLES],
-        error: "role must be viewer, editor or admin",
-        description: "what the key may do in its team, as a member of that role (default admin); publishable keys only submit whatever their role",
+      OneOf(KEY_ROLES, "role must be viewer, editor or admin", {
+        description:
+          "what the key may do in its team, as a member of that role (default admin); a publishable key only submits, whatever its role",
       }),
     ),
     name: t.Optional(
