@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { requestContext, secret } from "../../src/http/context";
+import { personalTeamId } from "../../src/lib/rights";
 import { silentLogger } from "../../src/lib/log";
 import { useServer } from "../helpers/fixture";
 import { startTestServer } from "../helpers/harness";
@@ -44,6 +45,9 @@ describe("a request made with a session that changes something", () => {
       ownerId: owner.ownerId,
       kind: "secret",
       forms: null,
+      teams: {}, // a Map, which JSON writes as {}
+      team: personalTeamId(owner.ownerId),
+      right: "forms.read",
     });
     expect(await server.query("SELECT id FROM sessions WHERE id = ?", principal.keyId)).toHaveLength(1);
     for (const origin of [

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { OPERATOR, type Actor, type Principal } from "../../src/lib/principal";
+import { personalTeamId } from "../../src/lib/rights";
 import type { Services } from "../../src/services";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
@@ -13,8 +14,9 @@ beforeAll(async () => {
   server = await startTestServer();
   owner = await seedOwner(server, "owner@example.com");
   other = await seedOwner(server, "other@example.com");
-  ownKey = (await server.services.keys.authenticate(owner.key))!;
-  otherKey = (await server.services.keys.authenticate(other.key))!;
+  // As a route hands them to the services: carrying the right the route states (an admin's, as keys.manage).
+  ownKey = { ...(await server.services.keys.authenticate(owner.key))!, right: "keys.manage" };
+  otherKey = { ...(await server.services.keys.authenticate(other.key))!, right: "keys.manage" };
 });
 afterAll(() => server.close());
 
@@ -82,13 +84,20 @@ describe("the actor, first in every service method", () => {
     const named = await server.services.keys.createKey(OPERATOR, { name: "theirs", owner: "other@example.com" });
     expect([own.owner, named.owner]).toEqual(["owner@example.com", "other@example.com"]);
     const lines = await server.query(
-      "SELECT object_id, owner_id, actor_kind, actor_id FROM audit_events WHERE action = 'key.created' AND object_id IN (?, ?) ORDER BY id",
+      "SELECT object_id, team_id, owner_id, actor_kind, actor_id FROM audit_events WHERE action = 'key.created' AND object_id IN (?, ?) ORDER BY id",
       own.id,
       named.id,
     );
     expect(lines).toEqual([
-      { object_id: own.id, owner_id: owner.ownerId, actor_kind: "key", actor_id: owner.keyId },
-      { object_id: named.id, owner_id: other.ownerId, actor_kind: "cli", actor_id: "cli" },
+      {
+        object_id: own.id,
+        team_id: personalTeamId(owner.ownerId),
+        owner_id: owner.ownerId,
+        actor_kind: "key",
+        actor_id: owner.keyId,
+      },
+      // The command line is nobody's: its lines name the team alone.
+      { object_id: named.id, team_id: personalTeamId(other.ownerId), owner_id: "", actor_kind: "cli", actor_id: "cli" },
     ]);
     expect((await server.query("SELECT count(*) AS n FROM api_keys WHERE name = ?", "nobody's"))[0].n).toBe(0);
   });

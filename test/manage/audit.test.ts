@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { useServer } from "../helpers/fixture";
 import { cliJson, runCli, runCliAsync } from "../helpers/harness";
 import { ownerPrincipal } from "../../src/lib/principal";
+import { personalTeamId } from "../../src/lib/rights";
 
 const server = useServer({ config: { rateLimit: 100_000 } });
 const { send } = server;
@@ -47,7 +48,15 @@ describe("formsvc audit", () => {
       ["key", owner.keyId, "key.created", made.id],
       ["cli", "cli", "form.created", owner.formId],
     ]);
-    expect(events.every((e) => e.owner === "owner@example.com")).toBe(true);
+    expect(events.every((e) => e.teamId === personalTeamId(owner.ownerId))).toBe(true);
+    // A key's line names the person who made the key and the key's role in the team; the command line's neither.
+    expect(events.filter((e) => e.actorKind === "key").map((e) => [e.actorEmail, e.actorRole])).toContainEqual([
+      "owner@example.com",
+      "admin",
+    ]);
+    expect(
+      events.filter((e) => e.actorKind === "cli").every((e) => e.actorRole === null && e.actorEmail === null),
+    ).toBe(true);
     expect(events[0].detail).toEqual({ fields: ["description"] });
     expect(events[6].detail).toEqual({ fields: ["name", "retentionDays"] });
     expect(events[3].detail).toEqual({ submissions: 1 });
@@ -84,11 +93,11 @@ describe("formsvc audit", () => {
       ["form.created", other.formId],
       ["key.created", other.keyId],
     ]);
-    expect(theirs.every((e) => e.owner === "other@example.com")).toBe(true);
+    expect(theirs.every((e) => e.teamId === personalTeamId(other.ownerId))).toBe(true);
     expect(cliJson<any[]>(["audit", "--owner", "nobody@example.com"], { db: server.db })).toEqual([]);
     expect(cliJson<any[]>(["audit", "--limit", "2"], { db: server.db }).length).toBe(2);
     const text = runCli(["audit"], { db: server.db }).stdout;
-    expect(text).toMatch(/^TIME\s+OWNER\s+ACTOR\s+ACTION\s+OBJECT\s+DETAIL/);
+    expect(text).toMatch(/^TIME\s+TEAM\s+ACTOR\s+ROLE\s+ACTION\s+OBJECT\s+DETAIL/);
     expect(text).toContain(`key ${owner.keyId}`);
     const bad = runCli(["audit", "--limit", "0"], { db: server.db });
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining("--limit")]);

@@ -30,7 +30,17 @@ describe("POST /keys", () => {
   test("creates a key of the caller's owner, shows its secret in this answer only, and the key works at once", async () => {
     const res = await send("POST", "/keys", owner.key, { name: "deploy" });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(["createdAt", "forms", "id", "key", "kind", "name", "owner"]);
+    expect(Object.keys(res.body).sort()).toEqual([
+      "createdAt",
+      "forms",
+      "id",
+      "key",
+      "kind",
+      "name",
+      "owner",
+      "role",
+      "teamId",
+    ]);
     expect(res.body).toMatchObject({ name: "deploy", owner: "owner@example.com", kind: "secret", forms: null });
     expect(res.body.key).toMatch(/^fsk_[A-Za-z0-9_-]{43}$/);
     expect((await server.query("SELECT hash FROM api_keys WHERE id = ?", res.body.id))[0].hash).toBe(
@@ -59,7 +69,7 @@ describe("POST /keys", () => {
       [{ name: "   " }, "key name must be 1 to 200 characters"],
       [{ publishable: "yes" }, "publishable must be true or false"],
       [{ forms: [] }, "forms must be a list of 1 to 100 form ids"],
-      [{ forms: [other.formId] }, `this key's owner has no form ${other.formId}`],
+      [{ forms: [other.formId] }, `this key's team has no form ${other.formId}`],
       [{ forms: ["frm_missing"] }, "has no form frm_missing"],
       [{ owner: "other@example.com" }, "unknown field owner"],
     ];

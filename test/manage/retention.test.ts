@@ -1,3 +1,4 @@
+import { personalTeamId } from "../../src/lib/rights";
 import { describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { ownerPrincipal } from "../../src/lib/principal";
@@ -106,6 +107,11 @@ describe("retentionDays", () => {
       (e) => e.objectId === big && e.action === "submissions.expired",
     );
     expect(lines.map((e) => e.detail.submissions)).toEqual([200, 500, 500]);
-    expect(lines[0]).toMatchObject({ actorKind: "system", actorId: "retention", owner: "owner@example.com" });
+    expect(lines[0]).toMatchObject({
+      actorKind: "system",
+      actorId: "retention",
+      teamId: personalTeamId(owner.ownerId),
+      actorRole: null,
+    });
   });
 });
