@@ -12,7 +12,17 @@ describe("formsvc keys", () => {
     const res = runCli(["keys", "create", "--owner", "Dev@Example.com", "--name", "site", "--json"], { db });
     expect(res.code).toBe(0);
     const key = JSON.parse(res.stdout);
-    expect(Object.keys(key).sort()).toEqual(["createdAt", "forms", "id", "key", "kind", "name", "owner"]);
+    expect(Object.keys(key).sort()).toEqual([
+      "createdAt",
+      "forms",
+      "id",
+      "key",
+      "kind",
+      "name",
+      "owner",
+      "role",
+      "teamId",
+    ]);
     expect(key).toMatchObject({ name: "site", owner: "dev@example.com", kind: "secret", forms: null });
     expect(key.key).toMatch(/^fsk_[A-Za-z0-9_-]{43}$/);
     const [row] = await readDatabase<{ hash: string }>(db, "SELECT hash FROM api_keys WHERE id = ?", key.id);

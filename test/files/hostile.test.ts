@@ -135,7 +135,7 @@ describe("hostile multipart posts", () => {
         const [row] = await server.query("SELECT data FROM submissions WHERE id = ?", res.body.submissionId);
         expect(JSON.parse(row.data).f.name).toBe(c.name);
         const [file] = await server.query("SELECT key FROM files WHERE submission_id = ?", res.body.submissionId);
-        expect(file.key).toMatch(/^own_[0-9a-f]+\/fil_[0-9a-f]+$/);
+        expect(file.key).toMatch(/^tm_[0-9a-f]+\/fil_[0-9a-f]+$/);
       }
     });
   }

@@ -63,18 +63,18 @@ describe("signed download links, and the files setting over HTTP", () => {
     const count = () => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
     // A file whose submission never committed: written to the store, its row left pending.
     await server.exec(
-      "INSERT INTO files (id, owner_id, key, field, name, type, size, sha256, state, created_at) VALUES ('fil_old', 'own_x', 'own_x/fil_old', 'f', 'a', 'text/plain', 1, '', 'pending', ?)",
+      "INSERT INTO files (id, team_id, key, field, name, type, size, sha256, state, created_at) VALUES ('fil_old', 'tm_x', 'tm_x/fil_old', 'f', 'a', 'text/plain', 1, '', 'pending', ?)",
       new Date(now - 2 * 3600_000).toISOString(),
     );
     await server.exec(
-      "INSERT INTO files (id, owner_id, key, field, name, type, size, sha256, state, created_at) VALUES ('fil_new', 'own_x', 'own_x/fil_new', 'f', 'a', 'text/plain', 1, '', 'pending', ?)",
+      "INSERT INTO files (id, team_id, key, field, name, type, size, sha256, state, created_at) VALUES ('fil_new', 'tm_x', 'tm_x/fil_new', 'f', 'a', 'text/plain', 1, '', 'pending', ?)",
       new Date(now - 60_000).toISOString(),
     );
-    await files.store.put("own_x/fil_old", new Uint8Array([1]));
-    await files.store.put("own_x/fil_new", new Uint8Array([1]));
+    await files.store.put("tm_x/fil_old", new Uint8Array([1]));
+    await files.store.put("tm_x/fil_new", new Uint8Array([1]));
     const before = count();
     expect(await files.removeUnattached()).toBe(1);
     expect(count()).toBe(before - 1);
-    expect((await server.query("SELECT id FROM files WHERE owner_id = 'own_x'")).map((r) => r.id)).toEqual(["fil_new"]);
+    expect((await server.query("SELECT id FROM files WHERE team_id = 'tm_x'")).map((r) => r.id)).toEqual(["fil_new"]);
   });
 });

@@ -36,6 +36,7 @@ describe("GET /api/v1/forms/{formId}", () => {
         "fromName",
         "notifyMode",
         "spamSettings",
+        "teamId",
         "submissionCount",
         "updatedAt",
         "usersJoinedSettings",
