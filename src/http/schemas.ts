@@ -64,7 +64,11 @@ export const UnknownField = t.Never({
 } as object);
 
 /** One of these strings; unlike t.UnionEnum, an optional field left out stays out (UnionEnum gives it its first value). */
-export const OneOf = <const T extends string>(values: readonly T[], error: string, options: { description?: string } = {}) =>
+export const OneOf = <const T extends string>(
+  values: readonly T[],
+  error: string,
+  options: { description?: string } = {},
+) =>
   t.Union(
     values.map((v) => t.Literal(v)),
     { error, ...options },

@@ -1,11 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { migrate } from "../../src/db/migrate";
+import { migrations } from "../../src/db/migrations";
+import { openDatabase } from "../../src/db/open";
 import { OPERATOR } from "../../src/lib/principal";
 import { personalTeamId } from "../../src/lib/rights";
 import { createFilterRepo } from "../../src/modules/spam/filter-repo";
 import { tokenHasher, tokenize } from "../../src/modules/spam/tokens";
-import { onPostgres } from "../helpers/engine";
+import { onPostgres, onSqlite } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
 import {
   cliJsonAsync,
@@ -472,49 +476,86 @@ describe("erasure", () => {
 });
 
 describe("upgrading a database whose honeypot catches taught the filter", () => {
-  // Made its version-21 database by taking migration 22 back out of a current one; since migration 28
-  // keys the filter by team, 22 no longer runs on a current schema. To be rebuilt on a database
-  // migrated to 21 (issue 38's follow-up); test/db/release-upgrade.test.ts keeps the lessons from 27 on.
-  test.skip("the upgrade takes those lessons back out; the owner's own lessons, on a catch the owner moved too, stay", async () => {
-    const { dir, cleanup } = tempDir();
-    const config = { rateLimit: 1_000_000, publicRateLimit: 1_000_000 };
-    let s = await startTestServer({ dir, config });
-    try {
-      const owner = await seedOwner(s, "upgrade@example.com");
-      await train(s, owner.key, owner.formId, "ham", 3);
-      await train(s, owner.key, owner.formId, "spam", 2);
-      // A catch the owner took out of the spam folder and marked spam again: the owner's lesson.
-      const moved = await submitOk(s, owner.key, owner.formId, { ...hamLike(50), _gotcha: "x" });
-      await mark(s, owner.key, owner.formId, moved, "not-spam");
-      await mark(s, owner.key, owner.formId, moved, "spam");
-      const before = { tokens: await tokensOf(s, owner.ownerId), learned: await learned(s, owner.key) };
-      expect(before.learned).toMatchObject({ spam: 3, notSpam: 3 });
+  // A database as version 21 left it (SQLite; PostgreSQL's twin of 22 runs the same rule in SQL):
+  // one owner's filter taught by their own marks, by two honeypot catches, and by a catch they moved
+  // back and marked spam themselves. Tokens are small integers, packed as the filter packs them.
+  const AT = "2026-01-01T00:00:00.000Z";
+  const pack = (tokens: number[]) => Buffer.from(Int32Array.from(tokens).buffer).toString("base64");
+  const LESSONS: [id: string, label: "spam" | "ham", tokens: number[], reasons: string[]][] = [
+    ["sub_ham", "ham", [1, 2, 3], []],
+    ["sub_spam", "spam", [2, 4], []],
+    ["sub_caught1", "spam", [4, 5], ["honeypot"]],
+    ["sub_caught2", "spam", [5, 6], ["honeypot"]],
+    ["sub_moved", "spam", [6], ["honeypot"]],
+  ];
 
-      // What an earlier version recorded with each catch: a spam lesson of its tokens.
-      const hash = await hasher(s);
-      const repo = createFilterRepo(s.store.sql);
-      for (let i = 0; i < 3; i++) {
-        const data = hamLike(60 + i);
-        const id = await submitOk(s, owner.key, owner.formId, { ...data, _gotcha: "x" });
-        const tokens = hash(tokenize(data));
-        await s.store.sql.transaction(() =>
-          repo.learn(owner.ownerId, id, "spam", tokens, null, "2026-01-01T00:00:00.000Z"),
+  test.if(onSqlite)(
+    "the upgrade takes those lessons back out of the owner's (now their personal team's) model; the owner's own lessons, on a catch the owner moved too, stay",
+    async () => {
+      const { dir, cleanup } = tempDir();
+      try {
+        const old = openDatabase(join(dir, "formsvc.db"));
+        migrate(
+          old,
+          migrations.filter((m) => m.version <= 21),
         );
-      }
-      expect(await learned(s, owner.key)).toMatchObject({ spam: 6, notSpam: 3 });
+        old.run(`INSERT INTO owners (id, email, created_at) VALUES ('own_1', 'upgrade@example.com', '${AT}')`);
+        old.run(
+          `INSERT INTO forms (id, owner_id, name, form_type, created_at, updated_at) VALUES ('frm_1', 'own_1', 'Contact', 'contact', '${AT}', '${AT}')`,
+        );
+        const counts = new Map<number, { spam: number; ham: number }>();
+        for (const [id, label, tokens, reasons] of LESSONS) {
+          old.run(
+            "INSERT INTO submissions (id, form_id, data, created_at, status, spam) VALUES (?, 'frm_1', '{}', ?, ?, ?)",
+            [id, AT, label === "spam" ? "spam" : "inbox", JSON.stringify({ score: null, reasons })],
+          );
+          old.run(
+            "INSERT INTO spam_lessons (submission_id, owner_id, label, tokens, created_at) VALUES (?, 'own_1', ?, ?, ?)",
+            [id, label, pack(tokens), AT],
+          );
+          for (const t of tokens) {
+            const c = counts.get(t) ?? { spam: 0, ham: 0 };
+            c[label] += 1;
+            counts.set(t, c);
+          }
+        }
+        for (const [token, c] of counts)
+          old.run("INSERT INTO spam_tokens (owner_id, token, spam, ham) VALUES ('own_1', ?, ?, ?)", [
+            token,
+            c.spam,
+            c.ham,
+          ]);
+        old.run("INSERT INTO spam_filters (owner_id, spam, ham, version) VALUES ('own_1', 4, 1, 5)");
+        old.run(
+          `INSERT INTO audit_events (at, owner_id, actor_kind, actor_id, action, object_id) VALUES ('${AT}', 'own_1', 'key', 'key_1', 'submission.moved', 'sub_moved')`,
+        );
+        old.close();
 
-      // The database as that version left it: without this migration.
-      await s.exec("DELETE FROM schema_migrations WHERE version = 22");
-      await s.close();
-      s = await startTestServer({ dir, db: s.db, config });
-      expect(await tokensOf(s, owner.ownerId)).toEqual(before.tokens);
-      expect(await learned(s, owner.key)).toEqual(before.learned);
-      expect(await s.query("SELECT count(*) AS n FROM spam_lessons WHERE owner_id = ?", owner.ownerId)).toEqual([
-        { n: 6 },
-      ]);
-    } finally {
-      await s.close();
-      cleanup();
-    }
-  });
+        const server = await startTestServer({ dir });
+        try {
+          const team = personalTeamId("own_1");
+          // 4 lost the catch's count, 5 was counted by catches alone and goes, 6 keeps the moved catch's.
+          expect(await tokensOf(server, "own_1")).toEqual([
+            { token: 1, spam: 0, ham: 1 },
+            { token: 2, spam: 1, ham: 1 },
+            { token: 3, spam: 0, ham: 1 },
+            { token: 4, spam: 1, ham: 0 },
+            { token: 6, spam: 1, ham: 0 },
+          ]);
+          expect(await server.query("SELECT team_id, spam, ham, version FROM spam_filters")).toEqual([
+            { team_id: team, spam: 2, ham: 1, version: 6 },
+          ]);
+          expect(
+            (await server.query("SELECT submission_id FROM spam_lessons ORDER BY submission_id")).map(
+              (r) => r.submission_id,
+            ),
+          ).toEqual(["sub_ham", "sub_moved", "sub_spam"]);
+        } finally {
+          await server.close();
+        }
+      } finally {
+        cleanup();
+      }
+    },
+  );
 });

@@ -257,7 +257,10 @@ export function createFormsService(
      * it must be an editor or above (POST /forms: a secret key of all its team's forms, or a
      * session). 400 before 403.
      */
-    async createForm(actor: Actor, input: FormInput & { owner?: string; teamId?: string; name: string }): Promise<Form> {
+    async createForm(
+      actor: Actor,
+      input: FormInput & { owner?: string; teamId?: string; name: string },
+    ): Promise<Form> {
       const valid = checked(input);
       requireOwnerScope(actor);
       if (!isOperator(actor)) {

@@ -60,7 +60,8 @@ export const KeyCreateSchema = t.Object(
         minLength: 1,
         maxLength: 200,
         error: "teamId must be a team id",
-        description: "the team the key acts in, where the caller is an admin or owner (default: a key's own team, a session's personal team)",
+        description:
+          "the team the key acts in, where the caller is an admin or owner (default: a key's own team, a session's personal team)",
       }),
     ),
     role: t.Optional(

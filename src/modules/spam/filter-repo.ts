@@ -43,10 +43,7 @@ export function createFilterRepo(sql: Sql) {
       `UPDATE spam_tokens SET ${lesson.label} = ${lesson.label} - 1 WHERE team_id = ? AND ${lesson.label} > 0 AND ${listed}`,
       [teamId, tokens],
     );
-    await sql.run(`DELETE FROM spam_tokens WHERE team_id = ? AND spam = 0 AND ham = 0 AND ${listed}`, [
-      teamId,
-      tokens,
-    ]);
+    await sql.run(`DELETE FROM spam_tokens WHERE team_id = ? AND spam = 0 AND ham = 0 AND ${listed}`, [teamId, tokens]);
   };
 
   return {

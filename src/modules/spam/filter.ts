@@ -147,7 +147,10 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
    * The team whose filter an actor may ask about, and how to name it: the operator names an owner by
    * email (their personal team); a key or session names one of its teams, by default its own.
    */
-  async function teamOf(actor: Actor, which: { owner?: string; teamId?: string }): Promise<{ id: string; owner: string }> {
+  async function teamOf(
+    actor: Actor,
+    which: { owner?: string; teamId?: string },
+  ): Promise<{ id: string; owner: string }> {
     if (isOperator(actor)) {
       const owner = which.owner ? await owners.findOwner(which.owner) : null;
       if (!owner) throw new AppError("NOT_FOUND", `no owner ${which.owner ?? ""}`.trim());

@@ -196,9 +196,7 @@ export function createSubmissionLifecycle({
     async deleteSubmission(actor: Actor, formId: string, id: string): Promise<{ id: string; deleted: true }> {
       const { form } = await submissions.submissionFor(actor, formId, id);
       const deleted = await unlessBusy(() =>
-        remove(form, [id], () =>
-          audit.record(actor, form.teamId, "submission.deleted", id, { formId: form.id }),
-        ),
+        remove(form, [id], () => audit.record(actor, form.teamId, "submission.deleted", id, { formId: form.id })),
       );
       if (!deleted) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
       return { id, deleted: true };
@@ -308,7 +306,9 @@ export function createSubmissionLifecycle({
             const ids = (await repo.listSubmissionsCreatedBefore(form.id, status, before, CHUNK)).map((s) => s.id);
             if (ids.length === 0) break;
             total += await chunk(() =>
-              remove(form, ids, (n) => audit.record(actor, form.teamId, "submissions.expired", form.id, { submissions: n, before })),
+              remove(form, ids, (n) =>
+                audit.record(actor, form.teamId, "submissions.expired", form.id, { submissions: n, before }),
+              ),
             );
             if (ids.length < CHUNK) break;
             await nextTurn();
