@@ -148,7 +148,7 @@ beforeAll(async () => {
     formId: owner.formId,
     teamId: personalTeamId(owner.ownerId),
     keyId: owner.keyId,
-    submissionId: submitted.body.id,
+    submissionId: submitted.body.submissionId,
     webhookId: webhook.id,
     deliveryId: delivery!.id,
   };
