@@ -5,6 +5,7 @@ import { OPERATOR } from "../../src/lib/principal";
 import { atLeast, personalTeamId, RIGHTS, type Role } from "../../src/lib/rights";
 import { DEFAULT_FILES } from "../../src/modules/files/refs";
 import { login, session, withPassword } from "../helpers/accounts";
+import { onPostgres } from "../helpers/engine";
 import { seedForm, seedKey, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
 import {
   apiRoutes,
@@ -13,7 +14,7 @@ import {
   isPublic,
   label,
   namedBy,
-  namesTeam,
+  namesItsTarget,
   OTHER_OWNER_STATUS,
   pathOf,
   rightOf,
@@ -22,9 +23,10 @@ import {
 } from "./routes";
 
 /**
- * The security matrix's role dimension: every route that states a right (matrix.test.ts), asked by
+ * The security matrix's role dimension: every route that takes a key (matrix.test.ts), asked by
  * every role of one team and by a non-member, each with a login session and with an API key, and
- * each answer held to the rights table (lib/rights.ts RIGHTS) through the route's `x-role`.
+ * each answer held to the rights table (lib/rights.ts RIGHTS) through the right the route states
+ * (its `x-right`); a public route (submit, challenge) states none, and takes any key of the team.
  *
  * Refusals run first, each on the fixture's own objects, and must change nothing in the database.
  * Then the callers the table lets through; a call that deletes gets a fresh object of its own
@@ -145,8 +147,8 @@ const unsent = async (now: string) =>
     )
   )[0]!.n;
 
-/** The routes whose callers the rights table decides: every one that states a right. */
-const rated = () => apiRoutes(routes).filter((r) => !isPublic(r));
+/** The rows: every route that takes a key, those that state a right and the public ones. */
+const rated = () => apiRoutes(routes);
 
 interface Case {
   r: Route;
@@ -159,10 +161,12 @@ interface Case {
 function cases(): Case[] {
   return rated().flatMap((r) =>
     callers.map((c) => {
-      const role = namesTeam(r) ? c.role : c.home;
-      const least = RIGHTS[rightOf(r)!];
+      const role = namesItsTarget(r) ? c.role : c.home;
+      // A public route takes any key of the form's team, and no session.
+      const least = isPublic(r) ? "viewer" : RIGHTS[rightOf(r)!];
       let refusal: Case["refusal"] = null;
-      if (role === null) {
+      if (isPublic(r) && c.via === "session") refusal = { status: 401, code: "UNAUTHORIZED" };
+      else if (role === null) {
         // What another owner's caller gets: the path's object not found or forbidden, a team named in the body forbidden.
         const status = OTHER_OWNER_STATUS[namedBy(r) ?? ""] ?? 403;
         refusal = { status, code: status === 404 ? "NOT_FOUND" : "FORBIDDEN" };
@@ -195,7 +199,7 @@ const BOOKKEEPING = new Set(["rate_buckets"]);
 /** Every table's rows, in one order: what a refused request must leave as it was. */
 async function snapshot(): Promise<Record<string, string[]>> {
   const tables = await server.query<{ name: string }>(
-    process.env.FORMSVC_TEST_ENGINE === "postgres"
+    onPostgres
       ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
       : "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
   );
@@ -228,8 +232,8 @@ test("the fixture holds every role, by session and by key, and a non-member of e
   expect(rated().length).toBeGreaterThan(20);
 });
 
-describe("every route that states a right", () => {
-  test("refuses a role below the right's with 403 ROLE_TOO_LOW, and a non-member as another owner's caller, changing nothing", async () => {
+describe("every route, by every role and a non-member, with a session and with a key", () => {
+  test("refuses a role below the route's right with 403 ROLE_TOO_LOW, and a non-member as another owner's caller, changing nothing", async () => {
     const refused = cases().filter((k) => k.refusal !== null);
     expect(refused.some((k) => k.refusal!.code === "ROLE_TOO_LOW")).toBe(true);
     let before = await snapshot();
@@ -247,7 +251,7 @@ describe("every route that states a right", () => {
     );
   });
 
-  test("lets a role at or above the right's through (a deleting call on a fresh object of its own)", async () => {
+  test("lets a role at or above the route's right through (a deleting call on a fresh object of its own)", async () => {
     const allowed = cases().filter((k) => k.refusal === null);
     // A new route that deletes gets its fresh objects here first.
     expect(allowed.filter((k) => k.r.method === "DELETE" && !FRESH[label(k.r)]).map(name)).toEqual([]);

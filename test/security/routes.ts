@@ -47,10 +47,10 @@ const VALID_BODY: Record<string, (ids: Record<string, string>) => unknown> = {
 /** A JSON body each operation would take, so that only the case under test is wrong ({} where none is listed). */
 export const validBody = (r: Route, ids: Record<string, string>) => JSON.stringify(VALID_BODY[label(r)]?.(ids) ?? {});
 
-/** Whether the request (with its valid body) names the team it acts in: by a path parameter, or teamId in the body. */
-export const namesTeam = (r: Route) => {
+/** Whether the request (with its valid body) names what it reaches: by a path parameter, or a team or form in the body. */
+export const namesItsTarget = (r: Route) => {
   const body = VALID_BODY[label(r)]?.({}) as Record<string, unknown> | undefined;
-  return r.path.includes(":") || (body !== undefined && "teamId" in body);
+  return r.path.includes(":") || (body !== undefined && ("teamId" in body || "formId" in body));
 };
 
 /** Each route's outcome beside the one expected, compared as one table: a failure lists every route that differs. */
