@@ -1,8 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PUBLIC_ROUTE } from "../../src/http/context";
 import { notServed } from "../../src/http/methods";
 import { seedForm, seedKey, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { OPERATOR } from "../../src/lib/principal";
+import { ROUTE_RIGHT, ROUTE_ROLE } from "../../src/http/context";
+import { personalTeamId, RIGHTS } from "../../src/lib/rights";
+import {
+  apiRoutes as apiRoutesOf,
+  expectEach,
+  hasBody,
+  isPublic,
+  label,
+  namedBy,
+  OTHER_OWNER_STATUS,
+  pathOf as pathWith,
+  rightOf,
+  takesApiKey,
+  validBody as validBodyWith,
+  type Route,
+} from "./routes";
 
 /**
  * The security cases of every API operation, generated from the routes the app serves
@@ -92,16 +107,6 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
 ];
 
-/** What another owner's key gets on this owner's resource, by the path parameter that names it, as the routes document (another owner's key is not found, as one that does not exist). */
-const OTHER_OWNER_STATUS: Record<string, number> = { formId: 403, webhookId: 403, deliveryId: 403, keyId: 404 };
-
-interface Route {
-  method: string;
-  path: string;
-  handler: unknown;
-  hooks?: { detail?: Record<string, unknown> & { security?: Record<string, unknown>[] } };
-}
-
 let server: TestServer;
 let routes: Route[];
 let document: any;
@@ -141,8 +146,9 @@ beforeAll(async () => {
   const [delivery] = await server.services.webhooks.deliveries(OPERATOR, webhook.id, 1);
   ids = {
     formId: owner.formId,
+    teamId: personalTeamId(owner.ownerId),
     keyId: owner.keyId,
-    submissionId: submitted.body.id,
+    submissionId: submitted.body.submissionId,
     webhookId: webhook.id,
     deliveryId: delivery!.id,
   };
@@ -151,23 +157,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const takesApiKey = (r: Route) => r.hooks?.detail?.security?.some((s) => "apiKeyHeader" in s) ?? false;
-const isPublic = (r: Route) => r.hooks?.detail?.[PUBLIC_ROUTE] === true;
 const excluded = (r: Route) => NOT_IN_MATRIX.some((x) => x.method === r.method && x.path.test(r.path));
-const apiRoutes = () => routes.filter((r) => r.handler !== notServed && takesApiKey(r));
-const label = (r: Route) => `${r.method} ${r.path}`;
-const pathOf = (r: Route) => r.path.replace(/:(\w+)/g, (_, name: string) => ids[name] ?? `unknown-${name}`);
+const apiRoutes = () => apiRoutesOf(routes);
+const pathOf = (r: Route) => pathWith(r, ids);
 const operationOf = (r: Route) => document.paths[r.path.replace(/:(\w+)/g, "{$1}")]?.[r.method.toLowerCase()];
 /** Whether the route's documented request body is JSON. */
 const takesJson = (r: Route) => operationOf(r)?.requestBody?.content?.["application/json"] !== undefined;
-const hasBody = (r: Route) => r.method !== "GET" && r.method !== "HEAD";
-/** A body each operation would take, so that only the case under test is wrong ({} where none is listed). */
-const VALID_BODY: Record<string, () => unknown> = {
-  "POST /api/v1/forms": () => ({ name: "New" }),
-  "POST /api/v1/forms/submit": () => ({ formId: ids.formId, data: {} }),
-  "POST /api/v1/forms/:formId/webhooks": () => ({ url: "http://127.0.0.1:9/other" }),
-};
-const validBody = (r: Route) => JSON.stringify(VALID_BODY[label(r)]?.() ?? {});
+const validBody = (r: Route) => validBodyWith(r, ids);
 
 async function call(r: Route, key: string | null, body?: BodyInit) {
   const headers: Record<string, string> = {};
@@ -204,21 +200,22 @@ test("every route is classified: in the matrix (it takes an API key), a guard th
   expect(apiRoutes().length).toBeGreaterThan(20);
 });
 
-/** Each route's outcome beside the one expected, compared as one table: a failure lists every route that differs. */
-async function expectEach<T>(
-  cases: T[],
-  name: (c: T) => string,
-  expected: (c: T) => unknown,
-  actual: (c: T) => Promise<unknown>,
-) {
-  const got: Record<string, unknown> = {};
-  const want: Record<string, unknown> = {};
-  for (const c of cases) {
-    got[name(c)] = await actual(c);
-    want[name(c)] = expected(c);
-  }
-  expect(got).toEqual(want);
-}
+test("every route that takes a secret key or a session states its right (`auth: secret(…)`), with the least role that holds it, in the API document too", () => {
+  const stating = apiRoutes().filter((r) => !isPublic(r));
+  const stated = (r: Route) => {
+    const right = rightOf(r);
+    const op = operationOf(r);
+    return (
+      right !== undefined &&
+      right in RIGHTS &&
+      r.hooks!.detail![ROUTE_ROLE] === RIGHTS[right] &&
+      op[ROUTE_RIGHT] === right &&
+      op[ROUTE_ROLE] === RIGHTS[right]
+    );
+  };
+  expect(stating.filter((r) => !stated(r)).map(label)).toEqual([]);
+  expect(stating.length).toBeGreaterThan(20);
+});
 
 const outcome = async (r: Route, key: string | null, body?: BodyInit) => {
   const { status, body: answer } = await call(r, key, body);
@@ -267,7 +264,7 @@ describe("every API operation", () => {
 
   test("refuses another owner's key on this owner's form or resource, as the route documents", async () => {
     const cases = apiRoutes()
-      .map((r) => ({ r, param: Object.keys(OTHER_OWNER_STATUS).find((p) => r.path.includes(`:${p}`)) }))
+      .map((r) => ({ r, param: namedBy(r) }))
       .filter((c): c is { r: Route; param: string } => c.param !== undefined);
     expect(cases.length).toBeGreaterThan(10);
     await expectEach(
