@@ -63,6 +63,16 @@ export const UnknownField = t.Never({
     `unknown field ${(errors?.[0]?.path ?? "").replace(/^\//, "").replaceAll("/", ".")}`,
 } as object);
 
+/** `?teamId=`: one of the caller's teams (default: a key's own team, a session's personal team). */
+export const TeamIdParam = t.Optional(
+  t.String({
+    minLength: 1,
+    maxLength: 200,
+    error: "teamId must be a team id",
+    description: "one of the caller's teams (default: a key's own team, a session's personal team)",
+  }),
+);
+
 /** One of these strings; unlike t.UnionEnum, an optional field left out stays out (UnionEnum gives it its first value). */
 export const OneOf = <const T extends string>(
   values: readonly T[],

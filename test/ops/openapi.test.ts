@@ -79,7 +79,7 @@ describe("the OpenAPI document", () => {
 
   test("documents the list query parameters and the submit body", () => {
     const list = doc.paths["/api/v1/forms/list"].get;
-    expect(list.parameters.map((p: any) => p.name).sort()).toEqual(["cursor", "limit"]);
+    expect(list.parameters.map((p: any) => p.name).sort()).toEqual(["cursor", "limit", "teamId"]);
     const submit = doc.paths["/api/v1/forms/submit"].post;
     expect(Object.keys(submit.requestBody.content).sort()).toEqual([
       "application/json",

@@ -37,15 +37,31 @@ export function formsRoutes(forms: FormsService, deleteForm: (actor: Principal, 
       .get(
         "/forms/list",
         async ({ query, principal }) => {
-          const page = await forms.listForms(principal, { limit: pageLimit(query.limit), cursor: query.cursor });
+          const page = await forms.listForms(principal, {
+            limit: pageLimit(query.limit),
+            cursor: query.cursor,
+            teamId: query.teamId,
+          });
           return { forms: page.items.map(toFormListItem), nextCursor: page.nextCursor };
         },
         {
           auth: noBody(secret("forms.read")),
-          query: t.Object({ limit: LimitParam, cursor: CursorParam }),
+          query: t.Object({
+            limit: LimitParam,
+            cursor: CursorParam,
+            teamId: t.Optional(
+              t.String({
+                minLength: 1,
+                maxLength: 200,
+                error: "teamId must be a team id",
+                description: "only this team's forms (default: the forms of every team the caller is a member of)",
+              }),
+            ),
+          }),
           detail: {
             summary: "List forms",
-            description: "The key owner's forms, newest first (createdAt, then id, descending).",
+            description:
+              "The forms of the caller's teams (a key's one team; a session's every team, or teamId's alone), newest first (createdAt, then id, descending).",
             tags: ["Forms"],
             responses: responses({ schema: FormListSchema, description: "a page of forms" }, 400, 401, 403, 429),
           },

@@ -1,7 +1,7 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
-import { FormIdParams } from "../../http/schemas";
+import { FormIdParams, TeamIdParam } from "../../http/schemas";
 import { ChallengeSchema, FilterStatusSchema } from "./model";
 import type { SpamService } from "./service";
 
@@ -34,12 +34,13 @@ export function spamRoutes(spam: SpamService) {
         },
       },
     )
-    .get("/spam-filter", ({ principal }) => spam.filter.status(principal), {
+    .get("/spam-filter", ({ principal, query }) => spam.filter.status(principal, { teamId: query.teamId }), {
       auth: noBody(secret("forms.read")),
+      query: t.Object({ teamId: TeamIdParam }),
       detail: {
         summary: "What the spam filter has learned",
         description:
-          "The caller's owner's learning spam filter: how many submissions it learned from as spam and as not spam (every spam / not-spam mark teaches it; a honeypot catch teaches nothing), and whether it files spam yet (once it has 20 of each) and since when. A secret key of all the owner's forms, or a dashboard session.",
+          "A team's learning spam filter (each team's forms teach one): how many submissions it learned from as spam and as not spam (every spam / not-spam mark teaches it; a honeypot catch teaches nothing), and whether it files spam yet (once it has 20 of each) and since when. A secret key of all the team's forms, or a dashboard session.",
         tags: ["Submissions"],
         responses: responses(
           { schema: FilterStatusSchema, description: "what the filter has learned" },
