@@ -166,6 +166,10 @@ const VALID_BODY: Record<string, () => unknown> = {
   "POST /api/v1/forms": () => ({ name: "New" }),
   "POST /api/v1/forms/submit": () => ({ formId: ids.formId, data: {} }),
   "POST /api/v1/forms/:formId/webhooks": () => ({ url: "http://127.0.0.1:9/other" }),
+  "POST /api/v1/forms/:formId/move": () => ({ teamId: "tm_other" }),
+  "POST /api/v1/teams": () => ({ name: "New" }),
+  "PATCH /api/v1/teams/:teamId": () => ({ name: "New" }),
+  "PATCH /api/v1/teams/:teamId/members/:ownerId": () => ({ role: "viewer" }),
 };
 const validBody = (r: Route) => JSON.stringify(VALID_BODY[label(r)]?.() ?? {});
 

@@ -21,6 +21,14 @@ export function createTeamsRepo(sql: Sql) {
     },
     findTeam: (id: string): Promise<TeamRow | null> =>
       sql.get<TeamRow>("SELECT id, name, personal_of, created_at FROM teams WHERE id = ?", [id]),
+    /**
+     * Holds the team's row until the transaction ends: changes to its members wait for each other
+     * (PostgreSQL), so two owners demoting each other at once cannot leave it without one. SQLite's
+     * writers wait for each other anyway.
+     */
+    async lockTeam(id: string): Promise<void> {
+      await sql.run("UPDATE teams SET name = name WHERE id = ?", [id]);
+    },
     async renameTeam(id: string, name: string): Promise<void> {
       await sql.run("UPDATE teams SET name = ? WHERE id = ?", [name, id]);
     },
@@ -57,6 +65,8 @@ export function createTeamsRepo(sql: Sql) {
       );
       return rows.map((r) => ({ ownerId: r.owner_id, email: r.email, role: r.role, joinedAt: r.created_at }));
     },
+    member: (teamId: string, ownerId: string): Promise<{ role: Role } | null> =>
+      sql.get<{ role: Role }>("SELECT role FROM team_members WHERE team_id = ? AND owner_id = ?", [teamId, ownerId]),
     countOwners: async (teamId: string): Promise<number> =>
       (await sql.get<{ n: number }>("SELECT count(*) AS n FROM team_members WHERE team_id = ? AND role = 'owner'", [
         teamId,
