@@ -36,7 +36,7 @@ export function createTeamsRepo(sql: Sql) {
       await sql.run("DELETE FROM teams WHERE id = ?", [id]);
     },
     countForms: async (teamId: string): Promise<number> =>
-      (await sql.get<{ n: number }>("SELECT count(*) AS n FROM forms WHERE team_id = ?", [teamId]))!.n,
+      (await sql.get<{ n: number }>("SELECT CAST(count(*) AS INTEGER) AS n FROM forms WHERE team_id = ?", [teamId]))!.n,
 
     /** An owner's teams with their role in each, oldest first (the personal team is made with the owner). */
     teamsOf: (ownerId: string): Promise<(TeamRow & { role: Role })[]> =>
@@ -68,9 +68,10 @@ export function createTeamsRepo(sql: Sql) {
     member: (teamId: string, ownerId: string): Promise<{ role: Role } | null> =>
       sql.get<{ role: Role }>("SELECT role FROM team_members WHERE team_id = ? AND owner_id = ?", [teamId, ownerId]),
     countOwners: async (teamId: string): Promise<number> =>
-      (await sql.get<{ n: number }>("SELECT count(*) AS n FROM team_members WHERE team_id = ? AND role = 'owner'", [
-        teamId,
-      ]))!.n,
+      (await sql.get<{ n: number }>(
+        "SELECT CAST(count(*) AS INTEGER) AS n FROM team_members WHERE team_id = ? AND role = 'owner'",
+        [teamId],
+      ))!.n,
     async setRole(teamId: string, ownerId: string, role: Role): Promise<void> {
       await sql.run("UPDATE team_members SET role = ? WHERE team_id = ? AND owner_id = ?", [role, teamId, ownerId]);
     },
