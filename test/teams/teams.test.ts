@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { login, session, withPassword } from "../helpers/accounts";
 import { useServer } from "../helpers/fixture";
-import { personalTeamId, type Role } from "../../src/lib/rights";
+import { personalTeamId, RIGHTS, ROLES, type Role } from "../../src/lib/rights";
 
 const server = useServer({ config: { rateLimit: 100_000 } });
 
@@ -350,5 +351,19 @@ describe("GET /teams/{teamId}/audit", () => {
       detail: { email: admin.email, from: "admin", to: "editor" },
     });
     expect((await as(admin, "GET", `/teams/${team.id}/audit`)).body.code).toBe("ROLE_TOO_LOW");
+  });
+});
+
+describe("docs/api.md", () => {
+  test("its roles table says which role holds which right as the rights table does", () => {
+    const doc = readFileSync(new URL("../../docs/api.md", import.meta.url), "utf8");
+    const rows = [...doc.matchAll(/^\| `([a-z.]+)`: [^|]+((?:\|[^|\n]*){4})\|$/gm)].map(([, right, cells]) => {
+      const held = cells!
+        .split("|")
+        .slice(1)
+        .map((c) => c.trim() === "✓");
+      return [right, ROLES[held.indexOf(true)], held.every((h, i) => h === i >= held.indexOf(true))];
+    });
+    expect(rows).toEqual(Object.entries(RIGHTS).map(([right, least]) => [right, least, true]));
   });
 });
