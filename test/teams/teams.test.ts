@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { FormsvcClient, FormsvcError } from "../../src/client";
 import { login, session, withPassword } from "../helpers/accounts";
 import { useServer } from "../helpers/fixture";
 import { personalTeamId, RIGHTS, ROLES, type Role } from "../../src/lib/rights";
@@ -351,6 +352,51 @@ describe("GET /teams/{teamId}/audit", () => {
       detail: { email: admin.email, from: "admin", to: "editor" },
     });
     expect((await as(admin, "GET", `/teams/${team.id}/audit`)).body.code).toBe("ROLE_TOO_LOW");
+  });
+});
+
+describe("the client library", () => {
+  test("calls every team route as a session, and tells a key's refusals apart by code", async () => {
+    const boss = await person("boss");
+    const member = await person("member");
+    const client = new FormsvcClient({
+      baseUrl: `${server.url}/api/v1`,
+      fetch: (url, init) => {
+        const headers = new Headers(init.headers);
+        for (const [name, value] of Object.entries(session(server, boss.cookie))) headers.set(name, value);
+        return server.fetch(url, { ...init, headers });
+      },
+    });
+    const team = await client.createTeam({ name: "Client" });
+    expect(team).toMatchObject({ name: "Client", role: "owner", personal: false });
+    expect((await client.listTeams()).map((t) => t.id)).toContain(team.id);
+    expect((await client.updateTeam(team.id, { name: "Clients" })).name).toBe("Clients");
+    await join(team.id, member, "viewer");
+    expect((await client.setMemberRole(team.id, member.id, "editor")).role).toBe("editor");
+    expect((await client.listMembers(team.id)).map((m) => [m.email, m.role])).toEqual([
+      [boss.email, "owner"],
+      [member.email, "editor"],
+    ]);
+    expect((await client.removeMember(team.id, member.id)).email).toBe(member.email);
+    const form = await client.createForm({ name: "Moving" });
+    expect((await client.moveForm(form.id, team.id)).teamId).toBe(team.id);
+    const refused = await client.deleteTeam(team.id).then(
+      () => null,
+      (e: unknown) => e instanceof FormsvcError && e.code,
+    );
+    expect(refused).toBe("CONFLICT");
+    expect((await client.moveForm(form.id, personalTeamId(boss.id))).teamId).toBe(personalTeamId(boss.id));
+    expect(await client.deleteTeam(team.id)).toEqual({ id: team.id, deleted: true });
+    const [latest] = await client.teamAudit(personalTeamId(boss.id), { limit: 1 });
+    expect(latest).toMatchObject({ action: "form.moved", actorEmail: boss.email, actorRole: "owner" });
+
+    const key = (await as(boss, "POST", "/keys", {})).body.key;
+    const byKey = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: key, fetch: server.fetch });
+    const scope = await byKey.createTeam({ name: "Nope" }).then(
+      () => null,
+      (e: FormsvcError) => [e.status, e.code],
+    );
+    expect(scope).toEqual([403, "KEY_SCOPE"]);
   });
 });
 
