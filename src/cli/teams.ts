@@ -39,7 +39,7 @@ export function teamsCommand(): Command {
 
   teams
     .command("list")
-    .description("an owner's teams, oldest first (their personal team first), with their role in each")
+    .description("an owner's teams, oldest first, with their role in each")
     .requiredOption("--owner <email>", "the owner whose teams to list")
     .option("--json", "print only JSON")
     .action((opts: { owner: string; json?: boolean }, cmd: Command) =>

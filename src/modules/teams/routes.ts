@@ -34,7 +34,7 @@ export function teamsRoutes(teams: TeamsService) {
       detail: {
         summary: "List the caller's teams",
         description:
-          "The teams the caller reaches, oldest first, with its role in each: a session's memberships (its person's personal team first), a key's one team. A publishable key is refused with 403 KEY_SCOPE.",
+          "The teams the caller reaches, oldest first, with its role in each: a session's memberships, a key's one team. A publishable key is refused with 403 KEY_SCOPE.",
         tags,
         responses: responses({ schema: TeamListSchema, description: "the caller's teams" }, 401, 403, 429),
       },

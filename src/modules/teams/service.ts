@@ -49,7 +49,7 @@ const toTeam = (row: TeamRow, role: Role): Team => ({
  * states (`authorize`); the operator reaches every team and holds every right, as an owner would.
  * What holds for every team whoever acts: the last owner cannot leave or be demoted, a personal
  * team is never deleted and stays its person's, and a team with forms is not deleted. Each change
- * is recorded in the audit trail in its own transaction.
+ * is recorded in the audit trail, in the transaction of the change.
  */
 export function createTeamsService({ repo, owners, forms, audit, atomically, clock, teamDeleted }: TeamsDeps) {
   /**
@@ -126,11 +126,10 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
      */
     async createTeam(actor: Actor, input: { name: string; owner?: string }): Promise<Team> {
       const name = checkedName(input.name);
-      let person: Principal;
+      let ownerId: string;
       if (isOperator(actor)) {
         if (input.owner === undefined) throw new AppError("INVALID_PARAMETER", "name the team's owner (--owner EMAIL)");
-        const owner = await owners.ensureOwner(input.owner);
-        person = { keyId: "cli", ownerId: owner.id, kind: "secret", forms: null, teams: new Map(), team: "" };
+        ownerId = (await owners.ensureOwner(input.owner)).id;
       } else {
         if (actor.kind === "publishable") throw publishableScope();
         if (isKey(actor))
@@ -138,16 +137,16 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
             "KEY_SCOPE",
             "an API key acts in its one team and cannot make a team: teams are people's; log in, or run formsvc teams create",
           );
-        person = actor;
+        ownerId = actor.ownerId;
       }
       const row = { id: newId("tm"), name, personal_of: null, created_at: isoTime(clock.now()) };
+      // Recorded as the owner the person now is there (the command line's line stays the command line's).
+      const recorded = isOperator(actor)
+        ? actor
+        : { ...actor, teams: new Map<string, Role>([...actor.teams, [row.id, "owner"]]) };
       await atomically(async () => {
         await repo.insertTeam({ id: row.id, name, personalOf: null, createdAt: row.created_at });
-        await repo.insertMember({ teamId: row.id, ownerId: person.ownerId, role: "owner", at: row.created_at });
-        // Recorded as the owner the actor now is there (the command line's line stays the command line's).
-        const recorded = isOperator(actor)
-          ? actor
-          : { ...person, teams: new Map<string, Role>([...person.teams, [row.id, "owner"]]) };
+        await repo.insertMember({ teamId: row.id, ownerId, role: "owner", at: row.created_at });
         await audit.record(recorded, row.id, "team.created", row.id, { name });
       });
       return toTeam(row, "owner");
