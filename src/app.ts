@@ -24,6 +24,7 @@ import { notificationRoutes } from "./modules/notifications/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
+import { teamsRoutes } from "./modules/teams/routes";
 import { filesRoutes } from "./modules/files/routes";
 import type { Services } from "./services";
 
@@ -181,6 +182,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         )
         .use(filesRoutes(services.files, services.submissions))
         .use(keysRoutes(services.keys))
+        .use(teamsRoutes(services.teams))
         .use(analyticsRoutes(services.analytics))
         .use(spamRoutes(services.spam))
         .use(webhooksRoutes(services.webhooks))

@@ -44,6 +44,7 @@ import { createWebhooksService } from "./modules/webhooks/service";
 import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
 import { createTeamsRepo } from "./modules/teams/repo";
+import { createTeamsService } from "./modules/teams/service";
 import { createFilterRepo } from "./modules/spam/filter-repo";
 import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
@@ -165,6 +166,15 @@ export async function createServices(deps: Deps) {
     async (id) => (await teamsRepo.findTeam(id)) !== null,
     audit,
   );
+  const teams = createTeamsService({
+    repo: teamsRepo,
+    owners,
+    forms,
+    audit,
+    atomically,
+    clock,
+    teamDeleted: keys.forget,
+  });
   const { config } = deps;
   const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
   if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
@@ -386,6 +396,7 @@ export async function createServices(deps: Deps) {
     backups,
     keys,
     forms,
+    teams,
     submissions,
     files,
     /** Signs what a browser brings back: file download links, thank-you pages' back links. */

@@ -10,7 +10,7 @@ const LIMIT = /^[1-9][0-9]{0,5}$/;
 export function auditCommand(): Command {
   return new Command("audit")
     .description(
-      "who changed what, newest first: keys created and revoked, forms created, changed and deleted, submissions deleted, moved, erased and expired, logins (never a secret or submitted data)",
+      "who changed what, newest first: keys created and revoked, forms created, changed and deleted, submissions deleted, moved, erased and expired, teams made, renamed and deleted, members' roles changed and members removed, logins (never a secret or submitted data)",
     )
     .option("--owner <email>", "only this owner's personal team's trail")
     .option("--team <id>", "only this team's trail")

@@ -11,6 +11,7 @@ import { serviceCommand } from "./service";
 import { outboxCommand } from "./outbox";
 import { mailCommand } from "./mail";
 import { submissionsCommand } from "./submissions";
+import { teamsCommand } from "./teams";
 import { backupCommand, backupsCommand, restoreCommand } from "./backup";
 import { copyToCommand } from "./copy-to";
 import { spamCommand } from "./spam";
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     keysCommand(),
     formsCommand(),
     ownersCommand(),
+    teamsCommand(),
     configCommand(),
     submissionsCommand(),
     spamCommand(),

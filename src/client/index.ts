@@ -10,6 +10,7 @@ import type {
   Delivery,
   AnalyticsQuery,
   ApiKey,
+  AuditEvent,
   CreatedKey,
   Deleted,
   ExportFormat,
@@ -31,6 +32,7 @@ import type {
   PageQuery,
   RateLimit,
   RevokedKey,
+  Role,
   Submission,
   SubmissionDetail,
   SubmissionList,
@@ -39,6 +41,9 @@ import type {
   SubmitResult,
   Webhook,
   SpamFilterStatus,
+  Team,
+  TeamMember,
+  TeamRequest,
 } from "./types";
 
 export type * from "./types";
@@ -333,6 +338,60 @@ export class FormsvcClient {
     return this.request({ method: "DELETE", path: `/keys/${encodeURIComponent(keyId)}`, idempotent: false }, options);
   }
 
+  /** The caller's teams with its role in each: a session's memberships, a key's one team. */
+  listTeams(options?: CallOptions): Promise<Team[]> {
+    return this.request({ method: "GET", path: "/teams", idempotent: true }, options);
+  }
+
+  /** A new team, the person logged in its owner (an API key cannot make one: 403 KEY_SCOPE). */
+  createTeam(team: TeamRequest, options?: CallOptions): Promise<Team> {
+    return this.request({ method: "POST", path: "/teams", body: team, idempotent: false }, options);
+  }
+
+  /** Renames a team (admins and owners). */
+  updateTeam(teamId: string, team: TeamRequest, options?: CallOptions): Promise<Team> {
+    return this.request({ method: "PATCH", path: this.teamPath(teamId), body: team, idempotent: true }, options);
+  }
+
+  /** Deletes a team with its keys and members (owners); 409 for a personal team or one that still has forms. */
+  deleteTeam(teamId: string, options?: CallOptions): Promise<Deleted> {
+    return this.request({ method: "DELETE", path: this.teamPath(teamId), idempotent: false }, options);
+  }
+
+  /** A team's members with their roles, oldest first. */
+  listMembers(teamId: string, options?: CallOptions): Promise<TeamMember[]> {
+    return this.request({ method: "GET", path: `${this.teamPath(teamId)}/members`, idempotent: true }, options);
+  }
+
+  /** Gives a member another role; only an owner makes or changes an owner, and the last owner stays one. */
+  setMemberRole(teamId: string, ownerId: string, role: Role, options?: CallOptions): Promise<TeamMember> {
+    return this.request(
+      { method: "PATCH", path: this.memberPath(teamId, ownerId), body: { role }, idempotent: true },
+      options,
+    );
+  }
+
+  /** Takes a member out of a team, or (with one's own id) leaves it; never its last owner. */
+  removeMember(teamId: string, ownerId: string, options?: CallOptions): Promise<TeamMember> {
+    return this.request({ method: "DELETE", path: this.memberPath(teamId, ownerId), idempotent: false }, options);
+  }
+
+  /** Moves a form to another team; the caller must be an admin or owner of both. */
+  moveForm(formId: string, teamId: string, options?: CallOptions): Promise<Form> {
+    return this.request(
+      { method: "POST", path: `/forms/${encodeURIComponent(formId)}/move`, body: { teamId }, idempotent: true },
+      options,
+    );
+  }
+
+  /** A team's audit trail, newest first (admins and owners); `limit` 1 to 1000, default 100. */
+  teamAudit(teamId: string, query: { limit?: number } = {}, options?: CallOptions): Promise<AuditEvent[]> {
+    return this.request(
+      { method: "GET", path: `${this.teamPath(teamId)}/audit`, query: { ...query }, idempotent: true },
+      options,
+    );
+  }
+
   /** One submission of a form, inbox or spam, with the folder it is in. */
   getSubmission(formId: string, submissionId: string, options?: CallOptions): Promise<SubmissionDetail> {
     return this.request({ method: "GET", path: this.submissionPath(formId, submissionId), idempotent: true }, options);
@@ -432,6 +491,14 @@ export class FormsvcClient {
       options.signal?.removeEventListener("abort", stop);
       if (!done) stop();
     }
+  }
+
+  private teamPath(teamId: string): string {
+    return `/teams/${encodeURIComponent(teamId)}`;
+  }
+
+  private memberPath(teamId: string, ownerId: string): string {
+    return `${this.teamPath(teamId)}/members/${encodeURIComponent(ownerId)}`;
   }
 
   private submissionPath(formId: string, submissionId: string): string {

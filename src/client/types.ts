@@ -440,3 +440,59 @@ export interface ResetConfirmRequest {
   token: string;
   password: string;
 }
+
+/** A team as `listTeams` shows it to one of its members: with that member's role (a key's own, for a key). */
+export interface Team {
+  id: string;
+  name: string;
+  /** A person's personal team, made with them: it is never deleted. */
+  personal: boolean;
+  role: Role;
+  createdAt: string;
+}
+
+/** What `createTeam` and `updateTeam` take. */
+export interface TeamRequest {
+  name: string;
+}
+
+export interface TeamMember {
+  ownerId: string;
+  email: string;
+  role: Role;
+  joinedAt: string;
+}
+
+/** One line of a team's audit trail: who changed what, with which role; never a secret or submitted data. */
+export interface AuditEvent {
+  id: number;
+  at: string;
+  teamId: string;
+  actorKind: "key" | "session" | "cli" | "system";
+  /** The key's or session's id; `cli`; the job's name. */
+  actorId: string;
+  /** The person behind a session or who made the key; null for the command line and jobs. */
+  actorEmail: string | null;
+  /** The actor's role in the team when it acted; null for the command line and jobs. */
+  actorRole: Role | null;
+  action:
+    | "key.created"
+    | "key.revoked"
+    | "form.created"
+    | "form.updated"
+    | "form.deleted"
+    | "form.moved"
+    | "submission.deleted"
+    | "submission.moved"
+    | "submissions.erased"
+    | "submissions.expired"
+    | "owner.login"
+    | "spam.reset"
+    | "team.created"
+    | "team.renamed"
+    | "team.deleted"
+    | "member.role"
+    | "member.removed";
+  objectId: string | null;
+  detail: Record<string, string | number | boolean | null | string[]> | null;
+}

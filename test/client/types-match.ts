@@ -12,6 +12,8 @@ import type {
   SetupBody,
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
+import type { AuditEvent } from "../../src/modules/audit/model";
+import type { MemberRoleBody, MoveFormBody, Team, TeamMember, TeamNameBody } from "../../src/modules/teams/model";
 import type { NotificationPreviewBody, NotificationPreviewSchema } from "../../src/modules/notifications/routes";
 import type { FilterStatusJson } from "../../src/modules/spam/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
@@ -61,6 +63,12 @@ export type Checks = [
   Assert<Equal<Client.ResetRequest, ResetBody>>,
   Assert<Equal<Client.ResetAccepted, ResetAcceptedJson>>,
   Assert<Equal<Client.ResetConfirmRequest, ResetConfirmBody>>,
+  Assert<Equal<Client.Team, Team>>,
+  Assert<Equal<Client.TeamRequest, TeamNameBody>>,
+  Assert<Equal<Client.TeamMember, TeamMember>>,
+  Assert<Equal<{ role: Client.Role }, MemberRoleBody>>,
+  Assert<Equal<{ teamId: string }, MoveFormBody>>,
+  Assert<Equal<Client.AuditEvent, AuditEvent>>,
 ];
 
 // A response that breaks the contract does not type-check.

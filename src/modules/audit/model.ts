@@ -1,5 +1,6 @@
+import { t, type Static } from "elysia";
 import type { Actor } from "../../lib/principal";
-import type { Role } from "../../lib/rights";
+import { ROLES, type Role } from "../../lib/rights";
 
 /** What the trail records. `owner.login` is written by the accounts module (a session's start). */
 export const AUDIT_ACTIONS = [
@@ -15,11 +16,17 @@ export const AUDIT_ACTIONS = [
   "submissions.expired",
   "owner.login",
   "spam.reset",
+  "team.created",
+  "team.renamed",
+  "team.deleted",
+  "member.role",
+  "member.removed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+const ACTOR_KINDS = ["key", "session", "cli", "system"] as const;
 /** How an actor reached formsvc: an API key, a dashboard session, the command line, or one of formsvc's own jobs. */
-export type ActorKind = "key" | "session" | "cli" | "system";
+export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 /** Who did it: a caller, the command line, or a job acting on a form's settings (retention). */
 export type AuditActor = Actor | { job: "retention" };
@@ -27,22 +34,31 @@ export type AuditActor = Actor | { job: "retention" };
 /** Facts about a change that are neither secrets nor submitted data: field names, counts, a key's kind. */
 export type AuditDetail = Record<string, string | number | boolean | null | string[]>;
 
+const oneOf = <const T extends string>(values: readonly T[], description: string) =>
+  t.Unsafe<T>({ type: "string", enum: [...values], description });
+
 /** One line of the trail, as `formsvc audit --json` and `GET /teams/{teamId}/audit` show it. */
-export interface AuditEvent {
-  id: number;
-  at: string;
-  /** The team whose data changed. */
-  teamId: string;
-  actorKind: ActorKind;
-  actorId: string;
-  /** The person behind a session or who made the key; null for the command line and jobs. */
-  actorEmail: string | null;
-  /** The actor's role in the team when it acted; null for the command line and jobs. */
-  actorRole: Role | null;
-  action: AuditAction;
-  objectId: string | null;
-  detail: AuditDetail | null;
-}
+export const AuditEventSchema = t.Object({
+  id: t.Number({ multipleOf: 1, minimum: 1, description: "increases with each event committed" }),
+  at: t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" }),
+  teamId: t.String({ description: "the team whose data changed" }),
+  actorKind: oneOf(ACTOR_KINDS, "an API key, a login session, the command line, or a job of formsvc's own"),
+  actorId: t.String({ description: "the key's or session's id; cli; the job's name" }),
+  actorEmail: t.Nullable(
+    t.String({ description: "the person behind a session or who made the key; null for the command line and jobs" }),
+  ),
+  actorRole: t.Nullable(oneOf(ROLES, "the actor's role in the team when it acted; null for the command line and jobs")),
+  action: oneOf(AUDIT_ACTIONS, "what was done"),
+  objectId: t.Nullable(t.String({ description: "what it was done to: a form, submission, key, team or member id" })),
+  detail: t.Nullable(
+    t.Record(t.String(), t.Union([t.String(), t.Number(), t.Boolean(), t.Null(), t.Array(t.String())]), {
+      description: "facts about the change that are neither secrets nor submitted data: field names, counts, roles",
+    }),
+  ),
+});
+export type AuditEvent = Static<typeof AuditEventSchema>;
+
+export const AuditListSchema = t.Array(AuditEventSchema, { description: "the team's events, newest first" });
 
 /** The kind and id of an actor: a principal's kind follows its keyId (`key_…`, `ses_…`, `cli`). */
 export function actorOf(actor: AuditActor): { kind: ActorKind; id: string } {

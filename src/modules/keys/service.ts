@@ -243,6 +243,9 @@ export function createKeysService(
       return (await repo.findKeyById(key.id))!;
     },
 
+    /** Forgets every key read: after a change that took keys with it in this process (a team's deletion). */
+    forget: clear,
+
     /**
      * The caller behind a secret, or null for an unknown or revoked key: at once (no promise) when the
      * key is cached and nothing is to be written or synced, which is every request of a busy key.

@@ -21,6 +21,14 @@ export function createTeamsRepo(sql: Sql) {
     },
     findTeam: (id: string): Promise<TeamRow | null> =>
       sql.get<TeamRow>("SELECT id, name, personal_of, created_at FROM teams WHERE id = ?", [id]),
+    /**
+     * Holds the team's row until the transaction ends: changes to its members wait for each other
+     * (PostgreSQL), so two owners demoting each other at once cannot leave it without one. SQLite's
+     * writers wait for each other anyway.
+     */
+    async lockTeam(id: string): Promise<void> {
+      await sql.run("UPDATE teams SET name = name WHERE id = ?", [id]);
+    },
     async renameTeam(id: string, name: string): Promise<void> {
       await sql.run("UPDATE teams SET name = ? WHERE id = ?", [name, id]);
     },
@@ -28,7 +36,7 @@ export function createTeamsRepo(sql: Sql) {
       await sql.run("DELETE FROM teams WHERE id = ?", [id]);
     },
     countForms: async (teamId: string): Promise<number> =>
-      (await sql.get<{ n: number }>("SELECT count(*) AS n FROM forms WHERE team_id = ?", [teamId]))!.n,
+      (await sql.get<{ n: number }>("SELECT CAST(count(*) AS INTEGER) AS n FROM forms WHERE team_id = ?", [teamId]))!.n,
 
     /** An owner's teams with their role in each, oldest first (the personal team is made with the owner). */
     teamsOf: (ownerId: string): Promise<(TeamRow & { role: Role })[]> =>
@@ -57,10 +65,13 @@ export function createTeamsRepo(sql: Sql) {
       );
       return rows.map((r) => ({ ownerId: r.owner_id, email: r.email, role: r.role, joinedAt: r.created_at }));
     },
+    member: (teamId: string, ownerId: string): Promise<{ role: Role } | null> =>
+      sql.get<{ role: Role }>("SELECT role FROM team_members WHERE team_id = ? AND owner_id = ?", [teamId, ownerId]),
     countOwners: async (teamId: string): Promise<number> =>
-      (await sql.get<{ n: number }>("SELECT count(*) AS n FROM team_members WHERE team_id = ? AND role = 'owner'", [
-        teamId,
-      ]))!.n,
+      (await sql.get<{ n: number }>(
+        "SELECT CAST(count(*) AS INTEGER) AS n FROM team_members WHERE team_id = ? AND role = 'owner'",
+        [teamId],
+      ))!.n,
     async setRole(teamId: string, ownerId: string, role: Role): Promise<void> {
       await sql.run("UPDATE team_members SET role = ? WHERE team_id = ? AND owner_id = ?", [role, teamId, ownerId]);
     },
