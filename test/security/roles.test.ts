@@ -210,13 +210,35 @@ async function snapshot(): Promise<Record<string, string[]>> {
   return rows;
 }
 
-/** Deleting routes: each allowed call gets a fresh object of the kind it deletes, made through the services. */
+let members = 0;
+/** A new editor of the fixture's team, for a call that changes or ends a membership. */
+async function freshMember(): Promise<string> {
+  const person = await server.services.owners.ensureOwner(`member${++members}@example.com`);
+  await server.exec(
+    "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, 'editor', ?)",
+    team,
+    person.id,
+    new Date().toISOString(),
+  );
+  return person.id;
+}
+
+/**
+ * Deleting routes, and those that change a membership: each allowed call gets a fresh object of
+ * the kind it changes, made through the services.
+ */
 const FRESH: Record<string, () => Promise<Record<string, string>>> = {
   "DELETE /api/v1/forms/:formId": async () => ({ formId: (await seedForm(server, OWNER, { name: "Doomed" })).id }),
   "DELETE /api/v1/forms/:formId/submissions/:submissionId": async () => ({
     submissionId: (await server.submit(ownerKey, ids.formId!, { email: "doomed@example.com" })).body.submissionId,
   }),
   "DELETE /api/v1/keys/:keyId": async () => ({ keyId: (await seedKey(server, OWNER, { name: "doomed" })).id }),
+  // A team of the owner's own: the personal team cannot be deleted.
+  "DELETE /api/v1/teams/:teamId": async () => ({
+    teamId: (await server.services.teams.createTeam(OPERATOR, { name: "Doomed", owner: OWNER })).id,
+  }),
+  "DELETE /api/v1/teams/:teamId/members/:ownerId": async () => ({ ownerId: await freshMember() }),
+  "PATCH /api/v1/teams/:teamId/members/:ownerId": async () => ({ ownerId: await freshMember() }),
   "DELETE /api/v1/webhooks/:webhookId": async () => ({
     webhookId: (await server.services.webhooks.addWebhook(OPERATOR, ids.formId!, { url: "http://127.0.0.1:9/doomed" }))
       .id,

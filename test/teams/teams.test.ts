@@ -79,14 +79,13 @@ describe("POST /teams and GET /teams", () => {
     expect(await roleOf(made.body.id, boss)).toBe("owner");
   });
 
-  test("a key cannot make a team (403 KEY_SCOPE), and lists only its own team with its own role", async () => {
+  test("a key cannot make a team (401: it takes a session), and lists only its own team with its own role", async () => {
     const boss = await person("boss");
     const { team, key } = await teamWithForm(boss);
     const viewerKey = (await as(boss, "POST", "/keys", { teamId: team.id, role: "viewer" })).body.key;
     const refused = await as(key.key, "POST", "/teams", { name: "Mine" });
-    expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe("KEY_SCOPE");
-    expect(refused.body.error).toContain("teams are people's");
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe("UNAUTHORIZED");
     expect((await server.query("SELECT count(*) AS n FROM teams WHERE name = 'Mine'"))[0].n).toBe(0);
     expect((await as(viewerKey, "GET", "/teams")).body.map((t: any) => [t.id, t.role])).toEqual([[team.id, "viewer"]]);
   });
@@ -396,7 +395,7 @@ describe("the client library", () => {
       () => null,
       (e: FormsvcError) => [e.status, e.code],
     );
-    expect(scope).toEqual([403, "KEY_SCOPE"]);
+    expect(scope).toEqual([401, "UNAUTHORIZED"]);
   });
 });
 

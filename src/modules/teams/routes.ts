@@ -22,7 +22,7 @@ import type { TeamsService } from "./service";
 const SCOPE =
   "Needs a secret key of all the team's forms or a session (a publishable or bound key is refused with 403 KEY_SCOPE); a caller outside the team gets 403 FORBIDDEN, a role too low 403 ROLE_TOO_LOW.";
 const tags = ["Teams"];
-// Listing one's teams and making one ask no role in any team: they state the least right, which every member holds.
+// Listing one's teams asks no role in any team: it states the least right, which every member holds.
 const ANY_MEMBER = "forms.read";
 
 /** Teams, their members, their audit trail, and forms moving between them. Invitations are routes of their own. */
@@ -40,12 +40,13 @@ export function teamsRoutes(teams: TeamsService) {
       },
     })
     .post("/teams", async ({ body, principal }) => await teams.createTeam(principal, { name: body.name }), {
-      auth: secret(ANY_MEMBER),
+      // Teams are people's: a key acts in its one team and makes none.
+      auth: "session",
       body: TeamNameSchema,
       detail: {
         summary: "Create a team",
         description:
-          "A new team, of which the person logged in becomes the owner; forms, keys and members come later. Teams are people's: an API key, which acts in its one team, is refused with 403 KEY_SCOPE (formsvc teams create makes one from the command line).",
+          "A new team, of which the person logged in becomes the owner; forms, keys and members come later. Teams are people's: it takes a login session, not an API key, which acts in its one team (formsvc teams create makes one from the command line).",
         tags,
         responses: responses(
           { schema: TeamSchema, description: "the new team, the caller its owner" },

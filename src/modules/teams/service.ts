@@ -131,12 +131,9 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
         if (input.owner === undefined) throw new AppError("INVALID_PARAMETER", "name the team's owner (--owner EMAIL)");
         ownerId = (await owners.ensureOwner(input.owner)).id;
       } else {
-        if (actor.kind === "publishable") throw publishableScope();
-        if (isKey(actor))
-          throw new AppError(
-            "KEY_SCOPE",
-            "an API key acts in its one team and cannot make a team: teams are people's; log in, or run formsvc teams create",
-          );
+        // The route takes a session alone; a key acts in its one team and makes none.
+        if (isKey(actor) || actor.kind === "publishable")
+          throw new Error("teams are made by people: a session or the operator");
         ownerId = actor.ownerId;
       }
       const row = { id: newId("tm"), name, personal_of: null, created_at: isoTime(clock.now()) };
