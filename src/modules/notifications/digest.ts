@@ -62,7 +62,7 @@ export function createDigests(deps: {
         if (total === 0) continue;
         const readers = await readersOf(
           form,
-          await deps.members.readers(form.teamId, form.id),
+          (await deps.members.readers([form.id])).get(form.id)!,
           async (ownerId) => (await outbox.ownerReader(ownerId))?.timeZone ?? null,
         );
         if (!readers.length) continue;

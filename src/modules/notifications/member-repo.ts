@@ -15,27 +15,35 @@ export interface MemberReader {
 /** Each member's choice of a form's owner notification (`member_notifications`); no row is their role's default. */
 export function createMemberNotificationsRepo(sql: Sql) {
   return {
-    /** Every member of `teamId` with their choice for `formId` (or their role's default): one statement, asked once per form and batch. */
-    async readers(teamId: string, formId: string): Promise<MemberReader[]> {
+    /**
+     * Every member of each form's team with their choice for that form (or their role's default), by
+     * form id: one statement for all of a batch's forms.
+     */
+    async readers(formIds: string[]): Promise<Map<string, MemberReader[]>> {
       const rows = await sql.all<{
+        form_id: string;
         owner_id: string;
         email: string;
         time_zone: string;
         role: Role;
         notify: number | null;
       }>(
-        `SELECT m.owner_id, o.email, o.time_zone, m.role, n.notify FROM team_members m
+        `SELECT f.id AS form_id, m.owner_id, o.email, o.time_zone, m.role, n.notify FROM forms f
+         JOIN team_members m ON m.team_id = f.team_id
          JOIN owners o ON o.id = m.owner_id
-         LEFT JOIN member_notifications n ON n.form_id = ?2 AND n.owner_id = m.owner_id
-         WHERE m.team_id = ?1`,
-        [teamId, formId],
+         LEFT JOIN member_notifications n ON n.form_id = f.id AND n.owner_id = m.owner_id
+         WHERE f.id IN (SELECT value FROM json_each(?))`,
+        [JSON.stringify(formIds)],
       );
-      return rows.map((r) => ({
-        ownerId: r.owner_id,
-        email: r.email,
-        timeZone: r.time_zone,
-        notify: r.notify === null ? notifiedByDefault(r.role) : r.notify !== 0,
-      }));
+      const byForm = new Map<string, MemberReader[]>(formIds.map((id) => [id, []]));
+      for (const r of rows)
+        byForm.get(r.form_id)!.push({
+          ownerId: r.owner_id,
+          email: r.email,
+          timeZone: r.time_zone,
+          notify: r.notify === null ? notifiedByDefault(r.role) : r.notify !== 0,
+        });
+      return byForm;
     },
 
     /** The member's own choice for the form; null while they have made none. */

@@ -75,21 +75,23 @@ export async function readersOf(
 /**
  * The submit pipeline's writer of owner notifications: one outbox row per submission that asks for
  * an email and per reader (readersOf; each retried on its own: one inbox refusing does not resend
- * the others), inside the batch's transaction. A form's readers are read once per batch. A row is
+ * the others), inside the batch's transaction. The batch's forms' members are read in one statement. A row is
  * queued (and its retry horizon starts) now, also for a submission moved out of spam long after it arrived.
  */
 export const queueNotifications =
   (repo: OutboxRepo, members: MemberNotificationsRepo, clock: Clock, publicUrl: string) =>
   async (batch: NewSubmission[]): Promise<number> => {
     const messages: QueuedMessage[] = [];
+    const wanted = batch.filter(wantsNotification);
+    if (!wanted.length) return 0;
+    const membersOf = await members.readers([...new Set(wanted.map((s) => s.form.id))]);
     const readers = new Map<string, Reader[]>();
     const zoneOf = async (ownerId: string) => (await repo.ownerReader(ownerId))?.timeZone ?? null;
     let now: string | undefined;
-    for (const s of batch) {
-      if (!wantsNotification(s)) continue;
+    for (const s of wanted) {
       let formReaders = readers.get(s.form.id);
       if (!formReaders) {
-        formReaders = await readersOf(s.form, await members.readers(s.form.teamId, s.form.id), zoneOf);
+        formReaders = await readersOf(s.form, membersOf.get(s.form.id)!, zoneOf);
         readers.set(s.form.id, formReaders);
       }
       if (!formReaders.length) continue;
