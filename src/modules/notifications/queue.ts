@@ -75,8 +75,9 @@ export async function readersOf(
 /**
  * The submit pipeline's writer of owner notifications: one outbox row per submission that asks for
  * an email and per reader (readersOf; each retried on its own: one inbox refusing does not resend
- * the others), inside the batch's transaction. The batch's forms' members are read in one statement. A row is
- * queued (and its retry horizon starts) now, also for a submission moved out of spam long after it arrived.
+ * the others), inside the batch's transaction. The members of all the batch's forms are read in one
+ * statement, which keeps the submit path's cost where it was. A row is queued (and its retry horizon
+ * starts) now, also for a submission moved out of spam long after it arrived.
  */
 export const queueNotifications =
   (repo: OutboxRepo, members: MemberNotificationsRepo, clock: Clock, publicUrl: string) =>
