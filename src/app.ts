@@ -186,7 +186,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         .use(analyticsRoutes(services.analytics))
         .use(spamRoutes(services.spam))
         .use(webhooksRoutes(services.webhooks))
-        .use(notificationRoutes(services.notifications))
+        .use(notificationRoutes(services.notifications, services.memberNotifications))
         .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") })),
     );
 }

@@ -34,6 +34,8 @@ import { createSmtpMailer } from "./modules/outbox/mailer";
 import { queueNotifications } from "./modules/notifications/queue";
 import { createDigests } from "./modules/notifications/digest";
 import { createDigestRepo } from "./modules/notifications/digest-repo";
+import { createMemberNotificationsRepo } from "./modules/notifications/member-repo";
+import { createMemberNotifications } from "./modules/notifications/members";
 import { createNotificationPreview } from "./modules/notifications/preview";
 import { createOutboxRepo } from "./modules/outbox/repo";
 import { createOutboxService } from "./modules/outbox/service";
@@ -107,7 +109,7 @@ export function submitStages(
     // What goes out for an inbox submission, as outbox rows: owner notification emails, autoresponses,
     // waitlist confirmation emails (double opt-in), webhook deliveries.
     queues: [
-      queueNotifications(outbox, clock, publicUrl),
+      queueNotifications(outbox, createMemberNotificationsRepo(sql), clock, publicUrl),
       queueAutoresponses(outbox, clock),
       queueConfirmations(createConfirmationsRepo(sql), forms, outbox, clock),
       queueWebhooks(forms, outbox, clock),
@@ -314,9 +316,11 @@ export async function createServices(deps: Deps) {
     mailer?.close();
     sender.close();
   };
+  const memberNotificationsRepo = createMemberNotificationsRepo(sql);
   const digests = createDigests({
     repo: digestRepo,
     outbox: outboxRepo,
+    members: memberNotificationsRepo,
     dailyForms: formsRepo.listDailyDigestForms,
     atomically,
     clock,
@@ -331,6 +335,8 @@ export async function createServices(deps: Deps) {
     clock,
     link: fileLink,
   });
+  // Each member's choice of a form's owner notification, which the queues above read.
+  const memberNotifications = createMemberNotifications({ repo: memberNotificationsRepo, formFor: forms.formFor });
   const lifecycle = createSubmissionLifecycle({
     repo: submissionsRepo,
     forms,
@@ -408,6 +414,7 @@ export async function createServices(deps: Deps) {
     confirmations,
     digests,
     notifications,
+    memberNotifications,
     spam,
     audit,
     /** Folds PostgreSQL's counter and rollup deltas into their rows (db/postgres/deltas.ts); nothing on SQLite. Resolves with the forms folded. */

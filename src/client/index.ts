@@ -21,6 +21,8 @@ import type {
   FormUpdateRequest,
   KeyCreateRequest,
   LoginRequest,
+  MemberNotification,
+  MemberNotificationRequest,
   ResetAccepted,
   ResetConfirmRequest,
   ResetRequest,
@@ -92,7 +94,7 @@ export class FormsvcError extends Error {
 }
 
 interface Call {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
@@ -409,6 +411,28 @@ export class FormsvcClient {
         path: `/forms/${encodeURIComponent(formId)}/notification-preview`,
         body,
         // It changes nothing: safe to send again.
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  /** Whether the form's owner notification comes to the session's member (and their role's default); a session only. */
+  myNotification(formId: string, options?: CallOptions): Promise<MemberNotification> {
+    return this.request(
+      { method: "GET", path: `/forms/${encodeURIComponent(formId)}/notifications/me`, idempotent: true },
+      options,
+    );
+  }
+
+  /** Chooses whether the form's owner notification comes to the session's member; a session only. */
+  setMyNotification(formId: string, notify: boolean, options?: CallOptions): Promise<MemberNotification> {
+    return this.request(
+      {
+        method: "PUT",
+        path: `/forms/${encodeURIComponent(formId)}/notifications/me`,
+        body: { notify } satisfies MemberNotificationRequest,
+        // The same choice again changes nothing more.
         idempotent: true,
       },
       options,

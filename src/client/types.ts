@@ -301,6 +301,17 @@ export interface NotificationPreviewRequest {
   template?: { subject: string; text: string } | null;
 }
 
+/** Whether a form's owner notification comes to the session's member (`myNotification`, `setMyNotification`). */
+export interface MemberNotification {
+  notify: boolean;
+  /** What their role gives until they choose: true for owners and admins. */
+  default: boolean;
+}
+
+export interface MemberNotificationRequest {
+  notify: boolean;
+}
+
 export interface SubmissionList {
   submissions: Submission[];
   nextCursor: string | null;

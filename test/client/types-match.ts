@@ -14,7 +14,12 @@ import type {
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { AuditEvent } from "../../src/modules/audit/model";
 import type { MemberRoleBody, MoveFormBody, Team, TeamMember, TeamNameBody } from "../../src/modules/teams/model";
-import type { NotificationPreviewBody, NotificationPreviewSchema } from "../../src/modules/notifications/routes";
+import type {
+  MemberNotificationBody,
+  MemberNotificationSchema,
+  NotificationPreviewBody,
+  NotificationPreviewSchema,
+} from "../../src/modules/notifications/routes";
 import type { FilterStatusJson } from "../../src/modules/spam/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
 import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
@@ -55,6 +60,8 @@ export type Checks = [
   Assert<Equal<Client.SubmissionDetail, SubmissionDetailJson>>,
   Assert<Equal<Client.NotificationPreview, Static<typeof NotificationPreviewSchema>>>,
   Assert<Equal<Client.NotificationPreviewRequest, Static<typeof NotificationPreviewBody>>>,
+  Assert<Equal<Client.MemberNotification, Static<typeof MemberNotificationSchema>>>,
+  Assert<Equal<Client.MemberNotificationRequest, Static<typeof MemberNotificationBody>>>,
   Assert<Equal<Client.SpamFilterStatus, FilterStatusJson>>,
   Assert<Equal<Client.Account, AccountJson>>,
   Assert<Equal<Client.AccountUpdateRequest, Static<typeof AccountPatchSchema>>>,

@@ -143,7 +143,7 @@ describe("the daily digest", () => {
     expect(html).not.toContain("x".repeat(201));
   });
 
-  test("a digest goes to the form's confirmed recipients, under its sender name", async () => {
+  test("a digest goes to the form's confirmed recipients (and the team's owner, who has not chosen otherwise), under its sender name", async () => {
     const { smtp, s, clock, key, daily } = await setup();
     await s.send("PATCH", `/forms/${daily}`, key, { recipients: ["team@example.com"], fromName: "Acme forms" });
     const [confirmation] = await smtp.waitFor(1);
@@ -153,8 +153,10 @@ describe("the daily digest", () => {
     clock.set("2026-03-02T08:00:00Z");
     await s.jobs.run(JOB);
     await drained(s);
-    const digest = smtp.messages[1]!;
-    expect((digest.to as { text: string }).text).toBe("team@example.com");
+    const to = (m: (typeof smtp.messages)[number]) => (m.to as { text: string }).text;
+    // Two digests, sent side by side: in either order.
+    expect(smtp.messages.slice(1).map(to).sort()).toEqual(["owner@example.com", "team@example.com"]);
+    const digest = smtp.messages.slice(1).find((m) => to(m) === "team@example.com")!;
     expect(digest.from!.value[0]!.name).toBe("Acme forms");
     expect(digest.subject).toBe("Daily <b>: 1 new submission on 2026-03-01");
   });

@@ -60,6 +60,11 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/teams$/,
     why: "session only (teams are people's): no key is accepted, so every key case is a 401 (test/teams/teams.test.ts)",
   },
+  ...["GET", "PUT"].map((method) => ({
+    method,
+    path: /^\/api\/v1\/forms\/:formId\/notifications\/me$/,
+    why: "session only (a member's own choice; a key is no person): every key case is a 401 (test/email/member-notifications.test.ts)",
+  })),
   { method: "GET", path: /^\/api\/v1\/openapi\.json$/, why: "the public API document" },
   { method: "GET", path: /^\/docs(\/|$)/, why: "the docs page and its assets, public" },
   {

@@ -73,6 +73,22 @@ export const steps: Step[] = [
   ) STRICT, WITHOUT ROWID`,
   `INSERT INTO teams (id, name, personal_of, created_at) SELECT ${PERSONAL("id")}, email, id, created_at FROM owners`,
   `INSERT INTO team_members (team_id, owner_id, role, created_at) SELECT ${PERSONAL("id")}, id, 'owner', created_at FROM owners`,
+  // An owner whose form's notifications went to confirmed recipients that leave them out heard nothing;
+  // as that team's owner they would hear by default from now on, so they are kept out by a choice.
+  {
+    sqlite: [
+      `INSERT INTO member_notifications (form_id, owner_id, notify)
+       SELECT f.id, f.owner_id, 0 FROM forms f JOIN owners o ON o.id = f.owner_id
+       WHERE EXISTS (SELECT 1 FROM json_each(f.recipients) r WHERE json_extract(r.value, '$.confirmed') = 1)
+         AND NOT EXISTS (SELECT 1 FROM json_each(f.recipients) r WHERE json_extract(r.value, '$.email') = o.email)`,
+    ],
+    postgres: [
+      `INSERT INTO member_notifications (form_id, owner_id, notify)
+       SELECT f.id, f.owner_id, 0 FROM forms f JOIN owners o ON o.id = f.owner_id
+       WHERE EXISTS (SELECT 1 FROM json_array_elements(CAST(f.recipients AS json)) r WHERE r ->> 'confirmed' = 'true')
+         AND NOT EXISTS (SELECT 1 FROM json_array_elements(CAST(f.recipients AS json)) r WHERE r ->> 'email' = o.email)`,
+    ],
+  },
 
   "ALTER TABLE forms ADD COLUMN team_id TEXT REFERENCES teams(id)",
   `UPDATE forms SET team_id = ${PERSONAL("owner_id")}`,

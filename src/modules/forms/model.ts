@@ -109,7 +109,7 @@ export interface Form {
   errorUrl: string | null;
   /** The colour of its pages for people, `#rrggbb`; null = formsvc's blue. */
   accentColor: string | null;
-  /** Who gets the owner notification besides (or instead of) the owner; [] = the owner alone. */
+  /** Who gets the owner notification besides the team's members who want it (notifications/queue.ts `readersOf`). */
   recipients: Recipient[];
   /** The owner notification's own subject and text (Mustache); null = formsvc's email. */
   notificationTemplate: NotificationTemplate | null;

@@ -59,7 +59,7 @@ export const SETTING_HELP = {
   accentColor:
     "The colour of the form's hosted page, thank-you page and error page (links, buttons, focus rings), as #rrggbb; null is formsvc's blue.",
   recipients:
-    "Who gets the owner notification, up to 10 addresses; each but yours gets a confirmation link first and nothing until it is opened. Without any, you alone.",
+    "Who gets the owner notification besides the team's members who want it (each chooses; until then owners and admins do), up to 10 addresses; each but yours gets a confirmation link first and nothing until it is opened.",
   notificationTemplate:
     "The owner notification's subject and text in Mustache: {{form.name}}, {{submission.id}}, {{field}}, {{#fields}}{{name}}: {{value}}{{/fields}}; its HTML part is the text, escaped. A page's _subject wins over the subject. Without it, formsvc's email.",
   fromName: "The sender's display name on the owner notification.",

@@ -8,7 +8,8 @@ import type { Form } from "../forms/model";
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRepo, OutboxRow } from "../outbox/repo";
 import type { DigestRepo, DigestSubmission } from "./digest-repo";
-import { dashboardLink, labelsOf, recipientsOf, type FieldLabels } from "./queue";
+import type { MemberNotificationsRepo } from "./member-repo";
+import { dashboardLink, labelsOf, readersOf, type FieldLabels } from "./queue";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -28,18 +29,19 @@ export interface DigestPayload {
     labels: FieldLabels;
   };
   fromName: string | null;
-  /** The IANA zone the owner reads times in (left out by earlier versions: UTC). */
+  /** The IANA zone its reader reads times in (left out by earlier versions: UTC). */
   timeZone?: string;
 }
 
 /**
  * The daily digest (`notifyMode: daily`): for each such form that wants owner email and had
- * non-spam submissions on a UTC day, one outbox row per recipient (as each-mode's), queued with
+ * non-spam submissions on a UTC day, one outbox row per reader (as each-mode's: readersOf), queued with
  * the (form, day) mark in one transaction, so a second run or another instance queues nothing.
  */
 export function createDigests(deps: {
   repo: DigestRepo;
   outbox: OutboxRepo;
+  members: MemberNotificationsRepo;
   dailyForms: () => Promise<Form[]>;
   atomically: <T>(fn: () => Promise<T>) => Promise<T>;
   clock: Clock;
@@ -58,30 +60,31 @@ export function createDigests(deps: {
         if (!form.emailEnabled || !form.developerNotifications) continue;
         const { ids, total } = await repo.submissionsBetween(form.id, from, to);
         if (total === 0) continue;
-        const owner = await outbox.ownerReader(form.ownerId);
-        const recipients = recipientsOf(form, owner?.email);
-        if (!recipients.length) continue;
-        const payload: DigestPayload = {
-          digest: { day, total, ids, inbox: dashboardLink(deps.publicUrl, form.id), labels: labelsOf(form) },
-          fromName: form.fromName,
-          timeZone: owner?.timeZone ?? "UTC",
-        };
+        const readers = await readersOf(
+          form,
+          (await deps.members.readers([form.id])).get(form.id)!,
+          async (ownerId) => (await outbox.ownerReader(ownerId))?.timeZone ?? null,
+        );
+        if (!readers.length) continue;
+        const digest = { day, total, ids, inbox: dashboardLink(deps.publicUrl, form.id), labels: labelsOf(form) };
         const now = isoTime(clock.now());
         queued += await deps.atomically(async () => {
           if (!(await repo.take(form.id, day, total, now))) return 0;
-          for (const recipient of recipients)
+          for (const { email, timeZone } of readers) {
+            const payload: DigestPayload = { digest, fromName: form.fromName, timeZone };
             await outbox.insert({
               kind: "digest",
               formId: form.id,
               submissionId: null,
-              recipient,
+              recipient: email,
               formName: form.name,
               data: "{}",
               payload: JSON.stringify(payload),
               submittedAt: from,
               createdAt: now,
             });
-          return recipients.length;
+          }
+          return readers.length;
         });
       }
       if (queued) deps.sendSoon(queued);

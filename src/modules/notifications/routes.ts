@@ -1,8 +1,9 @@
 import { Elysia, t } from "elysia";
-import { requestContext, secret } from "../../http/context";
+import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { FormIdParams, UnknownField } from "../../http/schemas";
 import { FormPatchSchema } from "../forms/settings";
+import type { MemberNotifications } from "./members";
 import type { NotificationPreviews } from "./preview";
 
 export const NotificationPreviewSchema = t.Object({
@@ -22,8 +23,28 @@ export const NotificationPreviewBody = t.Object(
   { additionalProperties: UnknownField },
 );
 
-/** `POST /forms/{formId}/notification-preview`: the owner notification as it would be sent, for the dashboard's settings page. */
-export function notificationRoutes(previews: NotificationPreviews) {
+export const MemberNotificationSchema = t.Object({
+  notify: t.Boolean({ description: "whether the form's owner notification (or daily digest) comes to the caller" }),
+  default: t.Boolean({
+    description:
+      "what the caller's role gives until they choose: true for owners and admins, false for editors and viewers",
+  }),
+});
+
+export const MemberNotificationBody = t.Object(
+  { notify: t.Boolean({ description: "true: the owner notification comes to the caller; false: it does not" }) },
+  { additionalProperties: UnknownField },
+);
+
+// Said by both routes: who chooses, and what the choice leaves alone.
+const MEMBER_CHOICE =
+  "Each member of the form's team chooses for themselves, a viewer too (it needs only the right to read the form), with a login session: an API key is no person, and gets a 401. Until a member chooses, their role decides: owners and admins get the notification, editors and viewers do not. The form's `recipients` get it as before; an address that is both gets one email, with times in the member's time zone.";
+
+/**
+ * `POST /forms/{formId}/notification-preview`: the owner notification as it would be sent, for the
+ * dashboard's settings page; `GET|PUT /forms/{formId}/notifications/me`: the session's own choice of it.
+ */
+export function notificationRoutes(previews: NotificationPreviews, members: MemberNotifications) {
   return new Elysia({ name: "notification-routes" })
     .use(requestContext)
     .post(
@@ -41,6 +62,49 @@ export function notificationRoutes(previews: NotificationPreviews) {
           tags: ["Forms"],
           responses: responses(
             { schema: NotificationPreviewSchema, description: "the notification as it would be sent" },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
+        },
+      },
+    )
+    .get(
+      "/forms/:formId/notifications/me",
+      async ({ params, principal }) => await members.choiceOf(principal, params.formId),
+      {
+        auth: noBody("session"),
+        params: FormIdParams,
+        detail: {
+          summary: "Whether the owner notification comes to me",
+          description: `The session's member's choice for this form, and their role's default. ${MEMBER_CHOICE} A form of a team the caller is not in is a 403, as Get Form.`,
+          tags: ["Forms"],
+          responses: responses(
+            { schema: MemberNotificationSchema, description: "the caller's choice" },
+            400,
+            401,
+            403,
+            404,
+            429,
+          ),
+        },
+      },
+    )
+    .put(
+      "/forms/:formId/notifications/me",
+      async ({ params, body, principal }) => await members.choose(principal, params.formId, body.notify),
+      {
+        auth: "session",
+        params: FormIdParams,
+        body: MemberNotificationBody,
+        detail: {
+          summary: "Choose whether the owner notification comes to me",
+          description: `Keeps the session's member's choice for this form, from the next submission (and the next daily digest) on. ${MEMBER_CHOICE} Must carry the server's own Origin, else 403 CSRF.`,
+          tags: ["Forms"],
+          responses: responses(
+            { schema: MemberNotificationSchema, description: "the caller's choice, kept" },
             400,
             401,
             403,

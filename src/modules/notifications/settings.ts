@@ -145,12 +145,14 @@ export const RECIPIENTS = setting({
     flag: "--recipients <emails>",
     hint: "comma-separated",
     parse: (text) => text.split(",").filter((v) => v.trim() !== ""),
-    no: { help: "notify the owner alone again", value: [] },
+    no: { help: "list no addresses: only the team's members who want it hear", value: [] },
   },
   show: {
     label: "recipients",
     text: (v) =>
-      v.length ? v.map((r) => `${r.email}${r.confirmed ? "" : " (waiting for confirmation)"}`).join(", ") : "the owner",
+      v.length
+        ? v.map((r) => `${r.email}${r.confirmed ? "" : " (waiting for confirmation)"}`).join(", ")
+        : "none (the team's members who want it)",
   },
 });
 
