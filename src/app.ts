@@ -25,6 +25,7 @@ import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
 import { filesRoutes } from "./modules/files/routes";
+import { invitationPageRoutes, invitationRoutes } from "./modules/teams/invitation-routes";
 import type { Services } from "./services";
 
 export interface AppDeps {
@@ -112,6 +113,11 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     // Asked of the app, as socketAddress is; a request handled without a server (app.handle) has no connection to time.
     idleTimeout: (request, seconds) => app.server?.timeout(request, seconds),
   });
+  const invitationOptions = {
+    secureCookie: config.publicUrl.startsWith("https:"),
+    sessionMaxAgeSeconds: services.accounts.sessionMaxAgeSeconds,
+    smtpConfigured: services.accounts.smtpConfigured,
+  };
   const dropIn = createDropIn({
     forms: services.forms,
     submissions: services.submissions,
@@ -153,6 +159,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(dashboardPage())
     .use(widgetRoutes())
     .use(confirmationRoutes(services.confirmations))
+    .use(invitationPageRoutes(services.invitations, invitationOptions))
     .use(hostedPageRoutes(services))
     .use(dropIn.routes)
     .use(
@@ -185,7 +192,8 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         .use(spamRoutes(services.spam))
         .use(webhooksRoutes(services.webhooks))
         .use(notificationRoutes(services.notifications))
-        .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") })),
+        .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") }))
+        .use(invitationRoutes(services.invitations, invitationOptions)),
     );
 }
 

@@ -15,6 +15,7 @@ import { backupCommand, backupsCommand, restoreCommand } from "./backup";
 import { copyToCommand } from "./copy-to";
 import { spamCommand } from "./spam";
 import { webhooksCommand } from "./webhooks";
+import { inviteCommand } from "./teams-invite";
 import { invocation } from "./hints";
 
 /** The `formsvc` command line: one noun per file, each calling the same services as the HTTP API. */
@@ -45,6 +46,8 @@ export function buildProgram(): Command {
     outboxCommand(),
     mailCommand(),
     auditCommand(),
+    // Until src/cli/teams.ts (list, create, members, role, remove) takes invite in.
+    new Command("teams").description("teams and their members").addCommand(inviteCommand()),
     helpCommand(),
   ])
     program.addCommand(cmd);

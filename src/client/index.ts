@@ -18,6 +18,11 @@ import type {
   FormList,
   FormListItem,
   FormUpdateRequest,
+  CreatedInvitation,
+  Invitation,
+  InvitationAccepted,
+  InvitationAcceptRequest,
+  InvitationCreateRequest,
   KeyCreateRequest,
   LoginRequest,
   ResetAccepted,
@@ -331,6 +336,39 @@ export class FormsvcClient {
   /** Revokes a key of the owner: every later request with it is refused (401). */
   revokeKey(keyId: string, options?: CallOptions): Promise<RevokedKey> {
     return this.request({ method: "DELETE", path: `/keys/${encodeURIComponent(keyId)}`, idempotent: false }, options);
+  }
+
+  /** Invites a person to a team with a role: one email with a link that works once, for 7 days (needs members.manage). */
+  inviteMember(teamId: string, body: InvitationCreateRequest, options?: CallOptions): Promise<CreatedInvitation> {
+    return this.request(
+      { method: "POST", path: `/teams/${encodeURIComponent(teamId)}/invitations`, body, idempotent: false },
+      options,
+    );
+  }
+
+  /** The team's invitations not yet accepted nor expired, oldest first. */
+  listInvitations(teamId: string, options?: CallOptions): Promise<Invitation[]> {
+    return this.request(
+      { method: "GET", path: `/teams/${encodeURIComponent(teamId)}/invitations`, idempotent: true },
+      options,
+    );
+  }
+
+  /** Withdraws a pending invitation: its link stops working. */
+  async cancelInvitation(teamId: string, invitationId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      {
+        method: "DELETE",
+        path: `/teams/${encodeURIComponent(teamId)}/invitations/${encodeURIComponent(invitationId)}`,
+        idempotent: false,
+      },
+      options,
+    );
+  }
+
+  /** Accepts an invitation with its link's token: with the invited person's session, their password, or a new one (which makes their account and logs them in). */
+  acceptInvitation(body: InvitationAcceptRequest, options?: CallOptions): Promise<InvitationAccepted> {
+    return this.request({ method: "POST", path: "/invitations/accept", body, idempotent: false }, options);
   }
 
   /** One submission of a form, inbox or spam, with the folder it is in. */

@@ -12,6 +12,13 @@ import type {
   SetupBody,
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
+import type {
+  CreatedInvitationJson,
+  InvitationAcceptBody,
+  InvitationAcceptedJson,
+  InvitationCreateBody,
+  InvitationJson,
+} from "../../src/modules/teams/invitation-model";
 import type { NotificationPreviewBody, NotificationPreviewSchema } from "../../src/modules/notifications/routes";
 import type { FilterStatusJson } from "../../src/modules/spam/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
@@ -61,6 +68,11 @@ export type Checks = [
   Assert<Equal<Client.ResetRequest, ResetBody>>,
   Assert<Equal<Client.ResetAccepted, ResetAcceptedJson>>,
   Assert<Equal<Client.ResetConfirmRequest, ResetConfirmBody>>,
+  Assert<Equal<Client.Invitation, InvitationJson>>,
+  Assert<Equal<Client.CreatedInvitation, CreatedInvitationJson>>,
+  Assert<Equal<Client.InvitationCreateRequest, InvitationCreateBody>>,
+  Assert<Equal<Client.InvitationAcceptRequest, InvitationAcceptBody>>,
+  Assert<Equal<Client.InvitationAccepted, InvitationAcceptedJson>>,
 ];
 
 // A response that breaks the contract does not type-check.

@@ -15,6 +15,9 @@ export const AUDIT_ACTIONS = [
   "submissions.expired",
   "owner.login",
   "spam.reset",
+  "member.invited",
+  "member.joined",
+  "invitation.cancelled",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
