@@ -1,11 +1,10 @@
 import { t, type Static } from "elysia";
 import { EMAIL_PATTERN } from "../../lib/email";
-import { ROLES, type Role } from "../../lib/rights";
+import { OneOf } from "../../http/schemas";
+import { ROLES } from "../../lib/rights";
 
 const timestamp = (description: string) => t.String({ format: "date-time", description });
-const RoleSchema = t.Unsafe<Role>({
-  type: "string",
-  enum: [...ROLES],
+const RoleSchema = OneOf(ROLES, "role must be viewer, editor, admin or owner", {
   description: "the role the person gets in the team: viewer, editor, admin or owner",
 });
 
