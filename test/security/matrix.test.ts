@@ -84,6 +84,21 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/files\/:fileId$/,
     why: "a signed download link from a notification or webhook: the signature is the credential (test/files)",
   },
+  {
+    method: "GET",
+    path: /^\/invitations\/:token$/,
+    why: "an invitation's link: the token is the credential, and the page changes nothing (test/teams/invitations.test.ts)",
+  },
+  {
+    method: "POST",
+    path: /^\/invitations\/:token$/,
+    why: "the invitation page's form: the token is the credential, with the invited person's session or password, or a new password; its CSRF check and refusals are in test/teams/invitations.test.ts",
+  },
+  {
+    method: "POST",
+    path: /^\/api\/v1\/invitations\/accept$/,
+    why: "takes no key: an invitation link's token, with the invited person's session or password (test/teams/invitations.test.ts)",
+  },
   { method: "GET", path: /^\/healthz$/, why: "the load balancer's probe, public by design" },
   {
     method: "GET",
@@ -166,6 +181,7 @@ const VALID_BODY: Record<string, () => unknown> = {
   "POST /api/v1/forms": () => ({ name: "New" }),
   "POST /api/v1/forms/submit": () => ({ formId: ids.formId, data: {} }),
   "POST /api/v1/forms/:formId/webhooks": () => ({ url: "http://127.0.0.1:9/other" }),
+  "POST /api/v1/teams/:teamId/invitations": () => ({ email: "new@example.com", role: "viewer" }),
 };
 const validBody = (r: Route) => JSON.stringify(VALID_BODY[label(r)]?.() ?? {});
 

@@ -77,6 +77,7 @@ export function invitationRoutes(invitations: InvitationsService, opts: Options)
             400,
             401,
             403,
+            404,
             429,
           ),
         },
