@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
 import { personalTeamId } from "../../src/lib/rights";
 import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { launchBrowser, screenshot } from "../helpers/browser";
+import { cliJsonAsync, runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { until } from "../helpers/receiver";
 import { freePort, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 
@@ -118,7 +119,7 @@ describe("invitations", () => {
     expect(head.status).toBe(200);
     const page = await fetch(link);
     expect(page.status).toBe(200);
-    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
     const html = await page.text();
     expect(html).toContain("Join ada@example.com");
     expect(html).toContain("<strong>viewer</strong>");
@@ -291,5 +292,77 @@ describe("invitations", () => {
       { action: "member.invited" },
       { action: "invitation.cancelled" },
     ]);
+  });
+});
+
+describe("formsvc teams invite", () => {
+  test("queues the email as the API does, or with --print-link prints the link and emails nothing", async () => {
+    const { server, team } = await setUp();
+    const env = { FORMSVC_PUBLIC_URL: server.url };
+    const printed = await cliJsonAsync(
+      ["teams", "invite", team, "Grace@example.com", "--role", "editor", "--print-link"],
+      { db: server.db, env },
+    );
+    expect(printed).toMatchObject({ teamId: team, email: "grace@example.com", role: "editor", invitedBy: "cli" });
+    expect(printed.link).toMatch(new RegExp(`^${server.url}/invitations/fsi_[A-Za-z0-9_-]+$`));
+    expect(await server.query("SELECT recipient FROM outbox WHERE kind = 'invitation'")).toEqual([]);
+    const token = printed.link.split("/").pop();
+    const joined = await acceptJson(server, { token, password: PASSWORD });
+    expect([joined.status, joined.body.role]).toEqual([200, "editor"]);
+
+    const queued = await runCliAsync(["teams", "invite", team, "hal@example.com", "--role", "viewer"], {
+      db: server.db,
+      env,
+    });
+    expect(queued.code).toBe(0);
+    expect(queued.stdout).toMatch(/invitation: +inv_/);
+    // The command's own environment has no SMTP server: it says so, and how to do without.
+    expect(queued.stdout).toContain("no SMTP server is set (FORMSVC_SMTP_URL)");
+    expect(queued.stdout).toContain("--print-link");
+    expect(await server.query("SELECT recipient FROM outbox WHERE kind = 'invitation'")).toEqual([
+      { recipient: "hal@example.com" },
+    ]);
+
+    const badRole = await runCliAsync(["teams", "invite", team, "ivy@example.com", "--role", "boss"], {
+      db: server.db,
+      env,
+    });
+    expect(badRole.code).not.toBe(0);
+    expect(badRole.stderr).toContain("--role must be one of viewer, editor, admin, owner");
+    const noTeam = await runCliAsync(["teams", "invite", "tm_none", "ivy@example.com", "--role", "viewer"], {
+      db: server.db,
+      env,
+    });
+    expect(noTeam.code).not.toBe(0);
+    expect(noTeam.stderr).toContain("no team tm_none");
+    expect(await server.query("SELECT email FROM invitations WHERE email = 'ivy@example.com'")).toEqual([]);
+  });
+});
+
+describe("the invitation page in a browser", () => {
+  test("a person without an account chooses a password and lands in the team, logged in", async () => {
+    const { smtp, server, ada, team } = await setUp();
+    const browser = await launchBrowser();
+    open.push(browser);
+    expect((await invite(server, team, { key: ada.key }, { email: "jo@example.com", role: "editor" })).status).toBe(
+      200,
+    );
+    const { link } = await linkIn(smtp, 0);
+    const { page, errors } = await browser.newPage({ locale: "en-GB" });
+    await page.goto(link);
+    await page.getByRole("heading", { name: "Join ada@example.com" }).waitFor();
+    await page.getByLabel("Choose a password").fill(PASSWORD);
+    await screenshot(page, "invitation");
+    await page.getByRole("button", { name: "Create my account and join" }).click();
+    await page.getByRole("heading", { name: "You joined ada@example.com" }).waitFor();
+    await screenshot(page, "invitation-accepted");
+    expect(errors).toEqual([]);
+    const cookies = await page.context().cookies();
+    expect(cookies.map((c) => c.name)).toContain("formsvc_session");
+    const role = await server.query(
+      "SELECT m.role FROM team_members m JOIN owners o ON o.id = m.owner_id WHERE m.team_id = ? AND o.email = 'jo@example.com'",
+      team,
+    );
+    expect(role).toEqual([{ role: "editor" }]);
   });
 });

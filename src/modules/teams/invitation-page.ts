@@ -5,7 +5,6 @@ import type { InvitationAcceptedJson } from "./invitation-model";
 import type { OpenInvitation } from "./invitations";
 
 const esc = (v: string) => escapeHtml(v);
-const teamName = (name: string) => `<p class="form-name">${esc(name)}</p>`;
 const notice = (error: string | undefined) => (error ? `<p class="notice" role="alert">${esc(error)}</p>` : "");
 
 /** The address, shown and sent with the form, so that a password manager files the password under it. */
@@ -44,7 +43,7 @@ export function invitationPage(inv: OpenInvitation, viewer: string | null, error
         ];
   return personPage(
     `Join ${inv.teamName}`,
-    `<section class="card">${teamName(inv.teamName)}<h1>Join ${esc(inv.teamName)}</h1>
+    `<section class="card"><p class="form-name">Invitation to a formsvc team</p><h1>Join ${esc(inv.teamName)}</h1>
 <p>${esc(from)} ${esc(inv.email)} to the team as <strong>${esc(inv.role)}</strong>.</p></section>
 <form method="post">${notice(error)}${fields}<button type="submit">${esc(button)}</button></form>`,
   );
@@ -54,7 +53,7 @@ export function invitationPage(inv: OpenInvitation, viewer: string | null, error
 export function acceptedPage(accepted: InvitationAcceptedJson): string {
   return personPage(
     `You joined ${accepted.teamName}`,
-    `<section class="card">${teamName(accepted.teamName)}<h1><span class="done" aria-hidden="true">✓</span> You joined ${esc(accepted.teamName)}</h1>
+    `<section class="card"><h1><span class="done" aria-hidden="true">✓</span> You joined ${esc(accepted.teamName)}</h1>
 <p>You are a member as <strong>${esc(accepted.role)}</strong>, logged in as ${esc(accepted.email)}.</p>
 <p><a href="/dashboard">Open the dashboard</a></p></section>`,
   );

@@ -143,12 +143,16 @@ export function invitationRoutes(invitations: InvitationsService, opts: Options)
     );
 }
 
-/** An HTML answer of the link's page; the token is in its URL, so never sent on as a Referer. */
+/**
+ * An HTML answer of the link's page. The token is in its URL, so it is never sent as a Referer to
+ * another site; to its own (`same-origin`, not `no-referrer`) the browser must still say where the
+ * form comes from: with no referrer at all, Chrome sends `Origin: null` and the CSRF check refuses it.
+ */
 function html(set: Context["set"], status: number, page: string): string {
   set.status = status;
   set.headers["content-type"] = "text/html; charset=utf-8";
   set.headers["content-security-policy"] = PAGE_CSP;
-  set.headers["referrer-policy"] = "no-referrer";
+  set.headers["referrer-policy"] = "same-origin";
   return page;
 }
 
