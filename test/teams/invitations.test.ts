@@ -194,6 +194,10 @@ describe("invitations", () => {
     expect((await postForm(server, link, { password: PASSWORD })).status).toBe(400);
     expect(await state(server)).toEqual(before);
     expect((await server.json(`/api/v1/teams/${team}/invitations`, { key: ada.key })).body).toEqual([]);
+    // The lapsed row only takes space: the hourly job forgets it.
+    expect(await server.query("SELECT email FROM invitations")).toEqual([{ email: "carol@example.com" }]);
+    await server.jobs.run("forget-lapsed-invitations");
+    expect(await server.query("SELECT email FROM invitations")).toEqual([]);
   });
 
   test("refuses to invite a member (409 ALREADY_MEMBER); a second invitation of a pending address replaces the first", async () => {

@@ -61,6 +61,8 @@ export function createInvitationsRepo(sql: Sql) {
          RETURNING ${COLUMNS}`,
         [tokenHash, now],
       ),
+    /** Forgets invitations whose link lapsed before `now`, accepted or not (the audit trail keeps what happened). */
+    deleteLapsed: (now: string): Promise<number> => sql.run("DELETE FROM invitations WHERE expires_at <= ?", [now]),
     /** The role in the team of the owner with this email, or null when they are no member. */
     roleOf: async (teamId: string, email: string): Promise<Role | null> =>
       (

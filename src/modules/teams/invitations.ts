@@ -173,6 +173,9 @@ export function createInvitationsService(d: InvitationsDeps) {
       return { invitation: toJson(row), token };
     },
 
+    /** Forgets invitations whose link has lapsed: they only take space, and name who was invited. */
+    forgetLapsed: (): Promise<number> => d.repo.deleteLapsed(now()),
+
     /** The team's invitations not yet accepted nor expired, oldest first; never a link. */
     async list(actor: Actor, teamId: string): Promise<InvitationJson[]> {
       await access(actor, teamId, "members.read");
@@ -231,6 +234,9 @@ export function createInvitationsService(d: InvitationsDeps) {
             const already = await d.repo.roleOf(row.team_id, row.email);
             if (already)
               throw new AppError("ALREADY_MEMBER", `${row.email} is a member of this team already (${already})`);
+            // Someone set this address's password meanwhile (a reset, the command line): it is theirs to log in with.
+            if (newHash && (await d.accounts.hasPassword(member.id)))
+              throw new AppError("UNAUTHORIZED", `${row.email} has a password now: log in as ${row.email} to accept`);
             if (newHash) await d.accounts.setPasswordHash(member.id, newHash);
             await d.insertMember({ teamId: row.team_id, ownerId: member.id, role: row.role, at: now() });
             const started = theirSession ? null : await d.accounts.openSession(member.id);
