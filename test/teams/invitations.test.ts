@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { FormsvcClient } from "../../src/client";
 import { fixedClock } from "../../src/lib/clock";
 import { personalTeamId } from "../../src/lib/rights";
 import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
@@ -296,6 +297,33 @@ describe("invitations", () => {
       { action: "member.invited" },
       { action: "invitation.cancelled" },
     ]);
+  });
+});
+
+describe("the client library", () => {
+  test("invites, lists, cancels, and accepts with the link's token", async () => {
+    const { smtp, server, ada, team } = await setUp();
+    const client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: ada.key, fetch: server.fetch });
+    const made = await client.inviteMember(team, { email: "kim@example.com", role: "viewer" });
+    const gone = await client.inviteMember(team, { email: "lou@example.com", role: "editor" });
+    expect((await client.listInvitations(team)).map((i) => i.email)).toEqual(["kim@example.com", "lou@example.com"]);
+    await client.cancelInvitation(team, gone.id);
+    expect((await client.listInvitations(team)).map((i) => i.id)).toEqual([made.id]);
+    const { token } = await linkIn(smtp, 0);
+    // The dashboard calls from the server's own page: the client sends what the page would.
+    const page = new FormsvcClient({
+      baseUrl: `${server.url}/api/v1`,
+      fetch: (url, init) => server.fetch(url, { ...init, headers: { ...init?.headers, origin: server.url } }),
+    });
+    expect(await page.acceptInvitation({ token, password: PASSWORD })).toEqual({
+      teamId: team,
+      teamName: "ada@example.com",
+      role: "viewer",
+      email: "kim@example.com",
+      passwordSet: true,
+    });
+    const refused = await page.acceptInvitation({ token, password: PASSWORD }).catch((e) => e);
+    expect([refused.status, refused.code]).toEqual([400, "INVALID_PARAMETER"]);
   });
 });
 
