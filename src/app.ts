@@ -26,6 +26,7 @@ import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
 import { teamsRoutes } from "./modules/teams/routes";
 import { filesRoutes } from "./modules/files/routes";
+import { invitationPageRoutes, invitationRoutes } from "./modules/teams/invitation-routes";
 import type { Services } from "./services";
 
 export interface AppDeps {
@@ -113,6 +114,11 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     // Asked of the app, as socketAddress is; a request handled without a server (app.handle) has no connection to time.
     idleTimeout: (request, seconds) => app.server?.timeout(request, seconds),
   });
+  const invitationOptions = {
+    secureCookie: config.publicUrl.startsWith("https:"),
+    sessionMaxAgeSeconds: services.accounts.sessionMaxAgeSeconds,
+    smtpConfigured: services.accounts.smtpConfigured,
+  };
   const dropIn = createDropIn({
     forms: services.forms,
     submissions: services.submissions,
@@ -154,6 +160,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(dashboardPage())
     .use(widgetRoutes())
     .use(confirmationRoutes(services.confirmations))
+    .use(invitationPageRoutes(services.invitations, invitationOptions))
     .use(hostedPageRoutes(services))
     .use(dropIn.routes)
     .use(
@@ -187,7 +194,8 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         .use(spamRoutes(services.spam))
         .use(webhooksRoutes(services.webhooks))
         .use(notificationRoutes(services.notifications, services.memberNotifications))
-        .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") })),
+        .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") }))
+        .use(invitationRoutes(services.invitations, invitationOptions)),
     );
 }
 

@@ -47,6 +47,8 @@ import { createOwnersRepo } from "./modules/owners/repo";
 import { createOwnersService } from "./modules/owners/service";
 import { createTeamsRepo } from "./modules/teams/repo";
 import { createTeamsService } from "./modules/teams/service";
+import { createInvitationsRepo } from "./modules/teams/invitations-repo";
+import { createInvitationsService } from "./modules/teams/invitations";
 import { createFilterRepo } from "./modules/spam/filter-repo";
 import { createSpamRepo } from "./modules/spam/repo";
 import { createSpamService } from "./modules/spam/service";
@@ -218,7 +220,7 @@ export async function createServices(deps: Deps) {
       ...(mailer
         ? []
         : [
-            "FORMSVC_SMTP_URL is not set: owner notifications, autoresponses, confirmation and password reset emails are queued and will be sent once it is",
+            "FORMSVC_SMTP_URL is not set: owner notifications, autoresponses, confirmation, password reset and invitation emails are queued and will be sent once it is",
           ]),
       ...(config.publicUrl || !(await formsRepo.anyDoubleOptIn())
         ? []
@@ -228,7 +230,7 @@ export async function createServices(deps: Deps) {
       ...(config.publicUrl
         ? []
         : [
-            "FORMSVC_PUBLIC_URL is not set: password reset emails are queued and will be sent once it is (their links start with it)",
+            "FORMSVC_PUBLIC_URL is not set: password reset and invitation emails are queued and will be sent once it is (their links start with it)",
           ]),
     ],
   });
@@ -263,6 +265,19 @@ export async function createServices(deps: Deps) {
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
     smtpConfigured: mailer !== null,
     rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
+  });
+  const invitations = createInvitationsService({
+    repo: createInvitationsRepo(sql),
+    teamExists: async (id) => (await teamsRepo.findTeam(id)) !== null,
+    teamName: async (id) => (await teamsRepo.findTeam(id))?.name ?? id,
+    insertMember: teamsRepo.insertMember,
+    owners,
+    accounts,
+    audit,
+    outbox: outboxRepo,
+    sendSoon: () => outbox.afterCommit({ queued: 1 }),
+    atomically,
+    clock,
   });
 
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
@@ -399,6 +414,7 @@ export async function createServices(deps: Deps) {
   return {
     owners,
     accounts,
+    invitations,
     backups,
     keys,
     forms,

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { inviteCommand } from "./teams-invite";
 import { AppError } from "../lib/errors";
 import { OPERATOR } from "../lib/principal";
 import { ROLES, type Role } from "../lib/rights";
@@ -34,8 +35,10 @@ export function teamsCommand(): Command {
       `${me} teams members tm_…`,
       `${me} teams role tm_… admin --owner colleague@example.com`,
       `${me} teams remove tm_… --owner colleague@example.com`,
+      `${me} teams invite tm_… colleague@example.com --role editor`,
     ]),
   );
+  teams.addCommand(inviteCommand());
 
   teams
     .command("list")

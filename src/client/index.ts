@@ -11,6 +11,11 @@ import type {
   AnalyticsQuery,
   ApiKey,
   AuditEvent,
+  CreatedInvitation,
+  Invitation,
+  InvitationAccepted,
+  InvitationAcceptRequest,
+  InvitationCreateRequest,
   CreatedKey,
   Deleted,
   ExportFormat,
@@ -392,6 +397,39 @@ export class FormsvcClient {
       { method: "GET", path: `${this.teamPath(teamId)}/audit`, query: { ...query }, idempotent: true },
       options,
     );
+  }
+
+  /** Invites a person to a team with a role: one email with a link that works once, for 7 days (needs members.manage). */
+  inviteMember(teamId: string, body: InvitationCreateRequest, options?: CallOptions): Promise<CreatedInvitation> {
+    return this.request(
+      { method: "POST", path: `/teams/${encodeURIComponent(teamId)}/invitations`, body, idempotent: false },
+      options,
+    );
+  }
+
+  /** The team's invitations not yet accepted nor expired, oldest first. */
+  listInvitations(teamId: string, options?: CallOptions): Promise<Invitation[]> {
+    return this.request(
+      { method: "GET", path: `/teams/${encodeURIComponent(teamId)}/invitations`, idempotent: true },
+      options,
+    );
+  }
+
+  /** Withdraws a pending invitation: its link stops working. */
+  async cancelInvitation(teamId: string, invitationId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      {
+        method: "DELETE",
+        path: `/teams/${encodeURIComponent(teamId)}/invitations/${encodeURIComponent(invitationId)}`,
+        idempotent: false,
+      },
+      options,
+    );
+  }
+
+  /** Accepts an invitation with its link's token: with the invited person's session, their password, or a new one (which makes their account and logs them in). */
+  acceptInvitation(body: InvitationAcceptRequest, options?: CallOptions): Promise<InvitationAccepted> {
+    return this.request({ method: "POST", path: "/invitations/accept", body, idempotent: false }, options);
   }
 
   /** One submission of a form, inbox or spam, with the folder it is in. */

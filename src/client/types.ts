@@ -222,6 +222,43 @@ export interface RevokedKey {
   revokedAt: string | null;
 }
 
+/** A team's invitation not yet accepted: never its link. */
+export interface Invitation {
+  id: string;
+  teamId: string;
+  email: string;
+  role: Role;
+  /** The email of the member who invited, or `cli`. */
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** `inviteMember`'s answer: the invitation, and whether its email goes out now (else it waits for FORMSVC_SMTP_URL). */
+export interface CreatedInvitation extends Invitation {
+  smtpConfigured: boolean;
+}
+
+export interface InvitationCreateRequest {
+  email: string;
+  role: Role;
+}
+
+/** The emailed link's token; a password unless the call carries the invited person's session. */
+export interface InvitationAcceptRequest {
+  token: string;
+  password?: string;
+}
+
+export interface InvitationAccepted {
+  teamId: string;
+  teamName: string;
+  role: Role;
+  email: string;
+  /** The password was set here (the person had no account with one). */
+  passwordSet: boolean;
+}
+
 /** Where a submission is after `markSpam` / `markNotSpam`; `moved` is false when it already was there. */
 export interface MovedSubmission {
   id: string;
@@ -503,7 +540,10 @@ export interface AuditEvent {
     | "team.renamed"
     | "team.deleted"
     | "member.role"
-    | "member.removed";
+    | "member.removed"
+    | "member.invited"
+    | "member.joined"
+    | "invitation.cancelled";
   objectId: string | null;
   detail: Record<string, string | number | boolean | null | string[]> | null;
 }

@@ -41,6 +41,11 @@ export function createJobs(services: Services, { tallyDeltas = false }: Partial<
       run: async () => void (await services.accounts.forgetLapsedResets()),
     },
     {
+      name: "forget-lapsed-invitations",
+      schedule: "0 11 * * * *",
+      run: async () => void (await services.invitations.forgetLapsed()),
+    },
+    {
       name: "expire-retained-submissions",
       // Hourly, although retention counts days: a server down or restarted at a daily hour would skip a day.
       schedule: "0 17 * * * *",

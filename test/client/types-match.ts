@@ -20,6 +20,13 @@ import type {
   NotificationPreviewBody,
   NotificationPreviewSchema,
 } from "../../src/modules/notifications/routes";
+import type {
+  CreatedInvitationJson,
+  InvitationAcceptBody,
+  InvitationAcceptedJson,
+  InvitationCreateBody,
+  InvitationJson,
+} from "../../src/modules/teams/invitation-model";
 import type { FilterStatusJson } from "../../src/modules/spam/model";
 import type { CreatedWebhookJson, DeliveryJson, WebhookJson } from "../../src/modules/webhooks/model";
 import type { DeletedJson, FormListJson, UsersJoinedJson } from "../../src/modules/forms/model";
@@ -76,6 +83,11 @@ export type Checks = [
   Assert<Equal<{ role: Client.Role }, MemberRoleBody>>,
   Assert<Equal<{ teamId: string }, MoveFormBody>>,
   Assert<Equal<Client.AuditEvent, AuditEvent>>,
+  Assert<Equal<Client.Invitation, InvitationJson>>,
+  Assert<Equal<Client.CreatedInvitation, CreatedInvitationJson>>,
+  Assert<Equal<Client.InvitationCreateRequest, InvitationCreateBody>>,
+  Assert<Equal<Client.InvitationAcceptRequest, InvitationAcceptBody>>,
+  Assert<Equal<Client.InvitationAccepted, InvitationAcceptedJson>>,
 ];
 
 // A response that breaks the contract does not type-check.

@@ -109,6 +109,21 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/files\/:fileId$/,
     why: "a signed download link from a notification or webhook: the signature is the credential (test/files)",
   },
+  {
+    method: "GET",
+    path: /^\/invitations\/:token$/,
+    why: "an invitation's link: the token is the credential, and the page changes nothing (test/teams/invitations.test.ts)",
+  },
+  {
+    method: "POST",
+    path: /^\/invitations\/:token$/,
+    why: "the invitation page's form: the token is the credential, with the invited person's session or password, or a new password; its CSRF check and refusals are in test/teams/invitations.test.ts",
+  },
+  {
+    method: "POST",
+    path: /^\/api\/v1\/invitations\/accept$/,
+    why: "takes no key: an invitation link's token, with the invited person's session or password (test/teams/invitations.test.ts)",
+  },
   { method: "GET", path: /^\/healthz$/, why: "the load balancer's probe, public by design" },
   {
     method: "GET",

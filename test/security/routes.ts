@@ -47,6 +47,7 @@ const VALID_BODY: Record<string, (ids: Record<string, string>) => unknown> = {
   "POST /api/v1/teams": () => ({ name: "New" }),
   "PATCH /api/v1/teams/:teamId": () => ({ name: "Renamed" }),
   "PATCH /api/v1/teams/:teamId/members/:ownerId": () => ({ role: "viewer" }),
+  "POST /api/v1/teams/:teamId/invitations": () => ({ email: "new@example.com", role: "viewer" }),
 };
 
 /** A JSON body each operation would take, so that only the case under test is wrong ({} where none is listed). */

@@ -7,7 +7,7 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./password";
 const SmtpConfigured = () =>
   t.Boolean({
     description:
-      "whether FORMSVC_SMTP_URL is set; while it is not, every email (notifications, recipient confirmations, autoresponses, password resets) is queued and sent only once it is set and the server restarted",
+      "whether FORMSVC_SMTP_URL is set; while it is not, every email (notifications, recipient confirmations, autoresponses, password resets, invitations) is queued and sent only once it is set and the server restarted",
   });
 
 const TimeZone = () =>

@@ -126,13 +126,15 @@ export function createAccountsService({
     team: personalTeamId(ownerId),
   });
 
-  /** Opens a session for the owner: its token (only the hash is stored), and the login's line in the audit trail. */
-  async function startSession(ownerId: string): Promise<string> {
+  /** Opens a session for the owner: its token (only the hash is stored) and the session as a caller, and the login's line in the audit trail. */
+  async function startSession(ownerId: string): Promise<{ token: string; principal: Principal }> {
     const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
     const session = { id: newId("ses"), ownerId, tokenHash: hashToken(token), createdAt: isoTime(clock.now()) };
+    let principal: Principal;
     try {
       await retryWhileBusy(() => repo.insertSession(session), WRITE_WAIT_MS);
-      const actor = await sessionPrincipal(session.id, ownerId);
+      principal = await sessionPrincipal(session.id, ownerId);
+      const actor = principal;
       await retryWhileBusy(() => audit.record(actor, actor.team, "owner.login", session.id), WRITE_WAIT_MS);
     } catch (e) {
       if (e instanceof DatabaseBusyError)
@@ -145,7 +147,43 @@ export function createAccountsService({
         );
       throw e;
     }
-    return token;
+    return { token, principal };
+  }
+
+  /**
+   * The owner whose email and password these are, with login's throttles: a wrong email and a wrong
+   * password get the same 401 after the same work (an unknown email is checked against a dummy hash).
+   * Five failures for one email within 15 minutes, or twenty from one address, make further attempts
+   * a 429 until the oldest leaves the window; every attempt is counted as it starts, so parallel
+   * guesses cannot pass the limit.
+   */
+  async function checkPassword(input: { email: string; password: string }, address: string): Promise<Credentials> {
+    const email = validEmail(input.email);
+    const byEmail = await retryWhileBusy(() => failuresByEmail.attempt(email), WRITE_WAIT_MS);
+    if (!byEmail.allowed) throw throttled(byEmail.retryAfter, "for this email");
+    const byAddress = await retryWhileBusy(() => failuresByAddress.attempt(address), WRITE_WAIT_MS);
+    if (!byAddress.allowed) {
+      await retryWhileBusy(() => failuresByEmail.forgive(byEmail.id), WRITE_WAIT_MS);
+      throw throttled(byAddress.retryAfter, "from this address");
+    }
+    const credentials = await repo.findCredentialsByEmail(email);
+    const matches = await verifyPassword(input.password, credentials?.passwordHash ?? DUMMY_HASH);
+    if (!matches || !credentials?.passwordHash) throw new AppError("UNAUTHORIZED", "wrong email or password");
+    await retryWhileBusy(
+      () => Promise.all([failuresByEmail.clear(email), failuresByAddress.forgive(byAddress.id)]),
+      WRITE_WAIT_MS,
+    );
+
+    if (isOutdated(credentials.passwordHash)) {
+      const rehashed = await hashPassword(input.password);
+      try {
+        await repo.updatePasswordHash(credentials.ownerId, rehashed);
+      } catch (e) {
+        // The old hash still works: a database locked by another process only delays the upgrade.
+        if (!isDatabaseBusy(e)) throw e;
+      }
+    }
+    return credentials;
   }
 
   return {
@@ -172,45 +210,33 @@ export function createAccountsService({
       return { owner: owner.email, ownerCreated: !existing, sessionsEnded };
     },
 
-    /**
-     * Checks the email and password and opens a session; `address` is the client's rate-limit
-     * address. A wrong email and a wrong password get the same 401 after the same work (an
-     * unknown email is checked against a dummy hash). Five failures for one email within 15
-     * minutes, or twenty from one address, make further attempts a 429 until the oldest leaves
-     * the window; every attempt is counted as it starts, so parallel guesses cannot pass the limit.
-     */
+    /** Checks the email and password (checkPassword: its throttles) and opens a session; `address` is the client's rate-limit address. */
     async login(
       input: { email: string; password: string },
       address: string,
     ): Promise<{ account: Account; token: string }> {
-      const email = validEmail(input.email);
-      const byEmail = await retryWhileBusy(() => failuresByEmail.attempt(email), WRITE_WAIT_MS);
-      if (!byEmail.allowed) throw throttled(byEmail.retryAfter, "for this email");
-      const byAddress = await retryWhileBusy(() => failuresByAddress.attempt(address), WRITE_WAIT_MS);
-      if (!byAddress.allowed) {
-        await retryWhileBusy(() => failuresByEmail.forgive(byEmail.id), WRITE_WAIT_MS);
-        throw throttled(byAddress.retryAfter, "from this address");
-      }
-      const credentials = await repo.findCredentialsByEmail(email);
-      const matches = await verifyPassword(input.password, credentials?.passwordHash ?? DUMMY_HASH);
-      if (!matches || !credentials?.passwordHash) throw new AppError("UNAUTHORIZED", "wrong email or password");
-      await retryWhileBusy(
-        () => Promise.all([failuresByEmail.clear(email), failuresByAddress.forgive(byAddress.id)]),
-        WRITE_WAIT_MS,
-      );
-
-      if (isOutdated(credentials.passwordHash)) {
-        const rehashed = await hashPassword(input.password);
-        try {
-          await repo.updatePasswordHash(credentials.ownerId, rehashed);
-        } catch (e) {
-          // The old hash still works: a database locked by another process only delays the upgrade.
-          if (!isDatabaseBusy(e)) throw e;
-        }
-      }
-      const token = await startSession(credentials.ownerId);
+      const credentials = await checkPassword(input, address);
+      const { token } = await startSession(credentials.ownerId);
       return { account: toAccount(credentials), token };
     },
+
+    /** The owner with this email and password (checkPassword: login's throttles, a 401 when wrong), without a session. */
+    checkPassword: async (
+      input: { email: string; password: string },
+      address: string,
+    ): Promise<{ ownerId: string }> => ({
+      ownerId: (await checkPassword(input, address)).ownerId,
+    }),
+
+    /** Whether the owner has a password (one made by `init --owner` or an invitation not yet accepted has none). */
+    hasPassword: async (ownerId: string): Promise<boolean> => !!(await repo.findCredentialsById(ownerId))?.passwordHash,
+
+    /** Stores a password hashed beforehand (password.ts, outside any transaction: hashing is slow) and ends the owner's sessions. */
+    setPasswordHash: (ownerId: string, hash: string): Promise<number> =>
+      repo.replacePassword(ownerId, hash, isoTime(clock.now())),
+
+    /** Opens a session for an owner who proved who they are another way (an invitation's link): as login's, with its audit line. */
+    openSession: startSession,
 
     /**
      * A new first-run setup link's token while no owner has a password (null once one has): valid
@@ -275,7 +301,7 @@ export function createAccountsService({
         );
       }
       const credentials = (await repo.findCredentialsById(ownerId))!;
-      return { account: toAccount(credentials), token: await startSession(ownerId) };
+      return { account: toAccount(credentials), token: (await startSession(ownerId)).token };
     },
 
     /**

@@ -21,6 +21,9 @@ export const AUDIT_ACTIONS = [
   "team.deleted",
   "member.role",
   "member.removed",
+  "member.invited",
+  "member.joined",
+  "invitation.cancelled",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

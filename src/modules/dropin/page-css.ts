@@ -19,6 +19,7 @@ main { max-width: 36rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: 0.5rem 0 0.5rem; }
 .card { background: var(--card); border-radius: 12px; padding: 1.25rem; box-shadow: 0 1px 4px #0003; border-top: 4px solid var(--accent); margin-top: 1rem; }
 .card > :last-child { margin-bottom: 0; }
+.card + form { margin-top: 1rem; }
 .done { display: inline-grid; place-items: center; width: 1.9rem; height: 1.9rem; border-radius: 50%; background: var(--accent); color: var(--accent-text); font-size: 1.1rem; vertical-align: 0.1rem; margin-right: 0.25rem; }
 .form-name { margin: 0; padding-left: 0.6rem; border-left: 4px solid var(--accent); color: var(--muted); font-weight: 600; }
 h2 { font-size: 1.1rem; margin: 0 0 0.5rem; }

@@ -6,6 +6,7 @@ import { renderAutoresponse } from "../notifications/autoresponse";
 import { renderDigestMail } from "../notifications/digest";
 import type { DigestSubmission } from "../notifications/digest-repo";
 import { renderNotification } from "../notifications/message";
+import { renderInvitation } from "../teams/invitation-message";
 import { mailRetry, type Channel } from "./channel";
 import { mailChannel, type Mailer } from "./mailer";
 import type { MailMessage } from "./message";
@@ -82,6 +83,14 @@ export const KINDS = {
   password_reset: {
     transport: "smtp",
     render: (row, d) => renderPasswordReset(row, d.publicUrl),
+    retry: "mail",
+    dueAtStart: true,
+    needsPublicUrl: true,
+    secretPayload: true,
+  },
+  invitation: {
+    transport: "smtp",
+    render: (row, d) => renderInvitation(row, d.publicUrl),
     retry: "mail",
     dueAtStart: true,
     needsPublicUrl: true,
