@@ -239,6 +239,15 @@ const FRESH: Record<string, () => Promise<Record<string, string>>> = {
   }),
   "DELETE /api/v1/teams/:teamId/members/:ownerId": async () => ({ ownerId: await freshMember() }),
   "PATCH /api/v1/teams/:teamId/members/:ownerId": async () => ({ ownerId: await freshMember() }),
+  "DELETE /api/v1/teams/:teamId/invitations/:invitationId": async () => {
+    const made = await server.services.invitations.invite(
+      OPERATOR,
+      team,
+      { email: `invited${++members}@example.com`, role: "viewer" },
+      { email: false },
+    );
+    return { invitationId: made.invitation.id };
+  },
   "DELETE /api/v1/webhooks/:webhookId": async () => ({
     webhookId: (await server.services.webhooks.addWebhook(OPERATOR, ids.formId!, { url: "http://127.0.0.1:9/doomed" }))
       .id,
