@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import type { KeyRole } from "../lib/rights";
 import { OPERATOR } from "../lib/principal";
 import { toKeyJson, toRevokedJson } from "../modules/keys/model";
 import { withServices } from "./context";
@@ -25,17 +26,31 @@ export function keysCommand(): Command {
       "--publishable",
       "a key for web pages (fpk_…): it may only submit and fetch challenges, rate limited per visitor",
     )
-    .option("--forms <ids>", "bind the key to these forms (comma-separated ids); default: all the owner's forms")
+    .option("--forms <ids>", "bind the key to these forms (comma-separated ids); default: all the forms of its team")
+    .option("--team <id>", "the team the key acts in (default: the owner's personal team)")
+    .option("--role <role>", "what the key may do in its team: viewer, editor or admin", "admin")
     .option("--json", "print only JSON")
     .addHelpText(
       "after",
       examples((me) => [
         `${me} keys create --owner you@example.com --name server`,
+        `${me} keys create --owner you@example.com --team tm_… --role viewer --name reports`,
         `${me} keys create --owner you@example.com --name website --publishable --forms frm_…,frm_…`,
       ]),
     )
     .action(
-      (opts: { owner: string; name: string; publishable?: boolean; forms?: string; json?: boolean }, cmd: Command) =>
+      (
+        opts: {
+          owner: string;
+          name: string;
+          publishable?: boolean;
+          forms?: string;
+          team?: string;
+          role: string;
+          json?: boolean;
+        },
+        cmd: Command,
+      ) =>
         withServices(cmd, async (s) => {
           const forms = opts.forms === undefined ? undefined : opts.forms.split(",").filter((id) => id.trim() !== "");
           const key = await s.keys.createKey(OPERATOR, {
@@ -43,6 +58,8 @@ export function keysCommand(): Command {
             name: opts.name,
             publishable: opts.publishable,
             forms,
+            teamId: opts.team,
+            role: opts.role as KeyRole,
           });
           const scope =
             key.kind === "publishable"
@@ -50,7 +67,7 @@ export function keysCommand(): Command {
               : "Secret: keep it on servers, never in a web page.";
           emit(!!opts.json, key, () =>
             [
-              `Created ${key.kind} API key "${key.name}" (${key.id}) for ${key.owner}${key.forms ? `, bound to ${key.forms.join(", ")}` : ""}:`,
+              `Created ${key.kind} API key "${key.name}" (${key.id}) for ${key.owner}, ${key.role} in team ${key.teamId}${key.forms ? `, bound to ${key.forms.join(", ")}` : ""}:`,
               "",
               `  ${key.key}`,
               "",

@@ -31,6 +31,25 @@ describe("formsvc keys", () => {
     expect(dump).not.toContain(key.key);
   });
 
+  test("create makes a key in a named team with a role, the owner's personal team and admin by default, and refuses an owner's role", async () => {
+    const personal = cliJson(["keys", "create", "--owner", "dev@example.com"], { db });
+    const dev = await readDatabase<{ id: string }>(db, "SELECT id FROM owners WHERE email = 'dev@example.com'");
+    expect([personal.teamId, personal.role]).toEqual([`tm_${dev[0]!.id.slice(4)}`, "admin"]);
+    const team = cliJson(["teams", "create", "Agency", "--owner", "dev@example.com"], { db });
+    const key = cliJson(["keys", "create", "--owner", "dev@example.com", "--team", team.id, "--role", "viewer"], {
+      db,
+    });
+    expect([key.teamId, key.role]).toEqual([team.id, "viewer"]);
+    const before = await readDatabase(db, "SELECT count(*) AS n FROM api_keys");
+    const owner = runCli(["keys", "create", "--owner", "dev@example.com", "--role", "owner"], { db });
+    expect(owner.code).not.toBe(0);
+    expect(owner.stderr).toContain("viewer, editor or admin");
+    const nowhere = runCli(["keys", "create", "--owner", "dev@example.com", "--team", "tm_nope"], { db });
+    expect(nowhere.code).not.toBe(0);
+    expect(nowhere.stderr).toContain("no team tm_nope");
+    expect(await readDatabase(db, "SELECT count(*) AS n FROM api_keys")).toEqual(before);
+  });
+
   test("list never shows a secret, and revoke marks the key inactive", () => {
     const key = cliJson(["keys", "create", "--owner", "dev@example.com"], { db });
     const listed = cliJson<any[]>(["keys", "list", "--owner", "dev@example.com"], { db });

@@ -10,7 +10,7 @@ import type { AuditService } from "../audit/service";
 import type { Owner } from "../owners/repo";
 import type { OwnersService } from "../owners/service";
 import { isOperator, requireOwnerScope, type Actor, type KeyKind, type Principal } from "../../lib/principal";
-import { authorize, personalTeamId, type KeyRole } from "../../lib/rights";
+import { authorize, KEY_ROLES, personalTeamId, type KeyRole } from "../../lib/rights";
 import type { CreatedKey } from "./model";
 import type { ApiKey, KeysRepo } from "./repo";
 
@@ -39,7 +39,11 @@ function checked(input: KeyInput): { name: string; kind: KeyKind; forms: string[
   const forms = input.forms === undefined ? null : [...new Set(input.forms.map((f) => f.trim()))];
   if (forms && (forms.length === 0 || forms.length > 100))
     throw new AppError("INVALID_PARAMETER", "bind a key to 1 to 100 forms, or leave --forms out for all of them");
-  return { name, kind: input.publishable ? "publishable" : "secret", forms, role: input.role ?? "admin" };
+  const role = input.role ?? "admin";
+  // The API's schema says so too; the command line's flag is checked here.
+  if (!KEY_ROLES.includes(role))
+    throw new AppError("INVALID_PARAMETER", "a key's role must be viewer, editor or admin");
+  return { name, kind: input.publishable ? "publishable" : "secret", forms, role };
 }
 
 /**
