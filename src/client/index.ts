@@ -23,6 +23,7 @@ import type {
   FormCreateRequest,
   FormList,
   FormListItem,
+  FormListQuery,
   FormUpdateRequest,
   KeyCreateRequest,
   LoginRequest,
@@ -193,13 +194,13 @@ export class FormsvcClient {
     return this.request({ method: "PATCH", path: "/auth/me", body, idempotent: true }, options);
   }
 
-  /** One page of the key owner's forms, newest first. */
-  listForms(query: PageQuery = {}, options?: CallOptions): Promise<FormList> {
+  /** One page of the caller's forms (of one team with `teamId`), newest first. */
+  listForms(query: FormListQuery = {}, options?: CallOptions): Promise<FormList> {
     return this.request({ method: "GET", path: "/forms/list", query: { ...query }, idempotent: true }, options);
   }
 
   /** Every form, following nextCursor with the same limit. */
-  allForms(query: Omit<PageQuery, "cursor"> = {}, options?: CallOptions): AsyncGenerator<FormListItem> {
+  allForms(query: Omit<FormListQuery, "cursor"> = {}, options?: CallOptions): AsyncGenerator<FormListItem> {
     return this.walk((cursor) =>
       this.listForms({ ...query, cursor }, options).then((p) => ({ items: p.forms, nextCursor: p.nextCursor })),
     );
@@ -330,9 +331,9 @@ export class FormsvcClient {
     return this.request({ method: "DELETE", path: `/forms/${encodeURIComponent(formId)}`, idempotent: false }, options);
   }
 
-  /** The owner's API keys, oldest first, revoked ones too; never a secret. */
-  listKeys(options?: CallOptions): Promise<ApiKey[]> {
-    return this.request({ method: "GET", path: "/keys", idempotent: true }, options);
+  /** A team's API keys (default: a key's own team, a session's personal team), oldest first, revoked ones too; never a secret. */
+  listKeys(query: { teamId?: string } = {}, options?: CallOptions): Promise<ApiKey[]> {
+    return this.request({ method: "GET", path: "/keys", query: { ...query }, idempotent: true }, options);
   }
 
   /** A new API key; its secret (`key`) is in this answer only. */
@@ -501,9 +502,9 @@ export class FormsvcClient {
     );
   }
 
-  /** What the owner's learning spam filter has learned from (every mark teaches it), and whether it files spam yet. */
-  spamFilter(options?: CallOptions): Promise<SpamFilterStatus> {
-    return this.request({ method: "GET", path: "/spam-filter", idempotent: true }, options);
+  /** What a team's learning spam filter has learned from (every mark teaches it), and whether it files spam yet. */
+  spamFilter(query: { teamId?: string } = {}, options?: CallOptions): Promise<SpamFilterStatus> {
+    return this.request({ method: "GET", path: "/spam-filter", query: { ...query }, idempotent: true }, options);
   }
 
   /**

@@ -393,6 +393,11 @@ export interface PageQuery {
   cursor?: string;
 }
 
+/** A page of forms: of one team (`teamId`), or of every team of the caller. */
+export interface FormListQuery extends PageQuery {
+  teamId?: string;
+}
+
 /** A page of a form's submissions: the inbox (default) or the spam folder. */
 export interface SubmissionQuery extends PageQuery {
   status?: "inbox" | "spam";
