@@ -8,9 +8,11 @@ import { KeysPage } from "./pages/keys";
 import { ForgotPage, ResetPage, SetupPage } from "./pages/first-run";
 import { LoginPage } from "./pages/login";
 import { SubmissionPage } from "./pages/submission";
+import { TeamPage } from "./pages/team";
 import { go, loginHref, route } from "./router";
 import { me } from "./session";
 import { PageTitle, Shell } from "./shell";
+import { loadTeams } from "./team";
 import { ErrorNote, Loading } from "./ui/bits";
 import { useLoad } from "./ui/load";
 
@@ -50,6 +52,22 @@ function Session() {
       </main>
     );
   if (!me.value) return atLogin ? r.parts[0] === "forgot" ? <ForgotPage /> : <LoginPage /> : null;
+  return <Teams />;
+}
+
+/** The logged-in person's teams, asked once per login: the header's switcher and every page's controls follow them. */
+function Teams() {
+  const [teams, retry] = useLoad(loadTeams, [me.value!.id]);
+  if (teams.state === "loading") return <Loading label="Opening the dashboard…" />;
+  if (teams.state === "failed")
+    return (
+      <main class="login" id="main">
+        <div class="login-card">
+          <h1>formsvc</h1>
+          <ErrorNote error={teams.error} retry={retry} />
+        </div>
+      </main>
+    );
   return <Page />;
 }
 
@@ -77,6 +95,12 @@ function Page() {
     return (
       <Shell title="Your account">
         <AccountPage />
+      </Shell>
+    );
+  if (section === "team")
+    return (
+      <Shell title="Team">
+        <TeamPage />
       </Shell>
     );
   if (section === "keys")

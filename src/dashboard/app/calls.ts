@@ -10,9 +10,14 @@ import type {
   FormListItem,
   FormType,
   FormUpdateRequest,
+  Invitation,
+  MemberNotification,
+  Role,
   SpamFilterStatus,
   Submission,
   SubmissionDetail,
+  Team,
+  TeamMember,
   Webhook,
   WebhookFormat,
 } from "../../client/index";
@@ -35,15 +40,29 @@ export const auth = {
 };
 
 export const forms = {
-  list: (cursor?: string) => client.listForms({ limit: 50, cursor }),
+  /** A page of one team's forms (every team's while the server has no teams). */
+  list: (cursor?: string, teamId?: string) => client.listForms({ limit: 50, cursor, teamId }),
   get: (id: string) => client.getForm(id),
   // The API leaves email off for a form it creates (scripts ask for what they want); a person creating
   // one in the dashboard expects to hear of its submissions.
-  create: (body: { name: string; formType: FormType; description?: string }) =>
+  create: (body: { name: string; formType: FormType; description?: string; teamId?: string }) =>
     client.createForm({ ...body, emailSettings: { enabled: true, developerNotificationsEnabled: true } }),
   update: (id: string, body: FormUpdateRequest) => client.updateForm(id, body),
   remove: (id: string) => client.deleteForm(id),
   analytics: (id: string, query: AnalyticsQuery): Promise<Analytics> => client.getAnalytics(id, query),
+};
+
+export const teams = {
+  list: (): Promise<Team[]> => client.listTeams(),
+  create: (name: string): Promise<Team> => client.createTeam({ name }),
+  rename: (id: string, name: string): Promise<Team> => client.updateTeam(id, { name }),
+  remove: (id: string) => client.deleteTeam(id),
+  members: (id: string): Promise<TeamMember[]> => client.listMembers(id),
+  setRole: (id: string, ownerId: string, role: Role) => client.setMemberRole(id, ownerId, role),
+  removeMember: (id: string, ownerId: string) => client.removeMember(id, ownerId),
+  invitations: (id: string): Promise<Invitation[]> => client.listInvitations(id),
+  invite: (id: string, email: string, role: Role) => client.inviteMember(id, { email, role }),
+  cancelInvitation: (id: string, invitationId: string) => client.cancelInvitation(id, invitationId),
 };
 
 export const submissions = {
@@ -56,20 +75,25 @@ export const submissions = {
   exportUrl: (formId: string, format: "csv" | "json") =>
     `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
   /** What the owner's spam filter has learned from the marks. */
-  spamFilter: (): Promise<SpamFilterStatus> => client.spamFilter(),
+  spamFilter: (teamId: string): Promise<SpamFilterStatus> => client.spamFilter({ teamId }),
 };
 
 export const notifications = {
   /** The owner notification as it would be sent; `template` not yet saved (null: formsvc's own email). */
   preview: (formId: string, template: { subject: string; text: string } | null) =>
     client.previewNotification(formId, { template }),
+  /** Whether the form's owner notification comes to the logged-in member. */
+  mine: (formId: string): Promise<MemberNotification> => client.myNotification(formId),
+  setMine: (formId: string, notify: boolean): Promise<MemberNotification> => client.setMyNotification(formId, notify),
 };
 
 export const keys = {
-  list: () => client.listKeys(),
-  create: (body: { name: string; kind: "secret" | "publishable"; forms: string[] | null }) =>
+  /** A team's keys (the session's personal team's without `teamId`). */
+  list: (teamId?: string) => client.listKeys({ teamId }),
+  create: (body: { name: string; kind: "secret" | "publishable"; forms: string[] | null; teamId?: string }) =>
     client.createKey({
       name: body.name,
+      teamId: body.teamId,
       ...(body.kind === "publishable" ? { publishable: true } : {}),
       ...(body.forms ? { forms: body.forms } : {}),
     }),
@@ -85,4 +109,15 @@ export const webhooks = {
   replay: (deliveryId: string): Promise<Delivery> => client.replayDelivery(deliveryId),
 };
 
-export type { Analytics, Form, FormListItem, SpamFilterStatus, Submission, SubmissionDetail };
+export type {
+  Analytics,
+  Form,
+  FormListItem,
+  Invitation,
+  Role,
+  SpamFilterStatus,
+  Submission,
+  SubmissionDetail,
+  Team,
+  TeamMember,
+};

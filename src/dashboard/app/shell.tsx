@@ -4,6 +4,7 @@ import { auth } from "./calls";
 import { act, announce, Announcer } from "./ui/bits";
 import { arrival, go, route } from "./router";
 import { loginNotice, me } from "./session";
+import { TeamSwitch } from "./team-switch";
 
 /**
  * The frame of every page after login: a skip link, the header with the places and the owner, the
@@ -33,14 +34,20 @@ export function Shell({ title, children }: { title?: string; children: Component
             </span>
             formsvc
           </a>
-          <nav aria-label="Main" class="mainnav">
-            <a href="#/forms" aria-current={section === "forms" ? "page" : undefined}>
-              Forms
-            </a>
-            <a href="#/keys" aria-current={section === "keys" ? "page" : undefined}>
-              API keys
-            </a>
-          </nav>
+          <div class="places">
+            <TeamSwitch />
+            <nav aria-label="Main" class="mainnav">
+              <a href="#/forms" aria-current={section === "forms" ? "page" : undefined}>
+                Forms
+              </a>
+              <a href="#/team" aria-current={section === "team" ? "page" : undefined}>
+                Team
+              </a>
+              <a href="#/keys" aria-current={section === "keys" ? "page" : undefined}>
+                API keys
+              </a>
+            </nav>
+          </div>
           <div class="account">
             <a
               class="account-link"

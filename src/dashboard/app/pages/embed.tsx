@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { keys, type FormDetails } from "../calls";
 import { dropinSnippet, formSnippet } from "../snippet";
 import { href } from "../router";
+import { may, onlyWho } from "../team";
 import { act, announce, CopyButton, ErrorNote, Loading } from "../ui/bits";
 import { useLoad } from "../ui/load";
 
@@ -78,8 +79,9 @@ export function EmbedTab({ form }: { form: FormDetails }) {
   // The remembered key, if the server still has it (it may have been revoked since).
   const [key, , setKey] = useLoad(async () => {
     const mine = remembered(form.id);
-    if (!mine) return mine;
-    const live = await keys.list();
+    // Only admins may list keys: others keep the one this browser remembers, and the server still checks it.
+    if (!mine || !may(form.teamId, "keys.manage")) return mine;
+    const live = await keys.list(form.teamId);
     if (live.some((k) => k.id === mine.id)) return mine;
     localStorage.removeItem(stored(form.id));
     return null;
@@ -128,6 +130,11 @@ export function EmbedTab({ form }: { form: FormDetails }) {
               <>
                 The snippet carries <code>{key.data.key}</code>, which can only submit to this form.
               </>
+            ) : !may(form.teamId, "keys.manage") ? (
+              <>
+                A page may carry it openly: it can only submit to this form.{" "}
+                {onlyWho(form.teamId, "keys.manage", "can create keys")}
+              </>
             ) : (
               <>
                 A page may carry it openly: it can only submit to this form.{" "}
@@ -143,6 +150,7 @@ export function EmbedTab({ form }: { form: FormDetails }) {
                         name: `${form.name} (website)`,
                         kind: "publishable",
                         forms: [form.id],
+                        teamId: form.teamId,
                       });
                       localStorage.setItem(stored(form.id), JSON.stringify({ id: created.id, key: created.key }));
                       setKey({ id: created.id, key: created.key });

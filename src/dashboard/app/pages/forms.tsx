@@ -5,6 +5,7 @@ import { FORM_TYPES, typeLabel } from "../form-types";
 import { formatDate, formatNumber, plural } from "../format";
 import { go, href } from "../router";
 import { PageTitle } from "../shell";
+import { currentTeam, may, myTeams, onlyWho } from "../team";
 import { Sparkline, type DayCount } from "../ui/charts";
 import { act, Dialog, ErrorNote, Show } from "../ui/bits";
 import { limiter } from "../ui/limit";
@@ -13,28 +14,31 @@ import { useLoad } from "../ui/load";
 // A row's extras (type, 30 days) come one request each: a handful at a time.
 const rowLoads = limiter(4);
 
-/** Every form of the owner, newest first, with its type, count and last 30 days. */
+/** Every form of the team the dashboard works in, newest first, with its type, count and last 30 days. */
 export function FormsPage() {
+  const team = currentTeam.value;
   const [list, reload] = useLoad(async () => {
     const all: FormListItem[] = [];
     let cursor: string | undefined;
     do {
-      const page = await forms.list(cursor);
+      const page = await forms.list(cursor, team?.id);
       all.push(...page.forms);
       cursor = page.nextCursor ?? undefined;
     } while (cursor && all.length < 500);
     return all;
-  }, []);
+  }, [team?.id]);
   const [creating, setCreating] = useState(false);
-  const createButton = (
+  const createButton = may(team?.id, "forms.create") ? (
     <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
       New form
     </button>
+  ) : (
+    <p class="muted small">{onlyWho(team?.id, "forms.create", "can create forms")}</p>
   );
   return (
     <>
       <div class="page-head">
-        <PageTitle>Forms</PageTitle>
+        <PageTitle sub={myTeams.value.length > 1 && team ? `In ${team.name}` : undefined}>Forms</PageTitle>
         {list.state === "ready" && list.data.length > 0 && createButton}
       </div>
       <Show value={list} retry={reload} label="Loading your forms…">
@@ -134,6 +138,7 @@ function CreateForm({ onClose }: { onClose: () => void }) {
               name: String(data.get("name")).trim(),
               formType: String(data.get("formType")) as FormType,
               description: String(data.get("description") ?? "").trim(),
+              teamId: currentTeam.value?.id,
             });
             go(href(["forms", created.id, "embed"]));
           } catch (err) {
@@ -142,6 +147,9 @@ function CreateForm({ onClose }: { onClose: () => void }) {
           }
         })}
       >
+        {myTeams.value.length > 1 && currentTeam.value && (
+          <p class="muted">It belongs to the team {currentTeam.value.name}.</p>
+        )}
         <label class="field">
           <span>Name</span>
           <input name="name" required maxLength={200} autoFocus />

@@ -2,22 +2,38 @@ import { useState } from "preact/hooks";
 import { forms, keys, type ApiKey, type CreatedKey, type FormListItem } from "../calls";
 import { formatDate } from "../format";
 import { PageTitle } from "../shell";
+import { currentTeam, may, myTeams, onlyWho } from "../team";
 import { act, announce, Confirm, CopyButton, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 
-/** The owner's API keys: list, create (the secret shown once), revoke. */
+/** The API keys of the team the dashboard works in: list, create (the secret shown once), revoke. */
 export function KeysPage() {
+  const team = currentTeam.value;
+  if (!may(team?.id, "keys.manage"))
+    return (
+      <>
+        <PageTitle sub={`The keys of ${team!.name}.`}>API keys</PageTitle>
+        <p class="note">{onlyWho(team?.id, "keys.manage", "can see and make its keys")}</p>
+      </>
+    );
+  return <TeamKeys teamId={team?.id} />;
+}
+
+function TeamKeys({ teamId }: { teamId: string | undefined }) {
   const [data, reload] = useLoad(async () => {
-    const [list, formPage] = await Promise.all([keys.list(), forms.list()]);
+    const [list, formPage] = await Promise.all([keys.list(teamId), forms.list(undefined, teamId)]);
     // Revoked keys stay listed by the API (for the record); here only those that still work.
     return { list: list.filter((k) => k.active !== false), forms: formPage.forms };
-  }, []);
+  }, [teamId]);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const teams = myTeams.value.length;
   return (
     <>
       <div class="page-head">
-        <PageTitle sub="Secret keys read and change everything you own: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.">
+        <PageTitle
+          sub={`${teams > 1 ? `The keys of ${currentTeam.value!.name}. ` : ""}Secret keys read and change everything you own: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.`}
+        >
           API keys
         </PageTitle>
         <button type="button" class="button button-primary" onClick={() => setCreating(true)}>
@@ -85,7 +101,7 @@ export function KeysPage() {
         }
       </Show>
       {creating && data.state === "ready" && (
-        <CreateKey forms={data.data.forms} onClose={() => setCreating(false)} onCreated={reload} />
+        <CreateKey forms={data.data.forms} teamId={teamId} onClose={() => setCreating(false)} onCreated={reload} />
       )}
       {revoking && (
         <Confirm
@@ -114,11 +130,14 @@ export function KeysPage() {
 /** Name, kind and forms of a new key; then its secret, this once, with a copy button. */
 export function CreateKey({
   forms: all,
+  teamId,
   onClose,
   onCreated,
   preset,
 }: {
   forms: FormListItem[];
+  /** The team it acts in (the session's personal team without one). */
+  teamId?: string;
   onClose: () => void;
   onCreated: (key: CreatedKey) => void;
   preset?: { kind: "publishable"; formId: string; name: string };
@@ -169,6 +188,7 @@ export function CreateKey({
               name: String(data.get("name")).trim(),
               kind,
               forms: scope === "all" ? null : bound,
+              teamId,
             });
             setCreated(key);
             onCreated(key);

@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { FormUpdateRequest } from "../../../client/index";
 import { FormsvcError } from "../api";
@@ -5,10 +6,12 @@ import { forms, type FormDetails } from "../calls";
 import { SettingControl } from "../controls";
 import { go, guardLeaving, href, route } from "../router";
 import { me } from "../session";
+import { may, onlyWho } from "../team";
 import { setAt, valueAt } from "../../../lib/dotted-path";
 import { CONTROLS, SECTIONS, type Draft } from "../setting-controls";
 import { act, announce, Confirm, ErrorNote, NoSmtpNote } from "../ui/bits";
 import { cleanFields, draftFields, type DraftField } from "./field-editor";
+import { MemberNotificationCard } from "./member-notification";
 import { NotificationPreview } from "./notification-preview";
 import { WebhooksSection } from "./webhooks";
 
@@ -90,6 +93,7 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
   const saved = draftOf(form);
   const unsaved = SECTIONS.filter((s) => KEYS_OF(s).some((k) => changed(draft, saved, k)));
   const asked = route.value.query.get("section");
+  const editable = may(form.teamId, "forms.edit");
 
   useEffect(() => {
     if (asked) document.getElementById(`settings-${asked}`)?.scrollIntoView();
@@ -136,32 +140,49 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
           </a>
         ))}
       </nav>
+      {!editable && (
+        <p class="note" role="note">
+          {onlyWho(form.teamId, "forms.edit", "can change a form's settings")}
+        </p>
+      )}
       <div class="settings">
         {SECTIONS.map((s) => (
-          <SettingsSection
-            key={s}
-            section={s}
-            form={form}
-            draft={draft}
-            saved={saved}
-            unsaved={unsaved.includes(s)}
-            set={(k, v) => setDraft((d) => ({ ...d, [k]: v }))}
-            onSaved={(updated) => sectionSaved(s, updated)}
-          />
+          <Fragment key={s}>
+            <SettingsSection
+              section={s}
+              form={form}
+              draft={draft}
+              saved={saved}
+              unsaved={unsaved.includes(s)}
+              editable={editable}
+              set={(k, v) => setDraft((d) => ({ ...d, [k]: v }))}
+              onSaved={(updated) => sectionSaved(s, updated)}
+            />
+            {s === "Email" && <MemberNotificationCard form={form} />}
+          </Fragment>
         ))}
       </div>
 
-      <WebhooksSection form={form} />
+      {may(form.teamId, "webhooks.manage") ? (
+        <WebhooksSection form={form} />
+      ) : (
+        <section class="card" aria-labelledby="webhooks-title">
+          <h3 id="webhooks-title">Webhooks</h3>
+          <p class="muted small">{onlyWho(form.teamId, "webhooks.manage", "can see and change webhooks")}</p>
+        </section>
+      )}
 
-      <section class="card danger" aria-labelledby="danger-title">
-        <h3 id="danger-title">Delete this form</h3>
-        <p class="muted">
-          The form and all its submissions are removed. Pages that post to it get an error from then on.
-        </p>
-        <button type="button" class="button button-danger" onClick={() => setDeleting(true)}>
-          Delete form…
-        </button>
-      </section>
+      {may(form.teamId, "forms.delete") && (
+        <section class="card danger" aria-labelledby="danger-title">
+          <h3 id="danger-title">Delete this form</h3>
+          <p class="muted">
+            The form and all its submissions are removed. Pages that post to it get an error from then on.
+          </p>
+          <button type="button" class="button button-danger" onClick={() => setDeleting(true)}>
+            Delete form…
+          </button>
+        </section>
+      )}
       {deleting && (
         <Confirm
           title={`Delete ${form.name}?`}
@@ -195,6 +216,7 @@ function SettingsSection({
   draft,
   saved,
   unsaved,
+  editable,
   set,
   onSaved,
 }: {
@@ -203,6 +225,8 @@ function SettingsSection({
   draft: Draft;
   saved: Draft;
   unsaved: boolean;
+  /** False for a role that may read the settings but not change them: the controls show, disabled. */
+  editable: boolean;
   set: (k: Key, v: unknown) => void;
   onSaved: (form: FormDetails) => void;
 }) {
@@ -251,7 +275,7 @@ function SettingsSection({
   if (shown.length === 0) return null;
   return (
     <form id={`settings-${id}`} class="settings-section" onSubmit={act(save)} aria-labelledby={`settings-${id}-title`}>
-      <fieldset class="card" data-unsaved={unsaved || undefined}>
+      <fieldset class="card" data-unsaved={unsaved || undefined} disabled={!editable}>
         <legend id={`settings-${id}-title`}>
           {section}
           {unsaved && <span class="badge badge-unsaved">Unsaved changes</span>}
@@ -277,15 +301,17 @@ function SettingsSection({
           />
         )}
         {error !== null && <ErrorNote error={error} />}
-        <div class="actions actions-save">
-          <button type="submit" class="button button-primary" disabled={busy || !unsaved}>
-            {busy ? "Saving…" : "Save"}
-            <span class="visually-hidden"> {section} settings</span>
-          </button>
-          <span class="save-state" role="status">
-            {done && !unsaved ? "Saved" : ""}
-          </span>
-        </div>
+        {editable && (
+          <div class="actions actions-save">
+            <button type="submit" class="button button-primary" disabled={busy || !unsaved}>
+              {busy ? "Saving…" : "Save"}
+              <span class="visually-hidden"> {section} settings</span>
+            </button>
+            <span class="save-state" role="status">
+              {done && !unsaved ? "Saved" : ""}
+            </span>
+          </div>
+        )}
       </fieldset>
     </form>
   );

@@ -5,6 +5,7 @@ import { downloadPath, filesOf, humanSize } from "../../../modules/files/refs";
 import { countryName, formatDateTime } from "../format";
 import { go, href } from "../router";
 import { PageTitle } from "../shell";
+import { may, onlyWho } from "../team";
 import { act, announce, Confirm, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 
@@ -187,8 +188,10 @@ export function SubmissionDetails({
 export function SubmissionPage({ formId, submissionId }: { formId: string; submissionId: string }) {
   const [form, reloadForm] = useLoad(() => forms.get(formId), [formId]);
   const [sub, reload, replace] = useLoad(() => submissions.get(formId, submissionId), [formId, submissionId]);
-  const [filter] = useLoad(() => submissions.spamFilter(), [sub]);
-  const filing = filter.state === "ready" && filter.data.filing;
+  // The form's team's filter: asked once the form says which team it is.
+  const teamId = form.state === "ready" ? form.data.teamId : null;
+  const [filter] = useLoad(async () => (teamId ? submissions.spamFilter(teamId) : null), [sub, teamId]);
+  const filing = filter.state === "ready" && filter.data?.filing === true;
   const inbox = href(["forms", formId, "submissions"]);
   return (
     <>
@@ -212,6 +215,7 @@ export function SubmissionPage({ formId, submissionId }: { formId: string; submi
               submission={s}
               filing={filing}
               fields={form.state === "ready" ? form.data.fields : null}
+              teamId={teamId}
               onMoved={replace}
               backTo={inbox}
             />
@@ -226,12 +230,15 @@ function SubmissionView({
   submission: s,
   filing,
   fields,
+  teamId,
   onMoved,
   backTo,
 }: {
   submission: SubmissionDetail;
   filing: boolean;
   fields: FormDetails["fields"];
+  /** The form's team; null until the form is read (the actions wait for it). */
+  teamId: string | null;
   onMoved: (s: SubmissionDetail) => void;
   backTo: string;
 }) {
@@ -266,14 +273,19 @@ function SubmissionView({
       <section class="card">
         <SubmissionDetails submission={s} filing={filing} fields={fields} />
         {error !== null && <ErrorNote error={error} />}
-        <div class="actions">
-          <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
-            Delete
-          </button>
-          <button type="button" class="button button-primary" disabled={busy} onClick={act(move)}>
-            {spam ? "Not spam" : "Mark as spam"}
-          </button>
-        </div>
+        {teamId !== null &&
+          (may(teamId, "submissions.edit") ? (
+            <div class="actions">
+              <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
+                Delete
+              </button>
+              <button type="button" class="button button-primary" disabled={busy} onClick={act(move)}>
+                {spam ? "Not spam" : "Mark as spam"}
+              </button>
+            </div>
+          ) : (
+            <p class="muted small">{onlyWho(teamId, "submissions.edit", "can mark or delete submissions")}</p>
+          ))}
       </section>
       {deleting && (
         <Confirm

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { submissions, type FormDetails, type SpamFilterStatus, type Submission } from "../calls";
 import { countryName, formatDateTime, formatNumber } from "../format";
 import { go, href } from "../router";
+import { may, onlyWho } from "../team";
 import { act, announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
 import { senderEmail } from "../../../lib/email";
@@ -29,7 +30,7 @@ export function SubmissionsTab({
   const stack = earlier.folder === folder ? earlier.cursors : [];
   const [page, reload] = useLoad(() => submissions.list(form.id, folder, cursor, PAGE_SIZE), [form.id, folder, cursor]);
   // Asked again with each page of submissions: a mark reloads the page, and teaches the filter.
-  const [filter] = useLoad((): Promise<SpamFilterStatus> => submissions.spamFilter(), [page]);
+  const [filter] = useLoad((): Promise<SpamFilterStatus> => submissions.spamFilter(form.teamId), [page]);
   const filing = filter.state === "ready" && filter.data.filing;
   const [open, setOpen] = useState<Submission | null>(null);
   const base = ["forms", form.id, "submissions"];
@@ -58,7 +59,7 @@ export function SubmissionsTab({
             Spam
           </a>
         </div>
-        {folder === "inbox" && (
+        {folder === "inbox" && may(form.teamId, "submissions.edit") && (
           <a class="button" href={submissions.exportUrl(form.id, "csv")} download>
             Export CSV
           </a>
@@ -156,6 +157,7 @@ export function SubmissionsTab({
           filing={filing}
           fields={form.fields}
           folder={folder}
+          teamId={form.teamId}
           onClose={() => setOpen(null)}
           onDone={(message) => {
             setOpen(null);
@@ -237,6 +239,7 @@ function SubmissionDialog({
   filing,
   fields,
   folder,
+  teamId,
   onClose,
   onDone,
 }: {
@@ -244,6 +247,7 @@ function SubmissionDialog({
   filing: boolean;
   fields: FormDetails["fields"];
   folder: Folder;
+  teamId: string;
   onClose: () => void;
   onDone: (message: string) => void;
 }) {
@@ -275,29 +279,33 @@ function SubmissionDialog({
         <a href={href(["forms", s.formId, "submissions", s.id])}>Open on its own page</a>
       </p>
       {error !== null && <ErrorNote error={error} />}
-      <div class="actions">
-        <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
-          Delete
-        </button>
-        <button
-          type="button"
-          class="button button-primary"
-          disabled={busy}
-          onClick={act(async () => {
-            setBusy(true);
-            setError(null);
-            try {
-              await submissions.move(s.formId, s.id, folder === "spam" ? "not-spam" : "spam");
-              onDone(folder === "spam" ? "Moved to the inbox" : "Moved to spam");
-            } catch (err) {
-              setError(err);
-              setBusy(false);
-            }
-          })}
-        >
-          {folder === "spam" ? "Not spam" : "Mark as spam"}
-        </button>
-      </div>
+      {may(teamId, "submissions.edit") ? (
+        <div class="actions">
+          <button type="button" class="button button-danger-quiet" onClick={() => setDeleting(true)}>
+            Delete
+          </button>
+          <button
+            type="button"
+            class="button button-primary"
+            disabled={busy}
+            onClick={act(async () => {
+              setBusy(true);
+              setError(null);
+              try {
+                await submissions.move(s.formId, s.id, folder === "spam" ? "not-spam" : "spam");
+                onDone(folder === "spam" ? "Moved to the inbox" : "Moved to spam");
+              } catch (err) {
+                setError(err);
+                setBusy(false);
+              }
+            })}
+          >
+            {folder === "spam" ? "Not spam" : "Mark as spam"}
+          </button>
+        </div>
+      ) : (
+        <p class="muted small">{onlyWho(teamId, "submissions.edit", "can mark or delete submissions")}</p>
+      )}
     </Dialog>
   );
 }
