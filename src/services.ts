@@ -170,22 +170,14 @@ export async function createServices(deps: Deps) {
     async (id) => (await teamsRepo.findTeam(id)) !== null,
     audit,
   );
-  const teams = createTeamsService({
-    repo: teamsRepo,
-    owners,
-    forms,
-    audit,
-    atomically,
-    clock,
-    teamDeleted: keys.forget,
-  });
   const { config } = deps;
   const filesSecret = await sql.get<{ value: string }>("SELECT value FROM settings WHERE key = 'files_secret'");
   if (!filesSecret) throw new Error("the settings row files_secret is missing; the database was not migrated");
   // One key for what a browser brings back signed: file download links, thank-you pages' back links.
   const links = createSigner(filesSecret.value);
+  const filesRepo = createFilesRepo(sql);
   const files = createFilesService({
-    repo: createFilesRepo(sql),
+    repo: filesRepo,
     store: openObjectStore(filesLocation(config), config),
     forms,
     clock,
@@ -253,6 +245,20 @@ export async function createServices(deps: Deps) {
     owners,
     atomically,
     audit,
+  });
+  const teams = createTeamsService({
+    repo: teamsRepo,
+    owners,
+    forms,
+    audit,
+    atomically,
+    clock,
+    keys,
+    // A form's files and what it taught its team's spam filter follow it to another team.
+    formMoving: async (form, teamId) => {
+      await filesRepo.moveFormFiles(form.id, teamId);
+      return await spam.filter.formMoving(form);
+    },
   });
   const accounts = createAccountsService({
     repo: createAccountsRepo(sql),

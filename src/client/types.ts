@@ -531,6 +531,7 @@ export interface AuditEvent {
   action:
     | "key.created"
     | "key.revoked"
+    | "key.role"
     | "form.created"
     | "form.updated"
     | "form.deleted"

@@ -412,3 +412,116 @@ describe("docs/api.md", () => {
     expect(rows).toEqual(Object.entries(RIGHTS).map(([right, least]) => [right, least, true]));
   });
 });
+
+describe("what a membership no longer gives, no key keeps", () => {
+  test("a removed admin's keys stop at once, and a demoted admin's keys fall to the new role", async () => {
+    const boss = await person("boss");
+    const { team } = await teamWithForm(boss);
+    const leaving = await person("leaving");
+    const demoted = await person("demoted");
+    await join(team.id, leaving, "admin");
+    await join(team.id, demoted, "admin");
+    const leavingKey = (await as(leaving, "POST", "/keys", { teamId: team.id })).body.key;
+    const demotedKey = (await as(demoted, "POST", "/keys", { teamId: team.id })).body.key;
+    const bossKey = (await as(boss, "POST", "/keys", { teamId: team.id })).body.key;
+    for (const key of [leavingKey, demotedKey])
+      expect((await as(key, "GET", `/teams/${team.id}/members`)).status).toBe(200);
+
+    expect((await as(boss, "DELETE", `/teams/${team.id}/members/${leaving.id}`)).status).toBe(200);
+    expect((await as(leavingKey, "GET", `/teams/${team.id}/members`)).status).toBe(401);
+    const invite = await as(leavingKey, "POST", `/teams/${team.id}/invitations`, {
+      email: "back@example.com",
+      role: "admin",
+    });
+    expect(invite.status).toBe(401);
+
+    expect((await as(boss, "PATCH", `/teams/${team.id}/members/${demoted.id}`, { role: "viewer" })).status).toBe(200);
+    const refused = await as(demotedKey, "GET", `/keys?teamId=${team.id}`);
+    expect([refused.status, refused.body.code]).toEqual([403, "ROLE_TOO_LOW"]);
+    expect((await as(demotedKey, "GET", `/teams/${team.id}/members`)).status).toBe(200);
+    // Another's key keeps its role: only the keys the person made follow them.
+    expect((await as(bossKey, "GET", `/keys?teamId=${team.id}`)).status).toBe(200);
+    const trail = (await as(boss, "GET", `/teams/${team.id}/audit`)).body.map((e: any) => e.action);
+    expect(trail).toEqual(expect.arrayContaining(["key.revoked", "key.role"]));
+  });
+
+  test("a form moved to another team takes what its submissions taught the team it leaves out of that team's filter, and its files", async () => {
+    const boss = await person("boss");
+    const { team, key, form, submissionId } = await teamWithForm(boss);
+    expect((await as(key.key, "POST", `/forms/${form.id}/submissions/${submissionId}/spam`)).status).toBe(200);
+    const learned = async (teamId: string) => (await as(boss, "GET", `/spam-filter?teamId=${teamId}`)).body;
+    expect(await learned(team.id)).toMatchObject({ spam: 1, notSpam: 0 });
+    const other = (await as(boss, "POST", "/teams", { name: "Other" })).body;
+    expect((await as(boss, "POST", `/forms/${form.id}/move`, { teamId: other.id })).status).toBe(200);
+    expect(await learned(team.id)).toMatchObject({ spam: 0, notSpam: 0 });
+    expect(await server.query("SELECT count(*) AS n FROM spam_tokens WHERE team_id = ?", team.id)).toEqual([{ n: 0 }]);
+    // Marked again in its new team, it teaches that team alone, and no count goes below zero.
+    const sessionKey = (await as(boss, "POST", "/keys", { teamId: other.id })).body.key;
+    expect((await as(sessionKey, "POST", `/forms/${form.id}/submissions/${submissionId}/not-spam`)).status).toBe(200);
+    expect(await learned(other.id)).toMatchObject({ spam: 0, notSpam: 1 });
+    expect(await learned(team.id)).toMatchObject({ spam: 0, notSpam: 0 });
+  });
+});
+
+describe("limits on what a member can make formsvc send", () => {
+  test("a team name with control or direction-changing characters is refused, changing nothing", async () => {
+    const boss = await person("boss");
+    for (const name of ["Pay\u202Eyou", "Line\nbreak", "Zero\u200Bwidth"]) {
+      const res = await as(boss, "POST", "/teams", { name });
+      expect([res.status, res.body.code]).toEqual([400, "INVALID_PARAMETER"]);
+    }
+    expect(
+      await server.query("SELECT count(*) AS n FROM teams WHERE personal_of IS NULL AND name LIKE 'Pay%'"),
+    ).toEqual([{ n: 0 }]);
+  });
+
+  test("a team sends at most 50 invitations a day, and a person makes at most 10 teams a day", async () => {
+    const boss = await person("boss");
+    const { team } = await teamWithForm(boss);
+    for (let i = 0; i < 50; i++)
+      expect(
+        (await as(boss, "POST", `/teams/${team.id}/invitations`, { email: `i${i}@example.com`, role: "viewer" }))
+          .status,
+      ).toBe(200);
+    const refused = await as(boss, "POST", `/teams/${team.id}/invitations`, {
+      email: "one-more@example.com",
+      role: "viewer",
+    });
+    expect([refused.status, refused.body.code]).toEqual([429, "TOO_MANY_INVITATIONS"]);
+    expect(await server.query("SELECT count(*) AS n FROM invitations WHERE email = 'one-more@example.com'")).toEqual([
+      { n: 0 },
+    ]);
+    // One team made above; nine more, then a refusal.
+    for (let i = 0; i < 9; i++) expect((await as(boss, "POST", "/teams", { name: `T${i}` })).status).toBe(200);
+    const eleventh = await as(boss, "POST", "/teams", { name: "T10" });
+    expect([eleventh.status, eleventh.body.code]).toEqual([429, "RATE_LIMITED"]);
+  });
+
+  test("an invitation to be an owner is an owner's to replace or withdraw; a non-member learns nothing of a team's forms from POST /keys", async () => {
+    const boss = await person("boss");
+    const { team, form } = await teamWithForm(boss);
+    const admin = await person("admin");
+    await join(team.id, admin, "admin");
+    const invited = await as(boss, "POST", `/teams/${team.id}/invitations`, {
+      email: "heir@example.com",
+      role: "owner",
+    });
+    expect(invited.status).toBe(200);
+    const replaced = await as(admin, "POST", `/teams/${team.id}/invitations`, {
+      email: "heir@example.com",
+      role: "viewer",
+    });
+    expect([replaced.status, replaced.body.code]).toEqual([403, "ROLE_TOO_LOW"]);
+    const withdrawn = await as(admin, "DELETE", `/teams/${team.id}/invitations/${invited.body.id}`);
+    expect([withdrawn.status, withdrawn.body.code]).toEqual([403, "ROLE_TOO_LOW"]);
+    expect(await server.query("SELECT role FROM invitations WHERE email = 'heir@example.com'")).toEqual([
+      { role: "owner" },
+    ]);
+
+    const outsider = await person("outsider");
+    const probe = await as(outsider, "POST", "/keys", { teamId: team.id, forms: [form.id] });
+    const miss = await as(outsider, "POST", "/keys", { teamId: team.id, forms: ["frm_elsewhere"] });
+    expect([probe.status, probe.body.code]).toEqual([403, "FORBIDDEN"]);
+    expect([miss.status, miss.body.code]).toEqual([403, "FORBIDDEN"]);
+  });
+});

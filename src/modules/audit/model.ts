@@ -6,6 +6,7 @@ import { ROLES, type Role } from "../../lib/rights";
 export const AUDIT_ACTIONS = [
   "key.created",
   "key.revoked",
+  "key.role",
   "form.created",
   "form.updated",
   "form.deleted",

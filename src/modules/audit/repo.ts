@@ -35,6 +35,13 @@ export function createAuditRepo(sql: Sql) {
         [e.at, e.teamId, e.ownerId, e.actorRole, e.actorKind, e.actorId, e.action, e.objectId, e.detail],
       );
     },
+    /** How many times `action` was recorded since `since`, in one team or by one person. */
+    countSince: async (action: AuditAction, since: string, by: { teamId: string } | { ownerId: string }) =>
+      (await sql.get<{ n: number; oldest: string | null }>(
+        `SELECT CAST(count(*) AS INTEGER) AS n, min(at) AS oldest FROM audit_events
+         WHERE ${"teamId" in by ? "team_id" : "owner_id"} = ?1 AND action = ?2 AND at > ?3`,
+        ["teamId" in by ? by.teamId : by.ownerId, action, since],
+      ))!,
     /** The newest `limit` events, of one team or of all; in the order they were committed, newest first. */
     async listEvents(teamId: string | null, limit: number): Promise<AuditEvent[]> {
       const rows = await sql.all<Row>(

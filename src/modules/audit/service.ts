@@ -1,4 +1,5 @@
 import { isoTime, type Clock } from "../../lib/clock";
+import type { AppError } from "../../lib/errors";
 import { actorOf, type AuditActor, type AuditAction, type AuditDetail, type AuditEvent } from "./model";
 import type { AuditRepo } from "./repo";
 
@@ -31,6 +32,24 @@ export function createAuditService(repo: AuditRepo, clock: Clock) {
         objectId,
         detail: detail ? JSON.stringify(detail) : null,
       });
+    },
+
+    /**
+     * Throws `refusal` (a 429, with Retry-After) when `action` was recorded `limit` times within the
+     * last `withinMs`, in one team or by one person: the trail holds every such change, so the limits
+     * on them count here.
+     */
+    async requireBelow(
+      limit: number,
+      action: AuditAction,
+      withinMs: number,
+      by: { teamId: string } | { ownerId: string },
+      refusal: (retryAfterSeconds: number) => AppError,
+    ): Promise<void> {
+      const now = clock.now();
+      const { n, oldest } = await repo.countSince(action, isoTime(now - withinMs), by);
+      if (n < limit) return;
+      throw refusal(Math.max(1, Math.ceil((Date.parse(oldest!) + withinMs - now) / 1000)));
     },
 
     /** The newest events first, of one team or of every team. */

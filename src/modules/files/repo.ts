@@ -88,6 +88,9 @@ export function createFilesRepo(sql: Sql) {
         )
       ).map(numbered),
     /** Forgets these files' rows, once their bytes are gone from the store; a file attached meanwhile stays. */
+    /** A form's files go with it to another team (their keys in the store stay where they are). */
+    moveFormFiles: (formId: string, teamId: string): Promise<number> =>
+      sql.run("UPDATE files SET team_id = ? WHERE form_id = ?", [teamId, formId]),
     deleteUnattached: (ids: string[]): Promise<number> =>
       sql.run("DELETE FROM files WHERE id IN (SELECT value FROM json_each(?)) AND submission_id IS NULL", [
         JSON.stringify(ids),

@@ -106,6 +106,9 @@ const changedSettings = (before: Form, after: Form): string[] =>
 
 const CACHE_LIMIT = 10_000;
 
+/** What other modules do when a form changes teams, inside the move's transaction; answers what to run once it committed. */
+export type Moving = (form: Form, teamId: string) => Promise<() => void>;
+
 /** What a caller does with a form: read or change it (secret keys), or submit to it (any key). */
 export type Access = "manage" | "submit";
 
@@ -401,9 +404,15 @@ export function createFormsService(
 
     /**
      * Moves a form to another team, where the caller (an admin or owner of both) wants it: its
-     * submissions, files, webhooks and settings go with it; keys of the team it leaves no longer reach it.
+     * submissions, webhooks and settings go with it, and what other modules keep by team moves in
+     * the same transaction (`moving`); keys of the team it leaves no longer reach it.
      */
-    async moveForm(actor: Actor, id: string, teamId: string, teamExists: (id: string) => Promise<boolean>) {
+    async moveForm(
+      actor: Actor,
+      id: string,
+      teamId: string,
+      { teamExists, moving }: { teamExists: (id: string) => Promise<boolean>; moving: Moving },
+    ) {
       const form = await formFor(actor, id);
       if (isOperator(actor)) {
         if (!(await teamExists(teamId))) throw new AppError("NOT_FOUND", `no team with id ${teamId}`);
@@ -412,11 +421,14 @@ export function createFormsService(
         authorize(actor, teamId);
       }
       if (form.teamId === teamId) return form;
-      await atomically(async () => {
+      const moved = await atomically(async () => {
         await repo.moveForm(id, teamId, isoTime(clock.now()));
+        const moved = await moving(form, teamId);
         await audit.record(actor, form.teamId, "form.moved", id, { from: form.teamId, to: teamId });
         await audit.record(actor, teamId, "form.moved", id, { from: form.teamId, to: teamId });
+        return moved;
       });
+      moved();
       drop([id]);
       return requireForm(id);
     },

@@ -101,6 +101,17 @@ export function createKeysRepo(sql: Sql) {
         )
       ).map(toKey);
     },
+    /** The active keys one person made in one team. */
+    activeKeysMadeBy: async (teamId: string, ownerId: string): Promise<ApiKey[]> =>
+      (
+        await sql.all<KeyRow>(`${SELECT} WHERE k.team_id = ?1 AND k.owner_id = ?2 AND k.active = 1 ORDER BY k.id`, [
+          teamId,
+          ownerId,
+        ])
+      ).map(toKey),
+    async setKeyRole(id: string, role: KeyRole): Promise<void> {
+      await sql.run("UPDATE api_keys SET role = ? WHERE id = ?", [role, id]);
+    },
     /** Whether it was active until now. */
     async revokeKey(id: string, at: string): Promise<boolean> {
       return (

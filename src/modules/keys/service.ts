@@ -10,7 +10,7 @@ import type { AuditService } from "../audit/service";
 import type { Owner } from "../owners/repo";
 import type { OwnersService } from "../owners/service";
 import { isOperator, requireOwnerScope, type Actor, type KeyKind, type Principal } from "../../lib/principal";
-import { authorize, KEY_ROLES, personalTeamId, type KeyRole } from "../../lib/rights";
+import { atLeast, authorize, KEY_ROLES, personalTeamId, type KeyRole, type Role } from "../../lib/rights";
 import type { CreatedKey } from "./model";
 import type { ApiKey, KeysRepo } from "./repo";
 
@@ -198,10 +198,11 @@ export function createKeysService(
       const key = checked(input);
       if (!isOperator(actor)) {
         const teamId = input.teamId ?? actor.team;
-        // Not the team's name: the 400 comes before the scope check, so a publishable key reads it too.
+        // A team not the caller's is refused first: which team a form is in is no outsider's business.
+        authorize(actor, teamId);
+        // Then the 400, before the scope check, so that a publishable key reads it too.
         await requireTeamForms(key.forms, teamId, "this key's team");
         requireOwnerScope(actor);
-        authorize(actor, teamId);
         return mint((await owners.findOwnerById(actor.ownerId))!, teamId, key, actor);
       }
       if (input.owner === undefined) throw new AppError("INVALID_PARAMETER", "name the key's owner (--owner EMAIL)");
@@ -249,6 +250,30 @@ export function createKeysService(
 
     /** Forgets every key read: after a change that took keys with it in this process (a team's deletion). */
     forget: clear,
+
+    /**
+     * The keys a member made follow their place in the team, in the caller's transaction: when they
+     * leave (`role` null) their keys there are revoked, and when their role falls below a key's, the
+     * key's role falls with it; no one keeps through a key what their membership no longer gives.
+     * Call `forget` once the transaction has committed.
+     */
+    async followMember(actor: Actor, teamId: string, ownerId: string, role: Role | null): Promise<void> {
+      const at = isoTime(clock.now());
+      for (const key of await repo.activeKeysMadeBy(teamId, ownerId)) {
+        if (role === null) {
+          await repo.revokeKey(key.id, at);
+          await audit.record(actor, teamId, "key.revoked", key.id, {
+            kind: key.kind,
+            name: key.name,
+            reason: "its maker left the team",
+          });
+        } else if (!atLeast(role, key.role)) {
+          // Below a key's role means viewer or editor, both roles a key may carry.
+          await repo.setKeyRole(key.id, role as KeyRole);
+          await audit.record(actor, teamId, "key.role", key.id, { name: key.name, from: key.role, to: role });
+        }
+      }
+    },
 
     /**
      * The caller behind a secret, or null for an unknown or revoked key: at once (no promise) when the

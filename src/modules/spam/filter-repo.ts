@@ -33,9 +33,10 @@ export const FILING_AFTER = 20;
 /** The learning filter's tables: per owner its counts and hashed tokens, each lesson, and the duplicate rule's recent hashes. */
 export function createFilterRepo(sql: Sql) {
   // The status and verdict each submission had from the checks, before the duplicate rule's writer.
+  type Lesson = { team_id: string; label: Label; tokens: string };
   const asChecked = new WeakMap<NewSubmission, { status: NewSubmission["status"]; spam: string | null }>();
 
-  /** Takes a lesson's counts back out of the owner's tokens; a token that no lesson counts any more goes. */
+  /** Takes a lesson's counts back out of its team's tokens; a token that no lesson counts any more goes. */
   const takeBack = async (teamId: string, lesson: { label: Label; tokens: number[] }) => {
     const tokens = JSON.stringify(lesson.tokens);
     const listed = "token IN (SELECT CAST(value AS INTEGER) FROM json_each(?))";
@@ -44,6 +45,24 @@ export function createFilterRepo(sql: Sql) {
       [teamId, tokens],
     );
     await sql.run(`DELETE FROM spam_tokens WHERE team_id = ? AND spam = 0 AND ham = 0 AND ${listed}`, [teamId, tokens]);
+  };
+
+  /** Takes lessons back out of their teams' filters: their tokens, and their counts (whose version moves on). */
+  const takeOut = async (lessons: Lesson[]) => {
+    const taken = new Map<string, { spam: number; ham: number }>();
+    for (const l of lessons) {
+      await takeBack(l.team_id, { label: l.label, tokens: unpackTokens(l.tokens) });
+      const counts = taken.get(l.team_id) ?? { spam: 0, ham: 0 };
+      counts[l.label] += 1;
+      taken.set(l.team_id, counts);
+    }
+    for (const [teamId, { spam, ham }] of taken)
+      await sql.run(
+        `UPDATE spam_filters SET spam = spam - ?1, ham = ham - ?2, version = version + 1,
+           filing_since = CASE WHEN spam - ?1 < ?3 OR ham - ?2 < ?3 THEN NULL ELSE filing_since END
+         WHERE team_id = ?4`,
+        [spam, ham, FILING_AFTER, teamId],
+      );
   };
 
   return {
@@ -127,29 +146,34 @@ export function createFilterRepo(sql: Sql) {
     async forgetLessons(batch: NewSubmission[]): Promise<void> {
       if (!batch.length) return;
       const erased = batch.filter((s) => s.erased).map((s) => s.id);
-      const lessons = erased.length
-        ? await sql.all<{ team_id: string; label: Label; tokens: string }>(
+      if (erased.length)
+        await takeOut(
+          await sql.all<Lesson>(
             "SELECT team_id, label, tokens FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id",
             [JSON.stringify(erased)],
-          )
-        : [];
-      const taken = new Map<string, { spam: number; ham: number }>();
-      for (const l of lessons) {
-        await takeBack(l.team_id, { label: l.label, tokens: unpackTokens(l.tokens) });
-        const counts = taken.get(l.team_id) ?? { spam: 0, ham: 0 };
-        counts[l.label] += 1;
-        taken.set(l.team_id, counts);
-      }
-      for (const [teamId, { spam, ham }] of taken)
-        await sql.run(
-          `UPDATE spam_filters SET spam = spam - ?1, ham = ham - ?2, version = version + 1,
-             filing_since = CASE WHEN spam - ?1 < ?3 OR ham - ?2 < ?3 THEN NULL ELSE filing_since END
-           WHERE team_id = ?4`,
-          [spam, ham, FILING_AFTER, teamId],
+          ),
         );
       await sql.run("DELETE FROM spam_lessons WHERE submission_id IN (SELECT value FROM json_each(?))", [
         JSON.stringify(batch.map((s) => s.id)),
       ]);
+    },
+
+    /**
+     * A form leaving its team: what its submissions taught that team's filter is taken back out,
+     * and the lessons go (the team it joins learns from its own marks). Answers the teams whose
+     * filter changed.
+     */
+    async forgetFormLessons(formId: string): Promise<string[]> {
+      const lessons = await sql.all<Lesson>(
+        `SELECT team_id, label, tokens FROM spam_lessons
+         WHERE submission_id IN (SELECT id FROM submissions WHERE form_id = ?) ORDER BY submission_id`,
+        [formId],
+      );
+      await takeOut(lessons);
+      await sql.run("DELETE FROM spam_lessons WHERE submission_id IN (SELECT id FROM submissions WHERE form_id = ?)", [
+        formId,
+      ]);
+      return [...new Set(lessons.map((l) => l.team_id))];
     },
 
     /**

@@ -178,6 +178,19 @@ export function createSpamFilter({ repo, changes, clock, owners, secret, atomica
         hash(tokenize(JSON.parse(submission.data) as Record<string, unknown>)),
       ),
 
+    /**
+     * A form leaving its team, in the move's transaction: what its submissions taught that team's
+     * filter is taken back out. Answers what to run once the move committed: those models are read
+     * again when next needed.
+     */
+    async formMoving(form: Form): Promise<() => void> {
+      const teams = await repo.forgetFormLessons(form.id);
+      return () => {
+        epoch += 1;
+        for (const team of teams) models.delete(team);
+      };
+    },
+
     /** After a deletion's commit: a model an erasure took lessons out of is read again when next needed. */
     afterCommit: ((committed) => {
       if (committed.change !== "deleted") return;

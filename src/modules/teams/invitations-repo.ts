@@ -43,6 +43,14 @@ export function createInvitationsRepo(sql: Sql) {
          ORDER BY created_at, id`,
         [teamId, now],
       ),
+    /** The role of a pending invitation (not yet accepted) of the team, by its address or its id; null for none. */
+    pendingRole: async (teamId: string, by: { email: string } | { id: string }): Promise<Role | null> =>
+      (
+        await sql.get<{ role: Role }>(
+          `SELECT role FROM invitations WHERE team_id = ?1 AND ${"email" in by ? "email" : "id"} = ?2 AND accepted_at IS NULL`,
+          [teamId, "email" in by ? by.email : by.id],
+        )
+      )?.role ?? null,
     /** Deletes one of the team's invitations not yet accepted; false when there is none. */
     deletePending: async (teamId: string, id: string): Promise<boolean> =>
       (await sql.run("DELETE FROM invitations WHERE team_id = ? AND id = ? AND accepted_at IS NULL", [teamId, id])) > 0,

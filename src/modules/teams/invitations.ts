@@ -60,12 +60,25 @@ export interface InvitationsDeps {
   insertMember: (m: { teamId: string; ownerId: string; role: Role; at: string }) => Promise<void>;
   owners: Pick<OwnersService, "ensureOwner" | "findOwner" | "findOwnerById">;
   accounts: Pick<AccountsService, "checkPassword" | "hasPassword" | "setPasswordHash" | "openSession">;
-  audit: Pick<AuditService, "record">;
+  audit: Pick<AuditService, "record" | "requireBelow">;
   /** Where invitation emails are queued (kind `invitation`), and how the outbox is told to send them now. */
   outbox: Pick<OutboxRepo, "insert">;
   sendSoon: () => void;
   atomically: Atomically;
   clock: Clock;
+}
+
+/** Invitation emails one team may send a day, as recipients' confirmations are limited: else anyone with an account could mail anyone. */
+const INVITATIONS_PER_DAY = 50;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** An invitation to be an owner is an owner's to replace or withdraw, as it is an owner's to make. */
+function requireOwnerFor(pending: Role | null, caller: Role, doing: string): void {
+  if (pending === "owner" && caller !== "owner")
+    throw new AppError(
+      "ROLE_TOO_LOW",
+      `only an owner may ${doing} an invitation to be an owner; the caller is ${caller}`,
+    );
 }
 
 /**
@@ -129,6 +142,19 @@ export function createInvitationsService(d: InvitationsDeps) {
       const row = await d.atomically(async () => {
         const member = await d.repo.roleOf(teamId, email);
         if (member) throw new AppError("ALREADY_MEMBER", `${email} is a member of this team already (${member})`);
+        requireOwnerFor(await d.repo.pendingRole(teamId, { email }), role, "replace");
+        await d.audit.requireBelow(
+          INVITATIONS_PER_DAY,
+          "member.invited",
+          DAY_MS,
+          { teamId },
+          (wait) =>
+            new AppError(
+              "TOO_MANY_INVITATIONS",
+              `a team sends at most ${INVITATIONS_PER_DAY} invitations in 24 hours: try again in ${Math.ceil(wait / 3600)} h`,
+              { "retry-after": String(wait) },
+            ),
+        );
         await d.repo.deleteUnaccepted(teamId, email);
         const at = d.clock.now();
         const invitation: InvitationRow = {
@@ -184,8 +210,9 @@ export function createInvitationsService(d: InvitationsDeps) {
 
     /** Withdraws a pending invitation: its link stops working. 404 for one accepted, or of another team. */
     async cancel(actor: Actor, teamId: string, invitationId: string): Promise<void> {
-      await access(actor, teamId, "members.manage");
+      const role = await access(actor, teamId, "members.manage");
       await d.atomically(async () => {
+        requireOwnerFor(await d.repo.pendingRole(teamId, { id: invitationId }), role, "withdraw");
         if (!(await d.repo.deletePending(teamId, invitationId)))
           throw new AppError("NOT_FOUND", `no pending invitation ${invitationId} in this team`);
         await d.audit.record(actor, teamId, "invitation.cancelled", invitationId);

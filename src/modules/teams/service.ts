@@ -8,6 +8,7 @@ import type { AuditEvent } from "../audit/model";
 import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
+import type { KeysService } from "../keys/service";
 import type { OwnersService } from "../owners/service";
 import type { DeletedTeam, Team, TeamMember } from "./model";
 import type { TeamRow, TeamsRepo } from "./repo";
@@ -16,20 +17,29 @@ export interface TeamsDeps {
   repo: TeamsRepo;
   owners: OwnersService;
   forms: Pick<FormsService, "moveForm">;
-  audit: Pick<AuditService, "record" | "list">;
+  audit: Pick<AuditService, "record" | "list" | "requireBelow">;
   atomically: Atomically;
   clock: Clock;
-  /** Runs after a team is deleted: the keys it took with it must stop working at once (the key cache). */
-  teamDeleted: () => void;
+  /** The keys a member made follow their role, or stop when they leave (in the change's transaction); `forget` drops the key cache once it committed. */
+  keys: Pick<KeysService, "followMember" | "forget">;
+  /** What a form takes with it to another team, in the move's transaction; answers what to run once it committed. */
+  formMoving: (form: Form, teamId: string) => Promise<() => void>;
 }
 
 const NAME_MAX = 100;
+/** Teams one person may make a day: each can send invitations, whose limit is per team. */
+const TEAMS_PER_DAY = 10;
+const DAY_MS = 24 * 60 * 60 * 1000;
+// Control and format characters (a right-to-left override among them): a name is shown in invitation emails.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
 
-/** A team's name as given, trimmed: 400 when nothing (or too much) is left. */
+/** A team's name as given, trimmed: 400 when nothing (or too much) is left, or it holds what cannot be shown. */
 function checkedName(name: string): string {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > NAME_MAX)
     throw new AppError("INVALID_PARAMETER", `name must be 1 to ${NAME_MAX} characters`);
+  if (UNPRINTABLE.test(trimmed))
+    throw new AppError("INVALID_PARAMETER", "name must not hold control or formatting characters");
   return trimmed;
 }
 
@@ -51,7 +61,7 @@ const toTeam = (row: TeamRow, role: Role): Team => ({
  * team is never deleted and stays its person's, and a team with forms is not deleted. Each change
  * is recorded in the audit trail, in the transaction of the change.
  */
-export function createTeamsService({ repo, owners, forms, audit, atomically, clock, teamDeleted }: TeamsDeps) {
+export function createTeamsService({ repo, owners, forms, audit, atomically, clock, keys, formMoving }: TeamsDeps) {
   /**
    * The team `actor` may act on with `right` (by default its route's), and its role there (null
    * for the operator): a publishable or bound key is refused (KEY_SCOPE), a non-member gets 403
@@ -135,6 +145,18 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
         if (isKey(actor) || actor.kind === "publishable")
           throw new Error("teams are made by people: a session or the operator");
         ownerId = actor.ownerId;
+        await audit.requireBelow(
+          TEAMS_PER_DAY,
+          "team.created",
+          DAY_MS,
+          { ownerId },
+          (wait) =>
+            new AppError(
+              "RATE_LIMITED",
+              `a person makes at most ${TEAMS_PER_DAY} teams in 24 hours: try again in ${Math.ceil(wait / 3600)} h`,
+              { "retry-after": String(wait) },
+            ),
+        );
       }
       const row = { id: newId("tm"), name, personal_of: null, created_at: isoTime(clock.now()) };
       // Recorded as the owner the person now is there (the command line's line stays the command line's).
@@ -181,7 +203,7 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
         await audit.record(actor, teamId, "team.deleted", teamId, { name: team.name });
         await repo.deleteTeam(teamId);
       });
-      teamDeleted();
+      keys.forget();
       return { id: teamId, deleted: true };
     },
 
@@ -206,14 +228,15 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
         await mayChange(team, member, mine, "demote");
         await repo.setRole(teamId, ownerId, role);
         await audit.record(actor, teamId, "member.role", ownerId, { email: member.email, from: member.role, to: role });
+        await keys.followMember(actor, teamId, ownerId, role);
         return { ...member, role };
-      });
+      }).finally(keys.forget);
     },
 
     /**
      * Takes a member out of the team (right members.manage; an owner only by an owner), or lets a
      * person leave it, whatever their role; never its last owner, nor a personal team's person (409).
-     * Their sessions lose the team from their next request on; the keys they made stay the team's.
+     * Their sessions lose the team from their next request on, and the keys they made there stop.
      */
     async removeMember(actor: Actor, teamId: string, ownerId: string): Promise<TeamMember> {
       const leaving = !isOperator(actor) && !isKey(actor) && actor.ownerId === ownerId;
@@ -228,13 +251,21 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
           role: member.role,
           left: leaving,
         });
+        await keys.followMember(actor, teamId, ownerId, null);
         return member;
-      });
+      }).finally(keys.forget);
     },
 
-    /** Moves a form into another team, the caller an admin or owner of both (forms.moveForm). */
+    /**
+     * Moves a form into another team, the caller an admin or owner of both (forms.moveForm), with
+     * what it takes along (`formMoving`: its files; the spam lessons its submissions taught the team
+     * it leaves are taken back out of that team's filter).
+     */
     moveForm: (actor: Actor, formId: string, teamId: string): Promise<Form> =>
-      forms.moveForm(actor, formId, teamId, async (id) => (await repo.findTeam(id)) !== null),
+      forms.moveForm(actor, formId, teamId, {
+        teamExists: async (id) => (await repo.findTeam(id)) !== null,
+        moving: formMoving,
+      }),
 
     /** The team's audit trail, newest first (right audit.read). */
     async auditTrail(actor: Actor, teamId: string, limit: number): Promise<AuditEvent[]> {
