@@ -40,7 +40,7 @@ function TeamKeys({ teamId }: { teamId: string | undefined }) {
     <>
       <div class="page-head">
         <PageTitle
-          sub={`${teams > 1 ? `The keys of ${currentTeam.value!.name}. ` : ""}Secret keys read and change everything you own: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.`}
+          sub={`${teams > 1 ? `The keys of ${currentTeam.value!.name}. ` : ""}Secret keys act in the team with the role they were given: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.`}
         >
           API keys
         </PageTitle>
@@ -280,7 +280,7 @@ export function CreateKey({
           <legend>Forms</legend>
           <label class="check">
             <input type="radio" name="scope" value="all" checked={scope === "all"} onChange={() => setScope("all")} />
-            <span>All my forms, also those created later</span>
+            <span>All the team's forms, also those created later</span>
           </label>
           <label class="check">
             <input
