@@ -2,6 +2,7 @@ import { useEffect } from "preact/hooks";
 import { FormsvcError } from "./api";
 import { auth } from "./calls";
 import { AccountPage } from "./pages/account";
+import { AuditPage } from "./pages/audit";
 import { FormPage, type FormTab } from "./pages/form";
 import { FormsPage } from "./pages/forms";
 import { KeysPage } from "./pages/keys";
@@ -97,7 +98,13 @@ function Page() {
         <AccountPage />
       </Shell>
     );
-  if (section === "team")
+  if (section === "team" && id === "audit")
+    return (
+      <Shell title="Audit log">
+        <AuditPage />
+      </Shell>
+    );
+  if (section === "team" && !id)
     return (
       <Shell title="Team">
         <TeamPage />

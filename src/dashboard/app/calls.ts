@@ -4,6 +4,7 @@ import type {
   Account,
   Analytics,
   AnalyticsQuery,
+  AuditEvent,
   CreatedWebhook,
   Delivery,
   Form,
@@ -11,6 +12,7 @@ import type {
   FormType,
   FormUpdateRequest,
   Invitation,
+  KeyRole,
   MemberNotification,
   Role,
   SpamFilterStatus,
@@ -49,6 +51,8 @@ export const forms = {
     client.createForm({ ...body, emailSettings: { enabled: true, developerNotificationsEnabled: true } }),
   update: (id: string, body: FormUpdateRequest) => client.updateForm(id, body),
   remove: (id: string) => client.deleteForm(id),
+  /** To another team of which the caller is an admin or owner, as of the one it is in. */
+  move: (id: string, teamId: string): Promise<Form> => client.moveForm(id, teamId),
   analytics: (id: string, query: AnalyticsQuery): Promise<Analytics> => client.getAnalytics(id, query),
 };
 
@@ -63,6 +67,8 @@ export const teams = {
   invitations: (id: string): Promise<Invitation[]> => client.listInvitations(id),
   invite: (id: string, email: string, role: Role) => client.inviteMember(id, { email, role }),
   cancelInvitation: (id: string, invitationId: string) => client.cancelInvitation(id, invitationId),
+  /** The team's newest events, newest first. */
+  audit: (id: string): Promise<AuditEvent[]> => client.teamAudit(id, { limit: 100 }),
 };
 
 export const submissions = {
@@ -90,10 +96,17 @@ export const notifications = {
 export const keys = {
   /** A team's keys (the session's personal team's without `teamId`). */
   list: (teamId?: string) => client.listKeys({ teamId }),
-  create: (body: { name: string; kind: "secret" | "publishable"; forms: string[] | null; teamId?: string }) =>
+  create: (body: {
+    name: string;
+    kind: "secret" | "publishable";
+    forms: string[] | null;
+    teamId?: string;
+    role?: KeyRole;
+  }) =>
     client.createKey({
       name: body.name,
       teamId: body.teamId,
+      role: body.role,
       ...(body.kind === "publishable" ? { publishable: true } : {}),
       ...(body.forms ? { forms: body.forms } : {}),
     }),
@@ -111,9 +124,11 @@ export const webhooks = {
 
 export type {
   Analytics,
+  AuditEvent,
   Form,
   FormListItem,
   Invitation,
+  KeyRole,
   Role,
   SpamFilterStatus,
   Submission,

@@ -1,10 +1,18 @@
 import { useState } from "preact/hooks";
-import { forms, keys, type ApiKey, type CreatedKey, type FormListItem } from "../calls";
+import { KEY_ROLES } from "../../../lib/rights";
+import { forms, keys, type ApiKey, type CreatedKey, type FormListItem, type KeyRole } from "../calls";
 import { formatDate } from "../format";
 import { PageTitle } from "../shell";
 import { currentTeam, may, myTeams, onlyWho } from "../team";
 import { act, announce, Confirm, CopyButton, Dialog, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
+
+/** What a key of each role may do in its team, in a line. */
+const KEY_ROLE_HELP: Record<KeyRole, string> = {
+  viewer: "Reads forms, submissions and analytics; changes nothing.",
+  editor: "Also creates forms, changes their settings, and marks, moves and deletes submissions.",
+  admin: "Also manages keys and webhooks, and deletes forms.",
+};
 
 /** The API keys of the team the dashboard works in: list, create (the secret shown once), revoke. */
 export function KeysPage() {
@@ -32,7 +40,7 @@ function TeamKeys({ teamId }: { teamId: string | undefined }) {
     <>
       <div class="page-head">
         <PageTitle
-          sub={`${teams > 1 ? `The keys of ${currentTeam.value!.name}. ` : ""}Secret keys read and change everything you own: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.`}
+          sub={`${teams > 1 ? `The keys of ${currentTeam.value!.name}. ` : ""}Secret keys act in the team with the role they were given: keep them on servers. Publishable keys may only submit to forms, so they can sit in a web page.`}
         >
           API keys
         </PageTitle>
@@ -56,6 +64,7 @@ function TeamKeys({ teamId }: { teamId: string | undefined }) {
                 <tr>
                   <th scope="col">Name</th>
                   <th scope="col">Kind</th>
+                  <th scope="col">Role</th>
                   <th scope="col">Forms</th>
                   <th scope="col">Created</th>
                   <th scope="col">Last used</th>
@@ -73,6 +82,14 @@ function TeamKeys({ teamId }: { teamId: string | undefined }) {
                     </td>
                     <td data-label="Kind">
                       <span class={`badge badge-${k.kind}`}>{k.kind}</span>
+                    </td>
+                    <td data-label="Role">
+                      {/* A publishable key only submits, whatever its role. */}
+                      {k.kind === "secret" ? (
+                        <span class="badge badge-role">{k.role}</span>
+                      ) : (
+                        <span class="muted">submits only</span>
+                      )}
                     </td>
                     <td data-label="Forms">
                       {k.forms === null
@@ -147,6 +164,7 @@ export function CreateKey({
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [kind, setKind] = useState<"secret" | "publishable">(preset?.kind ?? "secret");
   const [scope, setScope] = useState<"all" | "some">(preset ? "some" : "all");
+  const [role, setRole] = useState<KeyRole>("admin");
   if (created)
     return (
       <Dialog title="Your new key" onClose={onClose}>
@@ -189,6 +207,7 @@ export function CreateKey({
               kind,
               forms: scope === "all" ? null : bound,
               teamId,
+              ...(kind === "secret" ? { role } : {}),
             });
             setCreated(key);
             onCreated(key);
@@ -220,7 +239,7 @@ export function CreateKey({
               onChange={() => setKind("secret")}
             />
             <span>
-              Secret <span class="muted block small">Everything you can do, for servers and scripts.</span>
+              Secret <span class="muted block small">What its role allows, for servers and scripts.</span>
             </span>
           </label>
           <label class="check">
@@ -236,11 +255,32 @@ export function CreateKey({
             </span>
           </label>
         </fieldset>
+        {kind === "secret" && (
+          <div class="field">
+            <label for="key-role">Role</label>
+            <select
+              id="key-role"
+              name="role"
+              value={role}
+              aria-describedby="key-role-help"
+              onChange={(e) => setRole(e.currentTarget.value as KeyRole)}
+            >
+              {KEY_ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r.charAt(0).toUpperCase() + r.slice(1)}
+                </option>
+              ))}
+            </select>
+            <span id="key-role-help" class="muted small">
+              {KEY_ROLE_HELP[role]}
+            </span>
+          </div>
+        )}
         <fieldset class="choices">
           <legend>Forms</legend>
           <label class="check">
             <input type="radio" name="scope" value="all" checked={scope === "all"} onChange={() => setScope("all")} />
-            <span>All my forms, also those created later</span>
+            <span>All the team's forms, also those created later</span>
           </label>
           <label class="check">
             <input

@@ -12,6 +12,7 @@ import { CONTROLS, SECTIONS, type Draft } from "../setting-controls";
 import { act, announce, Confirm, ErrorNote, NoSmtpNote } from "../ui/bits";
 import { cleanFields, draftFields, type DraftField } from "./field-editor";
 import { MemberNotificationCard } from "./member-notification";
+import { MoveFormSection } from "./move-form";
 import { NotificationPreview } from "./notification-preview";
 import { WebhooksSection } from "./webhooks";
 
@@ -172,6 +173,7 @@ export function SettingsTab({ form, onSaved }: { form: FormDetails; onSaved: (fo
         </section>
       )}
 
+      <MoveFormSection form={form} onMoved={onSaved} />
       {may(form.teamId, "forms.delete") && (
         <section class="card danger" aria-labelledby="danger-title">
           <h3 id="danger-title">Delete this form</h3>

@@ -32,7 +32,16 @@ function TeamView({ team }: { team: Team }) {
   const own = personalTeamId(me.value!.id) === team.id;
   return (
     <div class="stack-lg">
-      <PageTitle sub={`${own ? "Your personal team" : "A team"} · you are ${aRole(team.role)}`}>{team.name}</PageTitle>
+      <div class="page-head">
+        <PageTitle sub={`${own ? "Your personal team" : "A team"} · you are ${aRole(team.role)}`}>
+          {team.name}
+        </PageTitle>
+        {may(team.id, "audit.read") && (
+          <a class="button" href="#/team/audit">
+            Audit log
+          </a>
+        )}
+      </div>
       <Show value={data} retry={reload} label="Loading the members…">
         {([members, invitations]) => (
           <>
