@@ -8,6 +8,7 @@ import { useLoad } from "../ui/load";
 const ACTIONS: Record<AuditEvent["action"], string> = {
   "key.created": "created a key",
   "key.revoked": "revoked a key",
+  "key.role": "lowered a key's role",
   "form.created": "created a form",
   "form.updated": "changed a form's settings",
   "form.deleted": "deleted a form",
