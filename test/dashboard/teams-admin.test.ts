@@ -114,6 +114,8 @@ describe("the dashboard's team administration", () => {
       await page.getByText("The keys of Shop stop reaching it.").waitFor();
       await page.getByRole("button", { name: "Move to team…" }).click();
       const move = page.getByRole("dialog");
+      // The dialog lists the teams once it has read them: wait for the first before counting.
+      await move.getByRole("radio").first().waitFor();
       expect(await move.getByRole("radio").count()).toBe(1);
       expect(await move.getByRole("radio", { name: new RegExp(OWNER) }).isChecked()).toBe(true);
       await move.getByText("The API keys of Shop stop reaching this form").waitFor();
