@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { joinTeam } from "../helpers/accounts";
 import { useServer } from "../helpers/fixture";
 import { cliJsonAsync, runCliAsync } from "../helpers/harness";
 import { personalTeamId } from "../../src/lib/rights";
@@ -34,12 +35,7 @@ describe("formsvc teams", () => {
   test("members, role and remove manage a team's members; the last owner stays, and the trail says the command line did it", async () => {
     const team = await cliJsonAsync(["teams", "create", "Shop", "--owner", "shop@example.com"], db());
     const colleague = await server.services.owners.ensureOwner("colleague@example.com");
-    await server.exec(
-      "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, 'viewer', ?)",
-      team.id,
-      colleague.id,
-      new Date().toISOString(),
-    );
+    await joinTeam(server, team.id, colleague.id, "viewer");
     const members = await cliJsonAsync<any[]>(["teams", "members", team.id], db());
     expect(members.map((m) => [m.email, m.role])).toEqual([
       ["shop@example.com", "owner"],

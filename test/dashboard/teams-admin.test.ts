@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { login, session, withPassword } from "../helpers/accounts";
+import { joinTeam, login, session, withPassword } from "../helpers/accounts";
 import { launchBrowser, type TestBrowser } from "../helpers/browser";
 import { logIn, PASSWORD, saveScreenshot, watchConsole } from "../helpers/dashboard";
 import { seedOwner, startTestServer, type Owner, type TestServer } from "../helpers/harness";
@@ -39,12 +39,7 @@ async function seedShop() {
   };
   const team = await post("/teams", { name: "Shop" });
   // Joining is by an emailed invitation (its own tests); here Edgar is made a member as the store keeps one.
-  await server.exec(
-    "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, 'editor', ?)",
-    team.id,
-    editor.ownerId,
-    new Date().toISOString(),
-  );
+  await joinTeam(server, team.id, editor.ownerId, "editor");
   const moving = await post("/forms", { name: "Shop orders", teamId: team.id });
   const staying = await post("/forms", { name: "Shop returns", teamId: team.id });
   return { teamId: team.id as string, moving: moving.id as string, staying: staying.id as string };

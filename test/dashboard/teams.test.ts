@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { login, session, withPassword } from "../helpers/accounts";
+import { joinTeam, login, session, withPassword } from "../helpers/accounts";
 import { launchBrowser, type TestBrowser } from "../helpers/browser";
 import { logIn, PASSWORD, saveScreenshot, watchConsole } from "../helpers/dashboard";
 import { seedOwner, startTestServer, type Owner, type TestServer } from "../helpers/harness";
@@ -36,12 +36,7 @@ async function seedShop() {
   };
   const shop = await post("/teams", { name: "Shop" });
   // Joining is by an emailed invitation (its own tests); here Victor is made a member as the store keeps one.
-  await server.exec(
-    "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, 'viewer', ?)",
-    shop.id,
-    viewer.ownerId,
-    new Date().toISOString(),
-  );
+  await joinTeam(server, shop.id, viewer.ownerId, "viewer");
   const form = await post("/forms", {
     name: "Shop orders",
     teamId: shop.id,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { fixedClock } from "../../src/lib/clock";
-import { login, withPassword } from "../helpers/accounts";
+import { joinTeam, login, withPassword } from "../helpers/accounts";
 import { cleanupAfterEach } from "../helpers/fixture";
 import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
@@ -54,13 +54,7 @@ async function setup(form: { notifyMode?: "daily" } = {}) {
     const email = `${role}@example.com`;
     sessions[role] = await sessionOf(s, email);
     const [{ id }] = await s.query("SELECT id FROM owners WHERE email = ?", email);
-    await s.exec(
-      "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)",
-      teamId,
-      id,
-      role,
-      "2026-03-01T09:00:00.000Z",
-    );
+    await joinTeam(s, teamId, id, role, new Date("2026-03-01T09:00:00.000Z"));
   }
   const zone = await sessions.admin("PATCH", "/auth/me", { timeZone: "Europe/Berlin" });
   expect(zone.status).toBe(200);

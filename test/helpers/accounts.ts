@@ -1,3 +1,4 @@
+import type { Role } from "../../src/lib/rights";
 import type { TestServer } from "./harness";
 
 /** A password that passes the length rule. */
@@ -34,4 +35,18 @@ export function session(
   origin: string | null = server.url,
 ): Record<string, string> {
   return { cookie, ...(origin === null ? {} : { origin }) };
+}
+
+/**
+ * Makes an owner a member of a team with a role, as an accepted invitation would: for tests of what
+ * a member may do (invitations have tests of their own). `at` is when they joined (default now).
+ */
+export async function joinTeam(server: TestServer, teamId: string, ownerId: string, role: Role, at = new Date()) {
+  await server.exec(
+    "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)",
+    teamId,
+    ownerId,
+    role,
+    at.toISOString(),
+  );
 }

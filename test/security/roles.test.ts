@@ -4,7 +4,7 @@ import { fixedClock, isoTime } from "../../src/lib/clock";
 import { OPERATOR } from "../../src/lib/principal";
 import { atLeast, personalTeamId, RIGHTS, type Role } from "../../src/lib/rights";
 import { DEFAULT_FILES } from "../../src/modules/files/refs";
-import { login, session, withPassword } from "../helpers/accounts";
+import { joinTeam, login, session, withPassword } from "../helpers/accounts";
 import { onPostgres } from "../helpers/engine";
 import { seedForm, seedKey, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
 import {
@@ -111,13 +111,7 @@ beforeAll(async () => {
     const headers = await signIn(email);
     const person = (await server.services.owners.findOwner(email))!;
     // Through the table: the members API is another part of this issue.
-    await server.exec(
-      "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)",
-      team,
-      person.id,
-      role,
-      isoTime(clock.now()),
-    );
+    await joinTeam(server, team, person.id, role, new Date(clock.now()));
     callers.push({ who: role, via: "session", role, home: "owner", headers });
     const key = await seedKey(server, OWNER, { role, name: role });
     callers.push({ who: role, via: "key", role, home: role, headers: withKey(key.key) });
@@ -214,12 +208,7 @@ let members = 0;
 /** A new editor of the fixture's team, for a call that changes or ends a membership. */
 async function freshMember(): Promise<string> {
   const person = await server.services.owners.ensureOwner(`member${++members}@example.com`);
-  await server.exec(
-    "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, 'editor', ?)",
-    team,
-    person.id,
-    new Date().toISOString(),
-  );
+  await joinTeam(server, team, person.id, "editor");
   return person.id;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { FormsvcClient, FormsvcError } from "../../src/client";
-import { login, session, withPassword } from "../helpers/accounts";
+import { joinTeam, login, session, withPassword } from "../helpers/accounts";
 import { useServer } from "../helpers/fixture";
 import { personalTeamId, RIGHTS, ROLES, type Role } from "../../src/lib/rights";
 
@@ -41,13 +41,7 @@ function as(who: Person | string, method: string, path: string, body?: unknown) 
 
 /** Makes `who` a member of the team with `role`, as an accepted invitation would (invitations are tested on their own). */
 async function join(teamId: string, who: Person, role: Role): Promise<void> {
-  await server.exec(
-    "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, ?, ?)",
-    teamId,
-    who.id,
-    role,
-    new Date().toISOString(),
-  );
+  await joinTeam(server, teamId, who.id, role);
 }
 
 /** A new team of `owner`'s, with a form in it, a submission, and a key of the team (admin). */
