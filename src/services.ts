@@ -274,7 +274,7 @@ export async function createServices(deps: Deps) {
   });
   const invitations = createInvitationsService({
     repo: createInvitationsRepo(sql),
-    teamExists: async (id) => (await teamsRepo.findTeam(id)) !== null,
+    teamFor: teams.teamFor,
     teamName: async (id) => (await teamsRepo.findTeam(id))?.name ?? id,
     insertMember: teamsRepo.insertMember,
     owners,

@@ -366,7 +366,7 @@ describe("formsvc teams invite", () => {
       env,
     });
     expect(noTeam.code).not.toBe(0);
-    expect(noTeam.stderr).toContain("no team tm_none");
+    expect(noTeam.stderr).toContain("no team with id tm_none");
     expect(await server.query("SELECT email FROM invitations WHERE email = 'ivy@example.com'")).toEqual([]);
   });
 });

@@ -5,8 +5,8 @@ import { isoTime, type Clock } from "../../lib/clock";
 import { normalizeEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { isOperator, requireOwnerScope, type Actor, type Principal } from "../../lib/principal";
-import { authorize, type Right, type Role } from "../../lib/rights";
+import { isOperator, type Actor, type Principal } from "../../lib/principal";
+import type { Right, Role } from "../../lib/rights";
 import type { AccountsService } from "../accounts/service";
 import { checkPasswordRule, hashPassword } from "../accounts/password";
 import type { AuditService } from "../audit/service";
@@ -15,6 +15,7 @@ import type { OwnersService } from "../owners/service";
 import type { InvitationAcceptedJson, InvitationJson } from "./invitation-model";
 import type { InvitationPayload } from "./invitation-message";
 import type { InvitationRow, InvitationsRepo } from "./invitations-repo";
+import type { TeamsService } from "./service";
 
 /** A link works this long, once (CONTRACT). */
 const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -54,8 +55,8 @@ export interface OpenInvitation {
 
 export interface InvitationsDeps {
   repo: InvitationsRepo;
-  /** Whether a team exists (the operator names any). */
-  teamExists: (teamId: string) => Promise<boolean>;
+  /** The teams service's access check: the team, and the caller's role there (null for the operator). */
+  teamFor: TeamsService["teamFor"];
   teamName: (teamId: string) => Promise<string>;
   insertMember: (m: { teamId: string; ownerId: string; role: Role; at: string }) => Promise<void>;
   owners: Pick<OwnersService, "ensureOwner" | "findOwner" | "findOwnerById">;
@@ -89,15 +90,9 @@ function requireOwnerFor(pending: Role | null, caller: Role, doing: string): voi
 export function createInvitationsService(d: InvitationsDeps) {
   const now = () => isoTime(d.clock.now());
 
-  /** The caller's role in the team if it holds `right` there; the operator holds every right in a team that exists. */
-  async function access(actor: Actor, teamId: string, right: Right): Promise<Role> {
-    if (isOperator(actor)) {
-      if (!(await d.teamExists(teamId))) throw new AppError("NOT_FOUND", `no team ${teamId}`);
-      return "owner";
-    }
-    requireOwnerScope(actor);
-    return authorize(actor, teamId, right);
-  }
+  /** The caller's role in the team if it holds `right` there (the teams service's check); the operator's is an owner's. */
+  const access = async (actor: Actor, teamId: string, right: Right): Promise<Role> =>
+    (await d.teamFor(actor, teamId, right)).role ?? "owner";
 
   const inviter = async (actor: Actor): Promise<string> =>
     isOperator(actor) ? "cli" : ((await d.owners.findOwnerById(actor.ownerId))?.email ?? actor.ownerId);

@@ -110,6 +110,8 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
   };
 
   return {
+    teamFor,
+
     /**
      * The caller's teams, oldest first, with its role in each: a session's memberships, a key's one
      * team. The operator names an owner (`owner`), whose teams these are (none for an owner never named).
