@@ -509,7 +509,8 @@ describe("the dashboard in a browser", () => {
           await page.goto(`${server.url}/dashboard${hash}`);
           await page.locator("main h1").waitFor();
           await page.waitForLoadState("networkidle");
-          await page.locator(".loading .spinner").waitFor({ state: "detached" });
+          // Every section still loading (a page may load several at once, the team's among them) is done.
+          await page.waitForFunction(() => !document.querySelector(".loading .spinner"));
           expect(
             await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
             `${name} fits ${device} width`,
