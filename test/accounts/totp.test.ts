@@ -94,6 +94,18 @@ describe("TOTP second factor", () => {
     expect(next.status).toBe(200);
   });
 
+  test("a key cannot enrol (session only), and the second step needs the server's own Origin", async () => {
+    const owner = await seedOwner(server, "erin@example.com");
+    expect((await server.send("POST", "/auth/totp", owner.key)).status).toBe(401);
+    const { body } = await login(server, "alice@example.com");
+    const res = await server.json("/api/v1/auth/login/second-factor", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://evil.example" },
+      body: JSON.stringify({ challenge: body.challenge, code: "123456" }),
+    });
+    expect([res.status, res.body.code]).toEqual([403, "CSRF"]);
+  });
+
   test("a recovery code logs in once", async () => {
     const [code] = app.codes;
     const first = await login(server, "alice@example.com");
