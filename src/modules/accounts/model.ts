@@ -128,6 +128,9 @@ export const TotpConfirmBodySchema = t.Object(
   { additionalProperties: false },
 );
 
+export type TotpEnrolmentJson = Static<typeof TotpEnrolmentSchema>;
+export type TotpConfirmBody = Static<typeof TotpConfirmBodySchema>;
+
 /** The recovery codes, shown this once. */
 export const RecoveryCodesSchema = t.Object(
   {
@@ -137,6 +140,8 @@ export const RecoveryCodesSchema = t.Object(
   },
   { additionalProperties: false },
 );
+
+export type RecoveryCodesJson = Static<typeof RecoveryCodesSchema>;
 
 /** `POST /auth/login/second-factor`: the challenge a login answered, and a TOTP or recovery code. */
 export const SecondFactorBodySchema = t.Object(
@@ -150,3 +155,4 @@ export const SecondFactorBodySchema = t.Object(
   },
   { additionalProperties: false },
 );
+export type SecondFactorBody = Static<typeof SecondFactorBodySchema>;
