@@ -292,6 +292,7 @@ export async function createServices(deps: Deps) {
     insertMember: teamsRepo.insertMember,
     owners,
     accounts,
+    secondFactorOn: secondFactorRepo.enrolled,
     audit,
     outbox: outboxRepo,
     sendSoon: () => outbox.afterCommit({ queued: 1 }),

@@ -4,7 +4,9 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import * as OTPAuth from "otpauth";
 import { fixedClock } from "../../src/lib/clock";
-import { login, session, withPassword } from "../helpers/accounts";
+import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
+import { OPERATOR } from "../../src/lib/principal";
+import { personalTeamId } from "../../src/lib/rights";
 import { onSqlite } from "../helpers/engine";
 import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
@@ -113,6 +115,21 @@ describe("TOTP second factor", () => {
     const second = await login(server, "alice@example.com");
     expect((await secondFactor(server, second.body.challenge, code!)).status).toBe(401);
     expect((await secondFactor(server, second.body.challenge, app.codes[1]!)).status).toBe(200);
+  });
+
+  test("accepting an invitation with the password alone opens no session past the second factor", async () => {
+    const host = await server.services.owners.ensureOwner("host@example.com");
+    const { token } = await server.services.invitations.invite(
+      OPERATOR,
+      personalTeamId(host.id),
+      { email: "alice@example.com", role: "editor" },
+      { email: false },
+    );
+    const res = await post(server, "/invitations/accept", null, { token, password: PASSWORD });
+    expect([res.status, res.body.code, res.headers.get("set-cookie")]).toEqual([401, "SECOND_FACTOR_REQUIRED", null]);
+    expect(await server.query("SELECT role FROM team_members WHERE team_id = ?", personalTeamId(host.id))).toEqual([
+      { role: "owner" },
+    ]);
   });
 
   test("the secret is stored only encrypted, and the recovery codes only hashed", async () => {
