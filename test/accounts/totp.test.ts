@@ -4,6 +4,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import * as OTPAuth from "otpauth";
 import { fixedClock } from "../../src/lib/clock";
+import { createLogger } from "../../src/lib/log";
 import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
 import { OPERATOR } from "../../src/lib/principal";
 import { personalTeamId } from "../../src/lib/rights";
@@ -51,12 +52,18 @@ const secondFactor = (server: TestServer, challenge: string, code: string) =>
   post(server, "/auth/login/second-factor", null, { challenge, code });
 
 describe("TOTP second factor", () => {
+  const logLines: string[] = [];
   const clock = fixedClock("2026-11-20T10:00:00.000Z");
   let server: TestServer;
   let app: { totp: OTPAuth.TOTP; codes: string[]; secret: string };
   let aliceCookie: string;
   beforeAll(async () => {
-    server = await startTestServer({ clock, rateClock: clock, config: keyConfig() });
+    server = await startTestServer({
+      clock,
+      rateClock: clock,
+      config: keyConfig(),
+      log: createLogger("debug", (l) => void logLines.push(l)),
+    });
     await withPassword(server, "alice@example.com");
     aliceCookie = await loggedIn(server, "alice@example.com");
     app = await enrol(server, aliceCookie, clock.now);
@@ -130,6 +137,13 @@ describe("TOTP second factor", () => {
     expect(await server.query("SELECT role FROM team_members WHERE team_id = ?", personalTeamId(host.id))).toEqual([
       { role: "owner" },
     ]);
+  });
+
+  test("no log line holds the secret, a recovery code or a challenge", async () => {
+    const { body } = await login(server, "alice@example.com");
+    expect(logLines.length).toBeGreaterThan(0);
+    for (const needle of [app.secret, ...app.codes, body.challenge])
+      expect(logLines.filter((l) => l.includes(needle))).toEqual([]);
   });
 
   test("the secret is stored only encrypted, and the recovery codes only hashed", async () => {
