@@ -58,4 +58,31 @@ describe("two-step login in the dashboard", () => {
       await second.close();
     }
   }, 60_000);
+
+  test("with FORMSVC_REQUIRE_2FA a person without it sees only the enrolment, told why, and goes on to where they were once it is on", async () => {
+    const strict = await startTestServer({
+      config: { secretKey: randomBytes(32).toString("base64"), require2fa: true },
+    });
+    const opened = await browser.newPage();
+    try {
+      await setPassword(strict.db, EMAIL);
+      const { page } = opened;
+      await page.goto(`${strict.url}/dashboard#/forms`);
+      await page.getByLabel("Email").fill(EMAIL);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByText("This server requires two-step login: set it up to go on.").waitFor();
+      await page.getByRole("button", { name: "Set up two-step login" }).click();
+      const secret = (await page.locator("code").first().textContent())!;
+      await page.getByLabel("Code").fill(new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) }).generate());
+      await page.getByRole("button", { name: "Turn on" }).click();
+      await page.getByRole("button", { name: "Copy the recovery codes" }).waitFor();
+      await page.getByRole("button", { name: "Go on to the dashboard" }).click();
+      await page.getByRole("button", { name: "Log out" }).waitFor();
+      expect(page.url()).toEndWith("#/forms");
+    } finally {
+      await opened.close();
+      await strict.close();
+    }
+  }, 60_000);
 });

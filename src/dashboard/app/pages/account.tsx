@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { auth } from "../calls";
-import { me } from "../session";
+import { enrolmentRequired, me } from "../session";
 import { PageTitle } from "../shell";
 import type { TotpEnrolment } from "../../../client/index";
 import { act, announce, CopyButton, ErrorNote } from "../ui/bits";
@@ -75,8 +75,11 @@ export function AccountPage() {
   );
 }
 
-/** TOTP: set up with a QR code, confirm with a code, then the recovery codes, shown this once. */
-function TwoStepLogin() {
+/**
+ * TOTP: set up with a QR code, confirm with a code, then the recovery codes, shown this once.
+ * `onDone`: a session held to enrolment (FORMSVC_REQUIRE_2FA) goes on to the dashboard from there.
+ */
+export function TwoStepLogin({ onDone }: { onDone?: () => void }) {
   const [enrolment, setEnrolment] = useState<TotpEnrolment | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
   const [busy, setBusy] = useState(false);
@@ -106,6 +109,11 @@ function TwoStepLogin() {
           <pre class="recovery-codes">{codes.join("\n")}</pre>
           <div class="actions">
             <CopyButton text={codes.join("\n")} label="Copy the recovery codes" />
+            {onDone && (
+              <button type="button" class="button button-primary" onClick={onDone}>
+                Go on to the dashboard
+              </button>
+            )}
           </div>
         </>
       ) : enrolment ? (
@@ -134,6 +142,11 @@ function TwoStepLogin() {
         </form>
       ) : (
         <form class="stack" onSubmit={run(async () => setEnrolment(await auth.startTotp()))}>
+          {enrolmentRequired.value && (
+            <p class="note" role="status">
+              This server requires two-step login: set it up to go on.
+            </p>
+          )}
           <p class="muted">
             A code from an authenticator app on your phone, asked for after your password at each login.
           </p>
