@@ -194,7 +194,12 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         .use(spamRoutes(services.spam))
         .use(webhooksRoutes(services.webhooks))
         .use(notificationRoutes(services.notifications, services.memberNotifications))
-        .use(accountsRoutes(services.accounts, { secureCookie: config.publicUrl.startsWith("https:") }))
+        .use(
+          accountsRoutes(services.accounts, {
+            secureCookie: config.publicUrl.startsWith("https:"),
+            secondFactor: services.secondFactor,
+          }),
+        )
         .use(invitationRoutes(services.invitations, invitationOptions)),
     );
 }

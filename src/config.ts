@@ -248,6 +248,19 @@ const settings = {
     parse: num(0.001, 365),
     doc: "a login session ends this many days after the login, however active",
   },
+  secretKey: {
+    env: "FORMSVC_SECRET_KEY",
+    default: "",
+    parse: secretKey,
+    secret: true,
+    doc: "the key (base64 of 32 bytes: openssl rand -base64 32) that TOTP secrets are encrypted under; empty = the file formsvc.key beside the SQLite database (on PostgreSQL ./data/formsvc.key), made on first use. Back it up apart from the database: without it, second factors must be reset",
+  },
+  require2fa: {
+    env: "FORMSVC_REQUIRE_2FA",
+    default: "false",
+    parse: bool,
+    doc: "every person must enrol a TOTP second factor: a session without one reaches only enrolment, auth/me and logout (403 SECOND_FACTOR_ENROLMENT_REQUIRED elsewhere)",
+  },
   logLevel: {
     env: "FORMSVC_LOG_LEVEL",
     default: "info",
@@ -351,6 +364,13 @@ function redact(value: unknown): unknown {
 
 function kebab(key: string) {
   return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+function secretKey(raw: string): string {
+  const value = raw.trim();
+  if (value && Buffer.from(value, "base64").length !== 32)
+    throw new Error("not base64 of 32 bytes (openssl rand -base64 32)");
+  return value;
 }
 
 function text(raw: string): string {

@@ -10,6 +10,9 @@ import { countryLookup } from "./lib/geo";
 import type { Logger } from "./lib/log";
 import { createAccountsRepo } from "./modules/accounts/repo";
 import { createAccountsService } from "./modules/accounts/service";
+import { createSecondFactorRepo } from "./modules/accounts/second-factor-repo";
+import { createSecondFactorService } from "./modules/accounts/second-factor";
+import { loadSecretKey, secretBox } from "./lib/secret-box";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
 import { createAuditRepo } from "./modules/audit/repo";
@@ -260,8 +263,17 @@ export async function createServices(deps: Deps) {
       return await spam.filter.formMoving(form);
     },
   });
+  const accountsRepo = createAccountsRepo(sql);
+  const secondFactorRepo = createSecondFactorRepo(sql);
+  const secretKey = loadSecretKey(deps.config.secretKey, secretKeyLocation(deps.config));
+  const secondFactor = createSecondFactorService({
+    repo: secondFactorRepo,
+    accountsRepo,
+    clock,
+    box: () => secretBox(secretKey()),
+  });
   const accounts = createAccountsService({
-    repo: createAccountsRepo(sql),
+    repo: accountsRepo,
     owners,
     clock,
     sessionIdleDays: deps.config.sessionIdleDays,
@@ -271,6 +283,7 @@ export async function createServices(deps: Deps) {
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
     smtpConfigured: mailer !== null,
     rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
+    enrolmentDue: deps.config.require2fa ? async (ownerId) => !(await secondFactorRepo.enrolled(ownerId)) : undefined,
   });
   const invitations = createInvitationsService({
     repo: createInvitationsRepo(sql),
@@ -279,6 +292,7 @@ export async function createServices(deps: Deps) {
     insertMember: teamsRepo.insertMember,
     owners,
     accounts,
+    secondFactorOn: secondFactorRepo.enrolled,
     audit,
     outbox: outboxRepo,
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
@@ -420,6 +434,7 @@ export async function createServices(deps: Deps) {
   return {
     owners,
     accounts,
+    secondFactor,
     invitations,
     backups,
     keys,
@@ -450,6 +465,10 @@ export async function createServices(deps: Deps) {
 /** Where uploaded files are kept: FORMSVC_FILES, else `files/` beside the SQLite database (on PostgreSQL ./data/files). */
 export const filesLocation = (config: Pick<Config, "files" | "db">) =>
   config.files || (isPostgresUrl(config.db) ? "./data/files" : join(dirname(config.db), "files"));
+
+/** The key TOTP secrets are sealed under, when FORMSVC_SECRET_KEY is unset: `formsvc.key` beside the SQLite database (on PostgreSQL ./data/formsvc.key). */
+export const secretKeyLocation = (config: Pick<Config, "db">) =>
+  isPostgresUrl(config.db) ? "./data/formsvc.key" : join(dirname(config.db), "formsvc.key");
 
 /** Where backups go: FORMSVC_BACKUP_TO, else `backups/` beside the SQLite database. */
 export const backupLocation = (config: Pick<Config, "backupTo" | "db">) =>

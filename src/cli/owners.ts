@@ -15,6 +15,7 @@ export function ownersCommand(): Command {
         `${me} owners set-password you@example.com`,
         `printf '%s\\n' "$PASSWORD" | ${me} owners set-password you@example.com --password-stdin`,
         `${me} owners sessions revoke you@example.com`,
+        `${me} owners 2fa reset --owner you@example.com`,
       ]),
     );
 
@@ -70,6 +71,31 @@ export function ownersCommand(): Command {
           !!opts.json,
           result,
           () => `Ended ${result.sessionsEnded} session${result.sessionsEnded === 1 ? "" : "s"} of ${result.owner}.`,
+        );
+      }),
+    );
+
+  const twoFactor = owners.command("2fa").description("an owner's second factor (TOTP)");
+  twoFactor
+    .command("reset")
+    .description(
+      "turn an owner's TOTP and recovery codes off and end their sessions (they log in with the password alone, and enrol again)",
+    )
+    .requiredOption("--owner <email>", "the owner's email address")
+    .option("--json", "print only JSON")
+    .addHelpText(
+      "after",
+      examples((me) => [`${me} owners 2fa reset --owner you@example.com`]),
+    )
+    .action((opts: { owner: string; json?: boolean }, cmd: Command) =>
+      withServices(cmd, async (s) => {
+        const owner = await s.owners.findOwner(opts.owner);
+        if (!owner) throw new AppError("NOT_FOUND", `no owner ${opts.owner.trim().toLowerCase()}`);
+        const wasOn = await s.secondFactor.reset(owner.id);
+        emit(!!opts.json, { owner: owner.email, wasOn }, () =>
+          wasOn
+            ? `Second factor of ${owner.email} turned off; their sessions have ended.`
+            : `${owner.email} had no second factor; their sessions have ended.`,
         );
       }),
     );

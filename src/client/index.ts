@@ -27,6 +27,10 @@ import type {
   FormUpdateRequest,
   KeyCreateRequest,
   LoginRequest,
+  RecoveryCodes,
+  SecondFactorRequest,
+  TotpConfirmRequest,
+  TotpEnrolment,
   MemberNotification,
   MemberNotificationRequest,
   ResetAccepted,
@@ -88,14 +92,24 @@ export class FormsvcError extends Error {
   readonly requestId: string | undefined;
   /** Seconds to wait before trying again, on 429s. */
   readonly retryAfter: number | undefined;
+  /** SECOND_FACTOR_REQUIRED: what `loginSecondFactor` finishes the login with (5 minutes). */
+  readonly challenge: string | undefined;
 
-  constructor(init: { status: number; message: string; code?: string; requestId?: string; retryAfter?: number }) {
+  constructor(init: {
+    status: number;
+    message: string;
+    code?: string;
+    requestId?: string;
+    retryAfter?: number;
+    challenge?: string;
+  }) {
     super(init.message);
     this.name = "FormsvcError";
     this.status = init.status;
     this.code = init.code;
     this.requestId = init.requestId;
     this.retryAfter = init.retryAfter;
+    this.challenge = init.challenge;
   }
 }
 
@@ -158,10 +172,26 @@ export class FormsvcClient {
   /**
    * Opens a login session (the server's session cookie, which a browser keeps and sends on each
    * later request of its origin; other runtimes need a fetch that keeps cookies). A page must be of
-   * the server's own origin: other origins are refused (403 CSRF).
+   * the server's own origin: other origins are refused (403 CSRF). A person with a second factor
+   * gets a FormsvcError SECOND_FACTOR_REQUIRED whose `challenge` `loginSecondFactor` takes.
    */
   login(credentials: LoginRequest, options?: CallOptions): Promise<Account> {
     return this.request({ method: "POST", path: "/auth/login", body: credentials, idempotent: false }, options);
+  }
+
+  /** Finishes a login with its challenge and a TOTP or recovery code (each accepted once); opens the session as `login`. */
+  loginSecondFactor(body: SecondFactorRequest, options?: CallOptions): Promise<Account> {
+    return this.request({ method: "POST", path: "/auth/login/second-factor", body, idempotent: false }, options);
+  }
+
+  /** Starts TOTP enrolment for the session's person: the otpauth:// URI, its QR code and the secret. */
+  startTotp(options?: CallOptions): Promise<TotpEnrolment> {
+    return this.request({ method: "POST", path: "/auth/totp", idempotent: false }, options);
+  }
+
+  /** Turns TOTP on with a code of the new secret; answers the 10 recovery codes, shown this once. */
+  confirmTotp(body: TotpConfirmRequest, options?: CallOptions): Promise<RecoveryCodes> {
+    return this.request({ method: "POST", path: "/auth/totp/confirm", body, idempotent: false }, options);
   }
 
   /** First run: sets the first owner with the token of the link `formsvc serve` printed, and logs them in (as `login`). */
@@ -680,7 +710,7 @@ export class FormsvcClient {
   }
 
   private async toError(res: Response): Promise<FormsvcError> {
-    let body: { error?: unknown; code?: unknown; requestId?: unknown } = {};
+    let body: { error?: unknown; code?: unknown; requestId?: unknown; challenge?: unknown } = {};
     try {
       body = (await res.json()) as typeof body;
     } catch {}
@@ -690,6 +720,7 @@ export class FormsvcClient {
       code: typeof body.code === "string" ? body.code : undefined,
       requestId: typeof body.requestId === "string" ? body.requestId : (res.headers.get("x-request-id") ?? undefined),
       retryAfter: numberHeader(res.headers, "retry-after"),
+      challenge: typeof body.challenge === "string" ? body.challenge : undefined,
     });
   }
 }

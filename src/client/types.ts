@@ -469,6 +469,32 @@ export interface LoginRequest {
   password: string;
 }
 
+/** A login's second step: the challenge of its 401 SECOND_FACTOR_REQUIRED and a TOTP or recovery code. */
+export interface SecondFactorRequest {
+  challenge: string;
+  code: string;
+}
+
+/** A TOTP secret to enrol (`startTotp`): SHA-1, 6 digits, 30 s. */
+export interface TotpEnrolment {
+  /** otpauth:// URI for an authenticator app. */
+  uri: string;
+  /** The secret in base32, to type in. */
+  secret: string;
+  /** The URI as a QR code: a data:image/png;base64 URL. */
+  qr: string;
+}
+
+/** A code of the new secret (`confirmTotp`). */
+export interface TotpConfirmRequest {
+  code: string;
+}
+
+/** The recovery codes, each usable once in place of a TOTP code; shown this once. */
+export interface RecoveryCodes {
+  recoveryCodes: string[];
+}
+
 /** First run: the token of the link `formsvc serve` printed, and the first owner's email and password. */
 export interface SetupRequest {
   token: string;

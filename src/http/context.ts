@@ -89,6 +89,14 @@ interface CallerView {
   ownOrigin: () => string | null;
 }
 
+/** What a session whose person has still to enrol a second factor (FORMSVC_REQUIRE_2FA) may reach. */
+const ENROLMENT_PATHS = new Set([
+  "/api/v1/auth/me",
+  "/api/v1/auth/logout",
+  "/api/v1/auth/totp",
+  "/api/v1/auth/totp/confirm",
+]);
+
 /** The caller check of a route that needs `need`: 401, or the CSRF 403 of a session that changes something. */
 function admit(need: Kind, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView): void {
   // Before the key check: a page's script must be able to read a 401 too.
@@ -96,6 +104,11 @@ function admit(need: Kind, { caller, keyGiven, sessionGiven, viaSession, request
   const accepted =
     need === "session" ? viaSession : need === "public" ? caller !== null && !viaSession : caller !== null;
   if (!accepted) throw unauthorized(need, keyGiven, sessionGiven);
+  if (viaSession && caller?.enrolmentDue && !ENROLMENT_PATHS.has(new URL(request.url).pathname))
+    throw new AppError(
+      "SECOND_FACTOR_ENROLMENT_REQUIRED",
+      "this server requires a second factor: enrol one first (POST /api/v1/auth/totp, then /api/v1/auth/totp/confirm)",
+    );
   if (viaSession && !SAFE_METHODS.has(request.method)) requireSameOrigin(request, ownOrigin());
 }
 

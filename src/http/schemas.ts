@@ -45,6 +45,12 @@ export const ErrorSchema = t.Object(
         { description: "VALIDATION_FAILED: every problem with the submission's fields, at once" },
       ),
     ),
+    challenge: t.Optional(
+      t.String({
+        description:
+          "SECOND_FACTOR_REQUIRED: finish the login with it at POST /api/v1/auth/login/second-factor (5 minutes)",
+      }),
+    ),
     requestId: t.Optional(t.String()),
   },
   { description: "every error has this shape" },

@@ -23,6 +23,8 @@ export interface Principal {
   team: string;
   /** The right the route being served states (rights.ts); set by the route, checked by `authorize`. */
   right?: Right;
+  /** A session whose person must enrol a second factor first (FORMSVC_REQUIRE_2FA): it reaches only enrolment, `auth/me` and logout. */
+  enrolmentDue?: true;
 }
 
 /** The operator at the command line: every owner's data, with no key to scope it. */

@@ -1,12 +1,19 @@
 import { beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import * as OTPAuth from "otpauth";
 import { FormsvcClient, FormsvcError, type FetchLike } from "../../src/client";
 import { PASSWORD, withPassword } from "../helpers/accounts";
 import { useServer } from "../helpers/fixture";
 
-const server = useServer({ config: { rateLimit: 100_000 } });
+// A key of its own: on PostgreSQL the default key file would be made in the working folder.
+const server = useServer({ config: { rateLimit: 100_000, secretKey: randomBytes(32).toString("base64") } });
 server.seed("session@example.com");
+server.seed("totp@example.com");
 
-beforeAll(() => withPassword(server, "session@example.com"));
+beforeAll(async () => {
+  await withPassword(server, "session@example.com");
+  await withPassword(server, "totp@example.com");
+});
 
 /** A fetch as a page of the server's own origin has it: its Origin on every request, the session cookie kept and sent back. */
 function browserLikeFetch(): FetchLike {
@@ -45,5 +52,27 @@ describe("FormsvcClient's session methods against a running server", () => {
       (refused as FormsvcError).message,
     ]).toEqual([true, 401, expect.any(String)]);
     expect(((await client.me().catch((e: unknown) => e)) as FormsvcError).status).toBe(401);
+  });
+
+  test("startTotp and confirmTotp turn TOTP on; login then throws SECOND_FACTOR_REQUIRED with the challenge loginSecondFactor takes", async () => {
+    const client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, fetch: browserLikeFetch() });
+    await client.login({ email: "totp@example.com", password: PASSWORD });
+    const enrolment = await client.startTotp();
+    const totp = OTPAuth.URI.parse(enrolment.uri) as OTPAuth.TOTP;
+    const { recoveryCodes } = await client.confirmTotp({ code: totp.generate() });
+    expect(recoveryCodes).toHaveLength(10);
+
+    const fresh = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, fetch: browserLikeFetch() });
+    const refused = (await fresh
+      .login({ email: "totp@example.com", password: PASSWORD })
+      .catch((e) => e)) as FormsvcError;
+    expect([refused.status, refused.code, refused.challenge]).toEqual([
+      401,
+      "SECOND_FACTOR_REQUIRED",
+      expect.stringMatching(/^fsc_/),
+    ]);
+    const account = await fresh.loginSecondFactor({ challenge: refused.challenge!, code: recoveryCodes[0]! });
+    expect(account.email).toBe("totp@example.com");
+    expect((await fresh.me()).email).toBe("totp@example.com");
   });
 });

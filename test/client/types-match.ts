@@ -6,10 +6,14 @@ import type {
   AccountJson,
   AccountPatchSchema,
   LoginBody,
+  RecoveryCodesJson,
   ResetAcceptedJson,
   ResetBody,
   ResetConfirmBody,
+  SecondFactorBody,
   SetupBody,
+  TotpConfirmBody,
+  TotpEnrolmentJson,
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { AuditEvent } from "../../src/modules/audit/model";
@@ -45,6 +49,10 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 type Assert<T extends true> = T;
 
 export type Checks = [
+  Assert<Equal<Client.SecondFactorRequest, SecondFactorBody>>,
+  Assert<Equal<Client.TotpEnrolment, TotpEnrolmentJson>>,
+  Assert<Equal<Client.TotpConfirmRequest, TotpConfirmBody>>,
+  Assert<Equal<Client.RecoveryCodes, RecoveryCodesJson>>,
   Assert<Equal<Client.Form, FormJson>>,
   Assert<Equal<Client.FormList, FormListJson>>,
   Assert<Equal<Client.Submission, SubmissionJson>>,

@@ -39,6 +39,16 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/auth\/(setup|reset|reset\/confirm)$/,
     why: "take no key or session (first run, a forgotten password): a link's token or an email instead; their CSRF check, body checks, refusals and limits are in test/accounts/first-run-reset.test.ts",
   },
+  {
+    method: "POST",
+    path: /^\/api\/v1\/auth\/login\/second-factor$/,
+    why: "takes no key (a login's challenge and a code instead); its CSRF check, refusals and throttle are in test/accounts/totp.test.ts",
+  },
+  {
+    method: "POST",
+    path: /^\/api\/v1\/auth\/totp(\/confirm)?$/,
+    why: "session only (a person's second factor): every key case is a 401 (test/accounts/totp.test.ts)",
+  },
   { method: "GET", path: /^\/$/, why: "a redirect to /dashboard, public (test/accounts/first-run-reset.test.ts)" },
   {
     method: "POST",

@@ -1,7 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { FormsvcError } from "./api";
 import { auth } from "./calls";
-import { AccountPage } from "./pages/account";
+import { AccountPage, TwoStepLogin } from "./pages/account";
 import { AuditPage } from "./pages/audit";
 import { FormPage, type FormTab } from "./pages/form";
 import { FormsPage } from "./pages/forms";
@@ -11,7 +11,7 @@ import { LoginPage } from "./pages/login";
 import { SubmissionPage } from "./pages/submission";
 import { TeamPage } from "./pages/team";
 import { go, loginHref, route } from "./router";
-import { me } from "./session";
+import { enrolmentRequired, me } from "./session";
 import { PageTitle, Shell } from "./shell";
 import { loadTeams } from "./team";
 import { ErrorNote, Loading } from "./ui/bits";
@@ -60,6 +60,20 @@ function Session() {
 function Teams() {
   const [teams, retry] = useLoad(loadTeams, [me.value!.id]);
   if (teams.state === "loading") return <Loading label="Opening the dashboard…" />;
+  if (teams.state === "failed" && enrolmentRequired.value)
+    return (
+      <main class="login" id="main">
+        <div class="login-card">
+          <h1>formsvc</h1>
+          <TwoStepLogin
+            onDone={() => {
+              enrolmentRequired.value = false;
+              retry();
+            }}
+          />
+        </div>
+      </main>
+    );
   if (teams.state === "failed")
     return (
       <main class="login" id="main">

@@ -33,6 +33,9 @@ const enc = encodeURIComponent;
 
 export const auth = {
   login: (email: string, password: string): Promise<Account> => client.login({ email, password }),
+  secondFactor: (challenge: string, code: string): Promise<Account> => client.loginSecondFactor({ challenge, code }),
+  startTotp: () => client.startTotp(),
+  confirmTotp: (code: string) => client.confirmTotp({ code }),
   logout: () => client.logout(),
   me: (): Promise<Account> => client.me(),
   update: (change: { timeZone?: string }): Promise<Account> => client.updateMe(change),

@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals";
-import { whenUnauthorized } from "./api";
+import { whenEnrolmentRequired, whenUnauthorized } from "./api";
 import { go, loginHref, route } from "./router";
 
 import type { Account } from "../../client/index";
@@ -11,6 +11,11 @@ export const me = signal<Me | null | undefined>(undefined);
 
 /** Why the login page is shown, when it is not the first visit (the session ran out, or the user logged out). */
 export const loginNotice = signal<string | null>(null);
+
+/** FORMSVC_REQUIRE_2FA held the session to enrolment: the dashboard shows only the enrolment, and says why. */
+export const enrolmentRequired = signal(false);
+
+whenEnrolmentRequired(() => void (enrolmentRequired.value = true));
 
 whenUnauthorized(() => {
   if (me.value === null) return;

@@ -109,3 +109,50 @@ export const ResetConfirmBodySchema = t.Object(
   { additionalProperties: true, description: "JSON; other fields are ignored" },
 );
 export type ResetConfirmBody = Static<typeof ResetConfirmBodySchema>;
+
+/** `POST /auth/totp`: a new TOTP secret to enrol, unconfirmed until `POST /auth/totp/confirm`. */
+export const TotpEnrolmentSchema = t.Object(
+  {
+    uri: t.String({ description: "the otpauth:// URI (SHA-1, 6 digits, 30 s) for an authenticator app" }),
+    secret: t.String({ description: "the secret in base32, for typing into an app that cannot scan" }),
+    qr: t.String({ description: "the URI as a QR code: a data:image/png;base64 URL" }),
+  },
+  { additionalProperties: false },
+);
+
+const Code = (description: string) => t.String({ minLength: 1, maxLength: 64, description });
+
+/** `POST /auth/totp/confirm`: a code from the new secret. */
+export const TotpConfirmBodySchema = t.Object(
+  { code: Code("the current 6-digit code of the authenticator app") },
+  { additionalProperties: false },
+);
+
+export type TotpEnrolmentJson = Static<typeof TotpEnrolmentSchema>;
+export type TotpConfirmBody = Static<typeof TotpConfirmBodySchema>;
+
+/** The recovery codes, shown this once. */
+export const RecoveryCodesSchema = t.Object(
+  {
+    recoveryCodes: t.Array(t.String(), {
+      description: "10 single-use codes, each usable once in place of a TOTP code; only their hashes are kept",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export type RecoveryCodesJson = Static<typeof RecoveryCodesSchema>;
+
+/** `POST /auth/login/second-factor`: the challenge a login answered, and a TOTP or recovery code. */
+export const SecondFactorBodySchema = t.Object(
+  {
+    challenge: t.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "the `challenge` of the login's 401 SECOND_FACTOR_REQUIRED",
+    }),
+    code: Code("a TOTP code (each accepted once) or an unused recovery code"),
+  },
+  { additionalProperties: false },
+);
+export type SecondFactorBody = Static<typeof SecondFactorBodySchema>;

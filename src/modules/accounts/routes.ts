@@ -9,11 +9,16 @@ import {
   AccountPatchSchema,
   AccountSchema,
   LoginBodySchema,
+  RecoveryCodesSchema,
   ResetAcceptedSchema,
   ResetBodySchema,
   ResetConfirmBodySchema,
+  SecondFactorBodySchema,
   SetupBodySchema,
+  TotpConfirmBodySchema,
+  TotpEnrolmentSchema,
 } from "./model";
+import type { SecondFactorService } from "./second-factor";
 import type { AccountsService } from "./service";
 
 const setCookie = (description: string) => ({
@@ -38,13 +43,27 @@ const resetAccepted = (smtpConfigured: boolean) => ({
 });
 
 /** Login, logout and the session's owner; first-run setup and password reset. `secureCookie`: the server is reached over https (FORMSVC_PUBLIC_URL). */
-export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: boolean }) {
+export function accountsRoutes(
+  accounts: AccountsService,
+  opts: { secureCookie: boolean; secondFactor: SecondFactorService },
+) {
+  const { secondFactor } = opts;
   return new Elysia({ name: "accounts-routes" })
     .use(requestContext)
     .post(
       "/auth/login",
       async ({ body, client, caller, viaSession, set }) => {
-        const { account, token } = await accounts.login(body, addressBucket(client().ip));
+        const result = await accounts.login(body, addressBucket(client().ip), secondFactor.challengeFor);
+        if ("challenge" in result) {
+          set.status = 401;
+          return {
+            error:
+              "this account has a second factor: send a code with the challenge to POST /api/v1/auth/login/second-factor",
+            code: "SECOND_FACTOR_REQUIRED",
+            challenge: result.challenge,
+          };
+        }
+        const { account, token } = result;
         // One browser, one session: the one it came with (if any) ends here.
         if (viaSession) await accounts.endSession(caller!.keyId);
         set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
@@ -54,7 +73,7 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
         ...sameOriginJson(LoginBodySchema),
         detail: {
           summary: "Log in",
-          description: `Takes no API key. Checks an owner's email and password (set with \`formsvc owners set-password\`) and opens a session: the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Lax, Path=/; when FORMSVC_PUBLIC_URL is https, Secure and named __Host-${SESSION_COOKIE}), which then acts as the owner's secret key on every endpoint but submit and challenge. The request must carry an Origin header equal to the server's own (FORMSVC_PUBLIC_URL's origin, else the request's Host), else 403 CSRF. A wrong email and a wrong password get the same 401. Five failed logins for one email within 15 minutes, or twenty from one client address, are answered 429 (with Retry-After) until the oldest leaves the window. The session ends after FORMSVC_SESSION_IDLE_DAYS without a request or FORMSVC_SESSION_MAX_DAYS after the login.`,
+          description: `Takes no API key. Checks an owner's email and password (set with \`formsvc owners set-password\`) and opens a session: the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Lax, Path=/; when FORMSVC_PUBLIC_URL is https, Secure and named __Host-${SESSION_COOKIE}), which then acts as the owner's secret key on every endpoint but submit and challenge. The request must carry an Origin header equal to the server's own (FORMSVC_PUBLIC_URL's origin, else the request's Host), else 403 CSRF. A wrong email and a wrong password get the same 401. Five failed logins for one email within 15 minutes, or twenty from one client address, are answered 429 (with Retry-After) until the oldest leaves the window. The session ends after FORMSVC_SESSION_IDLE_DAYS without a request or FORMSVC_SESSION_MAX_DAYS after the login. A person with a second factor (TOTP) gets no session but a 401 SECOND_FACTOR_REQUIRED with a \`challenge\` (5 minutes), to finish with POST /api/v1/auth/login/second-factor.`,
           tags: ["Accounts"],
           security: [],
           responses: responses(
@@ -145,6 +164,74 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
             { status: 204, description: "the password is set; every session has ended" },
             400,
             403,
+            429,
+          ),
+        },
+      },
+    )
+    .post(
+      "/auth/login/second-factor",
+      async ({ body, client, caller, viaSession, set }) => {
+        const ownerId = await secondFactor.verify(body, accounts.emailOf, addressBucket(client().ip));
+        const { account, token } = await accounts.finishLogin(ownerId);
+        if (viaSession) await accounts.endSession(caller!.keyId);
+        set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
+        return account;
+      },
+      {
+        ...sameOriginJson(SecondFactorBodySchema),
+        detail: {
+          summary: "Finish a login with a second factor",
+          description: `Takes no API key. With the \`challenge\` of a login's 401 SECOND_FACTOR_REQUIRED (valid 5 minutes) and a code: the current TOTP code of the person's authenticator app (each code is accepted once) or one of their recovery codes (each once). Opens the session as Log in does (the ${SESSION_COOKIE} cookie). A wrong code is a 401 and counts against Log in's throttles (5 per email, 20 per client address within 15 minutes; 429 beyond); a wrong or lapsed challenge is a 401. Must carry the server's own Origin, else 403 CSRF.`,
+          tags: ["Accounts"],
+          security: [],
+          responses: responses(
+            {
+              schema: AccountSchema,
+              description: "logged in: the owner, and the session cookie",
+              headers: setCookie(
+                `[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`,
+              ),
+            },
+            400,
+            401,
+            403,
+            429,
+          ),
+        },
+      },
+    )
+    .post(
+      "/auth/totp",
+      async ({ principal }) => await secondFactor.startEnrolment(principal, await accounts.emailOf(principal.ownerId)),
+      {
+        auth: "session",
+        detail: {
+          summary: "Start TOTP enrolment",
+          description:
+            "A new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for the session's person, as an otpauth:// URI, its QR code and the base32 secret; it is not used until confirmed with a code from it (POST /api/v1/auth/totp/confirm). Asking again replaces an unconfirmed secret; with TOTP on already, 409 (the operator turns it off: `formsvc owners 2fa reset --owner EMAIL`). The secret is stored encrypted (AES-256-GCM) under FORMSVC_SECRET_KEY or the key file beside the database. Must carry the server's own Origin, else 403 CSRF.",
+          tags: ["Accounts"],
+          responses: responses({ schema: TotpEnrolmentSchema, description: "the secret to enrol" }, 401, 403, 409, 429),
+        },
+      },
+    )
+    .post(
+      "/auth/totp/confirm",
+      async ({ principal, body }) => await secondFactor.confirmEnrolment(principal, body.code),
+      {
+        auth: "session",
+        body: TotpConfirmBodySchema,
+        detail: {
+          summary: "Turn TOTP on",
+          description:
+            "Confirms the enrolment with the current code of the new secret and turns TOTP on: from now on a login asks for a code too. Answers 10 recovery codes, each usable once in place of a code; they are shown this once (only their hashes are kept). A wrong code is a 400; no enrolment started, or TOTP on already, a 409. Must carry the server's own Origin, else 403 CSRF.",
+          tags: ["Accounts"],
+          responses: responses(
+            { schema: RecoveryCodesSchema, description: "TOTP is on: the recovery codes" },
+            400,
+            401,
+            403,
+            409,
             429,
           ),
         },

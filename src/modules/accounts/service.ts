@@ -24,14 +24,14 @@ export interface Account {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 /** Failed logins per email within the window (CONTRACT). */
-const FAILURES_PER_EMAIL = 5;
+export const FAILURES_PER_EMAIL = 5;
 /**
  * Failed logins per client address (IPv6 by /64) within the window, whatever the emails: enough
  * for an office behind one address to mistype, too few to try a list of emails five times each.
  */
-const FAILURES_PER_ADDRESS = 20;
+export const FAILURES_PER_ADDRESS = 20;
 // Writing last_seen_at on every request would cost a commit each; a minute's precision is plenty for days of idle time.
 const TOUCH_INTERVAL_MS = 60_000;
 /** A login waits for another process's write lock at most this long, then is answered 503. */
@@ -53,7 +53,7 @@ const RESET_EMAIL_INTERVAL_MS = 5 * 60 * 1000;
 const RESETS_PER_ADDRESS = 5;
 
 const hashToken = (token: string) => Bun.SHA256.hash(token, "hex");
-const throttled = (retryAfter: number, which: string) =>
+export const throttled = (retryAfter: number, which: string) =>
   new AppError("RATE_LIMITED", `too many failed logins ${which}; try again in ${retryAfter} s (Retry-After)`, {
     "retry-after": String(retryAfter),
   });
@@ -73,6 +73,8 @@ export interface AccountsDeps {
   smtpConfigured: boolean;
   /** A person's role in each of their teams. */
   rolesOf: (ownerId: string) => Promise<ReadonlyMap<string, Role>>;
+  /** FORMSVC_REQUIRE_2FA: whether the person has still to enrol a second factor (absent: nobody has to). */
+  enrolmentDue?: (ownerId: string) => Promise<boolean>;
 }
 
 /**
@@ -93,6 +95,7 @@ export function createAccountsService({
   sendSoon,
   smtpConfigured,
   rolesOf,
+  enrolmentDue,
 }: AccountsDeps) {
   const idleMs = sessionIdleDays * DAY_MS;
   const maxMs = sessionMaxDays * DAY_MS;
@@ -124,6 +127,7 @@ export function createAccountsService({
     forms: null,
     teams: await rolesOf(ownerId),
     team: personalTeamId(ownerId),
+    ...((await enrolmentDue?.(ownerId)) ? { enrolmentDue: true as const } : {}),
   });
 
   /** Opens a session for the owner: its token (only the hash is stored) and the session as a caller, and the login's line in the audit trail. */
@@ -210,15 +214,32 @@ export function createAccountsService({
       return { owner: owner.email, ownerCreated: !existing, sessionsEnded };
     },
 
-    /** Checks the email and password (checkPassword: its throttles) and opens a session; `address` is the client's rate-limit address. */
+    /**
+     * Checks the email and password (checkPassword: its throttles) and opens a session; `address` is
+     * the client's rate-limit address. A person with a second factor gets no session but the
+     * challenge `challengeFor` answers, to finish the login with (`finishLogin`).
+     */
     async login(
       input: { email: string; password: string },
       address: string,
-    ): Promise<{ account: Account; token: string }> {
+      challengeFor: (ownerId: string) => Promise<string | null> = async () => null,
+    ): Promise<{ account: Account; token: string } | { challenge: string }> {
       const credentials = await checkPassword(input, address);
+      const challenge = await challengeFor(credentials.ownerId);
+      if (challenge) return { challenge };
       const { token } = await startSession(credentials.ownerId);
       return { account: toAccount(credentials), token };
     },
+
+    /** Opens the session of a login whose second factor was just checked, as `login` does. */
+    async finishLogin(ownerId: string): Promise<{ account: Account; token: string }> {
+      const credentials = await repo.findCredentialsById(ownerId);
+      if (!credentials) throw new AppError("UNAUTHORIZED", "this owner no longer exists");
+      return { account: toAccount(credentials), token: (await startSession(ownerId)).token };
+    },
+
+    /** The email of an owner (for the throttles of a login's second step). */
+    emailOf: async (ownerId: string): Promise<string> => (await repo.findCredentialsById(ownerId))?.email ?? ownerId,
 
     /** The owner with this email and password (checkPassword: login's throttles, a 401 when wrong), without a session. */
     checkPassword: async (

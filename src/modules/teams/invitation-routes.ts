@@ -28,7 +28,7 @@ interface Options {
 }
 
 const ACCEPTING =
-  "A person with an account accepts with a session of theirs or their password (checked as a login is: five wrong ones within 15 minutes are a 429); anyone else sets a password (12 to 1024 characters), which makes their account and its personal team. Either way the person becomes a member with the invited role, the link is used up, `member.joined` is recorded, and, unless the request came with their session, a session is opened (the Set-Cookie of Log in). A wrong, used, replaced or expired link is a 400 and changes nothing; an address that became a member meanwhile, 409 ALREADY_MEMBER.";
+  "A person with an account accepts with a session of theirs or their password (checked as a login is: five wrong ones within 15 minutes are a 429; a person with a second factor needs their session: a password alone is a 401 SECOND_FACTOR_REQUIRED); anyone else sets a password (12 to 1024 characters), which makes their account and its personal team. Either way the person becomes a member with the invited role, the link is used up, `member.joined` is recorded, and, unless the request came with their session, a session is opened (the Set-Cookie of Log in). A wrong, used, replaced or expired link is a 400 and changes nothing; an address that became a member meanwhile, 409 ALREADY_MEMBER.";
 
 /** The team API's invitations: invite, list, cancel (with a key or session), and accept (with a link's token). */
 export function invitationRoutes(invitations: InvitationsService, opts: Options) {

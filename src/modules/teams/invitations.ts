@@ -61,6 +61,8 @@ export interface InvitationsDeps {
   insertMember: (m: { teamId: string; ownerId: string; role: Role; at: string }) => Promise<void>;
   owners: Pick<OwnersService, "ensureOwner" | "findOwner" | "findOwnerById">;
   accounts: Pick<AccountsService, "checkPassword" | "hasPassword" | "setPasswordHash" | "openSession">;
+  /** Whether the person has a second factor: then a password alone opens no session here. */
+  secondFactorOn: (ownerId: string) => Promise<boolean>;
   audit: Pick<AuditService, "record" | "requireBelow">;
   /** Where invitation emails are queued (kind `invitation`), and how the outbox is told to send them now. */
   outbox: Pick<OutboxRepo, "insert">;
@@ -239,7 +241,12 @@ export function createInvitationsService(d: InvitationsDeps) {
             "UNAUTHORIZED",
             `this invitation is for ${opened.email}, who has an account: log in as ${opened.email} first, or give its password`,
           );
-        await d.accounts.checkPassword({ email: opened.email, password: input.password }, address);
+        const { ownerId } = await d.accounts.checkPassword({ email: opened.email, password: input.password }, address);
+        if (await d.secondFactorOn(ownerId))
+          throw new AppError(
+            "SECOND_FACTOR_REQUIRED",
+            `${opened.email} has a second factor: log in with it first, then open the invitation's link again`,
+          );
       } else if (!theirSession) {
         if (input.password === undefined)
           throw new AppError("INVALID_PARAMETER", "choose a password for your new account (12 characters or more)");

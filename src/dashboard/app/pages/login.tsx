@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { FormsvcError } from "../api";
 import { auth } from "../calls";
 import { act, ErrorNote } from "../ui/bits";
 import { go, route } from "../router";
@@ -8,9 +9,16 @@ import { loginNotice, me } from "../session";
 export function LoginPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // Set once the password was right for a person with a second factor: the code step.
+  const [challenge, setChallenge] = useState<string | null>(null);
   const email = useRef<HTMLInputElement>(null);
-  useEffect(() => email.current?.focus(), []);
+  const code = useRef<HTMLInputElement>(null);
+  useEffect(() => (challenge ? code : email).current?.focus(), [challenge]);
   const next = route.value.query.get("next");
+  const done = () => {
+    loginNotice.value = null;
+    go(next && next.startsWith("#/") && !next.startsWith("#/login") ? next : "#/forms", true);
+  };
   return (
     <main class="login" id="main">
       <div class="login-card">
@@ -31,23 +39,36 @@ export function LoginPage() {
             setBusy(true);
             setError(null);
             try {
-              me.value = await auth.login(String(data.get("email")), String(data.get("password")));
-              loginNotice.value = null;
-              go(next && next.startsWith("#/") && !next.startsWith("#/login") ? next : "#/forms", true);
+              me.value = challenge
+                ? await auth.secondFactor(challenge, String(data.get("code")))
+                : await auth.login(String(data.get("email")), String(data.get("password")));
+              done();
             } catch (err) {
-              setError(err);
+              if (err instanceof FormsvcError && err.code === "SECOND_FACTOR_REQUIRED" && err.challenge) {
+                setChallenge(err.challenge);
+                setError(null);
+              } else setError(err);
               setBusy(false);
             }
           })}
         >
-          <label class="field">
-            <span>Email</span>
-            <input ref={email} name="email" type="email" autocomplete="username" required />
-          </label>
-          <label class="field">
-            <span>Password</span>
-            <input name="password" type="password" autocomplete="current-password" required />
-          </label>
+          {challenge ? (
+            <label class="field">
+              <span>Code from your authenticator app, or a recovery code</span>
+              <input ref={code} name="code" autocomplete="one-time-code" required />
+            </label>
+          ) : (
+            <>
+              <label class="field">
+                <span>Email</span>
+                <input ref={email} name="email" type="email" autocomplete="username" required />
+              </label>
+              <label class="field">
+                <span>Password</span>
+                <input name="password" type="password" autocomplete="current-password" required />
+              </label>
+            </>
+          )}
           {error !== null && <ErrorNote error={error} />}
           <button type="submit" class="button button-primary" disabled={busy}>
             {busy ? "Logging in…" : "Log in"}

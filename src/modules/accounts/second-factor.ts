@@ -1,0 +1,179 @@
+import { randomBytes } from "node:crypto";
+import * as OTPAuth from "otpauth";
+import QRCode from "qrcode";
+import { retryWhileBusy } from "../../db/busy";
+import { isoTime, type Clock } from "../../lib/clock";
+import { AppError } from "../../lib/errors";
+import type { Principal } from "../../lib/principal";
+import type { SecretBox } from "../../lib/secret-box";
+import type { AccountsRepo } from "./repo";
+import type { SecondFactorRepo } from "./second-factor-repo";
+import { FAILURES_PER_ADDRESS, FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS, throttled } from "./service";
+import { failureWindow } from "./throttle";
+
+/** A challenge left by a right password lives this long: time to open the authenticator app. */
+const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+const CHALLENGE_PREFIX = "fsc_";
+const RECOVERY_CODES = 10;
+const WRITE_WAIT_MS = 5_000;
+/** The issuer an authenticator app shows beside the account. */
+const ISSUER = "formsvc";
+
+const hash = (text: string) => Bun.SHA256.hash(text, "hex");
+/** A recovery code as typed: case, spaces and dashes do not matter. */
+const recoveryKey = (code: string) => hash(code.toLowerCase().replace(/[\s-]/g, ""));
+const newRecoveryCode = () =>
+  randomBytes(6)
+    .toString("hex")
+    .replace(/(.{4})(?!$)/g, "$1-");
+
+const totpOf = (secret: string, label = "") =>
+  new OTPAuth.TOTP({
+    issuer: ISSUER,
+    label,
+    algorithm: "SHA1",
+    digits: 6,
+    period: 30,
+    secret: OTPAuth.Secret.fromBase32(secret),
+  });
+
+const wrongCode = () =>
+  new AppError(
+    "UNAUTHORIZED",
+    "wrong or used code: enter the current code of your authenticator app, or an unused recovery code",
+  );
+
+export interface SecondFactorDeps {
+  repo: SecondFactorRepo;
+  /** Login's failure counts, which a wrong code counts against too. */
+  accountsRepo: AccountsRepo;
+  clock: Clock;
+  /** Seals the TOTP secrets under the key kept outside the database; made on first use. */
+  box: () => SecretBox;
+}
+
+/**
+ * TOTP second factors (RFC 6238: SHA-1, 6 digits, 30 s) and their recovery codes. The secret is
+ * stored sealed, the recovery codes and login challenges as SHA-256 only. A code is accepted one
+ * step either side of now, and once: the step it was for is remembered.
+ */
+export function createSecondFactorService({ repo, accountsRepo, clock, box }: SecondFactorDeps) {
+  const now = () => clock.now();
+  const byEmail = failureWindow(accountsRepo, "email", FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS, now);
+  const byAddress = failureWindow(accountsRepo, "address", FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
+
+  /** The time step `code` is right for, or null. */
+  const stepOf = (secret: string, code: string): number | null => {
+    if (!/^\d{6}$/.test(code)) return null;
+    const at = now();
+    const delta = totpOf(secret).validate({ token: code, timestamp: at, window: 1 });
+    return delta === null ? null : OTPAuth.TOTP.counter({ period: 30, timestamp: at }) + delta;
+  };
+
+  return {
+    enrolled: (ownerId: string): Promise<boolean> => repo.enrolled(ownerId),
+
+    /** Starts (or restarts) enrolment: a new secret, unconfirmed until a code from it is confirmed. 409 when TOTP is on already. */
+    async startEnrolment(caller: Principal, email: string): Promise<{ uri: string; secret: string; qr: string }> {
+      const secret = new OTPAuth.Secret({ size: 20 }).base32;
+      const started = await retryWhileBusy(
+        () => repo.startTotp(caller.ownerId, box().seal(secret), isoTime(now())),
+        WRITE_WAIT_MS,
+      );
+      if (!started)
+        throw new AppError(
+          "CONFLICT",
+          "a second factor is on already; to enrol a new one, ask the operator to run formsvc owners 2fa reset",
+        );
+      const uri = totpOf(secret, email).toString();
+      return { uri, secret, qr: await QRCode.toDataURL(uri) };
+    },
+
+    /** Turns TOTP on with a code from the new secret; answers the recovery codes, which are shown this once. */
+    async confirmEnrolment(caller: Principal, code: string): Promise<{ recoveryCodes: string[] }> {
+      const row = await repo.findTotp(caller.ownerId);
+      if (!row || row.confirmedAt)
+        throw new AppError(
+          "CONFLICT",
+          row ? "a second factor is on already" : "no enrolment started: POST /api/v1/auth/totp first",
+        );
+      const step = stepOf(box().open(row.ciphertext), code.trim());
+      if (step === null)
+        throw new AppError("INVALID_PARAMETER", "wrong code: enter the current 6-digit code of your authenticator app");
+      const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+      const confirmed = await retryWhileBusy(
+        () => repo.confirmTotp(caller.ownerId, step, isoTime(now()), recoveryCodes.map(recoveryKey)),
+        WRITE_WAIT_MS,
+      );
+      if (!confirmed) throw new AppError("CONFLICT", "a second factor is on already");
+      return { recoveryCodes };
+    },
+
+    /** After a right password: a challenge to finish the login with, or null when the person has no second factor. */
+    async challengeFor(ownerId: string): Promise<string | null> {
+      if (!(await repo.enrolled(ownerId))) return null;
+      const token = CHALLENGE_PREFIX + randomBytes(32).toString("base64url");
+      const at = now();
+      await retryWhileBusy(
+        () =>
+          repo.insertChallenge({
+            tokenHash: hash(token),
+            ownerId,
+            expiresAt: isoTime(at + CHALLENGE_TTL_MS),
+            now: isoTime(at),
+          }),
+        WRITE_WAIT_MS,
+      );
+      return token;
+    },
+
+    /**
+     * Checks a login's second factor: a TOTP code (each once) or a recovery code (each once). Wrong
+     * codes count against login's throttles for the person's email and the client's address (429
+     * beyond); a wrong or lapsed challenge is a 401. Answers the person, whose challenge is used up.
+     */
+    async verify(
+      input: { challenge: string; code: string },
+      email: (ownerId: string) => Promise<string>,
+      address: string,
+    ): Promise<string> {
+      const challengeHash = hash(input.challenge);
+      const ownerId = input.challenge.startsWith(CHALLENGE_PREFIX)
+        ? await repo.challengeOwner(challengeHash, isoTime(now()))
+        : null;
+      if (!ownerId)
+        throw new AppError(
+          "UNAUTHORIZED",
+          "this sign-in has expired or is unknown (5 minutes): log in with your password again",
+        );
+      const name = await email(ownerId);
+      const mailAttempt = await retryWhileBusy(() => byEmail.attempt(name), WRITE_WAIT_MS);
+      if (!mailAttempt.allowed) throw throttled(mailAttempt.retryAfter, "for this email");
+      const addressAttempt = await retryWhileBusy(() => byAddress.attempt(address), WRITE_WAIT_MS);
+      if (!addressAttempt.allowed) {
+        await retryWhileBusy(() => byEmail.forgive(mailAttempt.id), WRITE_WAIT_MS);
+        throw throttled(addressAttempt.retryAfter, "from this address");
+      }
+      const code = input.code.trim();
+      const row = await repo.findTotp(ownerId);
+      if (!row?.confirmedAt) throw wrongCode();
+      const step = stepOf(box().open(row.ciphertext), code);
+      const accepted =
+        step !== null
+          ? await retryWhileBusy(() => repo.takeStep(ownerId, step), WRITE_WAIT_MS)
+          : await retryWhileBusy(() => repo.useRecoveryCode(ownerId, recoveryKey(code), isoTime(now())), WRITE_WAIT_MS);
+      if (!accepted) throw wrongCode();
+      await retryWhileBusy(
+        () =>
+          Promise.all([repo.deleteChallenge(challengeHash), byEmail.clear(name), byAddress.forgive(addressAttempt.id)]),
+        WRITE_WAIT_MS,
+      );
+      return ownerId;
+    },
+
+    /** The operator's reset: TOTP and recovery codes off, and every session of the person ended. */
+    reset: (ownerId: string): Promise<boolean> => repo.reset(ownerId),
+  };
+}
+
+export type SecondFactorService = ReturnType<typeof createSecondFactorService>;
