@@ -9,6 +9,7 @@ import type {
   ResetAcceptedJson,
   ResetBody,
   ResetConfirmBody,
+  SessionJson,
   SetupBody,
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
@@ -71,6 +72,7 @@ export type Checks = [
   Assert<Equal<Client.MemberNotificationRequest, Static<typeof MemberNotificationBody>>>,
   Assert<Equal<Client.SpamFilterStatus, FilterStatusJson>>,
   Assert<Equal<Client.Account, AccountJson>>,
+  Assert<Equal<Client.Session, SessionJson>>,
   Assert<Equal<Client.AccountUpdateRequest, Static<typeof AccountPatchSchema>>>,
   Assert<Equal<Client.LoginRequest, LoginBody>>,
   Assert<Equal<Client.SetupRequest, SetupBody>>,

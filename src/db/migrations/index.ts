@@ -27,6 +27,7 @@ import * as ownerTimeZone from "./025-owner-time-zone";
 import * as outboxKinds from "./026-outbox-kinds";
 import * as accentColor from "./027-accent-color";
 import * as teams from "./028-teams";
+import * as sessionDetails from "./030-session-details";
 
 export type { Migration };
 
@@ -67,4 +68,5 @@ export const migrations: Migration[] = [
   portable(26, "outbox-kinds", outboxKinds.steps),
   portable(27, "accent-color", accentColor.steps),
   portable(28, "teams", teams.steps),
+  portable(30, "session-details", sessionDetails.steps),
 ];

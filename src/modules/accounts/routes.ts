@@ -1,9 +1,9 @@
 import type { TSchema } from "@sinclair/typebox";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { jsonBody, noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { requireSameOrigin } from "../../http/same-origin";
-import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from "../../http/session-cookie";
+import { clearedSessionCookie, SESSION_COOKIE, sessionCookie, sessionOrigin } from "../../http/session-cookie";
 import { addressBucket } from "../../lib/address-bucket";
 import {
   AccountPatchSchema,
@@ -12,6 +12,8 @@ import {
   ResetAcceptedSchema,
   ResetBodySchema,
   ResetConfirmBodySchema,
+  SessionSchema,
+  SessionsEndedSchema,
   SetupBodySchema,
 } from "./model";
 import type { AccountsService } from "./service";
@@ -43,8 +45,12 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
     .use(requestContext)
     .post(
       "/auth/login",
-      async ({ body, client, caller, viaSession, set }) => {
-        const { account, token } = await accounts.login(body, addressBucket(client().ip));
+      async ({ body, client, caller, viaSession, request, set }) => {
+        const { account, token } = await accounts.login(
+          body,
+          addressBucket(client().ip),
+          sessionOrigin(request, client),
+        );
         // One browser, one session: the one it came with (if any) ends here.
         if (viaSession) await accounts.endSession(caller!.keyId);
         set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
@@ -75,8 +81,8 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
     )
     .post(
       "/auth/setup",
-      async ({ body, set }) => {
-        const { account, token } = await accounts.setup(body);
+      async ({ body, request, client, set }) => {
+        const { account, token } = await accounts.setup(body, sessionOrigin(request, client));
         set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
         return account;
       },
@@ -196,6 +202,45 @@ export function accountsRoutes(accounts: AccountsService, opts: { secureCookie: 
           "Sets what the owner may change of their account: `timeZone`, the IANA zone every email to them writes its times in. Fields left out stay. An unknown zone is a 400. Must carry the server's own Origin, else 403 CSRF.",
         tags: ["Accounts"],
         responses: responses({ schema: AccountSchema, description: "the owner, changed" }, 400, 401, 403, 429),
+      },
+    })
+    .get("/auth/sessions", async ({ principal }) => await accounts.listSessions(principal), {
+      auth: noBody("session"),
+      detail: {
+        summary: "The session owner's sessions",
+        description:
+          "Every live session of the person this session logs in as (never another person's), newest first: when it was opened and last used, the User-Agent and client address of its login, and `current: true` on the one this request carries. A session keeps its login's address until it ends (logout, one of the DELETEs here, a new password, or its lifetime). 401 without a live session (an API key is no session).",
+        tags: ["Accounts"],
+        responses: responses({ schema: t.Array(SessionSchema), description: "the sessions, newest first" }, 401, 429),
+      },
+    })
+    .delete(
+      "/auth/sessions/:sessionId",
+      async ({ params, principal, set }) => {
+        await accounts.endOwnSession(principal, params.sessionId);
+        if (params.sessionId === principal.keyId) set.headers["set-cookie"] = clearedSessionCookie(opts.secureCookie);
+        set.status = 204;
+      },
+      {
+        auth: "session",
+        params: t.Object({ sessionId: t.String() }),
+        detail: {
+          summary: "End one of the session owner's sessions",
+          description:
+            "Ends the session at once, on every instance: its next request is a 401. The one this request carries may be named too (as Log out). Another person's session, or an unknown or ended one, is a 404 and nothing changes. Must carry the server's own Origin, else 403 CSRF.",
+          tags: ["Accounts"],
+          responses: responses({ status: 204, description: "the session has ended" }, 400, 401, 403, 404, 429),
+        },
+      },
+    )
+    .delete("/auth/sessions", async ({ principal }) => ({ ended: await accounts.endOtherSessions(principal) }), {
+      auth: "session",
+      detail: {
+        summary: "End the session owner's other sessions",
+        description:
+          'Ends every session of the person this session logs in as but this one, at once, on every instance ("log out everywhere else"). Must carry the server\'s own Origin, else 403 CSRF.',
+        tags: ["Accounts"],
+        responses: responses({ schema: SessionsEndedSchema, description: "how many ended" }, 401, 403, 429),
       },
     });
 }
