@@ -2,6 +2,9 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/lib/log";
 import { useServer } from "../helpers/fixture";
 import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
+import { seedOwner, startTestServer } from "../helpers/harness";
+import { freePort, startSmtpSink } from "../helpers/smtp-sink";
+import { personalTeamId } from "../../src/lib/rights";
 
 const logLines: string[] = [];
 const server = useServer({ log: createLogger("info", (l) => void logLines.push(l)) });
@@ -137,5 +140,36 @@ describe("DELETE /auth/sessions", () => {
     await end(laptop, phoneId);
     await endOthers(laptop);
     for (const cookie of [laptop, phone]) expect(logLines.join("\n")).not.toContain(cookie.split("=")[1]!);
+  });
+});
+
+describe("a session opened by accepting an invitation", () => {
+  test("keeps the browser and address of the request that accepted", async () => {
+    const smtp = await startSmtpSink();
+    const port = await freePort();
+    const other = await startTestServer({ config: { smtpUrl: smtp.url, publicUrl: `http://127.0.0.1:${port}`, port } });
+    try {
+      const ada = await seedOwner(other, "ada@example.com");
+      const invited = await other.json(`/api/v1/teams/${personalTeamId(ada.ownerId)}/invitations`, {
+        method: "POST",
+        key: ada.key,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "bob@example.com", role: "viewer" }),
+      });
+      expect(invited.status).toBe(200);
+      const token = /fsi_[A-Za-z0-9_-]+/.exec((await smtp.waitFor(1))[0]!.text ?? "")![0];
+      const accepted = await other.json("/api/v1/invitations/accept", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: other.url, "user-agent": PHONE },
+        body: JSON.stringify({ token, password: PASSWORD }),
+      });
+      expect(accepted.status).toBe(200);
+      const cookie = accepted.headers.get("set-cookie")!.split(";")[0]!;
+      const listed = await other.json("/api/v1/auth/sessions", { headers: { cookie } });
+      expect(listed.body).toMatchObject([{ userAgent: PHONE, address: "127.0.0.1", current: true }]);
+    } finally {
+      await other.close();
+      await smtp.close();
+    }
   });
 });
