@@ -5,6 +5,7 @@
 import type {
   Account,
   AccountUpdateRequest,
+  Session,
   Analytics,
   CreatedWebhook,
   Delivery,
@@ -222,6 +223,28 @@ export class FormsvcClient {
   /** Changes the session's owner: the IANA time zone emails write times in (a 400 for an unknown zone). */
   updateMe(body: AccountUpdateRequest, options?: CallOptions): Promise<Account> {
     return this.request({ method: "PATCH", path: "/auth/me", body, idempotent: true }, options);
+  }
+
+  /** The session owner's live sessions, newest first; `current` marks this one. */
+  listSessions(options?: CallOptions): Promise<Session[]> {
+    return this.request({ method: "GET", path: "/auth/sessions", idempotent: true }, options);
+  }
+
+  /** Ends one of the session owner's sessions at once (a 404 for another person's or an unknown one). */
+  async endSession(sessionId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      { method: "DELETE", path: `/auth/sessions/${encodeURIComponent(sessionId)}`, idempotent: false },
+      options,
+    );
+  }
+
+  /** Ends every session of the session owner but this one; answers how many ended. */
+  async endOtherSessions(options?: CallOptions): Promise<number> {
+    const body = await this.request<{ ended: number }>(
+      { method: "DELETE", path: "/auth/sessions", idempotent: true },
+      options,
+    );
+    return body.ended;
   }
 
   /** One page of the caller's forms (of one team with `teamId`), newest first. */

@@ -458,6 +458,21 @@ export interface Account {
   smtpConfigured: boolean;
 }
 
+/** One of the session owner's sessions (`listSessions`); never its token. */
+export interface Session {
+  /** `ses_…` */
+  id: string;
+  createdAt: string;
+  /** When it was last used, to the minute. */
+  lastSeenAt: string;
+  /** The User-Agent of the browser that opened it (its first 512 characters). */
+  userAgent: string | null;
+  /** The client address of the login, as the rate limits see it. */
+  address: string | null;
+  /** The session this request was made with. */
+  current: boolean;
+}
+
 /** What an owner may change of their account (`updateMe`); fields left out stay. */
 export interface AccountUpdateRequest {
   timeZone?: string;

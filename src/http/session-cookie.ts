@@ -1,3 +1,5 @@
+import type { ClientOrigin } from "../lib/client-ip";
+
 /**
  * The login session's cookie. Its value is the session token itself (the server keeps only its
  * SHA-256), so it is HttpOnly (no script reads it), SameSite=Lax (other sites' subrequests and form
@@ -37,3 +39,9 @@ export const sessionCookie = (token: string, maxAgeSeconds: number, secure: bool
 /** `Set-Cookie` that makes the browser drop the session cookie. */
 export const clearedSessionCookie = (secure: boolean) =>
   `${sessionCookieName(secure)}=; Max-Age=0; ${attributes(secure)}`;
+
+/** What a new session keeps of the request that opens it, for its person's list of sessions: the User-Agent and the client address (as the rate limits see it). */
+export const sessionOrigin = (request: Request, client: () => ClientOrigin) => ({
+  userAgent: request.headers.get("user-agent"),
+  address: client().ip,
+});

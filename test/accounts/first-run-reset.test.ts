@@ -48,9 +48,18 @@ describe("first run: POST /auth/setup", () => {
     const { server } = await setUp();
     const token = (await server.services.accounts.issueSetupToken())!;
     expect(token).toMatch(/^fsu_/);
-    const first = await post(server, "/auth/setup", { token, email: "Ada@Example.com", password: PASSWORD });
+    const first = await post(
+      server,
+      "/auth/setup",
+      { token, email: "Ada@Example.com", password: PASSWORD },
+      { "user-agent": "Setup Browser/1.0" },
+    );
     expect(first.status).toBe(200);
     expect(first.body.email).toBe("ada@example.com");
+    // The session keeps what the list of sessions shows of it.
+    expect(await server.query("SELECT user_agent, address FROM sessions")).toEqual([
+      { user_agent: "Setup Browser/1.0", address: "127.0.0.1" },
+    ]);
     const cookie = first.headers.get("set-cookie")!.split(";")[0]!;
     const me = await server.json("/api/v1/auth/me", { headers: session(server, cookie) });
     expect(me.status).toBe(200);

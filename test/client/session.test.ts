@@ -41,6 +41,20 @@ describe("FormsvcClient's session methods against a running server", () => {
     expect([after instanceof FormsvcError, (after as FormsvcError).status]).toEqual([true, 401]);
   });
 
+  test("listSessions marks this one; endSession and endOtherSessions end the others at once", async () => {
+    const [here, there, third] = [browserLikeFetch(), browserLikeFetch(), browserLikeFetch()].map(
+      (fetch) => new FormsvcClient({ baseUrl: `${server.url}/api/v1`, fetch }),
+    );
+    for (const c of [there!, third!, here!]) await c.login({ email: "session@example.com", password: PASSWORD });
+    const sessions = await here!.listSessions();
+    expect(sessions.slice(0, 3).map((s) => s.current)).toEqual([true, false, false]);
+    await here!.endSession(sessions[1]!.id);
+    expect(((await third!.me().catch((e: unknown) => e)) as FormsvcError).status).toBe(401);
+    expect(await here!.endOtherSessions()).toBeGreaterThanOrEqual(1);
+    expect(((await there!.me().catch((e: unknown) => e)) as FormsvcError).status).toBe(401);
+    expect((await here!.listSessions()).map((s) => s.current)).toEqual([true]);
+  });
+
   test("a wrong password is a FormsvcError 401 with the server's message, and opens no session", async () => {
     const client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, fetch: browserLikeFetch() });
     const refused = await client

@@ -239,6 +239,33 @@ describe.if(onPostgres)("two instances on one PostgreSQL database", () => {
     expect((await me(c.a)).status).toBe(401);
   });
 
+  test("end a session at once on both when one instance ends it from the list of sessions", async () => {
+    const c = await cluster();
+    const password = "correct horse battery staple";
+    await runCliAsync(["owners", "set-password", "owner@example.com", "--password-stdin"], {
+      db: c.db,
+      stdin: password,
+    });
+    const login = async (p: ServeProcess) => {
+      const res = await p.fetch(p.url + "/api/v1/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: p.url },
+        body: JSON.stringify({ email: "owner@example.com", password }),
+      });
+      expect(res.status).toBe(200);
+      return res.headers.get("set-cookie")!.split(";")[0]!;
+    };
+    const [kept, ended] = [await login(c.b), await login(c.a)];
+    const me = (p: ServeProcess, cookie: string) => p.fetch(p.url + "/api/v1/auth/me", { headers: { cookie } });
+    expect((await me(c.a, ended)).status).toBe(200);
+    const res = await c.b.fetch(c.b.url + "/api/v1/auth/sessions", {
+      method: "DELETE",
+      headers: { cookie: kept, origin: c.b.url },
+    });
+    expect(await res.json()).toEqual({ ended: 1 });
+    expect([(await me(c.a, ended)).status, (await me(c.a, kept)).status]).toEqual([401, 200]);
+  });
+
   test("send each of 20 notifications exactly once, whichever instance took the submission", async () => {
     const smtp: SmtpSink = await startSmtpSink();
     stops.push(() => smtp.close());

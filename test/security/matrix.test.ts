@@ -61,6 +61,16 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     why: "session only: no key is accepted, so every key case is a 401 (test/accounts)",
   },
   {
+    method: "GET",
+    path: /^\/api\/v1\/auth\/sessions$/,
+    why: "session only (a person's own sessions): no key is accepted, so every key case is a 401 (test/accounts/sessions.test.ts)",
+  },
+  {
+    method: "DELETE",
+    path: /^\/api\/v1\/auth\/sessions(\/:sessionId)?$/,
+    why: "session only (a person's own sessions): no key is accepted, so every key case is a 401; another person's session is a 404 (test/accounts/sessions.test.ts)",
+  },
+  {
     method: "PATCH",
     path: /^\/api\/v1\/auth\/me$/,
     why: "session only: no key is accepted, so every key case is a 401 (test/accounts/login.test.ts)",

@@ -28,6 +28,7 @@ import * as outboxKinds from "./026-outbox-kinds";
 import * as accentColor from "./027-accent-color";
 import * as teams from "./028-teams";
 import * as secondFactors from "./029-second-factors";
+import * as sessionDetails from "./030-session-details";
 
 export type { Migration };
 
@@ -69,4 +70,5 @@ export const migrations: Migration[] = [
   portable(27, "accent-color", accentColor.steps),
   portable(28, "teams", teams.steps),
   portable(29, "second-factors", secondFactors.steps),
+  portable(30, "session-details", sessionDetails.steps),
 ];

@@ -156,3 +156,30 @@ export const SecondFactorBodySchema = t.Object(
   { additionalProperties: false },
 );
 export type SecondFactorBody = Static<typeof SecondFactorBodySchema>;
+/** One of the caller's sessions, as `GET /auth/sessions` lists it; never its token. */
+export const SessionSchema = t.Object(
+  {
+    id: t.String({ description: "the session's id (ses_…)" }),
+    createdAt: t.String({ format: "date-time", description: "when it was opened (the login); ISO 8601, UTC" }),
+    lastSeenAt: t.String({
+      format: "date-time",
+      description: "when it was last used, to the minute; ISO 8601, UTC",
+    }),
+    userAgent: t.Union([t.String(), t.Null()], {
+      description: "the User-Agent of the browser that opened it (its first 512 characters); null when none was sent",
+    }),
+    address: t.Union([t.String(), t.Null()], {
+      description:
+        "the client address of the login, as the rate limits see it (behind FORMSVC_TRUSTED_PROXIES, the address they name); kept with the session until it ends",
+    }),
+    current: t.Boolean({ description: "true for the session this request was made with" }),
+  },
+  { additionalProperties: false },
+);
+export type SessionJson = Static<typeof SessionSchema>;
+
+/** `DELETE /auth/sessions`'s answer. */
+export const SessionsEndedSchema = t.Object(
+  { ended: t.Unsafe<number>({ type: "integer", minimum: 0, description: "how many sessions ended" }) },
+  { additionalProperties: false },
+);

@@ -20,6 +20,12 @@ export interface Session {
   lastSeenAt: string;
 }
 
+/** Where a session was opened: the browser's User-Agent and the client address, as the login saw them (null when unknown or opened before they were kept). */
+export interface SessionOrigin {
+  userAgent: string | null;
+  address: string | null;
+}
+
 interface SessionRow {
   id: string;
   owner_id: string;
@@ -73,12 +79,28 @@ export function createAccountsRepo(sql: Sql) {
     async updatePasswordHash(ownerId: string, hash: string): Promise<void> {
       await sql.run("UPDATE owners SET password_hash = ? WHERE id = ?", [hash, ownerId]);
     },
-    async insertSession(s: { id: string; ownerId: string; tokenHash: string; createdAt: string }): Promise<void> {
+    async insertSession(
+      s: { id: string; ownerId: string; tokenHash: string; createdAt: string } & SessionOrigin,
+    ): Promise<void> {
       await sql.run(
-        "INSERT INTO sessions (id, owner_id, token_hash, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)",
-        [s.id, s.ownerId, s.tokenHash, s.createdAt, s.createdAt],
+        "INSERT INTO sessions (id, owner_id, token_hash, created_at, last_seen_at, user_agent, address) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [s.id, s.ownerId, s.tokenHash, s.createdAt, s.createdAt, s.userAgent, s.address],
       );
     },
+    /** The owner's sessions, newest first (expired ones the housekeeping has not deleted yet among them). */
+    listOwnerSessions: async (ownerId: string): Promise<(Session & SessionOrigin)[]> =>
+      (
+        await sql.all<SessionRow & { user_agent: string | null; address: string | null }>(
+          "SELECT id, owner_id, created_at, last_seen_at, user_agent, address FROM sessions WHERE owner_id = ? ORDER BY created_at DESC, id DESC",
+          [ownerId],
+        )
+      ).map((r) => ({ ...toSession(r), userAgent: r.user_agent, address: r.address })),
+    /** Ends the owner's session `id`; false (nothing changed) when they have none by that id. */
+    deleteOwnerSession: async (ownerId: string, id: string): Promise<boolean> =>
+      (await sql.run("DELETE FROM sessions WHERE id = ? AND owner_id = ?", [id, ownerId])) > 0,
+    /** Ends every session of the owner but `keep`; returns how many ended. */
+    deleteOtherSessions: (ownerId: string, keep: string): Promise<number> =>
+      sql.run("DELETE FROM sessions WHERE owner_id = ? AND id <> ?", [ownerId, keep]),
     async findSessionByTokenHash(hash: string): Promise<Session | null> {
       const row = await sql.get<SessionRow>(
         "SELECT id, owner_id, created_at, last_seen_at FROM sessions WHERE token_hash = ?",

@@ -1,9 +1,9 @@
 import type { TSchema } from "@sinclair/typebox";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { jsonBody, noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { requireSameOrigin } from "../../http/same-origin";
-import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from "../../http/session-cookie";
+import { clearedSessionCookie, SESSION_COOKIE, sessionCookie, sessionOrigin } from "../../http/session-cookie";
 import { addressBucket } from "../../lib/address-bucket";
 import {
   AccountPatchSchema,
@@ -14,6 +14,8 @@ import {
   ResetBodySchema,
   ResetConfirmBodySchema,
   SecondFactorBodySchema,
+  SessionSchema,
+  SessionsEndedSchema,
   SetupBodySchema,
   TotpConfirmBodySchema,
   TotpEnrolmentSchema,
@@ -52,8 +54,13 @@ export function accountsRoutes(
     .use(requestContext)
     .post(
       "/auth/login",
-      async ({ body, client, caller, viaSession, set }) => {
-        const result = await accounts.login(body, addressBucket(client().ip), secondFactor.challengeFor);
+      async ({ body, client, caller, viaSession, request, set }) => {
+        const result = await accounts.login(
+          body,
+          addressBucket(client().ip),
+          sessionOrigin(request, client),
+          secondFactor.challengeFor,
+        );
         if ("challenge" in result) {
           set.status = 401;
           return {
@@ -94,8 +101,8 @@ export function accountsRoutes(
     )
     .post(
       "/auth/setup",
-      async ({ body, set }) => {
-        const { account, token } = await accounts.setup(body);
+      async ({ body, request, client, set }) => {
+        const { account, token } = await accounts.setup(body, sessionOrigin(request, client));
         set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
         return account;
       },
@@ -171,9 +178,9 @@ export function accountsRoutes(
     )
     .post(
       "/auth/login/second-factor",
-      async ({ body, client, caller, viaSession, set }) => {
+      async ({ body, client, caller, viaSession, request, set }) => {
         const ownerId = await secondFactor.verify(body, accounts.emailOf, addressBucket(client().ip));
-        const { account, token } = await accounts.finishLogin(ownerId);
+        const { account, token } = await accounts.finishLogin(ownerId, sessionOrigin(request, client));
         if (viaSession) await accounts.endSession(caller!.keyId);
         set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
         return account;
@@ -283,6 +290,45 @@ export function accountsRoutes(
           "Sets what the owner may change of their account: `timeZone`, the IANA zone every email to them writes its times in. Fields left out stay. An unknown zone is a 400. Must carry the server's own Origin, else 403 CSRF.",
         tags: ["Accounts"],
         responses: responses({ schema: AccountSchema, description: "the owner, changed" }, 400, 401, 403, 429),
+      },
+    })
+    .get("/auth/sessions", async ({ principal }) => await accounts.listSessions(principal), {
+      auth: noBody("session"),
+      detail: {
+        summary: "The session owner's sessions",
+        description:
+          "Every live session of the person this session logs in as (never another person's), newest first: when it was opened and last used, the User-Agent and client address of its login, and `current: true` on the one this request carries. A session keeps its login's address until it ends (logout, one of the DELETEs here, a new password, or its lifetime). 401 without a live session (an API key is no session).",
+        tags: ["Accounts"],
+        responses: responses({ schema: t.Array(SessionSchema), description: "the sessions, newest first" }, 401, 429),
+      },
+    })
+    .delete(
+      "/auth/sessions/:sessionId",
+      async ({ params, principal, set }) => {
+        await accounts.endOwnSession(principal, params.sessionId);
+        if (params.sessionId === principal.keyId) set.headers["set-cookie"] = clearedSessionCookie(opts.secureCookie);
+        set.status = 204;
+      },
+      {
+        auth: "session",
+        params: t.Object({ sessionId: t.String() }),
+        detail: {
+          summary: "End one of the session owner's sessions",
+          description:
+            "Ends the session at once, on every instance: its next request is a 401. The one this request carries may be named too (as Log out). Another person's session, or an unknown or ended one, is a 404 and nothing changes. Must carry the server's own Origin, else 403 CSRF.",
+          tags: ["Accounts"],
+          responses: responses({ status: 204, description: "the session has ended" }, 400, 401, 403, 404, 429),
+        },
+      },
+    )
+    .delete("/auth/sessions", async ({ principal }) => ({ ended: await accounts.endOtherSessions(principal) }), {
+      auth: "session",
+      detail: {
+        summary: "End the session owner's other sessions",
+        description:
+          'Ends every session of the person this session logs in as but this one, at once, on every instance ("log out everywhere else"). Must carry the server\'s own Origin, else 403 CSRF.',
+        tags: ["Accounts"],
+        responses: responses({ schema: SessionsEndedSchema, description: "how many ended" }, 401, 403, 429),
       },
     });
 }

@@ -11,7 +11,7 @@ import type { AuditService } from "../audit/service";
 import type { OutboxRepo } from "../outbox/repo";
 import type { OwnersService } from "../owners/service";
 import { checkPasswordRule, DUMMY_HASH, hashPassword, isOutdated, verifyPassword } from "./password";
-import type { AccountsRepo, Credentials } from "./repo";
+import type { AccountsRepo, Credentials, SessionOrigin } from "./repo";
 import { failureWindow } from "./throttle";
 
 /** An owner as the API shows them to themselves. */
@@ -22,6 +22,18 @@ export interface Account {
   timeZone: string;
   smtpConfigured: boolean;
 }
+
+/** One of a person's sessions as their list shows it; never its token. */
+export interface SessionInfo {
+  id: string;
+  createdAt: string;
+  lastSeenAt: string;
+  userAgent: string | null;
+  address: string | null;
+  current: boolean;
+}
+
+export type { SessionOrigin };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
@@ -51,6 +63,8 @@ const RESET_PREFIX = "fsr_";
 const RESET_EMAIL_INTERVAL_MS = 5 * 60 * 1000;
 /** Reset requests per client address (IPv6 by /64) within the throttle's window, for any emails: 429 beyond. */
 const RESETS_PER_ADDRESS = 5;
+/** The most of a User-Agent a session keeps: enough to tell browsers apart, and a header cannot fill the table. */
+const MAX_USER_AGENT = 512;
 
 const hashToken = (token: string) => Bun.SHA256.hash(token, "hex");
 export const throttled = (retryAfter: number, which: string) =>
@@ -131,9 +145,19 @@ export function createAccountsService({
   });
 
   /** Opens a session for the owner: its token (only the hash is stored) and the session as a caller, and the login's line in the audit trail. */
-  async function startSession(ownerId: string): Promise<{ token: string; principal: Principal }> {
+  async function startSession(
+    ownerId: string,
+    origin: SessionOrigin,
+  ): Promise<{ token: string; principal: Principal }> {
     const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
-    const session = { id: newId("ses"), ownerId, tokenHash: hashToken(token), createdAt: isoTime(clock.now()) };
+    const session = {
+      id: newId("ses"),
+      ownerId,
+      tokenHash: hashToken(token),
+      createdAt: isoTime(clock.now()),
+      userAgent: origin.userAgent?.slice(0, MAX_USER_AGENT) || null,
+      address: origin.address || null,
+    };
     let principal: Principal;
     try {
       await retryWhileBusy(() => repo.insertSession(session), WRITE_WAIT_MS);
@@ -216,26 +240,28 @@ export function createAccountsService({
 
     /**
      * Checks the email and password (checkPassword: its throttles) and opens a session; `address` is
-     * the client's rate-limit address. A person with a second factor gets no session but the
-     * challenge `challengeFor` answers, to finish the login with (`finishLogin`).
+     * the client's rate-limit address, `origin` what the session keeps of its client. A person with
+     * a second factor gets no session but the challenge `challengeFor` answers, to finish the login
+     * with (`finishLogin`).
      */
     async login(
       input: { email: string; password: string },
       address: string,
+      origin: SessionOrigin,
       challengeFor: (ownerId: string) => Promise<string | null> = async () => null,
     ): Promise<{ account: Account; token: string } | { challenge: string }> {
       const credentials = await checkPassword(input, address);
       const challenge = await challengeFor(credentials.ownerId);
       if (challenge) return { challenge };
-      const { token } = await startSession(credentials.ownerId);
+      const { token } = await startSession(credentials.ownerId, origin);
       return { account: toAccount(credentials), token };
     },
 
     /** Opens the session of a login whose second factor was just checked, as `login` does. */
-    async finishLogin(ownerId: string): Promise<{ account: Account; token: string }> {
+    async finishLogin(ownerId: string, origin: SessionOrigin): Promise<{ account: Account; token: string }> {
       const credentials = await repo.findCredentialsById(ownerId);
       if (!credentials) throw new AppError("UNAUTHORIZED", "this owner no longer exists");
-      return { account: toAccount(credentials), token: (await startSession(ownerId)).token };
+      return { account: toAccount(credentials), token: (await startSession(ownerId, origin)).token };
     },
 
     /** The email of an owner (for the throttles of a login's second step). */
@@ -285,11 +311,14 @@ export function createAccountsService({
      * any owner has a password a 409, and an existing owner's address a 409 OWNER_EXISTS (that
      * owner resets its password); each changes nothing.
      */
-    async setup(input: {
-      token: string;
-      email: string;
-      password: string;
-    }): Promise<{ account: Account; token: string }> {
+    async setup(
+      input: {
+        token: string;
+        email: string;
+        password: string;
+      },
+      origin: SessionOrigin,
+    ): Promise<{ account: Account; token: string }> {
       const email = validEmail(input.email);
       checkPasswordRule(input.password);
       const hash = await hashPassword(input.password);
@@ -322,7 +351,7 @@ export function createAccountsService({
         );
       }
       const credentials = (await repo.findCredentialsById(ownerId))!;
-      return { account: toAccount(credentials), token: (await startSession(ownerId)).token };
+      return { account: toAccount(credentials), token: (await startSession(ownerId, origin)).token };
     },
 
     /**
@@ -442,6 +471,30 @@ export function createAccountsService({
     endSession(sessionId: string): Promise<void> {
       return repo.deleteSession(sessionId);
     },
+
+    /** The caller's live sessions, newest first, `current` on the one they call with; never another person's. */
+    async listSessions(caller: Principal): Promise<SessionInfo[]> {
+      const at = clock.now();
+      return (await repo.listOwnerSessions(caller.ownerId))
+        .filter((s) => at - Date.parse(s.lastSeenAt) < idleMs && at - Date.parse(s.createdAt) < maxMs)
+        .map((s) => ({
+          id: s.id,
+          createdAt: s.createdAt,
+          lastSeenAt: s.lastSeenAt,
+          userAgent: s.userAgent,
+          address: s.address,
+          current: s.id === caller.keyId,
+        }));
+    },
+
+    /** Ends one of the caller's sessions (this one too, if named): 404 for another person's or an unknown id, changing nothing. */
+    async endOwnSession(caller: Principal, sessionId: string): Promise<void> {
+      if (!(await repo.deleteOwnerSession(caller.ownerId, sessionId)))
+        throw new AppError("NOT_FOUND", `no session ${sessionId} of yours`);
+    },
+
+    /** Ends every session of the caller's but the one they call with; returns how many ended. */
+    endOtherSessions: (caller: Principal): Promise<number> => repo.deleteOtherSessions(caller.ownerId, caller.keyId),
 
     /** Ends every session of the owner; a running server refuses them from the next request on. */
     async revokeSessions(email: string): Promise<{ owner: string; sessionsEnded: number }> {

@@ -4,7 +4,7 @@ import { readCapped } from "../../http/body";
 import { jsonBody, noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { requireSameOrigin } from "../../http/same-origin";
-import { SESSION_COOKIE, sessionCookie } from "../../http/session-cookie";
+import { SESSION_COOKIE, sessionCookie, sessionOrigin } from "../../http/session-cookie";
 import { addressBucket } from "../../lib/address-bucket";
 import { AppError } from "../../lib/errors";
 import type { Principal } from "../../lib/principal";
@@ -103,11 +103,12 @@ export function invitationRoutes(invitations: InvitationsService, opts: Options)
     )
     .post(
       "/invitations/accept",
-      async ({ body, caller, viaSession, client, set }) => {
+      async ({ body, caller, viaSession, client, request, set }) => {
         const { accepted, sessionToken } = await invitations.accept(
           body,
           viaSession ? caller : null,
           addressBucket(client().ip),
+          sessionOrigin(request, client),
         );
         if (sessionToken)
           set.headers["set-cookie"] = sessionCookie(sessionToken, opts.sessionMaxAgeSeconds, opts.secureCookie);
@@ -189,6 +190,7 @@ export function invitationPageRoutes(invitations: InvitationsService, opts: Opti
             { token: params.token, password },
             session,
             addressBucket(client().ip),
+            sessionOrigin(request, client),
           );
           if (sessionToken)
             set.headers["set-cookie"] = sessionCookie(sessionToken, opts.sessionMaxAgeSeconds, opts.secureCookie);

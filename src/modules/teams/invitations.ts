@@ -7,7 +7,7 @@ import { AppError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { isOperator, type Actor, type Principal } from "../../lib/principal";
 import type { Right, Role } from "../../lib/rights";
-import type { AccountsService } from "../accounts/service";
+import type { AccountsService, SessionOrigin } from "../accounts/service";
 import { checkPasswordRule, hashPassword } from "../accounts/password";
 import type { AuditService } from "../audit/service";
 import type { OutboxRepo } from "../outbox/repo";
@@ -229,6 +229,7 @@ export function createInvitationsService(d: InvitationsDeps) {
       input: { token: string; password?: string },
       session: Principal | null,
       address: string,
+      origin: SessionOrigin,
     ): Promise<{ accepted: InvitationAcceptedJson; sessionToken: string | null }> {
       const opened = await open(input.token);
       if (!opened) throw refused();
@@ -268,7 +269,7 @@ export function createInvitationsService(d: InvitationsDeps) {
               throw new AppError("UNAUTHORIZED", `${row.email} has a password now: log in as ${row.email} to accept`);
             if (newHash) await d.accounts.setPasswordHash(member.id, newHash);
             await d.insertMember({ teamId: row.team_id, ownerId: member.id, role: row.role, at: now() });
-            const started = theirSession ? null : await d.accounts.openSession(member.id);
+            const started = theirSession ? null : await d.accounts.openSession(member.id, origin);
             const actor = started?.principal ?? {
               ...session!,
               teams: new Map([...session!.teams, [row.team_id, row.role]]),

@@ -1,15 +1,18 @@
 import { useState } from "preact/hooks";
+import type { Session } from "../../../client/index";
 import { auth } from "../calls";
+import { formatDateTime, plural } from "../format";
 import { enrolmentRequired, me } from "../session";
 import { PageTitle } from "../shell";
 import type { TotpEnrolment } from "../../../client/index";
-import { act, announce, CopyButton, ErrorNote } from "../ui/bits";
+import { act, announce, CopyButton, ErrorNote, Show } from "../ui/bits";
+import { useLoad } from "../ui/load";
 
 // The zones this browser knows, UTC first; the owner's own is kept even where the browser lacks it.
 const ZONES = ["UTC", ...Intl.supportedValuesOf("timeZone").filter((z) => z !== "UTC")];
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-/** The owner's own settings: for now, the time zone emails write their times in. */
+/** The owner's own settings: the time zone emails write their times in, and where they are logged in. */
 export function AccountPage() {
   const account = me.value!;
   const [zone, setZone] = useState(account.timeZone);
@@ -17,7 +20,7 @@ export function AccountPage() {
   const [error, setError] = useState<unknown>(null);
   const zones = ZONES.includes(account.timeZone) ? ZONES : [account.timeZone, ...ZONES];
   return (
-    <>
+    <div class="stack-lg">
       <PageTitle sub={account.email}>Your account</PageTitle>
       <form
         class="card stack"
@@ -71,7 +74,127 @@ export function AccountPage() {
         </div>
       </form>
       <TwoStepLogin />
-    </>
+      <Sessions />
+    </div>
+  );
+}
+
+const BROWSERS: [RegExp, string][] = [
+  [/Edg\//, "Edge"],
+  [/Firefox\//, "Firefox"],
+  [/Chrome\//, "Chrome"],
+  [/Safari\//, "Safari"],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/iPhone|iPad/, "iOS"],
+  [/Android/, "Android"],
+  [/Windows/, "Windows"],
+  [/Mac OS X/, "macOS"],
+  [/Linux/, "Linux"],
+];
+
+/** "Firefox on Linux" for a browser's User-Agent; the header itself (its title) for anything else. */
+function deviceName(userAgent: string | null): string {
+  if (!userAgent) return "Unknown browser";
+  const browser = BROWSERS.find(([re]) => re.test(userAgent))?.[1];
+  const system = SYSTEMS.find(([re]) => re.test(userAgent))?.[1];
+  if (!browser && !system) return userAgent.length > 40 ? `${userAgent.slice(0, 40)}…` : userAgent;
+  return [browser ?? "A browser", system].filter(Boolean).join(" on ");
+}
+
+/** Where the owner is logged in, this browser marked, with a way to end any other session or all of them. */
+function Sessions() {
+  const [data, reload] = useLoad(() => auth.sessions(), []);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = (work: () => Promise<string>) =>
+    act(async () => {
+      setBusy(true);
+      setError(null);
+      try {
+        announce(await work());
+        reload();
+      } catch (err) {
+        setError(err);
+      } finally {
+        setBusy(false);
+      }
+    });
+  return (
+    <section class="card stack" aria-labelledby="sessions-title">
+      <h2 id="sessions-title" class="card-title">
+        Where you are logged in
+      </h2>
+      <Show value={data} retry={reload} label="Loading your sessions…">
+        {(sessions) => (
+          <>
+            <table class="table sessions-table">
+              <thead>
+                <tr>
+                  <th scope="col">Device</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Logged in</th>
+                  <th scope="col">Last active</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {sessions.map((s: Session) => (
+                  <tr key={s.id}>
+                    <td data-label="Device" title={s.userAgent ?? undefined}>
+                      {deviceName(s.userAgent)}
+                      {s.current && (
+                        <>
+                          {" "}
+                          <span class="badge">This device</span>
+                        </>
+                      )}
+                    </td>
+                    <td data-label="Address">{s.address ?? "unknown"}</td>
+                    <td data-label="Logged in">{formatDateTime(s.createdAt)}</td>
+                    <td data-label="Last active">{formatDateTime(s.lastSeenAt)}</td>
+                    <td class="cell-actions">
+                      {!s.current && (
+                        <button
+                          type="button"
+                          class="button button-danger-quiet"
+                          disabled={busy}
+                          aria-label={`End the session of ${deviceName(s.userAgent)}, logged in ${formatDateTime(s.createdAt)}`}
+                          onClick={run(async () => {
+                            await auth.endSession(s.id);
+                            return "Ended: that device is logged out.";
+                          })}
+                        >
+                          End
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {error !== null && <ErrorNote error={error} />}
+            {sessions.length > 1 && (
+              <div class="actions">
+                <button
+                  type="button"
+                  class="button button-danger"
+                  disabled={busy}
+                  onClick={run(async () => {
+                    const ended = await auth.endOtherSessions();
+                    return `Ended ${plural(ended, "other session")}: only this device is logged in.`;
+                  })}
+                >
+                  End all other sessions
+                </button>
+              </div>
+            )}
+          </>
+        )}
+      </Show>
+    </section>
   );
 }
 
