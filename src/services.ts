@@ -10,6 +10,7 @@ import { countryLookup } from "./lib/geo";
 import type { Logger } from "./lib/log";
 import { createAccountsRepo } from "./modules/accounts/repo";
 import { createAccountsService } from "./modules/accounts/service";
+import { createOidc } from "./modules/accounts/oidc";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
 import { createAuditRepo } from "./modules/audit/repo";
@@ -272,6 +273,27 @@ export async function createServices(deps: Deps) {
     smtpConfigured: mailer !== null,
     rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
   });
+  // OpenID Connect sign-in, when FORMSVC_OIDC_ISSUER (with its client) is set.
+  const oidc = config.oidcIssuer
+    ? createOidc({
+        settings: {
+          issuer: config.oidcIssuer,
+          clientId: config.oidcClientId,
+          clientSecret: config.oidcClientSecret,
+          name: config.oidcName,
+          allowedDomains: config.oidcAllowedDomains,
+          team: config.oidcTeam,
+          role: config.oidcRole,
+        },
+        owners,
+        accounts,
+        teamExists: async (id) => (await teamsRepo.findTeam(id)) !== null,
+        insertMember: teamsRepo.insertMember,
+        signer: links,
+        clock,
+        log: deps.log,
+      })
+    : null;
   const invitations = createInvitationsService({
     repo: createInvitationsRepo(sql),
     teamExists: async (id) => (await teamsRepo.findTeam(id)) !== null,
@@ -420,6 +442,7 @@ export async function createServices(deps: Deps) {
   return {
     owners,
     accounts,
+    oidc,
     invitations,
     backups,
     keys,
