@@ -119,7 +119,7 @@ export function createOidc(d: OidcDeps) {
     async finish(callback: URL, sealed: string | null): Promise<{ token: string }> {
       const pending = unseal(sealed);
       const config = await configuration();
-      let claims: client.IDToken | undefined;
+      let who: Record<string, unknown>;
       try {
         // The redirect URI sent to the token endpoint is the callback's address without its query: the one start sent.
         const tokens = await client.authorizationCodeGrant(config, callback, {
@@ -128,18 +128,23 @@ export function createOidc(d: OidcDeps) {
           expectedNonce: pending.nonce,
           idTokenExpected: true,
         });
-        claims = tokens.claims();
+        const claims = tokens.claims()!;
+        // Some providers put the email in the ID token, others only at the UserInfo endpoint (whose `sub` must be the token's).
+        who = claims.email !== undefined ? claims : await client.fetchUserInfo(config, tokens.access_token, claims.sub);
       } catch (e) {
-        const error = e as Error & { error?: string; error_description?: string };
-        // The provider's own refusal (the person said no) reads better than the library's wrapping of it.
-        const reason = error.error_description ?? error.error ?? error.message;
+        const error = e as Error & { error?: string; error_description?: string; cause?: unknown };
+        // The provider's own refusal (the person said no) or the check that failed, rather than the library's wrapping of it.
+        const reason =
+          error.error_description ??
+          error.error ??
+          (error.cause instanceof Error ? error.cause.message : null) ??
+          error.message;
         d.log.info("oidc sign-in refused", { reason });
         throw refused(`the sign-in could not be checked: ${reason}`);
       }
-      if (!claims) throw refused("the provider sent no ID token");
-      const email = typeof claims.email === "string" ? normalizeEmail(claims.email) : null;
+      const email = typeof who.email === "string" ? normalizeEmail(who.email) : null;
       if (!email) throw refused("the provider sent no email address for this account");
-      if (claims.email_verified !== true)
+      if (who.email_verified !== true)
         throw refused(`the provider has not verified ${email}: verify it there, then sign in again`);
       const domain = email.slice(email.lastIndexOf("@") + 1);
       if (s.allowedDomains.length && !s.allowedDomains.includes(domain))
