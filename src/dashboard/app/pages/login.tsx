@@ -4,12 +4,21 @@ import { act, ErrorNote } from "../ui/bits";
 import { go, route } from "../router";
 import { loginNotice, me } from "../session";
 
-/** Email and password; afterwards, back to where the user was (`#/login?next=…`) or the forms. */
+/**
+ * Email and password, or "Sign in with …" when the server has OpenID Connect; afterwards, back to
+ * where the user was (`#/login?next=…`) or the forms. A refused single sign-on comes back here with
+ * why (`#/login?error=…`).
+ */
 export function LoginPage() {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const refusal = route.value.query.get("error");
+  const [error, setError] = useState<unknown>(refusal ? new Error(refusal) : null);
+  const [sso, setSso] = useState<{ name: string; start: string } | null>(null);
   const email = useRef<HTMLInputElement>(null);
-  useEffect(() => email.current?.focus(), []);
+  useEffect(() => {
+    email.current?.focus();
+    void auth.providers().then((p) => setSso(p.oidc));
+  }, []);
   const next = route.value.query.get("next");
   return (
     <main class="login" id="main">
@@ -53,6 +62,13 @@ export function LoginPage() {
             {busy ? "Logging in…" : "Log in"}
           </button>
         </form>
+        {sso && (
+          <p class="login-sso">
+            <a class="button" href={sso.start}>
+              Sign in with {sso.name}
+            </a>
+          </p>
+        )}
         <p class="small">
           <a href="#/forgot">Forgot your password?</a>
         </p>
