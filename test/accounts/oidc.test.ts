@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
 import { loadConfig } from "../../src/config";
 import { personalTeamId } from "../../src/lib/rights";
+import { launchBrowser, type TestBrowser } from "../helpers/browser";
 import { startTestServer, type TestServer } from "../helpers/harness";
 
 /**
@@ -20,11 +21,14 @@ const PEOPLE: Record<string, { email: string; email_verified: boolean }> = {
   ada: { email: "Ada@Example.com", email_verified: true },
   unverified: { email: "eve@example.com", email_verified: false },
   outsider: { email: "mallory@elsewhere.org", email_verified: true },
+  grace: { email: "grace@example.com", email_verified: true },
+  stranger: { email: "trent@elsewhere.org", email_verified: true },
 };
 
 let provider: Server;
 let issuer: string;
 let server: TestServer;
+let chromium: TestBrowser | undefined;
 
 beforeAll(async () => {
   let handler: ReturnType<Provider["callback"]> | null = null;
@@ -67,6 +71,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await chromium?.close();
   await server?.close();
   provider?.close();
   provider?.closeAllConnections();
@@ -249,6 +254,47 @@ describe("OpenID Connect settings", () => {
       expect(res.body.code).toBe("NOT_FOUND");
     } finally {
       await plain.close();
+    }
+  });
+});
+
+describe("OpenID Connect sign-in in the browser", () => {
+  /** From formsvc's login page through the provider's login and consent pages, as `login`. */
+  async function signIn(login: string) {
+    chromium ??= await launchBrowser();
+    const tab = await chromium.newPage();
+    const { page } = tab;
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByRole("link", { name: "Sign in with Example SSO" }).click();
+    await page.locator('input[name="login"]').fill(login);
+    await page.locator('input[name="password"]').fill("any");
+    await page.getByRole("button", { name: "Sign-in" }).click();
+    await page.getByRole("button", { name: "Continue" }).click();
+    return tab;
+  }
+
+  test("the login page's button leads through the provider's pages back to the dashboard, logged in", async () => {
+    const tab = await signIn("grace");
+    try {
+      await tab.page.getByRole("button", { name: "Log out" }).waitFor();
+      expect(new URL(tab.page.url()).pathname).toBe("/dashboard");
+      const [grace] = await owner("grace@example.com");
+      expect(
+        await server.query("SELECT role FROM team_members WHERE owner_id = ? AND team_id = ?", grace!.id, TEAM),
+      ).toEqual([{ role: "editor" }]);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test("a refusal comes back to the login page, which says why", async () => {
+    const tab = await signIn("stranger");
+    try {
+      await tab.page.getByRole("alert").getByText("People of elsewhere.org may not sign in here").waitFor();
+      expect(await tab.page.getByRole("button", { name: "Log in" }).isVisible()).toBe(true);
+      expect(await owner("trent@elsewhere.org")).toEqual([]);
+    } finally {
+      await tab.close();
     }
   });
 });
