@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createSign, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
@@ -25,6 +26,23 @@ const PEOPLE: Record<string, { email: string; email_verified: boolean }> = {
   stranger: { email: "trent@elsewhere.org", email_verified: true },
 };
 
+/** The provider's signing key (its JWKS), so that a test can mint what a provider could send. */
+const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const SIGNING_KEY = { ...privateKey.export({ format: "jwk" }), kid: "test", alg: "RS256", use: "sig" };
+
+/** While set, every ID token the token endpoint answers is re-made with these claims, signed with `key` (default the provider's). */
+let rewrite: { claims: (c: Record<string, unknown>) => Record<string, unknown>; key?: KeyObject } | null = null;
+
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+function remint(jwt: string, change: NonNullable<typeof rewrite>): string {
+  const [header, payload] = jwt.split(".");
+  const claims = change.claims(JSON.parse(Buffer.from(payload!, "base64url").toString()));
+  const input = `${header}.${b64(claims)}`;
+  return `${input}.${createSign("RSA-SHA256")
+    .update(input)
+    .sign(change.key ?? privateKey, "base64url")}`;
+}
+
 let provider: Server;
 let issuer: string;
 let server: TestServer;
@@ -32,7 +50,20 @@ let chromium: TestBrowser | undefined;
 
 beforeAll(async () => {
   let handler: ReturnType<Provider["callback"]> | null = null;
-  provider = createServer((req, res) => handler!(req, res));
+  provider = createServer((req, res) => {
+    const change = rewrite;
+    if (change && req.method === "POST" && req.url?.startsWith("/token")) {
+      const end = res.end.bind(res) as (chunk?: unknown) => typeof res;
+      res.end = ((chunk?: unknown) => {
+        const body = typeof chunk === "string" || Buffer.isBuffer(chunk) ? JSON.parse(String(chunk)) : null;
+        if (!body?.id_token) return end(chunk);
+        const text = JSON.stringify({ ...body, id_token: remint(body.id_token, change) });
+        res.setHeader("content-length", Buffer.byteLength(text));
+        return end(text);
+      }) as typeof res.end;
+    }
+    handler!(req, res);
+  });
   await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve));
   issuer = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
   server = await startTestServer({
@@ -64,6 +95,8 @@ beforeAll(async () => {
     features: { devInteractions: { enabled: true } },
     pkce: { required: () => true },
     cookies: { keys: ["test cookie key"] },
+    jwks: { keys: [SIGNING_KEY] },
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
   });
   handler = oidc.callback();
   const at = new Date().toISOString();
@@ -215,6 +248,45 @@ describe("OpenID Connect sign-in", () => {
     forged.verifier = "a".repeat(43);
     jar.set("formsvc_oidc", `${Buffer.from(JSON.stringify(forged)).toString("base64url")}.${signature}`);
     await refused(await b.get(callback), /not started here/);
+  });
+
+  /** Signs in as Ada, the ID token re-made as `change` says: refused, and no session. */
+  const withToken = async (change: NonNullable<typeof rewrite>, why: RegExp) => {
+    const { callback, b } = await throughProvider("ada");
+    rewrite = change;
+    try {
+      await refused(await b.get(callback), why);
+    } finally {
+      rewrite = null;
+    }
+  };
+
+  test("an ID token for another client (audience) is refused", async () => {
+    await withToken({ claims: (c) => ({ ...c, aud: "another-client" }) }, /"aud"/);
+  });
+
+  test("an expired ID token is refused", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await withToken({ claims: (c) => ({ ...c, iat: now - 7200, exp: now - 3600 }) }, /"exp"/);
+  });
+
+  test("an ID token from another issuer is refused", async () => {
+    await withToken({ claims: (c) => ({ ...c, iss: "https://evil.example" }) }, /"iss"/);
+  });
+
+  test("an ID token not signed with the issuer's keys (its JWKS) is refused", async () => {
+    const other = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
+    await withToken({ claims: (c) => c, key: other }, /signature/);
+  });
+
+  test("the untouched ID token passes the same path (the checks above fail for their reason)", async () => {
+    const { callback, b } = await throughProvider("ada");
+    rewrite = { claims: (c) => c };
+    try {
+      expect((await b.get(callback)).headers.get("location")).toBe("/dashboard");
+    } finally {
+      rewrite = null;
+    }
   });
 
   test("an email the provider has not verified is refused, and no person is made", async () => {

@@ -60,13 +60,14 @@ export function createOidc(d: OidcDeps) {
   // Discovered once, on first use: a provider down at startup must not stop formsvc, and a failed discovery is tried again next time.
   const configuration = () =>
     (discovered ??= client
-      .discovery(
-        new URL(s.issuer),
-        s.clientId,
-        s.clientSecret,
-        undefined,
-        new URL(s.issuer).protocol === "http:" ? { execute: [client.allowInsecureRequests] } : undefined,
-      )
+      .discovery(new URL(s.issuer), s.clientId, s.clientSecret, undefined, {
+        // openid-client trusts an ID token from the token endpoint without its signature (OpenID Connect
+        // allows it over TLS); the contract asks for the signature against the issuer's JWKS all the same.
+        execute: [
+          client.enableNonRepudiationChecks,
+          ...(new URL(s.issuer).protocol === "http:" ? [client.allowInsecureRequests] : []),
+        ],
+      })
       .catch((e: unknown) => {
         discovered = null;
         d.log.warn("oidc discovery failed", { issuer: s.issuer, error: (e as Error).message });
