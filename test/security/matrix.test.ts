@@ -39,6 +39,11 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/auth\/(setup|reset|reset\/confirm)$/,
     why: "take no key or session (first run, a forgotten password): a link's token or an email instead; their CSRF check, body checks, refusals and limits are in test/accounts/first-run-reset.test.ts",
   },
+  {
+    method: "GET",
+    path: /^\/api\/v1\/auth\/(providers|oidc\/start|oidc\/callback)$/,
+    why: "take no key (how one signs in with OpenID Connect, and whether one can): the signed cookie and the provider's answer are the credentials; their refusals are in test/accounts/oidc.test.ts",
+  },
   { method: "GET", path: /^\/$/, why: "a redirect to /dashboard, public (test/accounts/first-run-reset.test.ts)" },
   {
     method: "POST",
