@@ -198,6 +198,9 @@ describe("OpenID Connect sign-in", () => {
     const res = await b.get(callback);
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe("/dashboard");
+    // The session arrives, and the begun sign-in's cookie goes.
+    expect(b.cookies(server.url).has("formsvc_session")).toBe(true);
+    expect(b.cookies(server.url).has("formsvc_oidc")).toBe(false);
     const me = await b.get(`${server.url}/api/v1/auth/me`);
     expect(me.status).toBe(200);
     expect(((await me.json()) as { email: string }).email).toBe("ada@example.com");
@@ -315,6 +318,26 @@ describe("OpenID Connect settings", () => {
       }),
     ).toThrow(/must be https/);
     expect(() => loadConfig({ FORMSVC_OIDC_ROLE: "boss" })).toThrow(/FORMSVC_OIDC_ROLE/);
+  });
+
+  test("a provider out of reach sends the browser back to the login page, saying so (no 500)", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    closed.close();
+    const down = await startTestServer({
+      config: { oidcIssuer: gone, oidcClientId: "x", oidcClientSecret: "y" },
+    });
+    try {
+      expect((await down.json("/api/v1/auth/providers")).body.oidc.name).toBe("127.0.0.1");
+      const res = await fetch(`${down.url}/api/v1/auth/oidc/start`, { redirect: "manual" });
+      expect(res.status).toBe(302);
+      const to = res.headers.get("location")!;
+      expect(new URLSearchParams(to.slice(to.indexOf("?"))).get("error")).toContain(`the sign-in provider (${gone})`);
+      expect(res.headers.get("set-cookie")).toBeNull();
+    } finally {
+      await down.close();
+    }
   });
 
   test("without them the login page offers no other way, and start is a 404", async () => {

@@ -70,24 +70,32 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
     .get(
       `${PENDING_PATH.slice("/api/v1".length)}/start`,
       async ({ ownOrigin, set }) => {
-        const { url, pending, maxAgeSeconds } = await configured().start(callbackUri(ownOrigin()));
+        const sso = configured();
         set.status = 302;
-        set.headers.location = url;
-        set.headers["set-cookie"] = pendingCookie(pending, maxAgeSeconds, opts.secureCookie);
+        try {
+          const { url, pending, maxAgeSeconds } = await sso.start(callbackUri(ownOrigin()));
+          set.headers.location = url;
+          set.headers["set-cookie"] = pendingCookie(pending, maxAgeSeconds, opts.secureCookie);
+        } catch (e) {
+          // A provider that cannot be reached is said on the login page, where the person clicked.
+          if (!(e instanceof AppError)) throw e;
+          set.headers.location = loginWith(e.message);
+        }
       },
       {
         detail: {
           summary: "Sign in with OpenID Connect",
-          description: `Takes no API key; opened by the browser (the login page's "Sign in with …"). Sends it to the provider (authorization code flow with PKCE, \`state\` and \`nonce\`); these ride in a signed HttpOnly cookie, ${PENDING_COOKIE} (Path=${PENDING_PATH}, 10 minutes), to the callback. 404 when not configured; 503 when the provider's discovery document cannot be read.`,
+          description: `Takes no API key; opened by the browser (the login page's "Sign in with …"). Sends it to the provider (authorization code flow with PKCE, \`state\` and \`nonce\`); these ride in a signed HttpOnly cookie, ${PENDING_COOKIE} (Path=${PENDING_PATH}, 10 minutes), to the callback. 404 when not configured; when the provider's discovery document cannot be read, back to the login page, which says so.`,
           tags: ["Accounts"],
           security: [],
           responses: responses(
             {
               status: 302,
-              description: "to the provider's authorization endpoint",
+              description:
+                "to the provider's authorization endpoint; when it cannot be reached, to the login page, saying so",
               headers: {
-                ...location("the provider's authorization URL"),
-                "Set-Cookie": { description: `${PENDING_COOKIE}=…`, required: true, schema: { type: "string" } },
+                ...location("the provider's authorization URL, or /dashboard#/login?error=…"),
+                "Set-Cookie": { description: `${PENDING_COOKIE}=… (none when refused)`, schema: { type: "string" } },
               },
             },
             404,
@@ -107,10 +115,14 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
             readPending(request),
           );
           set.headers.location = "/dashboard";
-          set.headers["set-cookie"] = sessionCookie(token, opts.sessionMaxAgeSeconds, opts.secureCookie);
+          // The begun sign-in is over: its cookie goes with the session's arrival.
+          set.headers["set-cookie"] = [
+            sessionCookie(token, opts.sessionMaxAgeSeconds, opts.secureCookie),
+            pendingCookie("", 0, opts.secureCookie),
+          ] as unknown as string;
         } catch (e) {
-          // Any refusal goes back to the login page, which shows why; the begun sign-in is over either way.
-          if (!(e instanceof AppError) || e.status >= 500) throw e;
+          // Any refusal (a provider out of reach too) goes back to the login page, which shows why; the begun sign-in is over either way.
+          if (!(e instanceof AppError)) throw e;
           set.headers.location = loginWith(e.message);
           set.headers["set-cookie"] = pendingCookie("", 0, opts.secureCookie);
         }
@@ -128,7 +140,7 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
               headers: {
                 ...location("/dashboard, or /dashboard#/login?error=… when refused"),
                 "Set-Cookie": {
-                  description: `the session cookie; when refused, ${PENDING_COOKIE} cleared`,
+                  description: `the session cookie, and ${PENDING_COOKIE} cleared; when refused, only the latter`,
                   required: true,
                   schema: { type: "string" },
                 },
