@@ -12,6 +12,7 @@ import { LOCAL_PROXY_RANGES, proxyTrust } from "./lib/client-ip";
 import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/log";
 import { accountsRoutes } from "./modules/accounts/routes";
+import { oidcRoutes } from "./modules/accounts/oidc-routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { confirmationRoutes } from "./modules/confirmations/routes";
 import { hostedPageRoutes } from "./modules/dropin/page-route";
@@ -200,7 +201,8 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
             secondFactor: services.secondFactor,
           }),
         )
-        .use(invitationRoutes(services.invitations, invitationOptions)),
+        .use(invitationRoutes(services.invitations, invitationOptions))
+        .use(oidcRoutes(services.oidc, { ...invitationOptions, publicUrl: config.publicUrl })),
     );
 }
 

@@ -2,6 +2,7 @@ import { Cron } from "croner";
 import ipaddr from "ipaddr.js";
 import { isIP } from "node:net";
 import { CLIENT_IP_HEADERS } from "./lib/client-ip";
+import { ROLES } from "./lib/rights";
 
 /** Every setting formsvc reads: its environment variable, default, parser, and whether it is a secret. */
 const settings = {
@@ -261,6 +262,49 @@ const settings = {
     parse: bool,
     doc: "every person must enrol a TOTP second factor: a session without one reaches only enrolment, auth/me and logout (403 SECOND_FACTOR_ENROLMENT_REQUIRED elsewhere)",
   },
+  oidcIssuer: {
+    env: "FORMSVC_OIDC_ISSUER",
+    default: "",
+    parse: oidcIssuer,
+    doc: "OpenID Connect sign-in: the provider's issuer URL (its /.well-known/openid-configuration is read); needs FORMSVC_OIDC_CLIENT_ID and FORMSVC_OIDC_CLIENT_SECRET, and the provider must allow the redirect URI FORMSVC_PUBLIC_URL/api/v1/auth/oidc/callback",
+  },
+  oidcClientId: {
+    env: "FORMSVC_OIDC_CLIENT_ID",
+    default: "",
+    parse: text,
+    doc: "OpenID Connect sign-in: the client id",
+  },
+  oidcClientSecret: {
+    env: "FORMSVC_OIDC_CLIENT_SECRET",
+    default: "",
+    parse: text,
+    secret: true,
+    doc: "OpenID Connect sign-in: the client secret",
+  },
+  oidcName: {
+    env: "FORMSVC_OIDC_NAME",
+    default: "",
+    parse: text,
+    doc: "what the login page's \"Sign in with …\" button names (default: the issuer's host name)",
+  },
+  oidcAllowedDomains: {
+    env: "FORMSVC_OIDC_ALLOWED_DOMAINS",
+    default: "",
+    parse: domains,
+    doc: "comma-separated email domains (example.com) whose people may sign in with OpenID Connect; empty: any verified email",
+  },
+  oidcTeam: {
+    env: "FORMSVC_OIDC_TEAM",
+    default: "",
+    parse: text,
+    doc: "a team id: a person new to formsvc who signs in with OpenID Connect joins it, with FORMSVC_OIDC_ROLE",
+  },
+  oidcRole: {
+    env: "FORMSVC_OIDC_ROLE",
+    default: "viewer",
+    parse: oneOf(ROLES),
+    doc: "the role FORMSVC_OIDC_TEAM gives a person new to formsvc",
+  },
   logLevel: {
     env: "FORMSVC_LOG_LEVEL",
     default: "info",
@@ -318,6 +362,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "FORMSVC_CLIENT_IP_HEADER: CF-Connecting-IP is read only from a trusted proxy; list Cloudflare's ranges (or your tunnel's address) in FORMSVC_TRUSTED_PROXIES",
     );
   }
+  const oidc = [out.oidcIssuer, out.oidcClientId, out.oidcClientSecret];
+  if (oidc.some(Boolean) && !oidc.every(Boolean))
+    problems.push(
+      "FORMSVC_OIDC_ISSUER, FORMSVC_OIDC_CLIENT_ID and FORMSVC_OIDC_CLIENT_SECRET turn on OpenID Connect sign-in together: set all three, or none",
+    );
   if (problems.length) throw new ConfigError(problems);
   return out as Config;
 }
@@ -522,6 +571,26 @@ function clamdAddress(raw: string): string {
   const m = /^tcp:\/\/([^:/]+|\[[0-9a-f:]+\]):(\d{1,5})$/i.exec(value);
   if (!m || Number(m[2]) > 65535) throw new Error("must be tcp://HOST:PORT or an absolute unix socket path");
   return value;
+}
+
+/** An OpenID Connect issuer: https, or http on loopback only (a provider on the same machine, as in tests). */
+function oidcIssuer(raw: string): string {
+  const value = optionalUrl(["http:", "https:"])(raw);
+  if (!value) return "";
+  if (value.protocol === "http:" && !["127.0.0.1", "localhost", "[::1]"].includes(value.hostname))
+    throw new Error("must be https (http only on loopback)");
+  return value.href.replace(/\/+$/, "");
+}
+
+/** Comma-separated email domains, lower-cased. */
+function domains(raw: string): string[] {
+  const list = raw
+    .split(",")
+    .map((d) => d.trim().toLowerCase().replace(/^@/, ""))
+    .filter(Boolean);
+  const bad = list.filter((d) => !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/.test(d));
+  if (bad.length) throw new Error(`${bad.map((b) => `"${b}"`).join(", ")}: not an email domain (e.g. example.com)`);
+  return list;
 }
 
 /** A base URL for links people open: http(s), no query or fragment; kept without a trailing slash. */

@@ -13,6 +13,7 @@ import { createAccountsService } from "./modules/accounts/service";
 import { createSecondFactorRepo } from "./modules/accounts/second-factor-repo";
 import { createSecondFactorService } from "./modules/accounts/second-factor";
 import { loadSecretKey, secretBox } from "./lib/secret-box";
+import { createOidc } from "./modules/accounts/oidc";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
 import { createAnalyticsService } from "./modules/analytics/service";
 import { createAuditRepo } from "./modules/audit/repo";
@@ -285,6 +286,27 @@ export async function createServices(deps: Deps) {
     rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
     enrolmentDue: deps.config.require2fa ? async (ownerId) => !(await secondFactorRepo.enrolled(ownerId)) : undefined,
   });
+  // OpenID Connect sign-in, when FORMSVC_OIDC_ISSUER (with its client) is set.
+  const oidc = config.oidcIssuer
+    ? createOidc({
+        settings: {
+          issuer: config.oidcIssuer,
+          clientId: config.oidcClientId,
+          clientSecret: config.oidcClientSecret,
+          name: config.oidcName,
+          allowedDomains: config.oidcAllowedDomains,
+          team: config.oidcTeam,
+          role: config.oidcRole,
+        },
+        owners,
+        accounts,
+        teamExists: async (id) => (await teamsRepo.findTeam(id)) !== null,
+        joinTeam: teamsRepo.joinTeam,
+        signer: links,
+        clock,
+        log: deps.log,
+      })
+    : null;
   const invitations = createInvitationsService({
     repo: createInvitationsRepo(sql),
     teamFor: teams.teamFor,
@@ -435,6 +457,7 @@ export async function createServices(deps: Deps) {
     owners,
     accounts,
     secondFactor,
+    oidc,
     invitations,
     backups,
     keys,

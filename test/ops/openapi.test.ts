@@ -48,7 +48,9 @@ describe("the OpenAPI document", () => {
         const ok = op.responses?.["200"] ?? op.responses?.["202"];
         // A stored file is answered as the bytes it is, under the type it was stored with.
         const body = ok?.content?.["application/json"] ?? ok?.content?.["*/*"];
-        if (ok || !op.responses?.["204"]) expect(body?.schema, where).toBeDefined();
+        // A browser's redirect (single sign-on) answers only where to go next.
+        if (!ok && op.responses?.["302"]) expect(op.responses["302"].headers?.Location, `${where} 302`).toBeDefined();
+        else if (ok || !op.responses?.["204"]) expect(body?.schema, where).toBeDefined();
         else expect(op.responses["204"].content, `${where} 204`).toBeUndefined();
         // A 400 is what a parameter or body can earn; an operation that takes neither cannot answer one.
         const takesInput = (op.parameters?.length ?? 0) > 0 || op.requestBody !== undefined;

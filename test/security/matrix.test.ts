@@ -49,6 +49,11 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/auth\/totp(\/confirm)?$/,
     why: "session only (a person's second factor): every key case is a 401 (test/accounts/totp.test.ts)",
   },
+  {
+    method: "GET",
+    path: /^\/api\/v1\/auth\/(providers|oidc\/start|oidc\/callback)$/,
+    why: "take no key (how one signs in with OpenID Connect, and whether one can): the signed cookie and the provider's answer are the credentials; their refusals are in test/accounts/oidc.test.ts",
+  },
   { method: "GET", path: /^\/$/, why: "a redirect to /dashboard, public (test/accounts/first-run-reset.test.ts)" },
   {
     method: "POST",

@@ -46,6 +46,11 @@ export const auth = {
   setup: (token: string, email: string, password: string): Promise<Account> => client.setup({ token, email, password }),
   requestReset: (email: string) => client.requestPasswordReset({ email }),
   confirmReset: (token: string, password: string) => client.confirmPasswordReset({ token, password }),
+  /** The ways to sign in besides a password (OpenID Connect when configured); none when they cannot be read. */
+  providers: async (): Promise<{ oidc: { name: string; start: string } | null }> => {
+    const res = await fetch(`${location.origin}/api/v1/auth/providers`).catch(() => null);
+    return res?.ok ? await res.json() : { oidc: null };
+  },
 };
 
 export const forms = {

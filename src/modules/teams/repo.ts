@@ -57,6 +57,13 @@ export function createTeamsRepo(sql: Sql) {
         m.at,
       ]);
     },
+    /** As insertMember, but a member already (say, by a sign-in a moment before) stays as they are. */
+    async joinTeam(m: { teamId: string; ownerId: string; role: Role; at: string }): Promise<void> {
+      await sql.run(
+        "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (team_id, owner_id) DO NOTHING",
+        [m.teamId, m.ownerId, m.role, m.at],
+      );
+    },
     async members(teamId: string): Promise<TeamMember[]> {
       const rows = await sql.all<{ owner_id: string; email: string; role: Role; created_at: string }>(
         `SELECT m.owner_id, o.email, m.role, m.created_at FROM team_members m JOIN owners o ON o.id = m.owner_id

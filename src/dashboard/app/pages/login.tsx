@@ -5,15 +5,22 @@ import { act, ErrorNote } from "../ui/bits";
 import { go, route } from "../router";
 import { loginNotice, me } from "../session";
 
-/** Email and password; afterwards, back to where the user was (`#/login?next=…`) or the forms. */
+/**
+ * Email and password, or "Sign in with …" when the server has OpenID Connect; afterwards, back to
+ * where the user was (`#/login?next=…`) or the forms. A refused single sign-on comes back here with
+ * why (`#/login?error=…`).
+ */
 export function LoginPage() {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const refusal = route.value.query.get("error");
+  const [error, setError] = useState<unknown>(refusal ? new Error(refusal) : null);
   // Set once the password was right for a person with a second factor: the code step.
   const [challenge, setChallenge] = useState<string | null>(null);
+  const [sso, setSso] = useState<{ name: string; start: string } | null>(null);
   const email = useRef<HTMLInputElement>(null);
   const code = useRef<HTMLInputElement>(null);
   useEffect(() => (challenge ? code : email).current?.focus(), [challenge]);
+  useEffect(() => void auth.providers().then((p) => setSso(p.oidc)), []);
   const next = route.value.query.get("next");
   const done = () => {
     loginNotice.value = null;
@@ -74,6 +81,13 @@ export function LoginPage() {
             {busy ? "Logging in…" : "Log in"}
           </button>
         </form>
+        {sso && (
+          <p class="login-sso">
+            <a class="button" href={sso.start}>
+              Sign in with {sso.name}
+            </a>
+          </p>
+        )}
         <p class="small">
           <a href="#/forgot">Forgot your password?</a>
         </p>
