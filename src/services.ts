@@ -284,7 +284,8 @@ export async function createServices(deps: Deps) {
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
     smtpConfigured: mailer !== null,
     rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
-    enrolmentDue: deps.config.require2fa ? async (ownerId) => !(await secondFactorRepo.enrolled(ownerId)) : undefined,
+    totpOn: secondFactorRepo.enrolled,
+    require2fa: deps.config.require2fa,
   });
   // OpenID Connect sign-in, when FORMSVC_OIDC_ISSUER (with its client) is set.
   const oidc = config.oidcIssuer
@@ -302,6 +303,7 @@ export async function createServices(deps: Deps) {
         accounts,
         teamExists: async (id) => (await teamsRepo.findTeam(id)) !== null,
         joinTeam: teamsRepo.joinTeam,
+        challengeFor: secondFactor.challengeFor,
         signer: links,
         clock,
         log: deps.log,

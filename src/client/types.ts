@@ -456,6 +456,8 @@ export interface Account {
   timeZone: string;
   /** False while FORMSVC_SMTP_URL is not set: every email is queued, not sent. */
   smtpConfigured: boolean;
+  /** The person has a TOTP second factor: a login with the password asks for a code too. */
+  totpEnabled: boolean;
 }
 
 /** One of the session owner's sessions (`listSessions`); never its token. */

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createSign, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { createSign, generateKeyPairSync, randomBytes, type KeyObject } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
+import * as OTPAuth from "otpauth";
 import { loadConfig } from "../../src/config";
 import { personalTeamId } from "../../src/lib/rights";
 import { launchBrowser, type TestBrowser } from "../helpers/browser";
@@ -24,6 +25,7 @@ const PEOPLE: Record<string, { email: string; email_verified: boolean }> = {
   outsider: { email: "mallory@elsewhere.org", email_verified: true },
   grace: { email: "grace@example.com", email_verified: true },
   stranger: { email: "trent@elsewhere.org", email_verified: true },
+  otto: { email: "otto@example.com", email_verified: true },
 };
 
 /** The provider's signing key (its JWKS), so that a test can mint what a provider could send. */
@@ -75,6 +77,7 @@ beforeAll(async () => {
       oidcAllowedDomains: "example.com",
       oidcTeam: TEAM,
       oidcRole: "editor",
+      secretKey: randomBytes(32).toString("base64"),
     },
   });
   const oidc = new Provider(issuer, {
@@ -221,6 +224,35 @@ describe("OpenID Connect sign-in", () => {
     expect(
       await server.query("SELECT role FROM team_members WHERE owner_id = ? AND team_id = ?", ada!.id, TEAM),
     ).toHaveLength(1);
+  });
+
+  test("a person with a TOTP second factor is asked for a code after the provider, as after a password", async () => {
+    const first = await throughProvider("otto");
+    await first.b.get(first.callback);
+    const post = (b: typeof first.b, path: string, body?: unknown) =>
+      b.get(`${server.url}/api/v1${path}`, {
+        method: "POST",
+        headers: { origin: server.url, "content-type": "application/json" },
+        body: JSON.stringify(body ?? {}),
+      });
+    const started = (await (await post(first.b, "/auth/totp")).json()) as { uri: string };
+    const totp = OTPAuth.URI.parse(started.uri) as OTPAuth.TOTP;
+    expect((await post(first.b, "/auth/totp/confirm", { code: totp.generate() })).status).toBe(200);
+
+    const again = await throughProvider("otto");
+    const res = await again.b.get(again.callback);
+    expect(res.status).toBe(302);
+    const to = res.headers.get("location")!;
+    expect(to).toStartWith("/dashboard#/login?challenge=");
+    expect(again.b.cookies(server.url).has("formsvc_session")).toBe(false);
+    expect(again.b.cookies(server.url).has("formsvc_oidc")).toBe(false);
+    const challenge = new URLSearchParams(to.slice(to.indexOf("?"))).get("challenge")!;
+    // The code of the step after the one used to enrol: each code logs in once.
+    const code = totp.generate({ timestamp: Date.now() + 30_000 });
+    const done = await post(again.b, "/auth/login/second-factor", { challenge, code });
+    expect(done.status).toBe(200);
+    expect(((await done.json()) as { email: string; totpEnabled: boolean }).totpEnabled).toBe(true);
+    expect(again.b.cookies(server.url).has("formsvc_session")).toBe(true);
   });
 
   const refused = async (res: Response, why: RegExp) => {

@@ -202,9 +202,11 @@ describe("FORMSVC_REQUIRE_2FA", () => {
     const cookie = await loggedIn(server, "carol@example.com");
     const blocked = await server.json("/api/v1/forms/list", { headers: session(server, cookie) });
     expect([blocked.status, blocked.body.code]).toEqual([403, "SECOND_FACTOR_ENROLMENT_REQUIRED"]);
-    expect((await server.json("/api/v1/auth/me", { headers: { cookie } })).status).toBe(200);
+    const before = await server.json("/api/v1/auth/me", { headers: { cookie } });
+    expect([before.status, before.body.totpEnabled]).toEqual([200, false]);
     await enrol(server, cookie, clock.now);
     expect((await server.json("/api/v1/forms/list", { headers: session(server, cookie) })).status).toBe(200);
+    expect((await server.json("/api/v1/auth/me", { headers: { cookie } })).body.totpEnabled).toBe(true);
   });
 
   test("an API key is not held back: only sessions must enrol", async () => {

@@ -33,6 +33,9 @@ export const AccountSchema = t.Object(
     createdAt: t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" }),
     timeZone: TimeZone(),
     smtpConfigured: SmtpConfigured(),
+    totpEnabled: t.Boolean({
+      description: "the person has a TOTP second factor: a login with the password asks for a code too",
+    }),
   },
   { additionalProperties: false },
 );

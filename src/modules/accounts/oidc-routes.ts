@@ -110,15 +110,21 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
         const sso = configured();
         set.status = 302;
         try {
-          const { token } = await sso.finish(
+          const signedIn = await sso.finish(
             new URL(callbackUri(ownOrigin()) + new URL(request.url).search),
             readPending(request),
             sessionOrigin(request, client),
           );
+          if ("challenge" in signedIn) {
+            // The login page asks for the code, as after a right password.
+            set.headers.location = `/dashboard#/login?${new URLSearchParams({ challenge: signedIn.challenge })}`;
+            set.headers["set-cookie"] = pendingCookie("", 0, opts.secureCookie);
+            return;
+          }
           set.headers.location = "/dashboard";
           // The begun sign-in is over: its cookie goes with the session's arrival.
           set.headers["set-cookie"] = [
-            sessionCookie(token, opts.sessionMaxAgeSeconds, opts.secureCookie),
+            sessionCookie(signedIn.token, opts.sessionMaxAgeSeconds, opts.secureCookie),
             pendingCookie("", 0, opts.secureCookie),
           ] as unknown as string;
         } catch (e) {
@@ -131,7 +137,7 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
       {
         detail: {
           summary: "OpenID Connect callback",
-          description: `Takes no API key; where the provider sends the browser back (the redirect URI to register there: FORMSVC_PUBLIC_URL${CALLBACK_PATH}). Checks \`state\` against the ${PENDING_COOKIE} cookie, exchanges the code (with the PKCE verifier), and checks the ID token's signature (the issuer's JWKS), issuer, audience, expiry and \`nonce\`. The person is the one with the token's \`email\`, which must have \`email_verified: true\` and, with FORMSVC_OIDC_ALLOWED_DOMAINS, one of those domains; a person new to formsvc is made (with their personal team) and, with FORMSVC_OIDC_TEAM, joins that team with FORMSVC_OIDC_ROLE (default viewer). Then a session opens (the ${SESSION_COOKIE} cookie, as Log in) and the browser goes to /dashboard. A refusal sends it to the login page, whose address carries why (\`#/login?error=…\`).`,
+          description: `Takes no API key; where the provider sends the browser back (the redirect URI to register there: FORMSVC_PUBLIC_URL${CALLBACK_PATH}). Checks \`state\` against the ${PENDING_COOKIE} cookie, exchanges the code (with the PKCE verifier), and checks the ID token's signature (the issuer's JWKS), issuer, audience, expiry and \`nonce\`. The person is the one with the token's \`email\`, which must have \`email_verified: true\` and, with FORMSVC_OIDC_ALLOWED_DOMAINS, one of those domains; a person new to formsvc is made (with their personal team) and, with FORMSVC_OIDC_TEAM, joins that team with FORMSVC_OIDC_ROLE (default viewer). Then a session opens (the ${SESSION_COOKIE} cookie, as Log in) and the browser goes to /dashboard; for a person with a TOTP second factor, the browser goes to the login page with the login's challenge instead (\`#/login?challenge=…\`, finished by POST /api/v1/auth/login/second-factor as after a password). A refusal sends it to the login page, whose address carries why (\`#/login?error=…\`).`,
           tags: ["Accounts"],
           security: [],
           responses: responses(

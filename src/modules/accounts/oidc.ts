@@ -26,6 +26,8 @@ export interface OidcDeps {
   settings: OidcSettings;
   owners: Pick<OwnersService, "findOwner" | "ensureOwner">;
   accounts: Pick<AccountsService, "openSession">;
+  /** A login challenge when the person has a TOTP second factor, which a sign-in with the provider asks too. */
+  challengeFor: (ownerId: string) => Promise<string | null>;
   teamExists: (id: string) => Promise<boolean>;
   /** Makes the person a member of the team unless they are one already. */
   joinTeam: (m: { teamId: string; ownerId: string; role: Role; at: string }) => Promise<void>;
@@ -118,7 +120,16 @@ export function createOidc(d: OidcDeps) {
      * every check, then the person (created if new, then joining the configured team) and a session.
      * Every refusal is an AppError (401, 503 when the provider cannot be reached) and changes nothing.
      */
-    async finish(callback: URL, sealed: string | null, origin: SessionOrigin): Promise<{ token: string }> {
+    /**
+     * Checks the provider's answer and opens the person's session; a person with a TOTP second
+     * factor gets the login's challenge instead, to finish as a password login is finished: formsvc's
+     * own second factor is not the provider's to waive.
+     */
+    async finish(
+      callback: URL,
+      sealed: string | null,
+      origin: SessionOrigin,
+    ): Promise<{ token: string } | { challenge: string }> {
       const pending = unseal(sealed);
       const config = await configuration();
       let who: Record<string, unknown>;
@@ -163,6 +174,8 @@ export function createOidc(d: OidcDeps) {
           // Two first sign-ins of one person at once both get here: the second finds the membership made.
           await d.joinTeam({ teamId: s.team, ownerId: owner.id, role: s.role, at: isoTime(d.clock.now()) });
       }
+      const challenge = await d.challengeFor(owner.id);
+      if (challenge) return { challenge };
       return { token: (await d.accounts.openSession(owner.id, origin)).token };
     },
   };

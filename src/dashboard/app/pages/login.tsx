@@ -15,7 +15,8 @@ export function LoginPage() {
   const refusal = route.value.query.get("error");
   const [error, setError] = useState<unknown>(refusal ? new Error(refusal) : null);
   // Set once the password was right for a person with a second factor: the code step.
-  const [challenge, setChallenge] = useState<string | null>(null);
+  // A sign-in with the provider of a person with TOTP comes back with it (`#/login?challenge=…`).
+  const [challenge, setChallenge] = useState<string | null>(route.value.query.get("challenge"));
   const [sso, setSso] = useState<{ name: string; start: string } | null>(null);
   const email = useRef<HTMLInputElement>(null);
   const code = useRef<HTMLInputElement>(null);
