@@ -13,6 +13,7 @@ import type { Clock } from "./lib/clock";
 import type { Logger } from "./lib/log";
 import { accountsRoutes } from "./modules/accounts/routes";
 import { oidcRoutes } from "./modules/accounts/oidc-routes";
+import { passkeysRoutes } from "./modules/accounts/passkeys-routes";
 import { analyticsRoutes } from "./modules/analytics/routes";
 import { confirmationRoutes } from "./modules/confirmations/routes";
 import { hostedPageRoutes } from "./modules/dropin/page-route";
@@ -201,8 +202,19 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
             secondFactor: services.secondFactor,
           }),
         )
+        .use(
+          passkeysRoutes(services.passkeys, services.accounts, {
+            secureCookie: config.publicUrl.startsWith("https:"),
+          }),
+        )
         .use(invitationRoutes(services.invitations, invitationOptions))
-        .use(oidcRoutes(services.oidc, { ...invitationOptions, publicUrl: config.publicUrl })),
+        .use(
+          oidcRoutes(services.oidc, {
+            ...invitationOptions,
+            publicUrl: config.publicUrl,
+            passkeys: services.passkeys.status(),
+          }),
+        ),
     );
 }
 

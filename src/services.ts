@@ -12,6 +12,8 @@ import { createAccountsRepo } from "./modules/accounts/repo";
 import { createAccountsService } from "./modules/accounts/service";
 import { createSecondFactorRepo } from "./modules/accounts/second-factor-repo";
 import { createSecondFactorService } from "./modules/accounts/second-factor";
+import { createPasskeysRepo } from "./modules/accounts/passkeys-repo";
+import { createPasskeysService } from "./modules/accounts/passkeys";
 import { loadSecretKey, secretBox } from "./lib/secret-box";
 import { createOidc } from "./modules/accounts/oidc";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
@@ -273,6 +275,12 @@ export async function createServices(deps: Deps) {
     clock,
     box: () => secretBox(secretKey()),
   });
+  const passkeys = createPasskeysService({
+    repo: createPasskeysRepo(sql),
+    accountsRepo,
+    clock,
+    publicUrl: deps.config.publicUrl,
+  });
   const accounts = createAccountsService({
     repo: accountsRepo,
     owners,
@@ -459,6 +467,7 @@ export async function createServices(deps: Deps) {
     owners,
     accounts,
     secondFactor,
+    passkeys,
     oidc,
     invitations,
     backups,

@@ -95,6 +95,8 @@ const ENROLMENT_PATHS = new Set([
   "/api/v1/auth/logout",
   "/api/v1/auth/totp",
   "/api/v1/auth/totp/confirm",
+  "/api/v1/auth/passkeys",
+  "/api/v1/auth/passkeys/options",
 ]);
 
 /** The caller check of a route that needs `need`: 401, or the CSRF 403 of a session that changes something. */
@@ -107,7 +109,7 @@ function admit(need: Kind, { caller, keyGiven, sessionGiven, viaSession, request
   if (viaSession && caller?.enrolmentDue && !ENROLMENT_PATHS.has(new URL(request.url).pathname))
     throw new AppError(
       "SECOND_FACTOR_ENROLMENT_REQUIRED",
-      "this server requires a second factor: enrol one first (POST /api/v1/auth/totp, then /api/v1/auth/totp/confirm)",
+      "this server requires a second factor: enrol one first (a passkey: POST /api/v1/auth/passkeys/options, then /api/v1/auth/passkeys; or TOTP: POST /api/v1/auth/totp, then /api/v1/auth/totp/confirm)",
     );
   if (viaSession && !SAFE_METHODS.has(request.method)) requireSameOrigin(request, ownOrigin());
 }

@@ -176,7 +176,7 @@ describe("OpenID Connect sign-in", () => {
   test("the login page is told to offer it, by its name", async () => {
     const res = await server.json("/api/v1/auth/providers");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ oidc: { name: "Example SSO", start: "/api/v1/auth/oidc/start" } });
+    expect(res.body.oidc).toEqual({ name: "Example SSO", start: "/api/v1/auth/oidc/start" });
   });
 
   test("start sends the browser to the provider with PKCE, state and nonce, kept in a signed HttpOnly cookie", async () => {
@@ -375,7 +375,7 @@ describe("OpenID Connect settings", () => {
   test("without them the login page offers no other way, and start is a 404", async () => {
     const plain = await startTestServer();
     try {
-      expect((await plain.json("/api/v1/auth/providers")).body).toEqual({ oidc: null });
+      expect((await plain.json("/api/v1/auth/providers")).body.oidc).toBeNull();
       const res = await plain.json("/api/v1/auth/oidc/start");
       expect(res.status).toBe(404);
       expect(res.body.code).toBe("NOT_FOUND");

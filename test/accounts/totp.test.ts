@@ -181,7 +181,10 @@ describe("TOTP second factor", () => {
     const cli = await runCliAsync(["owners", "2fa", "reset", "--owner", "alice@example.com", "--json"], {
       db: server.db,
     });
-    expect([cli.code, JSON.parse(cli.stdout)]).toEqual([0, { owner: "alice@example.com", wasOn: true }]);
+    expect([cli.code, JSON.parse(cli.stdout)]).toEqual([
+      0,
+      { owner: "alice@example.com", wasOn: true, passkeysRemoved: 0 },
+    ]);
     expect((await server.json("/api/v1/auth/me", { headers: { cookie } })).status).toBe(401);
     const plain = await login(server, "alice@example.com");
     expect(plain.status).toBe(200);

@@ -66,6 +66,16 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     why: "session only: no key is accepted, so every key case is a 401 (test/accounts)",
   },
   {
+    method: "POST",
+    path: /^\/api\/v1\/auth\/passkeys\/login(\/options)?$/,
+    why: "take no key (how one logs in with a passkey): the authenticator's signature is the credential; their CSRF check, refusals and throttle are in test/accounts/passkeys.test.ts",
+  },
+  ...["GET", "POST", "PATCH", "DELETE"].map((method) => ({
+    method,
+    path: /^\/api\/v1\/auth\/passkeys(\/options|\/:passkeyId)?$/,
+    why: "session only (a person's own passkeys): no key is accepted, so every key case is a 401; another person's passkey is a 404 (test/accounts/passkeys.test.ts)",
+  })),
+  {
     method: "GET",
     path: /^\/api\/v1\/auth\/sessions$/,
     why: "session only (a person's own sessions): no key is accepted, so every key case is a 401 (test/accounts/sessions.test.ts)",

@@ -4,6 +4,7 @@ import { responses } from "../../http/docs";
 import { SESSION_COOKIE, sessionCookie, sessionOrigin } from "../../http/session-cookie";
 import { AppError } from "../../lib/errors";
 import type { Oidc } from "./oidc";
+import type { PasskeysStatus } from "./passkeys";
 
 /** The cookie that carries a begun sign-in (state, nonce, PKCE verifier; signed) from start to callback, and nowhere else. */
 const PENDING_COOKIE = "formsvc_oidc";
@@ -36,6 +37,10 @@ const ProvidersSchema = t.Object(
         start: t.String({ description: "where the button leads: GET it in the browser" }),
       }),
     ),
+    passkeys: t.Object({
+      available: t.Boolean({ description: "whether the login page offers passkeys (POST /api/v1/auth/passkeys/…)" }),
+      reason: t.Optional(t.String({ description: "why not, when not: what FORMSVC_PUBLIC_URL lacks" })),
+    }),
   },
   { description: "the ways to sign in besides a password" },
 );
@@ -46,6 +51,8 @@ interface Options {
   sessionMaxAgeSeconds: number;
   /** FORMSVC_PUBLIC_URL, which the callback's address starts with (else the request's own origin). */
   publicUrl: string;
+  /** Whether passkeys are offered (passkeys.ts `relyingParty`), and why not. */
+  passkeys: PasskeysStatus;
 }
 
 /** OpenID Connect sign-in (when configured), and what the login page offers. Outside the API's key auth, as login is. */
@@ -57,16 +64,20 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
   };
   return new Elysia({ name: "oidc-routes" })
     .use(requestContext)
-    .get("/auth/providers", () => ({ oidc: oidc && { name: oidc.name, start: `${PENDING_PATH}/start` } }), {
-      detail: {
-        summary: "Ways to sign in",
-        description:
-          'Takes no API key. Whether the login page offers "Sign in with …" (OpenID Connect, with FORMSVC_OIDC_ISSUER, FORMSVC_OIDC_CLIENT_ID and FORMSVC_OIDC_CLIENT_SECRET set): `oidc` is null when it does not.',
-        tags: ["Accounts"],
-        security: [],
-        responses: responses({ schema: ProvidersSchema, description: "the ways to sign in" }, 429),
+    .get(
+      "/auth/providers",
+      () => ({ oidc: oidc && { name: oidc.name, start: `${PENDING_PATH}/start` }, passkeys: opts.passkeys }),
+      {
+        detail: {
+          summary: "Ways to sign in",
+          description:
+            'Takes no API key. Whether the login page offers "Sign in with …" (OpenID Connect, with FORMSVC_OIDC_ISSUER, FORMSVC_OIDC_CLIENT_ID and FORMSVC_OIDC_CLIENT_SECRET set): `oidc` is null when it does not; and passkeys, which need FORMSVC_PUBLIC_URL with a host name (`localhost` on one\'s own machine; https elsewhere): `passkeys.reason` says what is missing.',
+          tags: ["Accounts"],
+          security: [],
+          responses: responses({ schema: ProvidersSchema, description: "the ways to sign in" }, 429),
+        },
       },
-    })
+    )
     .get(
       `${PENDING_PATH.slice("/api/v1".length)}/start`,
       async ({ ownOrigin, set }) => {
