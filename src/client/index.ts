@@ -28,6 +28,10 @@ import type {
   FormUpdateRequest,
   KeyCreateRequest,
   LoginRequest,
+  Passkey,
+  PasskeyRegistrationRequest,
+  PasskeyRenameRequest,
+  WebAuthnJson,
   RecoveryCodes,
   SecondFactorRequest,
   TotpConfirmRequest,
@@ -193,6 +197,49 @@ export class FormsvcClient {
   /** Turns TOTP on with a code of the new secret; answers the 10 recovery codes, shown this once. */
   confirmTotp(body: TotpConfirmRequest, options?: CallOptions): Promise<RecoveryCodes> {
     return this.request({ method: "POST", path: "/auth/totp/confirm", body, idempotent: false }, options);
+  }
+
+  /** The session owner's passkeys, oldest first. */
+  listPasskeys(options?: CallOptions): Promise<Passkey[]> {
+    return this.request({ method: "GET", path: "/auth/passkeys", idempotent: true }, options);
+  }
+
+  /** Begins registering a passkey: the options for the browser (409 PASSKEYS_UNAVAILABLE where the server offers none). */
+  passkeyRegistrationOptions(options?: CallOptions): Promise<WebAuthnJson> {
+    return this.request({ method: "POST", path: "/auth/passkeys/options", idempotent: false }, options);
+  }
+
+  /** Keeps the passkey the browser made from `passkeyRegistrationOptions`, under its name. */
+  registerPasskey(body: PasskeyRegistrationRequest, options?: CallOptions): Promise<Passkey> {
+    return this.request({ method: "POST", path: "/auth/passkeys", body, idempotent: false }, options);
+  }
+
+  renamePasskey(passkeyId: string, body: PasskeyRenameRequest, options?: CallOptions): Promise<Passkey> {
+    return this.request(
+      { method: "PATCH", path: `/auth/passkeys/${encodeURIComponent(passkeyId)}`, body, idempotent: true },
+      options,
+    );
+  }
+
+  /** Forgets one of the session owner's passkeys (a 404 for another person's or an unknown one). */
+  async removePasskey(passkeyId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      { method: "DELETE", path: `/auth/passkeys/${encodeURIComponent(passkeyId)}`, idempotent: false },
+      options,
+    );
+  }
+
+  /** Begins a login with a passkey: options naming no credential (the browser offers those it holds). */
+  passkeyLoginOptions(options?: CallOptions): Promise<WebAuthnJson> {
+    return this.request({ method: "POST", path: "/auth/passkeys/login/options", body: {}, idempotent: false }, options);
+  }
+
+  /** Logs in with the browser's answer to `passkeyLoginOptions`; opens the session as `login` (no second factor asked). */
+  loginWithPasskey(response: WebAuthnJson, options?: CallOptions): Promise<Account> {
+    return this.request(
+      { method: "POST", path: "/auth/passkeys/login", body: { response }, idempotent: false },
+      options,
+    );
   }
 
   /** First run: sets the first owner with the token of the link `formsvc serve` printed, and logs them in (as `login`). */

@@ -507,6 +507,34 @@ export interface TotpConfirmRequest {
   code: string;
 }
 
+/** One of the session owner's passkeys (`listPasskeys`); never its key. */
+export interface Passkey {
+  /** `pk_…` */
+  id: string;
+  name: string;
+  createdAt: string;
+  /** When it last signed in; null if never. */
+  lastUsedAt: string | null;
+}
+
+/**
+ * WebAuthn options (`passkeyRegistrationOptions`, `passkeyLoginOptions`) and a browser's answer to
+ * them, as JSON with base64url strings: what @simplewebauthn/browser's `startRegistration` and
+ * `startAuthentication` take and give (or `PublicKeyCredential.parse…FromJSON` and `toJSON()`).
+ */
+export type WebAuthnJson = { challenge?: string } & Record<string, unknown>;
+
+/** A new passkey: its name (1 to 100 characters) and the browser's answer to the registration options. */
+export interface PasskeyRegistrationRequest {
+  name: string;
+  response: WebAuthnJson;
+}
+
+/** A passkey's new name (1 to 100 characters). */
+export interface PasskeyRenameRequest {
+  name: string;
+}
+
 /** The recovery codes, each usable once in place of a TOTP code; shown this once. */
 export interface RecoveryCodes {
   recoveryCodes: string[];

@@ -345,6 +345,82 @@ describe("logging in with a passkey", () => {
   });
 });
 
+describe("passkeys in the dashboard", () => {
+  test("a person held to enrolment adds a passkey, renames it on the account page, and signs in with it", async () => {
+    await withPassword(server, "cleo@example.com");
+    const desk = await device(origin);
+    const { page } = desk;
+    await page.goto(`${origin}/dashboard`);
+    await page.getByLabel("Email").fill("cleo@example.com");
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+    // FORMSVC_REQUIRE_2FA: the enrolment page, where a passkey will do.
+    await page.getByText("This server requires two-step login: add a passkey").waitFor();
+    await page.getByLabel("Name of a new passkey").fill("Desk");
+    await page.getByRole("button", { name: "Add a passkey" }).click();
+    await page.getByRole("button", { name: "Go on to the dashboard" }).click();
+    await page.getByRole("button", { name: "Log out" }).waitFor();
+
+    await page.goto(`${origin}/dashboard#/account`);
+    const list = page.getByRole("list", { name: "Your passkeys" });
+    await list.getByText("Desk").waitFor();
+    await page.getByRole("button", { name: "Rename Desk" }).click();
+    await page.getByLabel("New name of Desk").fill("Desk PC");
+    await list.getByRole("button", { name: "Save" }).click();
+    await list.getByText("Desk PC").waitFor();
+    await screenshot(page, "passkeys-account");
+    expect(
+      await server.query(
+        "SELECT name FROM passkeys WHERE owner_id = (SELECT id FROM owners WHERE email = 'cleo@example.com')",
+      ),
+    ).toEqual([{ name: "Desk PC" }]);
+
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await page.getByRole("button", { name: "Log out" }).waitFor();
+    await screenshot(page, "passkeys-signed-in");
+    expect((await call("GET", "/auth/me", (await cookieOf(page)) ?? null)).body.email).toBe("cleo@example.com");
+
+    await page.goto(`${origin}/dashboard#/account`);
+    await page.getByRole("button", { name: "Remove Desk PC" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Remove" }).click();
+    await list.waitFor({ state: "detached" });
+    expect(
+      await server.query(
+        "SELECT name FROM passkeys WHERE owner_id = (SELECT id FROM owners WHERE email = 'cleo@example.com')",
+      ),
+    ).toEqual([]);
+  });
+
+  test("where passkeys are not offered, the account page says why and the login page offers none", async () => {
+    const plain = await startTestServer({ config: { publicUrl: "" } });
+    try {
+      await withPassword(plain, "dan@example.com");
+      const tab = await chromium.newPage();
+      tabs.push(tab);
+      await tab.page.goto(`${plain.url}/dashboard`);
+      await tab.page.getByLabel("Email").waitFor();
+      expect(await tab.page.getByRole("button", { name: "Sign in with a passkey" }).count()).toBe(0);
+      await tab.page.getByLabel("Email").fill("dan@example.com");
+      await tab.page.getByLabel("Password").fill(PASSWORD);
+      await tab.page.getByRole("button", { name: "Log in" }).click();
+      await tab.page.getByRole("button", { name: "Log out" }).waitFor();
+      await tab.page.goto(`${plain.url}/dashboard#/account`);
+      await tab.page.getByText("Passkeys are not offered on this server: passkeys need FORMSVC_PUBLIC_URL").waitFor();
+      await screenshot(tab.page, "passkeys-unavailable");
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+/** The session cookie the page's browser holds for the server. */
+async function cookieOf(page: Page): Promise<string | null> {
+  const cookies = await page.context().cookies(origin);
+  const session = cookies.find((c) => c.name === "formsvc_session");
+  return session ? `${session.name}=${session.value}` : null;
+}
+
 describe("managing passkeys", () => {
   let ada: string;
   let bob: string;

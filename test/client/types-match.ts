@@ -16,6 +16,7 @@ import type {
   TotpConfirmBody,
   TotpEnrolmentJson,
 } from "../../src/modules/accounts/model";
+import type { PasskeyJson, PasskeyRenameBody } from "../../src/modules/accounts/passkeys-routes";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { AuditEvent } from "../../src/modules/audit/model";
 import type { MemberRoleBody, MoveFormBody, Team, TeamMember, TeamNameBody } from "../../src/modules/teams/model";
@@ -54,6 +55,8 @@ export type Checks = [
   Assert<Equal<Client.TotpEnrolment, TotpEnrolmentJson>>,
   Assert<Equal<Client.TotpConfirmRequest, TotpConfirmBody>>,
   Assert<Equal<Client.RecoveryCodes, RecoveryCodesJson>>,
+  Assert<Equal<Client.Passkey, PasskeyJson>>,
+  Assert<Equal<Client.PasskeyRenameRequest, PasskeyRenameBody>>,
   Assert<Equal<Client.Form, FormJson>>,
   Assert<Equal<Client.FormList, FormListJson>>,
   Assert<Equal<Client.Submission, SubmissionJson>>,

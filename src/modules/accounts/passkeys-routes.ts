@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
 import { jsonBody, noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { requireSameOrigin } from "../../http/same-origin";
@@ -20,6 +20,8 @@ const PasskeySchema = t.Object(
   },
   { description: "one of the person's passkeys; never its key" },
 );
+
+export type PasskeyJson = Static<typeof PasskeySchema>;
 
 const NameSchema = t.String({ minLength: 1, maxLength: MAX_PASSKEY_NAME, description: "a name to tell it by" });
 const encoded = (description: string, maxLength = 8192) => t.String({ maxLength, description });
@@ -70,6 +72,7 @@ const RegisterBodySchema = t.Object(
   { additionalProperties: false },
 );
 const RenameBodySchema = t.Object({ name: NameSchema }, { additionalProperties: false });
+export type PasskeyRenameBody = Static<typeof RenameBodySchema>;
 const LoginBodySchema = t.Object({ response: AuthenticationResponseSchema }, { additionalProperties: false });
 const NoFieldsSchema = t.Object({}, { additionalProperties: false });
 

@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { FormsvcError } from "../api";
-import { auth } from "../calls";
+import { auth, type Providers } from "../calls";
 import { act, ErrorNote } from "../ui/bits";
 import { go, route } from "../router";
 import { loginNotice, me } from "../session";
 
 /**
- * Email and password, or "Sign in with …" when the server has OpenID Connect; afterwards, back to
+ * Email and password, "Sign in with a passkey" where the server offers passkeys, or "Sign in with
+ * …" when it has OpenID Connect; afterwards, back to
  * where the user was (`#/login?next=…`) or the forms. A refused single sign-on comes back here with
  * why (`#/login?error=…`).
  */
@@ -17,11 +18,12 @@ export function LoginPage() {
   // Set once the password was right for a person with a second factor: the code step.
   // A sign-in with the provider of a person with TOTP comes back with it (`#/login?challenge=…`).
   const [challenge, setChallenge] = useState<string | null>(route.value.query.get("challenge"));
-  const [sso, setSso] = useState<{ name: string; start: string } | null>(null);
+  const [providers, setProviders] = useState<Providers | null>(null);
+  const sso = providers?.oidc;
   const email = useRef<HTMLInputElement>(null);
   const code = useRef<HTMLInputElement>(null);
   useEffect(() => (challenge ? code : email).current?.focus(), [challenge]);
-  useEffect(() => void auth.providers().then((p) => setSso(p.oidc)), []);
+  useEffect(() => void auth.providers().then(setProviders), []);
   const next = route.value.query.get("next");
   const done = () => {
     loginNotice.value = null;
@@ -82,6 +84,28 @@ export function LoginPage() {
             {busy ? "Logging in…" : "Log in"}
           </button>
         </form>
+        {providers?.passkeys.available && !challenge && (
+          <p class="login-sso">
+            <button
+              type="button"
+              class="button"
+              disabled={busy}
+              onClick={act(async () => {
+                setBusy(true);
+                setError(null);
+                try {
+                  me.value = await auth.passkeyLogin();
+                  done();
+                } catch (err) {
+                  setError(err);
+                  setBusy(false);
+                }
+              })}
+            >
+              Sign in with a passkey
+            </button>
+          </p>
+        )}
         {sso && (
           <p class="login-sso">
             <a class="button" href={sso.start}>
