@@ -260,7 +260,7 @@ const settings = {
     env: "FORMSVC_REQUIRE_2FA",
     default: "false",
     parse: bool,
-    doc: "every person must enrol a TOTP second factor: a session without one reaches only enrolment, auth/me and logout (403 SECOND_FACTOR_ENROLMENT_REQUIRED elsewhere)",
+    doc: "every person must enrol a second factor (TOTP or a passkey): a session that proved none reaches only enrolment, auth/me and logout (403 SECOND_FACTOR_ENROLMENT_REQUIRED elsewhere)",
   },
   oidcIssuer: {
     env: "FORMSVC_OIDC_ISSUER",

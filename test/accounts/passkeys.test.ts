@@ -246,6 +246,24 @@ describe("logging in with a passkey", () => {
     expect(list.find((p: any) => p.name === "Phone").lastUsedAt).not.toBeNull();
   });
 
+  test("a person with TOTP signs in with a passkey without a code: the passkey is the second factor", async () => {
+    const bob = await ownerId("bob@example.com");
+    await server.exec(
+      "INSERT INTO totp_secrets (owner_id, ciphertext, created_at, confirmed_at) VALUES (?, 'sealed', ?, ?)",
+      bob,
+      new Date().toISOString(),
+      new Date().toISOString(),
+    );
+    try {
+      const password = await call("POST", "/auth/login", null, { email: "bob@example.com", password: PASSWORD });
+      expect([password.status, password.body.code]).toEqual([401, "SECOND_FACTOR_REQUIRED"]);
+      const res = await signIn(await assertion(bobDevice));
+      expect([res.status, res.body.email, res.body.totpEnabled]).toEqual([200, "bob@example.com", true]);
+    } finally {
+      await server.exec("DELETE FROM totp_secrets WHERE owner_id = ?", bob);
+    }
+  });
+
   test("an assertion is accepted once: its replay is refused", async () => {
     const response = await assertion(laptop);
     expect((await signIn(response)).status).toBe(200);
