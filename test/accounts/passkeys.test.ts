@@ -271,6 +271,28 @@ describe("logging in with a passkey", () => {
     expect([replay.status, replay.body.code]).toEqual([401, "UNAUTHORIZED"]);
   });
 
+  test("a challenge lapses after 5 minutes: refused, and swept by the housekeeping job", async () => {
+    const response = await assertion(phone);
+    const [row] = await server.query<{ expires_at: string }>("SELECT expires_at FROM passkey_challenges");
+    const lifetime = Date.parse(row!.expires_at) - Date.now();
+    expect(lifetime).toBeGreaterThan(4 * 60_000);
+    expect(lifetime).toBeLessThanOrEqual(5 * 60_000);
+    await server.exec("UPDATE passkey_challenges SET expires_at = ?", new Date(Date.now() - 1000).toISOString());
+    const late = await signIn(response);
+    expect([late.status, late.body.code]).toEqual([401, "UNAUTHORIZED"]);
+    expect(late.body.error).toMatch(/lapsed/);
+    await call("POST", "/auth/passkeys/login/options", null, {});
+    await server.exec(
+      "INSERT INTO passkey_challenges (challenge_hash, owner_id, expires_at) VALUES ('old', NULL, ?)",
+      new Date(Date.now() - 1000).toISOString(),
+    );
+    await server.jobs.run("forget-lapsed-passkey-challenges");
+    expect(await server.query("SELECT count(*) AS n FROM passkey_challenges WHERE challenge_hash = 'old'")).toEqual([
+      { n: 0 },
+    ]);
+    expect(await server.query("SELECT count(*) AS n FROM passkey_challenges")).toEqual([{ n: 1 }]);
+  });
+
   test("another relying party's passkey, signing this server's challenge, is refused", async () => {
     const elsewhere = await device(otherOrigin);
     const cookie = await passwordSession("ada@example.com", other);

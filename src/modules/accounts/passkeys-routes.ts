@@ -1,12 +1,12 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { Elysia, t, type Static } from "elysia";
-import { jsonBody, noBody, requestContext } from "../../http/context";
+import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
-import { requireSameOrigin } from "../../http/same-origin";
 import { SESSION_COOKIE, sessionCookie, sessionOrigin } from "../../http/session-cookie";
 import { addressBucket } from "../../lib/address-bucket";
 import { AccountSchema } from "./model";
 import { MAX_PASSKEY_NAME, type PasskeysService } from "./passkeys";
+import { sameOriginJson } from "./routes";
 import type { AccountsService } from "./service";
 
 const PasskeySchema = t.Object(
@@ -109,14 +109,6 @@ const RequestOptionsSchema = t.Object(
 
 const UNAVAILABLE =
   "409 PASSKEYS_UNAVAILABLE when the server offers no passkeys: FORMSVC_PUBLIC_URL unset, an IP address, or http on a host other than localhost (GET /api/v1/auth/providers says why).";
-
-// Before the body is read: another site's page must not make a visitor's browser log in at its choosing.
-const sameOriginJson = <S extends Parameters<typeof jsonBody>[1]>(schema: S) =>
-  jsonBody(
-    ({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) =>
-      requireSameOrigin(request, ownOrigin()),
-    schema,
-  );
 
 /**
  * Passkeys: a signed-in person registers, names and removes theirs; anyone logs in with one.

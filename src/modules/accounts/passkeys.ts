@@ -231,9 +231,6 @@ export function createPasskeysService({ repo, accountsRepo, clock, publicUrl }: 
       if (!(await repo.remove(caller.ownerId, id))) throw new AppError("NOT_FOUND", `no passkey ${id} of yours`);
     },
 
-    /** Whether the person has any passkey. */
-    has: async (ownerId: string): Promise<boolean> => (await repo.list(ownerId)).length > 0,
-
     /** Begins a login: options without credentials, for the browser to offer whichever passkey of this site it holds. */
     async loginOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
       const { id } = party();

@@ -28,7 +28,7 @@ const setCookie = (description: string) => ({
 });
 
 // Before the body is read: another site's page must not make a visitor's browser log in, set up or reset at its choosing.
-const sameOriginJson = <S extends TSchema>(schema: S) =>
+export const sameOriginJson = <S extends TSchema>(schema: S) =>
   jsonBody(
     ({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) =>
       requireSameOrigin(request, ownOrigin()),
