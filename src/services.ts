@@ -269,17 +269,18 @@ export async function createServices(deps: Deps) {
   const accountsRepo = createAccountsRepo(sql);
   const secondFactorRepo = createSecondFactorRepo(sql);
   const secretKey = loadSecretKey(deps.config.secretKey, secretKeyLocation(deps.config));
-  const secondFactor = createSecondFactorService({
-    repo: secondFactorRepo,
-    accountsRepo,
-    clock,
-    box: () => secretBox(secretKey()),
-  });
   const passkeys = createPasskeysService({
     repo: createPasskeysRepo(sql),
     accountsRepo,
     clock,
     publicUrl: deps.config.publicUrl,
+  });
+  const secondFactor = createSecondFactorService({
+    repo: secondFactorRepo,
+    accountsRepo,
+    clock,
+    box: () => secretBox(secretKey()),
+    hasPasskey: passkeys.has,
   });
   const accounts = createAccountsService({
     repo: accountsRepo,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
 import type { CDPSession, Page } from "playwright-core";
 import { createLogger } from "../../src/lib/log";
 import { PASSWORD, withPassword } from "../helpers/accounts";
@@ -107,7 +108,7 @@ beforeAll(async () => {
   origin = `http://localhost:${port}`;
   otherOrigin = `http://other.localhost:${otherPort}`;
   server = await startTestServer({
-    config: { port, publicUrl: origin, require2fa: true },
+    config: { port, publicUrl: origin, require2fa: true, secretKey: randomBytes(32).toString("base64") },
     log: createLogger("debug", (l) => void logLines.push(l)),
   });
   other = await startTestServer({ config: { port: otherPort, publicUrl: otherOrigin } });
@@ -189,6 +190,14 @@ describe("registering passkeys", () => {
     expect(
       await server.query("SELECT name FROM passkeys WHERE owner_id = ?", await ownerId("bob@example.com")),
     ).toEqual([{ name: "Key" }]);
+  });
+
+  test("a password session of a person with passkeys cannot enrol TOTP in their place either", async () => {
+    const bob = await passwordSession("bob@example.com");
+    expect((await call("GET", "/keys", bob)).body.code).toBe("SECOND_FACTOR_ENROLMENT_REQUIRED");
+    const totp = await call("POST", "/auth/totp", bob);
+    expect([totp.status, totp.body.code]).toEqual([403, "SECOND_FACTOR_ENROLMENT_REQUIRED"]);
+    expect(await server.query("SELECT owner_id FROM totp_secrets")).toEqual([]);
   });
 
   test("an answer made on another site (another origin and relying party) is refused", async () => {

@@ -136,8 +136,9 @@ export function createPasskeysService({ repo, accountsRepo, clock, publicUrl }: 
    * With FORMSVC_REQUIRE_2FA, a session whose login proved no second factor may enrol one; but a
    * person with passkeys proves it by signing in with one, else a password alone could add a key.
    */
+  const has = async (ownerId: string) => (await repo.list(ownerId)).length > 0;
   const mayRegister = async (caller: Principal) => {
-    if (caller.enrolmentDue && (await repo.list(caller.ownerId)).length > 0)
+    if (caller.enrolmentDue && (await has(caller.ownerId)))
       throw new AppError(
         "SECOND_FACTOR_ENROLMENT_REQUIRED",
         "this server requires a second factor, and you have passkeys: log out and sign in with one of them",
@@ -150,6 +151,9 @@ export function createPasskeysService({ repo, accountsRepo, clock, publicUrl }: 
 
   return {
     status: (): PasskeysStatus => ("reason" in rp ? { available: false, reason: rp.reason } : { available: true }),
+
+    /** Whether the person has a passkey. */
+    has,
 
     list: async (caller: Principal): Promise<Passkey[]> => (await repo.list(caller.ownerId)).map(toPasskey),
 

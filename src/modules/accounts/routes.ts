@@ -216,7 +216,7 @@ export function accountsRoutes(
         detail: {
           summary: "Start TOTP enrolment",
           description:
-            "A new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for the session's person, as an otpauth:// URI, its QR code and the base32 secret; it is not used until confirmed with a code from it (POST /api/v1/auth/totp/confirm). Asking again replaces an unconfirmed secret; with TOTP on already, 409 (the operator turns it off: `formsvc owners 2fa reset --owner EMAIL`). The secret is stored encrypted (AES-256-GCM) under FORMSVC_SECRET_KEY or the key file beside the database. Must carry the server's own Origin, else 403 CSRF.",
+            "A new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for the session's person, as an otpauth:// URI, its QR code and the base32 secret; it is not used until confirmed with a code from it (POST /api/v1/auth/totp/confirm). Asking again replaces an unconfirmed secret; with TOTP on already, 409 (the operator turns it off: `formsvc owners 2fa reset --owner EMAIL`). Under FORMSVC_REQUIRE_2FA, a session held to enrolment of a person with passkeys is a 403 SECOND_FACTOR_ENROLMENT_REQUIRED: they sign in with a passkey instead. The secret is stored encrypted (AES-256-GCM) under FORMSVC_SECRET_KEY or the key file beside the database. Must carry the server's own Origin, else 403 CSRF.",
           tags: ["Accounts"],
           responses: responses({ schema: TotpEnrolmentSchema, description: "the secret to enrol" }, 401, 403, 409, 429),
         },

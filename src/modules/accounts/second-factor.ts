@@ -50,6 +50,8 @@ export interface SecondFactorDeps {
   clock: Clock;
   /** Seals the TOTP secrets under the key kept outside the database; made on first use. */
   box: () => SecretBox;
+  /** Whether the person has a passkey, the other second factor. */
+  hasPasskey: (ownerId: string) => Promise<boolean>;
 }
 
 /**
@@ -57,7 +59,7 @@ export interface SecondFactorDeps {
  * stored sealed, the recovery codes and login challenges as SHA-256 only. A code is accepted one
  * step either side of now, and once: the step it was for is remembered.
  */
-export function createSecondFactorService({ repo, accountsRepo, clock, box }: SecondFactorDeps) {
+export function createSecondFactorService({ repo, accountsRepo, clock, box, hasPasskey }: SecondFactorDeps) {
   const now = () => clock.now();
   const byEmail = failureWindow(accountsRepo, "email", FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS, now);
   const byAddress = failureWindow(accountsRepo, "address", FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
@@ -75,6 +77,12 @@ export function createSecondFactorService({ repo, accountsRepo, clock, box }: Se
 
     /** Starts (or restarts) enrolment: a new secret, unconfirmed until a code from it is confirmed. 409 when TOTP is on already. */
     async startEnrolment(caller: Principal, email: string): Promise<{ uri: string; secret: string; qr: string }> {
+      // Held to enrolment (FORMSVC_REQUIRE_2FA) with passkeys: one of them is the second factor, else a password alone could enrol one.
+      if (caller.enrolmentDue && (await hasPasskey(caller.ownerId)))
+        throw new AppError(
+          "SECOND_FACTOR_ENROLMENT_REQUIRED",
+          "this server requires a second factor, and you have passkeys: log out and sign in with one of them",
+        );
       const secret = new OTPAuth.Secret({ size: 20 }).base32;
       const started = await retryWhileBusy(
         () => repo.startTotp(caller.ownerId, box().seal(secret), isoTime(now())),
