@@ -405,6 +405,7 @@ describe("passkeys in the dashboard", () => {
     await page.getByRole("button", { name: "Log in" }).click();
     // FORMSVC_REQUIRE_2FA: the enrolment page, where a passkey will do.
     await page.getByText("This server requires two-step login: add a passkey").waitFor();
+    await screenshot(page, "passkeys-enrolment");
     await page.getByLabel("Name of a new passkey").fill("Desk");
     await page.getByRole("button", { name: "Add a passkey" }).click();
     await page.getByRole("button", { name: "Go on to the dashboard" }).click();

@@ -65,18 +65,20 @@ function Teams() {
       <main class="login" id="main">
         <div class="login-card">
           <h1>formsvc</h1>
-          <Passkeys
-            onDone={() => {
-              enrolmentRequired.value = false;
-              retry();
-            }}
-          />
-          <TwoStepLogin
-            onDone={() => {
-              enrolmentRequired.value = false;
-              retry();
-            }}
-          />
+          <div class="stack">
+            <Passkeys
+              onDone={() => {
+                enrolmentRequired.value = false;
+                retry();
+              }}
+            />
+            <TwoStepLogin
+              onDone={() => {
+                enrolmentRequired.value = false;
+                retry();
+              }}
+            />
+          </div>
         </div>
       </main>
     );
