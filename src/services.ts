@@ -285,6 +285,7 @@ export async function createServices(deps: Deps) {
     smtpConfigured: mailer !== null,
     rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
     totpOn: secondFactorRepo.enrolled,
+    recoveryCodesLeft: secondFactorRepo.recoveryCodesLeft,
     require2fa: deps.config.require2fa,
   });
   // OpenID Connect sign-in, when FORMSVC_OIDC_ISSUER (with its client) is set.

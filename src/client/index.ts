@@ -30,6 +30,7 @@ import type {
   LoginRequest,
   RecoveryCodes,
   SecondFactorRequest,
+  TotpCodeRequest,
   TotpConfirmRequest,
   TotpEnrolment,
   MemberNotification,
@@ -193,6 +194,16 @@ export class FormsvcClient {
   /** Turns TOTP on with a code of the new secret; answers the 10 recovery codes, shown this once. */
   confirmTotp(body: TotpConfirmRequest, options?: CallOptions): Promise<RecoveryCodes> {
     return this.request({ method: "POST", path: "/auth/totp/confirm", body, idempotent: false }, options);
+  }
+
+  /** For a TOTP or recovery code, 10 new recovery codes in place of every old one; shown this once. */
+  renewRecoveryCodes(body: TotpCodeRequest, options?: CallOptions): Promise<RecoveryCodes> {
+    return this.request({ method: "POST", path: "/auth/totp/recovery-codes", body, idempotent: false }, options);
+  }
+
+  /** For a TOTP or recovery code, turns TOTP off (to enrol a new phone); sessions stay. */
+  async disableTotp(body: TotpCodeRequest, options?: CallOptions): Promise<void> {
+    await this.send({ method: "POST", path: "/auth/totp/disable", body, idempotent: false }, options);
   }
 
   /** First run: sets the first owner with the token of the link `formsvc serve` printed, and logs them in (as `login`). */

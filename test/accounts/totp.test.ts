@@ -189,6 +189,69 @@ describe("TOTP second factor", () => {
   });
 });
 
+describe("a lost phone, without an operator", () => {
+  const clock = fixedClock("2026-11-21T10:00:00.000Z");
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ clock, rateClock: clock, config: keyConfig() });
+    await withPassword(server, "frank@example.com");
+  });
+  afterAll(() => server.close());
+  let fresh: string[] = [];
+
+  test("recovery codes are renewed for a code: the old ones stop working, the account counts what is left", async () => {
+    const cookie = await loggedIn(server, "frank@example.com");
+    const { codes } = await enrol(server, cookie, clock.now);
+    const me = await server.json("/api/v1/auth/me", { headers: { cookie } });
+    expect([me.body.totpEnabled, me.body.recoveryCodesLeft]).toEqual([true, 10]);
+    const wrong = await post(server, "/auth/totp/recovery-codes", cookie, { code: "0000-0000" });
+    expect([wrong.status, wrong.body.code]).toEqual([401, "UNAUTHORIZED"]);
+    const renewed = await post(server, "/auth/totp/recovery-codes", cookie, { code: codes[0] });
+    expect(renewed.status).toBe(200);
+    fresh = renewed.body.recoveryCodes;
+    expect(fresh).toHaveLength(10);
+    expect(fresh.filter((c) => codes.includes(c))).toEqual([]);
+    expect(fresh[0]).toMatch(/^[0-9a-f]{4}(-[0-9a-f]{4}){4}$/);
+    const old = await login(server, "frank@example.com");
+    expect((await secondFactor(server, old.body.challenge, codes[1]!)).status).toBe(401);
+    const withNew = await secondFactor(server, old.body.challenge, fresh[0]!);
+    expect([withNew.status, withNew.body.recoveryCodesLeft]).toEqual([200, 9]);
+  });
+
+  test("a recovery code logs in and turns TOTP off, the session staying; a new phone enrols; keys and other sites cannot", async () => {
+    const started = await login(server, "frank@example.com");
+    const opened = await secondFactor(server, started.body.challenge, fresh[1]!);
+    expect(opened.status).toBe(200);
+    const cookie = opened.headers.get("set-cookie")!.split(";")[0]!;
+    const owner = await seedOwner(server, "gina@example.com");
+    expect((await server.send("POST", "/auth/totp/disable", owner.key, { code: fresh[2] })).status).toBe(401);
+    const csrf = await server.json("/api/v1/auth/totp/disable", {
+      method: "POST",
+      headers: { cookie, origin: "https://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ code: fresh[2] }),
+    });
+    expect([csrf.status, csrf.body.code]).toEqual([403, "CSRF"]);
+
+    const off = await fetch(`${server.url}/api/v1/auth/totp/disable`, {
+      method: "POST",
+      headers: { cookie, origin: server.url, "content-type": "application/json" },
+      body: JSON.stringify({ code: fresh[2] }),
+    });
+    expect(off.status).toBe(204);
+    const me = await server.json("/api/v1/auth/me", { headers: { cookie } });
+    expect([me.status, me.body.totpEnabled, me.body.recoveryCodesLeft]).toEqual([200, false, 0]);
+    expect(await server.query("SELECT owner_id FROM recovery_codes")).toEqual([]);
+    expect((await post(server, "/auth/totp/recovery-codes", cookie, { code: fresh[3] })).status).toBe(401);
+
+    clock.advance(STEP);
+    const phone = await enrol(server, cookie, clock.now);
+    clock.advance(STEP);
+    const again = await login(server, "frank@example.com");
+    const code = phone.totp.generate({ timestamp: clock.now() });
+    expect((await secondFactor(server, again.body.challenge, code)).status).toBe(200);
+  });
+});
+
 describe("FORMSVC_REQUIRE_2FA", () => {
   const clock = fixedClock("2026-11-20T10:00:00.000Z");
   let server: TestServer;

@@ -23,6 +23,7 @@ export interface Account {
   smtpConfigured: boolean;
   /** The person logs in with a TOTP code after their password. */
   totpEnabled: boolean;
+  recoveryCodesLeft: number;
 }
 
 /** One of a person's sessions as their list shows it; never its token. */
@@ -91,6 +92,7 @@ export interface AccountsDeps {
   rolesOf: (ownerId: string) => Promise<ReadonlyMap<string, Role>>;
   /** Whether the person has a TOTP second factor. */
   totpOn: (ownerId: string) => Promise<boolean>;
+  recoveryCodesLeft: (ownerId: string) => Promise<number>;
   /** FORMSVC_REQUIRE_2FA: every session must have proved a second factor, or its person enrol one. */
   require2fa: boolean;
 }
@@ -114,6 +116,7 @@ export function createAccountsService({
   smtpConfigured,
   rolesOf,
   totpOn,
+  recoveryCodesLeft,
   require2fa,
 }: AccountsDeps) {
   const idleMs = sessionIdleDays * DAY_MS;
@@ -131,6 +134,7 @@ export function createAccountsService({
     timeZone: c.timeZone,
     smtpConfigured,
     totpEnabled: await totpOn(c.ownerId),
+    recoveryCodesLeft: await recoveryCodesLeft(c.ownerId),
   });
 
   const validEmail = (email: string) => {
