@@ -300,6 +300,10 @@ describe("OpenID Connect sign-in", () => {
     await withToken({ claims: (c) => ({ ...c, aud: "another-client" }) }, /"aud"/);
   });
 
+  test("an ID token with another sign-in's nonce is refused", async () => {
+    await withToken({ claims: (c) => ({ ...c, nonce: "a-nonce-of-another-sign-in" }) }, /nonce/);
+  });
+
   test("an expired ID token is refused", async () => {
     const now = Math.floor(Date.now() / 1000);
     await withToken({ claims: (c) => ({ ...c, iat: now - 7200, exp: now - 3600 }) }, /"exp"/);
