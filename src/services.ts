@@ -271,7 +271,7 @@ export async function createServices(deps: Deps) {
     repo: secondFactorRepo,
     accountsRepo,
     clock,
-    box: () => secretBox(secretKey()),
+    box: async () => secretBox(await secretKey(secondFactorRepo.anySealed)),
   });
   const accounts = createAccountsService({
     repo: accountsRepo,
@@ -289,6 +289,13 @@ export async function createServices(deps: Deps) {
     require2fa: deps.config.require2fa,
   });
   // OpenID Connect sign-in, when FORMSVC_OIDC_ISSUER (with its client) is set.
+  if (config.oidcIssuer && config.oidcTeam && !config.oidcAllowedDomains.length)
+    deps.log.warn(
+      "FORMSVC_OIDC_TEAM without FORMSVC_OIDC_ALLOWED_DOMAINS: anyone the provider verifies joins that team",
+      {
+        team: config.oidcTeam,
+      },
+    );
   const oidc = config.oidcIssuer
     ? createOidc({
         settings: {

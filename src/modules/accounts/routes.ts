@@ -180,7 +180,7 @@ export function accountsRoutes(
     .post(
       "/auth/login/second-factor",
       async ({ body, client, caller, viaSession, request, set }) => {
-        const ownerId = await secondFactor.verify(body, accounts.emailOf, addressBucket(client().ip));
+        const ownerId = await secondFactor.verify(body, addressBucket(client().ip));
         const { account, token } = await accounts.finishLogin(ownerId, sessionOrigin(request, client));
         if (viaSession) await accounts.endSession(caller!.keyId);
         set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
@@ -225,7 +225,12 @@ export function accountsRoutes(
     )
     .post(
       "/auth/totp/confirm",
-      async ({ principal, body }) => await secondFactor.confirmEnrolment(principal, body.code),
+      async ({ principal, body }) => {
+        const codes = await secondFactor.confirmEnrolment(principal, body.code);
+        // This session has proved the factor it enrolled; FORMSVC_REQUIRE_2FA lets it go on.
+        await accounts.markSecondFactor(principal.keyId);
+        return codes;
+      },
       {
         auth: "session",
         body: TotpConfirmBodySchema,
@@ -248,12 +253,7 @@ export function accountsRoutes(
     .post(
       "/auth/totp/recovery-codes",
       async ({ principal, body, client }) =>
-        await secondFactor.renewRecoveryCodes(
-          principal,
-          await accounts.emailOf(principal.ownerId),
-          body.code,
-          addressBucket(client().ip),
-        ),
+        await secondFactor.renewRecoveryCodes(principal, body.code, addressBucket(client().ip)),
       {
         auth: "session",
         body: TotpCodeBodySchema,
@@ -276,12 +276,7 @@ export function accountsRoutes(
     .post(
       "/auth/totp/disable",
       async ({ principal, body, client, set }) => {
-        await secondFactor.disable(
-          principal,
-          await accounts.emailOf(principal.ownerId),
-          body.code,
-          addressBucket(client().ip),
-        );
+        await secondFactor.disable(principal, body.code, addressBucket(client().ip));
         set.status = 204;
       },
       {

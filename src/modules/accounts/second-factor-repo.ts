@@ -33,6 +33,8 @@ export function createSecondFactorRepo(sql: Sql) {
     },
     /** Whether the person has a confirmed TOTP second factor. */
     enrolled: confirmed,
+    /** Whether any TOTP secret is stored sealed (a key file missing beside them is a lost key). */
+    anySealed: async (): Promise<boolean> => (await sql.get("SELECT 1 AS one FROM totp_secrets LIMIT 1", [])) !== null,
     /** A new, unconfirmed secret in place of an unconfirmed one; a confirmed one stays (false). */
     startTotp: async (ownerId: string, ciphertext: string, at: string): Promise<boolean> =>
       (await sql.run(
