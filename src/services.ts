@@ -279,7 +279,7 @@ export async function createServices(deps: Deps) {
     repo: secondFactorRepo,
     accountsRepo,
     clock,
-    box: () => secretBox(secretKey()),
+    box: async () => secretBox(await secretKey(secondFactorRepo.anySealed)),
     hasPasskey: passkeys.has,
   });
   const accounts = createAccountsService({
@@ -294,9 +294,17 @@ export async function createServices(deps: Deps) {
     smtpConfigured: mailer !== null,
     rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
     totpOn: secondFactorRepo.enrolled,
+    recoveryCodesLeft: secondFactorRepo.recoveryCodesLeft,
     require2fa: deps.config.require2fa,
   });
   // OpenID Connect sign-in, when FORMSVC_OIDC_ISSUER (with its client) is set.
+  if (config.oidcIssuer && config.oidcTeam && !config.oidcAllowedDomains.length)
+    deps.log.warn(
+      "FORMSVC_OIDC_TEAM without FORMSVC_OIDC_ALLOWED_DOMAINS: anyone the provider verifies joins that team",
+      {
+        team: config.oidcTeam,
+      },
+    );
   const oidc = config.oidcIssuer
     ? createOidc({
         settings: {

@@ -34,6 +34,7 @@ import type {
   WebAuthnJson,
   RecoveryCodes,
   SecondFactorRequest,
+  TotpCodeRequest,
   TotpConfirmRequest,
   TotpEnrolment,
   MemberNotification,
@@ -197,6 +198,16 @@ export class FormsvcClient {
   /** Turns TOTP on with a code of the new secret; answers the 10 recovery codes, shown this once. */
   confirmTotp(body: TotpConfirmRequest, options?: CallOptions): Promise<RecoveryCodes> {
     return this.request({ method: "POST", path: "/auth/totp/confirm", body, idempotent: false }, options);
+  }
+
+  /** For a TOTP or recovery code, 10 new recovery codes in place of every old one; shown this once. */
+  renewRecoveryCodes(body: TotpCodeRequest, options?: CallOptions): Promise<RecoveryCodes> {
+    return this.request({ method: "POST", path: "/auth/totp/recovery-codes", body, idempotent: false }, options);
+  }
+
+  /** For a TOTP or recovery code, turns TOTP off (to enrol a new phone); sessions stay. */
+  async disableTotp(body: TotpCodeRequest, options?: CallOptions): Promise<void> {
+    await this.send({ method: "POST", path: "/auth/totp/disable", body, idempotent: false }, options);
   }
 
   /** The session owner's passkeys, oldest first. */

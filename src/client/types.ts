@@ -458,6 +458,8 @@ export interface Account {
   smtpConfigured: boolean;
   /** The person has a TOTP second factor: a login with the password asks for a code too. */
   totpEnabled: boolean;
+  /** How many of the person's recovery codes are unused (0 without TOTP). */
+  recoveryCodesLeft: number;
 }
 
 /** One of the session owner's sessions (`listSessions`); never its token. */
@@ -504,6 +506,11 @@ export interface TotpEnrolment {
 
 /** A code of the new secret (`confirmTotp`). */
 export interface TotpConfirmRequest {
+  code: string;
+}
+
+/** Proof of the second factor (`renewRecoveryCodes`, `disableTotp`): a TOTP code or an unused recovery code. */
+export interface TotpCodeRequest {
   code: string;
 }
 

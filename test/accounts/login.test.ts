@@ -31,6 +31,7 @@ describe("POST /auth/login", () => {
       timeZone: "UTC",
       smtpConfigured: false,
       totpEnabled: false,
+      recoveryCodesLeft: 0,
     });
     const attributes = res.setCookie!.split(";").map((a) => a.trim());
     expect(attributes[0]).toMatch(/^formsvc_session=fss_[A-Za-z0-9_-]{43}$/);

@@ -13,6 +13,7 @@ import type {
   SecondFactorBody,
   SessionJson,
   SetupBody,
+  TotpCodeBody,
   TotpConfirmBody,
   TotpEnrolmentJson,
 } from "../../src/modules/accounts/model";
@@ -54,6 +55,7 @@ export type Checks = [
   Assert<Equal<Client.SecondFactorRequest, SecondFactorBody>>,
   Assert<Equal<Client.TotpEnrolment, TotpEnrolmentJson>>,
   Assert<Equal<Client.TotpConfirmRequest, TotpConfirmBody>>,
+  Assert<Equal<Client.TotpCodeRequest, TotpCodeBody>>,
   Assert<Equal<Client.RecoveryCodes, RecoveryCodesJson>>,
   Assert<Equal<Client.Passkey, PasskeyJson>>,
   Assert<Equal<Client.PasskeyRenameRequest, PasskeyRenameBody>>,

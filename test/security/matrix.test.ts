@@ -46,7 +46,7 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
   {
     method: "POST",
-    path: /^\/api\/v1\/auth\/totp(\/confirm)?$/,
+    path: /^\/api\/v1\/auth\/totp(\/confirm|\/recovery-codes|\/disable)?$/,
     why: "session only (a person's second factor): every key case is a 401 (test/accounts/totp.test.ts)",
   },
   {

@@ -3,7 +3,7 @@ import { requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { SESSION_COOKIE, sessionCookie, sessionOrigin } from "../../http/session-cookie";
 import { AppError } from "../../lib/errors";
-import type { Oidc } from "./oidc";
+import { SsoRefused, type Oidc } from "./oidc";
 import type { PasskeysStatus } from "./passkeys";
 
 /** The cookie that carries a begun sign-in (state, nonce, PKCE verifier; signed) from start to callback, and nowhere else. */
@@ -23,7 +23,9 @@ function readPending(request: Request): string | null {
 }
 
 /** The login page, telling why a sign-in was refused. */
-const loginWith = (message: string) => `/dashboard#/login?${new URLSearchParams({ error: message })}`;
+/** The login page, saying why a sign-in was refused in its own words (see SsoRefused). */
+const loginWith = (e: AppError) =>
+  `/dashboard#/login?${new URLSearchParams({ sso: e instanceof SsoRefused ? e.reason : "unchecked" })}`;
 
 const location = (description: string) => ({
   Location: { description, required: true, schema: { type: "string" } },
@@ -90,7 +92,7 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
         } catch (e) {
           // A provider that cannot be reached is said on the login page, where the person clicked.
           if (!(e instanceof AppError)) throw e;
-          set.headers.location = loginWith(e.message);
+          set.headers.location = loginWith(e);
         }
       },
       {
@@ -105,7 +107,7 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
               description:
                 "to the provider's authorization endpoint; when it cannot be reached, to the login page, saying so",
               headers: {
-                ...location("the provider's authorization URL, or /dashboard#/login?error=…"),
+                ...location("the provider's authorization URL, or /dashboard#/login?sso=unreachable"),
                 "Set-Cookie": { description: `${PENDING_COOKIE}=… (none when refused)`, schema: { type: "string" } },
               },
             },
@@ -141,14 +143,14 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
         } catch (e) {
           // Any refusal (a provider out of reach too) goes back to the login page, which shows why; the begun sign-in is over either way.
           if (!(e instanceof AppError)) throw e;
-          set.headers.location = loginWith(e.message);
+          set.headers.location = loginWith(e);
           set.headers["set-cookie"] = pendingCookie("", 0, opts.secureCookie);
         }
       },
       {
         detail: {
           summary: "OpenID Connect callback",
-          description: `Takes no API key; where the provider sends the browser back (the redirect URI to register there: FORMSVC_PUBLIC_URL${CALLBACK_PATH}). Checks \`state\` against the ${PENDING_COOKIE} cookie, exchanges the code (with the PKCE verifier), and checks the ID token's signature (the issuer's JWKS), issuer, audience, expiry and \`nonce\`. The person is the one with the token's \`email\`, which must have \`email_verified: true\` and, with FORMSVC_OIDC_ALLOWED_DOMAINS, one of those domains; a person new to formsvc is made (with their personal team) and, with FORMSVC_OIDC_TEAM, joins that team with FORMSVC_OIDC_ROLE (default viewer). Then a session opens (the ${SESSION_COOKIE} cookie, as Log in) and the browser goes to /dashboard; for a person with a TOTP second factor, the browser goes to the login page with the login's challenge instead (\`#/login?challenge=…\`, finished by POST /api/v1/auth/login/second-factor as after a password). A refusal sends it to the login page, whose address carries why (\`#/login?error=…\`).`,
+          description: `Takes no API key; where the provider sends the browser back (the redirect URI to register there: FORMSVC_PUBLIC_URL${CALLBACK_PATH}). Checks \`state\` against the ${PENDING_COOKIE} cookie, exchanges the code (with the PKCE verifier), and checks the ID token's signature (the issuer's JWKS), issuer, audience, expiry and \`nonce\`. The person is the one with the token's \`email\`, which must have \`email_verified: true\` and, with FORMSVC_OIDC_ALLOWED_DOMAINS, one of those domains; a person new to formsvc is made (with their personal team) and, with FORMSVC_OIDC_TEAM, joins that team with FORMSVC_OIDC_ROLE (default viewer). Then a session opens (the ${SESSION_COOKIE} cookie, as Log in) and the browser goes to /dashboard; for a person with a TOTP second factor, the browser goes to the login page with the login's challenge instead (\`#/login?challenge=…\`, finished by POST /api/v1/auth/login/second-factor as after a password). A refusal sends it to the login page, whose address carries why as one of a fixed set of reasons (\`#/login?sso=lapsed|unchecked|no-email|unverified|domain|misconfigured|unreachable\`), which the page words itself.`,
           tags: ["Accounts"],
           security: [],
           responses: responses(
@@ -156,7 +158,9 @@ export function oidcRoutes(oidc: Oidc | null, opts: Options) {
               status: 302,
               description: "signed in: to /dashboard, with the session cookie; refused: to the login page, saying why",
               headers: {
-                ...location("/dashboard, or /dashboard#/login?error=… when refused"),
+                ...location(
+                  "/dashboard; /dashboard#/login?challenge=… for a code; /dashboard#/login?sso=REASON when refused",
+                ),
                 "Set-Cookie": {
                   description: `the session cookie, and ${PENDING_COOKIE} cleared; when refused, only the latter`,
                   required: true,

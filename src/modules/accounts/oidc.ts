@@ -47,7 +47,29 @@ interface Pending {
   expiresAt: number;
 }
 
-const refused = (message: string) => new AppError("UNAUTHORIZED", message);
+/**
+ * Why a sign-in was refused. The login page says it in words of its own (`#/login?sso=REASON`),
+ * never in words from the address: a link anyone can send must not put text on formsvc's page.
+ */
+export const SSO_REFUSALS = [
+  "lapsed",
+  "unchecked",
+  "no-email",
+  "unverified",
+  "domain",
+  "misconfigured",
+  "unreachable",
+] as const;
+export type SsoRefusal = (typeof SSO_REFUSALS)[number];
+
+export class SsoRefused extends AppError {
+  constructor(
+    readonly reason: SsoRefusal,
+    message: string,
+  ) {
+    super(reason === "unreachable" ? "UNAVAILABLE" : "UNAUTHORIZED", message);
+  }
+}
 
 /**
  * Sign-in with an OpenID Connect provider: discovery, the authorization code flow with PKCE, `state`
@@ -59,6 +81,11 @@ const refused = (message: string) => new AppError("UNAUTHORIZED", message);
  */
 export function createOidc(d: OidcDeps) {
   const s = d.settings;
+  // The login page shows only the reason; the operator reads the detail here.
+  const refused = (reason: SsoRefusal, message: string) => {
+    d.log.info("oidc sign-in refused", { reason, detail: message });
+    return new SsoRefused(reason, message);
+  };
   let discovered: Promise<client.Configuration> | null = null;
   // Discovered once, on first use: a provider down at startup must not stop formsvc, and a failed discovery is tried again next time.
   const configuration = () =>
@@ -74,7 +101,7 @@ export function createOidc(d: OidcDeps) {
       .catch((e: unknown) => {
         discovered = null;
         d.log.warn("oidc discovery failed", { issuer: s.issuer, error: (e as Error).message });
-        throw new AppError("UNAVAILABLE", `the sign-in provider (${s.issuer}) cannot be reached; try again later`);
+        throw refused("unreachable", `the sign-in provider (${s.issuer}) cannot be reached; try again later`);
       }));
 
   const seal = (p: Pending) => {
@@ -84,9 +111,9 @@ export function createOidc(d: OidcDeps) {
   const unseal = (sealed: string | null): Pending => {
     const [body = "", signature = ""] = (sealed ?? "").split(".");
     if (!body || !d.signer.verifies(signature, "oidc-pending", body))
-      throw refused("this sign-in was not started here, or has lapsed: start it again");
+      throw refused("lapsed", "this sign-in was not started here, or has lapsed: start it again");
     const p = JSON.parse(Buffer.from(body, "base64url").toString()) as Pending;
-    if (d.clock.now() >= p.expiresAt) throw refused("this sign-in took too long: start it again");
+    if (d.clock.now() >= p.expiresAt) throw refused("lapsed", "this sign-in took too long: start it again");
     return p;
   };
 
@@ -152,22 +179,24 @@ export function createOidc(d: OidcDeps) {
           error.error ??
           (error.cause instanceof Error ? error.cause.message : null) ??
           error.message;
-        d.log.info("oidc sign-in refused", { reason });
-        throw refused(`the sign-in could not be checked: ${reason}`);
+        throw refused("unchecked", `the sign-in could not be checked: ${reason}`);
       }
       const email = typeof who.email === "string" ? normalizeEmail(who.email) : null;
-      if (!email) throw refused("the provider sent no email address for this account");
+      if (!email) throw refused("no-email", "the provider sent no email address for this account");
       if (who.email_verified !== true)
-        throw refused(`the provider has not verified ${email}: verify it there, then sign in again`);
+        throw refused("unverified", `the provider has not verified ${email}: verify it there, then sign in again`);
       const domain = email.slice(email.lastIndexOf("@") + 1);
       if (s.allowedDomains.length && !s.allowedDomains.includes(domain))
-        throw refused(`people of ${domain} may not sign in here`);
+        throw refused("domain", `people of ${domain} may not sign in here`);
 
       let owner = await d.owners.findOwner(email);
       if (!owner) {
         if (s.team && !(await d.teamExists(s.team))) {
           d.log.warn("FORMSVC_OIDC_TEAM names no team", { team: s.team });
-          throw refused("this server's sign-in is misconfigured (FORMSVC_OIDC_TEAM names no team); tell its operator");
+          throw refused(
+            "misconfigured",
+            "this server's sign-in is misconfigured (FORMSVC_OIDC_TEAM names no team); tell its operator",
+          );
         }
         owner = await d.owners.ensureOwner(email);
         if (s.team)

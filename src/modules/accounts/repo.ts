@@ -72,10 +72,14 @@ export function createAccountsRepo(sql: Sql) {
     atomically: <T>(fn: () => Promise<T>): Promise<T> => sql.transaction(fn),
     findCredentialsByEmail: (email: string): Promise<Credentials | null> => credentialsBy("email", email),
     findCredentialsById: (ownerId: string): Promise<Credentials | null> => credentialsBy("id", ownerId),
-    /** Sets the owner's password hash and ends every session of theirs, in one transaction; returns how many ended. */
+    /**
+     * Sets the owner's password hash and ends every session of theirs, and every login begun with the
+     * old password and waiting for its second factor, in one transaction; returns how many sessions ended.
+     */
     replacePassword: (ownerId: string, hash: string, at: string): Promise<number> =>
       sql.transaction(async () => {
         await sql.run("UPDATE owners SET password_hash = ?, password_set_at = ? WHERE id = ?", [hash, at, ownerId]);
+        await sql.run("DELETE FROM login_challenges WHERE owner_id = ?", [ownerId]);
         return deleteOwnerSessions(ownerId);
       }),
     async setTimeZone(ownerId: string, timeZone: string): Promise<void> {

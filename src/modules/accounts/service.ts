@@ -23,6 +23,7 @@ export interface Account {
   smtpConfigured: boolean;
   /** The person logs in with a TOTP code after their password. */
   totpEnabled: boolean;
+  recoveryCodesLeft: number;
 }
 
 /** One of a person's sessions as their list shows it; never its token. */
@@ -91,7 +92,8 @@ export interface AccountsDeps {
   rolesOf: (ownerId: string) => Promise<ReadonlyMap<string, Role>>;
   /** Whether the person has a TOTP second factor. */
   totpOn: (ownerId: string) => Promise<boolean>;
-  /** FORMSVC_REQUIRE_2FA: every session must have proved a second factor, or its person enrol one. */
+  recoveryCodesLeft: (ownerId: string) => Promise<number>;
+  /** FORMSVC_REQUIRE_2FA: every session must have proved a second factor, or enrol one. */
   require2fa: boolean;
 }
 
@@ -114,6 +116,7 @@ export function createAccountsService({
   smtpConfigured,
   rolesOf,
   totpOn,
+  recoveryCodesLeft,
   require2fa,
 }: AccountsDeps) {
   const idleMs = sessionIdleDays * DAY_MS;
@@ -131,6 +134,7 @@ export function createAccountsService({
     timeZone: c.timeZone,
     smtpConfigured,
     totpEnabled: await totpOn(c.ownerId),
+    recoveryCodesLeft: await recoveryCodesLeft(c.ownerId),
   });
 
   const validEmail = (email: string) => {
@@ -142,7 +146,8 @@ export function createAccountsService({
   /**
    * A session acts as its person in every team they are a member of, with their role there; read
    * afresh on each request, so a changed role counts at once. With FORMSVC_REQUIRE_2FA, a session
-   * whose login proved no second factor, of a person with no TOTP, reaches only enrolment.
+   * that has proved no second factor (at its login, or by enrolling one) reaches only enrolment,
+   * whatever its person did in another session since.
    */
   const sessionPrincipal = async (id: string, ownerId: string, secondFactor: boolean): Promise<Principal> => ({
     keyId: id,
@@ -151,7 +156,7 @@ export function createAccountsService({
     forms: null,
     teams: await rolesOf(ownerId),
     team: personalTeamId(ownerId),
-    ...(require2fa && !secondFactor && !(await totpOn(ownerId)) ? { enrolmentDue: true as const } : {}),
+    ...(require2fa && !secondFactor ? { enrolmentDue: true as const } : {}),
   });
 
   /**
@@ -279,7 +284,7 @@ export function createAccountsService({
       return { account: await toAccount(credentials), token: (await startSession(ownerId, origin, true)).token };
     },
 
-    /** The email of an owner (for the throttles of a login's second step). */
+    /** The email of an owner (the account name an authenticator app shows). */
     emailOf: async (ownerId: string): Promise<string> => (await repo.findCredentialsById(ownerId))?.email ?? ownerId,
 
     /** The owner with this email and password (checkPassword: login's throttles, a 401 when wrong), without a session. */

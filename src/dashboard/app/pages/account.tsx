@@ -200,12 +200,15 @@ function Sessions() {
 }
 
 /**
- * TOTP: set up with a QR code, confirm with a code, then the recovery codes, shown this once.
+ * TOTP: set up with a QR code, confirm with a code, then the recovery codes, shown this once. Once on:
+ * how many recovery codes are left, new ones, or off (to move to a new phone), each for a code.
  * `onDone`: a session held to enrolment (FORMSVC_REQUIRE_2FA) goes on to the dashboard from there.
  */
 export function TwoStepLogin({ onDone }: { onDone?: () => void }) {
   const [enrolment, setEnrolment] = useState<TotpEnrolment | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
+  // With TOTP on: the change a code is being asked for.
+  const [asking, setAsking] = useState<"renew" | "disable" | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const run = (f: (form: FormData) => Promise<void>) =>
@@ -221,67 +224,131 @@ export function TwoStepLogin({ onDone }: { onDone?: () => void }) {
         setBusy(false);
       }
     });
+  const on = me.value?.totpEnabled ?? false;
+  let body;
+  if (codes)
+    body = (
+      <>
+        <p role="status">
+          Two-step login is on. Keep these recovery codes somewhere safe: each logs in once without your phone, and they
+          are not shown again.
+        </p>
+        <pre class="recovery-codes">{codes.join("\n")}</pre>
+        <div class="actions">
+          <CopyButton text={codes.join("\n")} label="Copy the recovery codes" />
+          {onDone ? (
+            <button type="button" class="button button-primary" onClick={onDone}>
+              Go on to the dashboard
+            </button>
+          ) : (
+            <button type="button" class="button" onClick={() => setCodes(null)}>
+              Done
+            </button>
+          )}
+        </div>
+      </>
+    );
+  else if (enrolment)
+    body = (
+      <form
+        class="stack"
+        onSubmit={run(async (form) => {
+          setCodes((await auth.confirmTotp(String(form.get("code")))).recoveryCodes);
+          setEnrolment(null);
+          me.value = await auth.me();
+        })}
+      >
+        <p>Scan this with your authenticator app, then enter the code it shows.</p>
+        <img src={enrolment.qr} alt="QR code of the two-step login secret" width={200} height={200} />
+        <p class="muted small">
+          Cannot scan? Enter this key instead: <code>{enrolment.secret}</code>
+        </p>
+        <label class="field">
+          <span>Code</span>
+          <input name="code" inputMode="numeric" autocomplete="one-time-code" required />
+        </label>
+        {error !== null && <ErrorNote error={error} />}
+        <div class="actions">
+          <button type="submit" class="button button-primary" disabled={busy}>
+            {busy ? "Checking…" : "Turn on"}
+          </button>
+        </div>
+      </form>
+    );
+  else if (on)
+    body = (
+      <>
+        <p>
+          Two-step login is on: a login asks for a code from your authenticator app after your password.{" "}
+          {plural(me.value!.recoveryCodesLeft, "recovery code")} left.
+        </p>
+        {asking ? (
+          <form
+            class="stack"
+            onSubmit={run(async (form) => {
+              const code = String(form.get("code"));
+              if (asking === "renew") setCodes((await auth.renewRecoveryCodes(code)).recoveryCodes);
+              else {
+                await auth.disableTotp(code);
+                announce("Two-step login is off.");
+              }
+              setAsking(null);
+              me.value = await auth.me();
+            })}
+          >
+            <label class="field">
+              <span>Code from your authenticator app, or a recovery code</span>
+              <input name="code" autocomplete="one-time-code" required />
+            </label>
+            {error !== null && <ErrorNote error={error} />}
+            <div class="actions">
+              <button
+                type="submit"
+                class={`button ${asking === "disable" ? "button-danger" : "button-primary"}`}
+                disabled={busy}
+              >
+                {asking === "renew" ? "Make new recovery codes" : "Turn two-step login off"}
+              </button>
+              <button type="button" class="button" onClick={() => (setAsking(null), setError(null))}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        ) : (
+          <div class="actions">
+            <button type="button" class="button" onClick={() => setAsking("renew")}>
+              New recovery codes
+            </button>
+            <button type="button" class="button button-danger-quiet" onClick={() => setAsking("disable")}>
+              Turn off (for a new phone)
+            </button>
+          </div>
+        )}
+      </>
+    );
+  else
+    body = (
+      <form class="stack" onSubmit={run(async () => setEnrolment(await auth.startTotp()))}>
+        {enrolmentRequired.value && (
+          <p class="note" role="status">
+            This server requires two-step login: set it up to go on.
+          </p>
+        )}
+        <p class="muted">
+          A code from an authenticator app on your phone, asked for after your password at each login.
+        </p>
+        {error !== null && <ErrorNote error={error} />}
+        <div class="actions">
+          <button type="submit" class="button" disabled={busy}>
+            Set up two-step login
+          </button>
+        </div>
+      </form>
+    );
   return (
     <section class="card stack" aria-labelledby="two-step-title">
       <h2 id="two-step-title">Two-step login</h2>
-      {codes ? (
-        <>
-          <p role="status">
-            Two-step login is on. Keep these recovery codes somewhere safe: each logs in once without your phone, and
-            they are not shown again.
-          </p>
-          <pre class="recovery-codes">{codes.join("\n")}</pre>
-          <div class="actions">
-            <CopyButton text={codes.join("\n")} label="Copy the recovery codes" />
-            {onDone && (
-              <button type="button" class="button button-primary" onClick={onDone}>
-                Go on to the dashboard
-              </button>
-            )}
-          </div>
-        </>
-      ) : enrolment ? (
-        <form
-          class="stack"
-          onSubmit={run(async (form) => {
-            setCodes((await auth.confirmTotp(String(form.get("code")))).recoveryCodes);
-            setEnrolment(null);
-          })}
-        >
-          <p>Scan this with your authenticator app, then enter the code it shows.</p>
-          <img src={enrolment.qr} alt="QR code of the two-step login secret" width={200} height={200} />
-          <p class="muted small">
-            Cannot scan? Enter this key instead: <code>{enrolment.secret}</code>
-          </p>
-          <label class="field">
-            <span>Code</span>
-            <input name="code" inputMode="numeric" autocomplete="one-time-code" required />
-          </label>
-          {error !== null && <ErrorNote error={error} />}
-          <div class="actions">
-            <button type="submit" class="button button-primary" disabled={busy}>
-              {busy ? "Checking…" : "Turn on"}
-            </button>
-          </div>
-        </form>
-      ) : (
-        <form class="stack" onSubmit={run(async () => setEnrolment(await auth.startTotp()))}>
-          {enrolmentRequired.value && (
-            <p class="note" role="status">
-              This server requires two-step login: set it up to go on.
-            </p>
-          )}
-          <p class="muted">
-            A code from an authenticator app on your phone, asked for after your password at each login.
-          </p>
-          {error !== null && <ErrorNote error={error} />}
-          <div class="actions">
-            <button type="submit" class="button" disabled={busy}>
-              Set up two-step login
-            </button>
-          </div>
-        </form>
-      )}
+      {body}
     </section>
   );
 }

@@ -6,14 +6,27 @@ import { go, route } from "../router";
 import { loginNotice, me } from "../session";
 
 /**
+ * Why a single sign-on was refused (`#/login?sso=REASON`), in the page's own words: the address is
+ * anyone's to write, so no text of it is shown.
+ */
+const SSO_REFUSED: Record<string, string> = {
+  lapsed: "That sign-in was not started here, or took too long: sign in again.",
+  unchecked: "The sign-in could not be checked: sign in again. If it keeps failing, the server's log says why.",
+  "no-email": "The provider sent no email address for your account.",
+  unverified: "The provider has not verified your email address: verify it there, then sign in again.",
+  domain: "People of your email's domain may not sign in here.",
+  misconfigured: "This server's sign-in is misconfigured: tell its operator.",
+  unreachable: "The sign-in provider cannot be reached: try again later.",
+};
+
+/**
  * Email and password, "Sign in with a passkey" where the server offers passkeys, or "Sign in with
- * …" when it has OpenID Connect; afterwards, back to
- * where the user was (`#/login?next=…`) or the forms. A refused single sign-on comes back here with
- * why (`#/login?error=…`).
+ * …" when it has OpenID Connect; afterwards, back to where the user was (`#/login?next=…`) or the
+ * forms. A refused single sign-on comes back here with why (`#/login?sso=REASON`).
  */
 export function LoginPage() {
   const [busy, setBusy] = useState(false);
-  const refusal = route.value.query.get("error");
+  const refusal = SSO_REFUSED[route.value.query.get("sso") ?? ""];
   const [error, setError] = useState<unknown>(refusal ? new Error(refusal) : null);
   // Set once the password was right for a person with a second factor: the code step.
   // A sign-in with the provider of a person with TOTP comes back with it (`#/login?challenge=…`).
