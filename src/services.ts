@@ -333,7 +333,8 @@ export async function createServices(deps: Deps) {
     insertMember: teamsRepo.insertMember,
     owners,
     accounts,
-    secondFactorOn: secondFactorRepo.enrolled,
+    // A passkey is a second factor too: a password taken there would be a way in around it.
+    secondFactorOn: async (ownerId) => (await secondFactorRepo.enrolled(ownerId)) || (await passkeys.has(ownerId)),
     audit,
     outbox: outboxRepo,
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
