@@ -16,6 +16,8 @@ export interface Form {
   description: string;
   formType: FormType;
   submissionCount: number;
+  /** Inbox submissions in state `new` (not spam). */
+  unread: number;
   createdAt: string;
   updatedAt: string;
   emailSettings: { enabled: boolean; developerNotificationsEnabled: boolean };
@@ -273,6 +275,8 @@ export interface FormListItem {
   name: string;
   description: string;
   submissionCount: number;
+  /** Inbox submissions in state `new` (not spam). */
+  unread: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -322,8 +326,19 @@ export interface Submission {
   spam: SpamVerdict | null;
 }
 
+/** Where a submission is in the team's work on it; `new` until someone changes it. */
+export type SubmissionState = "new" | "open" | "done" | "archived";
+
+/** A submission as lists and `getSubmission` show it: with the inbox's state, assignee (an email), tags and note count. */
+export type ListedSubmission = Submission & {
+  state: SubmissionState;
+  assignee: string | null;
+  tags: string[];
+  noteCount: number;
+};
+
 /** One submission as `getSubmission` answers it: as listed, with the folder it is in. */
-export type SubmissionDetail = Submission & { status: "inbox" | "spam" };
+export type SubmissionDetail = ListedSubmission & { status: "inbox" | "spam" };
 
 /** The owner notification as it would be sent (`previewNotification`); `submissionId` null: rendered from a sample. */
 export interface NotificationPreview {
@@ -350,7 +365,7 @@ export interface MemberNotificationRequest {
 }
 
 export interface SubmissionList {
-  submissions: Submission[];
+  submissions: ListedSubmission[];
   nextCursor: string | null;
 }
 
@@ -579,6 +594,9 @@ export interface AuditEvent {
     | "form.moved"
     | "submission.deleted"
     | "submission.moved"
+    | "submission.updated"
+    | "note.added"
+    | "note.deleted"
     | "submissions.erased"
     | "submissions.expired"
     | "owner.login"

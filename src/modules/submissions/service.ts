@@ -17,7 +17,8 @@ import type { FormsService } from "../forms/service";
 import { droppedRedirectOf } from "./allowed-origin";
 import { buildMeta, type SubmissionMeta } from "./meta";
 import {
-  submissionJson,
+  listedJson,
+  type ListedSubmission,
   type NewSubmission,
   type StoredSubmission,
   type SubmissionStatus,
@@ -77,6 +78,7 @@ export function pipelineItem(
     idempotency: null,
     spam: stored.spam,
     stages: {},
+    state: stored.state,
   };
 }
 
@@ -124,7 +126,7 @@ export function createSubmissionsService({
     actor: Actor,
     formId: string,
     id: string,
-  ): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
+  ): Promise<{ form: Form; stored: ListedSubmission & { status: SubmissionStatus } }> => {
     const form = await forms.formFor(actor, formId);
     const stored = await repo.findSubmission(id);
     if (!stored || stored.formId !== form.id)
@@ -242,7 +244,7 @@ export function createSubmissionsService({
         const page = await keysetPage(cursors, list, query.limit, after, (from, limit) =>
           repo.listSubmissionsByForm(formId, status, from, limit),
         );
-        body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
+        body = `{"submissions":[${page.items.map(listedJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
         answers.set(formId, key, body, seen);
       }
       return body;
