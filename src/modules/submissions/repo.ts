@@ -246,9 +246,11 @@ export function createSubmissionsRepo(sql: Sql) {
       ids: string[],
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       // Found by id alone (submissions_by_id), and another form's left out here: with `form_id = ?` in
-      // the statement, SQLite may read the form's whole range of submissions_by_form instead.
+      // the statement, SQLite may read the form's whole range of submissions_by_form instead. Locked
+      // (PostgreSQL) in id order, as a triage change locks them: a state changed meanwhile is
+      // counted out of `unread` as it is at the commit, once.
       const rows = await sql.all<StatusRow>(
-        `SELECT ${STORED}, status FROM submissions WHERE id IN (SELECT value FROM json_each(?))`,
+        `SELECT ${STORED}, status FROM submissions WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id${sql.traits.lockForUpdate}`,
         [JSON.stringify(ids)],
       );
       return rows.filter((r) => r.form_id === formId).map(withStatus);

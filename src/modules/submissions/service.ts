@@ -82,6 +82,14 @@ export function pipelineItem(
   };
 }
 
+/** The 404 for ids among which some are not the form's submissions (`found`: those that are). */
+export function missingOf(form: Form, ids: string[], found: { id: string }[]): AppError {
+  const there = new Set(found.map((s) => s.id));
+  const missing = [...new Set(ids)].filter((id) => !there.has(id));
+  const more = missing.length > 5 ? ` (and ${missing.length - 5} more)` : "";
+  return new AppError("NOT_FOUND", `form ${form.id} has no submission ${missing.slice(0, 5).join(", ")}${more}`);
+}
+
 /** Runs a write of the server's; a database locked by another process is a 503 with nothing changed. */
 export async function unlessBusy<T>(write: () => Promise<T>): Promise<T> {
   try {
@@ -144,6 +152,25 @@ export function createSubmissionsService({
       after = page[page.length - 1]!;
     }
   }
+  /** Moves these submissions of `form` (each read again inside the transaction: another process may have moved or deleted it meanwhile); how many moved. */
+  const moveAll = async (actor: Actor, form: Form, ids: string[], to: SubmissionStatus): Promise<number> => {
+    const learned: (() => void)[] = [];
+    const moving = await unlessBusy(() =>
+      pipeline.transaction(async (tx) => {
+        const current = await repo.findFormSubmissions(form.id, ids);
+        if (current.length < new Set(ids).size) throw missingOf(form, ids, current);
+        const items = current.filter((s) => s.status !== to).map((s) => pipelineItem(s, form, to));
+        if (items.length) await tx.move(items, to);
+        if (teach) for (const s of current) learned.push(await teach(form, s, to));
+        for (const item of items)
+          await audit.record(actor, form.teamId, "submission.moved", item.id, { formId: form.id, to });
+        return items;
+      }),
+    );
+    if (moving.length) committed(moving);
+    for (const l of learned) l();
+    return moving.length;
+  };
   const batches = groupCommit<NewSubmission>(pipeline.commit, { afterCommit: committed, gather: pipeline.gather });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
@@ -277,26 +304,17 @@ export function createSubmissionsService({
         if (teach) (await unlessBusy(() => pipeline.transaction(() => teach(form, stored, to))))();
         return { submission: stored, status: to, moved: false };
       }
-      let learned = () => {};
-      // Read again inside the transaction: another process may have moved or deleted it meanwhile.
-      const moving = await unlessBusy(() =>
-        pipeline.transaction(async (tx) => {
-          const [current] = await repo.findFormSubmissions(form.id, [id]);
-          if (!current) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
-          if (current.status === to) {
-            if (teach) learned = await teach(form, current, to);
-            return null;
-          }
-          const item = pipelineItem(current, form, to);
-          await tx.move([item], to);
-          if (teach) learned = await teach(form, current, to);
-          await audit.record(actor, form.teamId, "submission.moved", id, { formId: form.id, to });
-          return item;
-        }),
-      );
-      if (moving) committed([moving]);
-      learned();
-      return { submission: stored, status: to, moved: moving !== null };
+      const moved = await moveAll(actor, form, [id], to);
+      return { submission: stored, status: to, moved: moved > 0 };
+    },
+
+    /**
+     * Moves these submissions of the caller's form into the inbox or out of it, all in one
+     * transaction or none (404 naming what is not the form's), each as `moveSubmission` does (a mark
+     * where it already is still teaches the filter). Returns how many moved.
+     */
+    async moveSubmissions(actor: Actor, formId: string, ids: string[], to: SubmissionStatus): Promise<number> {
+      return moveAll(actor, await forms.formFor(actor, formId), ids, to);
     },
 
     forget,
