@@ -337,6 +337,46 @@ export type ListedSubmission = Submission & {
   noteCount: number;
 };
 
+/** What `updateSubmission` (and a bulk `set`) changes; what is left out stays. */
+export interface SubmissionUpdate {
+  state?: SubmissionState;
+  /** A member of the form's team, by email; null unassigns. */
+  assignee?: string | null;
+  /** Replaces the tags (at most 20, each 1 to 40 characters). */
+  tags?: string[];
+  /** Added to the tags (not with `tags`). */
+  addTags?: string[];
+  /** Taken off the tags (not with `tags`). */
+  removeTags?: string[];
+}
+
+export type BulkAction = "set" | "delete" | "spam" | "not-spam";
+
+/** `bulkSubmissions`: one action on 1 to 1,000 submissions of a form, all or none. */
+export interface BulkRequest {
+  ids: string[];
+  action: BulkAction;
+  /** The changes, for the action `set`. */
+  set?: SubmissionUpdate;
+}
+
+export interface BulkResult {
+  action: BulkAction;
+  ids: string[];
+  /** How many of them changed. */
+  changed: number;
+}
+
+/** A note on a submission, for the team. */
+export interface Note {
+  id: string;
+  submissionId: string;
+  text: string;
+  /** Who wrote it (the member, or who made the key); null for the command line. */
+  author: string | null;
+  createdAt: string;
+}
+
 /** One submission as `getSubmission` answers it: as listed, with the folder it is in. */
 export type SubmissionDetail = ListedSubmission & { status: "inbox" | "spam" };
 
