@@ -188,7 +188,7 @@ export const SubmissionListSchema = t.Object({
 export type SubmissionListJson = { submissions: ListedSubmissionJson[]; nextCursor: string | null };
 
 /** A whole form's inbox as `GET /forms/{formId}/submissions/export?format=json` streams it, oldest first. */
-export const SubmissionExportSchema = t.Array(SubmissionSchema);
+export const SubmissionExportSchema = t.Array(ListedSubmissionSchema);
 
 export const SubmissionParams = t.Object({
   formId: FormId,

@@ -149,7 +149,7 @@ export function formCounters(sql: Sql, forms: CommittedForms, counted?: CountedI
 
 export function createSubmissionsRepo(sql: Sql) {
   const newestFirst = keysetQuery<ListedRow>(sql, `SELECT ${LISTED} ${WHERE_FORM}`, "newest");
-  const oldestFirst = keysetQuery<Row>(sql, `SELECT ${STORED} ${WHERE_FORM}`, "oldest");
+  const oldestFirst = keysetQuery<ListedRow>(sql, `SELECT ${LISTED} ${WHERE_FORM}`, "oldest");
 
   /** The rows as lists show them, each with its tags (one statement for them all), sorted. */
   async function listed<R extends ListedRow>(rows: R[]): Promise<(ListedSubmission & Omit<R, keyof ListedRow>)[]> {
@@ -296,14 +296,14 @@ export function createSubmissionsRepo(sql: Sql) {
       return listed(await newestFirst([formId, status], after, limit));
     },
 
-    /** One page of a form's submissions of one status, oldest first, strictly after `after`; for exports. */
+    /** One page of a form's submissions of one status as lists show them, oldest first, strictly after `after`; for exports. */
     async listSubmissionsOldestFirst(
       formId: string,
       status: SubmissionStatus,
       after: Position | null,
       limit: number,
-    ): Promise<StoredSubmission[]> {
-      return (await oldestFirst([formId, status], after, limit)).map(toStored);
+    ): Promise<ListedSubmission[]> {
+      return listed(await oldestFirst([formId, status], after, limit));
     },
   };
 }

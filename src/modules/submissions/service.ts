@@ -142,7 +142,7 @@ export function createSubmissionsService({
     return { form, stored };
   };
   /** A form's inbox, oldest first, a page at a time (its access checked by the caller). */
-  async function* inboxPages(form: Form, pageSize = 1000): AsyncGenerator<StoredSubmission[]> {
+  async function* inboxPages(form: Form, pageSize = 1000): AsyncGenerator<ListedSubmission[]> {
     let after: StoredSubmission | null = null;
     for (let read = 1; ; read++) {
       const page = await repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
@@ -320,7 +320,7 @@ export function createSubmissionsService({
     forget,
 
     /** Every inbox submission of a form `actor` may read, oldest first, a page at a time; for exports that must not load a million rows at once. */
-    async allSubmissions(actor: Actor, formId: string): Promise<() => AsyncGenerator<StoredSubmission[]>> {
+    async allSubmissions(actor: Actor, formId: string): Promise<() => AsyncGenerator<ListedSubmission[]>> {
       const form = await forms.formFor(actor, formId);
       return () => inboxPages(form);
     },
