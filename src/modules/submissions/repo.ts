@@ -159,7 +159,7 @@ export function createSubmissionsRepo(sql: Sql) {
         "SELECT submission_id, tag FROM submission_tags WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id, tag",
         [JSON.stringify(rows.map((r) => r.id))],
       );
-      for (const t of found) tags.set(t.submission_id, [...(tags.get(t.submission_id) ?? []), t.tag]);
+      for (const t of found) tags.get(t.submission_id)?.push(t.tag) ?? tags.set(t.submission_id, [t.tag]);
     }
     return rows.map(({ id, form_id, data, email, created_at, spam, state, assignee_email, note_count, ...rest }) => ({
       ...rest,

@@ -68,7 +68,7 @@ export function createTriageRepo(sql: Sql) {
         "SELECT submission_id, tag FROM submission_tags WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id, tag",
         [ids(list)],
       ))
-        tags.set(t.submission_id, [...(tags.get(t.submission_id) ?? []), t.tag]);
+        tags.get(t.submission_id)?.push(t.tag) ?? tags.set(t.submission_id, [t.tag]);
       return rows.map((r) => ({
         id: r.id,
         formId: r.form_id,

@@ -8,11 +8,18 @@ import type { AuditService } from "../audit/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { SubmissionUpdate } from "../webhooks/queue";
-import { MAX_TAGS, type ListedSubmission, type SubmissionState, type SubmissionStatus } from "./model";
+import {
+  MAX_NOTE_LENGTH,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
+  type ListedSubmission,
+  type SubmissionState,
+  type SubmissionStatus,
+} from "./model";
 import type { SubmissionsRepo } from "./repo";
 import type { NoteRow, TriageRepo, TriageRow } from "./triage-repo";
 import type { BulkAction, TriageChange } from "./triage-model";
-import { unlessBusy } from "./service";
+import { missingOf, unlessBusy } from "./service";
 
 export interface TriageDeps {
   repo: SubmissionsRepo;
@@ -46,7 +53,8 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
 
 /** A tag as given: 400 for one with spaces around it or what cannot be shown (the lengths are the schema's, checked here for the CLI too). */
 function checkedTag(tag: string): string {
-  if (tag.length < 1 || tag.length > 40) throw new AppError("INVALID_PARAMETER", "a tag must be 1 to 40 characters");
+  if (tag.length < 1 || tag.length > MAX_TAG_LENGTH)
+    throw new AppError("INVALID_PARAMETER", `a tag must be 1 to ${MAX_TAG_LENGTH} characters`);
   if (tag.trim() !== tag) throw new AppError("INVALID_PARAMETER", `the tag "${tag}" has spaces around it`);
   if (UNPRINTABLE.test(tag)) throw new AppError("INVALID_PARAMETER", "a tag must not hold control characters");
   return tag;
@@ -86,14 +94,7 @@ export function createTriage(deps: TriageDeps) {
   /** The caller's form and these submissions of it, locked: 404 when one is not the form's. */
   const lockedOf = async (form: Form, ids: string[]): Promise<TriageRow[]> => {
     const rows = (await triage.lockSubmissions(ids)).filter((r) => r.formId === form.id);
-    if (rows.length < ids.length) {
-      const found = new Set(rows.map((r) => r.id));
-      const missing = ids.filter((id) => !found.has(id));
-      throw new AppError(
-        "NOT_FOUND",
-        `form ${form.id} has no submission ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ""}`,
-      );
-    }
+    if (rows.length < ids.length) throw missingOf(form, ids, rows);
     return rows;
   };
 
@@ -120,7 +121,7 @@ export function createTriage(deps: TriageDeps) {
       if (state !== row.state) {
         changed.push("state");
         previous.state = row.state;
-        byState.set(state, [...(byState.get(state) ?? []), row.id]);
+        byState.get(state)?.push(row.id) ?? byState.set(state, [row.id]);
         if (row.status === "inbox") unread += (state === "new" ? 1 : 0) - (row.state === "new" ? 1 : 0);
       }
       const ownerId = assignee === undefined ? row.assignee : (assignee?.ownerId ?? null);
@@ -212,8 +213,9 @@ export function createTriage(deps: TriageDeps) {
       id: string,
       change: TriageChange,
     ): Promise<ListedSubmission & { status: SubmissionStatus }> {
-      const form = await forms.formFor(actor, formId);
+      // What is wrong with the change alone comes first (400), as the API checks a body before the resource.
       checkedChange(change);
+      const form = await forms.formFor(actor, formId);
       await committing(form, async () => {
         const rows = await lockedOf(form, [id]);
         const updates = await apply(actor, form, rows, change);
@@ -236,12 +238,13 @@ export function createTriage(deps: TriageDeps) {
       const { action } = input;
       if (action !== "set" && input.set !== undefined)
         throw new AppError("INVALID_PARAMETER", `set goes with the action set, not ${action}`);
+      if (action === "set" && !input.set)
+        throw new AppError("INVALID_PARAMETER", "the action set needs set: {state?, assignee?, tags?}");
       if (action === "delete") return { action, ids, changed: await deps.deleteAll(actor, formId, ids) };
       if (action === "spam" || action === "not-spam")
         return { action, ids, changed: await deps.moveAll(actor, formId, ids, action === "spam" ? "spam" : "inbox") };
+      const change = checkedChange(input.set!);
       const form = await forms.formFor(actor, formId);
-      if (!input.set) throw new AppError("INVALID_PARAMETER", "the action set needs set: {state?, assignee?, tags?}");
-      const change = checkedChange(input.set);
       const changed = await committing(form, async () => {
         const rows = await lockedOf(form, ids);
         const updates = await apply(actor, form, rows, change);
@@ -252,9 +255,9 @@ export function createTriage(deps: TriageDeps) {
 
     /** Adds a note to a submission, written by the caller's person (null for the command line); answers it. */
     async addNote(actor: Actor, formId: string, id: string, text: string) {
+      if (!text.trim() || text.length > MAX_NOTE_LENGTH)
+        throw new AppError("INVALID_PARAMETER", `text must be 1 to ${MAX_NOTE_LENGTH} characters, not only spaces`);
       const form = await forms.formFor(actor, formId);
-      if (!text.trim() || text.length > 10_000)
-        throw new AppError("INVALID_PARAMETER", "text must be 1 to 10000 characters, not only spaces");
       const noteId = newId("nte");
       await committing(form, async () => {
         const rows = await lockedOf(form, [id]);
