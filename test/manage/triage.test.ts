@@ -278,6 +278,21 @@ describe("unread", () => {
     await countsHold(form.id);
   });
 
+  test("changes of one submission's state at once, with moves in and out of spam, each count once", async () => {
+    const form = await seedForm(server, owner.ownerEmail, { name: "Busy" });
+    const ids = [await submit({}, form.id), await submit({}, form.id)];
+    const on = (id: string) => `/forms/${form.id}/submissions/${id}`;
+    const calls = Array.from({ length: 24 }, (_, i) => {
+      const id = ids[i % 2]!;
+      if (i % 6 === 4) return send("POST", `${on(id)}/spam`, owner.key);
+      if (i % 6 === 5) return send("POST", `${on(id)}/not-spam`, owner.key);
+      return send("PATCH", on(id), owner.key, { state: i % 3 ? "open" : "new" });
+    });
+    for (const res of await Promise.all(calls)) expect(res.status).toBe(200);
+    await countsHold(form.id);
+    expect((await getForm(form.id)).unread).toBe((await keptCounts(server, form.id)).unread);
+  });
+
   test("a member who leaves the team is unassigned", async () => {
     const id = await submit();
     await withPassword(server, "leaving@example.com");
