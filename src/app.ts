@@ -26,6 +26,7 @@ import { notificationRoutes } from "./modules/notifications/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
+import { triageRoutes } from "./modules/submissions/triage-routes";
 import { teamsRoutes } from "./modules/teams/routes";
 import { filesRoutes } from "./modules/files/routes";
 import { invitationPageRoutes, invitationRoutes } from "./modules/teams/invitation-routes";
@@ -189,6 +190,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
             services.forms,
           ),
         )
+        .use(triageRoutes(services.triage))
         .use(filesRoutes(services.files, services.submissions))
         .use(keysRoutes(services.keys))
         .use(teamsRoutes(services.teams))

@@ -46,7 +46,7 @@ import { createNotificationPreview } from "./modules/notifications/preview";
 import { createOutboxRepo } from "./modules/outbox/repo";
 import { createOutboxService } from "./modules/outbox/service";
 import { webhookChannel } from "./modules/webhooks/channel";
-import { queueWebhooks } from "./modules/webhooks/queue";
+import { queueUpdates, queueWebhooks } from "./modules/webhooks/queue";
 import { createWebhooksRepo } from "./modules/webhooks/repo";
 import { createWebhooksService } from "./modules/webhooks/service";
 import { createOwnersRepo } from "./modules/owners/repo";
@@ -63,7 +63,9 @@ import { capWriter, closingCheck } from "./modules/submissions/closing";
 import { fieldsCheck } from "./modules/submissions/fields-check";
 import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
-import { createSubmissionsRepo, formCounters, type CountedInCache } from "./modules/submissions/repo";
+import { createSubmissionsRepo, formCounters, unreadCounter, type CountedInCache } from "./modules/submissions/repo";
+import { createTriage } from "./modules/submissions/triage";
+import { createTriageRepo } from "./modules/submissions/triage-repo";
 import { createCommittedForms } from "./modules/submissions/committed-forms";
 import { createSubmissionsService } from "./modules/submissions/service";
 import { clamdScanner } from "./modules/files/clamd";
@@ -252,6 +254,7 @@ export async function createServices(deps: Deps) {
     atomically,
     audit,
   });
+  const triageRepo = createTriageRepo(sql);
   const teams = createTeamsService({
     repo: teamsRepo,
     owners,
@@ -260,11 +263,15 @@ export async function createServices(deps: Deps) {
     atomically,
     clock,
     keys,
-    // A form's files and what it taught its team's spam filter follow it to another team.
+    // A form's files and what it taught its team's spam filter follow it to another team; its
+    // submissions stay assigned only to members of that team.
     formMoving: async (form, teamId) => {
       await filesRepo.moveFormFiles(form.id, teamId);
+      await triageRepo.unassignOutside(form.id, teamId);
       return await spam.filter.formMoving(form);
     },
+    // A person who leaves a team is no longer the assignee of its submissions.
+    memberLeaving: (teamId, ownerId) => triageRepo.unassignMember(teamId, ownerId),
   });
   const accountsRepo = createAccountsRepo(sql);
   const secondFactorRepo = createSecondFactorRepo(sql);
@@ -453,6 +460,23 @@ export async function createServices(deps: Deps) {
         })),
     },
   });
+  // The inbox's work on submissions: state, assignee, tags, notes, bulk actions.
+  const triage = createTriage({
+    repo: submissionsRepo,
+    triage: triageRepo,
+    forms,
+    atomically,
+    audit,
+    clock,
+    members: teamsRepo.members,
+    countUnread: unreadCounter(sql),
+    webhooks: (formId) => webhooksRepo.listWebhooks(formId),
+    queueUpdates: queueUpdates(outboxRepo, clock),
+    sendSoon: (queued) => outbox.afterCommit({ queued }),
+    forget: submissions.forget,
+    deleteAll: lifecycle.deleteSubmissions,
+    moveAll: submissions.moveSubmissions,
+  });
   const backups = createBackups({
     fileSnapshots: sql.traits.fileSnapshots,
     dbPath: config.db,
@@ -485,6 +509,7 @@ export async function createServices(deps: Deps) {
     forms,
     teams,
     submissions,
+    triage,
     files,
     /** Signs what a browser brings back: file download links, thank-you pages' back links. */
     links,

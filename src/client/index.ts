@@ -51,8 +51,12 @@ import type {
   RateLimit,
   RevokedKey,
   Role,
-  Submission,
+  BulkRequest,
+  BulkResult,
+  ListedSubmission,
+  Note,
   SubmissionDetail,
+  SubmissionUpdate,
   SubmissionList,
   SubmissionQuery,
   SubmitRequest,
@@ -363,7 +367,7 @@ export class FormsvcClient {
     formId: string,
     query: Omit<SubmissionQuery, "cursor"> = {},
     options?: CallOptions,
-  ): AsyncGenerator<Submission> {
+  ): AsyncGenerator<ListedSubmission> {
     return this.walk((cursor) =>
       this.listSubmissions(formId, { ...query, cursor }, options).then((p) => ({
         items: p.submissions,
@@ -609,6 +613,62 @@ export class FormsvcClient {
   markNotSpam(formId: string, submissionId: string, options?: CallOptions): Promise<MovedSubmission> {
     return this.request(
       { method: "POST", path: `${this.submissionPath(formId, submissionId)}/not-spam`, idempotent: false },
+      options,
+    );
+  }
+
+  /** Changes a submission's state, assignee (a member's email, or null) or tags; answers it as it is now. */
+  updateSubmission(
+    formId: string,
+    submissionId: string,
+    body: SubmissionUpdate,
+    options?: CallOptions,
+  ): Promise<SubmissionDetail> {
+    return this.request(
+      // The same change again changes nothing more.
+      { method: "PATCH", path: this.submissionPath(formId, submissionId), body, idempotent: true },
+      options,
+    );
+  }
+
+  /** One action on 1 to 1,000 submissions of a form (set, delete, spam, not-spam), all or none. */
+  bulkSubmissions(formId: string, body: BulkRequest, options?: CallOptions): Promise<BulkResult> {
+    return this.request(
+      { method: "POST", path: `/forms/${encodeURIComponent(formId)}/submissions/bulk`, body, idempotent: false },
+      options,
+    );
+  }
+
+  /** Adds a note to a submission, written by the caller. */
+  addNote(formId: string, submissionId: string, text: string, options?: CallOptions): Promise<Note> {
+    return this.request(
+      {
+        method: "POST",
+        path: `${this.submissionPath(formId, submissionId)}/notes`,
+        body: { text },
+        idempotent: false,
+      },
+      options,
+    );
+  }
+
+  /** A submission's notes, oldest first. */
+  async listNotes(formId: string, submissionId: string, options?: CallOptions): Promise<Note[]> {
+    const { notes } = await this.request<{ notes: Note[] }>(
+      { method: "GET", path: `${this.submissionPath(formId, submissionId)}/notes`, idempotent: true },
+      options,
+    );
+    return notes;
+  }
+
+  /** Deletes a note of the caller's own (anyone else's: 403 NOT_AUTHOR). */
+  deleteNote(formId: string, submissionId: string, noteId: string, options?: CallOptions): Promise<Deleted> {
+    return this.request(
+      {
+        method: "DELETE",
+        path: `${this.submissionPath(formId, submissionId)}/notes/${encodeURIComponent(noteId)}`,
+        idempotent: false,
+      },
       options,
     );
   }

@@ -16,6 +16,8 @@ export interface Form {
   description: string;
   formType: FormType;
   submissionCount: number;
+  /** Inbox submissions in state `new` (not spam). */
+  unread: number;
   createdAt: string;
   updatedAt: string;
   emailSettings: { enabled: boolean; developerNotificationsEnabled: boolean };
@@ -273,6 +275,8 @@ export interface FormListItem {
   name: string;
   description: string;
   submissionCount: number;
+  /** Inbox submissions in state `new` (not spam). */
+  unread: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -322,8 +326,59 @@ export interface Submission {
   spam: SpamVerdict | null;
 }
 
+/** Where a submission is in the team's work on it; `new` until someone changes it. */
+export type SubmissionState = "new" | "open" | "done" | "archived";
+
+/** A submission as lists and `getSubmission` show it: with the inbox's state, assignee (an email), tags and note count. */
+export type ListedSubmission = Submission & {
+  state: SubmissionState;
+  assignee: string | null;
+  tags: string[];
+  noteCount: number;
+};
+
+/** What `updateSubmission` (and a bulk `set`) changes; what is left out stays. */
+export interface SubmissionUpdate {
+  state?: SubmissionState;
+  /** A member of the form's team, by email; null unassigns. */
+  assignee?: string | null;
+  /** Replaces the tags (at most 20, each 1 to 40 characters). */
+  tags?: string[];
+  /** Added to the tags (not with `tags`). */
+  addTags?: string[];
+  /** Taken off the tags (not with `tags`). */
+  removeTags?: string[];
+}
+
+export type BulkAction = "set" | "delete" | "spam" | "not-spam";
+
+/** `bulkSubmissions`: one action on 1 to 1,000 submissions of a form, all or none. */
+export interface BulkRequest {
+  ids: string[];
+  action: BulkAction;
+  /** The changes, for the action `set`. */
+  set?: SubmissionUpdate;
+}
+
+export interface BulkResult {
+  action: BulkAction;
+  ids: string[];
+  /** How many of them changed. */
+  changed: number;
+}
+
+/** A note on a submission, for the team. */
+export interface Note {
+  id: string;
+  submissionId: string;
+  text: string;
+  /** Who wrote it (the member, or who made the key); null for the command line. */
+  author: string | null;
+  createdAt: string;
+}
+
 /** One submission as `getSubmission` answers it: as listed, with the folder it is in. */
-export type SubmissionDetail = Submission & { status: "inbox" | "spam" };
+export type SubmissionDetail = ListedSubmission & { status: "inbox" | "spam" };
 
 /** The owner notification as it would be sent (`previewNotification`); `submissionId` null: rendered from a sample. */
 export interface NotificationPreview {
@@ -350,7 +405,7 @@ export interface MemberNotificationRequest {
 }
 
 export interface SubmissionList {
-  submissions: Submission[];
+  submissions: ListedSubmission[];
   nextCursor: string | null;
 }
 
@@ -616,6 +671,9 @@ export interface AuditEvent {
     | "form.moved"
     | "submission.deleted"
     | "submission.moved"
+    | "submission.updated"
+    | "note.added"
+    | "note.deleted"
     | "submissions.erased"
     | "submissions.expired"
     | "owner.login"

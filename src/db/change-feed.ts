@@ -28,6 +28,8 @@ export const TABLE_KINDS: Record<string, readonly ChangeKind[]> = {
   outbox: ["submissions"],
   outbox_attempts: ["submissions"],
   files: ["submissions"],
+  submission_tags: ["submissions"],
+  submission_notes: ["submissions"],
   spam_recent: ["submissions"],
   used_challenges: ["submissions"],
   forms: ["forms", "submissions"],

@@ -4,6 +4,8 @@ export const ERROR_STATUS = {
   INVALID_CURSOR: 400,
   INVALID_BODY: 400,
   VALIDATION_FAILED: 400,
+  /** An assignee who is not a member of the form's team. */
+  NOT_A_MEMBER: 400,
   CHALLENGE_FAILED: 400,
   EMPTY: 400,
   NO_FILE_UPLOADS: 400,
@@ -16,6 +18,8 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   KEY_SCOPE: 403,
   ROLE_TOO_LOW: 403,
+  /** A note deleted by someone other than who wrote it. */
+  NOT_AUTHOR: 403,
   SECOND_FACTOR_ENROLMENT_REQUIRED: 403,
   ORIGIN_NOT_ALLOWED: 403,
   CSRF: 403,

@@ -47,6 +47,15 @@ import type {
   SubmitBody,
   SubmitResult,
 } from "../../src/modules/submissions/model";
+import type { ListedSubmissionJson } from "../../src/modules/submissions/model";
+import type {
+  BulkBody,
+  BulkResultJson,
+  NoteBody,
+  NoteJson,
+  NoteListJson,
+  TriageBody,
+} from "../../src/modules/submissions/triage-model";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
@@ -63,6 +72,13 @@ export type Checks = [
   Assert<Equal<Client.FormList, FormListJson>>,
   Assert<Equal<Client.Submission, SubmissionJson>>,
   Assert<Equal<Client.SubmissionList, SubmissionListJson>>,
+  Assert<Equal<Client.ListedSubmission, ListedSubmissionJson>>,
+  Assert<Equal<Client.SubmissionUpdate, TriageBody>>,
+  Assert<Equal<Client.BulkRequest, BulkBody>>,
+  Assert<Equal<Client.BulkResult, BulkResultJson>>,
+  Assert<Equal<Client.Note, NoteJson>>,
+  Assert<Equal<{ notes: Client.Note[] }, NoteListJson>>,
+  Assert<Equal<{ text: string }, NoteBody>>,
   Assert<Equal<Client.SubmitResult, SubmitResult>>,
   Assert<Equal<Client.SubmitRequest, SubmitBody>>,
   Assert<Equal<{ usersJoined: number }, UsersJoinedJson>>,

@@ -30,6 +30,7 @@ import * as teams from "./028-teams";
 import * as secondFactors from "./029-second-factors";
 import * as sessionDetails from "./030-session-details";
 import * as passkeys from "./031-passkeys";
+import * as inbox from "./032-inbox";
 
 export type { Migration };
 
@@ -73,4 +74,5 @@ export const migrations: Migration[] = [
   portable(29, "second-factors", secondFactors.steps),
   portable(30, "session-details", sessionDetails.steps),
   portable(31, "passkeys", passkeys.steps),
+  portable(32, "inbox", inbox.steps),
 ];

@@ -12,7 +12,7 @@ import {
   MovedSchema,
   SubmissionExportSchema,
   SubmissionDetailSchema,
-  submissionJson,
+  listedJson,
   SubmissionListSchema,
   SubmissionParams,
   SubmitBodySchema,
@@ -259,7 +259,7 @@ export function submissionsRoutes(
         const { stored } = await submissions.submissionFor(principal, params.formId, params.submissionId);
         set.headers["content-type"] = "application/json;charset=utf-8";
         // data is spliced in as stored (as the list does), the folder added after it.
-        return `${submissionJson(stored).slice(0, -1)},"status":${JSON.stringify(stored.status)}}`;
+        return `${listedJson(stored).slice(0, -1)},"status":${JSON.stringify(stored.status)}}`;
       },
       {
         auth: noBody(secret("submissions.read")),
