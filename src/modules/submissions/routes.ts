@@ -251,8 +251,9 @@ export function submissionsRoutes(
         },
       },
     )
-    // `export` is no submission id: DELETE on it answers 405 (Allow: GET), not "no such submission".
+    // `export` is no submission id: DELETE or PATCH on it answers 405 (Allow: GET), not "no such submission".
     .delete("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
+    .patch("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
     .get(
       "/forms/:formId/submissions/:submissionId",
       async ({ params, principal, set }) => {
