@@ -63,8 +63,20 @@ describe("who may call POST /mcp", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("application/json");
     expect(res.body).toMatchObject({ jsonrpc: "2.0", id: 1, result: { serverInfo: { name: "formsvc" } } });
+    // The front's headers, as on every answer.
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+    expect(res.headers.get("cache-control")).toBe("no-store");
     // Stateless: no session to keep.
     expect(res.headers.get("mcp-session-id")).toBeNull();
+  });
+
+  test("a tools/call without initialize is answered, as the guide's curl sends it: each request stands alone", async () => {
+    const res = await post(
+      { authorization: `Bearer ${owner.key}` },
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "list_forms", arguments: {} } }),
+    );
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.result.content[0].text).forms[0].id).toBe(owner.formId);
   });
 
   test("a key revoked between two calls is refused at the second", async () => {
