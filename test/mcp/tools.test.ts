@@ -83,7 +83,10 @@ describe("the read tools", () => {
     const api = await server.send("GET", `/forms/${owner.formId}`, owner.key);
     expect(body).toEqual(api.body);
     const foreign = await viewer.call("get_form", { formId: other.formId });
-    expect(foreign).toMatchObject({ isError: true, body: { code: "FORBIDDEN" } });
+    expect(foreign).toMatchObject({
+      isError: true,
+      body: { code: "FORBIDDEN", requestId: expect.stringMatching(/^req_/) },
+    });
     const unknown = await viewer.call("get_form", { formId: "frm_nothere" });
     expect(unknown.isError).toBe(true);
     expect(unknown.body.code).toMatch(/NOT_FOUND/);

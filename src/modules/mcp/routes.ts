@@ -77,7 +77,7 @@ function keyCaller(request: Request, caller: Principal | null, sessionGiven: boo
  * tools/call checks the arguments, calls the tool with the right its route states, and answers a
  * refusal as a tool error carrying the API's code. Every call of a known tool is in the audit log.
  */
-function serverFor(caller: Principal, deps: McpDeps): Server {
+function serverFor(caller: Principal, deps: McpDeps, requestId: string): Server {
   const server = new Server(
     { name: "formsvc", version: VERSION },
     {
@@ -99,7 +99,7 @@ function serverFor(caller: Principal, deps: McpDeps): Server {
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     const tool = byName.get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool named ${params.name}: tools/list names them`);
-    return await call(tool, params.arguments ?? {}, caller, deps);
+    return await call(tool, params.arguments ?? {}, caller, deps, requestId);
   });
   return server;
 }
@@ -109,6 +109,7 @@ async function call(
   given: Record<string, unknown>,
   caller: Principal,
   deps: McpDeps,
+  requestId: string,
 ): Promise<CallToolResult> {
   let args: Record<string, unknown> = {};
   let outcome = "ok";
@@ -122,8 +123,8 @@ async function call(
       );
     return { content: [{ type: "text", text: JSON.stringify(answer) }] };
   } catch (error) {
-    // As the API would answer it: its code and sentence; anything unexpected is logged and said no more of.
-    const { body } = toErrorResponse(error, "", deps.log, undefined);
+    // As the API would answer it: its code and sentence; anything unexpected is logged (under the request's id) and said no more of.
+    const { body } = toErrorResponse(error, "", deps.log, requestId);
     outcome = body.code;
     return {
       isError: true,
@@ -147,7 +148,7 @@ async function call(
 export function mcpRoutes(deps: McpDeps) {
   return new Elysia({ name: "mcp-routes" }).use(requestContext).post(
     "/mcp",
-    async ({ request, caller, sessionGiven, maxBodyBytes, bodyPace }) => {
+    async ({ request, requestId, caller, sessionGiven, maxBodyBytes, bodyPace }) => {
       const principal = keyCaller(request, caller, sessionGiven);
       // Our reader, not the transport's: the body limit and pace every route keeps (FORMSVC_MAX_BODY_BYTES).
       const body = await readCapped(request, maxBodyBytes, bodyPace);
@@ -155,7 +156,7 @@ export function mcpRoutes(deps: McpDeps) {
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
-      const server = serverFor(principal, deps);
+      const server = serverFor(principal, deps, requestId);
       await server.connect(transport);
       try {
         return await transport.handleRequest(
