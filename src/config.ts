@@ -305,6 +305,12 @@ const settings = {
     parse: oneOf(ROLES),
     doc: "the role FORMSVC_OIDC_TEAM gives a person new to formsvc",
   },
+  mcpMaxResults: {
+    env: "FORMSVC_MCP_MAX_RESULTS",
+    default: "50",
+    parse: int(1, 100),
+    doc: "items one answer of the MCP endpoint (/mcp) holds at most, with a cursor to go on (each answer is also at most 100 KB of text)",
+  },
   logLevel: {
     env: "FORMSVC_LOG_LEVEL",
     default: "info",

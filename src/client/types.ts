@@ -685,7 +685,16 @@ export interface AuditEvent {
     | "member.removed"
     | "member.invited"
     | "member.joined"
-    | "invitation.cancelled";
+    | "invitation.cancelled"
+    | "mcp.list_forms"
+    | "mcp.get_form"
+    | "mcp.form_analytics"
+    | "mcp.search_submissions"
+    | "mcp.get_submission"
+    | "mcp.update_submission"
+    | "mcp.add_note"
+    | "mcp.mark_spam"
+    | "mcp.mark_not_spam";
   objectId: string | null;
   detail: Record<string, string | number | boolean | null | string[]> | null;
 }

@@ -100,6 +100,11 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/forms\/:formId\/notifications\/me$/,
     why: "session only (a member's own choice; a key is no person): every key case is a 401 (test/email/member-notifications.test.ts)",
   })),
+  {
+    method: "POST",
+    path: /^\/mcp$/,
+    why: "the MCP endpoint: a secret key as Authorization: Bearer only (no session, no publishable key, no other place: 401), its answers the transport's; no key, a wrong one, a revoked one, another team's ids, roles and the body cap are in test/mcp/auth.test.ts and test/mcp/tools.test.ts",
+  },
   { method: "GET", path: /^\/api\/v1\/openapi\.json$/, why: "the public API document" },
   { method: "GET", path: /^\/docs(\/|$)/, why: "the docs page and its assets, public" },
   {
