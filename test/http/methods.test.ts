@@ -27,6 +27,7 @@ const routes = () => [
   { path: "/api/v1/openapi.json", allow: "GET" },
   { path: "/healthz", allow: "GET" },
   { path: "/metrics", allow: "GET" },
+  { path: "/mcp", allow: "POST" },
 ];
 
 describe("OPTIONS", () => {
