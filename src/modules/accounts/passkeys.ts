@@ -1,13 +1,11 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransportFuture,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+  VerifiedAuthenticationResponse,
+  VerifiedRegistrationResponse,
 } from "@simplewebauthn/server";
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
@@ -75,6 +73,10 @@ function signedChallenge(clientDataJSON: string): string | null {
 }
 
 const hash = (challenge: string) => Bun.SHA256.hash(challenge, "hex");
+
+/** The WebAuthn library, loaded at the first passkey ceremony: most starts of formsvc (each CLI command) need none. */
+let library: Promise<typeof import("@simplewebauthn/server")> | null = null;
+const webauthn = () => (library ??= import("@simplewebauthn/server"));
 
 const toPasskey = (p: { id: string; name: string; createdAt: string; lastUsedAt: string | null }): Passkey => ({
   id: p.id,
@@ -166,7 +168,7 @@ export function createPasskeysService({ repo, accountsRepo, clock, publicUrl }: 
         WRITE_WAIT_MS,
       );
       const existing = await repo.list(caller.ownerId);
-      return generateRegistrationOptions({
+      return (await webauthn()).generateRegistrationOptions({
         rpName: RP_NAME,
         rpID: id,
         userName: email,
@@ -195,9 +197,11 @@ export function createPasskeysService({ repo, accountsRepo, clock, publicUrl }: 
           "INVALID_PARAMETER",
           "this registration was not begun here, was used, or has lapsed (5 minutes): start again",
         );
-      let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+      let verified: VerifiedRegistrationResponse;
       try {
-        verified = await verifyRegistrationResponse({
+        verified = await (
+          await webauthn()
+        ).verifyRegistrationResponse({
           response: input.response,
           expectedChallenge: challenge,
           expectedOrigin: origin,
@@ -238,7 +242,7 @@ export function createPasskeysService({ repo, accountsRepo, clock, publicUrl }: 
     /** Begins a login: options without credentials, for the browser to offer whichever passkey of this site it holds. */
     async loginOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
       const { id } = party();
-      return generateAuthenticationOptions({
+      return (await webauthn()).generateAuthenticationOptions({
         rpID: id,
         allowCredentials: [],
         userVerification: "required",
@@ -267,9 +271,11 @@ export function createPasskeysService({ repo, accountsRepo, clock, publicUrl }: 
       const refused = (why: string) => new AppError("UNAUTHORIZED", `the passkey was refused: ${why}`);
       const passkey = await repo.byCredential(response.id);
       if (!passkey) throw refused("it is not registered here (or was removed)");
-      let checked: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+      let checked: VerifiedAuthenticationResponse;
       try {
-        checked = await verifyAuthenticationResponse({
+        checked = await (
+          await webauthn()
+        ).verifyAuthenticationResponse({
           response,
           expectedChallenge: challenge,
           expectedOrigin: origin,

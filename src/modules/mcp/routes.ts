@@ -1,12 +1,5 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { Elysia } from "elysia";
 import { bearerToken, readApiKey } from "../../http/api-key";
@@ -77,7 +70,8 @@ function keyCaller(request: Request, caller: Principal | null, sessionGiven: boo
  * tools/call checks the arguments, calls the tool with the right its route states, and answers a
  * refusal as a tool error carrying the API's code. Every call of a known tool is in the audit log.
  */
-function serverFor(caller: Principal, deps: McpDeps, requestId: string): Server {
+function serverFor(sdk: Sdk, caller: Principal, deps: McpDeps, requestId: string): Server {
+  const { Server, ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk;
   const server = new Server(
     { name: "formsvc", version: VERSION },
     {
@@ -139,6 +133,21 @@ async function call(
 }
 
 /**
+ * The SDK, loaded at the first MCP request: with its schemas it costs every start of formsvc (each
+ * CLI command included) more than the rest of the server's modules together.
+ */
+const loadSdk = async () => {
+  const [server, transport, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  return { ...server, ...transport, ...types };
+};
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+let sdk: Promise<Sdk> | null = null;
+
+/**
  * `POST /mcp`: the Model Context Protocol's Streamable HTTP transport, stateless (a new server and
  * transport per request, JSON answers): no session lives in one instance's memory, so any instance
  * behind a load balancer answers any request, and the key is checked again on every call (a key
@@ -152,11 +161,12 @@ export function mcpRoutes(deps: McpDeps) {
       const principal = keyCaller(request, caller, sessionGiven);
       // Our reader, not the transport's: the body limit and pace every route keeps (FORMSVC_MAX_BODY_BYTES).
       const body = await readCapped(request, maxBodyBytes, bodyPace);
-      const transport = new WebStandardStreamableHTTPServerTransport({
+      const loaded = await (sdk ??= loadSdk());
+      const transport = new loaded.WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
-      const server = serverFor(principal, deps, requestId);
+      const server = serverFor(loaded, principal, deps, requestId);
       await server.connect(transport);
       try {
         return await transport.handleRequest(
