@@ -56,6 +56,8 @@ function fieldLines(r: FieldRule): string[] {
   const label = esc(r.label || r.name);
   const name = at("name", r.name);
   if (r.type === "hidden") return [`<input type="hidden"${name} value="">`];
+  // A step of the hosted page: on a page of one's own, a heading.
+  if (r.type === "page") return r.label ? [`<h2>${label}</h2>`] : [];
   if (r.options && (r.type === "radio" || r.type === "checkbox"))
     return [
       `<fieldset>`,
