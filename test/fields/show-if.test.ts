@@ -99,6 +99,28 @@ describe("showIf on every submit path", () => {
   });
 });
 
+describe("showIf and files", () => {
+  test("a file sent for a field not shown is not kept: neither in the data nor in the store", async () => {
+    const form = await newForm({
+      files: {},
+      fields: [
+        { name: "cv", type: "checkbox" },
+        { name: "resume", type: "file", showIf: { field: "cv", equals: "true" } },
+        { name: "photo", type: "file" },
+      ],
+    });
+    const body = new FormData();
+    body.append("photo", new File(["%PDF-1.4 photo"], "photo.pdf", { type: "application/pdf" }));
+    body.append("resume", new File(["%PDF-1.4 resume"], "resume.pdf", { type: "application/pdf" }));
+    const res = await server.json(`/f/${form.id}`, { method: "POST", headers: { accept: "application/json" }, body });
+    expect(res.status).toBe(200);
+    const [data] = await stored(form.id);
+    expect(Object.keys(data).sort()).toEqual(["cv", "photo"]);
+    const files = await server.query<{ name: string; state: string }>("SELECT name, state FROM files ORDER BY name");
+    expect(files).toEqual([{ name: "photo.pdf", state: "stored" }]);
+  });
+});
+
 describe("showIf and page definitions", () => {
   const bad: [string, unknown[], string][] = [
     [

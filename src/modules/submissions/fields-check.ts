@@ -1,4 +1,5 @@
 import { AppError, type FieldError } from "../../lib/errors";
+import { uploadsOf } from "../files/model";
 import { isDate, TEXT_TYPES } from "../forms/fields";
 import type { FieldRule, Form, ShowIf } from "../forms/model";
 import type { SubmitCheck } from "./pipeline";
@@ -208,10 +209,20 @@ export function validateFields(form: Form, data: Record<string, unknown>, formPo
  */
 export const fieldsCheck: SubmitCheck = {
   name: "fields",
-  check({ form, data, formPost }) {
+  check(candidate) {
+    const { form, data, formPost } = candidate;
     if (form.fields === null) return "accept";
     const errors = validateFields(form, data, formPost);
-    if (errors.length === 0) return "accept";
+    if (errors.length === 0) {
+      // A file sent for a field not shown went with its value: not the submission's, released as unstored.
+      const uploads = uploadsOf.get(candidate);
+      if (uploads?.some((u) => !Object.hasOwn(data, u.field)))
+        uploadsOf.set(
+          candidate,
+          uploads.filter((u) => Object.hasOwn(data, u.field)),
+        );
+      return "accept";
+    }
     const shown = errors.slice(0, MAX_ERRORS);
     return new AppError(
       "VALIDATION_FAILED",
