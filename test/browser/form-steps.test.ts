@@ -56,11 +56,15 @@ describe("a form with steps and conditions, with JavaScript", () => {
       expect(await page.getByText("Step 1 of 2").isVisible()).toBe(true);
       expect(await field(page, "Your name").evaluate((el: HTMLInputElement) => el.validationMessage)).not.toBe("");
       await field(page, "Your name").fill("Ada");
+      // Enter in a field is Next, not Send: the step is checked, and nothing is posted.
+      await field(page, "Your name").press("Enter");
+      expect(await page.getByText("Step 1 of 2").isVisible()).toBe(true);
+      expect(page.url()).toBe(`${server.url}/f/${formId}`);
       await page.getByRole("button", { name: "Next" }).click();
       expect(await page.getByText("Step 1 of 2").isVisible()).toBe(true); // the radio is required too
       await page.getByRole("radio", { name: "phone" }).check();
       expect(await page.getByText("Step 1 of 3").isVisible()).toBe(true);
-      await page.getByRole("button", { name: "Next" }).click();
+      await field(page, "Your name").press("Enter"); // the step is complete: Enter goes on
 
       await page.getByText("Step 2 of 3").waitFor();
       expect(await page.getByRole("heading", { name: "Your details" }).isVisible()).toBe(true);

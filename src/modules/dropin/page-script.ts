@@ -60,6 +60,7 @@ export const PAGE_SCRIPT = `"use strict";
     const said = make("p", "progress-text");
     said.setAttribute("aria-live", "polite");
     const bar = make("progress", "");
+    bar.setAttribute("aria-hidden", "true"); // the words above it say the same
     top.append(said, bar);
     form.prepend(top);
     const nav = make("div", "step-nav");
