@@ -72,6 +72,28 @@ describe("oneResponsePerEmail", () => {
     expect((await submit(form.id, { email: "c@example.com" })).status).toBe(200);
   });
 
+  test("turned on later, the answers already in the inbox count; spam-filed ones do not", async () => {
+    const form = await newForm({ oneResponsePerEmail: false, spamSettings: { honeypotField: "website" } });
+    for (const data of [
+      { email: "early@example.com", n: "1" },
+      { email: "early@example.com", n: "2" },
+      { email: "other@example.com" },
+      { email: "caught@example.com", website: "bot" },
+    ])
+      expect((await submit(form.id, data)).status).toBe(200);
+    expect((await api("PATCH", `/forms/${form.id}`, { oneResponsePerEmail: true })).status).toBe(200);
+    for (const email of ["early@example.com", "other@example.com"])
+      expect([email, (await submit(form.id, { email })).body.code]).toEqual([email, "ALREADY_SUBMITTED"]);
+    expect((await submit(form.id, { email: "caught@example.com" })).status).toBe(200);
+    expect((await submit(form.id, { email: "caught@example.com" })).status).toBe(409);
+    // Off and on again: nothing collides, and the same answers still count.
+    expect((await api("PATCH", `/forms/${form.id}`, { oneResponsePerEmail: false })).status).toBe(200);
+    expect((await submit(form.id, { email: "late@example.com" })).status).toBe(200);
+    expect((await api("PATCH", `/forms/${form.id}`, { oneResponsePerEmail: true })).status).toBe(200);
+    for (const email of ["early@example.com", "caught@example.com", "late@example.com"])
+      expect([email, (await submit(form.id, { email })).status]).toEqual([email, 409]);
+  });
+
   test("the hosted page's post is answered with a page that says so, kindly", async () => {
     const form = await newForm({ fields: [{ name: "email", type: "email", required: true }] });
     const post = () =>

@@ -219,6 +219,24 @@ export function createSubmissionsRepo(sql: Sql) {
       }
     },
 
+    /**
+     * One response per email turned on: the inbox's answers count too, the earliest from each address
+     * (an address still counted from an earlier time the setting was on keeps that answer). Inside the
+     * form's update: submits that read the form before it commits store no address, so none collides.
+     */
+    async countAnswers(formId: string): Promise<void> {
+      await sql.run(
+        `UPDATE submissions SET one_response_email = email WHERE id IN (
+          SELECT MIN(id) FROM submissions
+          WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL AND email NOT IN (
+            SELECT one_response_email FROM submissions WHERE form_id = ?1 AND one_response_email IS NOT NULL
+          )
+          GROUP BY email
+        )`,
+        [formId],
+      );
+    },
+
     /** The deletion's writer of rows: each submission's row goes (what it left elsewhere goes with the pipeline's purges). */
     async deleteRows(batch: NewSubmission[]): Promise<void> {
       for (const s of batch) await sql.run("DELETE FROM submissions WHERE id = ?", [s.id]);
