@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { cliJsonAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
 
 let server: TestServer;
 let key: string;
@@ -70,6 +70,17 @@ describe("oneResponsePerEmail", () => {
     expect((await submit(form.id, { email: "c@example.com" })).status).toBe(409);
     expect((await api("DELETE", `/forms/${form.id}/submissions/${first.body.submissionId}`)).status).toBe(200);
     expect((await submit(form.id, { email: "c@example.com" })).status).toBe(200);
+  });
+
+  test("erasing an address's submissions frees it", async () => {
+    const form = await newForm();
+    expect((await submit(form.id, { email: "gone@example.com" })).status).toBe(200);
+    expect((await submit(form.id, { email: "gone@example.com" })).status).toBe(409);
+    const erased = await cliJsonAsync(["submissions", "erase", "--email", "gone@example.com", "--json"], {
+      db: server.db,
+    });
+    expect(erased.erased).toBe(1);
+    expect((await submit(form.id, { email: "gone@example.com" })).status).toBe(200);
   });
 
   test("turned on later, the answers already in the inbox count; spam-filed ones do not", async () => {
