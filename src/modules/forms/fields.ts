@@ -22,7 +22,10 @@ export const isDate = (v: string) =>
 
 const ruleProperties = {
   name: t.String({ description: "the name the page posts it under: 1 to 100 characters, not starting with _" }),
-  type: OneOf(FIELD_TYPES, `fields: a field's type must be one of ${FIELD_TYPES.join(", ")}`),
+  type: OneOf(FIELD_TYPES, `fields: a field's type must be one of ${FIELD_TYPES.join(", ")}`, {
+    description:
+      "page starts a new step of the hosted page (it takes a name and a label, holds no value and is never stored); hidden is stored as sent",
+  }),
   label: t.Optional(t.String({ description: "what a person reads beside it (the hosted page, error pages)" })),
   required: t.Optional(t.Boolean()),
   minLength: t.Optional(Type.Integer({ minimum: 0, description: "text-like types" })),

@@ -134,7 +134,7 @@ function texts(v: unknown): string[] {
 }
 
 /** Whether a `showIf` holds for its controlling field's value. */
-export function conditionHolds(cond: ShowIf, value: unknown): boolean {
+function conditionHolds(cond: ShowIf, value: unknown): boolean {
   const values = texts(value);
   if (cond.notEmpty) return values.length > 0;
   if (cond.equals !== undefined) return values.includes(cond.equals);
