@@ -167,7 +167,19 @@ export async function createServices(deps: Deps) {
     await queueRecipients(form, emails);
     sql.afterCommit(() => outbox.afterCommit({ queued: emails.length }));
   };
-  const forms = createFormsService(formsRepo, atomically, owners, cursors, clock, changes, audit, recipientsAdded);
+  // Turning one response per email on counts the answers the form holds, in the same transaction.
+  const answersCounted = (id: string) => createSubmissionsRepo(sql).countAnswers(id);
+  const forms = createFormsService(
+    formsRepo,
+    atomically,
+    owners,
+    cursors,
+    clock,
+    changes,
+    audit,
+    recipientsAdded,
+    answersCounted,
+  );
   const keys = createKeysService(
     createKeysRepo(sql),
     atomically,

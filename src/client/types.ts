@@ -45,6 +45,8 @@ export interface Form {
   paused: boolean;
   closesAt: string | null;
   maxSubmissions: number | null;
+  /** A second submission from an address that has answered is refused (409 ALREADY_SUBMITTED). */
+  oneResponsePerEmail: boolean;
   successUrl: string | null;
   errorUrl: string | null;
   /** The colour of the form's pages for people, `#rrggbb`; null = formsvc's blue. */
@@ -69,7 +71,8 @@ export type FieldType =
   | "select"
   | "radio"
   | "file"
-  | "hidden";
+  | "hidden"
+  | "page";
 
 /** One field of a form's `fields` list. */
 export interface FieldRule {
@@ -87,6 +90,8 @@ export interface FieldRule {
   /** select and checkbox groups: a list of values. */
   multiple?: boolean;
   placeholder?: string;
+  /** Shown, required and stored only while an earlier field's value meets exactly one of equals, in, notEmpty. */
+  showIf?: { field: string; equals?: string; in?: string[]; notEmpty?: boolean };
 }
 
 /** A form's file upload limits. */
@@ -137,6 +142,7 @@ export interface FormSettings {
   /** ISO 8601 with its offset; null = never. */
   closesAt?: string | null;
   maxSubmissions?: number | null;
+  oneResponsePerEmail?: boolean;
   successUrl?: string | null;
   errorUrl?: string | null;
   accentColor?: string | null;

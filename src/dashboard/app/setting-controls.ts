@@ -261,6 +261,11 @@ const OWN: Record<SettingKey, Control> = {
     label: "At most this many submissions",
     section: "Who may post",
   },
+  oneResponsePerEmail: {
+    kind: "checkbox",
+    label: "One response per email address",
+    section: "Who may post",
+  },
   accentColor: {
     kind: "colour",
     label: "Use my own colour on the form's pages",

@@ -52,6 +52,8 @@ export const SETTING_HELP = {
   paused: "A paused form refuses every submission.",
   closesAt: "From this time on the form refuses every submission; without it, never.",
   maxSubmissions: "Once the inbox holds this many submissions the form refuses more; without it, no limit.",
+  oneResponsePerEmail:
+    "Take one submission per email address: another from an address that has answered is refused, which tells whoever tries whether that address has answered. Spam-filed answers do not count, and deleting one frees its address.",
   successUrl:
     "Where a browser goes after a drop-in submit when the page names no _next; without it, formsvc's thank-you page.",
   errorUrl:

@@ -26,7 +26,7 @@ import {
 } from "./model";
 import { exportCsv, exportJson } from "./export";
 import type { Candidate, SubmitPipeline } from "./pipeline";
-import { IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
+import { EmailAlreadyAnswered, IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
 import type { SubmitRequest } from "./request";
 
 /**
@@ -207,6 +207,12 @@ export function createSubmissionsService({
     } catch (e) {
       if (e instanceof IdempotencyKeyTaken)
         return JSON.parse((await repo.findIdempotentResponse(form.id, idempotencyKey!))!) as SubmitResult;
+      // Hook for edits (editableDays): offering to email the edit link instead belongs here.
+      if (e instanceof EmailAlreadyAnswered)
+        throw new AppError(
+          "ALREADY_SUBMITTED",
+          "this form takes one response per email address, and this one has answered",
+        );
       // The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
       if (isForeignKeyViolation(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
       if (e instanceof DatabaseBusyError) {
