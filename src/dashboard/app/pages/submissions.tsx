@@ -61,9 +61,10 @@ type InboxPage = {
 type Change = SubmissionState | "gone" | null;
 const queryKey = (i: InboxQuery) => [i.folder, i.view.id, i.tag, i.assignee, i.q].join("\u0000");
 
-/** Keys that act on the inbox (see SHORTCUTS), never while the person types or a dialog is open. */
+/** Keys act on the inbox (see SHORTCUTS), never while the person types or a dialog is open; a checkbox is no typing. */
 const typing = (t: EventTarget | null) =>
-  t instanceof HTMLElement && (t.isContentEditable || !!t.closest("input, textarea, select, dialog"));
+  t instanceof HTMLElement &&
+  (t.isContentEditable || !!t.closest("input:not([type=checkbox]), textarea, select, dialog"));
 
 const SHORTCUTS: [string, string][] = [
   ["j / k", "the next or the previous submission"],
@@ -342,6 +343,7 @@ export function SubmissionsTab({
                           type="checkbox"
                           aria-label={`Select the submission of ${formatDateTime(s.createdAt)}`}
                           checked={selected.has(s.id)}
+                          onFocus={() => setAt(i)}
                           onClick={(e) => {
                             const from = lastToggled.current;
                             const on = e.currentTarget.checked;
