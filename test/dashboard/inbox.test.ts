@@ -8,6 +8,7 @@ import { seedForm, seedOwner, startTestServer, type Owner, type TestServer } fro
 
 const OWNER = "olivia@example.com";
 const EDITOR = "ed@example.com";
+const VIEWER = "vic@example.com";
 
 const clock = movableClock();
 let server: TestServer;
@@ -24,6 +25,9 @@ beforeAll(async () => {
   await withPassword(server, OWNER);
   await withPassword(server, EDITOR);
   await joinTeam(server, personalTeamId(owner.ownerId), editor.ownerId, "editor");
+  const viewer = await seedOwner(server, VIEWER, { name: "Vic's own" });
+  await withPassword(server, VIEWER);
+  await joinTeam(server, personalTeamId(owner.ownerId), viewer.ownerId, "viewer");
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -374,6 +378,32 @@ describe("the dashboard's inbox", () => {
       await page.locator("#inbox-search").fill("");
       await page.waitForURL((url) => !url.hash.includes("q="));
       await page.waitForFunction(() => document.querySelectorAll(".submissions-table tbody tr").length === 2);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("a viewer reads the inbox and its notes, and is offered no change (e does nothing)", async () => {
+    const { formId, ids } = await formWith("Viewer", ["Ada Lovelace"]);
+    const opened = await open();
+    const { page } = opened;
+    try {
+      await logIn(page, server.url, VIEWER);
+      await page.locator(".team-switch > summary").click();
+      await page.getByRole("button", { name: new RegExp(`^${OWNER}`) }).click();
+      await page.goto(`${server.url}/dashboard#/forms/${formId}/submissions`);
+      await rows(page).first().waitFor();
+      await page.keyboard.press("j");
+      await page.keyboard.press("e");
+      await page.keyboard.press("#");
+      expect(await page.getByRole("dialog").count()).toBe(0);
+      await rows(page).first().getByRole("checkbox").check();
+      await page.getByText("Only editors, admins and owners can change submissions").waitFor();
+      expect(await stateOf(ids[0])).toBe("new");
+      await page.goto(`${server.url}/dashboard#/forms/${formId}/submissions/${ids[0]}`);
+      await page.getByRole("heading", { name: "Work on it" }).waitFor();
+      expect(await page.getByLabel("State").isDisabled()).toBe(true);
+      expect(await page.getByLabel("Add a note").count()).toBe(0);
     } finally {
       await opened.close();
     }
