@@ -267,8 +267,9 @@ export function SubmissionsTab({
           <a class="segment" href={href(base)} aria-current={folder === "inbox" ? "true" : undefined}>
             Inbox
             {form.unread > 0 && (
-              <span class="count-badge" aria-label={`${plural(form.unread, "unread")}`}>
+              <span class="count-badge">
                 {formatNumber(form.unread)}
+                <span class="visually-hidden"> unread</span>
               </span>
             )}
           </a>
