@@ -462,6 +462,11 @@ export interface FormListQuery extends PageQuery {
 /** A page of a form's submissions: the inbox (default) or the spam folder. */
 export interface SubmissionQuery extends PageQuery {
   status?: "inbox" | "spam";
+  /** Only these states, comma-separated (e.g. `new,open`). */
+  state?: string;
+  tag?: string;
+  /** A member's email, or `none` for submissions assigned to nobody. */
+  assignee?: string;
 }
 
 export interface RateLimit {

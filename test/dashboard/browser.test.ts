@@ -443,10 +443,10 @@ describe("the dashboard in a browser", () => {
         .map((el) => el.outerHTML.slice(0, 80)),
     );
     expect(unnamed).toEqual([]);
-    // Tab from the heading reaches the folders, then the first row's button; Enter opens it.
+    // Tab from the heading reaches the folders, the search and the filters, then the first row's button; Enter opens it.
     for (
       let i = 0;
-      i < 10 && !(await page.evaluate(() => document.activeElement?.classList.contains("link-button")));
+      i < 20 && !(await page.evaluate(() => document.activeElement?.classList.contains("link-button")));
       i++
     )
       await page.keyboard.press("Tab");
@@ -465,7 +465,7 @@ describe("the dashboard in a browser", () => {
     // Back up the page: the first stop is the skip link, which leads to the page's heading.
     for (
       let i = 0;
-      i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Skip to content";
+      i < 40 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Skip to content";
       i++
     )
       await page.keyboard.press("Shift+Tab");

@@ -1,6 +1,6 @@
 import { keysetQuery } from "../../db/keyset";
 import { isUniqueViolation } from "../../db/errors";
-import type { Sql } from "../../db/sql";
+import type { Sql, SqlValue } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
 import { jsonRows } from "../../db/postgres/deltas";
 import { createJoiners } from "../waitlist/joiners";
@@ -22,6 +22,13 @@ interface Row {
 interface ListedRow extends Row {
   assignee_email: string | null;
   note_count: number;
+}
+
+/** What a list keeps of a form's submissions: some states, a tag, an assignee's email (null: nobody's). */
+export interface ListFilter {
+  states?: SubmissionState[];
+  tag?: string;
+  assignee?: string | null;
 }
 
 type StatusRow = Row & { status: SubmissionStatus };
@@ -333,14 +340,26 @@ export function createSubmissionsRepo(sql: Sql) {
       return rows.map(withStatus);
     },
 
-    /** One page of a form's submissions of one status, newest first, strictly after `after`. */
+    /** One page of a form's submissions of one status (and `filter`), newest first, strictly after `after`. */
     async listSubmissionsByForm(
       formId: string,
       status: SubmissionStatus,
       after: Position | null,
       limit: number,
+      filter: ListFilter = {},
     ): Promise<ListedSubmission[]> {
-      return listed(await newestFirst([formId, status], after, limit));
+      if (!filter.states && filter.tag === undefined && filter.assignee === undefined)
+        return listed(await newestFirst([formId, status], after, limit));
+      const params: SqlValue[] = [formId, status];
+      const next = (v: SqlValue) => `?${params.push(v)}`;
+      let where = WHERE_FORM;
+      if (filter.states) where += ` AND state IN (SELECT value FROM json_each(${next(JSON.stringify(filter.states))}))`;
+      if (filter.tag !== undefined)
+        where += ` AND EXISTS (SELECT 1 FROM submission_tags t WHERE t.submission_id = submissions.id AND t.tag = ${next(filter.tag)})`;
+      if (filter.assignee === null) where += " AND assignee IS NULL";
+      else if (filter.assignee !== undefined)
+        where += ` AND assignee = (SELECT o.id FROM owners o WHERE o.email = ${next(filter.assignee)})`;
+      return listed(await keysetQuery<ListedRow>(sql, `SELECT ${LISTED} ${where}`, "newest")(params, after, limit));
     },
 
     /** One page of a form's submissions of one status as lists show them, oldest first, strictly after `after`; for exports. */

@@ -18,6 +18,8 @@ import {
   SubmitBodySchema,
   SubmitFormSchema,
   SubmitResultSchema,
+  SUBMISSION_STATES,
+  type SubmissionState,
   type SubmitResult,
 } from "./model";
 import type { SubmissionLifecycle } from "./lifecycle";
@@ -27,6 +29,8 @@ import type { FilesService } from "../files/service";
 import type { FormsService } from "../forms/service";
 import type { Principal } from "../../lib/principal";
 import type { SubmissionsService } from "./service";
+
+const STATES = SUBMISSION_STATES.join("|");
 
 const CONTENT_TYPES = { csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8" } as const;
 
@@ -169,6 +173,11 @@ export function submissionsRoutes(
           limit: pageLimit(query.limit),
           cursor: query.cursor,
           status: query.status,
+          filter: {
+            states: query.state?.split(",") as SubmissionState[] | undefined,
+            tag: query.tag,
+            assignee: query.assignee === "none" ? null : query.assignee?.trim().toLowerCase(),
+          },
         });
       },
       {
@@ -183,11 +192,34 @@ export function submissionsRoutes(
               description: "inbox (default), or spam: what a spam check kept out of the counts",
             }),
           ),
+          state: t.Optional(
+            t.String({
+              pattern: `^(${STATES})(,(${STATES}))*$`,
+              error: "state must be one or more of new, open, done, archived, separated by commas",
+              description: "only these states, comma-separated (e.g. new,open: the work still to do)",
+            }),
+          ),
+          tag: t.Optional(
+            t.String({
+              minLength: 1,
+              maxLength: 40,
+              error: "tag must be 1 to 40 characters",
+              description: "only submissions with this tag",
+            }),
+          ),
+          assignee: t.Optional(
+            t.String({
+              minLength: 1,
+              maxLength: 254,
+              error: "assignee must be an email, or none",
+              description: "only those assigned to this member (by email), or none: those assigned to nobody",
+            }),
+          ),
         }),
         detail: {
           summary: "List submissions",
           description:
-            "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive. `status=spam` lists the spam folder (counted nowhere); a cursor belongs to the status it came from.",
+            "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive. `status=spam` lists the spam folder (counted nowhere); `state`, `tag` and `assignee` keep only the submissions they name (the dashboard's inbox filters); a cursor belongs to the status and filters it came from.",
           tags: ["Submissions"],
           responses: responses(
             { schema: SubmissionListSchema, description: "a page of submissions" },

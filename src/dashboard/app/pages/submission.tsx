@@ -8,6 +8,7 @@ import { PageTitle } from "../shell";
 import { may, onlyWho } from "../team";
 import { act, announce, Confirm, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
+import { Triage } from "./triage";
 
 /** A submission's own fields, without `_meta`. */
 export const fieldsOf = (s: Submission) => Object.entries(s.data).filter(([k]) => k !== "_meta");
@@ -287,6 +288,11 @@ function SubmissionView({
             <p class="muted small">{onlyWho(teamId, "submissions.edit", "can mark or delete submissions")}</p>
           ))}
       </section>
+      {teamId !== null && !spam && (
+        <section class="card triage-card">
+          <Triage submission={s} teamId={teamId} onChanged={onMoved} />
+        </section>
+      )}
       {deleting && (
         <Confirm
           title="Delete this submission?"
