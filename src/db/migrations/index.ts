@@ -31,6 +31,7 @@ import * as secondFactors from "./029-second-factors";
 import * as sessionDetails from "./030-session-details";
 import * as passkeys from "./031-passkeys";
 import * as inbox from "./032-inbox";
+import * as attachments from "./035-attachments";
 
 export type { Migration };
 
@@ -75,4 +76,5 @@ export const migrations: Migration[] = [
   portable(30, "session-details", sessionDetails.steps),
   portable(31, "passkeys", passkeys.steps),
   portable(32, "inbox", inbox.steps),
+  portable(35, "attachments", attachments.steps),
 ];

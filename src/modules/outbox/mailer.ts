@@ -53,6 +53,11 @@ export function createSmtpMailer(url: URL, from: string, tls?: ConnectionOptions
         text: m.text,
         html: m.html,
         headers: m.headers && Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, oneLine(v)])),
+        attachments: m.attachments?.map((a) => ({
+          filename: oneLine(a.filename),
+          content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
+          contentType: a.contentType,
+        })),
       });
       return { response: String(info.response ?? "") };
     },
