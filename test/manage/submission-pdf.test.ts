@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { OPERATOR } from "../../src/lib/principal";
 import { DEFAULT_FILES } from "../../src/modules/files/model";
 import { PDF_LIMITS } from "../../src/lib/pdf/document";
+import { fontFor } from "../../src/lib/pdf/fonts";
 import { useServer } from "../helpers/fixture";
 import { join } from "node:path";
 import { FormsvcClient, FormsvcError } from "../../src/client";
@@ -107,6 +108,22 @@ describe("GET /forms/{formId}/submissions/{submissionId}/pdf", () => {
     expect(wrapped.join("")).toBe(long);
     for (const l of wrapped.slice(0, -1)) expect(l.endsWith("ipsum ") || l.endsWith("lorem ")).toBe(true);
     expect(pdf.text).toContain("… [1,234 more characters are not in this PDF]");
+  });
+
+  test("past the different Japanese characters a PDF draws, the rest show as U+FFFD, and the PDF says so; every other character is still drawn", async () => {
+    let many = "";
+    for (let cp = 0x4e00, n = 0; n < PDF_LIMITS.distinctChars + 200; cp++)
+      if (await fontFor(cp)) ((many += String.fromCodePoint(cp)), n++);
+    const id = (await server.submit(owner.key, owner.formId, { furigana: many })).body.submissionId as string;
+    const pdf = await pdfText(new Uint8Array(await (await getPdf(id)).arrayBuffer()));
+    expect([pdf.notdef, pdf.blank]).toEqual([0, 0]);
+    const drawn = new Set([...pdf.text].filter((c) => c.codePointAt(0)! >= 0x4e00 && c.codePointAt(0)! < 0xa000));
+    expect(drawn.size).toBeGreaterThan(PDF_LIMITS.distinctChars - 100);
+    expect(drawn.size).toBeLessThanOrEqual(PDF_LIMITS.distinctChars);
+    expect(pdf.text).toContain("\uFFFD");
+    expect(pdf.text).toContain(`Submission ${id}\n`);
+    expect(pdf.text).toContain("page 2 of 2");
+    expect(pdf.text.replace(/ ?\n/g, " ")).toContain("or come past the 3,000 different Japanese characters it draws");
   });
 
   test("a submission that would run past the page limit stops there and says so", async () => {

@@ -17,8 +17,17 @@ export const PDF_LIMITS = {
   /** A value longer than this is cut, and says how much was left out. */
   valueChars: 20_000,
   /** The document stops at this page, and says so. */
-  pages: 50,
+  pages: 30,
+  /**
+   * It draws at most this many different characters of Noto Sans JP (Japanese prose of 30 pages
+   * uses about 1,500); the others show as U+FFFD. Writing each font's subset takes its share of
+   * pdf-lib's `save`: 17,000 different ideographs from 120 subsets took 2.5 s.
+   */
+  distinctChars: 3_000,
 };
+
+// The longest the layout runs before it lets other work in.
+const SLICE_MS = 20;
 
 /** What a character with no font shows: the replacement character, in Noto Sans. */
 const MISSING = 0xfffd;
@@ -37,8 +46,10 @@ type Glyph = { c: string; file: FontFile; w: number };
  * character in the first font that has it (fonts.ts); a character none has shows as U+FFFD, and the
  * document says so at its end. Long values wrap at spaces (or anywhere, for text without them, as
  * Japanese is), line breaks are kept, pages follow as needed. Bounded: each value is cut at
- * `PDF_LIMITS.valueChars` and the document at `PDF_LIMITS.pages`, and it yields to the event loop
- * after each page, so one large submission neither takes long nor holds other requests up.
+ * `PDF_LIMITS.valueChars`, the document at `PDF_LIMITS.pages` and `PDF_LIMITS.distinctChars`, and
+ * the layout yields to the event loop every `SLICE_MS`, so one large submission takes a second or
+ * two at most and holds other requests up for no longer than a slice (pdf-lib's final `save`, which
+ * subsets the fonts, is one step: the distinct characters bound it).
  */
 export async function writePdf(input: PdfInput): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -49,6 +60,8 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
   const embedded = new Map<FontFile, PDFFont>();
   const advances = new Map<string, number>();
   let missing = false;
+  let tooMany = false;
+  const drawn = new Set<number>();
 
   /** The text's characters with their fonts, at `size`; one without a font becomes U+FFFD. */
   async function glyphs(text: string, size: number): Promise<Glyph[]> {
@@ -57,6 +70,11 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
       let cp = ch.codePointAt(0)!;
       if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) cp = 0x20; // tabs and control characters: a space
       let file = await fontFor(cp);
+      // Noto Sans's own few hundred glyphs always; Noto Sans JP's up to the limit.
+      if (file?.cjk && !drawn.has(cp)) {
+        if (drawn.size < PDF_LIMITS.distinctChars) drawn.add(cp);
+        else [file, tooMany] = [null, true];
+      }
       if (!file) {
         missing = true;
         cp = MISSING;
@@ -124,18 +142,22 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
   let page: PDFPage | null = null;
   let y = 0;
   let cut = false;
+  let slice = performance.now();
 
   /** Draws one line at the cursor, on a new page when it does not fit; false (the document is cut) past the last page allowed. */
   async function line(chars: Glyph[], size: number, color: Color): Promise<boolean> {
     const height = size * LEADING;
     if (!page || y - height < bottom) {
       if (doc.getPageCount() >= PDF_LIMITS.pages) return !(cut = true);
-      if (page) await new Promise((r) => setImmediate(r));
       page = doc.addPage([PAGE.width, PAGE.height]);
       y = PAGE.height - PAGE.margin;
     }
     y -= height;
     await draw(page, chars, PAGE.margin, y, size, color);
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise((r) => setImmediate(r));
+      slice = performance.now();
+    }
     return true;
   }
 
@@ -161,7 +183,9 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
     }
     if (missing)
       await paragraph(
-        "Characters shown as \uFFFD have no font in this PDF (such as Arabic, Hebrew, Devanagari, Thai, Korean or emoji); the submission keeps them as sent.",
+        tooMany
+          ? `Characters shown as \uFFFD have no font in this PDF (such as Arabic, Hebrew, Devanagari, Thai, Korean or emoji), or come past the ${PDF_LIMITS.distinctChars.toLocaleString("en")} different Japanese characters it draws; the submission keeps them as sent.`
+          : "Characters shown as \uFFFD have no font in this PDF (such as Arabic, Hebrew, Devanagari, Thai, Korean or emoji); the submission keeps them as sent.",
         SIZE.about,
         GREY,
       );

@@ -25,6 +25,8 @@ export interface FontFile {
   name: string;
   path: string;
   ranges: [number, number][];
+  /** One of Noto Sans JP's subsets (the PDF draws a bounded number of their glyphs). */
+  cjk?: true;
   bytes?: Uint8Array;
   face?: FontFace;
 }
@@ -60,6 +62,7 @@ export const FONT_FILES: readonly FontFile[] = [
   ...JP_FILES.map((path, i) => ({
     name: `noto-sans-jp-${i}`,
     path,
+    cjk: true as const,
     ranges: parseRanges((jpRanges as Record<string, string>)[`[${i}]`] ?? ""),
   })),
 ];

@@ -26,7 +26,7 @@ export function submissionPdfRoutes(pdfs: SubmissionPdfs) {
       detail: {
         summary: "Get a submission as a PDF",
         description:
-          "The form's name, when the submission came (in the reader's time zone, named: the caller's, or for a key its maker's) and its id, then each field by its label in the form's order (fields the form does not list after them, as stored); uploaded files are listed by name, type and size, not embedded. Fonts: Noto Sans (Latin, Cyrillic, Greek, Vietnamese) and Noto Sans JP (Japanese, and the CJK ideographs it has); a character none of them has (Arabic, Hebrew, Devanagari, Thai, Korean, emoji) shows as U+FFFD and the PDF says so. A value is cut after 20,000 characters and the PDF after 50 pages, each saying so. A submission of another form is a 404.",
+          "The form's name, when the submission came (in the reader's time zone, named: the caller's, or for a key its maker's) and its id, then each field by its label in the form's order (fields the form does not list after them, as stored); uploaded files are listed by name, type and size, not embedded. Fonts: Noto Sans (Latin, Cyrillic, Greek, Vietnamese) and Noto Sans JP (Japanese, and the CJK ideographs it has); a character none of them has (Arabic, Hebrew, Devanagari, Thai, Korean, emoji) shows as U+FFFD and the PDF says so. A value is cut after 20,000 characters and the PDF after 30 pages and 3,000 different Japanese characters (the rest as U+FFFD), each saying so. A submission of another form is a 404.",
         tags: ["Submissions"],
         responses: responses(
           {
