@@ -3,6 +3,7 @@ import { OPERATOR } from "../../src/lib/principal";
 import { DEFAULT_FILES } from "../../src/modules/files/model";
 import { MAX_ATTACHED_BYTES } from "../../src/modules/notifications/settings";
 import { useServer } from "../helpers/fixture";
+import { runCliAsync, seedForm } from "../helpers/harness";
 import { pdfText } from "../helpers/pdf-text";
 
 const PNG = Buffer.from(
@@ -120,5 +121,27 @@ describe("emailSettings.attachPdf and attachFilesUpTo", () => {
     expect(mails.length).toBe(before + 1);
     expect(mails[before]!.text).toContain(next);
     expect(mails.some((m) => m.text?.includes(id))).toBe(false);
+  });
+});
+
+describe("forms update --attach-pdf / --attach-files-up-to", () => {
+  test("set both, and refuse a total past 25 MiB naming the setting, changing nothing", async () => {
+    const form = await seedForm(server, "cli-attach@example.com", { name: "By the command line" });
+    const set = await runCliAsync(
+      ["forms", "update", form.id, "--attach-pdf", "--attach-files-up-to", "1048576", "--json"],
+      { db: server.db },
+    );
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).emailSettings).toMatchObject({ attachPdf: true, attachFilesUpTo: 1048576 });
+    const bad = await runCliAsync(
+      ["forms", "update", form.id, "--attach-files-up-to", String(MAX_ATTACHED_BYTES + 1)],
+      {
+        db: server.db,
+      },
+    );
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("emailSettings.attachFilesUpTo");
+    const off = await runCliAsync(["forms", "update", form.id, "--no-attach-pdf", "--json"], { db: server.db });
+    expect(JSON.parse(off.stdout).emailSettings).toMatchObject({ attachPdf: false, attachFilesUpTo: 1048576 });
   });
 });
