@@ -43,7 +43,8 @@ export function submissionPdf(source: PdfSource): Promise<Uint8Array> {
       title: form.name,
       about: [`Received ${peopleTime(submission.createdAt, timeZone)} (${timeZone})`, `Submission ${submission.id}`],
       entries: pdfEntries(source),
-      footer: `${form.name} · ${submission.id}`,
+      // One line at the foot of each page: a long name is cut there (the title above wraps it whole).
+      footer: `${[...form.name].slice(0, 60).join("")} · ${submission.id}`,
     }),
   );
   queue = written.catch(() => undefined);
