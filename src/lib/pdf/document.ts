@@ -47,9 +47,9 @@ type Glyph = { c: string; file: FontFile; w: number };
  * document says so at its end. Long values wrap at spaces (or anywhere, for text without them, as
  * Japanese is), line breaks are kept, pages follow as needed. Bounded: each value is cut at
  * `PDF_LIMITS.valueChars`, the document at `PDF_LIMITS.pages` and `PDF_LIMITS.distinctChars`, and
- * the layout yields to the event loop every `SLICE_MS`, so one large submission takes a second or
- * two at most and holds other requests up for no longer than a slice (pdf-lib's final `save`, which
- * subsets the fonts, is one step: the distinct characters bound it).
+ * the work (layout, drawing, each font's subset) yields to the event loop every `SLICE_MS`: at its
+ * limits a PDF takes about 3 s of one core, and other requests wait at most about 0.15 s at a time
+ * (pdf-lib's final `save`, and the collector).
  */
 export async function writePdf(input: PdfInput): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -62,11 +62,20 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
   let missing = false;
   let tooMany = false;
   const drawn = new Set<number>();
+  let slice = performance.now();
+
+  /** Lets other work in once the layout has run for `SLICE_MS`. */
+  async function breathe(): Promise<void> {
+    if (performance.now() - slice < SLICE_MS) return;
+    await new Promise((r) => setImmediate(r));
+    slice = performance.now();
+  }
 
   /** The text's characters with their fonts, at `size`; one without a font becomes U+FFFD. */
   async function glyphs(text: string, size: number): Promise<Glyph[]> {
     const out: Glyph[] = [];
     for (const ch of text) {
+      if (out.length % 256 === 0) await breathe();
       let cp = ch.codePointAt(0)!;
       if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) cp = 0x20; // tabs and control characters: a space
       let file = await fontFor(cp);
@@ -134,6 +143,7 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
       }
       page.drawText(text, { x, y, size, font: await fontOf(file), color });
       x += width;
+      await breathe();
     }
   }
 
@@ -142,7 +152,6 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
   let page: PDFPage | null = null;
   let y = 0;
   let cut = false;
-  let slice = performance.now();
 
   /** Draws one line at the cursor, on a new page when it does not fit; false (the document is cut) past the last page allowed. */
   async function line(chars: Glyph[], size: number, color: Color): Promise<boolean> {
@@ -154,10 +163,6 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
     }
     y -= height;
     await draw(page, chars, PAGE.margin, y, size, color);
-    if (performance.now() - slice > SLICE_MS) {
-      await new Promise((r) => setImmediate(r));
-      slice = performance.now();
-    }
     return true;
   }
 
@@ -199,6 +204,12 @@ export async function writePdf(input: PdfInput): Promise<Uint8Array> {
       i === pages.length - 1 && cut ? ` · cut at ${PDF_LIMITS.pages} pages: the rest is in the dashboard` : "";
     const text = `${input.footer} · page ${i + 1} of ${pages.length}${ending}`;
     await draw(p, await glyphs(text, SIZE.footer), PAGE.margin, PAGE.margin / 2, SIZE.footer, GREY);
+  }
+  // pdf-lib writes every font's subset in one go at `save`; written here one font at a time instead,
+  // with other work let in between (each is written once: `save` writes only what changed since).
+  for (const font of embedded.values()) {
+    await font.embed();
+    await breathe();
   }
   return await doc.save();
 }
