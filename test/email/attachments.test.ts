@@ -1,9 +1,11 @@
-import { beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { OPERATOR } from "../../src/lib/principal";
 import { DEFAULT_FILES } from "../../src/modules/files/model";
 import { MAX_ATTACHED_BYTES } from "../../src/modules/notifications/settings";
 import { useServer } from "../helpers/fixture";
-import { runCliAsync, seedForm } from "../helpers/harness";
+import { runCliAsync, seedForm, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
+import { startS3, type S3Server } from "../helpers/s3";
+import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 import { pdfText } from "../helpers/pdf-text";
 
 const PNG = Buffer.from(
@@ -143,5 +145,37 @@ describe("forms update --attach-pdf / --attach-files-up-to", () => {
     expect(bad.stderr).toContain("emailSettings.attachFilesUpTo");
     const off = await runCliAsync(["forms", "update", form.id, "--no-attach-pdf", "--json"], { db: server.db });
     expect(JSON.parse(off.stdout).emailSettings).toMatchObject({ attachPdf: false, attachFilesUpTo: 1048576 });
+  });
+});
+
+describe("files kept in an S3 bucket", () => {
+  const own = tempDir();
+  let s3: S3Server;
+  let smtp: SmtpSink;
+  let s: TestServer;
+  beforeAll(async () => {
+    [s3, smtp] = await Promise.all([startS3(), startSmtpSink()]);
+    s = await startTestServer({
+      dir: own.dir,
+      config: { smtpUrl: smtp.url, rateLimit: 100_000, files: `s3://${s3.bucket}/uploads`, ...s3.settings },
+    });
+  });
+  afterAll(async () => {
+    await s.close();
+    await smtp.close();
+    await s3.stop();
+    own.cleanup();
+  });
+
+  test("are read from the bucket and attached as uploaded", async () => {
+    const o = await seedOwner(s, "s3-attach@example.com", { emailEnabled: true, developerNotifications: true });
+    await s.services.forms.updateForm(OPERATOR, o.formId, { files: DEFAULT_FILES, attachFilesUpTo: 1024 });
+    const body = new FormData();
+    body.append("formId", o.formId);
+    body.append("cv", new Blob([PDF]), "cv.pdf");
+    expect((await s.json("/api/v1/forms/submit", { method: "POST", key: o.key, body })).status).toBe(200);
+    const [mail] = await smtp.waitFor(1);
+    expect(mail!.attachments.map((a) => a.filename)).toEqual(["cv.pdf"]);
+    expect(Buffer.compare(mail!.attachments[0]!.content, PDF)).toBe(0);
   });
 });
