@@ -218,10 +218,7 @@ export async function createServices(deps: Deps) {
         findSubmission: (id) => createSubmissionsRepo(sql).findSubmission(id),
         findForm: formsRepo.findFormById,
         filesOf: (id) => filesRepo.listForSubmissions([id]),
-        read: async (key) => {
-          const object = await files.store.get(key);
-          return object ? new Uint8Array(await new Response(object.stream).arrayBuffer()) : null;
-        },
+        read: async (key) => (await files.store.get(key))?.stream ?? null,
       }),
       webhook: webhookChannel({ sender, repo: webhooksRepo, retryScale: config.webhookRetryScale, link: fileLink }),
     }),

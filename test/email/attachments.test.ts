@@ -167,15 +167,19 @@ describe("files kept in an S3 bucket", () => {
     own.cleanup();
   });
 
-  test("are read from the bucket and attached as uploaded", async () => {
+  test("are streamed from the bucket into the message, byte for byte", async () => {
     const o = await seedOwner(s, "s3-attach@example.com", { emailEnabled: true, developerNotifications: true });
-    await s.services.forms.updateForm(OPERATOR, o.formId, { files: DEFAULT_FILES, attachFilesUpTo: 1024 });
+    await s.services.forms.updateForm(OPERATOR, o.formId, { files: DEFAULT_FILES, attachFilesUpTo: 4 * 1024 * 1024 });
+    // Larger than any one chunk of the store's stream.
+    const notes = Buffer.from("all work and no play\n".repeat(100_000));
     const body = new FormData();
     body.append("formId", o.formId);
     body.append("cv", new Blob([PDF]), "cv.pdf");
+    body.append("notes", new Blob([notes]), "notes.txt");
     expect((await s.json("/api/v1/forms/submit", { method: "POST", key: o.key, body })).status).toBe(200);
     const [mail] = await smtp.waitFor(1);
-    expect(mail!.attachments.map((a) => a.filename)).toEqual(["cv.pdf"]);
+    expect(mail!.attachments.map((a) => a.filename)).toEqual(["cv.pdf", "notes.txt"]);
     expect(Buffer.compare(mail!.attachments[0]!.content, PDF)).toBe(0);
+    expect(Buffer.compare(mail!.attachments[1]!.content, notes)).toBe(0);
   });
 });

@@ -17,8 +17,8 @@ export interface AttachmentDeps {
   findSubmission(id: string): Promise<StoredSubmission | null>;
   findForm(id: string): Promise<Form | null>;
   filesOf(submissionId: string): Promise<FileRow[]>;
-  /** A stored file's bytes, or null when the store has it no more. */
-  read(key: string): Promise<Uint8Array | null>;
+  /** A stored file's bytes as a stream, or null when the store has it no more. */
+  read(key: string): Promise<ReadableStream<Uint8Array> | null>;
 }
 
 const NOTHING: Attached = { attachments: [], note: "" };
@@ -54,9 +54,9 @@ export function createNotificationAttachments(deps: AttachmentDeps) {
         for (const ref of filesOf(data[name]) ?? []) {
           const file = stored.get(ref.file);
           if (!file || file.state !== "stored") continue;
-          const bytes = file.size <= room ? await deps.read(file.key) : null;
-          if (bytes) {
-            attachments.push({ filename: file.name, content: bytes, contentType: file.type });
+          const stream = file.size <= room ? await deps.read(file.key) : null;
+          if (stream) {
+            attachments.push({ filename: file.name, content: stream, contentType: file.type });
             room -= file.size;
           } else left.push(`${file.name} (${humanSize(file.size)})`);
         }

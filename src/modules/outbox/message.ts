@@ -15,7 +15,8 @@ export interface MailMessage {
 
 export interface MailAttachment {
   filename: string;
-  content: Uint8Array;
+  /** Bytes, or a stored file's stream, read as the message is written (a file is never held whole in memory). */
+  content: Uint8Array | ReadableStream<Uint8Array>;
   contentType: string;
 }
 
