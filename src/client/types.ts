@@ -20,7 +20,14 @@ export interface Form {
   unread: number;
   createdAt: string;
   updatedAt: string;
-  emailSettings: { enabled: boolean; developerNotificationsEnabled: boolean };
+  emailSettings: {
+    enabled: boolean;
+    developerNotificationsEnabled: boolean;
+    /** The owner notification carries the submission's PDF. */
+    attachPdf: boolean;
+    /** The owner notification carries the submission's files, whole, up to this many bytes in all (0: none; at most 25 MiB). */
+    attachFilesUpTo: number;
+  };
   usersJoinedSettings: { enabled: boolean; count: number } | null;
   allowedOrigins: string[];
   spamSettings: {
@@ -109,7 +116,12 @@ export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha" | "recaptcha";
 export interface FormSettings {
   description?: string;
   formType?: FormType;
-  emailSettings?: { enabled?: boolean; developerNotificationsEnabled?: boolean };
+  emailSettings?: {
+    enabled?: boolean;
+    developerNotificationsEnabled?: boolean;
+    attachPdf?: boolean;
+    attachFilesUpTo?: number;
+  };
   usersJoinedSettings?: { enabled?: boolean };
   allowedOrigins?: string[];
   /** `honeypotField: null` turns the honeypot off. */

@@ -32,6 +32,7 @@ import * as sessionDetails from "./030-session-details";
 import * as passkeys from "./031-passkeys";
 import * as inbox from "./032-inbox";
 import * as oneResponse from "./034-one-response";
+import * as attachments from "./035-attachments";
 
 export type { Migration };
 
@@ -77,4 +78,5 @@ export const migrations: Migration[] = [
   portable(31, "passkeys", passkeys.steps),
   portable(32, "inbox", inbox.steps),
   portable(34, "one-response", oneResponse.steps),
+  portable(35, "attachments", attachments.steps),
 ];

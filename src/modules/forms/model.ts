@@ -81,6 +81,10 @@ export interface Form {
   formType: FormType;
   emailEnabled: boolean;
   developerNotifications: boolean;
+  /** The owner notification carries the submission's PDF. */
+  attachPdf: boolean;
+  /** The owner notification carries the submission's files, whole, up to this many bytes in all (0: none). */
+  attachFilesUpTo: number;
   usersJoinedEnabled: boolean;
   submissionCount: number;
   /** Inbox submissions in state `new`, kept as the counters are (never counted per request). */

@@ -12,6 +12,9 @@ export const SETTING_HELP = {
   "emailSettings.enabled": "The master switch for every email this form sends.",
   "emailSettings.developerNotificationsEnabled":
     "An email to you for each submission, with Reply-To set to the sender.",
+  "emailSettings.attachPdf": "Attach the submission as a PDF to the email about it.",
+  "emailSettings.attachFilesUpTo":
+    "Attach the submission's uploaded files to the email about it, whole, in the form's order, as long as they fit in this many bytes together (at most 25 MiB); the others are linked. 0 attaches none.",
   "usersJoinedSettings.enabled": "Waitlists: count distinct joiners, for the public counter of who joined.",
   allowedOrigins:
     "The sites (https://www.example.com: scheme, host and port) whose pages may post with a publishable key, and that posts may be redirected to; with none, any site.",

@@ -274,6 +274,17 @@ function SubmissionView({
       <section class="card">
         <SubmissionDetails submission={s} filing={filing} fields={fields} />
         {error !== null && <ErrorNote error={error} />}
+        <p>
+          {/* A plain link: the session's cookie carries a GET, and the browser saves what Content-Disposition names. */}
+          <a
+            class="button"
+            href={`/api/v1/forms/${encodeURIComponent(s.formId)}/submissions/${encodeURIComponent(s.id)}/pdf`}
+            download
+            data-testid="submission-pdf"
+          >
+            Download PDF
+          </a>
+        </p>
         {teamId !== null &&
           (may(teamId, "submissions.edit") ? (
             <div class="actions">
