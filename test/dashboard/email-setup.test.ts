@@ -51,7 +51,12 @@ describe("with no SMTP server set", () => {
       await logIn(page, bare.url, EMAIL, PASSWORD, "#/forms");
       const formId = await createInDashboard(page, "Feedback");
       const form = (await bare.json(`/api/v1/forms/${formId}`, { key: bareKey })).body;
-      expect(form.emailSettings).toEqual({ enabled: true, developerNotificationsEnabled: true });
+      expect(form.emailSettings).toEqual({
+        enabled: true,
+        developerNotificationsEnabled: true,
+        attachPdf: false,
+        attachFilesUpTo: 0,
+      });
 
       await page.goto(`${bare.url}/dashboard#/forms/${formId}/settings`);
       const note = emailSection(page).getByTestId("no-smtp");
