@@ -25,6 +25,7 @@ import { notificationRoutes } from "./modules/notifications/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
+import { searchRoutes } from "./modules/search/routes";
 import { teamsRoutes } from "./modules/teams/routes";
 import { filesRoutes } from "./modules/files/routes";
 import { invitationPageRoutes, invitationRoutes } from "./modules/teams/invitation-routes";
@@ -188,6 +189,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
             services.forms,
           ),
         )
+        .use(searchRoutes(services.search))
         .use(filesRoutes(services.files, services.submissions))
         .use(keysRoutes(services.keys))
         .use(teamsRoutes(services.teams))

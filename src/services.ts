@@ -61,6 +61,8 @@ import { capWriter, closingCheck } from "./modules/submissions/closing";
 import { fieldsCheck } from "./modules/submissions/fields-check";
 import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
+import { createSearchRepo } from "./modules/search/repo";
+import { createSearchService } from "./modules/search/service";
 import { createSubmissionsRepo, formCounters, type CountedInCache } from "./modules/submissions/repo";
 import { createCommittedForms } from "./modules/submissions/committed-forms";
 import { createSubmissionsService } from "./modules/submissions/service";
@@ -99,11 +101,12 @@ export function submitStages(
   return {
     lookup: forms.read,
     // the duplicate rule, which may file a submission as spam (so before its row); each submission with its
-    // status and idempotency key; the proof of work it used; its uploaded files become its; the redirect
+    // status and idempotency key; its words in the search index; the proof of work it used; its uploaded files become its; the redirect
     // targets it dropped, as its form's warnings
     rows: [
       createFilterRepo(sql).fileDuplicates,
       submissions.insertRows,
+      createSearchRepo(sql).indexNew,
       createSpamRepo(sql).recordUsedChallenges,
       createFilesRepo(sql).attach,
       createFormsRepo(sql).noteWarnings,
@@ -358,6 +361,7 @@ export async function createServices(deps: Deps) {
     teach: spam.filter.teach, // every spam / not-spam mark teaches the owner's filter
     formsCounted: countsInCache,
   });
+  const search = createSearchService({ repo: createSearchRepo(sql), sql, forms, cursors });
   const webhooks = createWebhooksService({
     repo: webhooksRepo,
     outbox: outboxRepo,
@@ -464,6 +468,7 @@ export async function createServices(deps: Deps) {
     forms,
     teams,
     submissions,
+    search,
     files,
     /** Signs what a browser brings back: file download links, thank-you pages' back links. */
     links,

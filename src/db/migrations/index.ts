@@ -29,6 +29,7 @@ import * as accentColor from "./027-accent-color";
 import * as teams from "./028-teams";
 import * as secondFactors from "./029-second-factors";
 import * as sessionDetails from "./030-session-details";
+import * as search from "./033-search";
 
 export type { Migration };
 
@@ -71,4 +72,5 @@ export const migrations: Migration[] = [
   portable(28, "teams", teams.steps),
   portable(29, "second-factors", secondFactors.steps),
   portable(30, "session-details", sessionDetails.steps),
+  portable(33, "search", search.steps),
 ];

@@ -1,0 +1,105 @@
+import {
+  fieldName,
+  tokensOf,
+  wordsOf,
+  type SearchDocument,
+  type SearchQuery,
+  type Term,
+  type Token,
+} from "../../lib/search-text";
+
+/** The most tokens of one submission that are indexed: PostgreSQL numbers a tsvector's positions up to 16,383. */
+export const MAX_DOCUMENT_TOKENS = 10_000;
+
+/** The texts of one field's value, in order: strings and numbers, however deep in arrays and objects. */
+function textsOf(value: unknown, out: string[] = []): string[] {
+  if (typeof value === "string") out.push(value);
+  else if (typeof value === "number" || typeof value === "bigint") out.push(String(value));
+  else if (Array.isArray(value)) for (const v of value) textsOf(v, out);
+  else if (value && typeof value === "object") for (const v of Object.values(value)) textsOf(v, out);
+  return out;
+}
+
+/** The fields search reads in a submission's data, with their texts: every one but `_meta`, in the data's order. */
+export const searchedFields = (data: Record<string, unknown>): [key: string, texts: string[]][] =>
+  Object.entries(data)
+    .filter(([key]) => key !== "_meta")
+    .map(([key, value]) => [key, textsOf(value)]);
+
+/**
+ * The indexed document of a submission, a function of its fields alone: whatever else should be
+ * found with it (notes) is more fields here, and the submission indexed again (repo.ts `reindex`).
+ */
+export function documentOf(fields: [key: string, texts: string[]][]): SearchDocument {
+  const doc: SearchDocument = { tokens: [], fields: [] };
+  for (const [key, texts] of fields) {
+    const name = fieldName(key);
+    for (const text of texts)
+      for (const token of wordsOf(text)) {
+        if (doc.tokens.length === MAX_DOCUMENT_TOKENS) return doc;
+        doc.tokens.push(token);
+        doc.fields.push(name);
+      }
+  }
+  return doc;
+}
+
+/**
+ * A fragment of one field's text where the query matched: `text` is the value (or, for a long one,
+ * a window of it around the first match, cut at `…`), `matches` the [start, end) UTF-16 offsets of
+ * each matched word in `text`: marked by the client as it wishes, with no markup to escape.
+ */
+export interface Highlight {
+  field: string;
+  text: string;
+  matches: [number, number][];
+}
+
+const MAX_HIGHLIGHTS = 5;
+const SHORT_TEXT = 200;
+const BEFORE = 60;
+const WINDOW = 200;
+
+const matchesToken = (term: Term, i: number, token: string) =>
+  term.prefix && i === term.tokens.length - 1 ? token.startsWith(term.tokens[i]!) : token === term.tokens[i];
+
+/** Where each positive term of `query` stands in one text's tokens: the [start, end) of each run matched. */
+function matchedSpans(query: SearchQuery, field: string, tokens: Token[]): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const term of query.terms) {
+    if (term.negated || (term.field !== null && term.field !== field)) continue;
+    for (let at = 0; at + term.tokens.length <= tokens.length; at++)
+      if (term.tokens.every((_, i) => matchesToken(term, i, tokens[at + i]!.token)))
+        for (let i = 0; i < term.tokens.length; i++) spans.push([tokens[at + i]!.start, tokens[at + i]!.end]);
+  }
+  // Sorted, and the tokens of one word (or one word matched twice) marked once.
+  spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return spans.filter((s, i) => i === 0 || s[0] >= spans[i - 1]![1]);
+}
+
+/** The fragments of a submission's fields that `query` matched, in the fields' order (at most 5). */
+export function highlightsOf(data: Record<string, unknown>, query: SearchQuery): Highlight[] {
+  const out: Highlight[] = [];
+  for (const [key, texts] of searchedFields(data)) {
+    const field = fieldName(key);
+    for (const text of texts) {
+      const spans = matchedSpans(query, field, tokensOf(text));
+      if (spans.length === 0) continue;
+      if (text.length <= SHORT_TEXT) out.push({ field: key, text, matches: spans });
+      else {
+        const from = Math.max(0, spans[0]![0] - BEFORE);
+        const to = Math.min(text.length, from + WINDOW);
+        const lead = from > 0 ? "…" : "";
+        out.push({
+          field: key,
+          text: `${lead}${text.slice(from, to)}${to < text.length ? "…" : ""}`,
+          matches: spans
+            .filter(([, end]) => end <= to)
+            .map(([start, end]): [number, number] => [start - from + lead.length, end - from + lead.length]),
+        });
+      }
+      if (out.length === MAX_HIGHLIGHTS) return out;
+    }
+  }
+  return out;
+}

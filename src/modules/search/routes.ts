@@ -1,0 +1,92 @@
+import { Elysia, t } from "elysia";
+import { noBody, requestContext, secret } from "../../http/context";
+import { responses } from "../../http/docs";
+import { CursorParam, LimitParam, pageLimit } from "../../http/schemas";
+import { SubmissionSchema } from "../submissions/model";
+import { MAX_QUERY_LENGTH, MAX_TERMS } from "./query";
+import type { SearchService } from "./service";
+
+const HighlightSchema = t.Object({
+  field: t.String({ description: "the field's key in data" }),
+  text: t.String({
+    description: "the field's text, or for a long one a window of it around the first match, cut at …",
+  }),
+  matches: t.Array(t.Array(t.Number({ multipleOf: 1, minimum: 0 }), { minItems: 2, maxItems: 2 }), {
+    description: "each matched word as [start, end) UTF-16 offsets into text",
+  }),
+});
+
+export const SearchResultSchema = t.Object({
+  submissions: t.Array(
+    t.Object({
+      ...SubmissionSchema.properties,
+      highlights: t.Array(HighlightSchema, {
+        description: "the fragments of its fields that matched (at most 5), in the fields' order",
+      }),
+    }),
+  ),
+  nextCursor: t.Nullable(t.String()),
+});
+
+const DateParam = (what: string) =>
+  t.Optional(
+    t.String({
+      maxLength: 40,
+      description: `${what}: a date (midnight UTC) or a date-time, ISO 8601`,
+    }),
+  );
+
+export function searchRoutes(search: SearchService) {
+  return new Elysia({ name: "search-routes" }).use(requestContext).get(
+    "/submissions/search",
+    async ({ query, principal, set }) => {
+      set.headers["content-type"] = "application/json;charset=utf-8";
+      return await search.searchJson(principal, {
+        q: query.q,
+        formId: query.formId,
+        spam: query.spam === "true",
+        from: query.from,
+        to: query.to,
+        limit: pageLimit(query.limit),
+        cursor: query.cursor,
+      });
+    },
+    {
+      auth: noBody(secret("submissions.read")),
+      query: t.Object({
+        // Its length and words are checked by the query parser, which says what is wrong in its 400.
+        q: t.String({
+          error: "q is required: the words to search for",
+          description: `the words to find, up to ${MAX_QUERY_LENGTH} characters and ${MAX_TERMS} terms: words (all must match), foo* a prefix, "two words" a phrase, -word excluded, field:value in that field alone (its key, without spaces or punctuation). Case and accents do not count: muller finds Müller`,
+        }),
+        formId: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "one form only" })),
+        spam: t.Optional(
+          // A pattern, not a union of the two: Elysia would fill a missing one in with the union's first.
+          t.String({
+            pattern: "^(true|false)$",
+            error: "spam must be true or false",
+            description: "true: the spam folder; false (default): the inbox",
+          }),
+        ),
+        from: DateParam("createdAt at or after"),
+        to: DateParam("createdAt before"),
+        limit: LimitParam,
+        cursor: CursorParam,
+      }),
+      detail: {
+        summary: "Search submissions",
+        description:
+          "Full-text search across every form the caller may read (a key: its team's forms; a session: every team it is a member of), or one form. Results newest stored first, paged by cursor; each as the list shows it, with `highlights`. A submission is searchable once its submit is answered, and gone from the search with its deletion, erasure or retention. A query with no words, only exclusions, an unclosed quote, or too long is a 400 INVALID_QUERY.",
+        tags: ["Submissions"],
+        responses: responses(
+          { schema: SearchResultSchema, description: "a page of matching submissions" },
+          400,
+          401,
+          403,
+          404,
+          429,
+        ),
+      },
+    },
+  );
+}

@@ -1,0 +1,112 @@
+import type { Sql } from "../../db/sql";
+import type { CursorCodec } from "../../lib/cursor";
+import { AppError } from "../../lib/errors";
+import { pageStart } from "../../lib/page";
+import { isOperator, publishableScope, type Actor } from "../../lib/principal";
+import { teamsWith } from "../../lib/rights";
+import type { FormsService } from "../forms/service";
+import { submissionJson } from "../submissions/model";
+import { highlightsOf } from "./document";
+import { parseQuery } from "./query";
+import type { SearchFilter, SearchRepo } from "./repo";
+
+export interface SearchDeps {
+  repo: SearchRepo;
+  sql: Pick<Sql, "transaction">;
+  forms: Pick<FormsService, "formFor">;
+  cursors: CursorCodec;
+}
+
+export interface SearchParams {
+  q: string;
+  formId?: string;
+  /** true: the spam folder; else the inbox. */
+  spam?: boolean;
+  from?: string;
+  to?: string;
+  limit: number;
+  cursor?: string;
+}
+
+// A search's pages are one list whatever was asked: the position is a seq, which means the same in any of them.
+const LIST = "submissions:search";
+// Submissions the backlog indexes per transaction: short enough not to hold the writer long.
+const BACKLOG_CHUNK = 500;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `from`/`to` as the instant createdAt is compared with: a date is its midnight UTC. */
+function instant(name: string, value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const ms = DAY.test(value) || INSTANT.test(value) ? Date.parse(DAY.test(value) ? `${value}T00:00:00Z` : value) : NaN;
+  if (Number.isNaN(ms))
+    throw new AppError(
+      "INVALID_PARAMETER",
+      `${name} must be a date (2026-03-01) or a date-time (2026-03-01T09:00:00Z)`,
+    );
+  return new Date(ms).toISOString();
+}
+
+/**
+ * Full-text search over the submissions a caller may read (CONTRACT "The inbox": Search): parsed
+ * in query.ts, matched by each engine's own index (db/full-text.ts), newest stored first, each
+ * found submission with the fragments that matched.
+ */
+export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
+  /** What `actor` may search: every form of its teams where it may read submissions (a bound key's forms), or the one form asked for. */
+  async function scope(actor: Actor, formId: string | undefined): Promise<Pick<SearchFilter, "teams" | "forms">> {
+    if (formId !== undefined) {
+      const form = await forms.formFor(actor, formId);
+      return { teams: null, forms: [form.id] };
+    }
+    if (isOperator(actor)) return { teams: null, forms: null };
+    if (actor.kind === "publishable") throw publishableScope();
+    return { teams: teamsWith(actor, "submissions.read"), forms: actor.forms };
+  }
+
+  return {
+    /** One page of a search as the API's JSON: `{submissions: [{…as listed, highlights}], nextCursor}`. */
+    async searchJson(actor: Actor, params: SearchParams): Promise<string> {
+      // The request's own mistakes first (400), before what it may reach is looked at (403, 404).
+      const query = parseQuery(params.q);
+      const from = instant("from", params.from);
+      const to = instant("to", params.to);
+      const after = pageStart(cursors, LIST, params.cursor);
+      const before = after === null ? null : Number(after.id);
+      const filter: SearchFilter = {
+        ...(await scope(actor, params.formId)),
+        status: params.spam ? "spam" : "inbox",
+        from,
+        to,
+      };
+      const rows = await repo.search(query, filter, before, params.limit + 1);
+      const items = rows.slice(0, params.limit);
+      const last = items[items.length - 1];
+      const nextCursor =
+        rows.length > params.limit && last
+          ? cursors.encode(LIST, { createdAt: last.createdAt, id: String(last.seq) })
+          : null;
+      const listed = items.map((s) => {
+        const highlights = highlightsOf(JSON.parse(s.data) as Record<string, unknown>, query);
+        return `${submissionJson(s).slice(0, -1)},"highlights":${JSON.stringify(highlights)}}`;
+      });
+      return `{"submissions":[${listed.join(",")}],"nextCursor":${JSON.stringify(nextCursor)}}`;
+    },
+
+    /**
+     * Indexes the submissions stored before the index was made (migration 33, or a copy into
+     * PostgreSQL), newest first, a chunk per transaction; resolves when none is left. Returns how many.
+     */
+    async indexBacklog(): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const n = await sql.transaction(() => repo.indexBacklog(BACKLOG_CHUNK));
+        total += n;
+        if (n < BACKLOG_CHUNK) return total;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+}
+
+export type SearchService = ReturnType<typeof createSearchService>;

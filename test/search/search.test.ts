@@ -1,0 +1,238 @@
+import { beforeAll, describe, expect, test } from "bun:test";
+import { OPERATOR } from "../../src/lib/principal";
+import { personalTeamId } from "../../src/lib/rights";
+import { useServer } from "../helpers/fixture";
+import { seedForm, seedKey } from "../helpers/harness";
+
+// One query table, asked over HTTP of the real server: the same answers on SQLite (FTS5) and
+// PostgreSQL (tsvector), as each test pass runs it on its engine.
+const server = useServer({ config: { rateLimit: 100_000 } });
+const a = server.seed("a@example.com");
+const b = server.seed("b@example.com");
+
+/** Submission ids by name, in the order they were stored. */
+const ids: Record<string, string> = {};
+let formA2 = "";
+let between = "";
+
+const search = (key: string, params: Record<string, string>) =>
+  server.send("GET", `/submissions/search?${new URLSearchParams(params)}`, key);
+
+/** The names (keys of `ids`) of what a search of `q` found, in order. */
+async function found(key: string, params: Record<string, string>): Promise<string[]> {
+  const res = await search(key, params);
+  expect({ q: params.q, status: res.status }).toEqual({ q: params.q, status: 200 });
+  const byId = new Map(Object.entries(ids).map(([name, id]) => [id, name]));
+  return res.body.submissions.map((s: { id: string }) => byId.get(s.id) ?? s.id);
+}
+
+async function store(name: string, key: string, formId: string, data: Record<string, unknown>) {
+  const res = await server.submit(key, formId, data);
+  expect(res.status).toBe(200);
+  ids[name] = res.body.submissionId;
+}
+
+beforeAll(async () => {
+  formA2 = (await seedForm(server, "a@example.com", { name: "Second" })).id;
+  await store("hans", a.key, a.formId, {
+    name: "Hans Müller",
+    message: "I would like to order the blue widget",
+    email: "hans@example.com",
+  });
+  await store("anna", a.key, a.formId, {
+    name: "Anna Schmidt",
+    message: "Question about the red widgets and delivery",
+  });
+  await store("taro", a.key, a.formId, {
+    name: "Yamada Taro",
+    message: "東京都に住んでいます。配送について質問があります",
+  });
+  await Bun.sleep(5);
+  between = new Date().toISOString();
+  await Bun.sleep(5);
+  await store("jose", a.key, a.formId, { name: "José Núñez", message: "Café order: two espresso machines", n: 42 });
+  await store("peter", a.key, formA2, { name: "Peter MULLER", city: "Zürich", message: ["blue", "sky thinking"] });
+  await store("other", b.key, b.formId, { name: "Hans Müller", message: "blue widget from team B" });
+});
+
+const TABLE: [q: string, expected: string[]][] = [
+  ["muller", ["peter", "hans"]],
+  ["MÜLLER", ["peter", "hans"]],
+  ["Muller Hans", ["hans"]],
+  ["widget", ["hans"]],
+  ["widget*", ["anna", "hans"]],
+  ["wid*", ["anna", "hans"]],
+  ['"blue widget"', ["hans"]],
+  ['"widget blue"', []],
+  ['"order the blue"', ["hans"]],
+  ["blue", ["peter", "hans"]],
+  ["blue -sky", ["hans"]],
+  ['blue -"sky thinking"', ["hans"]],
+  ["widget* -red", ["hans"]],
+  ["name:muller", ["peter", "hans"]],
+  ["message:muller", []],
+  ["NAME:hans", ["hans"]],
+  ['name:"hans muller"', ["hans"]],
+  ['message:"hans muller"', []],
+  ["city:zurich", ["peter"]],
+  ["city:zur*", ["peter"]],
+  ["name:zurich", []],
+  ["東京", ["taro"]],
+  ["東京都", ["taro"]],
+  ["配送", ["taro"]],
+  ["jose", ["jose"]],
+  ["nunez cafe", ["jose"]],
+  ["n:42", ["jose"]],
+  ["hans@example.com", ["hans"]],
+  ["example.org", []],
+  ["nothing-like-this", []],
+  // What FTS5 or tsquery would take as syntax is words here.
+  ["NEAR(blue widget)", []],
+  ["NEAR(order, widget)", []],
+  ["NEAR widget", []],
+  ["widget NEAR/2 blue", []],
+  ["blue OR sky", []],
+  ["blue AND widget", []],
+  ["^blue", ["peter", "hans"]],
+  ["blue | sky", ["peter"]],
+  ["words:blue", []],
+  ["fielded:blue", []],
+  ["{name}:hans", ["hans"]],
+  ["'; DROP TABLE submissions; --", []],
+  ["blue\u0000", ["peter", "hans"]],
+  ["blue !sky", ["peter"]],
+  ["name: hans", []],
+  ["name:hans:muller", ["hans"]],
+];
+
+describe("one query table on this engine", () => {
+  for (const [q, expected] of TABLE)
+    test(`${JSON.stringify(q)} finds ${JSON.stringify(expected)}`, async () => {
+      expect(await found(a.key, { q })).toEqual(expected);
+    });
+});
+
+test("a key sees its own team's submissions only, and is refused another team's form", async () => {
+  expect(await found(b.key, { q: "muller" })).toEqual(["other"]);
+  expect(await found(b.key, { q: "blue widget" })).toEqual(["other"]);
+  expect((await search(a.key, { q: "muller", formId: b.formId })).status).toBe(403);
+  expect((await search(a.key, { q: "muller", formId: "frm_nothing" })).status).toBe(404);
+});
+
+test("a person in both teams finds both teams' submissions", async () => {
+  const member = await server.services.owners.ensureOwner("both@example.com");
+  await server.exec(
+    "INSERT INTO team_members (team_id, owner_id, role, created_at) VALUES (?, ?, 'viewer', ?), (?, ?, 'viewer', ?)",
+    personalTeamId(a.ownerId),
+    member.id,
+    new Date().toISOString(),
+    personalTeamId(b.ownerId),
+    member.id,
+    new Date().toISOString(),
+  );
+  const principal = {
+    keyId: "ses_test",
+    ownerId: member.id,
+    kind: "secret" as const,
+    forms: null,
+    teams: new Map([
+      [personalTeamId(a.ownerId), "viewer" as const],
+      [personalTeamId(b.ownerId), "viewer" as const],
+    ]),
+    team: personalTeamId(member.id),
+  };
+  const body = JSON.parse(await server.services.search.searchJson(principal, { q: "hans muller", limit: 10 }));
+  expect(body.submissions.map((s: { id: string }) => s.id)).toEqual([ids.other, ids.hans]);
+});
+
+test("results come with the fragments that matched", async () => {
+  const res = await search(a.key, { q: 'muller "blue widget"', formId: a.formId });
+  const [hit] = res.body.submissions;
+  expect(hit.id).toBe(ids.hans);
+  expect(hit.data.name).toBe("Hans Müller");
+  expect(hit.highlights).toEqual([
+    { field: "name", text: "Hans Müller", matches: [[5, 11]] },
+    {
+      field: "message",
+      text: "I would like to order the blue widget",
+      matches: [
+        [26, 30],
+        [31, 37],
+      ],
+    },
+  ]);
+  const [taro] = (await search(a.key, { q: "配送" })).body.submissions;
+  const h = taro.highlights[0];
+  expect(h.matches.map(([s, e]: [number, number]) => h.text.slice(s, e))).toEqual(["配送"]);
+});
+
+test("pages follow each other by cursor, newest first", async () => {
+  const first = await search(a.key, { q: "muller", limit: "1" });
+  expect(first.body.submissions.map((s: { id: string }) => s.id)).toEqual([ids.peter]);
+  expect(first.body.nextCursor).toBeString();
+  const second = await search(a.key, { q: "muller", limit: "1", cursor: first.body.nextCursor });
+  expect(second.body.submissions.map((s: { id: string }) => s.id)).toEqual([ids.hans]);
+  expect(second.body.nextCursor).toBeNull();
+  const bad = await search(a.key, { q: "muller", cursor: "x.y" });
+  expect([bad.status, bad.body.code]).toEqual([400, "INVALID_CURSOR"]);
+});
+
+test("filters: one form, the spam folder, created from and to", async () => {
+  expect(await found(a.key, { q: "muller", formId: a.formId })).toEqual(["hans"]);
+  expect(await found(a.key, { q: "muller", formId: formA2 })).toEqual(["peter"]);
+  expect(await found(a.key, { q: "order" })).toEqual(["jose", "hans"]);
+  expect(await found(a.key, { q: "order", from: between })).toEqual(["jose"]);
+  expect(await found(a.key, { q: "order", to: between })).toEqual(["hans"]);
+  expect(await found(a.key, { q: "order", from: "2000-01-01", to: "2000-01-02" })).toEqual([]);
+  const bad = await search(a.key, { q: "order", from: "yesterday" });
+  expect([bad.status, bad.body.code]).toEqual([400, "INVALID_PARAMETER"]);
+
+  expect((await server.send("POST", `/forms/${a.formId}/submissions/${ids.hans}/spam`, a.key)).status).toBe(200);
+  expect(await found(a.key, { q: "muller" })).toEqual(["peter"]);
+  expect(await found(a.key, { q: "muller", spam: "true" })).toEqual(["hans"]);
+  expect((await server.send("POST", `/forms/${a.formId}/submissions/${ids.hans}/not-spam`, a.key)).status).toBe(200);
+  expect(await found(a.key, { q: "muller" })).toEqual(["peter", "hans"]);
+});
+
+test("what cannot be searched is a 400 INVALID_QUERY, and nothing leaks of either engine's syntax", async () => {
+  for (const q of [
+    "",
+    "   ",
+    "!!!",
+    "*",
+    '"unclosed',
+    'blue "widget',
+    '"',
+    "-blue",
+    "-blue -widget",
+    "blue:* widget",
+    "name:*",
+    "x".repeat(501),
+    "a ".repeat(17),
+    "\u0000",
+  ]) {
+    const res = await search(a.key, { q });
+    expect({ q: q.slice(0, 20), status: res.status, code: res.body.code }).toEqual({
+      q: q.slice(0, 20),
+      status: 400,
+      code: "INVALID_QUERY",
+    });
+    expect(res.body.error).not.toMatch(/fts5|tsquery|syntax error|sqlite/i);
+  }
+  const huge = await search(a.key, { q: "blue ".repeat(2000) });
+  expect([huge.status, huge.body.code]).toEqual([400, "INVALID_QUERY"]);
+  const missing = await server.send("GET", "/submissions/search", a.key);
+  expect(missing.status).toBe(400);
+});
+
+test("a publishable key may not search, nor a caller without a key", async () => {
+  const publishable = await seedKey(server, "a@example.com", { publishable: true });
+  const res = await search(publishable.key, { q: "muller" });
+  expect([res.status, res.body.code]).toEqual([403, "KEY_SCOPE"]);
+  expect((await server.send("GET", "/submissions/search?q=muller", undefined)).status).toBe(401);
+});
+
+test("the operator's search reaches every team", async () => {
+  const body = JSON.parse(await server.services.search.searchJson(OPERATOR, { q: "muller hans", limit: 10 }));
+  expect(body.submissions.map((s: { id: string }) => s.id)).toEqual([ids.other, ids.hans]);
+});
