@@ -1,4 +1,5 @@
 import { fieldToken, type SearchDocument, type SearchQuery, type Term } from "../lib/search-text";
+import type { Database } from "bun:sqlite";
 import type { Sql, SqlValue } from "./sql";
 
 /**
@@ -114,3 +115,7 @@ export function fullText(sql: Sql): FullText {
     },
   };
 }
+
+/** SQLite: merges the index's segments into one, leaving out what deletions marked (their words with them). */
+export const mergeSearchIndex = (db: Database): void =>
+  void db.run("INSERT INTO submission_search (submission_search) VALUES ('optimize')");

@@ -1,0 +1,120 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { OPERATOR } from "../../src/lib/principal";
+import { personalTeamId } from "../../src/lib/rights";
+import { onPostgres } from "../helpers/engine";
+import { useServer } from "../helpers/fixture";
+import { seedForm } from "../helpers/harness";
+
+// The index holds exactly the submissions stored, whatever took some away: a recount after each way.
+const server = useServer({ config: { rateLimit: 100_000 } });
+const a = server.seed("a@example.com");
+const b = server.seed("b@example.com");
+
+/** The seqs the index holds, and those of the submissions: equal at every step. */
+async function recount() {
+  const indexed = await server.query(
+    onPostgres
+      ? "SELECT seq FROM submission_search ORDER BY seq"
+      : "SELECT rowid AS seq FROM submission_search ORDER BY rowid",
+  );
+  const stored = await server.query("SELECT seq FROM submissions ORDER BY seq");
+  return { indexed: indexed.map((r) => r.seq), stored: stored.map((r) => r.seq) };
+}
+
+const expectExact = async () => {
+  const { indexed, stored } = await recount();
+  expect(indexed).toEqual(stored);
+};
+
+/** The ids the operator's search finds for `q`, inbox and spam. */
+async function found(q: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const spam of [false, true]) {
+    const body = JSON.parse(await server.services.search.searchJson(OPERATOR, { q, spam, limit: 100 }));
+    ids.push(...body.submissions.map((s: { id: string }) => s.id));
+  }
+  return ids.sort();
+}
+
+const submit = async (key: string, formId: string, data: Record<string, unknown>) => {
+  const res = await server.submit(key, formId, data);
+  expect(res.status).toBe(200);
+  return res.body.submissionId as string;
+};
+
+describe("the index beside the submissions", () => {
+  test("follows submits, deletions, erasure, retention, spam marks, form moves and form deletions, at once", async () => {
+    const second = (await seedForm(server, "a@example.com", { name: "Second" })).id;
+    const kept = await submit(a.key, a.formId, { name: "Kept", message: "alpha common" });
+    const deleted = await submit(a.key, a.formId, { name: "Deleted", message: "bravo common" });
+    const erased = await submit(a.key, a.formId, {
+      email: "erase.me@example.com",
+      message: "charlie common zqxjvbkerasedword",
+    });
+    const aged = await submit(a.key, second, { name: "Aged", message: "delta common" });
+    const moved = await submit(a.key, second, { name: "Moved", message: "echo common" });
+    await expectExact();
+    expect(await found("common")).toEqual([kept, deleted, erased, aged, moved].sort());
+
+    expect((await server.send("DELETE", `/forms/${a.formId}/submissions/${deleted}`, a.key)).status).toBe(200);
+    await expectExact();
+    expect(await found("bravo")).toEqual([]);
+
+    expect((await server.send("POST", `/forms/${a.formId}/submissions/${kept}/spam`, a.key)).status).toBe(200);
+    await expectExact();
+    expect(await found("alpha")).toEqual([kept]);
+
+    const erasure = await server.services.lifecycle.eraseByEmail(OPERATOR, "erase.me@example.com", null);
+    expect(erasure.erased).toBe(1);
+    await expectExact();
+    expect(await found("charlie")).toEqual([]);
+    // Nor are its words left in the index's files (FTS5 marks a deletion until its segments are merged).
+    if (!onPostgres)
+      for (const file of [server.db, `${server.db}-wal`])
+        if (existsSync(file)) expect(readFileSync(file).toString("latin1")).not.toContain("vbkerasedword");
+
+    await server.exec(
+      "UPDATE submissions SET created_at = ? WHERE id = ?",
+      new Date(Date.now() - 40 * 86_400_000).toISOString(),
+      aged,
+    );
+    expect((await server.send("PATCH", `/forms/${second}`, a.key, { retentionDays: 30 })).status).toBe(200);
+    expect(await server.services.lifecycle.expireRetained()).toBe(1);
+    await expectExact();
+    expect(await found("delta")).toEqual([]);
+
+    // Moved to another team: found by that team's key, no longer by the one it left.
+    await server.services.teams.moveForm(OPERATOR, second, personalTeamId(b.ownerId));
+    await expectExact();
+    const byKey = async (key: string) =>
+      (await server.send("GET", "/submissions/search?q=echo", key)).body.submissions.map((s: { id: string }) => s.id);
+    expect(await byKey(a.key)).toEqual([]);
+    expect(await byKey(b.key)).toEqual([moved]);
+
+    await server.services.lifecycle.deleteForm(OPERATOR, a.formId);
+    await expectExact();
+    expect(await found("common")).toEqual([moved]);
+    const { indexed } = await recount();
+    expect(indexed.length).toBe(1);
+  });
+
+  test("submissions stored before the index are indexed by the backlog job, newest first, and found", async () => {
+    const form = (await seedForm(server, "b@example.com", { name: "Old" })).id;
+    const old = [];
+    for (let i = 0; i < 3; i++) old.push(await submit(b.key, form, { message: `foxtrot number${i}` }));
+    // As migration 33 finds a database: submissions, none of them indexed, the backlog's mark past them.
+    const [{ seq }] = await server.query("SELECT max(seq) AS seq FROM submissions");
+    await server.exec(
+      onPostgres
+        ? "DELETE FROM submission_search"
+        : "DELETE FROM submission_search WHERE rowid IN (SELECT seq FROM submissions)",
+    );
+    await server.exec("UPDATE search_backlog SET below = ?", seq + 1);
+    expect(await found("foxtrot")).toEqual([]);
+    await server.jobs.run("index-search-backlog");
+    expect(await found("foxtrot")).toEqual(old.sort());
+    await expectExact();
+    expect((await server.query("SELECT below FROM search_backlog"))[0].below).toBe(0);
+  });
+});
