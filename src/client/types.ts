@@ -354,6 +354,33 @@ export interface SubmissionList {
   nextCursor: string | null;
 }
 
+/** A fragment of a field that a search matched: `matches` are [start, end) UTF-16 offsets of each matched word in `text`. */
+export interface SearchHighlight {
+  field: string;
+  text: string;
+  matches: [number, number][];
+}
+
+export type SearchHit = Submission & { highlights: SearchHighlight[] };
+
+export interface SearchResults {
+  submissions: SearchHit[];
+  nextCursor: string | null;
+}
+
+/**
+ * A search (`searchSubmissions`): `q` in the query language (words, `foo*`, `"a phrase"`, `-word`,
+ * `field:value`), across the forms the caller may read or one; the inbox, or `spam: true`.
+ */
+export interface SearchQuery extends PageQuery {
+  q: string;
+  formId?: string;
+  spam?: boolean;
+  /** createdAt at or after, before: a date or a date-time (ISO 8601). */
+  from?: string;
+  to?: string;
+}
+
 export interface SubmitRequest {
   formId: string;
   data: Record<string, unknown>;

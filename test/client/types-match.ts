@@ -17,6 +17,8 @@ import type {
   TotpEnrolmentJson,
 } from "../../src/modules/accounts/model";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
+import type { Highlight } from "../../src/modules/search/document";
+import type { SearchResultJson } from "../../src/modules/search/routes";
 import type { AuditEvent } from "../../src/modules/audit/model";
 import type { MemberRoleBody, MoveFormBody, Team, TeamMember, TeamNameBody } from "../../src/modules/teams/model";
 import type {
@@ -58,6 +60,8 @@ export type Checks = [
   Assert<Equal<Client.FormList, FormListJson>>,
   Assert<Equal<Client.Submission, SubmissionJson>>,
   Assert<Equal<Client.SubmissionList, SubmissionListJson>>,
+  Assert<Equal<Client.SearchResults, SearchResultJson>>,
+  Assert<Equal<Client.SearchHighlight, Highlight>>,
   Assert<Equal<Client.SubmitResult, SubmitResult>>,
   Assert<Equal<Client.SubmitRequest, SubmitBody>>,
   Assert<Equal<{ usersJoined: number }, UsersJoinedJson>>,

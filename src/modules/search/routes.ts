@@ -2,7 +2,8 @@ import { Elysia, t } from "elysia";
 import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { CursorParam, LimitParam, pageLimit } from "../../http/schemas";
-import { SubmissionSchema } from "../submissions/model";
+import { SubmissionSchema, type SubmissionJson } from "../submissions/model";
+import type { Highlight } from "./document";
 import { MAX_QUERY_LENGTH, MAX_TERMS } from "./query";
 import type { SearchService } from "./service";
 
@@ -27,6 +28,12 @@ export const SearchResultSchema = t.Object({
   ),
   nextCursor: t.Nullable(t.String()),
 });
+
+/** The answer's type, as SearchResultSchema says it (data typed as the lists type it). */
+export type SearchResultJson = {
+  submissions: (SubmissionJson & { highlights: Highlight[] })[];
+  nextCursor: string | null;
+};
 
 const DateParam = (what: string) =>
   t.Optional(
