@@ -50,7 +50,12 @@ beforeAll(async () => {
   await Bun.sleep(5);
   between = new Date().toISOString();
   await Bun.sleep(5);
-  await store("jose", a.key, a.formId, { name: "José Núñez", message: "Café order: two espresso machines", n: 42 });
+  await store("jose", a.key, a.formId, {
+    name: "José Núñez",
+    message: "Café order: two espresso machines",
+    n: 42,
+    street: "Große Straße 5",
+  });
   await store("peter", a.key, formA2, { name: "Peter MULLER", city: "Zürich", message: ["blue", "sky thinking"] });
   await store("other", b.key, b.formId, { name: "Hans Müller", message: "blue widget from team B" });
 });
@@ -83,6 +88,8 @@ const TABLE: [q: string, expected: string[]][] = [
   ["jose", ["jose"]],
   ["nunez cafe", ["jose"]],
   ["n:42", ["jose"]],
+  ["grosse STRASSE", ["jose"]],
+  ["street:straße", ["jose"]],
   ["hans@example.com", ["hans"]],
   ["example.org", []],
   ["nothing-like-this", []],
