@@ -117,4 +117,15 @@ describe("the index beside the submissions", () => {
     await expectExact();
     expect((await server.query("SELECT below FROM search_backlog"))[0].below).toBe(0);
   });
+
+  test("a submission indexed again is found by what it holds now, and no longer by what it held", async () => {
+    const form = (await seedForm(server, "b@example.com", { name: "Again" })).id;
+    const id = await submit(b.key, form, { message: "golf before" });
+    await server.exec("UPDATE submissions SET data = ? WHERE id = ?", JSON.stringify({ message: "hotel after" }), id);
+    expect(await found("hotel")).toEqual([]);
+    await server.store.sql.transaction(() => server.services.search.reindex([id]));
+    expect(await found("hotel")).toEqual([id]);
+    expect(await found("golf")).toEqual([]);
+    await expectExact();
+  });
 });

@@ -94,6 +94,12 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     },
 
     /**
+     * Indexes these submissions again, inside the caller's transaction: what else is found with a
+     * submission (its notes) calls this when it changes, beside its own write.
+     */
+    reindex: (ids: string[]): Promise<void> => repo.reindex(ids),
+
+    /**
      * Indexes the submissions stored before the index was made (migration 33, or a copy into
      * PostgreSQL), newest first, a chunk per transaction; resolves when none is left. Returns how many.
      */
