@@ -80,13 +80,6 @@ export function wordsOf(text: string): string[] {
 export const fieldName = (key: string): string => wordsOf(key).join("");
 
 /**
- * A token of one field: the field's name and the token, after a `_` no plain token holds (tokens
- * are letters, digits and marks), so a plain word or prefix never matches one, nor one field's
- * prefix another field's token.
- */
-export const fieldToken = (field: string, token: string): string => `_${field}_${token}`;
-
-/**
  * One term of a query (modules/search/query.ts): tokens that must stand next to each other in that
  * order (one token for a word), the last one maybe a prefix, in one field or any; or, negated,
  * tokens that must not.
@@ -101,14 +94,4 @@ export interface Term {
 /** A query as the index is asked it: every positive term matches, no negated one does. */
 export interface SearchQuery {
   terms: Term[];
-}
-
-/**
- * What the index holds of one submission (modules/search/document.ts): its tokens in order, each
- * with the name of the field it came from (the index stores both the plain token and the field's,
- * at the same position).
- */
-export interface SearchDocument {
-  tokens: string[];
-  fields: string[];
 }

@@ -82,6 +82,11 @@ const TABLE: [q: string, expected: string[]][] = [
   ["city:zurich", ["peter"]],
   ["city:zur*", ["peter"]],
   ["name:zurich", []],
+  ["blue -name:peter", ["hans"]],
+  ["blue -message:sky", ["hans"]],
+  ["muller -name:hans", ["peter"]],
+  ["muller -message:hans", ["peter", "hans"]],
+  ["name:mul* -city:zurich", ["hans"]],
   ["東京", ["taro"]],
   ["東京都", ["taro"]],
   ["配送", ["taro"]],
@@ -182,6 +187,26 @@ test("pages follow each other by cursor, newest first", async () => {
   expect(second.body.nextCursor).toBeNull();
   const bad = await search(a.key, { q: "muller", cursor: "x.y" });
   expect([bad.status, bad.body.code]).toEqual([400, "INVALID_CURSOR"]);
+});
+
+test("a field query pages through what the index finds in other fields too", async () => {
+  const form = (await seedForm(server, "a@example.com", { name: "Paging" })).id;
+  const named: string[] = [];
+  for (let i = 0; i < 7; i++) {
+    const res = await server.submit(a.key, form, { name: i % 3 === 0 ? `Kilo ${i}` : `Lima ${i}`, message: "kilo" });
+    if (i % 3 === 0) named.unshift(res.body.submissionId);
+  }
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 5; page++) {
+    const params: Record<string, string> = { q: "name:kilo", formId: form, limit: "2" };
+    if (cursor) params.cursor = cursor;
+    const res = await search(a.key, params);
+    seen.push(...res.body.submissions.map((s: { id: string }) => s.id));
+    cursor = res.body.nextCursor;
+    if (!cursor) break;
+  }
+  expect(seen).toEqual(named);
 });
 
 test("filters: one form, the spam folder, created from and to", async () => {

@@ -14,7 +14,7 @@ import type { Step } from "../portable";
 export const steps: Step[] = [
   {
     sqlite: [
-      `CREATE VIRTUAL TABLE submission_search USING fts5(words, fielded, content='', contentless_delete=1, tokenize="ascii tokenchars '_'")`,
+      `CREATE VIRTUAL TABLE submission_search USING fts5(words, content='', contentless_delete=1, tokenize='ascii')`,
       `CREATE TRIGGER submissions_unsearched AFTER DELETE ON submissions BEGIN
          DELETE FROM submission_search WHERE rowid = old.seq;
        END`,

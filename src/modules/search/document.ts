@@ -1,15 +1,13 @@
-import {
-  fieldName,
-  tokensOf,
-  wordsOf,
-  type SearchDocument,
-  type SearchQuery,
-  type Term,
-  type Token,
-} from "../../lib/search-text";
+import { fieldName, tokensOf, wordsOf, type SearchQuery, type Term, type Token } from "../../lib/search-text";
 
 /** The most tokens of one submission that are indexed: PostgreSQL numbers a tsvector's positions up to 16,383. */
 export const MAX_DOCUMENT_TOKENS = 10_000;
+
+/** What the index holds of one submission, its tokens in order, each with the name of the field it came from. */
+export interface SearchDocument {
+  tokens: string[];
+  fields: string[];
+}
 
 /** The texts of one field's value, in order: strings and numbers, however deep in arrays and objects. */
 function textsOf(value: unknown, out: string[] = []): string[] {
@@ -44,6 +42,30 @@ export function documentOf(fields: [key: string, texts: string[]][]): SearchDocu
   return doc;
 }
 
+const matchesToken = (term: Term, i: number, token: string) =>
+  term.prefix && i === term.tokens.length - 1 ? token.startsWith(term.tokens[i]!) : token === term.tokens[i];
+
+/** Whether `term`'s tokens stand at `at` in the document, in its field if it names one. */
+const standsAt = (doc: SearchDocument, term: Term, at: number) =>
+  term.tokens.every(
+    (_, i) => (term.field === null || doc.fields[at + i] === term.field) && matchesToken(term, i, doc.tokens[at + i]!),
+  );
+
+/**
+ * Whether a document found by the index holds the query's terms of one field there (and none of
+ * the negated ones): the index matched their words anywhere. The same tokens and positions as the
+ * index's, so a phrase in a field is the same phrase.
+ */
+export function inFields(doc: SearchDocument, query: SearchQuery): boolean {
+  for (const term of query.terms) {
+    if (term.field === null) continue;
+    let found = false;
+    for (let at = 0; !found && at + term.tokens.length <= doc.tokens.length; at++) found = standsAt(doc, term, at);
+    if (found === term.negated) return false;
+  }
+  return true;
+}
+
 /**
  * A fragment of one field's text where the query matched: `text` is the value (or, for a long one,
  * a window of it around the first match, cut at `…`), `matches` the [start, end) UTF-16 offsets of
@@ -59,9 +81,6 @@ const MAX_HIGHLIGHTS = 5;
 const SHORT_TEXT = 200;
 const BEFORE = 60;
 const WINDOW = 200;
-
-const matchesToken = (term: Term, i: number, token: string) =>
-  term.prefix && i === term.tokens.length - 1 ? token.startsWith(term.tokens[i]!) : token === term.tokens[i];
 
 /** Where each positive term of `query` stands in one text's tokens: the [start, end) of each run matched. */
 function matchedSpans(query: SearchQuery, field: string, tokens: Token[]): [number, number][] {

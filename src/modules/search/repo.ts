@@ -28,9 +28,12 @@ interface Row {
   spam: string | null;
 }
 
-/** Each stored submission's document, from its data as stored. */
+/** A submission's document, from its data as JSON text. */
+export const documentOfJson = (json: string) => documentOf(searchedFields(JSON.parse(json) as Record<string, unknown>));
+
+/** Each stored submission's tokens, from its data as stored. */
 const documents = (rows: { id: string; data: string }[]) =>
-  rows.map((r) => ({ id: r.id, doc: documentOf(searchedFields(JSON.parse(r.data) as Record<string, unknown>)) }));
+  rows.map((r) => ({ id: r.id, tokens: documentOfJson(r.data).tokens }));
 
 /**
  * The conditions of a search besides the match, each with its parameters, in order: a new filter
@@ -55,12 +58,7 @@ export function createSearchRepo(sql: Sql) {
   return {
     /** The submit pipeline's writer (after the rows): a new submission is searchable once its transaction commits. */
     async indexNew(batch: NewSubmission[]): Promise<void> {
-      await index.index(
-        batch.map((s) => ({
-          id: s.id,
-          doc: documentOf(searchedFields(JSON.parse(s.json) as Record<string, unknown>)),
-        })),
-      );
+      await index.index(batch.map((s) => ({ id: s.id, tokens: documentOfJson(s.json).tokens })));
     },
 
     /**

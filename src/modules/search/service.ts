@@ -6,9 +6,10 @@ import { isOperator, publishableScope, type Actor } from "../../lib/principal";
 import { teamsWith } from "../../lib/rights";
 import type { FormsService } from "../forms/service";
 import { submissionJson } from "../submissions/model";
-import { highlightsOf } from "./document";
+import type { SearchQuery } from "../../lib/search-text";
+import { highlightsOf, inFields } from "./document";
 import { parseQuery } from "./query";
-import type { SearchFilter, SearchRepo } from "./repo";
+import { documentOfJson, type FoundSubmission, type SearchFilter, type SearchRepo } from "./repo";
 
 export interface SearchDeps {
   repo: SearchRepo;
@@ -30,6 +31,9 @@ export interface SearchParams {
 
 // A search's pages are one list whatever was asked: the position is a seq, which means the same in any of them.
 const LIST = "submissions:search";
+// A field query's reading of the index: rows per statement, and at most this many for one page.
+const FIELD_CHUNK = 200;
+const MAX_SCANNED = 5_000;
 // Submissions the backlog indexes per transaction: short enough not to hold the writer long.
 const BACKLOG_CHUNK = 500;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -64,6 +68,31 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     return { teams: teamsWith(actor, "submissions.read"), forms: actor.forms };
   }
 
+  /**
+   * Up to `want` submissions the index finds before `before` that hold the query's terms of one
+   * field there (document.ts `inFields`), newest first; without such terms, the index's own page.
+   * With them, the index is read on in chunks while some are left out, up to MAX_SCANNED rows:
+   * past that, `readTo` is the seq of the last one read, where the next page goes on.
+   */
+  async function found(
+    query: SearchQuery,
+    filter: SearchFilter,
+    before: number | null,
+    want: number,
+  ): Promise<{ rows: FoundSubmission[]; readTo: number | null }> {
+    if (query.terms.every((t) => t.field === null))
+      return { rows: await repo.search(query, filter, before, want), readTo: null };
+    const rows: FoundSubmission[] = [];
+    for (let read = 0; read < MAX_SCANNED;) {
+      const chunk = await repo.search(query, filter, before, FIELD_CHUNK);
+      for (const row of chunk) if (inFields(documentOfJson(row.data), query)) rows.push(row);
+      read += chunk.length;
+      if (rows.length >= want || chunk.length < FIELD_CHUNK) return { rows: rows.slice(0, want), readTo: null };
+      before = chunk[chunk.length - 1]!.seq;
+    }
+    return { rows, readTo: before };
+  }
+
   return {
     /** One page of a search as the API's JSON: `{submissions: [{…as listed, highlights}], nextCursor}`. */
     async searchJson(actor: Actor, params: SearchParams): Promise<string> {
@@ -79,13 +108,16 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
         from,
         to,
       };
-      const rows = await repo.search(query, filter, before, params.limit + 1);
+      const { rows, readTo } = await found(query, filter, before, params.limit + 1);
       const items = rows.slice(0, params.limit);
       const last = items[items.length - 1];
+      // The position is a seq, in the id's place; a page cut short by MAX_SCANNED goes on from where it stopped reading.
       const nextCursor =
         rows.length > params.limit && last
           ? cursors.encode(LIST, { createdAt: last.createdAt, id: String(last.seq) })
-          : null;
+          : readTo !== null
+            ? cursors.encode(LIST, { createdAt: "", id: String(readTo) })
+            : null;
       const listed = items.map((s) => {
         const highlights = highlightsOf(JSON.parse(s.data) as Record<string, unknown>, query);
         return `${submissionJson(s).slice(0, -1)},"highlights":${JSON.stringify(highlights)}}`;
