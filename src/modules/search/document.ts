@@ -24,6 +24,13 @@ export const searchedFields = (data: Record<string, unknown>): [key: string, tex
     .filter(([key]) => key !== "_meta")
     .map(([key, value]) => [key, textsOf(value)]);
 
+/** The tokens the index holds of a submission (documentOf's, without their fields): what a submit pays for. */
+export function indexedTokens(fields: [key: string, texts: string[]][]): string[] {
+  const tokens: string[] = [];
+  for (const [, texts] of fields) for (const text of texts) for (const token of wordsOf(text)) tokens.push(token);
+  return tokens.length > MAX_DOCUMENT_TOKENS ? tokens.slice(0, MAX_DOCUMENT_TOKENS) : tokens;
+}
+
 /**
  * The indexed document of a submission, a function of its fields alone: whatever else should be
  * found with it (notes) is more fields here, and the submission indexed again (repo.ts `reindex`).

@@ -2,7 +2,7 @@ import { fullText } from "../../db/full-text";
 import type { Sql, SqlValue } from "../../db/sql";
 import type { SearchQuery } from "../../lib/search-text";
 import type { NewSubmission, StoredSubmission, SubmissionStatus } from "../submissions/model";
-import { documentOf, searchedFields } from "./document";
+import { documentOf, indexedTokens, searchedFields } from "./document";
 
 /** Which submissions a search looks at, besides the words. */
 export interface SearchFilter {
@@ -31,9 +31,12 @@ interface Row {
 /** A submission's document, from its data as JSON text. */
 export const documentOfJson = (json: string) => documentOf(searchedFields(JSON.parse(json) as Record<string, unknown>));
 
+/** The tokens the index holds of a submission, from its data as JSON text. */
+const tokensOfJson = (json: string) => indexedTokens(searchedFields(JSON.parse(json) as Record<string, unknown>));
+
 /** Each stored submission's tokens, from its data as stored. */
 const documents = (rows: { id: string; data: string }[]) =>
-  rows.map((r) => ({ id: r.id, tokens: documentOfJson(r.data).tokens }));
+  rows.map((r) => ({ id: r.id, tokens: tokensOfJson(r.data) }));
 
 /**
  * The conditions of a search besides the match, each with its parameters, in order: a new filter
@@ -58,7 +61,7 @@ export function createSearchRepo(sql: Sql) {
   return {
     /** The submit pipeline's writer (after the rows): a new submission is searchable once its transaction commits. */
     async indexNew(batch: NewSubmission[]): Promise<void> {
-      await index.index(batch.map((s) => ({ id: s.id, tokens: documentOfJson(s.json).tokens })));
+      await index.index(batch.map((s) => ({ id: s.id, tokens: tokensOfJson(s.json) })));
     },
 
     /**
