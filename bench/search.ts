@@ -21,6 +21,8 @@ import { createSubmitPipeline } from "../src/modules/submissions/pipeline";
 import { createServices, submitStages } from "../src/services";
 
 const QUICK = process.argv.includes("--quick");
+// `--searches`: the searches alone (on the kept database), without the commits and the sizes.
+const SEARCHES_ONLY = process.argv.includes("--searches");
 const ROWS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? (QUICK ? 100_000 : 1_000_000));
 const FORMS = 10;
 const WORK = join(import.meta.dir, ".work");
@@ -256,9 +258,9 @@ if (!existsSync(`${SEEDED}.done`)) {
   // Mixed: the two kinds in turns.
   const mixed = wordQueries.flatMap((w, i) => [w, filtered[i]!]);
   const all = await run(mixed);
-  const of = (k: 0 | 1) => ({
-    wall: all.wall.filter((_, i) => i % 2 === k),
-    cpu: all.cpu.filter((_, i) => i % 2 === k),
+  const of = (keep: (i: number) => boolean) => ({
+    wall: all.wall.filter((_, i) => keep(i)),
+    cpu: all.cpu.filter((_, i) => keep(i)),
   });
   const line = (label: string, r: { wall: number[]; cpu: number[] }) =>
     `| ${label} | ${r.wall.length} | ${quantile(r.wall, 0.5).toFixed(1)} | ${quantile(r.wall, 0.99).toFixed(1)} | ${quantile(r.cpu, 0.5).toFixed(1)} | ${quantile(r.cpu, 0.99).toFixed(1)} |`;
@@ -267,14 +269,36 @@ if (!existsSync(`${SEEDED}.done`)) {
   );
   console.log("| queries | n | p50 ms | p99 ms | CPU p50 ms | CPU p99 ms |");
   console.log("|---|---|---|---|---|---|");
-  console.log(line("words (1–2 words, names)", of(0)));
-  console.log(line("prefix and phrase, with formId and from", of(1)));
+  console.log(
+    line(
+      "words (1–2 words, names)",
+      of((i) => i % 2 === 0),
+    ),
+  );
+  console.log(
+    line(
+      "prefix and phrase, with formId and from",
+      of((i) => i % 2 === 1),
+    ),
+  );
+  console.log(
+    line(
+      "of which prefix (`abc*`)",
+      of((i) => i % 2 === 1 && i < 100),
+    ),
+  );
+  console.log(
+    line(
+      'of which phrase (`"a b"`)',
+      of((i) => i % 2 === 1 && i >= 100),
+    ),
+  );
   stored.close();
   await store.close();
 }
 
 // Commits with and without the index's writer, in turns, each on its own copy of the seeded database.
-{
+if (!SEARCHES_ONLY) {
   const SUBMITS = QUICK ? 5_000 : 20_000;
   const BATCH = 64;
   const ROUNDS = 3;
@@ -332,7 +356,7 @@ if (!existsSync(`${SEEDED}.done`)) {
 }
 
 // The database's size with and without the index, each copy VACUUMed (free pages left out).
-{
+if (!SEARCHES_ONLY) {
   const withIndex = join(WORK, "search-size-with.db");
   const without = join(WORK, "search-size-without.db");
   for (const f of [withIndex, without]) {
