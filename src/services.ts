@@ -325,6 +325,7 @@ export async function createServices(deps: Deps) {
     clock,
   });
 
+  const search = createSearchService({ repo: createSearchRepo(sql), sql, forms, cursors });
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
   // SQLite: a commit's counters go into the cached forms as it commits (nothing reads in between), so
   // the forms stay cached; PostgreSQL drops them after each commit, as other connections read meanwhile.
@@ -342,8 +343,9 @@ export async function createServices(deps: Deps) {
       fieldsCheck,
       spam.checks.filter,
     ],
-    // the outbox sends what a commit queued; an erasure's owners' models reload; a form given a warning is read again
-    hooks: [outbox.afterCommit, spam.filter.afterCommit, forms.warned],
+    // the outbox sends what a commit queued; an erasure's owners' models reload; a form given a warning is read
+    // again; the search index takes new submissions in
+    hooks: [outbox.afterCommit, spam.filter.afterCommit, forms.warned, search.afterCommit],
     ...(countsInCache ? { counted: forms.counted } : {}),
     publicUrl: config.publicUrl,
   });
@@ -361,7 +363,6 @@ export async function createServices(deps: Deps) {
     teach: spam.filter.teach, // every spam / not-spam mark teaches the owner's filter
     formsCounted: countsInCache,
   });
-  const search = createSearchService({ repo: createSearchRepo(sql), sql, forms, cursors });
   const webhooks = createWebhooksService({
     repo: webhooksRepo,
     outbox: outboxRepo,

@@ -108,7 +108,9 @@ export async function copyToPostgres(
         result.push({ table, source: total, copied });
       }
       // PostgreSQL's search index is made from the submissions, by the backlog job (search/service.ts), every one of them.
-      await tx.unsafe("UPDATE search_backlog SET below = (SELECT coalesce(max(seq), 0) + 1 FROM submissions)");
+      await tx.unsafe(
+        "UPDATE search_backlog SET below = (SELECT coalesce(max(seq), 0) + 1 FROM submissions), indexed_to = (SELECT coalesce(max(seq), 0) FROM submissions)",
+      );
       for (const [table, column] of IDENTITIES) {
         await tx.unsafe(
           `SELECT setval(pg_get_serial_sequence('${table}', '${column}'), coalesce(max(${column}), 0) + 1, false) FROM ${table}`,

@@ -16,11 +16,20 @@ import type { Sql, SqlValue } from "./sql";
  * PostgreSQL keeps whole). PostgreSQL's tsvector is written as a literal, with positions, for the
  * same reason: no parser, locale or dictionary of its own comes into it.
  *
+ * SQLite indexes new submissions after their commit, a few thousand per transaction
+ * (`batched`): FTS5 writes a segment at every commit that touched it, which cost a submit more
+ * than all its other writes together (bench/RESULTS.md, issue 40). Those not indexed yet are the
+ * submissions past `search_backlog.indexed_to`, which a search reads beside the index (so a
+ * submission is found once its submit is answered) and the indexer takes in (search/service.ts).
+ * PostgreSQL's GIN index keeps its own pending list, and is written in the submit's transaction.
+ *
  * The index knows no fields: a term in one field is looked up as a term anywhere, and the service
  * keeps the submissions that hold it in that field (search/document.ts `inFields`). Tokens of
  * their own per field cost the index and every submit twice as much (bench/RESULTS.md).
  */
 export interface FullText {
+  /** New submissions are indexed after their commit, in batches; until then they are past `indexed_to`. */
+  readonly batched: boolean;
   /** Indexes these submissions (by id); `replace`: ones the index may hold already, whose entries it replaces. */
   index(docs: { id: string; tokens: string[] }[], replace?: boolean): Promise<void>;
   /** The FROM of a search: the index joined to `submissions s`. */
@@ -64,6 +73,7 @@ function tsvectorOf(tokens: string[]): string {
 export function fullText(sql: Sql): FullText {
   if (sql.engine === "postgres")
     return {
+      batched: false,
       async index(docs) {
         if (docs.length === 0) return;
         await sql.run(
@@ -83,6 +93,7 @@ export function fullText(sql: Sql): FullText {
           .join(" & "),
     };
   return {
+    batched: true,
     async index(docs, replace = false) {
       // One statement a submission: SQLite's statements cost no round trip, and its rowid is found by id.
       for (const { id, tokens } of docs) {

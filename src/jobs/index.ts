@@ -47,9 +47,13 @@ export function createJobs(services: Services, { tallyDeltas = false }: Partial<
     },
     {
       name: "index-search-backlog",
-      // Submissions stored before the search index (an upgrade, a copy into PostgreSQL); a look at one row once none is left.
+      // Submissions stored before the search index (an upgrade, a copy into PostgreSQL), and new ones a commit's
+      // indexer left (a process that stopped first); a look at one row once none is left.
       schedule: "*/10 * * * * *",
-      run: async () => void (await services.search.indexBacklog()),
+      run: async () => {
+        await services.search.indexPending();
+        await services.search.indexBacklog();
+      },
     },
     {
       name: "expire-retained-submissions",

@@ -117,12 +117,16 @@ const TABLE: [q: string, expected: string[]][] = [
   ["name:hans:muller", ["hans"]],
 ];
 
-describe("one query table on this engine", () => {
-  for (const [q, expected] of TABLE)
-    test(`${JSON.stringify(q)} finds ${JSON.stringify(expected)}`, async () => {
-      expect(await found(a.key, { q })).toEqual(expected);
-    });
-});
+// Asked right after the submits (on SQLite, before the indexer has taken them in: read beside the
+// index) and again once it has.
+for (const indexed of [false, true])
+  describe(`one query table on this engine, ${indexed ? "indexed" : "as submitted"}`, () => {
+    if (indexed) beforeAll(() => server.services.search.indexPending());
+    for (const [q, expected] of TABLE)
+      test(`${JSON.stringify(q)} finds ${JSON.stringify(expected)}`, async () => {
+        expect(await found(a.key, { q })).toEqual(expected);
+      });
+  });
 
 test("a key sees its own team's submissions only, and is refused another team's form", async () => {
   expect(await found(b.key, { q: "muller" })).toEqual(["other"]);

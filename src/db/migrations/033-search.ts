@@ -9,7 +9,8 @@ import type { Step } from "../portable";
  * PostgreSQL: a tsvector per submission, GIN-indexed, going with its submission by cascade.
  *
  * Submissions stored before are indexed in the background, newest first (search/service.ts
- * `indexBacklog`): `search_backlog.below` is the seq below which they still wait.
+ * `indexBacklog`): `search_backlog.below` is the seq below which they still wait. On SQLite, new
+ * ones are indexed in batches after their commit: `indexed_to` is the seq up to which they are.
  */
 export const steps: Step[] = [
   {
@@ -27,6 +28,6 @@ export const steps: Step[] = [
       "CREATE INDEX submission_search_words ON submission_search USING gin (words)",
     ],
   },
-  "CREATE TABLE search_backlog (below INTEGER NOT NULL) STRICT",
-  "INSERT INTO search_backlog (below) SELECT coalesce(max(seq), 0) + 1 FROM submissions",
+  "CREATE TABLE search_backlog (below INTEGER NOT NULL, indexed_to INTEGER NOT NULL) STRICT",
+  "INSERT INTO search_backlog (below, indexed_to) SELECT coalesce(max(seq), 0) + 1, coalesce(max(seq), 0) FROM submissions",
 ];

@@ -59,19 +59,26 @@ const standsAt = (doc: SearchDocument, term: Term, at: number) =>
   );
 
 /**
- * Whether a document found by the index holds the query's terms of one field there (and none of
- * the negated ones): the index matched their words anywhere. The same tokens and positions as the
- * index's, so a phrase in a field is the same phrase.
+ * Whether a document matches the query, as the index would match it: every positive term stands in
+ * it (in its field, if it names one), no negated one does. On the same tokens and positions as the
+ * index's: for a submission not indexed yet, and for the index's matches of a field's terms, which
+ * it found anywhere.
  */
-export function inFields(doc: SearchDocument, query: SearchQuery): boolean {
+export function matches(doc: SearchDocument, query: SearchQuery): boolean {
   for (const term of query.terms) {
-    if (term.field === null) continue;
     let found = false;
     for (let at = 0; !found && at + term.tokens.length <= doc.tokens.length; at++) found = standsAt(doc, term, at);
     if (found === term.negated) return false;
   }
   return true;
 }
+
+/** A submission's document, from its data as JSON text. */
+export const documentOfJson = (json: string) => documentOf(searchedFields(JSON.parse(json) as Record<string, unknown>));
+
+/** The tokens the index holds of a submission, from its data as JSON text. */
+export const tokensOfJson = (json: string) =>
+  indexedTokens(searchedFields(JSON.parse(json) as Record<string, unknown>));
 
 /**
  * A fragment of one field's text where the query matched: `text` is the value (or, for a long one,

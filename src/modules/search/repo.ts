@@ -2,7 +2,7 @@ import { fullText } from "../../db/full-text";
 import type { Sql, SqlValue } from "../../db/sql";
 import type { SearchQuery } from "../../lib/search-text";
 import type { NewSubmission, StoredSubmission, SubmissionStatus } from "../submissions/model";
-import { documentOf, indexedTokens, searchedFields } from "./document";
+import { tokensOfJson } from "./document";
 
 /** Which submissions a search looks at, besides the words. */
 export interface SearchFilter {
@@ -28,11 +28,15 @@ interface Row {
   spam: string | null;
 }
 
-/** A submission's document, from its data as JSON text. */
-export const documentOfJson = (json: string) => documentOf(searchedFields(JSON.parse(json) as Record<string, unknown>));
-
-/** The tokens the index holds of a submission, from its data as JSON text. */
-const tokensOfJson = (json: string) => indexedTokens(searchedFields(JSON.parse(json) as Record<string, unknown>));
+const found = (r: Row): FoundSubmission => ({
+  seq: Number(r.seq),
+  id: r.id,
+  formId: r.form_id,
+  data: r.data,
+  email: r.email,
+  createdAt: r.created_at,
+  spam: r.spam,
+});
 
 /** Each stored submission's tokens, from its data as stored. */
 const documents = (rows: { id: string; data: string }[]) =>
@@ -59,9 +63,53 @@ export function createSearchRepo(sql: Sql) {
   const index = fullText(sql);
 
   return {
-    /** The submit pipeline's writer (after the rows): a new submission is searchable once its transaction commits. */
+    /** New submissions are indexed after their commit (`indexPending`), not by `indexNew`. */
+    batched: index.batched,
+
+    /**
+     * The submit pipeline's writer (after the rows), where the index is written in the submit's
+     * transaction (PostgreSQL); SQLite's indexer takes new submissions in after (`indexPending`).
+     */
     async indexNew(batch: NewSubmission[]): Promise<void> {
-      await index.index(batch.map((s) => ({ id: s.id, tokens: tokensOfJson(s.json) })));
+      if (!index.batched) await index.index(batch.map((s) => ({ id: s.id, tokens: tokensOfJson(s.json) })));
+    },
+
+    /**
+     * The seq up to which every submission is in the index, where new ones are indexed after their
+     * commit (`FullText.batched`); null where each is indexed in its own transaction.
+     */
+    async indexedTo(): Promise<number | null> {
+      if (!index.batched) return null;
+      return (await sql.get<{ indexed_to: number }>("SELECT indexed_to FROM search_backlog"))?.indexed_to ?? 0;
+    },
+
+    /**
+     * Indexes up to `limit` of the submissions past `indexedTo`, oldest first, and moves the mark past
+     * them; run inside a transaction. Returns how many it indexed.
+     */
+    async indexPending(limit: number): Promise<number> {
+      if (!index.batched) return 0;
+      const to = (await sql.get<{ indexed_to: number }>("SELECT indexed_to FROM search_backlog"))?.indexed_to ?? 0;
+      const rows = await sql.all<{ seq: number; id: string; data: string }>(
+        "SELECT seq, id, data FROM submissions WHERE seq > ? ORDER BY seq LIMIT ?",
+        [to, limit],
+      );
+      if (rows.length === 0) return 0;
+      await index.index(documents(rows));
+      await sql.run("UPDATE search_backlog SET indexed_to = ?", [rows[rows.length - 1]!.seq]);
+      return rows.length;
+    },
+
+    /** The submissions past seq `after` (not indexed yet) that `filter` takes, strictly before `before`, newest first. */
+    async listPending(filter: SearchFilter, after: number, before: number | null): Promise<FoundSubmission[]> {
+      const where = conditions(filter);
+      if (before !== null) where.push(["s.seq < ?", [before]]);
+      const rows = await sql.all<Row>(
+        `SELECT s.seq, s.id, s.form_id, s.data, s.email, s.created_at, s.spam FROM submissions s
+         WHERE s.seq > ? AND ${where.map(([c]) => c).join(" AND ")} ORDER BY s.seq DESC`,
+        [after, ...where.flatMap(([, p]) => p)],
+      );
+      return rows.map(found);
     },
 
     /**
@@ -69,11 +117,13 @@ export function createSearchRepo(sql: Sql) {
      * after anything that changes what a submission is found by (document.ts `documentOf`).
      */
     async reindex(ids: string[]): Promise<void> {
-      const rows = await sql.all<{ id: string; data: string }>(
-        "SELECT id, data FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
+      const rows = await sql.all<{ seq: number; id: string; data: string }>(
+        "SELECT seq, id, data FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
         [JSON.stringify(ids)],
       );
-      await index.index(documents(rows), true);
+      // One not indexed yet is indexed as it is by then.
+      const upTo = await this.indexedTo();
+      await index.index(documents(upTo === null ? rows : rows.filter((r) => r.seq <= upTo)), true);
     },
 
     /**
@@ -92,30 +142,27 @@ export function createSearchRepo(sql: Sql) {
       return rows.length;
     },
 
-    /** Up to `limit` submissions matching `query` and `filter`, newest stored first, strictly before seq `before`. */
+    /**
+     * Up to `limit` submissions the index matches to `query` that `filter` takes, newest stored
+     * first, strictly before seq `before`, up to seq `upTo` (what was indexed when the search began).
+     */
     async search(
       query: SearchQuery,
       filter: SearchFilter,
       before: number | null,
+      upTo: number | null,
       limit: number,
     ): Promise<FoundSubmission[]> {
       const where = conditions(filter);
       if (before !== null) where.push([`${index.seq} < ?`, [before]]);
+      if (upTo !== null) where.push([`${index.seq} <= ?`, [upTo]]);
       const rows = await sql.all<Row>(
         `SELECT ${index.seq} AS seq, s.id, s.form_id, s.data, s.email, s.created_at, s.spam FROM ${index.from}
          WHERE ${index.where} AND ${where.map(([c]) => c).join(" AND ")}
          ORDER BY ${index.seq} DESC LIMIT ?`,
         [index.expression(query), ...where.flatMap(([, p]) => p), limit],
       );
-      return rows.map((r) => ({
-        seq: Number(r.seq),
-        id: r.id,
-        formId: r.form_id,
-        data: r.data,
-        email: r.email,
-        createdAt: r.created_at,
-        spam: r.spam,
-      }));
+      return rows.map(found);
     },
   };
 }

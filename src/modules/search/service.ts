@@ -5,11 +5,12 @@ import { pageStart } from "../../lib/page";
 import { isOperator, publishableScope, type Actor } from "../../lib/principal";
 import { teamsWith } from "../../lib/rights";
 import type { FormsService } from "../forms/service";
+import type { Committed } from "../submissions/pipeline";
 import { submissionJson } from "../submissions/model";
 import type { SearchQuery } from "../../lib/search-text";
-import { highlightsOf, inFields } from "./document";
+import { documentOfJson, highlightsOf, matches } from "./document";
 import { parseQuery } from "./query";
-import { documentOfJson, type FoundSubmission, type SearchFilter, type SearchRepo } from "./repo";
+import type { FoundSubmission, SearchFilter, SearchRepo } from "./repo";
 
 export interface SearchDeps {
   repo: SearchRepo;
@@ -34,6 +35,9 @@ const LIST = "submissions:search";
 // A field query's reading of the index: rows per statement, and at most this many for one page.
 const FIELD_CHUNK = 200;
 const MAX_SCANNED = 5_000;
+// New submissions wait this long for the indexer, which takes at most PENDING_CHUNK a transaction.
+const INDEX_AFTER_MS = 200;
+const PENDING_CHUNK = 5_000;
 // Submissions the backlog indexes per transaction: short enough not to hold the writer long.
 const BACKLOG_CHUNK = 500;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -69,10 +73,11 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
   }
 
   /**
-   * Up to `want` submissions the index finds before `before` that hold the query's terms of one
-   * field there (document.ts `inFields`), newest first; without such terms, the index's own page.
-   * With them, the index is read on in chunks while some are left out, up to MAX_SCANNED rows:
-   * past that, `readTo` is the seq of the last one read, where the next page goes on.
+   * Up to `want` submissions that match, newest first, strictly before seq `before`: those not
+   * indexed yet (past `indexedTo`, matched here on the same tokens), then the index's. The index's
+   * matches hold a field's terms somewhere, so with such terms the ones that hold them elsewhere
+   * are left out (document.ts `matches`), and the index is read on in chunks, up to MAX_SCANNED
+   * rows: past that, `readTo` is the seq of the last one read, where the next page goes on.
    */
   async function found(
     query: SearchQuery,
@@ -80,12 +85,19 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     before: number | null,
     want: number,
   ): Promise<{ rows: FoundSubmission[]; readTo: number | null }> {
-    if (query.terms.every((t) => t.field === null))
-      return { rows: await repo.search(query, filter, before, want), readTo: null };
-    const rows: FoundSubmission[] = [];
+    const upTo = await repo.indexedTo();
+    const rows =
+      upTo === null
+        ? []
+        : (await repo.listPending(filter, upTo, before)).filter((r) => matches(documentOfJson(r.data), query));
+    if (rows.length >= want) return { rows: rows.slice(0, want), readTo: null };
+    if (query.terms.every((t) => t.field === null)) {
+      rows.push(...(await repo.search(query, filter, before, upTo, want - rows.length)));
+      return { rows, readTo: null };
+    }
     for (let read = 0; read < MAX_SCANNED;) {
-      const chunk = await repo.search(query, filter, before, FIELD_CHUNK);
-      for (const row of chunk) if (inFields(documentOfJson(row.data), query)) rows.push(row);
+      const chunk = await repo.search(query, filter, before, upTo, FIELD_CHUNK);
+      for (const row of chunk) if (matches(documentOfJson(row.data), query)) rows.push(row);
       read += chunk.length;
       if (rows.length >= want || chunk.length < FIELD_CHUNK) return { rows: rows.slice(0, want), readTo: null };
       before = chunk[chunk.length - 1]!.seq;
@@ -93,7 +105,10 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     return { rows, readTo: before };
   }
 
-  return {
+  let scheduled: ReturnType<typeof setTimeout> | null = null;
+  let indexer: Promise<unknown> = Promise.resolve();
+
+  const api = {
     /** One page of a search as the API's JSON: `{submissions: [{…as listed, highlights}], nextCursor}`. */
     async searchJson(actor: Actor, params: SearchParams): Promise<string> {
       // The request's own mistakes first (400), before what it may reach is looked at (403, 404).
@@ -132,6 +147,33 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     reindex: (ids: string[]): Promise<void> => repo.reindex(ids),
 
     /**
+     * Indexes what was stored since the index last took submissions in (SQLite indexes them after
+     * their commit, in batches), a chunk per transaction; resolves when none is left. Returns how many.
+     */
+    async indexPending(): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const n = await sql.transaction(() => repo.indexPending(PENDING_CHUNK));
+        total += n;
+        if (n < PENDING_CHUNK) return total;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+
+    /**
+     * A hook of the submit pipeline: once submissions are committed, the indexer takes them in
+     * within INDEX_AFTER_MS, with whatever else is committed by then (one FTS5 segment for all).
+     */
+    afterCommit(committed: Pick<Committed, "change">): void {
+      if (committed.change !== "submitted" || !repo.batched || scheduled) return;
+      scheduled = setTimeout(() => {
+        scheduled = null;
+        indexer = indexer.then(() => api.indexPending()).catch(() => {});
+      }, INDEX_AFTER_MS);
+      scheduled.unref?.();
+    },
+
+    /**
      * Indexes the submissions stored before the index was made (migration 33, or a copy into
      * PostgreSQL), newest first, a chunk per transaction; resolves when none is left. Returns how many.
      */
@@ -145,6 +187,7 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
       }
     },
   };
+  return api;
 }
 
 export type SearchService = ReturnType<typeof createSearchService>;
