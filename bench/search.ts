@@ -195,6 +195,7 @@ if (!existsSync(`${SEEDED}.done`)) {
     for (const stop = Math.min(ROWS, i + 10_000); i < stop; i++) batch.push(submission(forms[i % FORMS]!, i, ROWS));
     const failed = (await commit(batch)).find((o) => o !== null);
     if (failed) throw failed;
+    await services.search.indexPending();
     process.stderr.write(`\rseeding: ${i}/${ROWS} (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   log("");
