@@ -30,8 +30,11 @@ import type { Sql, SqlValue } from "./sql";
 export interface FullText {
   /** New submissions are indexed after their commit, in batches; until then they are past `indexed_to`. */
   readonly batched: boolean;
-  /** Indexes these submissions (by id); `replace`: ones the index may hold already, whose entries it replaces. */
-  index(docs: { id: string; tokens: string[] }[], replace?: boolean): Promise<void>;
+  /**
+   * Indexes these submissions, by id or, where known, seq (SQLite's are all read with theirs: it
+   * indexes after the commit); `replace`: ones the index may hold already, whose entries it replaces.
+   */
+  index(docs: { id: string; seq?: number; tokens: string[] }[], replace?: boolean): Promise<void>;
   /** The FROM of a search: the index joined to `submissions s`. */
   readonly from: string;
   /** The expression giving a match's seq, for ORDER BY and paging. */
@@ -95,15 +98,12 @@ export function fullText(sql: Sql): FullText {
   return {
     batched: true,
     async index(docs, replace = false) {
-      // One statement a submission: SQLite's statements cost no round trip, and its rowid is found by id.
-      for (const { id, tokens } of docs) {
+      // One statement a submission: SQLite's statements cost no round trip.
+      for (const { id, seq, tokens } of docs) {
+        if (seq === undefined) throw new Error(`submission ${id} is indexed without its seq`);
         // Contentless: a row is replaced by deleting it first.
-        if (replace)
-          await sql.run("DELETE FROM submission_search WHERE rowid = (SELECT seq FROM submissions WHERE id = ?)", [id]);
-        await sql.run("INSERT INTO submission_search (rowid, words) SELECT seq, ? FROM submissions WHERE id = ?", [
-          tokens.join(" "),
-          id,
-        ]);
+        if (replace) await sql.run("DELETE FROM submission_search WHERE rowid = ?", [seq]);
+        await sql.run("INSERT INTO submission_search (rowid, words) VALUES (?, ?)", [seq, tokens.join(" ")]);
       }
     },
     from: "submission_search JOIN submissions s ON s.seq = submission_search.rowid",

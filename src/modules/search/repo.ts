@@ -39,8 +39,8 @@ const found = (r: Row): FoundSubmission => ({
 });
 
 /** Each stored submission's tokens, from its data as stored. */
-const documents = (rows: { id: string; data: string }[]) =>
-  rows.map((r) => ({ id: r.id, tokens: tokensOfJson(r.data) }));
+const documents = (rows: { seq: number; id: string; data: string }[]) =>
+  rows.map((r) => ({ id: r.id, seq: r.seq, tokens: tokensOfJson(r.data) }));
 
 /**
  * The conditions of a search besides the match, each with its parameters, in order: a new filter
