@@ -19,10 +19,14 @@ import type { SubmissionMeta } from "../src/modules/submissions/meta";
 import type { NewSubmission } from "../src/modules/submissions/model";
 import { createSubmitPipeline } from "../src/modules/submissions/pipeline";
 import { createServices, submitStages } from "../src/services";
+import { testPostgres } from "../test/helpers/postgres";
 
 const QUICK = process.argv.includes("--quick");
-// `--searches`: the searches alone (on the kept database), without the commits and the sizes.
-const SEARCHES_ONLY = process.argv.includes("--searches");
+// `--postgres`: on a fresh database of a private PostgreSQL cluster (test/helpers/postgres.ts): the
+// seeding, the searches and the index's size. `--searches`: the searches alone (on the kept
+// SQLite database), without the commits and the sizes.
+const POSTGRES = process.argv.includes("--postgres");
+const SEARCHES_ONLY = process.argv.includes("--searches") || POSTGRES;
 const ROWS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? (QUICK ? 100_000 : 1_000_000));
 const FORMS = 10;
 const WORK = join(import.meta.dir, ".work");
@@ -182,9 +186,10 @@ const open = async (db: string) => {
   return { store, services };
 };
 
-if (!existsSync(`${SEEDED}.done`)) {
-  fresh(SEEDED);
-  const { store, services } = await open(SEEDED);
+const TARGET = POSTGRES ? await (await testPostgres()).newDatabase() : SEEDED;
+if (POSTGRES || !existsSync(`${SEEDED}.done`)) {
+  if (!POSTGRES) fresh(SEEDED);
+  const { store, services } = await open(TARGET);
   const forms: Form[] = [];
   for (let i = 0; i < FORMS; i++)
     forms.push(await services.forms.createForm(OPERATOR, { owner: "bench@example.com", name: `Form ${i}` }));
@@ -199,23 +204,26 @@ if (!existsSync(`${SEEDED}.done`)) {
     process.stderr.write(`\rseeding: ${i}/${ROWS} (${Math.round((performance.now() - started) / 1000)} s)`);
   }
   log("");
+  // As autovacuum would after such a load: the planner's statistics of the lexemes.
+  if (POSTGRES) await store.sql.run("ANALYZE");
   await store.close();
-  await Bun.write(`${SEEDED}.done`, "");
+  if (!POSTGRES) await Bun.write(`${SEEDED}.done`, "");
 }
 
 // Searches, on the seeded database as a key of its team would ask them.
 {
-  const { store, services } = await open(SEEDED);
+  const { store, services } = await open(TARGET);
   const forms = (await services.forms.listAllForms(OPERATOR)).map((f) => f);
   const team = forms[0]!.teamId;
   const caller = { ...ownerPrincipal(forms[0]!.ownerId, team), right: "submissions.read" as const };
-  const stored = new Database(SEEDED, { readonly: true });
-  const someMessage = () =>
-    (
-      stored.query("SELECT data FROM submissions WHERE seq = ?").get(1 + Math.floor(random() * ROWS)) as {
-        data: string;
-      }
-    ).data;
+  const messages: string[] = [];
+  for (let i = 0; i < 50; i++)
+    messages.push(
+      (await store.sql.get<{ data: string }>("SELECT data FROM submissions WHERE seq = ?", [
+        1 + Math.floor(random() * ROWS),
+      ]))!.data,
+    );
+  const someMessage = () => messages.pop()!;
   const sixMonthsAgo = new Date(END - 182 * 86_400_000).toISOString().slice(0, 10);
   const wordQueries = [
     ...Array.from({ length: 40 }, () => VOCABULARY[Math.floor(random() * 200)]!),
@@ -294,7 +302,20 @@ if (!existsSync(`${SEEDED}.done`)) {
       of((i) => i % 2 === 1 && i >= 100),
     ),
   );
-  stored.close();
+  if (POSTGRES) {
+    const size = await store.sql.get<{ index: number; data: number; submissions: number }>(
+      `SELECT CAST(pg_total_relation_size('submission_search') AS INTEGER) AS index,
+              CAST((SELECT sum(octet_length(data)) FROM submissions) AS INTEGER) AS data,
+              CAST(pg_total_relation_size('submissions') AS INTEGER) AS submissions`,
+    );
+    console.log(`\n### Size on PostgreSQL\n`);
+    console.log("| | bytes |");
+    console.log("|---|---|");
+    console.log(`| the index (submission_search, with its GIN index) | ${mib(size!.index)} |`);
+    console.log(`| submissions' data (sum of \`data\`) | ${mib(size!.data)} |`);
+    console.log(`| the submissions table with its indexes and TOAST | ${mib(size!.submissions)} |`);
+    console.log(`\nindex ÷ submissions' data: ${(size!.index / size!.data).toFixed(2)}`);
+  }
   await store.close();
 }
 
