@@ -4,7 +4,10 @@ import { OPERATOR } from "../../src/lib/principal";
 import { personalTeamId } from "../../src/lib/rights";
 import { onPostgres } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
-import { seedForm } from "../helpers/harness";
+import { seedForm, storedData } from "../helpers/harness";
+import { newId } from "../../src/lib/ids";
+import type { NewSubmission } from "../../src/modules/submissions/model";
+import { submitPipeline } from "../../src/services";
 
 // The index holds exactly the submissions stored, whatever took some away: a recount after each way.
 const server = useServer({ config: { rateLimit: 100_000 } });
@@ -141,4 +144,36 @@ describe("the index beside the submissions", () => {
     expect(await found("golf")).toEqual([]);
     await expectExact();
   });
+
+  test("a field query that reads 5,000 of the index's matches without one in its field ends its page there, and goes on", async () => {
+    const form = await server.services.forms.requireForm(
+      (await seedForm(server, "b@example.com", { name: "Many" })).id,
+    );
+    const row = (name: string, i: number): NewSubmission => ({
+      id: newId("sub"),
+      form,
+      status: "inbox",
+      json: storedData({ name, message: "juliet" }),
+      meta: JSON.parse(storedData({}))._meta,
+      email: null,
+      createdAt: new Date(Date.now() - 10_000 + i).toISOString(),
+      idempotency: null,
+      stages: {},
+    });
+    const commit = submitPipeline(server.store.sql).commit;
+    const oldest = row("Juliet Oldest", 0);
+    expect(await commit([oldest])).toEqual([null]);
+    expect((await commit(Array.from({ length: 5_100 }, (_, i) => row("Romeo", i + 1)))).every((o) => o === null)).toBe(
+      true,
+    );
+    await server.services.search.indexPending();
+    const page = (cursor?: string) =>
+      server.services.search.searchJson(OPERATOR, { q: "name:juliet", formId: form.id, limit: 5, cursor });
+    const first = JSON.parse(await page());
+    expect(first.submissions).toEqual([]);
+    expect(first.nextCursor).toBeString();
+    const second = JSON.parse(await page(first.nextCursor));
+    expect(second.submissions.map((s: { id: string }) => s.id)).toEqual([oldest.id]);
+    expect(second.nextCursor).toBeNull();
+  }, 60_000);
 });
