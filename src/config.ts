@@ -260,7 +260,7 @@ const settings = {
     env: "FORMSVC_REQUIRE_2FA",
     default: "false",
     parse: bool,
-    doc: "every person must enrol a TOTP second factor: a session without one reaches only enrolment, auth/me and logout (403 SECOND_FACTOR_ENROLMENT_REQUIRED elsewhere)",
+    doc: "every person must enrol a second factor (TOTP or a passkey): a session that proved none reaches only enrolment, auth/me and logout (403 SECOND_FACTOR_ENROLMENT_REQUIRED elsewhere)",
   },
   oidcIssuer: {
     env: "FORMSVC_OIDC_ISSUER",
@@ -304,6 +304,12 @@ const settings = {
     default: "viewer",
     parse: oneOf(ROLES),
     doc: "the role FORMSVC_OIDC_TEAM gives a person new to formsvc",
+  },
+  mcpMaxResults: {
+    env: "FORMSVC_MCP_MAX_RESULTS",
+    default: "50",
+    parse: int(1, 100),
+    doc: "items one answer of the MCP endpoint (/mcp) holds at most, with a cursor to go on (each answer is also at most 100 KB of text)",
   },
   logLevel: {
     env: "FORMSVC_LOG_LEVEL",

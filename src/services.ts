@@ -12,6 +12,8 @@ import { createAccountsRepo } from "./modules/accounts/repo";
 import { createAccountsService } from "./modules/accounts/service";
 import { createSecondFactorRepo } from "./modules/accounts/second-factor-repo";
 import { createSecondFactorService } from "./modules/accounts/second-factor";
+import { createPasskeysRepo } from "./modules/accounts/passkeys-repo";
+import { createPasskeysService } from "./modules/accounts/passkeys";
 import { loadSecretKey, secretBox } from "./lib/secret-box";
 import { createOidc } from "./modules/accounts/oidc";
 import { createAnalyticsRepo } from "./modules/analytics/repo";
@@ -44,7 +46,7 @@ import { createNotificationPreview } from "./modules/notifications/preview";
 import { createOutboxRepo } from "./modules/outbox/repo";
 import { createOutboxService } from "./modules/outbox/service";
 import { webhookChannel } from "./modules/webhooks/channel";
-import { queueWebhooks } from "./modules/webhooks/queue";
+import { queueUpdates, queueWebhooks } from "./modules/webhooks/queue";
 import { createWebhooksRepo } from "./modules/webhooks/repo";
 import { createWebhooksService } from "./modules/webhooks/service";
 import { createOwnersRepo } from "./modules/owners/repo";
@@ -63,7 +65,9 @@ import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
 import { createSearchRepo } from "./modules/search/repo";
 import { createSearchService } from "./modules/search/service";
-import { createSubmissionsRepo, formCounters, type CountedInCache } from "./modules/submissions/repo";
+import { createSubmissionsRepo, formCounters, unreadCounter, type CountedInCache } from "./modules/submissions/repo";
+import { createTriage } from "./modules/submissions/triage";
+import { createTriageRepo } from "./modules/submissions/triage-repo";
 import { createCommittedForms } from "./modules/submissions/committed-forms";
 import { createSubmissionsService } from "./modules/submissions/service";
 import { clamdScanner } from "./modules/files/clamd";
@@ -253,6 +257,7 @@ export async function createServices(deps: Deps) {
     atomically,
     audit,
   });
+  const triageRepo = createTriageRepo(sql);
   const teams = createTeamsService({
     repo: teamsRepo,
     owners,
@@ -261,20 +266,31 @@ export async function createServices(deps: Deps) {
     atomically,
     clock,
     keys,
-    // A form's files and what it taught its team's spam filter follow it to another team.
+    // A form's files and what it taught its team's spam filter follow it to another team; its
+    // submissions stay assigned only to members of that team.
     formMoving: async (form, teamId) => {
       await filesRepo.moveFormFiles(form.id, teamId);
+      await triageRepo.unassignOutside(form.id, teamId);
       return await spam.filter.formMoving(form);
     },
+    // A person who leaves a team is no longer the assignee of its submissions.
+    memberLeaving: (teamId, ownerId) => triageRepo.unassignMember(teamId, ownerId),
   });
   const accountsRepo = createAccountsRepo(sql);
   const secondFactorRepo = createSecondFactorRepo(sql);
   const secretKey = loadSecretKey(deps.config.secretKey, secretKeyLocation(deps.config));
+  const passkeys = createPasskeysService({
+    repo: createPasskeysRepo(sql),
+    accountsRepo,
+    clock,
+    publicUrl: deps.config.publicUrl,
+  });
   const secondFactor = createSecondFactorService({
     repo: secondFactorRepo,
     accountsRepo,
     clock,
-    box: () => secretBox(secretKey()),
+    box: async () => secretBox(await secretKey(secondFactorRepo.anySealed)),
+    hasPasskey: passkeys.has,
   });
   const accounts = createAccountsService({
     repo: accountsRepo,
@@ -287,9 +303,18 @@ export async function createServices(deps: Deps) {
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
     smtpConfigured: mailer !== null,
     rolesOf: async (ownerId) => new Map((await teamsRepo.rolesOf(ownerId)).map((m) => [m.team_id, m.role])),
-    enrolmentDue: deps.config.require2fa ? async (ownerId) => !(await secondFactorRepo.enrolled(ownerId)) : undefined,
+    totpOn: secondFactorRepo.enrolled,
+    recoveryCodesLeft: secondFactorRepo.recoveryCodesLeft,
+    require2fa: deps.config.require2fa,
   });
   // OpenID Connect sign-in, when FORMSVC_OIDC_ISSUER (with its client) is set.
+  if (config.oidcIssuer && config.oidcTeam && !config.oidcAllowedDomains.length)
+    deps.log.warn(
+      "FORMSVC_OIDC_TEAM without FORMSVC_OIDC_ALLOWED_DOMAINS: anyone the provider verifies joins that team",
+      {
+        team: config.oidcTeam,
+      },
+    );
   const oidc = config.oidcIssuer
     ? createOidc({
         settings: {
@@ -305,6 +330,7 @@ export async function createServices(deps: Deps) {
         accounts,
         teamExists: async (id) => (await teamsRepo.findTeam(id)) !== null,
         joinTeam: teamsRepo.joinTeam,
+        challengeFor: secondFactor.challengeFor,
         signer: links,
         clock,
         log: deps.log,
@@ -317,7 +343,8 @@ export async function createServices(deps: Deps) {
     insertMember: teamsRepo.insertMember,
     owners,
     accounts,
-    secondFactorOn: secondFactorRepo.enrolled,
+    // A passkey is a second factor too: a password taken there would be a way in around it.
+    secondFactorOn: async (ownerId) => (await secondFactorRepo.enrolled(ownerId)) || (await passkeys.has(ownerId)),
     audit,
     outbox: outboxRepo,
     sendSoon: () => outbox.afterCommit({ queued: 1 }),
@@ -438,6 +465,23 @@ export async function createServices(deps: Deps) {
         })),
     },
   });
+  // The inbox's work on submissions: state, assignee, tags, notes, bulk actions.
+  const triage = createTriage({
+    repo: submissionsRepo,
+    triage: triageRepo,
+    forms,
+    atomically,
+    audit,
+    clock,
+    members: teamsRepo.members,
+    countUnread: unreadCounter(sql),
+    webhooks: (formId) => webhooksRepo.listWebhooks(formId),
+    queueUpdates: queueUpdates(outboxRepo, clock),
+    sendSoon: (queued) => outbox.afterCommit({ queued }),
+    forget: submissions.forget,
+    deleteAll: lifecycle.deleteSubmissions,
+    moveAll: submissions.moveSubmissions,
+  });
   const backups = createBackups({
     fileSnapshots: sql.traits.fileSnapshots,
     dbPath: config.db,
@@ -462,6 +506,7 @@ export async function createServices(deps: Deps) {
     owners,
     accounts,
     secondFactor,
+    passkeys,
     oidc,
     invitations,
     backups,
@@ -470,6 +515,7 @@ export async function createServices(deps: Deps) {
     teams,
     submissions,
     search,
+    triage,
     files,
     /** Signs what a browser brings back: file download links, thank-you pages' back links. */
     links,

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { AppError } from "../lib/errors";
-import { isOutboxKind, OUTBOX_KINDS, type OutboxKind } from "../modules/outbox/kinds";
+import { isOutboxKind, isWebhookKind, OUTBOX_KINDS, type OutboxKind } from "../modules/outbox/kinds";
 import type { OutboxStatus } from "../modules/outbox/repo";
 import { withServices } from "./context";
 import { examples } from "./hints";
@@ -69,7 +69,7 @@ export function outboxCommand(): Command {
                   r.id,
                   r.kind,
                   r.status,
-                  r.kind === "webhook" ? host(r.recipient) : r.recipient,
+                  isWebhookKind(r.kind) ? host(r.recipient) : r.recipient,
                   r.formId,
                   r.attempts,
                   r.status === "pending" ? r.nextAttemptAt : "",
@@ -109,7 +109,7 @@ export function outboxCommand(): Command {
               ["id", row.id],
               ["kind", row.kind],
               ["status", row.status],
-              ["to", row.kind === "webhook" ? host(row.recipient) : row.recipient],
+              ["to", isWebhookKind(row.kind) ? host(row.recipient) : row.recipient],
               ["form", row.form_id],
               ["submission", row.submission_id],
               ["created", row.created_at],

@@ -75,11 +75,11 @@ export function ownersCommand(): Command {
       }),
     );
 
-  const twoFactor = owners.command("2fa").description("an owner's second factor (TOTP)");
+  const twoFactor = owners.command("2fa").description("an owner's second factors (TOTP, passkeys)");
   twoFactor
     .command("reset")
     .description(
-      "turn an owner's TOTP and recovery codes off and end their sessions (they log in with the password alone, and enrol again)",
+      "turn an owner's TOTP and recovery codes off, remove their passkeys, and end their sessions (they log in with the password alone, and enrol again)",
     )
     .requiredOption("--owner <email>", "the owner's email address")
     .option("--json", "print only JSON")
@@ -91,11 +91,13 @@ export function ownersCommand(): Command {
       withServices(cmd, async (s) => {
         const owner = await s.owners.findOwner(opts.owner);
         if (!owner) throw new AppError("NOT_FOUND", `no owner ${opts.owner.trim().toLowerCase()}`);
+        const passkeysRemoved = await s.passkeys.removeAll(owner.id);
         const wasOn = await s.secondFactor.reset(owner.id);
-        emit(!!opts.json, { owner: owner.email, wasOn }, () =>
+        const keys = passkeysRemoved ? ` ${passkeysRemoved} passkey${passkeysRemoved === 1 ? "" : "s"} removed;` : "";
+        emit(!!opts.json, { owner: owner.email, wasOn, passkeysRemoved }, () =>
           wasOn
-            ? `Second factor of ${owner.email} turned off; their sessions have ended.`
-            : `${owner.email} had no second factor; their sessions have ended.`,
+            ? `Second factor of ${owner.email} turned off;${keys} their sessions have ended.`
+            : `${owner.email} had no TOTP second factor;${keys} their sessions have ended.`,
         );
       }),
     );

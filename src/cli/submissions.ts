@@ -5,7 +5,12 @@ import { AppError } from "../lib/errors";
 import { OPERATOR } from "../lib/principal";
 import { exportCsv, exportJson } from "../modules/submissions/export";
 import type { Erasure } from "../modules/submissions/lifecycle";
-import type { SubmissionListJson } from "../modules/submissions/model";
+import {
+  listedJson,
+  SUBMISSION_STATES,
+  type SubmissionListJson,
+  type SubmissionState,
+} from "../modules/submissions/model";
 import type { SearchResultJson } from "../modules/search/routes";
 import type { Services } from "../services";
 import { withServices } from "./context";
@@ -76,7 +81,9 @@ function writeAll(fd: number, bytes: Buffer): void {
 
 export function submissionsCommand(): Command {
   const submissions = new Command("submissions")
-    .description("list, export, move into or out of the spam folder, delete, and erase a person's submissions")
+    .description(
+      "list, export, move into or out of the spam folder, set state, assignee and tags, add notes, delete, and erase a person's submissions",
+    )
     .addHelpText(
       "after",
       examples((me) => [
@@ -240,6 +247,67 @@ export function submissionsCommand(): Command {
         }),
       );
   }
+
+  submissions
+    .command("set")
+    .description(
+      "change a submission's state, assignee or tags, as PATCH /api/v1/forms/{formId}/submissions/{submissionId} does",
+    )
+    .argument("<submissionId>", "submission id, as submissions list shows it")
+    .option("--state <state>", `one of ${SUBMISSION_STATES.join(", ")}`)
+    .option("--assignee <email>", "a member of the form's team")
+    .option("--unassign", "assign it to nobody")
+    .option("--tag <tag>", "add a tag (repeat for more)", (tag: string, all: string[]) => [...all, tag], [])
+    .option("--untag <tag>", "take a tag off (repeat for more)", (tag: string, all: string[]) => [...all, tag], [])
+    .option("--json", "print only the submission as the API shows it")
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `${me} submissions set sub_… --state done`,
+        `${me} submissions set sub_… --assignee ada@example.com --tag urgent --tag billing --untag later`,
+      ]),
+    )
+    .action(
+      (
+        id: string,
+        opts: { state?: string; assignee?: string; unassign?: boolean; tag: string[]; untag: string[]; json?: boolean },
+        cmd: Command,
+      ) =>
+        withServices(cmd, async (s) => {
+          if (opts.state !== undefined && !(SUBMISSION_STATES as readonly string[]).includes(opts.state))
+            throw new AppError("INVALID_PARAMETER", `--state must be one of ${SUBMISSION_STATES.join(", ")}`);
+          if (opts.unassign && opts.assignee !== undefined)
+            throw new AppError("INVALID_PARAMETER", "give --assignee or --unassign, not both");
+          const { formId } = await s.submissions.requireSubmission(OPERATOR, id);
+          const stored = await s.triage.update(OPERATOR, formId, id, {
+            ...(opts.state !== undefined ? { state: opts.state as SubmissionState } : {}),
+            ...(opts.unassign ? { assignee: null } : opts.assignee !== undefined ? { assignee: opts.assignee } : {}),
+            ...(opts.tag.length ? { addTags: opts.tag } : {}),
+            ...(opts.untag.length ? { removeTags: opts.untag } : {}),
+          });
+          if (opts.json)
+            return void process.stdout.write(
+              `${listedJson(stored).slice(0, -1)},"status":${JSON.stringify(stored.status)}}\n`,
+            );
+          process.stdout.write(
+            `${id}: ${stored.state}, assigned to ${stored.assignee ?? "nobody"}, tags: ${stored.tags.join(", ") || "none"}.\n`,
+          );
+        }),
+    );
+
+  submissions
+    .command("note")
+    .description("add a note to a submission, for the team (written by the command line: no author)")
+    .argument("<submissionId>", "submission id, as submissions list shows it")
+    .argument("<text>", "the note, up to 10,000 characters")
+    .option("--json", "print only the note as the API shows it")
+    .action((id: string, text: string, opts: { json?: boolean }, cmd: Command) =>
+      withServices(cmd, async (s) => {
+        const { formId } = await s.submissions.requireSubmission(OPERATOR, id);
+        const note = await s.triage.addNote(OPERATOR, formId, id, text);
+        emit(!!opts.json, note, () => `Added note ${note.id} to ${id}.`);
+      }),
+    );
 
   submissions
     .command("delete")

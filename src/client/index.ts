@@ -28,8 +28,13 @@ import type {
   FormUpdateRequest,
   KeyCreateRequest,
   LoginRequest,
+  Passkey,
+  PasskeyRegistrationRequest,
+  PasskeyRenameRequest,
+  WebAuthnJson,
   RecoveryCodes,
   SecondFactorRequest,
+  TotpCodeRequest,
   TotpConfirmRequest,
   TotpEnrolment,
   MemberNotification,
@@ -46,8 +51,12 @@ import type {
   RateLimit,
   RevokedKey,
   Role,
-  Submission,
+  BulkRequest,
+  BulkResult,
+  ListedSubmission,
+  Note,
   SubmissionDetail,
+  SubmissionUpdate,
   SubmissionList,
   SearchQuery,
   SearchResults,
@@ -197,6 +206,59 @@ export class FormsvcClient {
     return this.request({ method: "POST", path: "/auth/totp/confirm", body, idempotent: false }, options);
   }
 
+  /** For a TOTP or recovery code, 10 new recovery codes in place of every old one; shown this once. */
+  renewRecoveryCodes(body: TotpCodeRequest, options?: CallOptions): Promise<RecoveryCodes> {
+    return this.request({ method: "POST", path: "/auth/totp/recovery-codes", body, idempotent: false }, options);
+  }
+
+  /** For a TOTP or recovery code, turns TOTP off (to enrol a new phone); sessions stay. */
+  async disableTotp(body: TotpCodeRequest, options?: CallOptions): Promise<void> {
+    await this.send({ method: "POST", path: "/auth/totp/disable", body, idempotent: false }, options);
+  }
+
+  /** The session owner's passkeys, oldest first. */
+  listPasskeys(options?: CallOptions): Promise<Passkey[]> {
+    return this.request({ method: "GET", path: "/auth/passkeys", idempotent: true }, options);
+  }
+
+  /** Begins registering a passkey: the options for the browser (409 PASSKEYS_UNAVAILABLE where the server offers none). */
+  passkeyRegistrationOptions(options?: CallOptions): Promise<WebAuthnJson> {
+    return this.request({ method: "POST", path: "/auth/passkeys/options", idempotent: false }, options);
+  }
+
+  /** Keeps the passkey the browser made from `passkeyRegistrationOptions`, under its name. */
+  registerPasskey(body: PasskeyRegistrationRequest, options?: CallOptions): Promise<Passkey> {
+    return this.request({ method: "POST", path: "/auth/passkeys", body, idempotent: false }, options);
+  }
+
+  renamePasskey(passkeyId: string, body: PasskeyRenameRequest, options?: CallOptions): Promise<Passkey> {
+    return this.request(
+      { method: "PATCH", path: `/auth/passkeys/${encodeURIComponent(passkeyId)}`, body, idempotent: true },
+      options,
+    );
+  }
+
+  /** Forgets one of the session owner's passkeys (a 404 for another person's or an unknown one). */
+  async removePasskey(passkeyId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      { method: "DELETE", path: `/auth/passkeys/${encodeURIComponent(passkeyId)}`, idempotent: false },
+      options,
+    );
+  }
+
+  /** Begins a login with a passkey: options naming no credential (the browser offers those it holds). */
+  passkeyLoginOptions(options?: CallOptions): Promise<WebAuthnJson> {
+    return this.request({ method: "POST", path: "/auth/passkeys/login/options", body: {}, idempotent: false }, options);
+  }
+
+  /** Logs in with the browser's answer to `passkeyLoginOptions`; opens the session as `login` (no second factor asked). */
+  loginWithPasskey(response: WebAuthnJson, options?: CallOptions): Promise<Account> {
+    return this.request(
+      { method: "POST", path: "/auth/passkeys/login", body: { response }, idempotent: false },
+      options,
+    );
+  }
+
   /** First run: sets the first owner with the token of the link `formsvc serve` printed, and logs them in (as `login`). */
   setup(body: SetupRequest, options?: CallOptions): Promise<Account> {
     return this.request({ method: "POST", path: "/auth/setup", body, idempotent: false }, options);
@@ -307,7 +369,7 @@ export class FormsvcClient {
     formId: string,
     query: Omit<SubmissionQuery, "cursor"> = {},
     options?: CallOptions,
-  ): AsyncGenerator<Submission> {
+  ): AsyncGenerator<ListedSubmission> {
     return this.walk((cursor) =>
       this.listSubmissions(formId, { ...query, cursor }, options).then((p) => ({
         items: p.submissions,
@@ -567,6 +629,62 @@ export class FormsvcClient {
   markNotSpam(formId: string, submissionId: string, options?: CallOptions): Promise<MovedSubmission> {
     return this.request(
       { method: "POST", path: `${this.submissionPath(formId, submissionId)}/not-spam`, idempotent: false },
+      options,
+    );
+  }
+
+  /** Changes a submission's state, assignee (a member's email, or null) or tags; answers it as it is now. */
+  updateSubmission(
+    formId: string,
+    submissionId: string,
+    body: SubmissionUpdate,
+    options?: CallOptions,
+  ): Promise<SubmissionDetail> {
+    return this.request(
+      // The same change again changes nothing more.
+      { method: "PATCH", path: this.submissionPath(formId, submissionId), body, idempotent: true },
+      options,
+    );
+  }
+
+  /** One action on 1 to 1,000 submissions of a form (set, delete, spam, not-spam), all or none. */
+  bulkSubmissions(formId: string, body: BulkRequest, options?: CallOptions): Promise<BulkResult> {
+    return this.request(
+      { method: "POST", path: `/forms/${encodeURIComponent(formId)}/submissions/bulk`, body, idempotent: false },
+      options,
+    );
+  }
+
+  /** Adds a note to a submission, written by the caller. */
+  addNote(formId: string, submissionId: string, text: string, options?: CallOptions): Promise<Note> {
+    return this.request(
+      {
+        method: "POST",
+        path: `${this.submissionPath(formId, submissionId)}/notes`,
+        body: { text },
+        idempotent: false,
+      },
+      options,
+    );
+  }
+
+  /** A submission's notes, oldest first. */
+  async listNotes(formId: string, submissionId: string, options?: CallOptions): Promise<Note[]> {
+    const { notes } = await this.request<{ notes: Note[] }>(
+      { method: "GET", path: `${this.submissionPath(formId, submissionId)}/notes`, idempotent: true },
+      options,
+    );
+    return notes;
+  }
+
+  /** Deletes a note of the caller's own (anyone else's: 403 NOT_AUTHOR). */
+  deleteNote(formId: string, submissionId: string, noteId: string, options?: CallOptions): Promise<Deleted> {
+    return this.request(
+      {
+        method: "DELETE",
+        path: `${this.submissionPath(formId, submissionId)}/notes/${encodeURIComponent(noteId)}`,
+        idempotent: false,
+      },
       options,
     );
   }

@@ -16,6 +16,8 @@ export interface Form {
   description: string;
   formType: FormType;
   submissionCount: number;
+  /** Inbox submissions in state `new` (not spam). */
+  unread: number;
   createdAt: string;
   updatedAt: string;
   emailSettings: { enabled: boolean; developerNotificationsEnabled: boolean };
@@ -273,6 +275,8 @@ export interface FormListItem {
   name: string;
   description: string;
   submissionCount: number;
+  /** Inbox submissions in state `new` (not spam). */
+  unread: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -322,8 +326,59 @@ export interface Submission {
   spam: SpamVerdict | null;
 }
 
+/** Where a submission is in the team's work on it; `new` until someone changes it. */
+export type SubmissionState = "new" | "open" | "done" | "archived";
+
+/** A submission as lists and `getSubmission` show it: with the inbox's state, assignee (an email), tags and note count. */
+export type ListedSubmission = Submission & {
+  state: SubmissionState;
+  assignee: string | null;
+  tags: string[];
+  noteCount: number;
+};
+
+/** What `updateSubmission` (and a bulk `set`) changes; what is left out stays. */
+export interface SubmissionUpdate {
+  state?: SubmissionState;
+  /** A member of the form's team, by email; null unassigns. */
+  assignee?: string | null;
+  /** Replaces the tags (at most 20, each 1 to 40 characters). */
+  tags?: string[];
+  /** Added to the tags (not with `tags`). */
+  addTags?: string[];
+  /** Taken off the tags (not with `tags`). */
+  removeTags?: string[];
+}
+
+export type BulkAction = "set" | "delete" | "spam" | "not-spam";
+
+/** `bulkSubmissions`: one action on 1 to 1,000 submissions of a form, all or none. */
+export interface BulkRequest {
+  ids: string[];
+  action: BulkAction;
+  /** The changes, for the action `set`. */
+  set?: SubmissionUpdate;
+}
+
+export interface BulkResult {
+  action: BulkAction;
+  ids: string[];
+  /** How many of them changed. */
+  changed: number;
+}
+
+/** A note on a submission, for the team. */
+export interface Note {
+  id: string;
+  submissionId: string;
+  text: string;
+  /** Who wrote it (the member, or who made the key); null for the command line. */
+  author: string | null;
+  createdAt: string;
+}
+
 /** One submission as `getSubmission` answers it: as listed, with the folder it is in. */
-export type SubmissionDetail = Submission & { status: "inbox" | "spam" };
+export type SubmissionDetail = ListedSubmission & { status: "inbox" | "spam" };
 
 /** The owner notification as it would be sent (`previewNotification`); `submissionId` null: rendered from a sample. */
 export interface NotificationPreview {
@@ -350,7 +405,7 @@ export interface MemberNotificationRequest {
 }
 
 export interface SubmissionList {
-  submissions: Submission[];
+  submissions: ListedSubmission[];
   nextCursor: string | null;
 }
 
@@ -361,7 +416,7 @@ export interface SearchHighlight {
   matches: [number, number][];
 }
 
-export type SearchHit = Submission & { highlights: SearchHighlight[] };
+export type SearchHit = ListedSubmission & { highlights: SearchHighlight[] };
 
 export interface SearchResults {
   submissions: SearchHit[];
@@ -483,6 +538,10 @@ export interface Account {
   timeZone: string;
   /** False while FORMSVC_SMTP_URL is not set: every email is queued, not sent. */
   smtpConfigured: boolean;
+  /** The person has a TOTP second factor: a login with the password asks for a code too. */
+  totpEnabled: boolean;
+  /** How many of the person's recovery codes are unused (0 without TOTP). */
+  recoveryCodesLeft: number;
 }
 
 /** One of the session owner's sessions (`listSessions`); never its token. */
@@ -530,6 +589,39 @@ export interface TotpEnrolment {
 /** A code of the new secret (`confirmTotp`). */
 export interface TotpConfirmRequest {
   code: string;
+}
+
+/** Proof of the second factor (`renewRecoveryCodes`, `disableTotp`): a TOTP code or an unused recovery code. */
+export interface TotpCodeRequest {
+  code: string;
+}
+
+/** One of the session owner's passkeys (`listPasskeys`); never its key. */
+export interface Passkey {
+  /** `pk_…` */
+  id: string;
+  name: string;
+  createdAt: string;
+  /** When it last signed in; null if never. */
+  lastUsedAt: string | null;
+}
+
+/**
+ * WebAuthn options (`passkeyRegistrationOptions`, `passkeyLoginOptions`) and a browser's answer to
+ * them, as JSON with base64url strings: what @simplewebauthn/browser's `startRegistration` and
+ * `startAuthentication` take and give (or `PublicKeyCredential.parse…FromJSON` and `toJSON()`).
+ */
+export type WebAuthnJson = { challenge?: string } & Record<string, unknown>;
+
+/** A new passkey: its name (1 to 100 characters) and the browser's answer to the registration options. */
+export interface PasskeyRegistrationRequest {
+  name: string;
+  response: WebAuthnJson;
+}
+
+/** A passkey's new name (1 to 100 characters). */
+export interface PasskeyRenameRequest {
+  name: string;
 }
 
 /** The recovery codes, each usable once in place of a TOTP code; shown this once. */
@@ -606,6 +698,9 @@ export interface AuditEvent {
     | "form.moved"
     | "submission.deleted"
     | "submission.moved"
+    | "submission.updated"
+    | "note.added"
+    | "note.deleted"
     | "submissions.erased"
     | "submissions.expired"
     | "owner.login"
@@ -617,7 +712,16 @@ export interface AuditEvent {
     | "member.removed"
     | "member.invited"
     | "member.joined"
-    | "invitation.cancelled";
+    | "invitation.cancelled"
+    | "mcp.list_forms"
+    | "mcp.get_form"
+    | "mcp.form_analytics"
+    | "mcp.search_submissions"
+    | "mcp.get_submission"
+    | "mcp.update_submission"
+    | "mcp.add_note"
+    | "mcp.mark_spam"
+    | "mcp.mark_not_spam";
   objectId: string | null;
   detail: Record<string, string | number | boolean | null | string[]> | null;
 }

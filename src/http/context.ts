@@ -89,13 +89,17 @@ interface CallerView {
   ownOrigin: () => string | null;
 }
 
-/** What a session whose person has still to enrol a second factor (FORMSVC_REQUIRE_2FA) may reach. */
+/** What a session whose person has still to enrol a second factor (FORMSVC_REQUIRE_2FA) may reach: that, and its own sessions. */
 const ENROLMENT_PATHS = new Set([
   "/api/v1/auth/me",
   "/api/v1/auth/logout",
   "/api/v1/auth/totp",
   "/api/v1/auth/totp/confirm",
+  "/api/v1/auth/sessions",
+  "/api/v1/auth/passkeys",
+  "/api/v1/auth/passkeys/options",
 ]);
+const enrolmentMayReach = (path: string) => ENROLMENT_PATHS.has(path) || path.startsWith("/api/v1/auth/sessions/");
 
 /** The caller check of a route that needs `need`: 401, or the CSRF 403 of a session that changes something. */
 function admit(need: Kind, { caller, keyGiven, sessionGiven, viaSession, request, set, ownOrigin }: CallerView): void {
@@ -104,10 +108,10 @@ function admit(need: Kind, { caller, keyGiven, sessionGiven, viaSession, request
   const accepted =
     need === "session" ? viaSession : need === "public" ? caller !== null && !viaSession : caller !== null;
   if (!accepted) throw unauthorized(need, keyGiven, sessionGiven);
-  if (viaSession && caller?.enrolmentDue && !ENROLMENT_PATHS.has(new URL(request.url).pathname))
+  if (viaSession && caller?.enrolmentDue && !enrolmentMayReach(new URL(request.url).pathname))
     throw new AppError(
       "SECOND_FACTOR_ENROLMENT_REQUIRED",
-      "this server requires a second factor: enrol one first (POST /api/v1/auth/totp, then /api/v1/auth/totp/confirm)",
+      "this server requires a second factor: enrol one first (a passkey: POST /api/v1/auth/passkeys/options, then /api/v1/auth/passkeys; or TOTP: POST /api/v1/auth/totp, then /api/v1/auth/totp/confirm)",
     );
   if (viaSession && !SAFE_METHODS.has(request.method)) requireSameOrigin(request, ownOrigin());
 }

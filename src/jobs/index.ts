@@ -41,6 +41,11 @@ export function createJobs(services: Services, { tallyDeltas = false }: Partial<
       run: async () => void (await services.accounts.forgetLapsedResets()),
     },
     {
+      name: "forget-lapsed-passkey-challenges",
+      schedule: "0 13 * * * *",
+      run: async () => void (await services.passkeys.forgetLapsedChallenges()),
+    },
+    {
       name: "forget-lapsed-invitations",
       schedule: "0 11 * * * *",
       run: async () => void (await services.invitations.forgetLapsed()),

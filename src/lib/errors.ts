@@ -5,6 +5,8 @@ export const ERROR_STATUS = {
   INVALID_QUERY: 400,
   INVALID_BODY: 400,
   VALIDATION_FAILED: 400,
+  /** An assignee who is not a member of the form's team. */
+  NOT_A_MEMBER: 400,
   CHALLENGE_FAILED: 400,
   EMPTY: 400,
   NO_FILE_UPLOADS: 400,
@@ -17,6 +19,8 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   KEY_SCOPE: 403,
   ROLE_TOO_LOW: 403,
+  /** A note deleted by someone other than who wrote it. */
+  NOT_AUTHOR: 403,
   SECOND_FACTOR_ENROLMENT_REQUIRED: 403,
   ORIGIN_NOT_ALLOWED: 403,
   CSRF: 403,
@@ -29,6 +33,7 @@ export const ERROR_STATUS = {
   CONFLICT: 409,
   OWNER_EXISTS: 409,
   ALREADY_MEMBER: 409,
+  PASSKEYS_UNAVAILABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   FILES_TOO_BIG: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

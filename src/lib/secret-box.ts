@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { AppError } from "./errors";
 
 /** Seals small secrets (TOTP secrets) with AES-256-GCM: `v1.<iv>.<ciphertext+tag>`, base64url. */
 export interface SecretBox {
@@ -23,22 +24,41 @@ export function secretBox(key: Buffer): SecretBox {
       const [version, iv, body] = sealed.split(".");
       if (version !== "v1" || !iv || !body) throw new Error("not a sealed secret");
       const bytes = Buffer.from(body, "base64url");
-      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-      decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-      return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString("utf8");
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+        decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+        return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString(
+          "utf8",
+        );
+      } catch {
+        throw wrongKey("the secret key is not the one the TOTP secrets were sealed with");
+      }
     },
   };
 }
+
+/** A key that cannot open what is sealed: every TOTP person is locked out until it is restored, which the operator must hear. */
+const wrongKey = (why: string) =>
+  new AppError(
+    "UNAVAILABLE",
+    `two-step login is unavailable: ${why}. The operator restores FORMSVC_SECRET_KEY or formsvc.key from a backup, or resets each second factor (formsvc owners 2fa reset)`,
+    { "retry-after": "300" },
+  );
 
 /**
  * The key secrets are sealed under, never stored in the database (a copy of the database alone
  * must not reveal them): FORMSVC_SECRET_KEY (base64 of 32 bytes) or, without it, the key file
  * at `file`, made (0600) with a random key on first use. Read lazily: a server whose people
- * never enrol a second factor never makes the file.
+ * never enrol a second factor never makes the file. It is made only while `anySealed` is false:
+ * a missing file beside sealed secrets is a lost key, and a new one would seal new secrets under
+ * a key that the restored file then contradicts.
  */
-export function loadSecretKey(configured: string, file: string): () => Buffer {
+export function loadSecretKey(
+  configured: string,
+  file: string,
+): (anySealed: () => Promise<boolean>) => Promise<Buffer> {
   let key: Buffer | null = null;
-  return () => {
+  return async (anySealed) => {
     if (key) return key;
     if (configured) {
       const decoded = Buffer.from(configured, "base64");
@@ -46,6 +66,7 @@ export function loadSecretKey(configured: string, file: string): () => Buffer {
       return (key = decoded);
     }
     if (!existsSync(file)) {
+      if (await anySealed()) throw wrongKey(`the key file ${file} is missing`);
       mkdirSync(dirname(file), { recursive: true });
       // "wx": two processes starting at once cannot both write a key; the loser reads the winner's.
       try {

@@ -30,6 +30,8 @@ describe("POST /auth/login", () => {
       createdAt: expect.any(String),
       timeZone: "UTC",
       smtpConfigured: false,
+      totpEnabled: false,
+      recoveryCodesLeft: 0,
     });
     const attributes = res.setCookie!.split(";").map((a) => a.trim());
     expect(attributes[0]).toMatch(/^formsvc_session=fss_[A-Za-z0-9_-]{43}$/);

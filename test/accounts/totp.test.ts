@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { statSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as OTPAuth from "otpauth";
 import { fixedClock } from "../../src/lib/clock";
@@ -9,7 +9,7 @@ import { login, PASSWORD, session, withPassword } from "../helpers/accounts";
 import { OPERATOR } from "../../src/lib/principal";
 import { personalTeamId } from "../../src/lib/rights";
 import { onSqlite } from "../helpers/engine";
-import { runCliAsync, seedOwner, startTestServer, type TestServer } from "../helpers/harness";
+import { runCliAsync, seedOwner, startTestServer, tempDir, type TestServer } from "../helpers/harness";
 
 const STEP = 30_000;
 const MINUTE = 60_000;
@@ -139,6 +139,26 @@ describe("TOTP second factor", () => {
     ]);
   });
 
+  test("an invitation cannot give a person with a second factor and no password (made by single sign-on) a password past it", async () => {
+    await server.exec("UPDATE owners SET password_hash = NULL WHERE email = ?", "alice@example.com");
+    try {
+      const host = await server.services.owners.ensureOwner("host2@example.com");
+      const { token } = await server.services.invitations.invite(
+        OPERATOR,
+        personalTeamId(host.id),
+        { email: "alice@example.com", role: "editor" },
+        { email: false },
+      );
+      const res = await post(server, "/invitations/accept", null, { token, password: "a new password of hers" });
+      expect([res.status, res.body.code, res.headers.get("set-cookie")]).toEqual([401, "SECOND_FACTOR_REQUIRED", null]);
+      expect(await server.query("SELECT password_hash FROM owners WHERE email = ?", "alice@example.com")).toEqual([
+        { password_hash: null },
+      ]);
+    } finally {
+      await withPassword(server, "alice@example.com");
+    }
+  });
+
   test("no log line holds the secret, a recovery code or a challenge", async () => {
     const { body } = await login(server, "alice@example.com");
     expect(logLines.length).toBeGreaterThan(0);
@@ -163,14 +183,18 @@ describe("TOTP second factor", () => {
     }
   });
 
-  test("wrong codes count against login's throttle: after five, even the right code is a 429", async () => {
+  test("wrong codes are throttled per person: after five, even the right code is a 429, and a right password again does not reset the count", async () => {
     clock.advance(20 * MINUTE);
     const { body } = await login(server, "alice@example.com");
-    for (let i = 0; i < 5; i++) expect((await secondFactor(server, body.challenge, "123456")).status).toBe(401);
+    for (let i = 0; i < 4; i++) expect((await secondFactor(server, body.challenge, "123456")).status).toBe(401);
+    // Whoever knows the password logs in again: the count of wrong codes stays.
+    const again = await login(server, "alice@example.com");
+    expect(again.body.code).toBe("SECOND_FACTOR_REQUIRED");
+    expect((await secondFactor(server, again.body.challenge, "123456")).status).toBe(401);
     clock.advance(STEP);
-    const refused = await secondFactor(server, body.challenge, app.totp.generate({ timestamp: clock.now() }));
+    const refused = await secondFactor(server, again.body.challenge, app.totp.generate({ timestamp: clock.now() }));
     expect([refused.status, refused.body.code]).toEqual([429, "RATE_LIMITED"]);
-    expect((await login(server, "alice@example.com")).status).toBe(429);
+    expect(refused.body.error).toContain("for this person");
   });
 
   test("formsvc owners 2fa reset turns TOTP off and ends the person's sessions", async () => {
@@ -181,12 +205,135 @@ describe("TOTP second factor", () => {
     const cli = await runCliAsync(["owners", "2fa", "reset", "--owner", "alice@example.com", "--json"], {
       db: server.db,
     });
-    expect([cli.code, JSON.parse(cli.stdout)]).toEqual([0, { owner: "alice@example.com", wasOn: true }]);
+    expect([cli.code, JSON.parse(cli.stdout)]).toEqual([
+      0,
+      { owner: "alice@example.com", wasOn: true, passkeysRemoved: 0 },
+    ]);
     expect((await server.json("/api/v1/auth/me", { headers: { cookie } })).status).toBe(401);
     const plain = await login(server, "alice@example.com");
     expect(plain.status).toBe(200);
     expect(await server.query("SELECT owner_id FROM recovery_codes")).toEqual([]);
   });
+});
+
+describe("a lost phone, without an operator", () => {
+  const clock = fixedClock("2026-11-21T10:00:00.000Z");
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ clock, rateClock: clock, config: keyConfig() });
+    await withPassword(server, "frank@example.com");
+  });
+  afterAll(() => server.close());
+  let fresh: string[] = [];
+
+  test("recovery codes are renewed for a code: the old ones stop working, the account counts what is left", async () => {
+    const cookie = await loggedIn(server, "frank@example.com");
+    const { codes } = await enrol(server, cookie, clock.now);
+    const me = await server.json("/api/v1/auth/me", { headers: { cookie } });
+    expect([me.body.totpEnabled, me.body.recoveryCodesLeft]).toEqual([true, 10]);
+    const wrong = await post(server, "/auth/totp/recovery-codes", cookie, { code: "0000-0000" });
+    expect([wrong.status, wrong.body.code]).toEqual([401, "UNAUTHORIZED"]);
+    const renewed = await post(server, "/auth/totp/recovery-codes", cookie, { code: codes[0] });
+    expect(renewed.status).toBe(200);
+    fresh = renewed.body.recoveryCodes;
+    expect(fresh).toHaveLength(10);
+    expect(fresh.filter((c) => codes.includes(c))).toEqual([]);
+    expect(fresh[0]).toMatch(/^[0-9a-f]{4}(-[0-9a-f]{4}){4}$/);
+    const old = await login(server, "frank@example.com");
+    expect((await secondFactor(server, old.body.challenge, codes[1]!)).status).toBe(401);
+    const withNew = await secondFactor(server, old.body.challenge, fresh[0]!);
+    expect([withNew.status, withNew.body.recoveryCodesLeft]).toEqual([200, 9]);
+  });
+
+  test("a recovery code logs in and turns TOTP off, the session staying; a new phone enrols; keys and other sites cannot", async () => {
+    const started = await login(server, "frank@example.com");
+    const opened = await secondFactor(server, started.body.challenge, fresh[1]!);
+    expect(opened.status).toBe(200);
+    const cookie = opened.headers.get("set-cookie")!.split(";")[0]!;
+    const owner = await seedOwner(server, "gina@example.com");
+    expect((await server.send("POST", "/auth/totp/disable", owner.key, { code: fresh[2] })).status).toBe(401);
+    const csrf = await server.json("/api/v1/auth/totp/disable", {
+      method: "POST",
+      headers: { cookie, origin: "https://evil.example", "content-type": "application/json" },
+      body: JSON.stringify({ code: fresh[2] }),
+    });
+    expect([csrf.status, csrf.body.code]).toEqual([403, "CSRF"]);
+
+    const off = await fetch(`${server.url}/api/v1/auth/totp/disable`, {
+      method: "POST",
+      headers: { cookie, origin: server.url, "content-type": "application/json" },
+      body: JSON.stringify({ code: fresh[2] }),
+    });
+    expect(off.status).toBe(204);
+    const me = await server.json("/api/v1/auth/me", { headers: { cookie } });
+    expect([me.status, me.body.totpEnabled, me.body.recoveryCodesLeft]).toEqual([200, false, 0]);
+    expect(await server.query("SELECT owner_id FROM recovery_codes")).toEqual([]);
+    expect((await post(server, "/auth/totp/recovery-codes", cookie, { code: fresh[3] })).status).toBe(401);
+
+    clock.advance(STEP);
+    const phone = await enrol(server, cookie, clock.now);
+    clock.advance(STEP);
+    const again = await login(server, "frank@example.com");
+    const code = phone.totp.generate({ timestamp: clock.now() });
+    expect((await secondFactor(server, again.body.challenge, code)).status).toBe(200);
+  });
+});
+
+describe("a lost secret key", () => {
+  const clock = fixedClock("2026-11-22T10:00:00.000Z");
+
+  /** Enrols a person under the first server's key; answers the database and a challenge of the server that `restart` starts on it. */
+  async function enrolThenRestart(first: Record<string, string>, restart: (db: string) => Promise<TestServer>) {
+    const before = await startTestServer({ clock, rateClock: clock, config: first, dir: folder.dir });
+    await withPassword(before, "ivy@example.com");
+    const { totp } = await enrol(before, await loggedIn(before, "ivy@example.com"), clock.now);
+    const db = before.db;
+    await before.close();
+    const after = await restart(db);
+    clock.advance(STEP);
+    const { body } = await login(after, "ivy@example.com");
+    return { after, challenge: body.challenge as string, code: totp.generate({ timestamp: clock.now() }) };
+  }
+  // A folder of each test's own: its database, and the key file beside it, outlive the first server.
+  let folder: ReturnType<typeof tempDir>;
+  beforeEach(() => void (folder = tempDir()));
+  afterEach(() => folder.cleanup());
+
+  test("another key than the secrets were sealed with is a clear 503, never a 500", async () => {
+    const { after, challenge, code } = await enrolThenRestart({ secretKey: randomBytes(32).toString("base64") }, (db) =>
+      startTestServer({
+        clock,
+        rateClock: clock,
+        db,
+        dir: folder.dir,
+        config: { secretKey: randomBytes(32).toString("base64") },
+      }),
+    );
+    try {
+      const res = await secondFactor(after, challenge, code);
+      expect([res.status, res.body.code]).toEqual([503, "UNAVAILABLE"]);
+      expect(res.body.error).toContain("formsvc owners 2fa reset");
+    } finally {
+      await after.close();
+    }
+  });
+
+  test.if(onSqlite)(
+    "a key file gone from beside sealed secrets is not made anew: 503 until it is restored",
+    async () => {
+      const { after, challenge, code } = await enrolThenRestart({}, (db) => {
+        rmSync(join(folder.dir, "formsvc.key"));
+        return startTestServer({ clock, rateClock: clock, db, dir: folder.dir });
+      });
+      try {
+        const res = await secondFactor(after, challenge, code);
+        expect([res.status, res.body.code]).toEqual([503, "UNAVAILABLE"]);
+        expect(existsSync(join(folder.dir, "formsvc.key"))).toBe(false);
+      } finally {
+        await after.close();
+      }
+    },
+  );
 });
 
 describe("FORMSVC_REQUIRE_2FA", () => {
@@ -202,9 +349,23 @@ describe("FORMSVC_REQUIRE_2FA", () => {
     const cookie = await loggedIn(server, "carol@example.com");
     const blocked = await server.json("/api/v1/forms/list", { headers: session(server, cookie) });
     expect([blocked.status, blocked.body.code]).toEqual([403, "SECOND_FACTOR_ENROLMENT_REQUIRED"]);
-    expect((await server.json("/api/v1/auth/me", { headers: { cookie } })).status).toBe(200);
+    const before = await server.json("/api/v1/auth/me", { headers: { cookie } });
+    expect([before.status, before.body.totpEnabled]).toEqual([200, false]);
     await enrol(server, cookie, clock.now);
     expect((await server.json("/api/v1/forms/list", { headers: session(server, cookie) })).status).toBe(200);
+    expect((await server.json("/api/v1/auth/me", { headers: { cookie } })).body.totpEnabled).toBe(true);
+  });
+
+  test("enrolling in one session does not let another session of the person through that proved nothing", async () => {
+    await withPassword(server, "hank@example.com");
+    const held = await loggedIn(server, "hank@example.com");
+    const enrolling = await loggedIn(server, "hank@example.com");
+    await enrol(server, enrolling, clock.now);
+    expect((await server.json("/api/v1/forms/list", { headers: session(server, enrolling) })).status).toBe(200);
+    const still = await server.json("/api/v1/forms/list", { headers: session(server, held) });
+    expect([still.status, still.body.code]).toEqual([403, "SECOND_FACTOR_ENROLMENT_REQUIRED"]);
+    // Its own sessions it may see and end, to be rid of the other one.
+    expect((await server.json("/api/v1/auth/sessions", { headers: { cookie: held } })).status).toBe(200);
   });
 
   test("an API key is not held back: only sessions must enrol", async () => {

@@ -13,9 +13,11 @@ import type {
   SecondFactorBody,
   SessionJson,
   SetupBody,
+  TotpCodeBody,
   TotpConfirmBody,
   TotpEnrolmentJson,
 } from "../../src/modules/accounts/model";
+import type { PasskeyJson, PasskeyRenameBody } from "../../src/modules/accounts/passkeys-routes";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
 import type { Highlight } from "../../src/modules/search/document";
 import type { SearchResultJson } from "../../src/modules/search/routes";
@@ -47,6 +49,15 @@ import type {
   SubmitBody,
   SubmitResult,
 } from "../../src/modules/submissions/model";
+import type { ListedSubmissionJson } from "../../src/modules/submissions/model";
+import type {
+  BulkBody,
+  BulkResultJson,
+  NoteBody,
+  NoteJson,
+  NoteListJson,
+  TriageBody,
+} from "../../src/modules/submissions/triage-model";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
@@ -55,13 +66,23 @@ export type Checks = [
   Assert<Equal<Client.SecondFactorRequest, SecondFactorBody>>,
   Assert<Equal<Client.TotpEnrolment, TotpEnrolmentJson>>,
   Assert<Equal<Client.TotpConfirmRequest, TotpConfirmBody>>,
+  Assert<Equal<Client.TotpCodeRequest, TotpCodeBody>>,
   Assert<Equal<Client.RecoveryCodes, RecoveryCodesJson>>,
+  Assert<Equal<Client.Passkey, PasskeyJson>>,
+  Assert<Equal<Client.PasskeyRenameRequest, PasskeyRenameBody>>,
   Assert<Equal<Client.Form, FormJson>>,
   Assert<Equal<Client.FormList, FormListJson>>,
   Assert<Equal<Client.Submission, SubmissionJson>>,
   Assert<Equal<Client.SubmissionList, SubmissionListJson>>,
   Assert<Equal<Client.SearchResults, SearchResultJson>>,
   Assert<Equal<Client.SearchHighlight, Highlight>>,
+  Assert<Equal<Client.ListedSubmission, ListedSubmissionJson>>,
+  Assert<Equal<Client.SubmissionUpdate, TriageBody>>,
+  Assert<Equal<Client.BulkRequest, BulkBody>>,
+  Assert<Equal<Client.BulkResult, BulkResultJson>>,
+  Assert<Equal<Client.Note, NoteJson>>,
+  Assert<Equal<{ notes: Client.Note[] }, NoteListJson>>,
+  Assert<Equal<{ text: string }, NoteBody>>,
   Assert<Equal<Client.SubmitResult, SubmitResult>>,
   Assert<Equal<Client.SubmitRequest, SubmitBody>>,
   Assert<Equal<{ usersJoined: number }, UsersJoinedJson>>,

@@ -54,6 +54,23 @@ describe("two-step login in the dashboard", () => {
       await page.getByLabel("Code from your authenticator app, or a recovery code").fill(recovery[0]!);
       await page.getByRole("button", { name: "Log in" }).click();
       await page.getByRole("button", { name: "Log out" }).waitFor();
+
+      // Once on, the account page counts the recovery codes left, renews them and turns it off, each for a code.
+      await page.goto(`${server.url}/dashboard#/account`);
+      await page.getByText("9 recovery codes left").waitFor();
+      await page.getByRole("button", { name: "New recovery codes" }).click();
+      await page.getByLabel("Code from your authenticator app, or a recovery code").fill(recovery[1]!);
+      await page.getByRole("button", { name: "Make new recovery codes" }).click();
+      const renewed = (await page.locator("pre.recovery-codes").textContent())!.split("\n");
+      expect(renewed).toHaveLength(10);
+      expect(renewed).not.toContain(recovery[2]);
+      await page.getByRole("button", { name: "Done" }).click();
+      await page.getByText("10 recovery codes left").waitFor();
+      await page.getByRole("button", { name: "Turn off (for a new phone)" }).click();
+      await page.getByLabel("Code from your authenticator app, or a recovery code").fill(renewed[0]!);
+      await page.getByRole("button", { name: "Turn two-step login off" }).click();
+      await page.getByRole("button", { name: "Set up two-step login" }).waitFor();
+      expect(await server.query("SELECT owner_id FROM totp_secrets")).toEqual([]);
     } finally {
       await second.close();
     }

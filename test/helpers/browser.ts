@@ -86,7 +86,9 @@ export async function launchBrowser(): Promise<TestBrowser> {
       if (!proxy) {
         await context.route("**/*", (route) => {
           const url = new URL(route.request().url());
-          const local = (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK.has(url.hostname);
+          // Chromium resolves every *.localhost to loopback itself (a second site on this machine, for passkeys).
+          const loopback = LOOPBACK.has(url.hostname) || url.hostname.endsWith(".localhost");
+          const local = (url.protocol === "http:" || url.protocol === "https:") && loopback;
           if (local || url.protocol === "data:" || url.protocol === "blob:") return route.continue();
           blocked.push(url.href);
           return route.abort("blockedbyclient");

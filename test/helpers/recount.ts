@@ -11,13 +11,16 @@ const RECOUNT = (length: number) => `
     UNION ALL SELECT 'device', substr(created_at, 1, ${length}), coalesce(nullif(json_extract(data, '$._meta.device'), ''), 'unknown') FROM inbox)
   GROUP BY dimension, k, value ORDER BY dimension, k, value`;
 
-/** What formsvc keeps about a form's inbox: its counters, its waitlist joiners (with their submissions), its daily and monthly rollups. */
+/** What formsvc keeps about a form's inbox: its counters (unread among them), its waitlist joiners (with their submissions), its daily and monthly rollups. */
 export async function keptCounts(server: TestServer, formId: string) {
   // On PostgreSQL the rows hold the counts once the deltas are folded into them.
   await server.services.foldTallies();
-  const form = (await server.query("SELECT submission_count, users_joined_count FROM forms WHERE id = ?", formId))[0];
+  const form = (
+    await server.query("SELECT submission_count, unread_count, users_joined_count FROM forms WHERE id = ?", formId)
+  )[0];
   return {
     submissionCount: form.submission_count as number,
+    unread: form.unread_count as number,
     usersJoined: form.users_joined_count as number,
     joiners: await server.query(
       "SELECT email, submissions FROM waitlist_joiners WHERE form_id = ? ORDER BY email",
@@ -40,6 +43,7 @@ export async function recount(server: TestServer, formId: string) {
     : [];
   return {
     submissionCount: (await server.query(`${inbox} SELECT count(*) AS n FROM inbox`, formId))[0].n as number,
+    unread: (await server.query(`${inbox} SELECT count(*) AS n FROM inbox WHERE state = 'new'`, formId))[0].n as number,
     usersJoined: waitlist
       ? joiners.length +
         ((await server.query(`${inbox} SELECT count(*) AS n FROM inbox WHERE email IS NULL`, formId))[0].n as number)

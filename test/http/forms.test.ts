@@ -38,6 +38,7 @@ describe("GET /api/v1/forms/{formId}", () => {
         "spamSettings",
         "teamId",
         "submissionCount",
+        "unread",
         "updatedAt",
         "usersJoinedSettings",
         "warnings",
@@ -49,6 +50,7 @@ describe("GET /api/v1/forms/{formId}", () => {
       description: "",
       formType: "contact",
       submissionCount: 0,
+      unread: 0,
       usersJoinedSettings: null,
       retentionDays: null,
       // The owner notification's defaults: no list (the owner alone), today's email.

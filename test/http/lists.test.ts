@@ -50,6 +50,7 @@ describe("GET /api/v1/forms/list", () => {
       "id",
       "name",
       "submissionCount",
+      "unread",
       "updatedAt",
     ]);
     expect(body.forms).toEqual([...body.forms].sort(newestFirst));
@@ -121,14 +122,25 @@ describe("GET /api/v1/forms/{formId}/submissions", () => {
       body: JSON.stringify({ formId, data }),
     });
 
-  test("items are exactly {id, formId, data, createdAt, spam}, newest first, each once across pages, with a null cursor at the end", async () => {
+  test("items are exactly {id, formId, data, createdAt, spam, state, assignee, tags, noteCount}, newest first, each once across pages, with a null cursor at the end", async () => {
     for (let i = 0; i < 12; i++) {
       if (i % 2) clock.advance(5);
       expect((await submit(owner.formId, owner.key, { i })).status).toBe(200);
     }
     const { seen } = await walk(`/api/v1/forms/${owner.formId}/submissions?limit=4`);
     expect(seen.length).toBe(12);
-    expect(Object.keys(seen[0]).sort()).toEqual(["createdAt", "data", "formId", "id", "spam"]);
+    expect(Object.keys(seen[0]).sort()).toEqual([
+      "assignee",
+      "createdAt",
+      "data",
+      "formId",
+      "id",
+      "noteCount",
+      "spam",
+      "state",
+      "tags",
+    ]);
+    expect(seen[0]).toMatchObject({ state: "new", assignee: null, tags: [], noteCount: 0 });
     expect(seen).toEqual([...seen].sort(newestFirst));
     expect(seen.map((s) => s.data.i)).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     expect(seen[0].formId).toBe(owner.formId);

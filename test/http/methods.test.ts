@@ -15,9 +15,11 @@ const routes = () => [
   { path: "/api/v1/keys", allow: "GET, POST" },
   { path: `/api/v1/keys/${owner.keyId}`, allow: "DELETE" },
   { path: `/api/v1/forms/${owner.formId}/submissions/export`, allow: "GET" },
-  { path: `/api/v1/forms/${owner.formId}/submissions/sub_1`, allow: "GET, DELETE" },
+  { path: `/api/v1/forms/${owner.formId}/submissions/sub_1`, allow: "GET, DELETE, PATCH" },
   { path: `/api/v1/forms/${owner.formId}/submissions/sub_1/spam`, allow: "POST" },
   { path: `/api/v1/forms/${owner.formId}/submissions/sub_1/not-spam`, allow: "POST" },
+  { path: `/api/v1/forms/${owner.formId}/submissions/bulk`, allow: "POST" },
+  { path: `/api/v1/forms/${owner.formId}/submissions/sub_1/notes`, allow: "POST, GET" },
   { path: `/api/v1/forms/${owner.formId}/users-joined`, allow: "GET" },
   { path: "/api/v1/forms/submit", allow: "POST" },
   { path: `/api/v1/forms/${owner.formId}/submissions`, allow: "GET" },
@@ -25,6 +27,7 @@ const routes = () => [
   { path: "/api/v1/openapi.json", allow: "GET" },
   { path: "/healthz", allow: "GET" },
   { path: "/metrics", allow: "GET" },
+  { path: "/mcp", allow: "POST" },
 ];
 
 describe("OPTIONS", () => {

@@ -32,6 +32,13 @@ describe("the OpenAPI document", () => {
     expect(documented).toEqual(served);
   });
 
+  test("names the MCP endpoint in its prose, though /mcp is no operation of it (it answers as its transport does)", () => {
+    expect(doc.info.description).toContain("POST /mcp");
+    expect(doc.info.description).toContain("Model Context Protocol");
+    expect(doc.paths["/mcp"]).toBeUndefined();
+    expect(server.app.routes.some((r) => r.method === "POST" && r.path === "/mcp")).toBe(true);
+  });
+
   test("declares the header and query key locations as security schemes", () => {
     const schemes = Object.values<any>(doc.components.securitySchemes);
     expect(schemes).toContainEqual({ type: "apiKey", in: "header", name: "X-API-Key" });

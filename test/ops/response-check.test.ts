@@ -31,6 +31,7 @@ const formList = {
       name: "n",
       description: "",
       submissionCount: 0,
+      unread: 0,
       createdAt: "2026-01-01T00:00:00.000Z",
       updatedAt: "2026-01-01T00:00:00.000Z",
     },

@@ -46,7 +46,7 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
   {
     method: "POST",
-    path: /^\/api\/v1\/auth\/totp(\/confirm)?$/,
+    path: /^\/api\/v1\/auth\/totp(\/confirm|\/recovery-codes|\/disable)?$/,
     why: "session only (a person's second factor): every key case is a 401 (test/accounts/totp.test.ts)",
   },
   {
@@ -65,6 +65,16 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/auth\/me$/,
     why: "session only: no key is accepted, so every key case is a 401 (test/accounts)",
   },
+  {
+    method: "POST",
+    path: /^\/api\/v1\/auth\/passkeys\/login(\/options)?$/,
+    why: "take no key (how one logs in with a passkey): the authenticator's signature is the credential; their CSRF check, refusals and throttle are in test/accounts/passkeys.test.ts",
+  },
+  ...["GET", "POST", "PATCH", "DELETE"].map((method) => ({
+    method,
+    path: /^\/api\/v1\/auth\/passkeys(\/options|\/:passkeyId)?$/,
+    why: "session only (a person's own passkeys): no key is accepted, so every key case is a 401; another person's passkey is a 404 (test/accounts/passkeys.test.ts)",
+  })),
   {
     method: "GET",
     path: /^\/api\/v1\/auth\/sessions$/,
@@ -90,6 +100,11 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
     path: /^\/api\/v1\/forms\/:formId\/notifications\/me$/,
     why: "session only (a member's own choice; a key is no person): every key case is a 401 (test/email/member-notifications.test.ts)",
   })),
+  {
+    method: "POST",
+    path: /^\/mcp$/,
+    why: "the MCP endpoint: a secret key as Authorization: Bearer only (no session, no publishable key, no other place: 401), its answers the transport's; no key, a wrong one, a revoked one, another team's ids, roles and the body cap are in test/mcp/auth.test.ts and test/mcp/tools.test.ts",
+  },
   { method: "GET", path: /^\/api\/v1\/openapi\.json$/, why: "the public API document" },
   { method: "GET", path: /^\/docs(\/|$)/, why: "the docs page and its assets, public" },
   {

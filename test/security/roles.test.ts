@@ -227,11 +227,21 @@ async function freshMember(): Promise<string> {
  * Deleting routes, and those that change a membership: each allowed call gets a fresh object of
  * the kind it changes, made through the services.
  */
-const FRESH: Record<string, () => Promise<Record<string, string>>> = {
+const FRESH: Record<string, (c: Caller) => Promise<Record<string, string>>> = {
   "DELETE /api/v1/forms/:formId": async () => ({ formId: (await seedForm(server, OWNER, { name: "Doomed" })).id }),
   "DELETE /api/v1/forms/:formId/submissions/:submissionId": async () => ({
     submissionId: (await server.submit(ownerKey, ids.formId!, { email: "doomed@example.com" })).body.submissionId,
   }),
+  // A note of the caller's own: only its author deletes it.
+  "DELETE /api/v1/forms/:formId/submissions/:submissionId/notes/:noteId": async (c) => {
+    const res = await server.json(`/api/v1/forms/${ids.formId}/submissions/${ids.submissionId}/notes`, {
+      method: "POST",
+      headers: { ...c.headers(true), "content-type": "application/json" },
+      body: JSON.stringify({ text: "Doomed" }),
+    });
+    expect(res.status).toBe(200);
+    return { noteId: res.body.id };
+  },
   "DELETE /api/v1/keys/:keyId": async () => ({ keyId: (await seedKey(server, OWNER, { name: "doomed" })).id }),
   // A team of the owner's own: the personal team cannot be deleted.
   "DELETE /api/v1/teams/:teamId": async () => ({
@@ -292,7 +302,7 @@ describe("every route, by every role and a non-member, with a session and with a
       name,
       () => "let through",
       async ({ r, c }) => {
-        const target = { ...ids, ...(await FRESH[label(r)]?.()) };
+        const target = { ...ids, ...(await FRESH[label(r)]?.(c)) };
         const { status, code } = await call(r, c, target);
         // The one answer besides success that comes after the role check, not from it: a delivery being sent right then.
         const through = (status >= 200 && status < 300) || (label(r).endsWith("/replay") && status === 409);

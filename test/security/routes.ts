@@ -47,6 +47,12 @@ const VALID_BODY: Record<string, (ids: Record<string, string>) => unknown> = {
   "POST /api/v1/forms/:formId/webhooks": () => ({ url: "http://127.0.0.1:9/other" }),
   // Into the team it is in: a move that changes nothing, for the roles that may make it.
   "POST /api/v1/forms/:formId/move": (ids) => ({ teamId: ids.teamId }),
+  "POST /api/v1/forms/:formId/submissions/bulk": (ids) => ({
+    ids: [ids.submissionId],
+    action: "set",
+    set: { state: "open" },
+  }),
+  "POST /api/v1/forms/:formId/submissions/:submissionId/notes": () => ({ text: "A note" }),
   "POST /api/v1/teams": () => ({ name: "New" }),
   "PATCH /api/v1/teams/:teamId": () => ({ name: "Renamed" }),
   "PATCH /api/v1/teams/:teamId/members/:ownerId": () => ({ role: "viewer" }),

@@ -5,7 +5,7 @@ let onUnauthorized: () => void = () => {};
 export const whenUnauthorized = (f: () => void) => void (onUnauthorized = f);
 
 // Answers to these say "not logged in" or "wrong password", not "the session ran out".
-const AUTH_PATHS = /\/api\/v1\/auth\/(login|login\/second-factor|me)$/;
+const AUTH_PATHS = /\/api\/v1\/auth\/(login|login\/second-factor|passkeys\/login|me)$/;
 
 /** fetch for the client: the session cookie goes along (same origin), and a 401 anywhere else means the session ended. */
 export async function sessionFetch(url: string, init: RequestInit): Promise<Response> {

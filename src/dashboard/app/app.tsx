@@ -1,7 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { FormsvcError } from "./api";
 import { auth } from "./calls";
-import { AccountPage, TwoStepLogin } from "./pages/account";
+import { AccountPage, Passkeys, TwoStepLogin } from "./pages/account";
 import { AuditPage } from "./pages/audit";
 import { FormPage, type FormTab } from "./pages/form";
 import { FormsPage } from "./pages/forms";
@@ -65,12 +65,20 @@ function Teams() {
       <main class="login" id="main">
         <div class="login-card">
           <h1>formsvc</h1>
-          <TwoStepLogin
-            onDone={() => {
-              enrolmentRequired.value = false;
-              retry();
-            }}
-          />
+          <div class="stack">
+            <Passkeys
+              onDone={() => {
+                enrolmentRequired.value = false;
+                retry();
+              }}
+            />
+            <TwoStepLogin
+              onDone={() => {
+                enrolmentRequired.value = false;
+                retry();
+              }}
+            />
+          </div>
         </div>
       </main>
     );

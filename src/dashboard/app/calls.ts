@@ -14,6 +14,7 @@ import type {
   Invitation,
   KeyRole,
   MemberNotification,
+  Passkey,
   Role,
   Session,
   SpamFilterStatus,
@@ -24,6 +25,7 @@ import type {
   Webhook,
   WebhookFormat,
 } from "../../client/index";
+import { startAuthentication, startRegistration, WebAuthnError } from "@simplewebauthn/browser";
 import { client } from "./api";
 
 export type FormDetails = Form;
@@ -37,6 +39,8 @@ export const auth = {
   secondFactor: (challenge: string, code: string): Promise<Account> => client.loginSecondFactor({ challenge, code }),
   startTotp: () => client.startTotp(),
   confirmTotp: (code: string) => client.confirmTotp({ code }),
+  renewRecoveryCodes: (code: string) => client.renewRecoveryCodes({ code }),
+  disableTotp: (code: string) => client.disableTotp({ code }),
   logout: () => client.logout(),
   me: (): Promise<Account> => client.me(),
   update: (change: { timeZone?: string }): Promise<Account> => client.updateMe(change),
@@ -46,12 +50,47 @@ export const auth = {
   setup: (token: string, email: string, password: string): Promise<Account> => client.setup({ token, email, password }),
   requestReset: (email: string) => client.requestPasswordReset({ email }),
   confirmReset: (token: string, password: string) => client.confirmPasswordReset({ token, password }),
-  /** The ways to sign in besides a password (OpenID Connect when configured); none when they cannot be read. */
-  providers: async (): Promise<{ oidc: { name: string; start: string } | null }> => {
+  /** The ways to sign in besides a password (OpenID Connect when configured, passkeys or why not); none when they cannot be read. */
+  providers: async (): Promise<Providers> => {
     const res = await fetch(`${location.origin}/api/v1/auth/providers`).catch(() => null);
-    return res?.ok ? await res.json() : { oidc: null };
+    return res?.ok
+      ? await res.json()
+      : { oidc: null, passkeys: { available: false, reason: "formsvc did not answer" } };
+  },
+  passkeys: (): Promise<Passkey[]> => client.listPasskeys(),
+  /** Makes a passkey with the browser's own dialog, and keeps it under `name`. */
+  addPasskey: async (name: string): Promise<Passkey> => {
+    const options = await client.passkeyRegistrationOptions();
+    const response = await ceremony(() => startRegistration({ optionsJSON: options as never }));
+    return client.registerPasskey({ name, response: response as never });
+  },
+  renamePasskey: (id: string, name: string): Promise<Passkey> => client.renamePasskey(id, { name }),
+  removePasskey: (id: string) => client.removePasskey(id),
+  /** Signs in with a passkey the browser offers (discoverable: no email asked). */
+  passkeyLogin: async (): Promise<Account> => {
+    const options = await client.passkeyLoginOptions();
+    const response = await ceremony(() => startAuthentication({ optionsJSON: options as never }));
+    return client.loginWithPasskey(response as never);
   },
 };
+
+export interface Providers {
+  oidc: { name: string; start: string } | null;
+  passkeys: { available: boolean; reason?: string };
+}
+
+/** The browser's passkey dialog; closing it (or its timing out) says so in words, not as the browser's error name. */
+async function ceremony<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof WebAuthnError && e.code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED")
+      throw new Error("This device holds one of your passkeys already: add a passkey from another device.");
+    if (e instanceof Error && (e.name === "NotAllowedError" || e.name === "AbortError"))
+      throw new Error("The browser's passkey dialog was closed or timed out; nothing was changed.");
+    throw e;
+  }
+}
 
 export const forms = {
   /** A page of one team's forms (every team's while the server has no teams). */

@@ -29,6 +29,8 @@ import * as accentColor from "./027-accent-color";
 import * as teams from "./028-teams";
 import * as secondFactors from "./029-second-factors";
 import * as sessionDetails from "./030-session-details";
+import * as passkeys from "./031-passkeys";
+import * as inbox from "./032-inbox";
 import * as search from "./033-search";
 
 export type { Migration };
@@ -72,5 +74,7 @@ export const migrations: Migration[] = [
   portable(28, "teams", teams.steps),
   portable(29, "second-factors", secondFactors.steps),
   portable(30, "session-details", sessionDetails.steps),
+  portable(31, "passkeys", passkeys.steps),
+  portable(32, "inbox", inbox.steps),
   portable(33, "search", search.steps),
 ];

@@ -18,16 +18,22 @@ export const pendingSubmissions = (alias: string) =>
 export const submissionCountOf = (sql: Sql, alias: string) =>
   sql.engine === "postgres" ? `${alias}.submission_count + ${pendingSubmissions(alias)}` : `${alias}.submission_count`;
 
-/** On PostgreSQL, a `pending_submissions` column for a `SELECT` of forms (aliased `alias`); nothing on SQLite. */
+/** The form's (aliased `alias`) unread submissions not folded yet into its `unread_count`. */
+const pendingUnread = (alias: string) =>
+  `(SELECT CAST(coalesce(sum(d.unread), 0) AS INTEGER) FROM form_count_deltas d WHERE d.form_id = ${alias}.id)`;
+
+/** On PostgreSQL, `pending_submissions` and `pending_unread` columns for a `SELECT` of forms (aliased `alias`); nothing on SQLite. */
 export const pendingSubmissionsColumn = (sql: Sql, alias: string) =>
-  sql.engine === "postgres" ? `, ${pendingSubmissions(alias)} AS pending_submissions` : "";
+  sql.engine === "postgres"
+    ? `, ${pendingSubmissions(alias)} AS pending_submissions, ${pendingUnread(alias)} AS pending_unread`
+    : "";
 
 // A fold takes at most this many forms' deltas at once, so its transaction stays short.
 export const FORMS_PER_FOLD = 500;
 
-const FOLD_COUNTS = `WITH moved AS (DELETE FROM form_count_deltas WHERE form_id IN (SELECT value FROM json_each(?1)) RETURNING form_id, submissions),
-  sums AS (SELECT form_id, sum(submissions) AS n FROM moved GROUP BY form_id)
-  UPDATE forms SET submission_count = forms.submission_count + sums.n FROM sums WHERE forms.id = sums.form_id`;
+const FOLD_COUNTS = `WITH moved AS (DELETE FROM form_count_deltas WHERE form_id IN (SELECT value FROM json_each(?1)) RETURNING form_id, submissions, unread),
+  sums AS (SELECT form_id, sum(submissions) AS n, sum(unread) AS u FROM moved GROUP BY form_id)
+  UPDATE forms SET submission_count = forms.submission_count + sums.n, unread_count = forms.unread_count + sums.u FROM sums WHERE forms.id = sums.form_id`;
 
 // Each day's deltas go into its day's and its month's rollups; each rollup row written is reported
 // with its count (what comes to 0 or less is removed).

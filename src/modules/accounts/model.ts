@@ -33,6 +33,14 @@ export const AccountSchema = t.Object(
     createdAt: t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" }),
     timeZone: TimeZone(),
     smtpConfigured: SmtpConfigured(),
+    totpEnabled: t.Boolean({
+      description: "the person has a TOTP second factor: a login with the password asks for a code too",
+    }),
+    recoveryCodesLeft: t.Unsafe<number>({
+      type: "integer",
+      minimum: 0,
+      description: "how many of the person's recovery codes are unused (0 without TOTP)",
+    }),
   },
   { additionalProperties: false },
 );
@@ -128,7 +136,14 @@ export const TotpConfirmBodySchema = t.Object(
   { additionalProperties: false },
 );
 
+/** `POST /auth/totp/recovery-codes` and `/auth/totp/disable`: proof that the person holds the second factor. */
+export const TotpCodeBodySchema = t.Object(
+  { code: Code("the current code of the authenticator app, or an unused recovery code") },
+  { additionalProperties: false },
+);
+
 export type TotpEnrolmentJson = Static<typeof TotpEnrolmentSchema>;
+export type TotpCodeBody = Static<typeof TotpCodeBodySchema>;
 export type TotpConfirmBody = Static<typeof TotpConfirmBodySchema>;
 
 /** The recovery codes, shown this once. */

@@ -26,6 +26,8 @@ export interface OidcDeps {
   settings: OidcSettings;
   owners: Pick<OwnersService, "findOwner" | "ensureOwner">;
   accounts: Pick<AccountsService, "openSession">;
+  /** A login challenge when the person has a TOTP second factor, which a sign-in with the provider asks too. */
+  challengeFor: (ownerId: string) => Promise<string | null>;
   teamExists: (id: string) => Promise<boolean>;
   /** Makes the person a member of the team unless they are one already. */
   joinTeam: (m: { teamId: string; ownerId: string; role: Role; at: string }) => Promise<void>;
@@ -45,7 +47,29 @@ interface Pending {
   expiresAt: number;
 }
 
-const refused = (message: string) => new AppError("UNAUTHORIZED", message);
+/**
+ * Why a sign-in was refused. The login page says it in words of its own (`#/login?sso=REASON`),
+ * never in words from the address: a link anyone can send must not put text on formsvc's page.
+ */
+export const SSO_REFUSALS = [
+  "lapsed",
+  "unchecked",
+  "no-email",
+  "unverified",
+  "domain",
+  "misconfigured",
+  "unreachable",
+] as const;
+export type SsoRefusal = (typeof SSO_REFUSALS)[number];
+
+export class SsoRefused extends AppError {
+  constructor(
+    readonly reason: SsoRefusal,
+    message: string,
+  ) {
+    super(reason === "unreachable" ? "UNAVAILABLE" : "UNAUTHORIZED", message);
+  }
+}
 
 /**
  * Sign-in with an OpenID Connect provider: discovery, the authorization code flow with PKCE, `state`
@@ -57,6 +81,11 @@ const refused = (message: string) => new AppError("UNAUTHORIZED", message);
  */
 export function createOidc(d: OidcDeps) {
   const s = d.settings;
+  // The login page shows only the reason; the operator reads the detail here.
+  const refused = (reason: SsoRefusal, message: string) => {
+    d.log.info("oidc sign-in refused", { reason, detail: message });
+    return new SsoRefused(reason, message);
+  };
   let discovered: Promise<client.Configuration> | null = null;
   // Discovered once, on first use: a provider down at startup must not stop formsvc, and a failed discovery is tried again next time.
   const configuration = () =>
@@ -72,7 +101,7 @@ export function createOidc(d: OidcDeps) {
       .catch((e: unknown) => {
         discovered = null;
         d.log.warn("oidc discovery failed", { issuer: s.issuer, error: (e as Error).message });
-        throw new AppError("UNAVAILABLE", `the sign-in provider (${s.issuer}) cannot be reached; try again later`);
+        throw refused("unreachable", `the sign-in provider (${s.issuer}) cannot be reached; try again later`);
       }));
 
   const seal = (p: Pending) => {
@@ -82,9 +111,9 @@ export function createOidc(d: OidcDeps) {
   const unseal = (sealed: string | null): Pending => {
     const [body = "", signature = ""] = (sealed ?? "").split(".");
     if (!body || !d.signer.verifies(signature, "oidc-pending", body))
-      throw refused("this sign-in was not started here, or has lapsed: start it again");
+      throw refused("lapsed", "this sign-in was not started here, or has lapsed: start it again");
     const p = JSON.parse(Buffer.from(body, "base64url").toString()) as Pending;
-    if (d.clock.now() >= p.expiresAt) throw refused("this sign-in took too long: start it again");
+    if (d.clock.now() >= p.expiresAt) throw refused("lapsed", "this sign-in took too long: start it again");
     return p;
   };
 
@@ -118,7 +147,16 @@ export function createOidc(d: OidcDeps) {
      * every check, then the person (created if new, then joining the configured team) and a session.
      * Every refusal is an AppError (401, 503 when the provider cannot be reached) and changes nothing.
      */
-    async finish(callback: URL, sealed: string | null, origin: SessionOrigin): Promise<{ token: string }> {
+    /**
+     * Checks the provider's answer and opens the person's session; a person with a TOTP second
+     * factor gets the login's challenge instead, to finish as a password login is finished: formsvc's
+     * own second factor is not the provider's to waive.
+     */
+    async finish(
+      callback: URL,
+      sealed: string | null,
+      origin: SessionOrigin,
+    ): Promise<{ token: string } | { challenge: string }> {
       const pending = unseal(sealed);
       const config = await configuration();
       let who: Record<string, unknown>;
@@ -141,28 +179,32 @@ export function createOidc(d: OidcDeps) {
           error.error ??
           (error.cause instanceof Error ? error.cause.message : null) ??
           error.message;
-        d.log.info("oidc sign-in refused", { reason });
-        throw refused(`the sign-in could not be checked: ${reason}`);
+        throw refused("unchecked", `the sign-in could not be checked: ${reason}`);
       }
       const email = typeof who.email === "string" ? normalizeEmail(who.email) : null;
-      if (!email) throw refused("the provider sent no email address for this account");
+      if (!email) throw refused("no-email", "the provider sent no email address for this account");
       if (who.email_verified !== true)
-        throw refused(`the provider has not verified ${email}: verify it there, then sign in again`);
+        throw refused("unverified", `the provider has not verified ${email}: verify it there, then sign in again`);
       const domain = email.slice(email.lastIndexOf("@") + 1);
       if (s.allowedDomains.length && !s.allowedDomains.includes(domain))
-        throw refused(`people of ${domain} may not sign in here`);
+        throw refused("domain", `people of ${domain} may not sign in here`);
 
       let owner = await d.owners.findOwner(email);
       if (!owner) {
         if (s.team && !(await d.teamExists(s.team))) {
           d.log.warn("FORMSVC_OIDC_TEAM names no team", { team: s.team });
-          throw refused("this server's sign-in is misconfigured (FORMSVC_OIDC_TEAM names no team); tell its operator");
+          throw refused(
+            "misconfigured",
+            "this server's sign-in is misconfigured (FORMSVC_OIDC_TEAM names no team); tell its operator",
+          );
         }
         owner = await d.owners.ensureOwner(email);
         if (s.team)
           // Two first sign-ins of one person at once both get here: the second finds the membership made.
           await d.joinTeam({ teamId: s.team, ownerId: owner.id, role: s.role, at: isoTime(d.clock.now()) });
       }
+      const challenge = await d.challengeFor(owner.id);
+      if (challenge) return { challenge };
       return { token: (await d.accounts.openSession(owner.id, origin)).token };
     },
   };

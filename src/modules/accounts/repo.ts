@@ -18,6 +18,8 @@ export interface Session {
   ownerId: string;
   createdAt: string;
   lastSeenAt: string;
+  /** Its login proved a second factor (a TOTP or recovery code, a passkey). */
+  secondFactor: boolean;
 }
 
 /** Where a session was opened: the browser's User-Agent and the client address, as the login saw them (null when unknown or opened before they were kept). */
@@ -31,13 +33,17 @@ interface SessionRow {
   owner_id: string;
   created_at: string;
   last_seen_at: string;
+  second_factor: number;
 }
+
+const SESSION_COLUMNS = "id, owner_id, created_at, last_seen_at, second_factor";
 
 const toSession = (r: SessionRow): Session => ({
   id: r.id,
   ownerId: r.owner_id,
   createdAt: r.created_at,
   lastSeenAt: r.last_seen_at,
+  secondFactor: r.second_factor === 1,
 });
 
 interface CredentialsRow {
@@ -66,10 +72,14 @@ export function createAccountsRepo(sql: Sql) {
     atomically: <T>(fn: () => Promise<T>): Promise<T> => sql.transaction(fn),
     findCredentialsByEmail: (email: string): Promise<Credentials | null> => credentialsBy("email", email),
     findCredentialsById: (ownerId: string): Promise<Credentials | null> => credentialsBy("id", ownerId),
-    /** Sets the owner's password hash and ends every session of theirs, in one transaction; returns how many ended. */
+    /**
+     * Sets the owner's password hash and ends every session of theirs, and every login begun with the
+     * old password and waiting for its second factor, in one transaction; returns how many sessions ended.
+     */
     replacePassword: (ownerId: string, hash: string, at: string): Promise<number> =>
       sql.transaction(async () => {
         await sql.run("UPDATE owners SET password_hash = ?, password_set_at = ? WHERE id = ?", [hash, at, ownerId]);
+        await sql.run("DELETE FROM login_challenges WHERE owner_id = ?", [ownerId]);
         return deleteOwnerSessions(ownerId);
       }),
     async setTimeZone(ownerId: string, timeZone: string): Promise<void> {
@@ -80,18 +90,22 @@ export function createAccountsRepo(sql: Sql) {
       await sql.run("UPDATE owners SET password_hash = ? WHERE id = ?", [hash, ownerId]);
     },
     async insertSession(
-      s: { id: string; ownerId: string; tokenHash: string; createdAt: string } & SessionOrigin,
+      s: { id: string; ownerId: string; tokenHash: string; createdAt: string; secondFactor: boolean } & SessionOrigin,
     ): Promise<void> {
       await sql.run(
-        "INSERT INTO sessions (id, owner_id, token_hash, created_at, last_seen_at, user_agent, address) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [s.id, s.ownerId, s.tokenHash, s.createdAt, s.createdAt, s.userAgent, s.address],
+        "INSERT INTO sessions (id, owner_id, token_hash, created_at, last_seen_at, user_agent, address, second_factor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [s.id, s.ownerId, s.tokenHash, s.createdAt, s.createdAt, s.userAgent, s.address, s.secondFactor ? 1 : 0],
       );
+    },
+    /** The session has proved a second factor since its login (its person enrolled one in it). */
+    async markSecondFactor(id: string): Promise<void> {
+      await sql.run("UPDATE sessions SET second_factor = 1 WHERE id = ?", [id]);
     },
     /** The owner's sessions, newest first (expired ones the housekeeping has not deleted yet among them). */
     listOwnerSessions: async (ownerId: string): Promise<(Session & SessionOrigin)[]> =>
       (
         await sql.all<SessionRow & { user_agent: string | null; address: string | null }>(
-          "SELECT id, owner_id, created_at, last_seen_at, user_agent, address FROM sessions WHERE owner_id = ? ORDER BY created_at DESC, id DESC",
+          `SELECT ${SESSION_COLUMNS}, user_agent, address FROM sessions WHERE owner_id = ? ORDER BY created_at DESC, id DESC`,
           [ownerId],
         )
       ).map((r) => ({ ...toSession(r), userAgent: r.user_agent, address: r.address })),
@@ -102,10 +116,7 @@ export function createAccountsRepo(sql: Sql) {
     deleteOtherSessions: (ownerId: string, keep: string): Promise<number> =>
       sql.run("DELETE FROM sessions WHERE owner_id = ? AND id <> ?", [ownerId, keep]),
     async findSessionByTokenHash(hash: string): Promise<Session | null> {
-      const row = await sql.get<SessionRow>(
-        "SELECT id, owner_id, created_at, last_seen_at FROM sessions WHERE token_hash = ?",
-        [hash],
-      );
+      const row = await sql.get<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = ?`, [hash]);
       return row ? toSession(row) : null;
     },
     async touchSession(id: string, at: string): Promise<void> {

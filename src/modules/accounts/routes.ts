@@ -17,6 +17,7 @@ import {
   SessionSchema,
   SessionsEndedSchema,
   SetupBodySchema,
+  TotpCodeBodySchema,
   TotpConfirmBodySchema,
   TotpEnrolmentSchema,
 } from "./model";
@@ -28,7 +29,7 @@ const setCookie = (description: string) => ({
 });
 
 // Before the body is read: another site's page must not make a visitor's browser log in, set up or reset at its choosing.
-const sameOriginJson = <S extends TSchema>(schema: S) =>
+export const sameOriginJson = <S extends TSchema>(schema: S) =>
   jsonBody(
     ({ request, ownOrigin }: { request: Request; ownOrigin: () => string | null }) =>
       requireSameOrigin(request, ownOrigin()),
@@ -179,7 +180,7 @@ export function accountsRoutes(
     .post(
       "/auth/login/second-factor",
       async ({ body, client, caller, viaSession, request, set }) => {
-        const ownerId = await secondFactor.verify(body, accounts.emailOf, addressBucket(client().ip));
+        const ownerId = await secondFactor.verify(body, addressBucket(client().ip));
         const { account, token } = await accounts.finishLogin(ownerId, sessionOrigin(request, client));
         if (viaSession) await accounts.endSession(caller!.keyId);
         set.headers["set-cookie"] = sessionCookie(token, accounts.sessionMaxAgeSeconds, opts.secureCookie);
@@ -216,7 +217,7 @@ export function accountsRoutes(
         detail: {
           summary: "Start TOTP enrolment",
           description:
-            "A new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for the session's person, as an otpauth:// URI, its QR code and the base32 secret; it is not used until confirmed with a code from it (POST /api/v1/auth/totp/confirm). Asking again replaces an unconfirmed secret; with TOTP on already, 409 (the operator turns it off: `formsvc owners 2fa reset --owner EMAIL`). The secret is stored encrypted (AES-256-GCM) under FORMSVC_SECRET_KEY or the key file beside the database. Must carry the server's own Origin, else 403 CSRF.",
+            "A new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) for the session's person, as an otpauth:// URI, its QR code and the base32 secret; it is not used until confirmed with a code from it (POST /api/v1/auth/totp/confirm). Asking again replaces an unconfirmed secret; with TOTP on already, 409 (turn it off first with a code, POST /api/v1/auth/totp/disable, or the operator does: `formsvc owners 2fa reset --owner EMAIL`). Under FORMSVC_REQUIRE_2FA, a session held to enrolment of a person with passkeys is a 403 SECOND_FACTOR_ENROLMENT_REQUIRED: they sign in with a passkey instead. The secret is stored encrypted (AES-256-GCM) under FORMSVC_SECRET_KEY or the key file beside the database. Must carry the server's own Origin, else 403 CSRF.",
           tags: ["Accounts"],
           responses: responses({ schema: TotpEnrolmentSchema, description: "the secret to enrol" }, 401, 403, 409, 429),
         },
@@ -224,7 +225,12 @@ export function accountsRoutes(
     )
     .post(
       "/auth/totp/confirm",
-      async ({ principal, body }) => await secondFactor.confirmEnrolment(principal, body.code),
+      async ({ principal, body }) => {
+        const codes = await secondFactor.confirmEnrolment(principal, body.code);
+        // This session has proved the factor it enrolled; FORMSVC_REQUIRE_2FA lets it go on.
+        await accounts.markSecondFactor(principal.keyId);
+        return codes;
+      },
       {
         auth: "session",
         body: TotpConfirmBodySchema,
@@ -241,6 +247,47 @@ export function accountsRoutes(
             409,
             429,
           ),
+        },
+      },
+    )
+    .post(
+      "/auth/totp/recovery-codes",
+      async ({ principal, body, client }) =>
+        await secondFactor.renewRecoveryCodes(principal, body.code, addressBucket(client().ip)),
+      {
+        auth: "session",
+        body: TotpCodeBodySchema,
+        detail: {
+          summary: "Renew the recovery codes",
+          description:
+            "For the current code of the authenticator app (or an unused recovery code), 10 new recovery codes in place of every old one, shown this once. A wrong code is a 401 and counts against login's throttles (429 beyond); TOTP off, a 409. Must carry the server's own Origin, else 403 CSRF.",
+          tags: ["Accounts"],
+          responses: responses(
+            { schema: RecoveryCodesSchema, description: "the new recovery codes; the old ones no longer work" },
+            400,
+            401,
+            403,
+            409,
+            429,
+          ),
+        },
+      },
+    )
+    .post(
+      "/auth/totp/disable",
+      async ({ principal, body, client, set }) => {
+        await secondFactor.disable(principal, body.code, addressBucket(client().ip));
+        set.status = 204;
+      },
+      {
+        auth: "session",
+        body: TotpCodeBodySchema,
+        detail: {
+          summary: "Turn TOTP off",
+          description:
+            "For the current code of the authenticator app (or an unused recovery code), turns TOTP off and deletes the recovery codes; the person's sessions stay. This is how a second factor moves to a new phone without an operator: log in with a recovery code, turn it off, enrol again. With FORMSVC_REQUIRE_2FA, the next login with the password must enrol again. A wrong code is a 401 and counts against login's throttles (429 beyond). Must carry the server's own Origin, else 403 CSRF.",
+          tags: ["Accounts"],
+          responses: responses({ status: 204, description: "TOTP is off" }, 400, 401, 403, 429),
         },
       },
     )

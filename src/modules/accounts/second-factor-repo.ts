@@ -8,6 +8,14 @@ export interface TotpRow {
 }
 
 export function createSecondFactorRepo(sql: Sql) {
+  const putRecoveryCodes = async (ownerId: string, codeHashes: string[]) => {
+    await sql.run("DELETE FROM recovery_codes WHERE owner_id = ?", [ownerId]);
+    for (const hash of codeHashes)
+      await sql.run("INSERT INTO recovery_codes (code_hash, owner_id) VALUES (?, ?)", [hash, ownerId]);
+  };
+  const confirmed = async (ownerId: string) =>
+    (await sql.get("SELECT 1 AS one FROM totp_secrets WHERE owner_id = ? AND confirmed_at IS NOT NULL", [ownerId])) !==
+    null;
   return {
     atomically: <T>(fn: () => Promise<T>): Promise<T> => sql.transaction(fn),
     async findTotp(ownerId: string): Promise<TotpRow | null> {
@@ -24,10 +32,9 @@ export function createSecondFactorRepo(sql: Sql) {
         : null;
     },
     /** Whether the person has a confirmed TOTP second factor. */
-    enrolled: async (ownerId: string): Promise<boolean> =>
-      (await sql.get("SELECT 1 AS one FROM totp_secrets WHERE owner_id = ? AND confirmed_at IS NOT NULL", [
-        ownerId,
-      ])) !== null,
+    enrolled: confirmed,
+    /** Whether any TOTP secret is stored sealed (a key file missing beside them is a lost key). */
+    anySealed: async (): Promise<boolean> => (await sql.get("SELECT 1 AS one FROM totp_secrets LIMIT 1", [])) !== null,
     /** A new, unconfirmed secret in place of an unconfirmed one; a confirmed one stays (false). */
     startTotp: async (ownerId: string, ciphertext: string, at: string): Promise<boolean> =>
       (await sql.run(
@@ -43,9 +50,7 @@ export function createSecondFactorRepo(sql: Sql) {
           [at, step, ownerId],
         );
         if (!changed) return false;
-        await sql.run("DELETE FROM recovery_codes WHERE owner_id = ?", [ownerId]);
-        for (const hash of codeHashes)
-          await sql.run("INSERT INTO recovery_codes (code_hash, owner_id) VALUES (?, ?)", [hash, ownerId]);
+        await putRecoveryCodes(ownerId, codeHashes);
         return true;
       }),
     /** Takes a time step for a login: only past the last one taken, so a code is accepted once (one statement: two logins racing cannot both take it). */
@@ -78,6 +83,29 @@ export function createSecondFactorRepo(sql: Sql) {
         )
       )?.owner_id ?? null,
     deleteChallenge: (tokenHash: string) => sql.run("DELETE FROM login_challenges WHERE token_hash = ?", [tokenHash]),
+    recoveryCodesLeft: async (ownerId: string): Promise<number> =>
+      Number(
+        (
+          await sql.get<{ n: number | string }>(
+            "SELECT COUNT(*) AS n FROM recovery_codes WHERE owner_id = ? AND used_at IS NULL",
+            [ownerId],
+          )
+        )?.n ?? 0,
+      ),
+    /** New recovery codes in place of every old one, while TOTP is on (false otherwise, changing nothing). */
+    replaceRecoveryCodes: (ownerId: string, codeHashes: string[]): Promise<boolean> =>
+      sql.transaction(async () => {
+        if (!(await confirmed(ownerId))) return false;
+        await putRecoveryCodes(ownerId, codeHashes);
+        return true;
+      }),
+    /** The person's own turning off: TOTP, recovery codes and pending challenges go; sessions stay. */
+    turnOff: (ownerId: string): Promise<void> =>
+      sql.transaction(async () => {
+        await sql.run("DELETE FROM totp_secrets WHERE owner_id = ?", [ownerId]);
+        await sql.run("DELETE FROM recovery_codes WHERE owner_id = ?", [ownerId]);
+        await sql.run("DELETE FROM login_challenges WHERE owner_id = ?", [ownerId]);
+      }),
     /** Turns every second factor of the person off, and ends their sessions; returns whether TOTP was on. */
     reset: (ownerId: string): Promise<boolean> =>
       sql.transaction(async () => {

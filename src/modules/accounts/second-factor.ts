@@ -22,8 +22,9 @@ const ISSUER = "formsvc";
 const hash = (text: string) => Bun.SHA256.hash(text, "hex");
 /** A recovery code as typed: case, spaces and dashes do not matter. */
 const recoveryKey = (code: string) => hash(code.toLowerCase().replace(/[\s-]/g, ""));
+/** 80 bits: its unsalted hash is no shortcut to the code. */
 const newRecoveryCode = () =>
-  randomBytes(6)
+  randomBytes(10)
     .toString("hex")
     .replace(/(.{4})(?!$)/g, "$1-");
 
@@ -49,7 +50,9 @@ export interface SecondFactorDeps {
   accountsRepo: AccountsRepo;
   clock: Clock;
   /** Seals the TOTP secrets under the key kept outside the database; made on first use. */
-  box: () => SecretBox;
+  box: () => Promise<SecretBox>;
+  /** Whether the person has a passkey, the other second factor. */
+  hasPasskey: (ownerId: string) => Promise<boolean>;
 }
 
 /**
@@ -57,10 +60,41 @@ export interface SecondFactorDeps {
  * stored sealed, the recovery codes and login challenges as SHA-256 only. A code is accepted one
  * step either side of now, and once: the step it was for is remembered.
  */
-export function createSecondFactorService({ repo, accountsRepo, clock, box }: SecondFactorDeps) {
+export function createSecondFactorService({ repo, accountsRepo, clock, box, hasPasskey }: SecondFactorDeps) {
   const now = () => clock.now();
-  const byEmail = failureWindow(accountsRepo, "email", FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS, now);
+  // Wrong codes per person, apart from the password's count: a right password clears that one, and
+  // must not give whoever knows it five more guesses at the code each time.
+  const byPerson = failureWindow(accountsRepo, "email", FAILURES_PER_EMAIL, THROTTLE_WINDOW_MS, now);
   const byAddress = failureWindow(accountsRepo, "address", FAILURES_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
+
+  /**
+   * Takes the person's code: a TOTP code (its step, once) or an unused recovery code (once). Wrong
+   * codes count five per person within login's window (only a right code clears them) and against
+   * the client's address as wrong passwords do (429 beyond); a wrong one is a 401.
+   */
+  async function takeCode(ownerId: string, input: string, address: string): Promise<void> {
+    const person = `code ${ownerId}`;
+    const personAttempt = await retryWhileBusy(() => byPerson.attempt(person), WRITE_WAIT_MS);
+    if (!personAttempt.allowed) throw throttled(personAttempt.retryAfter, "for this person");
+    const addressAttempt = await retryWhileBusy(() => byAddress.attempt(address), WRITE_WAIT_MS);
+    if (!addressAttempt.allowed) {
+      await retryWhileBusy(() => byPerson.forgive(personAttempt.id), WRITE_WAIT_MS);
+      throw throttled(addressAttempt.retryAfter, "from this address");
+    }
+    const code = input.trim();
+    const row = await repo.findTotp(ownerId);
+    if (!row?.confirmedAt) throw wrongCode();
+    const step = stepOf((await box()).open(row.ciphertext), code);
+    const accepted =
+      step !== null
+        ? await retryWhileBusy(() => repo.takeStep(ownerId, step), WRITE_WAIT_MS)
+        : await retryWhileBusy(() => repo.useRecoveryCode(ownerId, recoveryKey(code), isoTime(now())), WRITE_WAIT_MS);
+    if (!accepted) throw wrongCode();
+    await retryWhileBusy(
+      () => Promise.all([byPerson.clear(person), byAddress.forgive(addressAttempt.id)]),
+      WRITE_WAIT_MS,
+    );
+  }
 
   /** The time step `code` is right for, or null. */
   const stepOf = (secret: string, code: string): number | null => {
@@ -73,17 +107,24 @@ export function createSecondFactorService({ repo, accountsRepo, clock, box }: Se
   return {
     enrolled: (ownerId: string): Promise<boolean> => repo.enrolled(ownerId),
 
+    /** How many of the person's recovery codes are unused (0 without TOTP). */
+    recoveryCodesLeft: (ownerId: string): Promise<number> => repo.recoveryCodesLeft(ownerId),
+
     /** Starts (or restarts) enrolment: a new secret, unconfirmed until a code from it is confirmed. 409 when TOTP is on already. */
     async startEnrolment(caller: Principal, email: string): Promise<{ uri: string; secret: string; qr: string }> {
+      // Held to enrolment (FORMSVC_REQUIRE_2FA) with passkeys: one of them is the second factor, else a password alone could enrol one.
+      if (caller.enrolmentDue && (await hasPasskey(caller.ownerId)))
+        throw new AppError(
+          "SECOND_FACTOR_ENROLMENT_REQUIRED",
+          "this server requires a second factor, and you have passkeys: log out and sign in with one of them",
+        );
       const secret = new OTPAuth.Secret({ size: 20 }).base32;
-      const started = await retryWhileBusy(
-        () => repo.startTotp(caller.ownerId, box().seal(secret), isoTime(now())),
-        WRITE_WAIT_MS,
-      );
+      const sealed = (await box()).seal(secret);
+      const started = await retryWhileBusy(() => repo.startTotp(caller.ownerId, sealed, isoTime(now())), WRITE_WAIT_MS);
       if (!started)
         throw new AppError(
           "CONFLICT",
-          "a second factor is on already; to enrol a new one, ask the operator to run formsvc owners 2fa reset",
+          "a second factor is on already; to move it to a new phone, turn it off with a code first (POST /api/v1/auth/totp/disable)",
         );
       const uri = totpOf(secret, email).toString();
       return { uri, secret, qr: await QRCode.toDataURL(uri) };
@@ -97,7 +138,7 @@ export function createSecondFactorService({ repo, accountsRepo, clock, box }: Se
           "CONFLICT",
           row ? "a second factor is on already" : "no enrolment started: POST /api/v1/auth/totp first",
         );
-      const step = stepOf(box().open(row.ciphertext), code.trim());
+      const step = stepOf((await box()).open(row.ciphertext), code.trim());
       if (step === null)
         throw new AppError("INVALID_PARAMETER", "wrong code: enter the current 6-digit code of your authenticator app");
       const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
@@ -128,15 +169,11 @@ export function createSecondFactorService({ repo, accountsRepo, clock, box }: Se
     },
 
     /**
-     * Checks a login's second factor: a TOTP code (each once) or a recovery code (each once). Wrong
-     * codes count against login's throttles for the person's email and the client's address (429
-     * beyond); a wrong or lapsed challenge is a 401. Answers the person, whose challenge is used up.
+     * Checks a login's second factor: a TOTP code (each once) or a recovery code (each once), with
+     * takeCode's throttles; a wrong or lapsed challenge is a 401. Answers the person, whose
+     * challenge is used up.
      */
-    async verify(
-      input: { challenge: string; code: string },
-      email: (ownerId: string) => Promise<string>,
-      address: string,
-    ): Promise<string> {
+    async verify(input: { challenge: string; code: string }, address: string): Promise<string> {
       const challengeHash = hash(input.challenge);
       const ownerId = input.challenge.startsWith(CHALLENGE_PREFIX)
         ? await repo.challengeOwner(challengeHash, isoTime(now()))
@@ -146,29 +183,31 @@ export function createSecondFactorService({ repo, accountsRepo, clock, box }: Se
           "UNAUTHORIZED",
           "this sign-in has expired or is unknown (5 minutes): log in with your password again",
         );
-      const name = await email(ownerId);
-      const mailAttempt = await retryWhileBusy(() => byEmail.attempt(name), WRITE_WAIT_MS);
-      if (!mailAttempt.allowed) throw throttled(mailAttempt.retryAfter, "for this email");
-      const addressAttempt = await retryWhileBusy(() => byAddress.attempt(address), WRITE_WAIT_MS);
-      if (!addressAttempt.allowed) {
-        await retryWhileBusy(() => byEmail.forgive(mailAttempt.id), WRITE_WAIT_MS);
-        throw throttled(addressAttempt.retryAfter, "from this address");
-      }
-      const code = input.code.trim();
-      const row = await repo.findTotp(ownerId);
-      if (!row?.confirmedAt) throw wrongCode();
-      const step = stepOf(box().open(row.ciphertext), code);
-      const accepted =
-        step !== null
-          ? await retryWhileBusy(() => repo.takeStep(ownerId, step), WRITE_WAIT_MS)
-          : await retryWhileBusy(() => repo.useRecoveryCode(ownerId, recoveryKey(code), isoTime(now())), WRITE_WAIT_MS);
-      if (!accepted) throw wrongCode();
-      await retryWhileBusy(
-        () =>
-          Promise.all([repo.deleteChallenge(challengeHash), byEmail.clear(name), byAddress.forgive(addressAttempt.id)]),
+      await takeCode(ownerId, input.code, address);
+      await retryWhileBusy(() => repo.deleteChallenge(challengeHash), WRITE_WAIT_MS);
+      return ownerId;
+    },
+
+    /** New recovery codes in place of all the old ones, for a code (TOTP or recovery); shown this once. */
+    async renewRecoveryCodes(caller: Principal, code: string, address: string): Promise<{ recoveryCodes: string[] }> {
+      await takeCode(caller.ownerId, code, address);
+      const recoveryCodes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+      const renewed = await retryWhileBusy(
+        () => repo.replaceRecoveryCodes(caller.ownerId, recoveryCodes.map(recoveryKey)),
         WRITE_WAIT_MS,
       );
-      return ownerId;
+      if (!renewed) throw new AppError("CONFLICT", "two-step login is off: there are no recovery codes to renew");
+      return { recoveryCodes };
+    },
+
+    /**
+     * Turns the person's TOTP off for a code (TOTP or recovery): how a lost or new phone is moved
+     * without an operator, by enrolling again. Their sessions stay; with FORMSVC_REQUIRE_2FA, their
+     * next password login must enrol again.
+     */
+    async disable(caller: Principal, code: string, address: string): Promise<void> {
+      await takeCode(caller.ownerId, code, address);
+      await retryWhileBusy(() => repo.turnOff(caller.ownerId), WRITE_WAIT_MS);
     },
 
     /** The operator's reset: TOTP and recovery codes off, and every session of the person ended. */

@@ -21,6 +21,9 @@ export interface Account {
   createdAt: string;
   timeZone: string;
   smtpConfigured: boolean;
+  /** The person logs in with a TOTP code after their password. */
+  totpEnabled: boolean;
+  recoveryCodesLeft: number;
 }
 
 /** One of a person's sessions as their list shows it; never its token. */
@@ -87,8 +90,11 @@ export interface AccountsDeps {
   smtpConfigured: boolean;
   /** A person's role in each of their teams. */
   rolesOf: (ownerId: string) => Promise<ReadonlyMap<string, Role>>;
-  /** FORMSVC_REQUIRE_2FA: whether the person has still to enrol a second factor (absent: nobody has to). */
-  enrolmentDue?: (ownerId: string) => Promise<boolean>;
+  /** Whether the person has a TOTP second factor. */
+  totpOn: (ownerId: string) => Promise<boolean>;
+  recoveryCodesLeft: (ownerId: string) => Promise<number>;
+  /** FORMSVC_REQUIRE_2FA: every session must have proved a second factor, or enrol one. */
+  require2fa: boolean;
 }
 
 /**
@@ -109,7 +115,9 @@ export function createAccountsService({
   sendSoon,
   smtpConfigured,
   rolesOf,
-  enrolmentDue,
+  totpOn,
+  recoveryCodesLeft,
+  require2fa,
 }: AccountsDeps) {
   const idleMs = sessionIdleDays * DAY_MS;
   const maxMs = sessionMaxDays * DAY_MS;
@@ -119,12 +127,14 @@ export function createAccountsService({
   // Every reset request counts, as the login failures do, under names of their own ("reset <address>").
   const resetsByAddress = failureWindow(repo, "address", RESETS_PER_ADDRESS, THROTTLE_WINDOW_MS, now);
 
-  const toAccount = (c: Credentials): Account => ({
+  const toAccount = async (c: Credentials): Promise<Account> => ({
     id: c.ownerId,
     email: c.email,
     createdAt: c.createdAt,
     timeZone: c.timeZone,
     smtpConfigured,
+    totpEnabled: await totpOn(c.ownerId),
+    recoveryCodesLeft: await recoveryCodesLeft(c.ownerId),
   });
 
   const validEmail = (email: string) => {
@@ -133,21 +143,30 @@ export function createAccountsService({
     return normalized;
   };
 
-  /** A session acts as its person in every team they are a member of, with their role there; read afresh on each request, so a changed role counts at once. */
-  const sessionPrincipal = async (id: string, ownerId: string): Promise<Principal> => ({
+  /**
+   * A session acts as its person in every team they are a member of, with their role there; read
+   * afresh on each request, so a changed role counts at once. With FORMSVC_REQUIRE_2FA, a session
+   * that has proved no second factor (at its login, or by enrolling one) reaches only enrolment,
+   * whatever its person did in another session since.
+   */
+  const sessionPrincipal = async (id: string, ownerId: string, secondFactor: boolean): Promise<Principal> => ({
     keyId: id,
     ownerId,
     kind: "secret",
     forms: null,
     teams: await rolesOf(ownerId),
     team: personalTeamId(ownerId),
-    ...((await enrolmentDue?.(ownerId)) ? { enrolmentDue: true as const } : {}),
+    ...(require2fa && !secondFactor ? { enrolmentDue: true as const } : {}),
   });
 
-  /** Opens a session for the owner: its token (only the hash is stored) and the session as a caller, and the login's line in the audit trail. */
+  /**
+   * Opens a session for the owner: its token (only the hash is stored) and the session as a caller,
+   * and the login's line in the audit trail. `secondFactor`: the login proved one.
+   */
   async function startSession(
     ownerId: string,
     origin: SessionOrigin,
+    secondFactor = false,
   ): Promise<{ token: string; principal: Principal }> {
     const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
     const session = {
@@ -157,11 +176,12 @@ export function createAccountsService({
       createdAt: isoTime(clock.now()),
       userAgent: origin.userAgent?.slice(0, MAX_USER_AGENT) || null,
       address: origin.address || null,
+      secondFactor,
     };
     let principal: Principal;
     try {
       await retryWhileBusy(() => repo.insertSession(session), WRITE_WAIT_MS);
-      principal = await sessionPrincipal(session.id, ownerId);
+      principal = await sessionPrincipal(session.id, ownerId, secondFactor);
       const actor = principal;
       await retryWhileBusy(() => audit.record(actor, actor.team, "owner.login", session.id), WRITE_WAIT_MS);
     } catch (e) {
@@ -254,17 +274,17 @@ export function createAccountsService({
       const challenge = await challengeFor(credentials.ownerId);
       if (challenge) return { challenge };
       const { token } = await startSession(credentials.ownerId, origin);
-      return { account: toAccount(credentials), token };
+      return { account: await toAccount(credentials), token };
     },
 
     /** Opens the session of a login whose second factor was just checked, as `login` does. */
     async finishLogin(ownerId: string, origin: SessionOrigin): Promise<{ account: Account; token: string }> {
       const credentials = await repo.findCredentialsById(ownerId);
       if (!credentials) throw new AppError("UNAUTHORIZED", "this owner no longer exists");
-      return { account: toAccount(credentials), token: (await startSession(ownerId, origin)).token };
+      return { account: await toAccount(credentials), token: (await startSession(ownerId, origin, true)).token };
     },
 
-    /** The email of an owner (for the throttles of a login's second step). */
+    /** The email of an owner (the account name an authenticator app shows). */
     emailOf: async (ownerId: string): Promise<string> => (await repo.findCredentialsById(ownerId))?.email ?? ownerId,
 
     /** The owner with this email and password (checkPassword: login's throttles, a 401 when wrong), without a session. */
@@ -284,6 +304,9 @@ export function createAccountsService({
 
     /** Opens a session for an owner who proved who they are another way (an invitation's link): as login's, with its audit line. */
     openSession: startSession,
+
+    /** The session has proved a second factor after its login: its person enrolled one in it. */
+    markSecondFactor: (sessionId: string): Promise<void> => repo.markSecondFactor(sessionId),
 
     /**
      * A new first-run setup link's token while no owner has a password (null once one has): valid
@@ -351,7 +374,7 @@ export function createAccountsService({
         );
       }
       const credentials = (await repo.findCredentialsById(ownerId))!;
-      return { account: toAccount(credentials), token: (await startSession(ownerId, origin)).token };
+      return { account: await toAccount(credentials), token: (await startSession(ownerId, origin)).token };
     },
 
     /**
@@ -441,14 +464,14 @@ export function createAccountsService({
           if (!isDatabaseBusy(e)) throw e;
         }
       }
-      return sessionPrincipal(session.id, session.ownerId);
+      return sessionPrincipal(session.id, session.ownerId, session.secondFactor);
     },
 
     /** The account a caller acts for. */
     async account(caller: Principal): Promise<Account> {
       const credentials = await repo.findCredentialsById(caller.ownerId);
       if (!credentials) throw new AppError("UNAUTHORIZED", "the owner of this session no longer exists");
-      return toAccount(credentials);
+      return await toAccount(credentials);
     },
 
     /** Changes what the owner may change of their account (`PATCH /auth/me`): the time zone emails write times in. */
@@ -464,7 +487,7 @@ export function createAccountsService({
       }
       const credentials = await repo.findCredentialsById(caller.ownerId);
       if (!credentials) throw new AppError("UNAUTHORIZED", "the owner of this session no longer exists");
-      return toAccount(credentials);
+      return await toAccount(credentials);
     },
 
     /** Ends one session (logout); later requests with its token are a 401. */

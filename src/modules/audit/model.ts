@@ -13,6 +13,9 @@ export const AUDIT_ACTIONS = [
   "form.moved",
   "submission.deleted",
   "submission.moved",
+  "submission.updated",
+  "note.added",
+  "note.deleted",
   "submissions.erased",
   "submissions.expired",
   "owner.login",
@@ -25,6 +28,16 @@ export const AUDIT_ACTIONS = [
   "member.invited",
   "member.joined",
   "invitation.cancelled",
+  // Every call of the MCP endpoint's tools (modules/mcp), reads too: an assistant's reads are worth a trail.
+  "mcp.list_forms",
+  "mcp.get_form",
+  "mcp.form_analytics",
+  "mcp.search_submissions",
+  "mcp.get_submission",
+  "mcp.update_submission",
+  "mcp.add_note",
+  "mcp.mark_spam",
+  "mcp.mark_not_spam",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -68,6 +68,8 @@ export interface Form {
   developerNotifications: boolean;
   usersJoinedEnabled: boolean;
   submissionCount: number;
+  /** Inbox submissions in state `new`, kept as the counters are (never counted per request). */
+  unread: number;
   usersJoinedCount: number;
   /** Origins allowed to submit with a publishable key (and to be redirected to); empty = any. */
   allowedOrigins: string[];
@@ -154,7 +156,8 @@ export interface Autoresponse {
 export const MAX_RETENTION_DAYS = 36_500;
 
 /** A plain JSON Schema integer (Elysia's t.Integer also accepts numeric strings, which no response carries). */
-export const Count = () => t.Unsafe<number>({ type: "integer", minimum: 0 });
+export const Count = (description?: string) =>
+  t.Unsafe<number>({ type: "integer", minimum: 0, ...(description ? { description } : {}) });
 export const timestamp = () => t.String({ format: "date-time", description: "ISO 8601, UTC, milliseconds" });
 
 /** A form as the forms list shows it. */
@@ -163,6 +166,7 @@ export const FormListItemSchema = t.Object({
   name: t.String(),
   description: t.String(),
   submissionCount: Count(),
+  unread: Count("inbox submissions in state new (not spam)"),
   createdAt: timestamp(),
   updatedAt: timestamp(),
 });
@@ -183,6 +187,7 @@ export function toFormListItem(f: Form): FormListItemJson {
     name: f.name,
     description: f.description,
     submissionCount: f.submissionCount,
+    unread: f.unread,
     createdAt: f.createdAt,
     updatedAt: f.updatedAt,
   };

@@ -17,6 +17,9 @@ interface FormRow {
   submission_count: number;
   /** PostgreSQL: the submissions not folded yet into `submission_count` (db/postgres/deltas.ts). */
   pending_submissions?: number;
+  unread_count: number;
+  /** PostgreSQL: as `pending_submissions`, for `unread_count`. */
+  pending_unread?: number;
   users_joined_count: number;
   /** The form's warnings as JSON text, newest first; written by submits only (`noteWarnings`), never by an edit. */
   warnings: string;
@@ -31,6 +34,7 @@ function toForm(r: FormRow): Form {
     ownerId: r.owner_id,
     teamId: r.team_id,
     submissionCount: r.submission_count + (r.pending_submissions ?? 0),
+    unread: r.unread_count + (r.pending_unread ?? 0),
     usersJoinedCount: r.users_joined_count,
     warnings: JSON.parse(r.warnings) as FormWarning[],
     createdAt: r.created_at,

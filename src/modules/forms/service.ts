@@ -19,7 +19,8 @@ import { droppedRedirectOf } from "../submissions/allowed-origin";
 import type { Committed } from "../submissions/pipeline";
 
 /** Form fields that are the server's own: no operator sets them. */
-type ServerField = "id" | "ownerId" | "teamId" | "submissionCount" | "usersJoinedCount" | "createdAt" | "updatedAt";
+type ServerField =
+  "id" | "ownerId" | "teamId" | "submissionCount" | "unread" | "usersJoinedCount" | "createdAt" | "updatedAt";
 
 /**
  * What an operator may set on a form: the fields of the settings table's writable rows (settings.ts),
@@ -236,6 +237,7 @@ export function createFormsService(
       ownerId,
       teamId,
       submissionCount: 0,
+      unread: 0,
       usersJoinedCount: 0,
       createdAt: now,
       updatedAt: now,
@@ -365,7 +367,7 @@ export function createFormsService(
      * cached copy is as committed before and after; a read in flight may predate the commit, and
      * is not cached.
      */
-    counted(formId: string, submissions: number, joined: number): void {
+    counted(formId: string, submissions: number, joined: number, unread: number): void {
       drops += 1;
       loading.delete(formId);
       const form = cache.get(formId);
@@ -373,6 +375,7 @@ export function createFormsService(
         cache.set(formId, {
           ...form,
           submissionCount: form.submissionCount + submissions,
+          unread: form.unread + unread,
           usersJoinedCount: form.usersJoinedCount + joined,
         });
     },

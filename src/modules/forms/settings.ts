@@ -165,6 +165,11 @@ export const SETTINGS = {
     field: "submissionCount",
     show: { label: "submissions", text: (v) => v },
   }),
+  unread: readOnly({
+    schema: Count("inbox submissions in state new (not spam)"),
+    field: "unread",
+    show: { label: "unread", text: (v) => v },
+  }),
   emailSettings: EMAIL_SETTINGS,
   usersJoinedSettings: group<
     {

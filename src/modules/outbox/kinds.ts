@@ -80,6 +80,8 @@ export const KINDS = {
   },
   // Webhooks keep their schedule at a start, so a restart does not send every receiver its whole backlog at once.
   webhook: { transport: "http", channel: (d) => d.webhook, retry: "webhook", dueAtStart: false },
+  // `submission.updated`: the inbox's changes to a submission (webhooks/payload.ts), through the same channel.
+  webhook_update: { transport: "http", channel: (d) => d.webhook, retry: "webhook", dueAtStart: false },
   password_reset: {
     transport: "smtp",
     render: (row, d) => renderPasswordReset(row, d.publicUrl),
@@ -122,6 +124,9 @@ export const SECRET_PAYLOAD = kindsWhere((k) => "secretPayload" in k && k.secret
 export const TO_SUBMITTER = kindsWhere((k) => "toSubmitter" in k && k.toSubmitter);
 
 export const isOutboxKind = (s: string): s is OutboxKind => Object.hasOwn(KINDS, s);
+
+/** Whether rows of this kind are webhook deliveries (sent over HTTP, listed and replayed as a webhook's). */
+export const isWebhookKind = (kind: OutboxKind): boolean => KINDS[kind].transport === "http";
 
 /** Each kind's channel, built from the registry. */
 export function kindChannels(deps: KindDeps): Record<OutboxKind, Channel> {

@@ -4,7 +4,7 @@ import { AppError } from "../../lib/errors";
 import type { Logger } from "../../lib/log";
 import type { Committed } from "../submissions/pipeline";
 import type { AttemptOutcome, Channel, TransportName } from "./channel";
-import { DUE_AT_START, OUTBOX_KINDS, type OutboxKind } from "./kinds";
+import { DUE_AT_START, isWebhookKind, OUTBOX_KINDS, type OutboxKind } from "./kinds";
 import type { AttemptRecord, ClaimedRow, NextStep, OutboxRepo, OutboxStatus } from "./repo";
 
 export interface OutboxDeps {
@@ -46,7 +46,7 @@ export type DeliveryOutcome = "sent" | "retry" | "failed";
  * was removed or disabled already: the owner did that, or was told then.
  */
 function alertFor(row: ClaimedRow, outcome: Extract<AttemptOutcome, { ok: false }>): string | undefined {
-  if (row.kind !== "webhook") return undefined;
+  if (!isWebhookKind(row.kind)) return undefined;
   const where = `the webhook ${row.webhook_id} (${safeHost(row.webhook_url) ?? "removed"})`;
   if (outcome.statusCode === 410)
     return `${where} answered 410 Gone and is now disabled. Delivery ${row.message_id} was not delivered. Turn the webhook on again once its receiver is back.`;

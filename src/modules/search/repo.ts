@@ -1,7 +1,7 @@
 import { fullText } from "../../db/full-text";
 import type { Sql, SqlValue } from "../../db/sql";
 import type { SearchQuery } from "../../lib/search-text";
-import type { NewSubmission, StoredSubmission, SubmissionStatus } from "../submissions/model";
+import type { ListedSubmission, NewSubmission, SubmissionState, SubmissionStatus } from "../submissions/model";
 import { tokensOfJson } from "./document";
 
 /** Which submissions a search looks at, besides the words. */
@@ -16,7 +16,8 @@ export interface SearchFilter {
   to: string | null;
 }
 
-export type FoundSubmission = StoredSubmission & { seq: number };
+/** A submission found, as lists show it but for its tags (read for the page answered alone: `tagsOf`). */
+export type FoundSubmission = Omit<ListedSubmission, "tags"> & { seq: number };
 
 interface Row {
   seq: number;
@@ -26,7 +27,14 @@ interface Row {
   email: string | null;
   created_at: string;
   spam: string | null;
+  state: SubmissionState;
+  note_count: number;
+  assignee_email: string | null;
 }
+
+// What a search reads of each submission `s`: what lists show of it.
+const FOUND = `s.id, s.form_id, s.data, s.email, s.created_at, s.spam, s.state, s.note_count,
+  (SELECT o.email FROM owners o WHERE o.id = s.assignee) AS assignee_email`;
 
 const found = (r: Row): FoundSubmission => ({
   seq: Number(r.seq),
@@ -36,6 +44,9 @@ const found = (r: Row): FoundSubmission => ({
   email: r.email,
   createdAt: r.created_at,
   spam: r.spam,
+  state: r.state,
+  assignee: r.assignee_email,
+  noteCount: Number(r.note_count),
 });
 
 /** Each stored submission's tokens, from its data as stored. */
@@ -107,11 +118,22 @@ export function createSearchRepo(sql: Sql) {
       // The few past the mark first, by seq: left to itself, SQLite would read the forms' whole range of submissions_by_form.
       const rows = await sql.all<Row>(
         `WITH pending AS MATERIALIZED (SELECT * FROM submissions WHERE seq > ?)
-         SELECT s.seq, s.id, s.form_id, s.data, s.email, s.created_at, s.spam FROM pending s
+         SELECT s.seq, ${FOUND} FROM pending s
          WHERE ${where.map(([c]) => c).join(" AND ")} ORDER BY s.seq DESC`,
         [after, ...where.flatMap(([, p]) => p)],
       );
       return rows.map(found);
+    },
+
+    /** The tags of each of these submissions, sorted. */
+    async tagsOf(ids: string[]): Promise<Map<string, string[]>> {
+      const tags = new Map<string, string[]>();
+      for (const t of await sql.all<{ submission_id: string; tag: string }>(
+        "SELECT submission_id, tag FROM submission_tags WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id, tag",
+        [JSON.stringify(ids)],
+      ))
+        tags.get(t.submission_id)?.push(t.tag) ?? tags.set(t.submission_id, [t.tag]);
+      return tags;
     },
 
     /**
@@ -159,7 +181,7 @@ export function createSearchRepo(sql: Sql) {
       if (before !== null) where.push([`${index.seq} < ?`, [before]]);
       if (upTo !== null) where.push([`${index.seq} <= ?`, [upTo]]);
       const rows = await sql.all<Row>(
-        `SELECT ${index.seq} AS seq, s.id, s.form_id, s.data, s.email, s.created_at, s.spam FROM ${index.from}
+        `SELECT ${index.seq} AS seq, ${FOUND} FROM ${index.from}
          WHERE ${index.where} AND ${where.map(([c]) => c).join(" AND ")}
          ORDER BY ${index.seq} DESC LIMIT ?`,
         [index.expression(query), ...where.flatMap(([, p]) => p), limit],

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { noBody, requestContext, secret } from "../../http/context";
 import { responses } from "../../http/docs";
 import { CursorParam, LimitParam, pageLimit } from "../../http/schemas";
-import { SubmissionSchema, type SubmissionJson } from "../submissions/model";
+import { ListedSubmissionSchema, type ListedSubmissionJson } from "../submissions/model";
 import type { Highlight } from "./document";
 import { MAX_QUERY_LENGTH, MAX_TERMS } from "./query";
 import type { SearchService } from "./service";
@@ -20,7 +20,7 @@ const HighlightSchema = t.Object({
 export const SearchResultSchema = t.Object({
   submissions: t.Array(
     t.Object({
-      ...SubmissionSchema.properties,
+      ...ListedSubmissionSchema.properties,
       highlights: t.Array(HighlightSchema, {
         description: "the fragments of its fields that matched (at most 5), in the fields' order",
       }),
@@ -31,7 +31,7 @@ export const SearchResultSchema = t.Object({
 
 /** The answer's type, as SearchResultSchema says it (data typed as the lists type it). */
 export type SearchResultJson = {
-  submissions: (SubmissionJson & { highlights: Highlight[] })[];
+  submissions: (ListedSubmissionJson & { highlights: Highlight[] })[];
   nextCursor: string | null;
 };
 

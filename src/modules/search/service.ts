@@ -6,7 +6,7 @@ import { isOperator, publishableScope, type Actor } from "../../lib/principal";
 import { teamsWith } from "../../lib/rights";
 import type { FormsService } from "../forms/service";
 import type { Committed } from "../submissions/pipeline";
-import { submissionJson } from "../submissions/model";
+import { listedJson } from "../submissions/model";
 import type { SearchQuery } from "../../lib/search-text";
 import { documentOfJson, highlightsOf, matches } from "./document";
 import { parseQuery } from "./query";
@@ -134,9 +134,10 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
           : readTo !== null
             ? cursors.encode(LIST, { createdAt: "", id: String(readTo) })
             : null;
+      const tags = await repo.tagsOf(items.map((s) => s.id));
       const listed = items.map((s) => {
         const highlights = highlightsOf(JSON.parse(s.data) as Record<string, unknown>, query);
-        return `${submissionJson(s).slice(0, -1)},"highlights":${JSON.stringify(highlights)}}`;
+        return `${listedJson({ ...s, tags: tags.get(s.id) ?? [] }).slice(0, -1)},"highlights":${JSON.stringify(highlights)}}`;
       });
       return `{"submissions":[${listed.join(",")}],"nextCursor":${JSON.stringify(nextCursor)}}`;
     },

@@ -1,5 +1,5 @@
 import { downloadPath, filesOf } from "../files/model";
-import { submissionJson, type StoredSubmission } from "./model";
+import { listedJson, type ListedSubmission, type StoredSubmission } from "./model";
 
 const META_KEYS = [
   "browser",
@@ -12,8 +12,8 @@ const META_KEYS = [
   "referrer",
 ] as const;
 
-/** Pages of stored submissions, oldest first; read again for each pass. */
-export type Pages = () => AsyncIterable<StoredSubmission[]>;
+/** Pages of stored submissions as lists show them, oldest first; read again for each pass. */
+export type Pages = () => AsyncIterable<ListedSubmission[]>;
 
 const parse = (s: StoredSubmission) =>
   JSON.parse(s.data) as Record<string, unknown> & { _meta?: Record<string, unknown> };
@@ -25,7 +25,7 @@ export type Stage = "fields" | "rows";
 export type Progress = (rows: number, stage: Stage) => void;
 
 /** A submission's data with the owner's download `path` beside each file entry; the stored text as it is when it holds no file. */
-function withPaths(s: StoredSubmission): StoredSubmission {
+function withPaths<S extends StoredSubmission>(s: S): S {
   // Most submissions have no file: they are not parsed.
   if (!s.data.includes('"file":"fil_')) return s;
   const data = parse(s);
@@ -52,7 +52,7 @@ export async function* exportJson(pages: Pages, progress: Progress = () => {}): 
   let rows = 0;
   yield "[";
   for await (const page of pages()) {
-    yield `${rows === 0 ? "\n" : ",\n"}${page.map((s) => submissionJson(withPaths(s))).join(",\n")}`;
+    yield `${rows === 0 ? "\n" : ",\n"}${page.map((s) => listedJson(withPaths(s))).join(",\n")}`;
     progress((rows += page.length), "rows");
   }
   yield rows === 0 ? "]\n" : "\n]\n";

@@ -12,7 +12,7 @@ import type { SubmitPipeline } from "./pipeline";
 import type { ConfirmationsRepo } from "../confirmations/repo";
 import type { OutboxRepo } from "../outbox/repo";
 import type { SubmissionsRepo } from "./repo";
-import { pipelineItem, unlessBusy, type SubmissionsService } from "./service";
+import { missingOf, pipelineItem, unlessBusy, type SubmissionsService } from "./service";
 
 const DAY_MS = 86_400_000;
 // Retention and form deletion go this many submissions per transaction (~30 ms), so neither the
@@ -120,14 +120,21 @@ export function createSubmissionLifecycle({
   /**
    * Deletes these submissions of `form` as they are inside the transaction (one deleted or moved
    * meanwhile by another process is taken as it is now, never uncounted twice); `record` writes
-   * the audit line for the number deleted. Returns that number.
+   * the audit line for the number deleted. Returns that number. `all`: every one must be there,
+   * else nothing is deleted (404).
    */
-  const remove = async (form: Form, ids: string[], record: (deleted: number) => Promise<void>): Promise<number> => {
+  const remove = async (
+    form: Form,
+    ids: string[],
+    record: (deleted: number, batch: NewSubmission[]) => Promise<void>,
+    all = false,
+  ): Promise<number> => {
     const deleted = await pipeline.transaction(async (tx) => {
       const batch = (await repo.findFormSubmissions(form.id, ids)).map((s) => pipelineItem(s, form));
+      if (all && batch.length < new Set(ids).size) throw missingOf(form, ids, batch);
       if (batch.length === 0) return 0;
       await tx.delete(batch);
-      await record(batch.length);
+      await record(batch.length, batch);
       return batch.length;
     });
     if (deleted) {
@@ -200,6 +207,25 @@ export function createSubmissionLifecycle({
       );
       if (!deleted) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
       return { id, deleted: true };
+    },
+
+    /**
+     * Deletes these submissions of a form `actor` may manage, all in one transaction or none (404
+     * naming what is not the form's), each as `deleteSubmission` does with its audit line. Returns how many.
+     */
+    async deleteSubmissions(actor: Actor, formId: string, ids: string[]): Promise<number> {
+      const form = await forms.formFor(actor, formId);
+      return unlessBusy(() =>
+        remove(
+          form,
+          ids,
+          async (_n, batch) => {
+            for (const s of batch)
+              await audit.record(actor, form.teamId, "submission.deleted", s.id, { formId: form.id });
+          },
+          true,
+        ),
+      );
     },
 
     /**

@@ -150,21 +150,45 @@ export type SubmissionJson = {
   spam: { score: number; reasons: string[] } | null;
 };
 
+/** Where a submission is in the team's work on it (`new` until someone changes it); not the folder (`status`). */
+export const SUBMISSION_STATES = ["new", "open", "done", "archived"] as const;
+export type SubmissionState = (typeof SUBMISSION_STATES)[number];
+export const MAX_TAGS = 20;
+export const MAX_TAG_LENGTH = 40;
+export const MAX_NOTE_LENGTH = 10_000;
+
+/** What the team keeps on a submission beside what was submitted (the inbox): lists and reads show it. */
+export const triageProperties = {
+  state: t.Unsafe<SubmissionState>({
+    type: "string",
+    enum: [...SUBMISSION_STATES],
+    description: "new (until someone changes it), open, done or archived; unread counts the inbox's new ones",
+  }),
+  assignee: t.Nullable(t.String({ description: "the email of the team member it is assigned to; null for none" })),
+  tags: t.Array(t.String(), { description: `at most ${MAX_TAGS}, each 1 to ${MAX_TAG_LENGTH} characters, sorted` }),
+  noteCount: t.Unsafe<number>({ type: "integer", minimum: 0, description: "how many notes it has (GET …/notes)" }),
+};
+export type TriageJson = { state: SubmissionState; assignee: string | null; tags: string[]; noteCount: number };
+
+/** A submission as lists and reads show it: what was submitted, and the inbox's state, assignee, tags and note count. */
+export const ListedSubmissionSchema = t.Object({ ...SubmissionSchema.properties, ...triageProperties });
+export type ListedSubmissionJson = SubmissionJson & TriageJson;
+
 /** One submission (`GET /forms/{formId}/submissions/{submissionId}`): as listed, with the folder it is in. */
 export const SubmissionDetailSchema = t.Object({
-  ...SubmissionSchema.properties,
+  ...ListedSubmissionSchema.properties,
   status: t.Union([t.Literal("inbox"), t.Literal("spam")], { description: "inbox, or spam: counted nowhere" }),
 });
-export type SubmissionDetailJson = SubmissionJson & { status: "inbox" | "spam" };
+export type SubmissionDetailJson = ListedSubmissionJson & { status: "inbox" | "spam" };
 
 export const SubmissionListSchema = t.Object({
-  submissions: t.Array(SubmissionSchema),
+  submissions: t.Array(ListedSubmissionSchema),
   nextCursor: t.Nullable(t.String()),
 });
-export type SubmissionListJson = { submissions: SubmissionJson[]; nextCursor: string | null };
+export type SubmissionListJson = { submissions: ListedSubmissionJson[]; nextCursor: string | null };
 
 /** A whole form's inbox as `GET /forms/{formId}/submissions/export?format=json` streams it, oldest first. */
-export const SubmissionExportSchema = t.Array(SubmissionSchema);
+export const SubmissionExportSchema = t.Array(ListedSubmissionSchema);
 
 export const SubmissionParams = t.Object({
   formId: FormId,
@@ -205,6 +229,8 @@ export interface NewSubmission {
   stages: Slots;
   /** Deleted by an erasure of its person: its spam lesson is taken out of the model too (spam/filter-repo.ts `forgetLessons`). */
   erased?: true;
+  /** A stored one's as stored; left out for a new one, which is `new`: the forms' `unread` counts the inbox's new ones. */
+  state?: SubmissionState;
 }
 
 /** A stored submission with `data` still as JSON text, so listing never parses and re-serialises it. */
@@ -216,8 +242,20 @@ export interface StoredSubmission {
   createdAt: string;
   /** `{score, reasons}` as JSON text, or null for submissions from before the filter. */
   spam: string | null;
+  state: SubmissionState;
+}
+
+/** A stored submission as lists and reads show it: with its assignee's email, its tags and its note count. */
+export interface ListedSubmission extends StoredSubmission {
+  assignee: string | null;
+  tags: string[];
+  noteCount: number;
 }
 
 /** The API's item shape as JSON text: `data` is stored as JSON, so it is spliced in, never parsed and re-serialised. */
-export const submissionJson = (s: StoredSubmission) =>
+export const submissionJson = (s: Omit<StoredSubmission, "state">) =>
   `{"id":${JSON.stringify(s.id)},"formId":${JSON.stringify(s.formId)},"data":${s.data},"createdAt":${JSON.stringify(s.createdAt)},"spam":${s.spam ?? "null"}}`;
+
+/** A submission as lists and reads show it, as JSON text (`data` spliced in, as `submissionJson`). */
+export const listedJson = (s: ListedSubmission) =>
+  `${submissionJson(s).slice(0, -1)},"state":"${s.state}","assignee":${JSON.stringify(s.assignee)},"tags":${JSON.stringify(s.tags)},"noteCount":${s.noteCount}}`;

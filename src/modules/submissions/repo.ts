@@ -4,7 +4,7 @@ import type { Position } from "../../lib/cursor";
 import { jsonRows } from "../../db/postgres/deltas";
 import { createJoiners } from "../waitlist/joiners";
 import type { CommittedForm, CommittedForms } from "./committed-forms";
-import type { NewSubmission, StoredSubmission, SubmissionStatus } from "./model";
+import type { ListedSubmission, NewSubmission, StoredSubmission, SubmissionState, SubmissionStatus } from "./model";
 import type { Tally } from "./pipeline";
 
 interface Row {
@@ -14,6 +14,13 @@ interface Row {
   email: string | null;
   created_at: string;
   spam: string | null;
+  state: SubmissionState;
+}
+
+/** A row as lists and reads show it: its assignee's email and its note count (its tags are read apart). */
+interface ListedRow extends Row {
+  assignee_email: string | null;
+  note_count: number;
 }
 
 type StatusRow = Row & { status: SubmissionStatus };
@@ -25,13 +32,16 @@ const toStored = (r: Row): StoredSubmission => ({
   email: r.email,
   createdAt: r.created_at,
   spam: r.spam,
+  state: r.state,
 });
 const withStatus = (r: StatusRow): StoredSubmission & { status: SubmissionStatus } => ({
   ...toStored(r),
   status: r.status,
 });
 
-const SELECT = "SELECT id, form_id, data, email, created_at, spam FROM submissions WHERE form_id = ?1 AND status = ?2";
+const STORED = "id, form_id, data, email, created_at, spam, state";
+const LISTED = `${STORED}, note_count, (SELECT o.email FROM owners o WHERE o.id = submissions.assignee) AS assignee_email`;
+const WHERE_FORM = "FROM submissions WHERE form_id = ?1 AND status = ?2";
 // A batch's rows go in a statement per ROWS_PER_INSERT, not one each: on PostgreSQL each statement is a round trip.
 const ROWS_PER_INSERT = 64;
 const insertRowsStatement = (n: number) =>
@@ -51,19 +61,37 @@ export class IdempotencyKeyTaken extends Error {
 const SAVE_IDEMPOTENCY =
   "INSERT INTO idempotency_keys (form_id, key, response, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING";
 const BUMP_COUNTERS =
-  "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ? WHERE id = ?";
-const APPEND_COUNTS = `INSERT INTO form_count_deltas (form_id, submissions) SELECT form_id, submissions FROM ${jsonRows("form_id text, submissions integer")}`;
+  "UPDATE forms SET submission_count = submission_count + ?, users_joined_count = users_joined_count + ?, unread_count = unread_count + ? WHERE id = ?";
+const APPEND_COUNTS = `INSERT INTO form_count_deltas (form_id, submissions, unread) SELECT form_id, submissions, unread FROM ${jsonRows("form_id text, submissions integer, unread integer")}`;
+const BUMP_UNREAD = "UPDATE forms SET unread_count = unread_count + ? WHERE id = ?";
 
 /**
  * Told, as the commit is made (`Sql.afterCommit`), what it added to a form's counters: the forms
  * cache applies it (forms/service.ts `counted`). Given on SQLite only, where nothing can read
  * between the commit and this call; PostgreSQL's cached forms are dropped after the commit.
  */
-export type CountedInCache = (formId: string, submissions: number, joined: number) => void;
+export type CountedInCache = (formId: string, submissions: number, joined: number, unread: number) => void;
 
 /**
- * The forms' counters as a tally of the inbox (see pipeline.ts): submissions and, for waitlists,
- * joiners (the rule is waitlist/joiners.ts's, as `forms` read it in the batch's transaction).
+ * Adds `delta` to a form's `unread` (a state change of inbox submissions), in the caller's
+ * transaction: on PostgreSQL as a delta row, which locks nothing (folded as the counters are); on
+ * SQLite on the row, the cached form told as it commits.
+ */
+export const unreadCounter =
+  (sql: Sql, counted?: CountedInCache) =>
+  async (formId: string, delta: number): Promise<void> => {
+    if (delta === 0) return;
+    if (sql.traits.tallyDeltas)
+      return void (await sql.run(APPEND_COUNTS, [
+        JSON.stringify([{ form_id: formId, submissions: 0, unread: delta }]),
+      ]));
+    await sql.run(BUMP_UNREAD, [delta, formId]);
+    if (counted) sql.afterCommit(() => counted(formId, 0, 0, delta));
+  };
+
+/**
+ * The forms' counters as a tally of the inbox (see pipeline.ts): submissions, the new ones among
+ * them (`unread`) and, for waitlists, joiners (the rule is waitlist/joiners.ts's, as `forms` read it in the batch's transaction).
  * `count` takes a batch's inbox submissions in; `uncount` takes submissions that leave the inbox
  * (moved or deleted) out again.
  */
@@ -80,24 +108,30 @@ export function formCounters(sql: Sql, forms: CommittedForms, counted?: CountedI
    */
   async function bump(batch: NewSubmission[], sign: 1 | -1): Promise<void> {
     if (batch.length === 0) return;
-    const byForm = new Map<string, { form: CommittedForm | null; emails: (string | null)[]; joined: number }>();
+    const byForm = new Map<
+      string,
+      { form: CommittedForm | null; emails: (string | null)[]; joined: number; unread: number }
+    >();
     for (const s of batch) {
+      const unread = (s.state ?? "new") === "new" ? 1 : 0;
       const f = byForm.get(s.form.id);
-      if (f) f.emails.push(s.email);
-      else byForm.set(s.form.id, { form: forms.of(s), emails: [s.email], joined: 0 });
+      if (f) {
+        f.emails.push(s.email);
+        f.unread += unread;
+      } else byForm.set(s.form.id, { form: forms.of(s), emails: [s.email], joined: 0, unread });
     }
     for (const [formId, f] of byForm) {
       const rule = f.form?.rule ?? "none";
       if (sign > 0) f.joined = await joiners.joinAll(formId, rule, f.emails);
       else for (const email of f.emails) if (await joiners.leave(formId, rule, email)) f.joined -= 1;
     }
-    const deltas: { form_id: string; submissions: number }[] = [];
-    for (const [formId, { form, emails, joined }] of byForm) {
+    const deltas: { form_id: string; submissions: number; unread: number }[] = [];
+    for (const [formId, { form, emails, joined, unread }] of byForm) {
       if (sql.traits.tallyDeltas && form && form.rule === "none" && !form.capped)
-        deltas.push({ form_id: formId, submissions: sign * emails.length });
+        deltas.push({ form_id: formId, submissions: sign * emails.length, unread: sign * unread });
       else {
-        await sql.run(BUMP_COUNTERS, [sign * emails.length, joined, formId]);
-        if (counted) sql.afterCommit(() => counted(formId, sign * emails.length, joined));
+        await sql.run(BUMP_COUNTERS, [sign * emails.length, joined, sign * unread, formId]);
+        if (counted) sql.afterCommit(() => counted(formId, sign * emails.length, joined, sign * unread));
       }
     }
     if (deltas.length > 0) await sql.run(APPEND_COUNTS, [JSON.stringify(deltas)]);
@@ -114,8 +148,27 @@ export function formCounters(sql: Sql, forms: CommittedForms, counted?: CountedI
 }
 
 export function createSubmissionsRepo(sql: Sql) {
-  const newestFirst = keysetQuery<Row>(sql, SELECT, "newest");
-  const oldestFirst = keysetQuery<Row>(sql, SELECT, "oldest");
+  const newestFirst = keysetQuery<ListedRow>(sql, `SELECT ${LISTED} ${WHERE_FORM}`, "newest");
+  const oldestFirst = keysetQuery<ListedRow>(sql, `SELECT ${LISTED} ${WHERE_FORM}`, "oldest");
+
+  /** The rows as lists show them, each with its tags (one statement for them all), sorted. */
+  async function listed<R extends ListedRow>(rows: R[]): Promise<(ListedSubmission & Omit<R, keyof ListedRow>)[]> {
+    const tags = new Map<string, string[]>();
+    if (rows.length > 0) {
+      const found = await sql.all<{ submission_id: string; tag: string }>(
+        "SELECT submission_id, tag FROM submission_tags WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id, tag",
+        [JSON.stringify(rows.map((r) => r.id))],
+      );
+      for (const t of found) tags.get(t.submission_id)?.push(t.tag) ?? tags.set(t.submission_id, [t.tag]);
+    }
+    return rows.map(({ id, form_id, data, email, created_at, spam, state, assignee_email, note_count, ...rest }) => ({
+      ...rest,
+      ...toStored({ id, form_id, data, email, created_at, spam, state }),
+      assignee: assignee_email,
+      tags: tags.get(id) ?? [],
+      noteCount: note_count,
+    }));
+  }
 
   return {
     /** The submit pipeline's writer of rows: each submission with its status, and its idempotency key. Runs inside the batch's transaction. */
@@ -162,12 +215,12 @@ export function createSubmissionsRepo(sql: Sql) {
       sql.run("DELETE FROM idempotency_keys WHERE created_at < ?", [createdAt]),
 
     /** One submission, whatever its status, or null. */
-    async findSubmission(id: string): Promise<(StoredSubmission & { status: SubmissionStatus }) | null> {
-      const row = await sql.get<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE id = ?",
+    async findSubmission(id: string): Promise<(ListedSubmission & { status: SubmissionStatus }) | null> {
+      const row = await sql.get<ListedRow & { status: SubmissionStatus }>(
+        `SELECT ${LISTED}, status FROM submissions WHERE id = ?`,
         [id],
       );
-      return row ? withStatus(row) : null;
+      return row ? (await listed([row]))[0]! : null;
     },
 
     /**
@@ -180,7 +233,7 @@ export function createSubmissionsRepo(sql: Sql) {
       formIds: string[] | null,
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
-        `SELECT id, form_id, data, email, created_at, spam, status FROM submissions
+        `SELECT ${STORED}, status FROM submissions
          WHERE email = ?1 AND (CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, id`,
         [email, formIds && JSON.stringify(formIds)],
       );
@@ -193,9 +246,11 @@ export function createSubmissionsRepo(sql: Sql) {
       ids: string[],
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       // Found by id alone (submissions_by_id), and another form's left out here: with `form_id = ?` in
-      // the statement, SQLite may read the form's whole range of submissions_by_form instead.
+      // the statement, SQLite may read the form's whole range of submissions_by_form instead. Locked
+      // (PostgreSQL) in id order, as a triage change locks them: a state changed meanwhile is
+      // counted out of `unread` as it is at the commit, once.
       const rows = await sql.all<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
+        `SELECT ${STORED}, status FROM submissions WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id${sql.traits.lockForUpdate}`,
         [JSON.stringify(ids)],
       );
       return rows.filter((r) => r.form_id === formId).map(withStatus);
@@ -225,7 +280,7 @@ export function createSubmissionsRepo(sql: Sql) {
       limit: number,
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
-        "SELECT id, form_id, data, email, created_at, spam, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?",
+        `SELECT ${STORED}, status FROM submissions WHERE form_id = ? AND status = ? AND created_at < ? ORDER BY created_at, id LIMIT ?`,
         [formId, status, before, limit],
       );
       return rows.map(withStatus);
@@ -237,18 +292,18 @@ export function createSubmissionsRepo(sql: Sql) {
       status: SubmissionStatus,
       after: Position | null,
       limit: number,
-    ): Promise<StoredSubmission[]> {
-      return (await newestFirst([formId, status], after, limit)).map(toStored);
+    ): Promise<ListedSubmission[]> {
+      return listed(await newestFirst([formId, status], after, limit));
     },
 
-    /** One page of a form's submissions of one status, oldest first, strictly after `after`; for exports. */
+    /** One page of a form's submissions of one status as lists show them, oldest first, strictly after `after`; for exports. */
     async listSubmissionsOldestFirst(
       formId: string,
       status: SubmissionStatus,
       after: Position | null,
       limit: number,
-    ): Promise<StoredSubmission[]> {
-      return (await oldestFirst([formId, status], after, limit)).map(toStored);
+    ): Promise<ListedSubmission[]> {
+      return listed(await oldestFirst([formId, status], after, limit));
     },
   };
 }

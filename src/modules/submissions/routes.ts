@@ -12,7 +12,7 @@ import {
   MovedSchema,
   SubmissionExportSchema,
   SubmissionDetailSchema,
-  submissionJson,
+  listedJson,
   SubmissionListSchema,
   SubmissionParams,
   SubmitBodySchema,
@@ -251,15 +251,16 @@ export function submissionsRoutes(
         },
       },
     )
-    // `export` is no submission id: DELETE on it answers 405 (Allow: GET), not "no such submission".
+    // `export` is no submission id: DELETE or PATCH on it answers 405 (Allow: GET), not "no such submission".
     .delete("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
+    .patch("/forms/:formId/submissions/export", notServed, { detail: { hide: true } })
     .get(
       "/forms/:formId/submissions/:submissionId",
       async ({ params, principal, set }) => {
         const { stored } = await submissions.submissionFor(principal, params.formId, params.submissionId);
         set.headers["content-type"] = "application/json;charset=utf-8";
         // data is spliced in as stored (as the list does), the folder added after it.
-        return `${submissionJson(stored).slice(0, -1)},"status":${JSON.stringify(stored.status)}}`;
+        return `${listedJson(stored).slice(0, -1)},"status":${JSON.stringify(stored.status)}}`;
       },
       {
         auth: noBody(secret("submissions.read")),

@@ -17,7 +17,8 @@ import type { FormsService } from "../forms/service";
 import { droppedRedirectOf } from "./allowed-origin";
 import { buildMeta, type SubmissionMeta } from "./meta";
 import {
-  submissionJson,
+  listedJson,
+  type ListedSubmission,
   type NewSubmission,
   type StoredSubmission,
   type SubmissionStatus,
@@ -77,7 +78,16 @@ export function pipelineItem(
     idempotency: null,
     spam: stored.spam,
     stages: {},
+    state: stored.state,
   };
+}
+
+/** The 404 for ids among which some are not the form's submissions (`found`: those that are). */
+export function missingOf(form: Form, ids: string[], found: { id: string }[]): AppError {
+  const there = new Set(found.map((s) => s.id));
+  const missing = [...new Set(ids)].filter((id) => !there.has(id));
+  const more = missing.length > 5 ? ` (and ${missing.length - 5} more)` : "";
+  return new AppError("NOT_FOUND", `form ${form.id} has no submission ${missing.slice(0, 5).join(", ")}${more}`);
 }
 
 /** Runs a write of the server's; a database locked by another process is a 503 with nothing changed. */
@@ -124,7 +134,7 @@ export function createSubmissionsService({
     actor: Actor,
     formId: string,
     id: string,
-  ): Promise<{ form: Form; stored: StoredSubmission & { status: SubmissionStatus } }> => {
+  ): Promise<{ form: Form; stored: ListedSubmission & { status: SubmissionStatus } }> => {
     const form = await forms.formFor(actor, formId);
     const stored = await repo.findSubmission(id);
     if (!stored || stored.formId !== form.id)
@@ -132,7 +142,7 @@ export function createSubmissionsService({
     return { form, stored };
   };
   /** A form's inbox, oldest first, a page at a time (its access checked by the caller). */
-  async function* inboxPages(form: Form, pageSize = 1000): AsyncGenerator<StoredSubmission[]> {
+  async function* inboxPages(form: Form, pageSize = 1000): AsyncGenerator<ListedSubmission[]> {
     let after: StoredSubmission | null = null;
     for (let read = 1; ; read++) {
       const page = await repo.listSubmissionsOldestFirst(form.id, "inbox", after, pageSize);
@@ -142,6 +152,25 @@ export function createSubmissionsService({
       after = page[page.length - 1]!;
     }
   }
+  /** Moves these submissions of `form` (each read again inside the transaction: another process may have moved or deleted it meanwhile); how many moved. */
+  const moveAll = async (actor: Actor, form: Form, ids: string[], to: SubmissionStatus): Promise<number> => {
+    const learned: (() => void)[] = [];
+    const moving = await unlessBusy(() =>
+      pipeline.transaction(async (tx) => {
+        const current = await repo.findFormSubmissions(form.id, ids);
+        if (current.length < new Set(ids).size) throw missingOf(form, ids, current);
+        const items = current.filter((s) => s.status !== to).map((s) => pipelineItem(s, form, to));
+        if (items.length) await tx.move(items, to);
+        if (teach) for (const s of current) learned.push(await teach(form, s, to));
+        for (const item of items)
+          await audit.record(actor, form.teamId, "submission.moved", item.id, { formId: form.id, to });
+        return items;
+      }),
+    );
+    if (moving.length) committed(moving);
+    for (const l of learned) l();
+    return moving.length;
+  };
   const batches = groupCommit<NewSubmission>(pipeline.commit, { afterCommit: committed, gather: pipeline.gather });
   // Concurrent retries with one Idempotency-Key share the first attempt instead of racing it.
   const inflight = new Map<string, Promise<SubmitResult>>();
@@ -242,7 +271,7 @@ export function createSubmissionsService({
         const page = await keysetPage(cursors, list, query.limit, after, (from, limit) =>
           repo.listSubmissionsByForm(formId, status, from, limit),
         );
-        body = `{"submissions":[${page.items.map(submissionJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
+        body = `{"submissions":[${page.items.map(listedJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
         answers.set(formId, key, body, seen);
       }
       return body;
@@ -275,32 +304,23 @@ export function createSubmissionsService({
         if (teach) (await unlessBusy(() => pipeline.transaction(() => teach(form, stored, to))))();
         return { submission: stored, status: to, moved: false };
       }
-      let learned = () => {};
-      // Read again inside the transaction: another process may have moved or deleted it meanwhile.
-      const moving = await unlessBusy(() =>
-        pipeline.transaction(async (tx) => {
-          const [current] = await repo.findFormSubmissions(form.id, [id]);
-          if (!current) throw new AppError("NOT_FOUND", `form ${form.id} has no submission ${id}`);
-          if (current.status === to) {
-            if (teach) learned = await teach(form, current, to);
-            return null;
-          }
-          const item = pipelineItem(current, form, to);
-          await tx.move([item], to);
-          if (teach) learned = await teach(form, current, to);
-          await audit.record(actor, form.teamId, "submission.moved", id, { formId: form.id, to });
-          return item;
-        }),
-      );
-      if (moving) committed([moving]);
-      learned();
-      return { submission: stored, status: to, moved: moving !== null };
+      const moved = await moveAll(actor, form, [id], to);
+      return { submission: stored, status: to, moved: moved > 0 };
+    },
+
+    /**
+     * Moves these submissions of the caller's form into the inbox or out of it, all in one
+     * transaction or none (404 naming what is not the form's), each as `moveSubmission` does (a mark
+     * where it already is still teaches the filter). Returns how many moved.
+     */
+    async moveSubmissions(actor: Actor, formId: string, ids: string[], to: SubmissionStatus): Promise<number> {
+      return moveAll(actor, await forms.formFor(actor, formId), ids, to);
     },
 
     forget,
 
     /** Every inbox submission of a form `actor` may read, oldest first, a page at a time; for exports that must not load a million rows at once. */
-    async allSubmissions(actor: Actor, formId: string): Promise<() => AsyncGenerator<StoredSubmission[]>> {
+    async allSubmissions(actor: Actor, formId: string): Promise<() => AsyncGenerator<ListedSubmission[]>> {
       const form = await forms.formFor(actor, formId);
       return () => inboxPages(form);
     },

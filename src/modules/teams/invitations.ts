@@ -235,6 +235,9 @@ export function createInvitationsService(d: InvitationsDeps) {
       if (!opened) throw refused();
       const owner = await d.owners.findOwner(opened.email);
       const theirSession = owner !== null && session?.ownerId === owner.id && session.keyId.startsWith("ses_");
+      // FORMSVC_REQUIRE_2FA: a session held to enrolment joins nothing either.
+      if (theirSession && session.enrolmentDue)
+        throw new AppError("SECOND_FACTOR_ENROLMENT_REQUIRED", "this server requires a second factor: enrol one first");
       let newHash: string | null = null;
       if (!theirSession && opened.hasAccount) {
         if (input.password === undefined)
@@ -249,6 +252,13 @@ export function createInvitationsService(d: InvitationsDeps) {
             `${opened.email} has a second factor: log in with it first, then open the invitation's link again`,
           );
       } else if (!theirSession) {
+        // A person with no password (made by a sign-in with the provider) may have a second factor: a
+        // password chosen here would open their account past it.
+        if (owner && (await d.secondFactorOn(owner.id)))
+          throw new AppError(
+            "SECOND_FACTOR_REQUIRED",
+            `${opened.email} has a second factor: sign in first, then open the invitation's link again`,
+          );
         if (input.password === undefined)
           throw new AppError("INVALID_PARAMETER", "choose a password for your new account (12 characters or more)");
         checkPasswordRule(input.password);

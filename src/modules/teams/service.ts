@@ -24,6 +24,8 @@ export interface TeamsDeps {
   keys: Pick<KeysService, "followMember" | "forget">;
   /** What a form takes with it to another team, in the move's transaction; answers what to run once it committed. */
   formMoving: (form: Form, teamId: string) => Promise<() => void>;
+  /** What a member's leaving changes beyond the team's own tables, in its transaction (their assignments). */
+  memberLeaving?: (teamId: string, ownerId: string) => Promise<void>;
 }
 
 const NAME_MAX = 100;
@@ -61,7 +63,17 @@ const toTeam = (row: TeamRow, role: Role): Team => ({
  * team is never deleted and stays its person's, and a team with forms is not deleted. Each change
  * is recorded in the audit trail, in the transaction of the change.
  */
-export function createTeamsService({ repo, owners, forms, audit, atomically, clock, keys, formMoving }: TeamsDeps) {
+export function createTeamsService({
+  repo,
+  owners,
+  forms,
+  audit,
+  atomically,
+  clock,
+  keys,
+  formMoving,
+  memberLeaving,
+}: TeamsDeps) {
   /**
    * The team `actor` may act on with `right` (by default its route's), and its role there (null
    * for the operator): a publishable or bound key is refused (KEY_SCOPE), a non-member gets 403
@@ -248,6 +260,7 @@ export function createTeamsService({ repo, owners, forms, audit, atomically, clo
         const member = await memberOf(teamId, ownerId);
         await mayChange(team, member, leaving ? null : mine, "remove");
         await repo.removeMember(teamId, ownerId);
+        await memberLeaving?.(teamId, ownerId);
         await audit.record(actor, teamId, "member.removed", ownerId, {
           email: member.email,
           role: member.role,

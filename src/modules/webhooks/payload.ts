@@ -4,14 +4,16 @@ import type { OutboxRow } from "../outbox/repo";
 import { submissionJson } from "../submissions/model";
 import { filesOf, type FileLinker } from "../files/model";
 import type { WebhookFormat } from "./model";
+import type { SubmissionUpdate } from "./queue";
 
 /**
  * The body of a delivery, built from its outbox row alone, so every retry and replay sends the same
  * bytes: `standard` is the event `{type, timestamp, data}` (data: the submission as the API lists
  * it), `slack` and `discord` a message in their incoming-webhook format naming the form and its fields.
- * A row without a submission is a test event.
+ * A row without a submission is a test event; a `webhook_update` row a `submission.updated` event.
  */
 export function webhookBody(row: OutboxRow, format: WebhookFormat, link?: FileLinker): string {
+  if (row.kind === "webhook_update") return updateBody(row, format);
   if (format === "standard") {
     if (!row.submission_id)
       return JSON.stringify({
@@ -58,6 +60,25 @@ function withLinks(row: OutboxRow, link: FileLinker): string {
     }),
   );
   return changed ? JSON.stringify(linked) : row.data;
+}
+
+/**
+ * `submission.updated`: `data` is what the change did (queue.ts `SubmissionUpdate`: what changed,
+ * the new values, the earlier ones); Slack and Discord get one line naming the form and the changes.
+ */
+function updateBody(row: OutboxRow, format: WebhookFormat): string {
+  if (format === "standard")
+    return `{"type":"submission.updated","timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`;
+  const u = JSON.parse(row.data) as SubmissionUpdate;
+  const title = `Submission updated: ${oneLine(row.form_name)}`;
+  const entries: [string, string][] = [];
+  if (u.changed.includes("state")) entries.push(["state", u.state]);
+  if (u.changed.includes("assignee")) entries.push(["assignee", u.assignee ?? "nobody"]);
+  if (u.changed.includes("tags")) entries.push(["tags", u.tags.join(", ") || "none"]);
+  if (u.note) entries.push(["note", `${u.note.author ?? "the command line"}: ${u.note.text}`]);
+  if (u.deletedNote) entries.push(["note", "one deleted"]);
+  entries.push(["submission", u.id]);
+  return format === "slack" ? slackMessage(title, entries) : discordMessage(title, entries, row.created_at);
 }
 
 const cut = (s: string, max: number) => ([...s].length > max ? `${[...s].slice(0, max - 1).join("")}…` : s);

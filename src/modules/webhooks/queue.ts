@@ -40,3 +40,53 @@ export const queueWebhooks =
     await outbox.insertAll(messages);
     return messages.length;
   };
+
+/** What a triage change did to a submission: the `data` of its `submission.updated` event. */
+export interface SubmissionUpdate {
+  id: string;
+  formId: string;
+  /** Which of state, assignee, tags and notes changed. */
+  changed: ("state" | "assignee" | "tags" | "notes")[];
+  state: string;
+  assignee: string | null;
+  tags: string[];
+  noteCount: number;
+  /** What the changed fields were before (not notes). */
+  previous: { state?: string; assignee?: string | null; tags?: string[] };
+  /** The note added, or the id of the one deleted. */
+  note?: { id: string; author: string | null; text: string; createdAt: string };
+  deletedNote?: string;
+}
+
+/**
+ * Queues a `submission.updated` delivery to each enabled webhook of the form, inside the change's
+ * transaction; the event is kept whole in the row (`data`), so every retry and replay sends the
+ * same bytes. Resolves with how many it queued.
+ */
+export const queueUpdates =
+  (outbox: Pick<OutboxRepo, "insertAll">, clock: Clock) =>
+  async (
+    form: { id: string; name: string },
+    hooks: { id: string; url: string; enabled: boolean }[],
+    updates: { update: SubmissionUpdate; submittedAt: string }[],
+  ): Promise<number> => {
+    const enabled = hooks.filter((h) => h.enabled);
+    if (enabled.length === 0 || updates.length === 0) return 0;
+    const now = isoTime(clock.now());
+    const messages: QueuedMessage[] = updates.flatMap(({ update, submittedAt }) =>
+      enabled.map((hook) => ({
+        kind: "webhook_update" as const,
+        formId: form.id,
+        submissionId: update.id,
+        webhookId: hook.id,
+        messageId: newId("msg"),
+        recipient: hook.url,
+        formName: form.name,
+        data: JSON.stringify(update),
+        submittedAt,
+        createdAt: now,
+      })),
+    );
+    await outbox.insertAll(messages);
+    return messages.length;
+  };

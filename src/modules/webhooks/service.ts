@@ -6,6 +6,7 @@ import { InternalAddressError } from "../../lib/public-address";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { ClaimedRow, OutboxRepo } from "../outbox/repo";
+import { isWebhookKind } from "../outbox/kinds";
 import { toDeliveryJson, WEBHOOK_FORMATS, type DeliveryJson, type Webhook, type WebhookFormat } from "./model";
 import type { WebhooksRepo } from "./repo";
 import { newWebhookSecret } from "./signature";
@@ -35,7 +36,8 @@ export function createWebhooksService({ repo, outbox, forms, clock, checkUrl, se
   /** A delivery by its id (the webhook-id), as `actor` may see it. */
   const deliveryFor = async (actor: Actor, id: string) => {
     const row = await outbox.findByMessageId(id);
-    if (!row || row.kind !== "webhook" || !row.webhook_id) throw new AppError("NOT_FOUND", `no delivery with id ${id}`);
+    if (!row || !isWebhookKind(row.kind) || !row.webhook_id)
+      throw new AppError("NOT_FOUND", `no delivery with id ${id}`);
     return { row, hook: await webhookFor(actor, row.webhook_id) };
   };
 

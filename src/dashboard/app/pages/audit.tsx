@@ -15,6 +15,9 @@ const ACTIONS: Record<AuditEvent["action"], string> = {
   "form.moved": "moved a form",
   "submission.deleted": "deleted a submission",
   "submission.moved": "moved a submission",
+  "submission.updated": "changed a submission's state, assignee or tags",
+  "note.added": "added a note",
+  "note.deleted": "deleted a note",
   "submissions.erased": "erased submissions",
   "submissions.expired": "removed expired submissions",
   "owner.login": "logged in",
@@ -27,6 +30,15 @@ const ACTIONS: Record<AuditEvent["action"], string> = {
   "member.invited": "invited someone",
   "member.joined": "joined the team",
   "invitation.cancelled": "cancelled an invitation",
+  "mcp.list_forms": "listed forms (assistant)",
+  "mcp.get_form": "read a form (assistant)",
+  "mcp.form_analytics": "read a form's analytics (assistant)",
+  "mcp.search_submissions": "searched submissions (assistant)",
+  "mcp.get_submission": "read a submission (assistant)",
+  "mcp.update_submission": "changed a submission (assistant)",
+  "mcp.add_note": "added a note (assistant)",
+  "mcp.mark_spam": "marked a submission spam (assistant)",
+  "mcp.mark_not_spam": "marked a submission not spam (assistant)",
 };
 
 /** The team the dashboard works in: its newest 100 events, for its admins and owners. */

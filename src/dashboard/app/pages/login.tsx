@@ -1,26 +1,42 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { FormsvcError } from "../api";
-import { auth } from "../calls";
+import { auth, type Providers } from "../calls";
 import { act, ErrorNote } from "../ui/bits";
 import { go, route } from "../router";
 import { loginNotice, me } from "../session";
 
 /**
- * Email and password, or "Sign in with …" when the server has OpenID Connect; afterwards, back to
- * where the user was (`#/login?next=…`) or the forms. A refused single sign-on comes back here with
- * why (`#/login?error=…`).
+ * Why a single sign-on was refused (`#/login?sso=REASON`), in the page's own words: the address is
+ * anyone's to write, so no text of it is shown.
+ */
+const SSO_REFUSED: Record<string, string> = {
+  lapsed: "That sign-in was not started here, or took too long: sign in again.",
+  unchecked: "The sign-in could not be checked: sign in again. If it keeps failing, the server's log says why.",
+  "no-email": "The provider sent no email address for your account.",
+  unverified: "The provider has not verified your email address: verify it there, then sign in again.",
+  domain: "People of your email's domain may not sign in here.",
+  misconfigured: "This server's sign-in is misconfigured: tell its operator.",
+  unreachable: "The sign-in provider cannot be reached: try again later.",
+};
+
+/**
+ * Email and password, "Sign in with a passkey" where the server offers passkeys, or "Sign in with
+ * …" when it has OpenID Connect; afterwards, back to where the user was (`#/login?next=…`) or the
+ * forms. A refused single sign-on comes back here with why (`#/login?sso=REASON`).
  */
 export function LoginPage() {
   const [busy, setBusy] = useState(false);
-  const refusal = route.value.query.get("error");
+  const refusal = SSO_REFUSED[route.value.query.get("sso") ?? ""];
   const [error, setError] = useState<unknown>(refusal ? new Error(refusal) : null);
   // Set once the password was right for a person with a second factor: the code step.
-  const [challenge, setChallenge] = useState<string | null>(null);
-  const [sso, setSso] = useState<{ name: string; start: string } | null>(null);
+  // A sign-in with the provider of a person with TOTP comes back with it (`#/login?challenge=…`).
+  const [challenge, setChallenge] = useState<string | null>(route.value.query.get("challenge"));
+  const [providers, setProviders] = useState<Providers | null>(null);
+  const sso = providers?.oidc;
   const email = useRef<HTMLInputElement>(null);
   const code = useRef<HTMLInputElement>(null);
   useEffect(() => (challenge ? code : email).current?.focus(), [challenge]);
-  useEffect(() => void auth.providers().then((p) => setSso(p.oidc)), []);
+  useEffect(() => void auth.providers().then(setProviders), []);
   const next = route.value.query.get("next");
   const done = () => {
     loginNotice.value = null;
@@ -81,6 +97,28 @@ export function LoginPage() {
             {busy ? "Logging in…" : "Log in"}
           </button>
         </form>
+        {providers?.passkeys.available && !challenge && (
+          <p class="login-sso">
+            <button
+              type="button"
+              class="button"
+              disabled={busy}
+              onClick={act(async () => {
+                setBusy(true);
+                setError(null);
+                try {
+                  me.value = await auth.passkeyLogin();
+                  done();
+                } catch (err) {
+                  setError(err);
+                  setBusy(false);
+                }
+              })}
+            >
+              Sign in with a passkey
+            </button>
+          </p>
+        )}
         {sso && (
           <p class="login-sso">
             <a class="button" href={sso.start}>
