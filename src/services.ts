@@ -478,6 +478,7 @@ export async function createServices(deps: Deps) {
     webhooks: (formId) => webhooksRepo.listWebhooks(formId),
     queueUpdates: queueUpdates(outboxRepo, clock),
     sendSoon: (queued) => outbox.afterCommit({ queued }),
+    reindex: search.reindex,
     forget: submissions.forget,
     deleteAll: lifecycle.deleteSubmissions,
     moveAll: submissions.moveSubmissions,

@@ -411,7 +411,9 @@ export interface SubmissionList {
 
 /** A fragment of a field that a search matched: `matches` are [start, end) UTF-16 offsets of each matched word in `text`. */
 export interface SearchHighlight {
+  /** The field's key in data, or `notes` for a note's fragment (with the note's id). */
   field: string;
+  note?: string;
   text: string;
   matches: [number, number][];
 }

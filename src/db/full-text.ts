@@ -24,7 +24,7 @@ import type { Sql, SqlValue } from "./sql";
  * PostgreSQL's GIN index keeps its own pending list, and is written in the submit's transaction.
  *
  * The index knows no fields: a term in one field is looked up as a term anywhere, and the service
- * keeps the submissions that hold it in that field (search/document.ts `inFields`). Tokens of
+ * keeps the submissions that hold it in that field (search/document.ts `matches`). Tokens of
  * their own per field cost the index and every submit twice as much (bench/RESULTS.md).
  */
 export interface FullText {

@@ -272,3 +272,43 @@ test("the operator's search reaches every team", async () => {
   const body = JSON.parse(await server.services.search.searchJson(OPERATOR, { q: "muller hans", limit: 10 }));
   expect(body.submissions.map((s: { id: string }) => s.id)).toEqual([ids.other, ids.hans]);
 });
+
+describe("notes", () => {
+  const note = (id: string, text: string) =>
+    server.send("POST", `/forms/${a.formId}/submissions/${id}/notes`, a.key, { text });
+  const unnote = (id: string, noteId: string) =>
+    server.send("DELETE", `/forms/${a.formId}/submissions/${id}/notes/${noteId}`, a.key);
+
+  test("a word only in a note finds the submission, highlighted in the note, until the note is deleted", async () => {
+    const added = await note(ids.anna!, "Called back: she ships to Zanzibar");
+    expect(added.status).toBe(200);
+    for (const indexed of [false, true]) {
+      if (indexed) await server.services.search.indexPending();
+      expect(await found(a.key, { q: "zanzibar" })).toEqual(["anna"]);
+      expect(await found(a.key, { q: "notes:zanzibar" })).toEqual(["anna"]);
+      expect(await found(a.key, { q: "message:zanzibar" })).toEqual([]);
+      expect(await found(a.key, { q: "widgets -zanzibar" })).toEqual([]);
+      const [hit] = (await search(a.key, { q: "zanzibar red" })).body.submissions;
+      expect(hit.noteCount).toBe(1);
+      expect(hit.highlights).toEqual([
+        { field: "message", text: "Question about the red widgets and delivery", matches: [[19, 22]] },
+        { field: "notes", note: added.body.id, text: "Called back: she ships to Zanzibar", matches: [[26, 34]] },
+      ]);
+    }
+    expect((await unnote(ids.anna!, added.body.id)).status).toBe(200);
+    for (const indexed of [false, true]) {
+      if (indexed) await server.services.search.indexPending();
+      expect(await found(a.key, { q: "zanzibar" })).toEqual([]);
+      expect(await found(a.key, { q: "widgets -zanzibar" })).toEqual(["anna"]);
+    }
+  });
+
+  test("a note on a submission not indexed yet is found before and after the indexer takes it in", async () => {
+    await store("noted", a.key, a.formId, { name: "Olga", message: "nothing to see" });
+    expect((await note(ids.noted!, "Timbuktu office")).status).toBe(200);
+    expect(await found(a.key, { q: "timbuktu" })).toEqual(["noted"]);
+    await server.services.search.indexPending();
+    expect(await found(a.key, { q: "timbuktu" })).toEqual(["noted"]);
+    expect(await found(a.key, { q: "notes:timbuktu olga" })).toEqual(["noted"]);
+  });
+});

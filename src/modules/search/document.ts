@@ -18,11 +18,32 @@ function textsOf(value: unknown, out: string[] = []): string[] {
   return out;
 }
 
-/** The fields search reads in a submission's data, with their texts: every one but `_meta`, in the data's order. */
-export const searchedFields = (data: Record<string, unknown>): [key: string, texts: string[]][] =>
-  Object.entries(data)
+/**
+ * The field a submission's notes are searched in, after its data's: `notes:word` finds a word in
+ * them (or in a field of that name), and a note's highlight names it.
+ */
+export const NOTES = "notes";
+
+/** A note as search reads it. */
+export interface NoteText {
+  id: string;
+  text: string;
+}
+
+/**
+ * The fields search reads of a submission, with their texts: every one of its data but `_meta`, in
+ * the data's order, then its notes (oldest first).
+ */
+export function searchedFields(
+  data: Record<string, unknown>,
+  notes: NoteText[] = [],
+): [key: string, texts: string[]][] {
+  const fields = Object.entries(data)
     .filter(([key]) => key !== "_meta")
-    .map(([key, value]) => [key, textsOf(value)]);
+    .map(([key, value]): [string, string[]] => [key, textsOf(value)]);
+  if (notes.length) fields.push([NOTES, notes.map((n) => n.text)]);
+  return fields;
+}
 
 /** The tokens the index holds of a submission (documentOf's, without their fields): what a submit pays for. */
 export function indexedTokens(fields: [key: string, texts: string[]][]): string[] {
@@ -32,8 +53,9 @@ export function indexedTokens(fields: [key: string, texts: string[]][]): string[
 }
 
 /**
- * The indexed document of a submission, a function of its fields alone: whatever else should be
- * found with it (notes) is more fields here, and the submission indexed again (repo.ts `reindex`).
+ * The indexed document of a submission, a function of its fields alone: whatever else is found
+ * with it (its notes) is more fields here, and the submission indexed again when that changes
+ * (repo.ts `reindex`).
  */
 export function documentOf(fields: [key: string, texts: string[]][]): SearchDocument {
   const doc: SearchDocument = { tokens: [], fields: [] };
@@ -73,20 +95,23 @@ export function matches(doc: SearchDocument, query: SearchQuery): boolean {
   return true;
 }
 
-/** A submission's document, from its data as JSON text. */
-export const documentOfJson = (json: string) => documentOf(searchedFields(JSON.parse(json) as Record<string, unknown>));
+/** A submission's document, from its data as JSON text and its notes. */
+export const documentOfJson = (json: string, notes?: NoteText[]) =>
+  documentOf(searchedFields(JSON.parse(json) as Record<string, unknown>, notes));
 
-/** The tokens the index holds of a submission, from its data as JSON text. */
-export const tokensOfJson = (json: string) =>
-  indexedTokens(searchedFields(JSON.parse(json) as Record<string, unknown>));
+/** The tokens the index holds of a submission, from its data as JSON text and its notes. */
+export const tokensOfJson = (json: string, notes?: NoteText[]) =>
+  indexedTokens(searchedFields(JSON.parse(json) as Record<string, unknown>, notes));
 
 /**
  * A fragment of one field's text where the query matched: `text` is the value (or, for a long one,
  * a window of it around the first match, cut at `…`), `matches` the [start, end) UTF-16 offsets of
- * each matched word in `text`: marked by the client as it wishes, with no markup to escape.
+ * each matched word in `text`: marked by the client as it wishes, with no markup to escape. A
+ * note's fragment has the field `notes` and the note's id.
  */
 export interface Highlight {
   field: string;
+  note?: string;
   text: string;
   matches: [number, number][];
 }
@@ -110,29 +135,38 @@ function matchedSpans(query: SearchQuery, field: string, tokens: Token[]): [numb
   return spans.filter((s, i) => i === 0 || s[0] >= spans[i - 1]![1]);
 }
 
-/** The fragments of a submission's fields that `query` matched, in the fields' order (at most 5). */
-export function highlightsOf(data: Record<string, unknown>, query: SearchQuery): Highlight[] {
+/** The fragment of one text that `query` matched, if it did. */
+function fragmentOf(query: SearchQuery, key: string, text: string): Omit<Highlight, "note"> | null {
+  const spans = matchedSpans(query, fieldName(key), tokensOf(text));
+  if (spans.length === 0) return null;
+  if (text.length <= SHORT_TEXT) return { field: key, text, matches: spans };
+  const from = Math.max(0, spans[0]![0] - BEFORE);
+  const to = Math.min(text.length, from + WINDOW);
+  const lead = from > 0 ? "…" : "";
+  return {
+    field: key,
+    text: `${lead}${text.slice(from, to)}${to < text.length ? "…" : ""}`,
+    matches: spans
+      .filter(([, end]) => end <= to)
+      .map(([start, end]): [number, number] => [start - from + lead.length, end - from + lead.length]),
+  };
+}
+
+/** The fragments of a submission's fields, then of its notes, that `query` matched, in their order (at most 5). */
+export function highlightsOf(data: Record<string, unknown>, query: SearchQuery, notes: NoteText[] = []): Highlight[] {
   const out: Highlight[] = [];
-  for (const [key, texts] of searchedFields(data)) {
-    const field = fieldName(key);
+  for (const [key, texts] of searchedFields(data))
     for (const text of texts) {
-      const spans = matchedSpans(query, field, tokensOf(text));
-      if (spans.length === 0) continue;
-      if (text.length <= SHORT_TEXT) out.push({ field: key, text, matches: spans });
-      else {
-        const from = Math.max(0, spans[0]![0] - BEFORE);
-        const to = Math.min(text.length, from + WINDOW);
-        const lead = from > 0 ? "…" : "";
-        out.push({
-          field: key,
-          text: `${lead}${text.slice(from, to)}${to < text.length ? "…" : ""}`,
-          matches: spans
-            .filter(([, end]) => end <= to)
-            .map(([start, end]): [number, number] => [start - from + lead.length, end - from + lead.length]),
-        });
-      }
-      if (out.length === MAX_HIGHLIGHTS) return out;
+      const fragment = fragmentOf(query, key, text);
+      if (fragment && out.push(fragment) === MAX_HIGHLIGHTS) return out;
     }
+  for (const note of notes) {
+    const fragment = fragmentOf(query, NOTES, note.text);
+    if (
+      fragment &&
+      out.push({ field: NOTES, note: note.id, text: fragment.text, matches: fragment.matches }) === MAX_HIGHLIGHTS
+    )
+      return out;
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { fullText } from "../../db/full-text";
 import type { Sql, SqlValue } from "../../db/sql";
 import type { SearchQuery } from "../../lib/search-text";
 import type { ListedSubmission, NewSubmission, SubmissionState, SubmissionStatus } from "../submissions/model";
-import { tokensOfJson } from "./document";
+import { tokensOfJson, type NoteText } from "./document";
 
 /** Which submissions a search looks at, besides the words. */
 export interface SearchFilter {
@@ -49,9 +49,14 @@ const found = (r: Row): FoundSubmission => ({
   noteCount: Number(r.note_count),
 });
 
-/** Each stored submission's tokens, from its data as stored. */
-const documents = (rows: { seq: number; id: string; data: string }[]) =>
-  rows.map((r) => ({ id: r.id, seq: r.seq, tokens: tokensOfJson(r.data) }));
+/** A submission as the indexer reads it. */
+interface Stored {
+  seq: number;
+  id: string;
+  data: string;
+  note_count: number;
+}
+const STORED = "seq, id, data, note_count";
 
 /**
  * The conditions of a search besides the match, each with its parameters, in order: a new filter
@@ -73,7 +78,29 @@ function conditions(filter: SearchFilter): [sql: string, params: SqlValue[]][] {
 export function createSearchRepo(sql: Sql) {
   const index = fullText(sql);
 
+  /** The notes of each of these submissions, oldest first; those known to have none are not asked. */
+  async function notesOf(rows: { id: string; noteCount: number }[]): Promise<Map<string, NoteText[]>> {
+    const notes = new Map<string, NoteText[]>();
+    const ids = rows.filter((r) => r.noteCount > 0).map((r) => r.id);
+    if (ids.length === 0) return notes;
+    for (const n of await sql.all<{ submission_id: string; id: string; text: string }>(
+      `SELECT submission_id, id, text FROM submission_notes WHERE submission_id IN (SELECT value FROM json_each(?))
+       ORDER BY submission_id, created_at, id`,
+      [JSON.stringify(ids)],
+    ))
+      notes.get(n.submission_id)?.push(n) ?? notes.set(n.submission_id, [n]);
+    return notes;
+  }
+
+  /** Each stored submission's tokens, from its data and notes as stored. */
+  async function documents(rows: Stored[]) {
+    const notes = await notesOf(rows.map((r) => ({ id: r.id, noteCount: Number(r.note_count) })));
+    return rows.map((r) => ({ id: r.id, seq: r.seq, tokens: tokensOfJson(r.data, notes.get(r.id)) }));
+  }
+
   return {
+    notesOf,
+
     /** New submissions are indexed after their commit (`indexPending`), not by `indexNew`. */
     batched: index.batched,
 
@@ -101,12 +128,12 @@ export function createSearchRepo(sql: Sql) {
     async indexPending(limit: number): Promise<number> {
       if (!index.batched) return 0;
       const to = (await sql.get<{ indexed_to: number }>("SELECT indexed_to FROM search_backlog"))?.indexed_to ?? 0;
-      const rows = await sql.all<{ seq: number; id: string; data: string }>(
-        "SELECT seq, id, data FROM submissions WHERE seq > ? ORDER BY seq LIMIT ?",
-        [to, limit],
-      );
+      const rows = await sql.all<Stored>(`SELECT ${STORED} FROM submissions WHERE seq > ? ORDER BY seq LIMIT ?`, [
+        to,
+        limit,
+      ]);
       if (rows.length === 0) return 0;
-      await index.index(documents(rows));
+      await index.index(await documents(rows));
       await sql.run("UPDATE search_backlog SET indexed_to = ?", [rows[rows.length - 1]!.seq]);
       return rows.length;
     },
@@ -141,13 +168,13 @@ export function createSearchRepo(sql: Sql) {
      * after anything that changes what a submission is found by (document.ts `documentOf`).
      */
     async reindex(ids: string[]): Promise<void> {
-      const rows = await sql.all<{ seq: number; id: string; data: string }>(
-        "SELECT seq, id, data FROM submissions WHERE id IN (SELECT value FROM json_each(?))",
+      const rows = await sql.all<Stored>(
+        `SELECT ${STORED} FROM submissions WHERE id IN (SELECT value FROM json_each(?))`,
         [JSON.stringify(ids)],
       );
       // One not indexed yet is indexed as it is by then.
       const upTo = await this.indexedTo();
-      await index.index(documents(upTo === null ? rows : rows.filter((r) => r.seq <= upTo)), true);
+      await index.index(await documents(upTo === null ? rows : rows.filter((r) => r.seq <= upTo)), true);
     },
 
     /**
@@ -157,11 +184,11 @@ export function createSearchRepo(sql: Sql) {
     async indexBacklog(limit: number): Promise<number> {
       const mark = await sql.get<{ below: number }>("SELECT below FROM search_backlog");
       if (!mark || mark.below <= 0) return 0;
-      const rows = await sql.all<{ seq: number; id: string; data: string }>(
-        "SELECT seq, id, data FROM submissions WHERE seq < ? ORDER BY seq DESC LIMIT ?",
-        [mark.below, limit],
-      );
-      await index.index(documents(rows), true);
+      const rows = await sql.all<Stored>(`SELECT ${STORED} FROM submissions WHERE seq < ? ORDER BY seq DESC LIMIT ?`, [
+        mark.below,
+        limit,
+      ]);
+      await index.index(await documents(rows), true);
       await sql.run("UPDATE search_backlog SET below = ?", [rows.length < limit ? 0 : rows[rows.length - 1]!.seq]);
       return rows.length;
     },

@@ -8,7 +8,8 @@ import { MAX_QUERY_LENGTH, MAX_TERMS } from "./query";
 import type { SearchService } from "./service";
 
 const HighlightSchema = t.Object({
-  field: t.String({ description: "the field's key in data" }),
+  field: t.String({ description: "the field's key in data, or notes for a note" }),
+  note: t.Optional(t.String({ description: "a note's fragment: the note's id" })),
   text: t.String({
     description: "the field's text, or for a long one a window of it around the first match, cut at …",
   }),
@@ -64,7 +65,7 @@ export function searchRoutes(search: SearchService) {
         // Its length and words are checked by the query parser, which says what is wrong in its 400.
         q: t.String({
           error: "q is required: the words to search for",
-          description: `the words to find, up to ${MAX_QUERY_LENGTH} characters and ${MAX_TERMS} terms: words (all must match), foo* a prefix, "two words" a phrase, -word excluded, field:value in that field alone (its key, without spaces or punctuation). Case and accents do not count: muller finds Müller`,
+          description: `the words to find, up to ${MAX_QUERY_LENGTH} characters and ${MAX_TERMS} terms: words (all must match), foo* a prefix, "two words" a phrase, -word excluded, field:value in that field alone (its key, without spaces or punctuation; notes: the notes). Case and accents do not count: muller finds Müller`,
         }),
         formId: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "one form only" })),
         spam: t.Optional(
@@ -83,7 +84,7 @@ export function searchRoutes(search: SearchService) {
       detail: {
         summary: "Search submissions",
         description:
-          "Full-text search across every form the caller may read (a key: its team's forms; a session: every team it is a member of), or one form. Results newest stored first, paged by cursor; each as the list shows it, with `highlights`. A submission is searchable once its submit is answered, and gone from the search with its deletion, erasure or retention. A query with no words, only exclusions, an unclosed quote, or too long is a 400 INVALID_QUERY.",
+          "Full-text search of field values and notes across every form the caller may read (a key: its team's forms; a session: every team it is a member of), or one form. Results newest stored first, paged by cursor; each as the list shows it, with `highlights`. A submission is searchable once its submit is answered, and gone from the search with its deletion, erasure or retention. A query with no words, only exclusions, an unclosed quote, or too long is a 400 INVALID_QUERY.",
         tags: ["Submissions"],
         responses: responses(
           { schema: SearchResultSchema, description: "a page of matching submissions" },

@@ -73,6 +73,12 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     return { teams: teamsWith(actor, "submissions.read"), forms: actor.forms };
   }
 
+  /** Those of `rows` whose document (data and notes) matches `query`, in their order. */
+  async function matching(query: SearchQuery, rows: FoundSubmission[]): Promise<FoundSubmission[]> {
+    const notes = await repo.notesOf(rows);
+    return rows.filter((r) => matches(documentOfJson(r.data, notes.get(r.id)), query));
+  }
+
   /**
    * Up to `want` submissions that match, newest first, strictly before seq `before`: those not
    * indexed yet (past `indexedTo`, matched here on the same tokens), then the index's. The index's
@@ -87,10 +93,7 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     want: number,
   ): Promise<{ rows: FoundSubmission[]; readTo: number | null }> {
     const upTo = await repo.indexedTo();
-    const rows =
-      upTo === null
-        ? []
-        : (await repo.listPending(filter, upTo, before)).filter((r) => matches(documentOfJson(r.data), query));
+    const rows = upTo === null ? [] : await matching(query, await repo.listPending(filter, upTo, before));
     if (rows.length >= want) return { rows: rows.slice(0, want), readTo: null };
     if (query.terms.every((t) => t.field === null)) {
       rows.push(...(await repo.search(query, filter, before, upTo, want - rows.length)));
@@ -98,7 +101,7 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     }
     for (let read = 0; read < MAX_SCANNED;) {
       const chunk = await repo.search(query, filter, before, upTo, FIELD_CHUNK);
-      for (const row of chunk) if (matches(documentOfJson(row.data), query)) rows.push(row);
+      rows.push(...(await matching(query, chunk)));
       read += chunk.length;
       if (rows.length >= want || chunk.length < FIELD_CHUNK) return { rows: rows.slice(0, want), readTo: null };
       before = chunk[chunk.length - 1]!.seq;
@@ -135,16 +138,17 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
             ? cursors.encode(LIST, { createdAt: "", id: String(readTo) })
             : null;
       const tags = await repo.tagsOf(items.map((s) => s.id));
+      const notes = await repo.notesOf(items);
       const listed = items.map((s) => {
-        const highlights = highlightsOf(JSON.parse(s.data) as Record<string, unknown>, query);
+        const highlights = highlightsOf(JSON.parse(s.data) as Record<string, unknown>, query, notes.get(s.id));
         return `${listedJson({ ...s, tags: tags.get(s.id) ?? [] }).slice(0, -1)},"highlights":${JSON.stringify(highlights)}}`;
       });
       return `{"submissions":[${listed.join(",")}],"nextCursor":${JSON.stringify(nextCursor)}}`;
     },
 
     /**
-     * Indexes these submissions again, inside the caller's transaction: what else is found with a
-     * submission (its notes) calls this when it changes, beside its own write.
+     * Indexes these submissions again, inside the caller's transaction: a note's addition and
+     * deletion (triage.ts) call this beside their own write.
      */
     reindex: (ids: string[]): Promise<void> => repo.reindex(ids),
 
