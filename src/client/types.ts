@@ -427,12 +427,17 @@ export interface SearchResults {
 
 /**
  * A search (`searchSubmissions`): `q` in the query language (words, `foo*`, `"a phrase"`, `-word`,
- * `field:value`), across the forms the caller may read or one; the inbox, or `spam: true`.
+ * `field:value`), across the forms the caller may read or one; the inbox, or `spam: true`. `q` may
+ * be left out with a filter (formId, state, tag, assignee, from, to): every submission they take.
  */
 export interface SearchQuery extends PageQuery {
-  q: string;
+  q?: string;
   formId?: string;
   spam?: boolean;
+  state?: SubmissionState;
+  tag?: string;
+  /** A team member's email, `me` (the caller's person) or `none` (unassigned). */
+  assignee?: string;
   /** createdAt at or after, before: a date or a date-time (ISO 8601). */
   from?: string;
   to?: string;

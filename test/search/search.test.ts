@@ -58,6 +58,13 @@ beforeAll(async () => {
   });
   await store("peter", a.key, formA2, { name: "Peter MULLER", city: "Zürich", message: ["blue", "sky thinking"] });
   await store("other", b.key, b.formId, { name: "Hans Müller", message: "blue widget from team B" });
+  // The inbox's state, tags and assignee, for the filters.
+  const triage = async (formId: string, name: string, change: Record<string, unknown>, key = a.key) =>
+    expect((await server.send("PATCH", `/forms/${formId}/submissions/${ids[name]}`, key, change)).status).toBe(200);
+  await triage(a.formId, "hans", { state: "open", tags: ["vip"], assignee: "a@example.com" });
+  await triage(a.formId, "jose", { state: "done", tags: ["vip", "billing"] });
+  await triage(formA2, "peter", { tags: ["billing"] });
+  await triage(b.formId, "other", { state: "open", tags: ["vip"], assignee: "b@example.com" }, b.key);
 });
 
 const TABLE: [q: string, expected: string[]][] = [
@@ -117,6 +124,34 @@ const TABLE: [q: string, expected: string[]][] = [
   ["name:hans:muller", ["hans"]],
 ];
 
+// Stands for the second form's id, known once it is made.
+const FORM_A2 = "$formA2";
+
+// The filters, with words and without (newest first): beside the words, never instead of the caller's forms.
+const FILTERS: [params: Record<string, string>, expected: string[]][] = [
+  [{ q: "muller", state: "open" }, ["hans"]],
+  [{ q: "muller", state: "new" }, ["peter"]],
+  [{ state: "new" }, ["peter", "taro", "anna"]],
+  [{ q: "", state: "done" }, ["jose"]],
+  [{ tag: "vip" }, ["jose", "hans"]],
+  [{ q: "order", tag: "vip" }, ["jose", "hans"]],
+  [{ q: "muller", tag: "billing" }, ["peter"]],
+  [{ tag: "billing", formId: FORM_A2 }, ["peter"]],
+  [{ tag: "vip", state: "done" }, ["jose"]],
+  [{ tag: "VIP" }, []],
+  [{ tag: "nothing" }, []],
+  [{ assignee: "a@example.com" }, ["hans"]],
+  [{ assignee: " A@Example.com " }, ["hans"]],
+  [{ assignee: "me" }, ["hans"]],
+  [{ assignee: "b@example.com" }, []],
+  [{ assignee: "nobody@example.com" }, []],
+  [{ q: "muller", assignee: "none" }, ["peter"]],
+  [{ assignee: "none", tag: "vip" }, ["jose"]],
+  [{ q: "blue", assignee: "me", state: "open", tag: "vip" }, ["hans"]],
+  [{ formId: FORM_A2 }, ["peter"]],
+  [{ q: "  ", from: "2000-01-01" }, ["peter", "jose", "taro", "anna", "hans"]],
+];
+
 // Asked right after the submits (on SQLite, before the indexer has taken them in: read beside the
 // index) and again once it has.
 for (const indexed of [false, true])
@@ -125,6 +160,11 @@ for (const indexed of [false, true])
     for (const [q, expected] of TABLE)
       test(`${JSON.stringify(q)} finds ${JSON.stringify(expected)}`, async () => {
         expect(await found(a.key, { q })).toEqual(expected);
+      });
+    for (const [params, expected] of FILTERS)
+      test(`${JSON.stringify(params)} finds ${JSON.stringify(expected)}`, async () => {
+        const asked = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, v === FORM_A2 ? formA2 : v]));
+        expect(await found(a.key, asked)).toEqual(expected);
       });
   });
 
@@ -311,4 +351,29 @@ describe("notes", () => {
     expect(await found(a.key, { q: "timbuktu" })).toEqual(["noted"]);
     expect(await found(a.key, { q: "notes:timbuktu olga" })).toEqual(["noted"]);
   });
+});
+
+test("filters: without words no highlights; what is wrong with one is a 400 that says so", async () => {
+  const [hit] = (await search(a.key, { tag: "vip", state: "open" })).body.submissions;
+  expect(hit).toMatchObject({ id: ids.hans, state: "open", tags: ["vip"], assignee: "a@example.com", highlights: [] });
+  for (const [params, code] of [
+    [{}, "INVALID_QUERY"],
+    [{ q: "  " }, "INVALID_QUERY"],
+    [{ spam: "true" }, "INVALID_QUERY"],
+    [{ q: "!!!", state: "new" }, "INVALID_QUERY"],
+    [{ state: "closed" }, "INVALID_PARAMETER"],
+    [{ tag: "" }, "INVALID_PARAMETER"],
+    [{ tag: "x".repeat(41) }, "INVALID_PARAMETER"],
+    [{ assignee: "someone" }, "INVALID_PARAMETER"],
+    [{ assignee: "" }, "INVALID_PARAMETER"],
+  ] as [Record<string, string>, string][]) {
+    const res = await search(a.key, params);
+    expect({ params, status: res.status, code: res.body.code }).toEqual({ params, status: 400, code });
+  }
+  await expect(server.services.search.searchJson(OPERATOR, { assignee: "me", limit: 10 })).rejects.toMatchObject({
+    code: "INVALID_PARAMETER",
+  });
+  // The operator's filters reach every team.
+  const body = JSON.parse(await server.services.search.searchJson(OPERATOR, { tag: "vip", state: "open", limit: 10 }));
+  expect(body.submissions.map((s: { id: string }) => s.id)).toEqual([ids.other, ids.hans]);
 });

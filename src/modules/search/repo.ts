@@ -14,6 +14,12 @@ export interface SearchFilter {
   /** createdAt ≥ from, < to (ISO 8601 instants). */
   from: string | null;
   to: string | null;
+  /** Only those in this state; null for any. */
+  state: SubmissionState | null;
+  /** Only those with this tag; null for any. */
+  tag: string | null;
+  /** Only those assigned to this person (by id or email), or to no one; null for anyone's. */
+  assignee: { ownerId: string } | { email: string } | "none" | null;
 }
 
 /** A submission found, as lists show it but for its tags (read for the page answered alone: `tagsOf`). */
@@ -58,20 +64,36 @@ interface Stored {
 }
 const STORED = "seq, id, data, note_count";
 
-/**
- * The conditions of a search besides the match, each with its parameters, in order: a new filter
- * (state, tag, assignee) is one more entry here.
- */
+/** The conditions of a search besides the match, each with its parameters, in order. */
 function conditions(filter: SearchFilter): [sql: string, params: SqlValue[]][] {
   const where: [string, SqlValue[]][] = [["s.status = ?", [filter.status]]];
-  if (filter.forms) where.push(["s.form_id IN (SELECT value FROM json_each(?))", [JSON.stringify(filter.forms)]]);
-  if (filter.teams)
-    where.push([
-      "s.form_id IN (SELECT id FROM forms WHERE team_id IN (SELECT value FROM json_each(?)))",
-      [JSON.stringify(filter.teams)],
-    ]);
+  // The forms it reads, as conditions on a form id (the submission's, or a tag's row).
+  const scope = (column: string) => {
+    const out: [string, SqlValue[]][] = [];
+    if (filter.forms) out.push([`${column} IN (SELECT value FROM json_each(?))`, [JSON.stringify(filter.forms)]]);
+    if (filter.teams)
+      out.push([
+        `${column} IN (SELECT id FROM forms WHERE team_id IN (SELECT value FROM json_each(?)))`,
+        [JSON.stringify(filter.teams)],
+      ]);
+    return out;
+  };
+  where.push(...scope("s.form_id"));
   if (filter.from) where.push(["s.created_at >= ?", [filter.from]]);
   if (filter.to) where.push(["s.created_at < ?", [filter.to]]);
+  if (filter.state) where.push(["s.state = ?", [filter.state]]);
+  if (filter.tag) {
+    // The tag's rows of the forms read (submission_tags_by_tag), which a planner may start from.
+    const forms = scope("t.form_id");
+    where.push([
+      `s.id IN (SELECT t.submission_id FROM submission_tags t WHERE ${["t.tag = ?", ...forms.map(([c]) => c)].join(" AND ")})`,
+      [filter.tag, ...forms.flatMap(([, p]) => p)],
+    ]);
+  }
+  const { assignee } = filter;
+  if (assignee === "none") where.push(["s.assignee IS NULL", []]);
+  else if (assignee && "ownerId" in assignee) where.push(["s.assignee = ?", [assignee.ownerId]]);
+  else if (assignee) where.push(["s.assignee = (SELECT o.id FROM owners o WHERE o.email = ?)", [assignee.email]]);
   return where;
 }
 
@@ -136,6 +158,17 @@ export function createSearchRepo(sql: Sql) {
       await index.index(await documents(rows));
       await sql.run("UPDATE search_backlog SET indexed_to = ?", [rows[rows.length - 1]!.seq]);
       return rows.length;
+    },
+
+    /** Up to `limit` submissions that `filter` takes, whatever their words, newest stored first, strictly before seq `before`. */
+    async list(filter: SearchFilter, before: number | null, limit: number): Promise<FoundSubmission[]> {
+      const where = conditions(filter);
+      if (before !== null) where.push(["s.seq < ?", [before]]);
+      const rows = await sql.all<Row>(
+        `SELECT s.seq, ${FOUND} FROM submissions s WHERE ${where.map(([c]) => c).join(" AND ")} ORDER BY s.seq DESC LIMIT ?`,
+        [...where.flatMap(([, p]) => p), limit],
+      );
+      return rows.map(found);
     },
 
     /** The submissions past seq `after` (not indexed yet) that `filter` takes, strictly before `before`, newest first. */

@@ -6,7 +6,8 @@ import { isOperator, publishableScope, type Actor } from "../../lib/principal";
 import { teamsWith } from "../../lib/rights";
 import type { FormsService } from "../forms/service";
 import type { Committed } from "../submissions/pipeline";
-import { listedJson } from "../submissions/model";
+import { listedJson, SUBMISSION_STATES, type SubmissionState } from "../submissions/model";
+import { normalizeEmail } from "../../lib/email";
 import type { SearchQuery } from "../../lib/search-text";
 import { documentOfJson, highlightsOf, matches } from "./document";
 import { parseQuery } from "./query";
@@ -20,12 +21,17 @@ export interface SearchDeps {
 }
 
 export interface SearchParams {
-  q: string;
+  /** The words; may be empty or left out when a filter is given (formId, state, tag, assignee, from, to). */
+  q?: string;
   formId?: string;
   /** true: the spam folder; else the inbox. */
   spam?: boolean;
   from?: string;
   to?: string;
+  state?: SubmissionState;
+  tag?: string;
+  /** A person's email, `me` (the caller's person), or `none` (unassigned). */
+  assignee?: string;
   limit: number;
   cursor?: string;
 }
@@ -54,6 +60,28 @@ function instant(name: string, value: string | undefined): string | null {
       `${name} must be a date (2026-03-01) or a date-time (2026-03-01T09:00:00Z)`,
     );
   return new Date(ms).toISOString();
+}
+
+/** The person `assignee` names: an email, `me` (the caller's), or `none` (no one). */
+function assigneeOf(actor: Actor, value: string | undefined): SearchFilter["assignee"] {
+  if (value === undefined) return null;
+  if (value === "none") return "none";
+  if (value === "me") {
+    if (isOperator(actor))
+      throw new AppError("INVALID_PARAMETER", "assignee=me names the caller's person, and the operator is none");
+    return { ownerId: actor.ownerId };
+  }
+  const email = normalizeEmail(value);
+  if (!email) throw new AppError("INVALID_PARAMETER", "assignee must be an email address, me or none");
+  return { email };
+}
+
+/** The state asked for, checked (the route's schema checks it too; the CLI calls here directly). */
+function stateOf(value: string | undefined): SubmissionState | null {
+  if (value === undefined) return null;
+  if (!(SUBMISSION_STATES as readonly string[]).includes(value))
+    throw new AppError("INVALID_PARAMETER", `state must be one of ${SUBMISSION_STATES.join(", ")}`);
+  return value as SubmissionState;
 }
 
 /**
@@ -116,9 +144,20 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     /** One page of a search as the API's JSON: `{submissions: [{…as listed, highlights}], nextCursor}`. */
     async searchJson(actor: Actor, params: SearchParams): Promise<string> {
       // The request's own mistakes first (400), before what it may reach is looked at (403, 404).
-      const query = parseQuery(params.q);
+      const filtered = [params.formId, params.state, params.tag, params.assignee, params.from, params.to].some(
+        (p) => p !== undefined,
+      );
+      // Without words, the filters alone: every submission they take, newest first.
+      if (!filtered && !params.q?.trim())
+        throw new AppError(
+          "INVALID_QUERY",
+          "q is required: the words to search for (it may be left out with a filter: formId, state, tag, assignee, from, to)",
+        );
+      const query = params.q?.trim() ? parseQuery(params.q) : null;
       const from = instant("from", params.from);
       const to = instant("to", params.to);
+      const state = stateOf(params.state);
+      const assignee = assigneeOf(actor, params.assignee);
       const after = pageStart(cursors, LIST, params.cursor);
       const before = after === null ? null : Number(after.id);
       const filter: SearchFilter = {
@@ -126,8 +165,13 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
         status: params.spam ? "spam" : "inbox",
         from,
         to,
+        state,
+        tag: params.tag ?? null,
+        assignee,
       };
-      const { rows, readTo } = await found(query, filter, before, params.limit + 1);
+      const { rows, readTo } = query
+        ? await found(query, filter, before, params.limit + 1)
+        : { rows: await repo.list(filter, before, params.limit + 1), readTo: null };
       const items = rows.slice(0, params.limit);
       const last = items[items.length - 1];
       // The position is a seq, in the id's place; a page cut short by MAX_SCANNED goes on from where it stopped reading.
@@ -138,9 +182,11 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
             ? cursors.encode(LIST, { createdAt: "", id: String(readTo) })
             : null;
       const tags = await repo.tagsOf(items.map((s) => s.id));
-      const notes = await repo.notesOf(items);
+      const notes = query ? await repo.notesOf(items) : new Map();
       const listed = items.map((s) => {
-        const highlights = highlightsOf(JSON.parse(s.data) as Record<string, unknown>, query, notes.get(s.id));
+        const highlights = query
+          ? highlightsOf(JSON.parse(s.data) as Record<string, unknown>, query, notes.get(s.id))
+          : [];
         return `${listedJson({ ...s, tags: tags.get(s.id) ?? [] }).slice(0, -1)},"highlights":${JSON.stringify(highlights)}}`;
       });
       return `{"submissions":[${listed.join(",")}],"nextCursor":${JSON.stringify(nextCursor)}}`;
