@@ -7,7 +7,6 @@ import {
   MAX_TAG_LENGTH,
   SUBMISSION_STATES,
   type ListedSubmissionJson,
-  type SubmissionState,
 } from "../submissions/model";
 import type { Highlight } from "./document";
 import { MAX_QUERY_LENGTH, MAX_TERMS } from "./query";
@@ -105,7 +104,7 @@ export function searchRoutes(search: SearchService) {
         q: query.q,
         formId: query.formId,
         spam: query.spam === "true",
-        state: query.state as SubmissionState | undefined,
+        state: query.state,
         tag: query.tag,
         assignee: query.assignee,
         from: query.from,

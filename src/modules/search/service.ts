@@ -28,7 +28,8 @@ export interface SearchParams {
   spam?: boolean;
   from?: string;
   to?: string;
-  state?: SubmissionState;
+  /** new, open, done or archived (checked here: the route and the MCP tool take it as text). */
+  state?: string;
   tag?: string;
   /** A person's email, `me` (the caller's person), or `none` (unassigned). */
   assignee?: string;
