@@ -31,10 +31,15 @@ export interface FullText {
   /** New submissions are indexed after their commit, in batches; until then they are past `indexed_to`. */
   readonly batched: boolean;
   /**
+   * Whether `index` takes each document as one text its tokenizer cuts into the tokens (SQLite:
+   * search/document.ts `indexedText`) rather than the tokens themselves (PostgreSQL).
+   */
+  readonly takesText: boolean;
+  /**
    * Indexes these submissions, by id or, where known, seq (SQLite's are all read with theirs: it
    * indexes after the commit); `replace`: ones the index may hold already, whose entries it replaces.
    */
-  index(docs: { id: string; seq?: number; tokens: string[] }[], replace?: boolean): Promise<void>;
+  index(docs: { id: string; seq?: number; words: string[] | string }[], replace?: boolean): Promise<void>;
   /** The FROM of a search: the index joined to `submissions s`. */
   readonly from: string;
   /** The expression giving a match's seq, for ORDER BY and paging. */
@@ -77,6 +82,7 @@ export function fullText(sql: Sql): FullText {
   if (sql.engine === "postgres")
     return {
       batched: false,
+      takesText: false,
       async index(docs) {
         if (docs.length === 0) return;
         await sql.run(
@@ -84,7 +90,14 @@ export function fullText(sql: Sql): FullText {
            SELECT s.seq, CAST(r.words AS tsvector) FROM json_to_recordset(CAST(CAST(? AS TEXT) AS json)) AS r(id text, words text)
            JOIN submissions s ON s.id = r.id
            ON CONFLICT (seq) DO UPDATE SET words = excluded.words`,
-          [JSON.stringify(docs.map((d) => ({ id: d.id, words: tsvectorOf(d.tokens) })))],
+          [
+            JSON.stringify(
+              docs.map((d) => {
+                if (typeof d.words === "string") throw new Error(`submission ${d.id} is indexed without its tokens`);
+                return { id: d.id, words: tsvectorOf(d.words) };
+              }),
+            ),
+          ],
         );
       },
       from: "submission_search x JOIN submissions s ON s.seq = x.seq",
@@ -97,13 +110,17 @@ export function fullText(sql: Sql): FullText {
     };
   return {
     batched: true,
+    takesText: true,
     async index(docs, replace = false) {
       // One statement a submission: SQLite's statements cost no round trip.
-      for (const { id, seq, tokens } of docs) {
+      for (const { id, seq, words } of docs) {
         if (seq === undefined) throw new Error(`submission ${id} is indexed without its seq`);
         // Contentless: a row is replaced by deleting it first.
         if (replace) await sql.run("DELETE FROM submission_search WHERE rowid = ?", [seq]);
-        await sql.run("INSERT INTO submission_search (rowid, words) VALUES (?, ?)", [seq, tokens.join(" ")]);
+        await sql.run("INSERT INTO submission_search (rowid, words) VALUES (?, ?)", [
+          seq,
+          typeof words === "string" ? words : words.join(" "),
+        ]);
       }
     },
     from: "submission_search JOIN submissions s ON s.seq = submission_search.rowid",

@@ -1,4 +1,12 @@
-import { fieldName, tokensOf, wordsOf, type SearchQuery, type Term, type Token } from "../../lib/search-text";
+import {
+  fieldName,
+  MAX_TOKEN_LENGTH,
+  tokensOf,
+  wordsOf,
+  type SearchQuery,
+  type Term,
+  type Token,
+} from "../../lib/search-text";
 
 /** The most tokens of one submission that are indexed: PostgreSQL numbers a tsvector's positions up to 16,383. */
 export const MAX_DOCUMENT_TOKENS = 10_000;
@@ -52,6 +60,34 @@ export function indexedTokens(fields: [key: string, texts: string[]][]): string[
   return tokens.length > MAX_DOCUMENT_TOKENS ? tokens.slice(0, MAX_DOCUMENT_TOKENS) : tokens;
 }
 
+// Text FTS5's `ascii` tokenizer cuts as `wordsOf` does, and a token too long to index.
+const PLAIN_ASCII = /^[\x00-\x7f]*$/;
+const LONG_TOKEN = new RegExp(`[A-Za-z0-9]{${MAX_TOKEN_LENGTH + 1}}`);
+
+/**
+ * The tokens the index holds of a submission (`indexedTokens`'s) as one text that FTS5's `ascii`
+ * tokenizer cuts into exactly them (db/full-text.ts): ASCII text as it is, since that tokenizer
+ * splits it at the same places and lowers its case as `wordsOf` does, with no token strings made
+ * (cutting them and collecting them were about a third of what the index cost a submit,
+ * bench/RESULTS.md); any other text as its tokens, spaced.
+ */
+export function indexedText(fields: [key: string, texts: string[]][]): string {
+  const parts: string[] = [];
+  // How many tokens there may be: a text of n characters holds at most ⌈n/2⌉.
+  let most = 0;
+  for (const [, texts] of fields)
+    for (const text of texts)
+      if (PLAIN_ASCII.test(text) && !LONG_TOKEN.test(text)) {
+        parts.push(text);
+        most += Math.ceil(text.length / 2);
+      } else {
+        const words = wordsOf(text);
+        parts.push(words.join(" "));
+        most += words.length;
+      }
+  return most > MAX_DOCUMENT_TOKENS ? indexedTokens(fields).join(" ") : parts.join(" ");
+}
+
 /**
  * The indexed document of a submission, a function of its fields alone: whatever else is found
  * with it (its notes) is more fields here, and the submission indexed again when that changes
@@ -102,6 +138,10 @@ export const documentOfJson = (json: string, notes?: NoteText[]) =>
 /** The tokens the index holds of a submission, from its data as JSON text and its notes. */
 export const tokensOfJson = (json: string, notes?: NoteText[]) =>
   indexedTokens(searchedFields(JSON.parse(json) as Record<string, unknown>, notes));
+
+/** The same as one text for FTS5 (`indexedText`). */
+export const indexedTextOfJson = (json: string, notes?: NoteText[]) =>
+  indexedText(searchedFields(JSON.parse(json) as Record<string, unknown>, notes));
 
 /**
  * A fragment of one field's text where the query matched: `text` is the value (or, for a long one,

@@ -2,7 +2,7 @@ import { fullText } from "../../db/full-text";
 import type { Sql, SqlValue } from "../../db/sql";
 import type { SearchQuery } from "../../lib/search-text";
 import type { ListedSubmission, NewSubmission, SubmissionState, SubmissionStatus } from "../submissions/model";
-import { tokensOfJson, type NoteText } from "./document";
+import { indexedTextOfJson, tokensOfJson, type NoteText } from "./document";
 
 /** Which submissions a search looks at, besides the words. */
 export interface SearchFilter {
@@ -117,7 +117,8 @@ export function createSearchRepo(sql: Sql) {
   /** Each stored submission's tokens, from its data and notes as stored. */
   async function documents(rows: Stored[]) {
     const notes = await notesOf(rows.map((r) => ({ id: r.id, noteCount: Number(r.note_count) })));
-    return rows.map((r) => ({ id: r.id, seq: r.seq, tokens: tokensOfJson(r.data, notes.get(r.id)) }));
+    const wordsOfJson = index.takesText ? indexedTextOfJson : tokensOfJson;
+    return rows.map((r) => ({ id: r.id, seq: r.seq, words: wordsOfJson(r.data, notes.get(r.id)) }));
   }
 
   return {
@@ -131,7 +132,7 @@ export function createSearchRepo(sql: Sql) {
      * transaction (PostgreSQL); SQLite's indexer takes new submissions in after (`indexPending`).
      */
     async indexNew(batch: NewSubmission[]): Promise<void> {
-      if (!index.batched) await index.index(batch.map((s) => ({ id: s.id, tokens: tokensOfJson(s.json) })));
+      if (!index.batched) await index.index(batch.map((s) => ({ id: s.id, words: tokensOfJson(s.json) })));
     },
 
     /**
