@@ -118,6 +118,8 @@ describe("the index beside the submissions", () => {
     const form = (await seedForm(server, "b@example.com", { name: "Old" })).id;
     const old = [];
     for (let i = 0; i < 3; i++) old.push(await submit(b.key, form, { message: `foxtrot number${i}` }));
+    const noted = await server.send("POST", `/forms/${form}/submissions/${old[1]}/notes`, b.key, { text: "quebec" });
+    expect(noted.status).toBe(200);
     // As migration 33 finds a database: submissions, none of them indexed, the backlog's mark past them.
     const [{ seq }] = await server.query("SELECT max(seq) AS seq FROM submissions");
     await server.exec(
@@ -127,7 +129,9 @@ describe("the index beside the submissions", () => {
     );
     await server.exec("UPDATE search_backlog SET below = ?, indexed_to = ?", seq + 1, seq);
     expect(await found("foxtrot")).toEqual([]);
+    expect(await found("quebec")).toEqual([]);
     await server.jobs.run("index-search-backlog");
+    expect(await found("quebec")).toEqual([old[1]!]);
     expect(await found("foxtrot")).toEqual(old.sort());
     await expectExact();
     expect((await server.query("SELECT below FROM search_backlog"))[0].below).toBe(0);
