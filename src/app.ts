@@ -32,6 +32,7 @@ import { searchRoutes } from "./modules/search/routes";
 import { triageRoutes } from "./modules/submissions/triage-routes";
 import { teamsRoutes } from "./modules/teams/routes";
 import { filesRoutes } from "./modules/files/routes";
+import { submissionPdfRoutes } from "./modules/submissions/pdf-routes";
 import { invitationPageRoutes, invitationRoutes } from "./modules/teams/invitation-routes";
 import type { Services } from "./services";
 
@@ -208,6 +209,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         .use(searchRoutes(services.search))
         .use(triageRoutes(services.triage))
         .use(filesRoutes(services.files, services.submissions))
+        .use(submissionPdfRoutes(services.pdfs))
         .use(keysRoutes(services.keys))
         .use(teamsRoutes(services.teams))
         .use(analyticsRoutes(services.analytics))

@@ -43,6 +43,7 @@ import { createDigestRepo } from "./modules/notifications/digest-repo";
 import { createMemberNotificationsRepo } from "./modules/notifications/member-repo";
 import { createMemberNotifications } from "./modules/notifications/members";
 import { createNotificationPreview } from "./modules/notifications/preview";
+import { createNotificationAttachments } from "./modules/notifications/attachments";
 import { createOutboxRepo } from "./modules/outbox/repo";
 import { createOutboxService } from "./modules/outbox/service";
 import { webhookChannel } from "./modules/webhooks/channel";
@@ -70,6 +71,7 @@ import { createTriage } from "./modules/submissions/triage";
 import { createTriageRepo } from "./modules/submissions/triage-repo";
 import { createCommittedForms } from "./modules/submissions/committed-forms";
 import { createSubmissionsService } from "./modules/submissions/service";
+import { createSubmissionPdfs } from "./modules/submissions/pdf";
 import { clamdScanner } from "./modules/files/clamd";
 import { createFilesRepo } from "./modules/files/repo";
 import { downloadPath } from "./modules/files/model";
@@ -170,7 +172,19 @@ export async function createServices(deps: Deps) {
     await queueRecipients(form, emails);
     sql.afterCommit(() => outbox.afterCommit({ queued: emails.length }));
   };
-  const forms = createFormsService(formsRepo, atomically, owners, cursors, clock, changes, audit, recipientsAdded);
+  // Turning one response per email on counts the answers the form holds, in the same transaction.
+  const answersCounted = (id: string) => createSubmissionsRepo(sql).countAnswers(id);
+  const forms = createFormsService(
+    formsRepo,
+    atomically,
+    owners,
+    cursors,
+    clock,
+    changes,
+    audit,
+    recipientsAdded,
+    answersCounted,
+  );
   const keys = createKeysService(
     createKeysRepo(sql),
     atomically,
@@ -215,6 +229,12 @@ export async function createServices(deps: Deps) {
       mailRetryHours: config.mailRetryHours,
       fileLink,
       listedSubmissions: digestRepo.listedSubmissions,
+      notificationAttachments: createNotificationAttachments({
+        findSubmission: (id) => createSubmissionsRepo(sql).findSubmission(id),
+        findForm: formsRepo.findFormById,
+        filesOf: (id) => filesRepo.listForSubmissions([id]),
+        read: async (key) => (await files.store.get(key))?.stream ?? null,
+      }),
       webhook: webhookChannel({ sender, repo: webhooksRepo, retryScale: config.webhookRetryScale, link: fileLink }),
     }),
     clock,
@@ -390,6 +410,11 @@ export async function createServices(deps: Deps) {
     teach: spam.filter.teach, // every spam / not-spam mark teaches the owner's filter
     formsCounted: countsInCache,
   });
+  // A submission's PDF, its time in its reader's zone.
+  const pdfs = createSubmissionPdfs({
+    submissionFor: submissions.submissionFor,
+    zoneOf: async (ownerId) => (await accountsRepo.findCredentialsById(ownerId))?.timeZone ?? null,
+  });
   const webhooks = createWebhooksService({
     repo: webhooksRepo,
     outbox: outboxRepo,
@@ -516,6 +541,7 @@ export async function createServices(deps: Deps) {
     teams,
     submissions,
     search,
+    pdfs,
     triage,
     files,
     /** Signs what a browser brings back: file download links, thank-you pages' back links. */

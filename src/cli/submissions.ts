@@ -310,6 +310,24 @@ export function submissionsCommand(): Command {
     );
 
   submissions
+    .command("pdf")
+    .description(
+      "write one submission as a PDF: its form's name, when it came (in the form creator's time zone) and its id, then each field by its label in the form's order, files listed",
+    )
+    .argument("<submissionId>", "submission id, as submissions list shows it")
+    .option("--out <file>", 'write to this file ("-": stdout; default "<form name> <submission id>.pdf" here)')
+    .action((id: string, opts: { out?: string }, cmd: Command) =>
+      withServices(cmd, async (s) => {
+        const { formId } = await s.submissions.requireSubmission(OPERATOR, id);
+        const { bytes, fileName } = await s.pdfs.pdfFor(OPERATOR, formId, id);
+        if (opts.out === "-") return void process.stdout.write(bytes);
+        const out = opts.out ?? fileName;
+        await Bun.write(out, bytes);
+        process.stderr.write(`Wrote ${out} (${bytes.byteLength} bytes).\n`);
+      }),
+    );
+
+  submissions
     .command("delete")
     .description("delete one submission, inbox or spam, with its queued notifications; counts and analytics drop it")
     .argument("<submissionId>", "submission id, as submissions list shows it")

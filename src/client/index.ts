@@ -569,6 +569,15 @@ export class FormsvcClient {
     return this.request({ method: "GET", path: this.submissionPath(formId, submissionId), idempotent: true }, options);
   }
 
+  /** One submission as a PDF (its labels and values in the form's order, its files listed): a Blob of type application/pdf. */
+  async submissionPdf(formId: string, submissionId: string, options?: CallOptions): Promise<Blob> {
+    const res = await this.send(
+      { method: "GET", path: `${this.submissionPath(formId, submissionId)}/pdf`, idempotent: true },
+      options,
+    );
+    return new Blob([await res.arrayBuffer()], { type: "application/pdf" });
+  }
+
   /** The form's owner notification as it would be sent, rendered from its latest submission (or a sample); sends nothing. */
   previewNotification(
     formId: string,

@@ -20,7 +20,14 @@ export interface Form {
   unread: number;
   createdAt: string;
   updatedAt: string;
-  emailSettings: { enabled: boolean; developerNotificationsEnabled: boolean };
+  emailSettings: {
+    enabled: boolean;
+    developerNotificationsEnabled: boolean;
+    /** The owner notification carries the submission's PDF. */
+    attachPdf: boolean;
+    /** The owner notification carries the submission's files, whole, up to this many bytes in all (0: none; at most 25 MiB). */
+    attachFilesUpTo: number;
+  };
   usersJoinedSettings: { enabled: boolean; count: number } | null;
   allowedOrigins: string[];
   spamSettings: {
@@ -45,6 +52,8 @@ export interface Form {
   paused: boolean;
   closesAt: string | null;
   maxSubmissions: number | null;
+  /** A second submission from an address that has answered is refused (409 ALREADY_SUBMITTED). */
+  oneResponsePerEmail: boolean;
   successUrl: string | null;
   errorUrl: string | null;
   /** The colour of the form's pages for people, `#rrggbb`; null = formsvc's blue. */
@@ -69,7 +78,8 @@ export type FieldType =
   | "select"
   | "radio"
   | "file"
-  | "hidden";
+  | "hidden"
+  | "page";
 
 /** One field of a form's `fields` list. */
 export interface FieldRule {
@@ -87,6 +97,8 @@ export interface FieldRule {
   /** select and checkbox groups: a list of values. */
   multiple?: boolean;
   placeholder?: string;
+  /** Shown, required and stored only while an earlier field's value meets exactly one of equals, in, notEmpty. */
+  showIf?: { field: string; equals?: string; in?: string[]; notEmpty?: boolean };
 }
 
 /** A form's file upload limits. */
@@ -104,7 +116,12 @@ export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha" | "recaptcha";
 export interface FormSettings {
   description?: string;
   formType?: FormType;
-  emailSettings?: { enabled?: boolean; developerNotificationsEnabled?: boolean };
+  emailSettings?: {
+    enabled?: boolean;
+    developerNotificationsEnabled?: boolean;
+    attachPdf?: boolean;
+    attachFilesUpTo?: number;
+  };
   usersJoinedSettings?: { enabled?: boolean };
   allowedOrigins?: string[];
   /** `honeypotField: null` turns the honeypot off. */
@@ -137,6 +154,7 @@ export interface FormSettings {
   /** ISO 8601 with its offset; null = never. */
   closesAt?: string | null;
   maxSubmissions?: number | null;
+  oneResponsePerEmail?: boolean;
   successUrl?: string | null;
   errorUrl?: string | null;
   accentColor?: string | null;
@@ -490,6 +508,11 @@ export interface FormListQuery extends PageQuery {
 /** A page of a form's submissions: the inbox (default) or the spam folder. */
 export interface SubmissionQuery extends PageQuery {
   status?: "inbox" | "spam";
+  /** Only these states, comma-separated (e.g. `new,open`). */
+  state?: string;
+  tag?: string;
+  /** A member's email, or `none` for submissions assigned to nobody. */
+  assignee?: string;
 }
 
 export interface RateLimit {

@@ -3,6 +3,12 @@ export const isForeignKeyViolation = (e: unknown): boolean =>
   e instanceof Error &&
   ((e as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY" || (e as { errno?: unknown }).errno === "23503");
 
+/** A write refused by a unique index or key, on either engine. */
+export const isUniqueViolation = (e: unknown): boolean =>
+  e instanceof Error &&
+  (["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"].includes(String((e as { code?: unknown }).code)) ||
+    (e as { errno?: unknown }).errno === "23505");
+
 // Bun's codes for a PostgreSQL connection that failed or dropped; the server's for one it is ending or refusing.
 const UNREACHABLE_CODES = new Set([
   "ERR_POSTGRES_CONNECTION_CLOSED",

@@ -3,7 +3,7 @@ import type { SearchQuery, Term } from "../lib/search-text";
 import type { Sql, SqlValue } from "./sql";
 
 /**
- * The submissions' full-text index, each engine's own (migration 33): SQLite's FTS5 table
+ * The submissions' full-text index, each engine's own (migration 36): SQLite's FTS5 table
  * `submission_search` (contentless: the text is the submission's, not copied; rowid = the
  * submission's seq), PostgreSQL's table of the same name (a tsvector per seq, GIN-indexed). Both
  * hold the same tokens, cut and folded once in JS (lib/search-text.ts), in order, with their

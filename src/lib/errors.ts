@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   OWNER_EXISTS: 409,
   ALREADY_MEMBER: 409,
   PASSKEYS_UNAVAILABLE: 409,
+  /** A form with one response per email, and an address that has answered it. */
+  ALREADY_SUBMITTED: 409,
   PAYLOAD_TOO_LARGE: 413,
   FILES_TOO_BIG: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

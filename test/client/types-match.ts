@@ -134,7 +134,7 @@ export const brokenForm: Client.Form = {
   submissionCount: 0,
   createdAt: "",
   updatedAt: "",
-  emailSettings: { enabled: false, developerNotificationsEnabled: false },
+  emailSettings: { enabled: false, developerNotificationsEnabled: false, attachPdf: false, attachFilesUpTo: 0 },
   // @ts-expect-error usersJoinedSettings must be an object or null, never a number
   usersJoinedSettings: 3,
   allowedOrigins: [],

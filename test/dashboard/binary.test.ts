@@ -5,6 +5,7 @@ import { launchBrowser, type TestBrowser } from "../helpers/browser";
 import { logIn, PASSWORD, saveScreenshot, setPassword, watchConsole } from "../helpers/dashboard";
 import { testDatabase } from "../helpers/engine";
 import { tempDir } from "../helpers/harness";
+import { pdfText } from "../helpers/pdf-text";
 
 // The dashboard as the compiled binary serves it: its bundle built by build.ts, no bundler and no
 // node_modules at run time. The binary is built here, as `npm run build` builds dist/formsvc.
@@ -17,6 +18,7 @@ let serve: Bun.Subprocess<"ignore", "pipe", "pipe"> | undefined;
 let url: string;
 let browser: TestBrowser;
 let formId: string;
+let key: string;
 
 const run = (args: string[]) => {
   const res = Bun.spawnSync([bin, ...args], {
@@ -36,7 +38,7 @@ beforeAll(async () => {
   formId = JSON.parse(
     run(["forms", "create", "--owner", EMAIL, "--name", "Contact", "--type", "contact", "--json"]),
   ).id;
-  const key = JSON.parse(run(["keys", "create", "--owner", EMAIL, "--json"])).key;
+  key = JSON.parse(run(["keys", "create", "--owner", EMAIL, "--json"])).key;
   serve = Bun.spawn([bin, "serve", "--port", "0"], {
     env: { ...(process.env as Record<string, string>), FORMSVC_DB: db, FORMSVC_LOG_LEVEL: "warn" },
     cwd: dir.dir,
@@ -98,5 +100,21 @@ describe("the dashboard served by the compiled binary", () => {
     } finally {
       await opened.close();
     }
+  });
+
+  test("writes a submission's PDF with the fonts inside the binary: Latin, Cyrillic, Greek and Japanese drawn, no box", async () => {
+    const res = await fetch(`${url}/api/v1/forms/submit`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ formId, data: { message: "Zoë · Ольга · Ελένη · 山田太郎です" } }),
+    });
+    const { submissionId } = (await res.json()) as { submissionId: string };
+    const pdf = await fetch(`${url}/api/v1/forms/${formId}/submissions/${submissionId}/pdf`, {
+      headers: { "x-api-key": key },
+    });
+    expect(pdf.headers.get("content-type")).toBe("application/pdf");
+    const read = await pdfText(new Uint8Array(await pdf.arrayBuffer()));
+    expect([read.notdef, read.blank]).toEqual([0, 0]);
+    expect(read.text).toContain("Message\nZoë · Ольга · Ελένη · 山田太郎です\n");
   });
 });

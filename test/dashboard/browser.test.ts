@@ -13,6 +13,7 @@ import {
   watchConsole,
 } from "../helpers/dashboard";
 import { startTestServer, type TestServer } from "../helpers/harness";
+import { pdfText } from "../helpers/pdf-text";
 import { CONTROLS } from "../../src/dashboard/app/setting-controls";
 import type { FieldRule } from "../../src/modules/forms/model";
 import { valueAt } from "../../src/lib/dotted-path";
@@ -210,6 +211,21 @@ describe("the dashboard in a browser", () => {
     await page.getByText("Moved to the inbox").waitFor();
     await page.getByRole("heading", { name: "No spam" }).waitFor();
     expect((await api(`/api/v1/forms/${seed.formId}`)).body.submissionCount).toBe(SUBMISSIONS);
+    await finish(opened);
+  });
+
+  test("downloads a submission's PDF from its page, holding its values", async () => {
+    const first = (await api(`/api/v1/forms/${seed.formId}/submissions?limit=1`)).body.submissions[0];
+    const opened = await loggedIn({}, `#/forms/${seed.formId}/submissions/${first.id}`);
+    const { page } = opened;
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download PDF" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toEndWith(`${first.id}.pdf`);
+    const pdf = await pdfText(new Uint8Array(await Bun.file((await download.path())!).arrayBuffer()));
+    expect(pdf.text).toContain(`Submission ${first.id}`);
+    expect(pdf.text).toContain(String(first.data.email));
     await finish(opened);
   });
 
@@ -443,10 +459,10 @@ describe("the dashboard in a browser", () => {
         .map((el) => el.outerHTML.slice(0, 80)),
     );
     expect(unnamed).toEqual([]);
-    // Tab from the heading reaches the folders, then the first row's button; Enter opens it.
+    // Tab from the heading reaches the folders, the search and the filters, then the first row's button; Enter opens it.
     for (
       let i = 0;
-      i < 10 && !(await page.evaluate(() => document.activeElement?.classList.contains("link-button")));
+      i < 20 && !(await page.evaluate(() => document.activeElement?.classList.contains("link-button")));
       i++
     )
       await page.keyboard.press("Tab");
@@ -465,7 +481,7 @@ describe("the dashboard in a browser", () => {
     // Back up the page: the first stop is the skip link, which leads to the page's heading.
     for (
       let i = 0;
-      i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Skip to content";
+      i < 40 && (await page.evaluate(() => document.activeElement?.textContent)) !== "Skip to content";
       i++
     )
       await page.keyboard.press("Shift+Tab");

@@ -32,6 +32,19 @@ describe("the embed snippet", () => {
     expect(formSnippet({ ...base, honeypotField: null })).not.toContain("aria-hidden");
   });
 
+  test("a step is a heading, and a conditional field is not required by the browser (the server checks it when it applies)", () => {
+    const fields: FieldRule[] = [
+      { name: "topic", type: "select", options: ["a", "b"], required: true },
+      { name: "more", type: "page", label: "More" },
+      { name: "why", type: "text", required: true, showIf: { field: "topic", equals: "b" } },
+    ];
+    const html = dropinSnippet({ ...base, fields });
+    expect(html).toContain("<h2>More</h2>");
+    expect(html).toContain('<select name="topic" required>');
+    expect(html).toMatch(/<input name="why"[^>]*>/);
+    expect(/<input name="why"[^>]*>/.exec(html)![0]).not.toContain("required");
+  });
+
   test("escapes what it writes into attributes", () => {
     const html = formSnippet({
       ...base,

@@ -173,6 +173,13 @@ export async function fillFieldEditor(page: Page, rules: FieldRule[]): Promise<v
     if (rule.multiple) await control(i, "multiple").check();
     for (const k of ["minLength", "maxLength", "min", "max"] as const)
       if (rule[k] !== undefined) await control(i, k).fill(String(rule[k]));
+    const cond = rule.showIf;
+    if (cond) {
+      await control(i, "showIf.field").selectOption(cond.field);
+      const test = cond.in ? "in" : cond.notEmpty ? "notEmpty" : "equals";
+      await control(i, "showIf.test").selectOption(test);
+      if (test !== "notEmpty") await control(i, "showIf.value").fill(cond.in ? cond.in.join("\n") : cond.equals!);
+    }
   }
 }
 

@@ -35,6 +35,7 @@ describe("GET /api/v1/forms/{formId}", () => {
         "notificationTemplate",
         "fromName",
         "notifyMode",
+        "oneResponsePerEmail",
         "spamSettings",
         "teamId",
         "submissionCount",

@@ -53,8 +53,8 @@ describe("the OpenAPI document", () => {
       for (const [method, op] of Object.entries<any>(ops)) {
         const where = `${method} ${path}`;
         const ok = op.responses?.["200"] ?? op.responses?.["202"];
-        // A stored file is answered as the bytes it is, under the type it was stored with.
-        const body = ok?.content?.["application/json"] ?? ok?.content?.["*/*"];
+        // A stored file is answered as the bytes it is, under the type it was stored with; a submission's PDF as a PDF.
+        const body = ok?.content?.["application/json"] ?? ok?.content?.["*/*"] ?? ok?.content?.["application/pdf"];
         // A browser's redirect (single sign-on) answers only where to go next.
         if (!ok && op.responses?.["302"]) expect(op.responses["302"].headers?.Location, `${where} 302`).toBeDefined();
         else if (ok || !op.responses?.["204"]) expect(body?.schema, where).toBeDefined();

@@ -120,7 +120,7 @@ describe("the index beside the submissions", () => {
     for (let i = 0; i < 3; i++) old.push(await submit(b.key, form, { message: `foxtrot number${i}` }));
     const noted = await server.send("POST", `/forms/${form}/submissions/${old[1]}/notes`, b.key, { text: "quebec" });
     expect(noted.status).toBe(200);
-    // As migration 33 finds a database: submissions, none of them indexed, the backlog's mark past them.
+    // As migration 36 finds a database: submissions, none of them indexed, the backlog's mark past them.
     const [{ seq }] = await server.query("SELECT max(seq) AS seq FROM submissions");
     await server.exec(
       onPostgres

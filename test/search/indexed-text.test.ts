@@ -3,7 +3,7 @@ import { expect, test } from "bun:test";
 import { MAX_DOCUMENT_TOKENS, indexedText, indexedTokens } from "../../src/modules/search/document";
 
 // SQLite is handed each submission as one text (document.ts `indexedText`): FTS5's ascii tokenizer,
-// as migration 33 makes the table, must cut it into exactly the tokens PostgreSQL is handed.
+// as migration 36 makes the table, must cut it into exactly the tokens PostgreSQL is handed.
 const db = new Database(":memory:");
 db.run(
   "CREATE VIRTUAL TABLE submission_search USING fts5(words, content='', contentless_delete=1, tokenize='ascii', prefix='2 3')",

@@ -106,6 +106,21 @@ const OWN: Record<SettingKey, Control> = {
     section: "Email",
     enabledWhen: emailOn,
   },
+  "emailSettings.attachPdf": {
+    kind: "checkbox",
+    label: "Attach a PDF of the submission",
+    section: "Email",
+    enabledWhen: (d) => emailOn(d) && d["emailSettings.developerNotificationsEnabled"] === true,
+  },
+  "emailSettings.attachFilesUpTo": {
+    kind: "number",
+    label: "Attach uploaded files up to (bytes, 0 for none)",
+    section: "Email",
+    min: 0,
+    max: 26_214_400,
+    step: 1,
+    enabledWhen: (d) => emailOn(d) && d["emailSettings.developerNotificationsEnabled"] === true,
+  },
   "autoresponse.enabled": {
     kind: "checkbox",
     label: "Answer each sender",
@@ -259,6 +274,11 @@ const OWN: Record<SettingKey, Control> = {
   maxSubmissions: {
     kind: "limit",
     label: "At most this many submissions",
+    section: "Who may post",
+  },
+  oneResponsePerEmail: {
+    kind: "checkbox",
+    label: "One response per email address",
     section: "Who may post",
   },
   accentColor: {

@@ -52,10 +52,14 @@ const at = (name: string, v: unknown) => (v === undefined || v === "" ? "" : ` $
 const on = (name: string, v: boolean | undefined) => (v ? ` ${name}` : "");
 
 /** One field of the list as plain HTML: its label around its control, the rule's checks as attributes the browser applies too. */
-function fieldLines(r: FieldRule): string[] {
+function fieldLines(rule: FieldRule): string[] {
+  // A page without formsvc's script shows a conditional field always: required only when it applies, which the server checks.
+  const r = rule.showIf ? { ...rule, required: false } : rule;
   const label = esc(r.label || r.name);
   const name = at("name", r.name);
   if (r.type === "hidden") return [`<input type="hidden"${name} value="">`];
+  // A step of the hosted page: on a page of one's own, a heading.
+  if (r.type === "page") return r.label ? [`<h2>${label}</h2>`] : [];
   if (r.options && (r.type === "radio" || r.type === "checkbox"))
     return [
       `<fieldset>`,

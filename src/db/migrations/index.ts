@@ -31,7 +31,9 @@ import * as secondFactors from "./029-second-factors";
 import * as sessionDetails from "./030-session-details";
 import * as passkeys from "./031-passkeys";
 import * as inbox from "./032-inbox";
-import * as search from "./033-search";
+import * as oneResponse from "./034-one-response";
+import * as attachments from "./035-attachments";
+import * as search from "./036-search";
 
 export type { Migration };
 
@@ -76,5 +78,7 @@ export const migrations: Migration[] = [
   portable(30, "session-details", sessionDetails.steps),
   portable(31, "passkeys", passkeys.steps),
   portable(32, "inbox", inbox.steps),
-  portable(33, "search", search.steps),
+  portable(34, "one-response", oneResponse.steps),
+  portable(35, "attachments", attachments.steps),
+  portable(36, "search", search.steps),
 ];

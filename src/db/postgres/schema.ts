@@ -380,7 +380,7 @@ export const POSTGRES_SCHEMA: string[] = [
 
 /**
  * Tables only PostgreSQL has: what SQLite keeps in memory when one process serves the file, and the
- * search index (SQLite's is an FTS5 virtual table, migration 33).
+ * search index (SQLite's is an FTS5 virtual table, migration 36).
  */
 export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas", "submission_search"];
 

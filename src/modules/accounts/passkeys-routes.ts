@@ -4,9 +4,8 @@ import { noBody, requestContext } from "../../http/context";
 import { responses } from "../../http/docs";
 import { SESSION_COOKIE, sessionCookie, sessionOrigin } from "../../http/session-cookie";
 import { addressBucket } from "../../lib/address-bucket";
-import { AccountSchema } from "./model";
 import { MAX_PASSKEY_NAME, type PasskeysService } from "./passkeys";
-import { sameOriginJson } from "./routes";
+import { loggedIn, sameOriginJson } from "./routes";
 import type { AccountsService } from "./service";
 
 const PasskeySchema = t.Object(
@@ -234,24 +233,7 @@ export function passkeysRoutes(passkeys: PasskeysService, accounts: AccountsServ
           description: `Takes no API key. Checks the browser's answer to the options of POST /api/v1/auth/passkeys/login/options: its challenge (used up either way), the origin (FORMSVC_PUBLIC_URL's), the relying party, a passkey registered here whose user handle is its person's, its signature, user verification, and a signature counter that moved forward. Opens the session as Log in does (the ${SESSION_COOKIE} cookie); it has proved a second factor, so no TOTP code is asked. A refused answer is a 401 (a malformed one a 400), and every attempt counts against Log in's throttle per client address (20 within 15 minutes; 429 beyond). ${UNAVAILABLE} Must carry the server's own Origin, else 403 CSRF.`,
           tags: ["Accounts"],
           security: [],
-          responses: responses(
-            {
-              schema: AccountSchema,
-              description: "logged in: the owner, and the session cookie",
-              headers: {
-                "Set-Cookie": {
-                  description: `[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`,
-                  required: true,
-                  schema: { type: "string" },
-                },
-              },
-            },
-            400,
-            401,
-            403,
-            409,
-            429,
-          ),
+          responses: responses(loggedIn(), 400, 401, 403, 409, 429),
         },
       },
     );

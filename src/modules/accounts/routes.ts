@@ -28,6 +28,13 @@ const setCookie = (description: string) => ({
   "Set-Cookie": { description, required: true, schema: { type: "string" } },
 });
 
+/** The answer of every route that opens a session: the person, and the session's cookie. */
+export const loggedIn = (description = "logged in: the owner, and the session cookie") => ({
+  schema: AccountSchema,
+  description,
+  headers: setCookie(`[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`),
+});
+
 // Before the body is read: another site's page must not make a visitor's browser log in, set up or reset at its choosing.
 export const sameOriginJson = <S extends TSchema>(schema: S) =>
   jsonBody(
@@ -84,19 +91,7 @@ export function accountsRoutes(
           description: `Takes no API key. Checks an owner's email and password (set with \`formsvc owners set-password\`) and opens a session: the ${SESSION_COOKIE} cookie (HttpOnly, SameSite=Lax, Path=/; when FORMSVC_PUBLIC_URL is https, Secure and named __Host-${SESSION_COOKIE}), which then acts as the owner's secret key on every endpoint but submit and challenge. The request must carry an Origin header equal to the server's own (FORMSVC_PUBLIC_URL's origin, else the request's Host), else 403 CSRF. A wrong email and a wrong password get the same 401. Five failed logins for one email within 15 minutes, or twenty from one client address, are answered 429 (with Retry-After) until the oldest leaves the window. The session ends after FORMSVC_SESSION_IDLE_DAYS without a request or FORMSVC_SESSION_MAX_DAYS after the login. A person with a second factor (TOTP) gets no session but a 401 SECOND_FACTOR_REQUIRED with a \`challenge\` (5 minutes), to finish with POST /api/v1/auth/login/second-factor.`,
           tags: ["Accounts"],
           security: [],
-          responses: responses(
-            {
-              schema: AccountSchema,
-              description: "logged in: the owner, and the session cookie",
-              headers: setCookie(
-                `[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`,
-              ),
-            },
-            400,
-            401,
-            403,
-            429,
-          ),
+          responses: responses(loggedIn(), 400, 401, 403, 429),
         },
       },
     )
@@ -114,19 +109,7 @@ export function accountsRoutes(
           description: `Takes no API key. First run: while no owner has a password, \`formsvc serve\` prints a link \`/dashboard/setup?token=…\` (valid 30 minutes, a new one at each start, usable once). With its token this sets the first owner's email and password (12 to 1024 characters, as \`owners set-password\`) and logs them in (the ${SESSION_COOKIE} cookie, as Log in). A wrong, used or expired token is a 400; once any owner has a password, 409; an address that is an owner's already (one made by \`init --owner\` has no password), 409 OWNER_EXISTS: that owner sets its password with a reset instead. None changes anything. Must carry the server's own Origin, else 403 CSRF.`,
           tags: ["Accounts"],
           security: [],
-          responses: responses(
-            {
-              schema: AccountSchema,
-              description: "set up and logged in: the owner, and the session cookie",
-              headers: setCookie(
-                `[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`,
-              ),
-            },
-            400,
-            403,
-            409,
-            429,
-          ),
+          responses: responses(loggedIn("set up and logged in: the owner, and the session cookie"), 400, 403, 409, 429),
         },
       },
     )
@@ -190,22 +173,10 @@ export function accountsRoutes(
         ...sameOriginJson(SecondFactorBodySchema),
         detail: {
           summary: "Finish a login with a second factor",
-          description: `Takes no API key. With the \`challenge\` of a login's 401 SECOND_FACTOR_REQUIRED (valid 5 minutes) and a code: the current TOTP code of the person's authenticator app (each code is accepted once) or one of their recovery codes (each once). Opens the session as Log in does (the ${SESSION_COOKIE} cookie). A wrong code is a 401 and counts against Log in's throttles (5 per email, 20 per client address within 15 minutes; 429 beyond); a wrong or lapsed challenge is a 401. Must carry the server's own Origin, else 403 CSRF.`,
+          description: `Takes no API key. With the \`challenge\` of a login's 401 SECOND_FACTOR_REQUIRED (valid 5 minutes) and a code: the current TOTP code of the person's authenticator app (each code is accepted once) or one of their recovery codes (each once). Opens the session as Log in does (the ${SESSION_COOKIE} cookie). A wrong code is a 401 and counts against a throttle of its own, 5 wrong codes per person (a right password does not clear it), and against Log in's 20 per client address, within 15 minutes; 429 beyond; a wrong or lapsed challenge is a 401. Must carry the server's own Origin, else 403 CSRF.`,
           tags: ["Accounts"],
           security: [],
-          responses: responses(
-            {
-              schema: AccountSchema,
-              description: "logged in: the owner, and the session cookie",
-              headers: setCookie(
-                `[__Host-]${SESSION_COOKIE}=<token>; Max-Age=…; Path=/; HttpOnly; SameSite=Lax[; Secure]`,
-              ),
-            },
-            400,
-            401,
-            403,
-            429,
-          ),
+          responses: responses(loggedIn(), 400, 401, 403, 429),
         },
       },
     )

@@ -22,6 +22,8 @@ export const PAGE_CSS_PATH = "/f/assets/page.css";
 /** A form's own colour, as a stylesheet of its own (the policy allows no inline style): `/f/assets/accent/0f766e.css`. */
 export const accentCssPath = (hex: string) => `/f/assets/accent/${hex.slice(1).toLowerCase()}.css`;
 export const ALTCHA_CSS_PATH = "/f/assets/altcha.css";
+/** The script of a hosted page with steps or conditions (page-script.ts). */
+export const PAGE_JS_PATH = "/f/assets/page.js";
 
 /**
  * The headers of formsvc's pages for people: the dashboard's policy, but framed by formsvc's own
@@ -76,15 +78,23 @@ const INPUT_TYPES = new Set(["text", "email", "url", "tel", "number", "date"]);
 const AUTOCOMPLETE: Record<string, string> = { name: "name", email: "email", phone: "tel", tel: "tel" };
 
 /** One field: its label, its control with the values sent, and its problem beside it. */
-function fieldHtml(rule: FieldRule, i: number, values: string[], problem: string | undefined): string {
+function fieldHtml(rule: FieldRule, i: number, values: string[], problem: string | undefined, when = ""): string {
   const id = `f${i}`;
   const errorId = `${id}-error`;
-  if (rule.type === "hidden") return `<input type="hidden"${attr("name", rule.name)}${attr("value", values[0])}>`;
+  // What the page's script reads: the field a wrapper holds, and when it applies.
+  const logic = rule.showIf
+    ? `${attr("data-field", rule.name)}${attr("data-show-if", JSON.stringify(rule.showIf))}`
+    : "";
+  if (rule.type === "hidden")
+    return `<input type="hidden"${attr("name", rule.name)}${attr("value", values[0])}${logic}>`;
   const label = esc(rule.label ?? rule.name);
   const mark = rule.required ? ` <span class="required" aria-hidden="true">*</span>` : "";
   const invalid = problem ? ` aria-invalid="true" aria-describedby="${errorId}"` : "";
-  const error = problem ? `<p class="error" id="${errorId}">${esc(problem)}</p>` : "";
-  const common = `${attr("name", rule.name)}${flag("required", rule.required)}${invalid}`;
+  const error = `${when}${problem ? `<p class="error" id="${errorId}">${esc(problem)}</p>` : ""}`;
+  // A conditional field is required only while it applies, which a page without script cannot know:
+  // the script sets `required` while it shows, and without script the server says so.
+  const required = flag(rule.showIf ? "data-required" : "required", rule.required);
+  const common = `${attr("name", rule.name)}${required}${invalid}`;
 
   if (rule.options && (rule.type === "radio" || rule.type === "checkbox")) {
     // A group: its legend names it; `required` on a radio asks for one of the group, on checkboxes it would ask for all.
@@ -95,7 +105,7 @@ function fieldHtml(rule: FieldRule, i: number, values: string[], problem: string
         return `<label class="choice"><input type="${rule.type}" id="${id}-${j}"${own}${attr("value", o)}${checked}> ${esc(o)}</label>`;
       })
       .join("\n");
-    return `<fieldset class="field${problem ? " invalid" : ""}" id="${id}"${problem ? ` aria-describedby="${errorId}"` : ""}>
+    return `<fieldset class="field${problem ? " invalid" : ""}" id="${id}"${problem ? ` aria-describedby="${errorId}"` : ""}${logic}>
 <legend>${label}${mark}</legend>
 ${error}${boxes}
 </fieldset>`;
@@ -107,7 +117,7 @@ ${error}${boxes}
       "checked",
       values.some((v) => TICKED.has(v.toLowerCase())),
     )}>`;
-    return `<div class="field checkbox${problem ? " invalid" : ""}"><label for="${id}">${box} ${label}${mark}</label>${error}</div>`;
+    return `<div class="field checkbox${problem ? " invalid" : ""}"${logic}><label for="${id}">${box} ${label}${mark}</label>${error}</div>`;
   } else if (rule.type === "select") {
     const blank = rule.multiple ? "" : `<option value="">Choose…</option>`;
     const options = (rule.options ?? [])
@@ -127,7 +137,38 @@ ${error}${boxes}
     const auto = attr("autocomplete", AUTOCOMPLETE[rule.name.toLowerCase()] ?? (type === "email" ? "email" : ""));
     control = `<input type="${type}" id="${id}"${common}${limits}${attr("placeholder", rule.placeholder)}${auto}${attr("value", values[0])}>`;
   }
-  return `<div class="field${problem ? " invalid" : ""}"><label for="${id}">${label}${mark}</label>${error}${control}</div>`;
+  return `<div class="field${problem ? " invalid" : ""}"${logic}><label for="${id}">${label}${mark}</label>${error}${control}</div>`;
+}
+
+/** When a conditional field applies, in words, for a page without script (which shows every field). */
+function whenHtml(rule: FieldRule, rules: FieldRule[]): string {
+  const cond = rule.showIf;
+  if (!cond) return "";
+  const by = rules.find((r) => r.name === cond.field);
+  const who = `“${esc(by?.label ?? cond.field)}”`;
+  const what =
+    cond.equals !== undefined
+      ? `is ${by?.type === "checkbox" && !by.options && cond.equals === "true" ? "ticked" : `“${esc(cond.equals)}”`}`
+      : cond.in
+        ? `is one of ${cond.in.map((v) => `“${esc(v)}”`).join(", ")}`
+        : "is filled in";
+  return `<p class="when">Only if ${who} ${what}</p>`;
+}
+
+/**
+ * The fields, and with `page` fields their steps: each a section headed by its page's label. Without
+ * script every step shows, one after another; the page's script shows one at a time.
+ */
+function fieldsHtml(rules: FieldRule[], html: (rule: FieldRule, i: number) => string): string {
+  if (!rules.some((r) => r.type === "page")) return rules.map(html).join("\n");
+  const steps: string[][] = [[]];
+  rules.forEach((r, i) => {
+    if (r.type !== "page") steps[steps.length - 1]!.push(html(r, i));
+    else steps.push(r.label ? [`<h2>${esc(r.label)}</h2>`] : []);
+  });
+  // Fields before the first page make the first step; a form that starts with a page has none there.
+  if (steps[0]!.length === 0) steps.shift();
+  return steps.map((step) => `<section class="step">\n${step.join("\n")}\n</section>`).join("\n");
 }
 
 /**
@@ -171,22 +212,22 @@ export function hostedFormPage(form: Form, state: FormPageState = {}): string {
 <noscript><p class="notice">This form checks for spam with a small puzzle your browser solves, which needs JavaScript. Please turn it on to send the form.</p></noscript>`
     : "";
   const anyRequired = rules.some((r) => r.required && r.type !== "hidden");
+  const logic = rules.some((r) => r.type === "page" || r.showIf);
 
   const main = `<h1>${esc(form.name)}</h1>
 ${form.description ? `<p class="description">${esc(form.description)}</p>` : ""}
 ${notice}${summary}
-<form method="post" action="/f/${encodeURIComponent(form.id)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}">
-${anyRequired ? `<p class="hint">Fields marked <span class="required" aria-hidden="true">*</span><span class="visually-hidden">with a star</span> are required.</p>\n` : ""}${rules
-    .map((r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name)))
-    .join("\n")}
+<form method="post" action="/f/${encodeURIComponent(form.id)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}"${logic ? " data-logic" : ""}>
+${anyRequired ? `<p class="hint">Fields marked <span class="required" aria-hidden="true">*</span><span class="visually-hidden">with a star</span> are required.</p>\n` : ""}${fieldsHtml(rules, (r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name), whenHtml(r, rules)))}
 ${honeypot}
 ${widget}
 <button type="submit">Send</button>
 </form>`;
   // The widget's stylesheet under the id it looks for, so it injects no <style> of its own (which the policy would refuse).
-  const head = pow
-    ? `\n<link rel="stylesheet" id="altcha-css" href="${ALTCHA_CSS_PATH}">\n<script async src="/widget/altcha.js"></script>`
-    : "";
+  const head =
+    (pow
+      ? `\n<link rel="stylesheet" id="altcha-css" href="${ALTCHA_CSS_PATH}">\n<script async src="/widget/altcha.js"></script>`
+      : "") + (logic ? `\n<script defer src="${PAGE_JS_PATH}"></script>` : "");
   return personPage(form.name, main, head, form.accentColor);
 }
 

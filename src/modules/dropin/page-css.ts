@@ -55,6 +55,19 @@ button {
 @media (min-width: 32rem) { button { width: auto; } }
 altcha-widget { display: block; margin: 0 0 1rem; }
 .hp { position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden; }
+[hidden] { display: none !important; }
+.step { border: 0; margin: 0; padding: 0; }
+.step + .step { border-top: 1px solid var(--line); padding-top: 1rem; }
+form.live .step { border-top: 0; padding-top: 0; }
+form.live .when { display: none; }
+.when { color: var(--muted); font-size: 0.9rem; margin: -0.2rem 0 0.3rem; }
+.step:focus { outline: none; }
+.progress { margin: 0 0 1rem; }
+.progress-text { color: var(--muted); font-size: 0.9rem; margin: 0 0 0.3rem; }
+progress { display: block; width: 100%; height: 0.5rem; accent-color: var(--accent); }
+.step-nav { display: flex; gap: 0.75rem; }
+.step-nav button { flex: 1; width: auto; }
+button.secondary { background: transparent; color: var(--accent); border: 2px solid var(--accent); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 

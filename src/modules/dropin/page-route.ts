@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import altchaCssPath from "../../../node_modules/altcha/dist/external/altcha.css" with { type: "file" };
-import { asset, CACHE_A_DAY, CACHE_FOREVER, CSS } from "../../http/assets";
+import { asset, CACHE_A_DAY, CACHE_FOREVER, CSS, JS } from "../../http/assets";
 import type { Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import type { FormsService } from "../forms/service";
@@ -12,9 +12,11 @@ import {
   hostedFormPage,
   noFormPage,
   PAGE_CSS_PATH,
+  PAGE_JS_PATH,
   PERSON_PAGE_HEADERS,
 } from "./form-page";
 import { accentCss, PAGE_CSS } from "./page-css";
+import { PAGE_SCRIPT } from "./page-script";
 import { publicForm, publicFormOrNone } from "./public-form";
 
 export interface HostedPageDeps {
@@ -30,7 +32,7 @@ const hide = { detail: { hide: true } };
  * GET /f/{formId}: the hosted page of a form with `fields` (a 404 page for any other id, a page that
  * says so for a closed form); GET /f/{formId}/challenge: its proof-of-work challenge, with no key
  * (the form id is the address, as for POST /f/), so the page's ALTCHA widget needs nothing secret;
- * and the stylesheets of the pages for people. Outside /api/v1, like /docs.
+ * and the stylesheets and script of the pages for people. Outside /api/v1, like /docs.
  */
 export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
   return (
@@ -38,6 +40,11 @@ export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
       .get(
         PAGE_CSS_PATH,
         asset(() => PAGE_CSS, CSS, CACHE_A_DAY),
+        hide,
+      )
+      .get(
+        PAGE_JS_PATH,
+        asset(() => PAGE_SCRIPT, JS, CACHE_A_DAY),
         hide,
       )
       // A form's colour: what the address says is all there is to it, so it is cached for good.

@@ -40,6 +40,7 @@ const SENTENCES: Partial<Record<ErrorCode, string>> = {
   CHALLENGE_FAILED: "The check that you are a person did not pass; please try again.",
   ORIGIN_NOT_ALLOWED: "This form does not take answers from the page you sent it from.",
   FORM_CLOSED: "This form is closed and takes no more answers.",
+  ALREADY_SUBMITTED: "This form takes one answer per email address, and this address has already sent one.",
   FORM_NOT_FOUND: "There is no form at this address.",
   PAYLOAD_TOO_LARGE: "What you sent is too large; please shorten it and try again.",
   TOO_MANY_FIELDS: "The form sent more fields than it may; please try again from the page you came from.",

@@ -34,6 +34,7 @@ export const FIELD_TYPES = [
   "radio",
   "file",
   "hidden",
+  "page",
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -53,6 +54,20 @@ export interface FieldRule {
   /** select and checkbox groups: several values, stored as a list. */
   multiple?: boolean;
   placeholder?: string;
+  /** Shown (and required, and stored) only while an earlier field's value meets this. */
+  showIf?: ShowIf;
+}
+
+/**
+ * When a field applies: `field` names an earlier field; exactly one of `equals` (one of its values is
+ * this), `in` (one of its values is among these) or `notEmpty` (it has a value). Values are compared as
+ * text; a single checkbox reads "true" when ticked.
+ */
+export interface ShowIf {
+  field: string;
+  equals?: string;
+  in?: string[];
+  notEmpty?: boolean;
 }
 
 export interface Form {
@@ -66,6 +81,10 @@ export interface Form {
   formType: FormType;
   emailEnabled: boolean;
   developerNotifications: boolean;
+  /** The owner notification carries the submission's PDF. */
+  attachPdf: boolean;
+  /** The owner notification carries the submission's files, whole, up to this many bytes in all (0: none). */
+  attachFilesUpTo: number;
   usersJoinedEnabled: boolean;
   submissionCount: number;
   /** Inbox submissions in state `new`, kept as the counters are (never counted per request). */
@@ -106,6 +125,8 @@ export interface Form {
   paused: boolean;
   closesAt: string | null;
   maxSubmissions: number | null;
+  /** A second inbox submission with an extracted email already answered is refused (ALREADY_SUBMITTED). */
+  oneResponsePerEmail: boolean;
   /** Where a browser goes after a drop-in submit, or after a refused one; null = formsvc's own page. */
   successUrl: string | null;
   errorUrl: string | null;

@@ -126,6 +126,8 @@ export function createFormsService(
   changes: ChangeFeed,
   audit: Pick<AuditService, "record">,
   recipientsAdded: RecipientsAdded = async () => {},
+  /** One response per email turned on: the answers the form holds count from then on (submissions/repo.ts `countAnswers`). */
+  answersCounted: (formId: string) => Promise<void> = async () => {},
 ) {
   // Forms are cached: every write that changes one drops its entry — edits here, and another
   // process's commit that wrote forms (the change feed, db/change-feed.ts) — so a read after a
@@ -299,6 +301,7 @@ export function createFormsService(
       await atomically(async () => {
         await repo.updateForm(updated, { recountJoiners });
         if (added.length) await recipientsAdded(updated, added);
+        if (updated.oneResponsePerEmail && !form.oneResponsePerEmail) await answersCounted(id);
         await audit.record(actor, form.teamId, "form.updated", id, { fields: changed });
       });
       drop([id]);

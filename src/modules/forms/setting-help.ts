@@ -12,6 +12,9 @@ export const SETTING_HELP = {
   "emailSettings.enabled": "The master switch for every email this form sends.",
   "emailSettings.developerNotificationsEnabled":
     "An email to you for each submission, with Reply-To set to the sender.",
+  "emailSettings.attachPdf": "Attach the submission as a PDF to the email about it.",
+  "emailSettings.attachFilesUpTo":
+    "Attach the submission's uploaded files to the email about it, whole, in the form's order, as long as they fit in this many bytes together (at most 25 MiB); the others are linked. 0 attaches none.",
   "usersJoinedSettings.enabled": "Waitlists: count distinct joiners, for the public counter of who joined.",
   allowedOrigins:
     "The sites (https://www.example.com: scheme, host and port) whose pages may post with a publishable key, and that posts may be redirected to; with none, any site.",
@@ -52,6 +55,8 @@ export const SETTING_HELP = {
   paused: "A paused form refuses every submission.",
   closesAt: "From this time on the form refuses every submission; without it, never.",
   maxSubmissions: "Once the inbox holds this many submissions the form refuses more; without it, no limit.",
+  oneResponsePerEmail:
+    "Take one submission per email address: another from an address that has answered is refused, which tells whoever tries whether that address has answered. Spam-filed answers do not count, and deleting one frees its address.",
   successUrl:
     "Where a browser goes after a drop-in submit when the page names no _next; without it, formsvc's thank-you page.",
   errorUrl:

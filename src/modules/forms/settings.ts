@@ -299,7 +299,7 @@ export const SETTINGS = {
   fields: setting({
     schema: t.Nullable(t.Array(FieldRuleSchema)),
     input: t.Nullable(t.Array(FieldRuleInput, { maxItems: MAX_FIELDS }), {
-      error: `fields must be null or a list of at most ${MAX_FIELDS} fields {name, type, label?, required?, minLength?, maxLength?, min?, max?, options?, multiple?, placeholder?}`,
+      error: `fields must be null or a list of at most ${MAX_FIELDS} fields {name, type, label?, required?, minLength?, maxLength?, min?, max?, options?, multiple?, placeholder?, showIf?}`,
     }),
     field: "fields",
     column: "fields",
@@ -395,6 +395,20 @@ export const SETTINGS = {
       no: { help: "no limit (the default)", value: null },
     },
     show: { label: "at most", text: (v) => (v === null ? "no limit" : `${v} submission(s)`) },
+  }),
+  oneResponsePerEmail: setting({
+    schema: t.Boolean(),
+    input: t.Boolean({ error: "oneResponsePerEmail must be true or false" }),
+    field: "oneResponsePerEmail",
+    column: "one_response_per_email",
+    stored: "boolean",
+    default: false,
+    example: true,
+    cli: {
+      flag: "--one-response-per-email",
+      no: { help: "take any number of submissions from one address (the default)", value: false },
+    },
+    show: { label: "one response per email", text: on },
   }),
   successUrl: locationSetting("successUrl", "success_url", {
     what: "the success URL",

@@ -4,7 +4,10 @@ import { display, escapeHtml, renderHtml, renderText, shown } from "../../lib/te
 import { filesOf, humanSize, type FileLinker, type FileRef } from "../files/model";
 import { oneLine, type MailMessage } from "../outbox/message";
 import type { OutboxRow } from "../outbox/repo";
+import type { Attached } from "./attachments";
 import type { NotificationPayload } from "./queue";
+
+const NO_ATTACHMENTS: Attached = { attachments: [], note: "" };
 
 /**
  * Every inline style of the owner notification's HTML part. The dashboard's preview shows that part
@@ -103,18 +106,24 @@ const redirectWarning = (target: string | undefined): string =>
  * HTML part) or the form's template (its text, and the same text escaped as the HTML part); the
  * page's `_subject` ahead of either subject.
  */
-export function renderNotification(row: OutboxRow, link?: FileLinker): MailMessage {
+export function renderNotification(
+  row: OutboxRow,
+  link?: FileLinker,
+  attached: Attached = NO_ATTACHMENTS,
+): MailMessage {
   const { _meta: meta, ...fields } = JSON.parse(row.data) as Record<string, unknown> & {
     _meta?: Record<string, unknown>;
   };
   const p: Partial<NotificationPayload> = row.payload ? JSON.parse(row.payload) : {};
   const envelope = {
+    ...(attached.attachments.length ? { attachments: attached.attachments } : {}),
     to: row.recipient,
     ...(row.reply_to ? { replyTo: row.reply_to } : {}),
     ...(p.fromName ? { fromName: p.fromName } : {}),
   };
-  const warning = redirectWarning(p.droppedRedirect);
-  const warningHtml = warning && `<p style="${MAIL_STYLES.quiet}">${escapeHtml(warning)}</p>`;
+  const notes = [attached.note, redirectWarning(p.droppedRedirect)].filter(Boolean);
+  const warning = notes.join("\n\n");
+  const warningHtml = notes.map((n) => `<p style="${MAIL_STYLES.quiet}">${escapeHtml(n)}</p>`).join("");
   if (p.template) {
     const view = notificationView(row, fields, link);
     return {

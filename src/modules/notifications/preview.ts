@@ -37,7 +37,7 @@ function sampleData(form: Form): Record<string, unknown> {
   if (!form.fields) return { ...SAMPLE_FIELDS, _meta: { ...SAMPLE_META, country: "GB" } };
   const data: Record<string, unknown> = {};
   for (const f of form.fields) {
-    if (f.type === "file" || f.type === "hidden") continue;
+    if (f.type === "file" || f.type === "hidden" || f.type === "page") continue;
     const option = f.options?.[0];
     data[f.name] =
       option !== undefined ? (f.multiple ? [option] : option) : (SAMPLE_BY_TYPE[f.type] ?? f.label ?? f.name);

@@ -24,6 +24,10 @@ export interface NotificationPayload {
   link?: string;
   /** A redirect target the post named and was not allowed: the email tells the owner (left out when none). */
   droppedRedirect?: string;
+  /** The submission's PDF goes with it (attachments.ts; left out when not). */
+  attachPdf?: true;
+  /** Its uploaded files go with it, whole, up to this many bytes in all (left out when none). */
+  attachFilesUpTo?: number;
 }
 
 /** A form's fields that have a label, as an email names them. */
@@ -106,6 +110,8 @@ export const queueNotifications =
         labels: labelsOf(s.form),
         ...(inbox ? { link: `${inbox}/${encodeURIComponent(s.id)}` } : {}),
         ...(dropped !== undefined ? { droppedRedirect: dropped } : {}),
+        ...(s.form.attachPdf ? { attachPdf: true } : {}),
+        ...(s.form.attachFilesUpTo ? { attachFilesUpTo: s.form.attachFilesUpTo } : {}),
       };
       // One payload text per zone its readers read in (mostly one).
       const texts = new Map<string, string>();

@@ -1,5 +1,7 @@
 /** The rows of the settings table about email (forms/settings.ts composes them in Get Form's order). */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { humanSize } from "../files/refs";
 import { OneOf, UnknownField } from "../../http/schemas";
 import { normalizeEmail } from "../../lib/email";
 import { group, NOT_BLANK, on, readJsonFile, setting, templateProblem } from "../forms/setting-row";
@@ -12,9 +14,12 @@ const MAX_TEMPLATE = 10_000;
 // One line (no control character) holding something trim() keeps: a JSON Schema pattern.
 const ONE_LINE_NAME = `^[^\\u0000-\\u001f\\u007f]*${NOT_BLANK}[^\\u0000-\\u001f\\u007f]*$`;
 const recipientEmail = (r: string | { email: string }) => (typeof r === "string" ? r : r.email);
+/** The most of a submission's files an owner notification carries: 25 MiB, which most mail servers still take. */
+export const MAX_ATTACHED_BYTES = 25 * 1024 * 1024;
 
 export const EMAIL_SETTINGS = group({
-  error: "emailSettings may hold enabled and developerNotificationsEnabled, each true or false",
+  error:
+    "emailSettings may hold enabled, developerNotificationsEnabled and attachPdf (each true or false), and attachFilesUpTo (bytes)",
   settings: {
     enabled: setting({
       schema: t.Boolean(),
@@ -48,6 +53,39 @@ export const EMAIL_SETTINGS = group({
         no: { help: "stop emailing the owner on every submission", value: false },
       },
       show: { label: "developer notifications", text: on },
+    }),
+    attachPdf: setting({
+      schema: t.Boolean(),
+      input: t.Boolean({ error: "emailSettings.attachPdf must be true or false" }),
+      field: "attachPdf",
+      column: "attach_pdf",
+      stored: "boolean",
+      default: false,
+      example: true,
+      cli: {
+        flag: "--attach-pdf",
+        no: { help: "send the owner notification without the submission's PDF", value: false },
+      },
+      show: { label: "PDF attached", text: on },
+    }),
+    attachFilesUpTo: setting({
+      schema: t.Unsafe<number>({ type: "integer", minimum: 0, maximum: MAX_ATTACHED_BYTES }),
+      input: Type.Integer({
+        minimum: 0,
+        maximum: MAX_ATTACHED_BYTES,
+        error: `emailSettings.attachFilesUpTo must be a number of bytes from 0 (no files) to ${MAX_ATTACHED_BYTES.toLocaleString("en")} (25 MiB)`,
+      }),
+      field: "attachFilesUpTo",
+      column: "attach_files_up_to",
+      stored: "plain",
+      default: 0,
+      example: 5 * 1024 * 1024,
+      cli: {
+        flag: "--attach-files-up-to <bytes>",
+        hint: `0 to ${MAX_ATTACHED_BYTES} (25 MiB)`,
+        parse: (text) => (/^\d+$/.test(text) ? Number(text) : NaN),
+      },
+      show: { label: "files attached", text: (v) => (v === 0 ? "none" : `up to ${humanSize(v)} in all`) },
     }),
   },
 });

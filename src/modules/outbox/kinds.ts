@@ -5,6 +5,7 @@ import { renderBackupAlert, renderWebhookAlert } from "../notifications/alerts";
 import { renderAutoresponse } from "../notifications/autoresponse";
 import { renderDigestMail } from "../notifications/digest";
 import type { DigestSubmission } from "../notifications/digest-repo";
+import type { NotificationAttachments } from "../notifications/attachments";
 import { renderNotification } from "../notifications/message";
 import { renderInvitation } from "../teams/invitation-message";
 import { mailRetry, type Channel } from "./channel";
@@ -23,6 +24,8 @@ export interface KindDeps {
   fileLink: FileLinker;
   /** A digest's listed submissions as they are now. */
   listedSubmissions: (formId: string, ids: string[]) => Promise<DigestSubmission[]>;
+  /** An owner notification's attachments, made as it is sent (notifications/attachments.ts). */
+  notificationAttachments: NotificationAttachments;
   /** Webhook deliveries (webhooks/channel.ts: signed POSTs, retried on the webhook schedule). */
   webhook: Channel;
 }
@@ -58,7 +61,8 @@ interface HttpKind {
 export const KINDS = {
   notification: {
     transport: "smtp",
-    render: (row, d) => queuedBeforeKinds(row, d) ?? renderNotification(row, d.fileLink),
+    render: async (row, d) =>
+      queuedBeforeKinds(row, d) ?? renderNotification(row, d.fileLink, await d.notificationAttachments(row)),
     retry: "mail",
     dueAtStart: true,
   },

@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { ConnectionOptions } from "node:tls";
 import type * as Nodemailer from "nodemailer";
 import type { Channel, Failure } from "./channel";
@@ -44,16 +46,31 @@ export function createSmtpMailer(url: URL, from: string, tls?: ConnectionOptions
   const address = /<([^<>]+)>\s*$/.exec(from)?.[1]?.trim() ?? from.trim();
   return {
     async send(m) {
-      const info = await transport.sendMail({
-        from: m.fromName ? { name: oneLine(m.fromName), address } : from,
-        to: m.to,
-        replyTo: m.replyTo,
-        // Anything that reaches a header loses control characters: a form name cannot start a new header.
-        subject: oneLine(m.subject),
-        text: m.text,
-        html: m.html,
-        headers: m.headers && Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, oneLine(v)])),
-      });
+      // A stored file's stream, read as nodemailer writes the message; closed however the sending ends.
+      const streams: Readable[] = [];
+      const content = (c: Uint8Array | ReadableStream<Uint8Array>) => {
+        if (c instanceof Uint8Array) return Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+        const stream = Readable.fromWeb(c as unknown as NodeReadableStream<Uint8Array>);
+        streams.push(stream);
+        return stream;
+      };
+      const info = await transport
+        .sendMail({
+          from: m.fromName ? { name: oneLine(m.fromName), address } : from,
+          to: m.to,
+          replyTo: m.replyTo,
+          // Anything that reaches a header loses control characters: a form name cannot start a new header.
+          subject: oneLine(m.subject),
+          text: m.text,
+          html: m.html,
+          headers: m.headers && Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, oneLine(v)])),
+          attachments: m.attachments?.map((a) => ({
+            filename: oneLine(a.filename),
+            content: content(a.content),
+            contentType: a.contentType,
+          })),
+        })
+        .finally(() => streams.forEach((s) => s.destroy()));
       return { response: String(info.response ?? "") };
     },
     close: () => transport.close(),

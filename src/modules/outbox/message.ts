@@ -9,6 +9,15 @@ export interface MailMessage {
   html: string;
   /** Extra header lines, e.g. Auto-Submitted. */
   headers?: Record<string, string>;
+  /** Files it carries, made as it is sent (the outbox keeps none). */
+  attachments?: MailAttachment[];
+}
+
+export interface MailAttachment {
+  filename: string;
+  /** Bytes, or a stored file's stream, read as the message is written (a file is never held whole in memory). */
+  content: Uint8Array | ReadableStream<Uint8Array>;
+  contentType: string;
 }
 
 // Anything that reaches a header loses control characters: a form name cannot start a new header.

@@ -227,7 +227,7 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     },
 
     /**
-     * Indexes the submissions stored before the index was made (migration 33, or a copy into
+     * Indexes the submissions stored before the index was made (migration 36, or a copy into
      * PostgreSQL), newest first, a chunk per transaction; resolves when none is left. Returns how many.
      */
     async indexBacklog(): Promise<number> {

@@ -1,6 +1,7 @@
 import { AppError, type FieldError } from "../../lib/errors";
+import { uploadsOf } from "../files/model";
 import { isDate, TEXT_TYPES } from "../forms/fields";
-import type { FieldRule, Form } from "../forms/model";
+import type { FieldRule, Form, ShowIf } from "../forms/model";
 import type { SubmitCheck } from "./pipeline";
 
 // As browsers check <input type="email">: something, an @, a host with a dot.
@@ -124,6 +125,22 @@ const range = (rule: FieldRule) =>
       ? `${rule.min} or more`
       : `${rule.max} or less`;
 
+/** A value as a condition reads it: its texts, none when empty (a single checkbox: "true" when ticked). */
+function texts(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap(texts);
+  if (v === true) return ["true"];
+  if (typeof v === "number") return [String(v)];
+  return typeof v === "string" && v.trim() !== "" ? [v] : [];
+}
+
+/** Whether a `showIf` holds for its controlling field's value. */
+function conditionHolds(cond: ShowIf, value: unknown): boolean {
+  const values = texts(value);
+  if (cond.notEmpty) return values.length > 0;
+  if (cond.equals !== undefined) return values.includes(cond.equals);
+  return values.some((v) => cond.in!.includes(v));
+}
+
 // Keyed by the form's list itself: a form read again (changed) has a new list, compiled anew.
 const compiled = new WeakMap<FieldRule[], Compiled>();
 const compile = (fields: FieldRule[]): Compiled => {
@@ -142,8 +159,20 @@ const compile = (fields: FieldRule[]): Compiled => {
 export function validateFields(form: Form, data: Record<string, unknown>, formPost: boolean): FieldError[] {
   const { rules, names } = compile(form.fields!);
   const errors: FieldError[] = [];
+  // A field applies when its condition holds and its controlling field applies (a chain hides as one);
+  // conditions read values already typed, since a controlling field comes first.
+  const applies = new Map<string, boolean>();
   for (const { rule, check } of rules) {
     const field = rule.name;
+    const cond = rule.showIf;
+    const shown =
+      rule.type !== "page" && (!cond || (applies.get(cond.field) === true && conditionHolds(cond, data[cond.field])));
+    applies.set(field, shown);
+    if (!shown) {
+      // A step break holds nothing, and a field not shown is not stored, whatever was sent for it.
+      delete data[field];
+      continue;
+    }
     const who = `"${rule.label ?? field}"`;
     if (!Object.hasOwn(data, field)) {
       // A form post leaves an unticked checkbox out: it was answered, with false.
@@ -180,10 +209,20 @@ export function validateFields(form: Form, data: Record<string, unknown>, formPo
  */
 export const fieldsCheck: SubmitCheck = {
   name: "fields",
-  check({ form, data, formPost }) {
+  check(candidate) {
+    const { form, data, formPost } = candidate;
     if (form.fields === null) return "accept";
     const errors = validateFields(form, data, formPost);
-    if (errors.length === 0) return "accept";
+    if (errors.length === 0) {
+      // A file sent for a field not shown went with its value: not the submission's, released as unstored.
+      const uploads = uploadsOf.get(candidate);
+      if (uploads?.some((u) => !Object.hasOwn(data, u.field)))
+        uploadsOf.set(
+          candidate,
+          uploads.filter((u) => Object.hasOwn(data, u.field)),
+        );
+      return "accept";
+    }
     const shown = errors.slice(0, MAX_ERRORS);
     return new AppError(
       "VALIDATION_FAILED",

@@ -1,5 +1,6 @@
 import { keysetQuery } from "../../db/keyset";
-import type { Sql } from "../../db/sql";
+import { isUniqueViolation } from "../../db/errors";
+import type { Sql, SqlValue } from "../../db/sql";
 import type { Position } from "../../lib/cursor";
 import { jsonRows } from "../../db/postgres/deltas";
 import { createJoiners } from "../waitlist/joiners";
@@ -21,6 +22,13 @@ interface Row {
 interface ListedRow extends Row {
   assignee_email: string | null;
   note_count: number;
+}
+
+/** What a list keeps of a form's submissions: some states, a tag, an assignee's email (null: nobody's). */
+export interface ListFilter {
+  states?: SubmissionState[];
+  tag?: string;
+  assignee?: string | null;
 }
 
 type StatusRow = Row & { status: SubmissionStatus };
@@ -45,7 +53,20 @@ const WHERE_FORM = "FROM submissions WHERE form_id = ?1 AND status = ?2";
 // A batch's rows go in a statement per ROWS_PER_INSERT, not one each: on PostgreSQL each statement is a round trip.
 const ROWS_PER_INSERT = 64;
 const insertRowsStatement = (n: number) =>
-  `INSERT INTO submissions (id, form_id, status, data, email, created_at, spam) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
+  `INSERT INTO submissions (id, form_id, status, data, email, created_at, spam, one_response_email) VALUES ${Array(n).fill("(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`;
+/** The address a submission takes for its form's one response per email: only an inbox one's, and only while the setting is on. */
+const oneResponseEmail = (s: NewSubmission) => (s.form.oneResponsePerEmail && s.status === "inbox" ? s.email : null);
+
+/**
+ * A submission that counts for its form's one response per email, from an address that already
+ * answered (the unique index said so, whichever process committed the first): nothing is stored.
+ */
+export class EmailAlreadyAnswered extends Error {
+  constructor() {
+    super("this email address has already answered the form");
+    this.name = "EmailAlreadyAnswered";
+  }
+}
 /**
  * Another process committed a submission with the same Idempotency-Key meanwhile (two instances on
  * one database; one process shares the attempt instead): this one must not be stored, and its
@@ -175,10 +196,25 @@ export function createSubmissionsRepo(sql: Sql) {
     async insertRows(batch: NewSubmission[]): Promise<void> {
       for (let i = 0; i < batch.length; i += ROWS_PER_INSERT) {
         const rows = batch.slice(i, i + ROWS_PER_INSERT);
-        await sql.run(
-          insertRowsStatement(rows.length),
-          rows.flatMap((s) => [s.id, s.form.id, s.status, s.json, s.email, s.createdAt, s.spam ?? null]),
-        );
+        try {
+          await sql.run(
+            insertRowsStatement(rows.length),
+            rows.flatMap((s) => [
+              s.id,
+              s.form.id,
+              s.status,
+              s.json,
+              s.email,
+              s.createdAt,
+              s.spam ?? null,
+              oneResponseEmail(s),
+            ]),
+          );
+        } catch (e) {
+          // In a batch of several, the pipeline tries each alone next, and only the second answer fails.
+          if (isUniqueViolation(e) && rows.some(oneResponseEmail)) throw new EmailAlreadyAnswered();
+          throw e;
+        }
       }
       for (const s of batch) {
         if (
@@ -188,6 +224,24 @@ export function createSubmissionsRepo(sql: Sql) {
           throw new IdempotencyKeyTaken();
         }
       }
+    },
+
+    /**
+     * One response per email turned on: the inbox's answers count too, the earliest from each address
+     * (an address still counted from an earlier time the setting was on keeps that answer). Inside the
+     * form's update: submits that read the form before it commits store no address, so none collides.
+     */
+    async countAnswers(formId: string): Promise<void> {
+      await sql.run(
+        `UPDATE submissions SET one_response_email = email WHERE id IN (
+          SELECT MIN(id) FROM submissions
+          WHERE form_id = ?1 AND status = 'inbox' AND email IS NOT NULL AND email NOT IN (
+            SELECT one_response_email FROM submissions WHERE form_id = ?1 AND one_response_email IS NOT NULL
+          )
+          GROUP BY email
+        )`,
+        [formId],
+      );
     },
 
     /** The deletion's writer of rows: each submission's row goes (what it left elsewhere goes with the pipeline's purges). */
@@ -286,14 +340,26 @@ export function createSubmissionsRepo(sql: Sql) {
       return rows.map(withStatus);
     },
 
-    /** One page of a form's submissions of one status, newest first, strictly after `after`. */
+    /** One page of a form's submissions of one status (and `filter`), newest first, strictly after `after`. */
     async listSubmissionsByForm(
       formId: string,
       status: SubmissionStatus,
       after: Position | null,
       limit: number,
+      filter: ListFilter = {},
     ): Promise<ListedSubmission[]> {
-      return listed(await newestFirst([formId, status], after, limit));
+      if (!filter.states && filter.tag === undefined && filter.assignee === undefined)
+        return listed(await newestFirst([formId, status], after, limit));
+      const params: SqlValue[] = [formId, status];
+      const next = (v: SqlValue) => `?${params.push(v)}`;
+      let where = WHERE_FORM;
+      if (filter.states) where += ` AND state IN (SELECT value FROM json_each(${next(JSON.stringify(filter.states))}))`;
+      if (filter.tag !== undefined)
+        where += ` AND EXISTS (SELECT 1 FROM submission_tags t WHERE t.submission_id = submissions.id AND t.tag = ${next(filter.tag)})`;
+      if (filter.assignee === null) where += " AND assignee IS NULL";
+      else if (filter.assignee !== undefined)
+        where += ` AND assignee = (SELECT o.id FROM owners o WHERE o.email = ${next(filter.assignee)})`;
+      return listed(await keysetQuery<ListedRow>(sql, `SELECT ${LISTED} ${where}`, "newest")(params, after, limit));
     },
 
     /** One page of a form's submissions of one status as lists show them, oldest first, strictly after `after`; for exports. */

@@ -18,6 +18,8 @@ import {
   SubmitBodySchema,
   SubmitFormSchema,
   SubmitResultSchema,
+  SUBMISSION_STATES,
+  type SubmissionState,
   type SubmitResult,
 } from "./model";
 import type { SubmissionLifecycle } from "./lifecycle";
@@ -27,6 +29,8 @@ import type { FilesService } from "../files/service";
 import type { FormsService } from "../forms/service";
 import type { Principal } from "../../lib/principal";
 import type { SubmissionsService } from "./service";
+
+const STATES = SUBMISSION_STATES.join("|");
 
 const CONTENT_TYPES = { csv: "text/csv; charset=utf-8", json: "application/json; charset=utf-8" } as const;
 
@@ -104,7 +108,7 @@ export function submissionsRoutes(
         detail: {
           summary: "Submit to a form",
           description:
-            "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe. Takes a secret or a publishable key (a web page's, rate limited per visitor); with a publishable key, a form's allowedOrigins must list the page's Origin (or Referer) (else 403 ORIGIN_NOT_ALLOWED). A redirectUrl off the allowed origins (with none set, off the posting page's origin), or not an http(s) URL, is dropped: the post is stored, answered as one without it, and the form gets a REDIRECT_NOT_ALLOWED warning (Get Form's warnings). The form's spam checks run after it is found and owned: a challenge (400 CHALLENGE_FAILED, or 503 when its verifier does not answer), then the honeypot (stored as spam, answered the same). A closed form (paused, past closesAt, at maxSubmissions) is a 403 FORM_CLOSED; a form with fields checks them last, every problem at once in a 400 VALIDATION_FAILED with errors[], and stores a form post's values typed. A request carries at most 1,000 fields, a repeated name counted each time (a multipart body at most 1,000 parts): more is a 400 TOO_MANY_FIELDS. A body slower than FORMSVC_MIN_BODY_RATE bytes a second over 30 s is a 408 BODY_TOO_SLOW; a client address with FORMSVC_MAX_UPLOADS_PER_CLIENT multipart bodies in flight gets a 429 for another.",
+            "JSON, or a browser form post (application/x-www-form-urlencoded or multipart/form-data; fields formId, redirectUrl, the rest become data) answered 303 to redirectUrl. Answered only after the submission is committed to disk. Send an Idempotency-Key header to make retries safe. Takes a secret or a publishable key (a web page's, rate limited per visitor); with a publishable key, a form's allowedOrigins must list the page's Origin (or Referer) (else 403 ORIGIN_NOT_ALLOWED). A redirectUrl off the allowed origins (with none set, off the posting page's origin), or not an http(s) URL, is dropped: the post is stored, answered as one without it, and the form gets a REDIRECT_NOT_ALLOWED warning (Get Form's warnings). The form's spam checks run after it is found and owned: a challenge (400 CHALLENGE_FAILED, or 503 when its verifier does not answer), then the honeypot (stored as spam, answered the same). A closed form (paused, past closesAt, at maxSubmissions) is a 403 FORM_CLOSED; a form with fields checks them last, every problem at once in a 400 VALIDATION_FAILED with errors[], and stores a form post's values typed; a field whose showIf does not hold is not required and its value is dropped. A form with oneResponsePerEmail answers a second inbox submission with an extracted email that has answered with 409 ALREADY_SUBMITTED, nothing stored. A request carries at most 1,000 fields, a repeated name counted each time (a multipart body at most 1,000 parts): more is a 400 TOO_MANY_FIELDS. A body slower than FORMSVC_MIN_BODY_RATE bytes a second over 30 s is a 408 BODY_TOO_SLOW; a client address with FORMSVC_MAX_UPLOADS_PER_CLIENT multipart bodies in flight gets a 429 for another.",
           tags: ["Submissions"],
           parameters: [
             {
@@ -132,6 +136,7 @@ export function submissionsRoutes(
               401,
               403,
               404,
+              409,
               413,
               415,
               429,
@@ -168,6 +173,11 @@ export function submissionsRoutes(
           limit: pageLimit(query.limit),
           cursor: query.cursor,
           status: query.status,
+          filter: {
+            states: query.state?.split(",") as SubmissionState[] | undefined,
+            tag: query.tag,
+            assignee: query.assignee === "none" ? null : query.assignee?.trim().toLowerCase(),
+          },
         });
       },
       {
@@ -182,11 +192,34 @@ export function submissionsRoutes(
               description: "inbox (default), or spam: what a spam check kept out of the counts",
             }),
           ),
+          state: t.Optional(
+            t.String({
+              pattern: `^(${STATES})(,(${STATES}))*$`,
+              error: "state must be one or more of new, open, done, archived, separated by commas",
+              description: "only these states, comma-separated (e.g. new,open: the work still to do)",
+            }),
+          ),
+          tag: t.Optional(
+            t.String({
+              minLength: 1,
+              maxLength: 40,
+              error: "tag must be 1 to 40 characters",
+              description: "only submissions with this tag",
+            }),
+          ),
+          assignee: t.Optional(
+            t.String({
+              minLength: 1,
+              maxLength: 254,
+              error: "assignee must be an email, or none",
+              description: "only those assigned to this member (by email), or none: those assigned to nobody",
+            }),
+          ),
         }),
         detail: {
           summary: "List submissions",
           description:
-            "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive. `status=spam` lists the spam folder (counted nowhere); a cursor belongs to the status it came from.",
+            "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive. `status=spam` lists the spam folder (counted nowhere); `state`, `tag` and `assignee` keep only the submissions they name (the dashboard's inbox filters); a cursor belongs to the status and filters it came from.",
           tags: ["Submissions"],
           responses: responses(
             { schema: SubmissionListSchema, description: "a page of submissions" },

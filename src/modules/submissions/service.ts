@@ -26,7 +26,7 @@ import {
 } from "./model";
 import { exportCsv, exportJson } from "./export";
 import type { Candidate, SubmitPipeline } from "./pipeline";
-import { IdempotencyKeyTaken, type SubmissionsRepo } from "./repo";
+import { EmailAlreadyAnswered, IdempotencyKeyTaken, type ListFilter, type SubmissionsRepo } from "./repo";
 import type { SubmitRequest } from "./request";
 
 /**
@@ -207,6 +207,12 @@ export function createSubmissionsService({
     } catch (e) {
       if (e instanceof IdempotencyKeyTaken)
         return JSON.parse((await repo.findIdempotentResponse(form.id, idempotencyKey!))!) as SubmitResult;
+      // Hook for edits (editableDays): offering to email the edit link instead belongs here.
+      if (e instanceof EmailAlreadyAnswered)
+        throw new AppError(
+          "ALREADY_SUBMITTED",
+          "this form takes one response per email address, and this one has answered",
+        );
       // The form was deleted between our check and the commit: its id no longer satisfies the foreign key.
       if (isForeignKeyViolation(e)) throw new AppError("FORM_NOT_FOUND", `form ${form.id} does not exist`);
       if (e instanceof DatabaseBusyError) {
@@ -252,24 +258,28 @@ export function createSubmissionsService({
     async pageJson(
       actor: Actor,
       formId: string,
-      query: { limit: number; cursor?: string; status?: SubmissionStatus },
+      query: { limit: number; cursor?: string; status?: SubmissionStatus; filter?: ListFilter },
     ): Promise<string> {
       const synced = changes.sync();
       if (synced) await synced;
       const status = query.status ?? "inbox";
-      const key = `submissions:${status}:${query.limit}:${query.cursor ?? ""}`;
+      const filter = query.filter ?? {};
+      // A filtered list is a list of its own: its cache entries and its cursors are apart.
+      const filtered =
+        filter.states || filter.tag !== undefined || filter.assignee !== undefined ? `:${JSON.stringify(filter)}` : "";
+      const key = `submissions:${status}${filtered}:${query.limit}:${query.cursor ?? ""}`;
       let body = answers.get(formId, key);
       // A bad cursor is a 400 before the form's existence and owner are checked (the API's check order);
       // the cursor is signed for the form id it came from, so it is checked against the id asked for.
       // A cached page's cursor was checked when it was rendered.
       // Inbox cursors keep the name they always had; spam pages are a list of their own.
-      const list = status === "inbox" ? `submissions:${formId}` : `submissions:${formId}:${status}`;
+      const list = (status === "inbox" ? `submissions:${formId}` : `submissions:${formId}:${status}`) + filtered;
       const after = body === undefined ? pageStart(cursors, list, query.cursor) : null;
       await forms.formFor(actor, formId);
       if (body === undefined) {
         const seen = answers.generation();
         const page = await keysetPage(cursors, list, query.limit, after, (from, limit) =>
-          repo.listSubmissionsByForm(formId, status, from, limit),
+          repo.listSubmissionsByForm(formId, status, from, limit, filter),
         );
         body = `{"submissions":[${page.items.map(listedJson).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
         answers.set(formId, key, body, seen);

@@ -14,19 +14,30 @@ const TYPES: readonly { value: FieldType; label: string }[] = [
   { value: "radio", label: "Radio buttons" },
   { value: "file", label: "File" },
   { value: "hidden", label: "Hidden" },
+  { value: "page", label: "New step (the hosted page shows steps one at a time)" },
 ];
 // Which of a rule's properties each type takes (the server's rules, src/modules/forms/fields.ts).
 const TEXT: ReadonlySet<FieldType> = new Set(["text", "textarea", "email", "url", "tel", "hidden"]);
 const OPTIONS: ReadonlySet<FieldType> = new Set(["select", "radio", "checkbox"]);
 const RANGE: ReadonlySet<FieldType> = new Set(["number", "date"]);
 const PLACEHOLDER: ReadonlySet<FieldType> = new Set(["text", "textarea", "email", "url", "tel", "number"]);
+// What holds no value a condition could read (the server refuses a showIf naming one).
+const NO_VALUE: ReadonlySet<FieldType> = new Set(["page", "file"]);
+
+/** A condition as the editor holds it: which test, and its value as typed (for `in`, one a line). */
+export interface DraftCondition {
+  field: string;
+  test: "equals" | "in" | "notEmpty";
+  value: string;
+}
 
 /**
  * One field as the editor holds it: options as typed, one a line (blank lines kept, so Enter
  * works), limits as typed. `cleanFields` turns it into the rule the server takes.
  */
-export interface DraftField extends Omit<FieldRule, "options" | "min" | "max" | "minLength" | "maxLength"> {
+export interface DraftField extends Omit<FieldRule, "options" | "min" | "max" | "minLength" | "maxLength" | "showIf"> {
   options?: string;
+  showIf?: DraftCondition;
   min?: string;
   max?: string;
   minLength?: string;
@@ -35,8 +46,20 @@ export interface DraftField extends Omit<FieldRule, "options" | "min" | "max" | 
 
 /** The editor's copy of a saved list. */
 export const draftFields = (rules: FieldRule[] | null): DraftField[] =>
-  (rules ?? []).map(({ options, min, max, minLength, maxLength, ...r }) => ({
+  (rules ?? []).map(({ options, min, max, minLength, maxLength, showIf, ...r }) => ({
     ...r,
+    ...(showIf
+      ? {
+          showIf: {
+            field: showIf.field,
+            ...(showIf.in
+              ? { test: "in" as const, value: showIf.in.join("\n") }
+              : showIf.notEmpty
+                ? { test: "notEmpty" as const, value: "" }
+                : { test: "equals" as const, value: showIf.equals ?? "" }),
+          },
+        }
+      : {}),
     ...(options ? { options: options.join("\n") } : {}),
     ...(min !== undefined ? { min: String(min) } : {}),
     ...(max !== undefined ? { max: String(max) } : {}),
@@ -52,7 +75,22 @@ export function cleanFields(draft: DraftField[]): FieldRule[] | null {
   return draft.map((d) => {
     const r: FieldRule = { name: d.name.trim(), type: d.type };
     if (d.label?.trim()) r.label = d.label.trim();
+    // A step break holds a label and nothing else.
+    if (d.type === "page") return r;
     if (d.required && d.type !== "hidden") r.required = true;
+    const c = d.showIf;
+    if (c?.field) {
+      const values = c.value
+        .split("\n")
+        .map((v) => v.trim())
+        .filter(Boolean);
+      r.showIf =
+        c.test === "notEmpty"
+          ? { field: c.field, notEmpty: true }
+          : c.test === "in"
+            ? { field: c.field, in: values }
+            : { field: c.field, equals: c.value.trim() };
+    }
     if (PLACEHOLDER.has(d.type) && d.placeholder?.trim()) r.placeholder = d.placeholder.trim();
     if (TEXT.has(d.type)) {
       if (count(d.minLength) !== undefined) r.minLength = count(d.minLength);
@@ -146,7 +184,7 @@ export function FieldEditor({
                 </label>
               </div>
               <div class="field-row">
-                {f.type !== "hidden" && (
+                {f.type !== "hidden" && f.type !== "page" && (
                   <label class="check">
                     <input
                       type="checkbox"
@@ -222,6 +260,14 @@ export function FieldEditor({
                   )}
                 </div>
               )}
+              {f.type !== "page" && (
+                <ConditionEditor
+                  i={i}
+                  value={f.showIf}
+                  earlier={value.slice(0, i).filter((e) => !NO_VALUE.has(e.type) && e.name)}
+                  onChange={(showIf) => change(i, { showIf })}
+                />
+              )}
               <div class="actions">
                 <button
                   type="button"
@@ -262,6 +308,96 @@ export function FieldEditor({
       <button type="button" class="button" onClick={add} disabled={value.length >= 100}>
         + Add a field
       </button>
+    </div>
+  );
+}
+
+/** When a field shows: always, or while an earlier field's value is one value, one of several, or filled in. */
+function ConditionEditor({
+  i,
+  value,
+  earlier,
+  onChange,
+}: {
+  i: number;
+  value: DraftCondition | undefined;
+  earlier: DraftField[];
+  onChange: (v: DraftCondition | undefined) => void;
+}) {
+  const by = earlier.find((e) => e.name === value?.field);
+  const choices = by?.options
+    ?.split("\n")
+    .map((o) => o.trim())
+    .filter(Boolean);
+  return (
+    <div class="field-row">
+      <label class="field">
+        <span>Show only if</span>
+        <select
+          name={`fields.${i}.showIf.field`}
+          value={value?.field ?? ""}
+          onChange={(e) => {
+            const field = e.currentTarget.value;
+            onChange(field ? { test: "equals", value: "", ...value, field } : undefined);
+          }}
+        >
+          <option value="">Always shown</option>
+          {earlier.map((e) => (
+            <option key={e.name} value={e.name}>
+              {e.label || e.name}
+            </option>
+          ))}
+          {value?.field && !by && <option value={value.field}>{value.field} (not an earlier field)</option>}
+        </select>
+      </label>
+      {value?.field && (
+        <label class="field">
+          <span>Test</span>
+          <select
+            name={`fields.${i}.showIf.test`}
+            value={value.test}
+            onChange={(e) => onChange({ ...value, test: e.currentTarget.value as DraftCondition["test"] })}
+          >
+            <option value="equals">is</option>
+            <option value="in">is one of</option>
+            <option value="notEmpty">is filled in</option>
+          </select>
+        </label>
+      )}
+      {value?.field && value.test !== "notEmpty" && (
+        <label class="field">
+          <span>
+            {value.test === "in"
+              ? "Values, one a line"
+              : by?.type === "checkbox" && !choices?.length
+                ? "Value (true: ticked)"
+                : "Value"}
+          </span>
+          {value.test === "in" ? (
+            <textarea
+              rows={3}
+              name={`fields.${i}.showIf.value`}
+              value={value.value}
+              onInput={(e) => onChange({ ...value, value: e.currentTarget.value })}
+            />
+          ) : (
+            <input
+              name={`fields.${i}.showIf.value`}
+              value={value.value}
+              list={choices?.length ? `fields-${i}-choices` : undefined}
+              maxLength={200}
+              onInput={(e) => onChange({ ...value, value: e.currentTarget.value })}
+            />
+          )}
+          {choices?.length ? (
+            <datalist id={`fields-${i}-choices`}>
+              {choices.map((o) => (
+                <option key={o} value={o} />
+              ))}
+            </datalist>
+          ) : null}
+        </label>
+      )}
     </div>
   );
 }

@@ -92,6 +92,14 @@ function FormRow({ form }: { form: FormListItem }) {
         <a class="row-link" href={link}>
           {form.name}
         </a>
+        {form.unread > 0 && (
+          <>
+            {" "}
+            <a class="badge badge-unread" href={href(["forms", form.id, "submissions"])} data-testid="unread">
+              {formatNumber(form.unread)} unread
+            </a>
+          </>
+        )}
         {form.description && <span class="muted small block">{form.description}</span>}
       </td>
       <td data-label="Type">

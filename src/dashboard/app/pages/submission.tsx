@@ -8,6 +8,7 @@ import { PageTitle } from "../shell";
 import { may, onlyWho } from "../team";
 import { act, announce, Confirm, ErrorNote, Show } from "../ui/bits";
 import { useLoad } from "../ui/load";
+import { Triage } from "./triage";
 
 /** A submission's own fields, without `_meta`. */
 export const fieldsOf = (s: Submission) => Object.entries(s.data).filter(([k]) => k !== "_meta");
@@ -273,6 +274,17 @@ function SubmissionView({
       <section class="card">
         <SubmissionDetails submission={s} filing={filing} fields={fields} />
         {error !== null && <ErrorNote error={error} />}
+        <p>
+          {/* A plain link: the session's cookie carries a GET, and the browser saves what Content-Disposition names. */}
+          <a
+            class="button"
+            href={`/api/v1/forms/${encodeURIComponent(s.formId)}/submissions/${encodeURIComponent(s.id)}/pdf`}
+            download
+            data-testid="submission-pdf"
+          >
+            Download PDF
+          </a>
+        </p>
         {teamId !== null &&
           (may(teamId, "submissions.edit") ? (
             <div class="actions">
@@ -287,6 +299,11 @@ function SubmissionView({
             <p class="muted small">{onlyWho(teamId, "submissions.edit", "can mark or delete submissions")}</p>
           ))}
       </section>
+      {teamId !== null && !spam && (
+        <section class="card triage-card">
+          <Triage submission={s} teamId={teamId} onChanged={onMoved} />
+        </section>
+      )}
       {deleting && (
         <Confirm
           title="Delete this submission?"
