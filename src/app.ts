@@ -23,11 +23,12 @@ import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { keysRoutes } from "./modules/keys/routes";
 import { mcpRoutes } from "./modules/mcp/routes";
-import { listedSearch } from "./modules/mcp/search";
+import { serviceSearch } from "./modules/mcp/search";
 import { notificationRoutes } from "./modules/notifications/routes";
 import { spamRoutes } from "./modules/spam/routes";
 import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
+import { searchRoutes } from "./modules/search/routes";
 import { triageRoutes } from "./modules/submissions/triage-routes";
 import { teamsRoutes } from "./modules/teams/routes";
 import { filesRoutes } from "./modules/files/routes";
@@ -175,8 +176,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         analytics: services.analytics,
         submissions: services.submissions,
         triage: services.triage,
-        // Issue 40's search is to answer here once it is on main (its service, with the caller): see modules/mcp/search.ts.
-        search: listedSearch(services.submissions),
+        search: serviceSearch(services.search),
         maxResults: config.mcpMaxResults,
         audit: services.audit,
         log,
@@ -206,6 +206,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
             services.forms,
           ),
         )
+        .use(searchRoutes(services.search))
         .use(triageRoutes(services.triage))
         .use(filesRoutes(services.files, services.submissions))
         .use(submissionPdfRoutes(services.pdfs))

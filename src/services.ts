@@ -64,6 +64,8 @@ import { capWriter, closingCheck } from "./modules/submissions/closing";
 import { fieldsCheck } from "./modules/submissions/fields-check";
 import { createSubmissionLifecycle } from "./modules/submissions/lifecycle";
 import { createSubmitPipeline, type SubmitStages } from "./modules/submissions/pipeline";
+import { createSearchRepo } from "./modules/search/repo";
+import { createSearchService } from "./modules/search/service";
 import { createSubmissionsRepo, formCounters, unreadCounter, type CountedInCache } from "./modules/submissions/repo";
 import { createTriage } from "./modules/submissions/triage";
 import { createTriageRepo } from "./modules/submissions/triage-repo";
@@ -105,11 +107,12 @@ export function submitStages(
   return {
     lookup: forms.read,
     // the duplicate rule, which may file a submission as spam (so before its row); each submission with its
-    // status and idempotency key; the proof of work it used; its uploaded files become its; the redirect
+    // status and idempotency key; its words in the search index; the proof of work it used; its uploaded files become its; the redirect
     // targets it dropped, as its form's warnings
     rows: [
       createFilterRepo(sql).fileDuplicates,
       submissions.insertRows,
+      createSearchRepo(sql).indexNew,
       createSpamRepo(sql).recordUsedChallenges,
       createFilesRepo(sql).attach,
       createFormsRepo(sql).noteWarnings,
@@ -369,6 +372,7 @@ export async function createServices(deps: Deps) {
     clock,
   });
 
+  const search = createSearchService({ repo: createSearchRepo(sql), sql, forms, cursors });
   // The submit path, stage by stage (modules/submissions/pipeline.ts): one object for submits, moves and deletions.
   // SQLite: a commit's counters go into the cached forms as it commits (nothing reads in between), so
   // the forms stay cached; PostgreSQL drops them after each commit, as other connections read meanwhile.
@@ -386,8 +390,9 @@ export async function createServices(deps: Deps) {
       fieldsCheck,
       spam.checks.filter,
     ],
-    // the outbox sends what a commit queued; an erasure's owners' models reload; a form given a warning is read again
-    hooks: [outbox.afterCommit, spam.filter.afterCommit, forms.warned],
+    // the outbox sends what a commit queued; an erasure's owners' models reload; a form given a warning is read
+    // again; the search index takes new submissions in
+    hooks: [outbox.afterCommit, spam.filter.afterCommit, forms.warned, search.afterCommit],
     ...(countsInCache ? { counted: forms.counted } : {}),
     publicUrl: config.publicUrl,
   });
@@ -498,6 +503,7 @@ export async function createServices(deps: Deps) {
     webhooks: (formId) => webhooksRepo.listWebhooks(formId),
     queueUpdates: queueUpdates(outboxRepo, clock),
     sendSoon: (queued) => outbox.afterCommit({ queued }),
+    reindex: search.reindex,
     forget: submissions.forget,
     deleteAll: lifecycle.deleteSubmissions,
     moveAll: submissions.moveSubmissions,
@@ -534,6 +540,7 @@ export async function createServices(deps: Deps) {
     forms,
     teams,
     submissions,
+    search,
     pdfs,
     triage,
     files,

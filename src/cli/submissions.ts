@@ -11,6 +11,7 @@ import {
   type SubmissionListJson,
   type SubmissionState,
 } from "../modules/submissions/model";
+import type { SearchResultJson } from "../modules/search/routes";
 import type { Services } from "../services";
 import { withServices } from "./context";
 import { exportProgress } from "./progress";
@@ -30,6 +31,17 @@ async function scope(s: Services, opts: { owner?: string; form?: string }): Prom
   if (opts.owner !== undefined) return (await s.forms.listAllForms(OPERATOR, { owner: opts.owner })).map((f) => f.id);
   return null;
 }
+
+/** A highlight's text with its matched words in [brackets], on one line. */
+const marked = (text: string, matches: [number, number][]): string => {
+  let out = "";
+  let at = 0;
+  for (const [start, end] of matches) {
+    out += `${text.slice(at, start)}[${text.slice(start, end)}]`;
+    at = end;
+  }
+  return (out + text.slice(at)).replace(/\s+/g, " ");
+};
 
 /** The line that tells what an erasure removed beside submissions, or "" when nothing. */
 function alsoErased(also: Erasure["alsoErased"]): string {
@@ -85,6 +97,68 @@ export function submissionsCommand(): Command {
         `${me} submissions export --email ada@example.com > ada.json`,
         `${me} submissions erase --email ada@example.com`,
       ]),
+    );
+
+  submissions
+    .command("search")
+    .description(
+      "search every form's submissions (or one form's), newest first, as GET /api/v1/submissions/search: words, foo*, \"a phrase\", -word, field:value; case and accents do not count",
+    )
+    .argument("<query>", "what to find")
+    .option("--form <formId>", "one form only")
+    .option("--limit <n>", "page size, 1 to 100", DEFAULT_LIMIT)
+    .option("--cursor <cursor>", "the nextCursor of the previous page (from here or from the API)")
+    .option("--spam", "the spam folder instead of the inbox")
+    .option("--json", "print only the API's JSON: {submissions, nextCursor}, each with its highlights")
+    .addHelpText(
+      "after",
+      examples((me) => [
+        `${me} submissions search muller`,
+        `${me} submissions search 'name:müller "last march" -invoice' --form frm_…`,
+        `${me} submissions search 'wid*' --json`,
+      ]),
+    )
+    .action(
+      (
+        q: string,
+        opts: { form?: string; limit: string; cursor?: string; spam?: boolean; json?: boolean },
+        cmd: Command,
+      ) =>
+        withServices(cmd, async (s) => {
+          if (!LIMIT.test(opts.limit))
+            throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
+          const page = await s.search.searchJson(OPERATOR, {
+            q,
+            formId: opts.form,
+            spam: opts.spam === true,
+            limit: Number(opts.limit),
+            cursor: opts.cursor,
+          });
+          if (opts.json) return void process.stdout.write(`${page}\n`);
+          const { submissions: hits, nextCursor } = JSON.parse(page) as SearchResultJson;
+          const lines: string[] = [];
+          if (hits.length === 0) lines.push("Nothing found.");
+          else
+            lines.push(
+              table(
+                ["ID", "FORM", "CREATED", "MATCHED"],
+                hits.map(({ id, formId, createdAt, highlights }) => [
+                  id,
+                  formId,
+                  createdAt,
+                  highlights.map((h) => `${h.field}: ${marked(h.text, h.matches)}`).join(" | "),
+                ]),
+              ),
+            );
+          if (nextCursor) {
+            const rest = `${opts.form ? ` --form ${opts.form}` : ""}${opts.spam ? " --spam" : ""}`;
+            lines.push(
+              "",
+              `Next page: ${invocation()} submissions search ${JSON.stringify(q)}${rest} --cursor ${nextCursor}`,
+            );
+          }
+          process.stdout.write(`${lines.join("\n")}\n`);
+        }),
     );
 
   submissions

@@ -58,6 +58,8 @@ import type {
   SubmissionDetail,
   SubmissionUpdate,
   SubmissionList,
+  SearchQuery,
+  SearchResults,
   SubmissionQuery,
   SubmitRequest,
   SubmitResult,
@@ -373,6 +375,20 @@ export class FormsvcClient {
         items: p.submissions,
         nextCursor: p.nextCursor,
       })),
+    );
+  }
+
+  /** One page of a full-text search of submissions, newest first, each with the fragments that matched. */
+  searchSubmissions(query: SearchQuery, options?: CallOptions): Promise<SearchResults> {
+    const { spam, ...rest } = query;
+    return this.request(
+      {
+        method: "GET",
+        path: "/submissions/search",
+        query: { ...rest, spam: spam === undefined ? undefined : String(spam) },
+        idempotent: true,
+      },
+      options,
     );
   }
 

@@ -427,6 +427,40 @@ export interface SubmissionList {
   nextCursor: string | null;
 }
 
+/** A fragment of a field that a search matched: `matches` are [start, end) UTF-16 offsets of each matched word in `text`. */
+export interface SearchHighlight {
+  /** The field's key in data, or `notes` for a note's fragment (with the note's id). */
+  field: string;
+  note?: string;
+  text: string;
+  matches: [number, number][];
+}
+
+export type SearchHit = ListedSubmission & { highlights: SearchHighlight[] };
+
+export interface SearchResults {
+  submissions: SearchHit[];
+  nextCursor: string | null;
+}
+
+/**
+ * A search (`searchSubmissions`): `q` in the query language (words, `foo*`, `"a phrase"`, `-word`,
+ * `field:value`), across the forms the caller may read or one; the inbox, or `spam: true`. `q` may
+ * be left out with a filter (formId, state, tag, assignee, from, to): every submission they take.
+ */
+export interface SearchQuery extends PageQuery {
+  q?: string;
+  formId?: string;
+  spam?: boolean;
+  state?: SubmissionState;
+  tag?: string;
+  /** A team member's email, `me` (the caller's person) or `none` (unassigned). */
+  assignee?: string;
+  /** createdAt at or after, before: a date or a date-time (ISO 8601). */
+  from?: string;
+  to?: string;
+}
+
 export interface SubmitRequest {
   formId: string;
   data: Record<string, unknown>;

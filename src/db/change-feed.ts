@@ -57,6 +57,8 @@ export const TABLE_KINDS: Record<string, readonly ChangeKind[]> = {
   member_notifications: [],
   // Read by no cache.
   audit_events: [],
+  submission_search: [],
+  search_backlog: [],
   rate_buckets: [],
 };
 

@@ -18,7 +18,8 @@ export interface CopiedTable {
 export function tablesToCopy(db: Database): string[] {
   const tables = db
     .query<{ name: string }, []>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY rowid",
+      // Real tables only: the search index is an FTS5 virtual table (with shadow tables), which PostgreSQL has as its own kind.
+      "SELECT t.name FROM pragma_table_list t JOIN sqlite_master m ON m.name = t.name WHERE t.schema = 'main' AND t.type = 'table' AND t.name NOT LIKE 'sqlite_%' AND t.name <> 'schema_migrations' ORDER BY m.rowid",
     )
     .all()
     .map((t) => t.name);
@@ -73,6 +74,7 @@ export async function copyToPostgres(
         );
       // The schema's own settings (fresh secrets) give way to the source's.
       await tx.unsafe("DELETE FROM settings");
+      await tx.unsafe("DELETE FROM search_backlog");
       const result: CopiedTable[] = [];
       for (const table of tablesToCopy(source)) {
         const columns = source
@@ -105,6 +107,10 @@ export async function copyToPostgres(
           throw new Error(`${table}: ${total} rows in SQLite but ${copied} in PostgreSQL; nothing was copied`);
         result.push({ table, source: total, copied });
       }
+      // PostgreSQL's search index is made from the submissions, by the backlog job (search/service.ts), every one of them.
+      await tx.unsafe(
+        "UPDATE search_backlog SET below = (SELECT coalesce(max(seq), 0) + 1 FROM submissions), indexed_to = (SELECT coalesce(max(seq), 0) FROM submissions)",
+      );
       for (const [table, column] of IDENTITIES) {
         await tx.unsafe(
           `SELECT setval(pg_get_serial_sequence('${table}', '${column}'), coalesce(max(${column}), 0) + 1, false) FROM ${table}`,

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { isDatabaseBusy } from "./busy";
+import { mergeSearchIndex } from "./full-text";
 
 /** Makes content deleted so far unrecoverable from the database's files; run after the deleting commit. */
 export interface Shredder {
@@ -17,6 +18,8 @@ const LEGACY = "vacuum_before_shred";
  * end): a TRUNCATE checkpoint copies the newest versions into the database file and cuts the log
  * to nothing. A database written before secure_delete was on still has old rows in its free space:
  * its first shred VACUUMs it, once (the whole file is rewritten; other processes' writes wait).
+ * FTS5's search index keeps a deleted entry's words in its segments until they are merged: the shred
+ * merges them all into one first (a rewrite of the index, seconds at a million submissions).
  * The checkpoint needs a moment without readers of older snapshots; it is retried up to `maxWaitMs`.
  */
 export function sqliteShredder(db: Database, maxWaitMs = 30_000): Shredder {
@@ -48,6 +51,8 @@ export function sqliteShredder(db: Database, maxWaitMs = 30_000): Shredder {
         await untilDone(() => (db.run("VACUUM"), true), started);
         db.run("DELETE FROM settings WHERE key = ?", [LEGACY]);
       }
+      // The search index deletes by marking: an erased submission's words stay in its segments until they are merged.
+      await untilDone(() => (mergeSearchIndex(db), true), started);
       await untilDone(checkpoint, started);
       return { vacuumed };
     },

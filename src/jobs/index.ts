@@ -51,6 +51,16 @@ export function createJobs(services: Services, { tallyDeltas = false }: Partial<
       run: async () => void (await services.invitations.forgetLapsed()),
     },
     {
+      name: "index-search-backlog",
+      // Submissions stored before the search index (an upgrade, a copy into PostgreSQL), and new ones a commit's
+      // indexer left (a process that stopped first); a look at one row once none is left.
+      schedule: "*/10 * * * * *",
+      run: async () => {
+        await services.search.indexPending();
+        await services.search.indexBacklog();
+      },
+    },
+    {
       name: "expire-retained-submissions",
       // Hourly, although retention counts days: a server down or restarted at a daily hour would skip a day.
       schedule: "0 17 * * * *",

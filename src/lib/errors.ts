@@ -2,6 +2,7 @@
 export const ERROR_STATUS = {
   INVALID_PARAMETER: 400,
   INVALID_CURSOR: 400,
+  INVALID_QUERY: 400,
   INVALID_BODY: 400,
   VALIDATION_FAILED: 400,
   /** An assignee who is not a member of the form's team. */

@@ -207,3 +207,16 @@ describe("the built ESM bundle", () => {
     });
   }
 });
+
+// Last in the file: its form would be counted by the tests of the forms list above.
+test("searches submissions, and a bad query is a FormsvcError with its code", async () => {
+  const contact = (await seedForm(server, "client@example.com", { name: "Contact" })).id;
+  const { submissionId } = await client.submit({ formId: contact, data: { name: "Grete Müller" } });
+  const found = await client.searchSubmissions({ q: "muller", formId: contact, spam: false, limit: 5 });
+  expect(found.submissions.map((s) => s.id)).toEqual([submissionId]);
+  expect(found.submissions[0]!.highlights).toEqual([{ field: "name", text: "Grete Müller", matches: [[6, 12]] }]);
+  expect((await client.searchSubmissions({ q: "muller", spam: true })).submissions).toEqual([]);
+  const refused = await client.searchSubmissions({ q: '"unclosed' }).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(FormsvcError);
+  expect((refused as FormsvcError).code).toBe("INVALID_QUERY");
+});

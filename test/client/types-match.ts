@@ -19,6 +19,8 @@ import type {
 } from "../../src/modules/accounts/model";
 import type { PasskeyJson, PasskeyRenameBody } from "../../src/modules/accounts/passkeys-routes";
 import type { AnalyticsJson } from "../../src/modules/analytics/model";
+import type { Highlight } from "../../src/modules/search/document";
+import type { SearchResultJson } from "../../src/modules/search/routes";
 import type { AuditEvent } from "../../src/modules/audit/model";
 import type { MemberRoleBody, MoveFormBody, Team, TeamMember, TeamNameBody } from "../../src/modules/teams/model";
 import type {
@@ -72,6 +74,8 @@ export type Checks = [
   Assert<Equal<Client.FormList, FormListJson>>,
   Assert<Equal<Client.Submission, SubmissionJson>>,
   Assert<Equal<Client.SubmissionList, SubmissionListJson>>,
+  Assert<Equal<Client.SearchResults, SearchResultJson>>,
+  Assert<Equal<Client.SearchHighlight, Highlight>>,
   Assert<Equal<Client.ListedSubmission, ListedSubmissionJson>>,
   Assert<Equal<Client.SubmissionUpdate, TriageBody>>,
   Assert<Equal<Client.BulkRequest, BulkBody>>,

@@ -57,7 +57,7 @@ describe.if(onPostgres)("the PostgreSQL schema beside the SQLite one", () => {
   const liteTables = () =>
     lite
       .query<{ name: string }, []>(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
       )
       .all()
       .map((r) => r.name);

@@ -65,7 +65,9 @@ describe("a SQLite database migrated to the newest version", () => {
   let cleanup: () => void;
   const tables = () =>
     db
-      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .query<{ name: string }, []>(
+        "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
       .all()
       .map((t) => t.name);
 

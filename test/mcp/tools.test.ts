@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { personalTeamId } from "../../src/lib/rights";
 import { useServer } from "../helpers/fixture";
-import { seedKey } from "../helpers/harness";
+import { seedForm, seedKey } from "../helpers/harness";
 import { mcpClient } from "../helpers/mcp";
 
 const server = useServer({ config: { rateLimit: 1_000_000 } });
@@ -117,6 +117,45 @@ describe("the read tools", () => {
     expect((await viewer.call("search_submissions", { formId: other.formId, q: "x" })).body.code).toBe("FORBIDDEN");
   });
 
+  test("search_submissions is the API's search: every form of the team without formId, notes, filters, highlights", async () => {
+    const second = (await seedForm(server, owner.ownerEmail, { name: "Second" })).id;
+    const first = await submit({ message: "Kumquat delivery, please" });
+    const later = await submit({ message: "Kumquat jam" }, owner.key, second);
+    const theirs = await submit({ message: "kumquat too" }, other.key, other.formId);
+    const ids = async (args: Record<string, unknown>) => {
+      const res = await viewer.call("search_submissions", args);
+      expect(res.isError).toBe(false);
+      return res.body.submissions.map((s: { id: string }) => s.id);
+    };
+    expect(await ids({ q: "kumquat" })).toEqual([later, first]);
+    const api = await server.send("GET", "/submissions/search?q=kumquat", owner.key);
+    expect((await viewer.call("search_submissions", { q: "kumquat" })).body).toEqual(api.body);
+    expect(await ids({ q: "kumquat" })).not.toContain(theirs);
+
+    expect(
+      (await editor.call("add_note", { formId: owner.formId, submissionId: first, text: "rang back" })).isError,
+    ).toBe(false);
+    const noted = await viewer.call("search_submissions", { q: "rang" });
+    expect(noted.body.submissions.map((s: { id: string }) => s.id)).toEqual([first]);
+    expect(noted.body.submissions[0].highlights).toMatchObject([{ field: "notes", text: "rang back" }]);
+
+    await editor.call("update_submission", {
+      formId: second,
+      submissionId: later,
+      state: "open",
+      tags: ["fruit"],
+      assignee: owner.ownerEmail,
+    });
+    expect(await ids({ tag: "fruit" })).toEqual([later]);
+    expect(await ids({ q: "kumquat", state: "new" })).toEqual([first]);
+    expect(await ids({ q: "kumquat", assignee: owner.ownerEmail })).toEqual([later]);
+    expect(await ids({ q: "kumquat", assignee: "none" })).toEqual([first]);
+    expect(await ids({ q: "kumquat", from: "2000-01-01", formId: second })).toEqual([later]);
+
+    const missing = await viewer.call("search_submissions", {});
+    expect([missing.isError, missing.body.code]).toEqual([true, "INVALID_QUERY"]);
+  });
+
   test("get_submission answers the submission as the API does; another team's is FORBIDDEN, another form's not found", async () => {
     const id = await submit({ message: "read me" });
     const { body } = await viewer.call("get_submission", { formId: owner.formId, submissionId: id });
@@ -212,6 +251,8 @@ describe("malformed arguments", () => {
     ["list_forms", { cursor: "not-a-cursor" }, /cursor/],
     ["form_analytics", { formId: "frm_x", period: "decade" }, /period/],
     ["search_submissions", { formId: "frm_x", q: "q".repeat(501) }, /q must/],
+    ["search_submissions", { q: "x", state: "closed" }, /state/],
+    ["search_submissions", { q: "x", spam: "true" }, /unknown argument spam/],
     ["update_submission", { formId: "frm_x", submissionId: "sub_x", state: "closed" }, /state/],
     ["update_submission", { formId: "frm_x", submissionId: "sub_x", tags: "billing" }, /tags/],
     ["add_note", { formId: "frm_x", submissionId: "sub_x", text: "   " }, /text/],

@@ -188,8 +188,19 @@ async function call(r: Route, c: Caller, target: Record<string, string> = ids) {
   return { status: res.status, code };
 }
 
-/** What every request writes, refused or not: the rate limiter's counts (PostgreSQL keeps them in a table, shared by the instances). */
-const BOOKKEEPING = new Set(["rate_buckets"]);
+/**
+ * What changes whatever the request: the rate limiter's counts (PostgreSQL keeps them in a table,
+ * shared by the instances), and SQLite's search index, which takes earlier submits in on its own time.
+ */
+const BOOKKEEPING = new Set([
+  "rate_buckets",
+  "search_backlog",
+  "submission_search",
+  "submission_search_data",
+  "submission_search_idx",
+  "submission_search_docsize",
+  "submission_search_config",
+]);
 
 /** Every table's rows, in one order: what a refused request must leave as it was. */
 async function snapshot(): Promise<Record<string, string[]>> {

@@ -31,9 +31,12 @@ export const rightOf = (r: Route) => r.hooks?.detail?.[ROUTE_RIGHT] as Right | u
 export const apiRoutes = (routes: Route[]) => routes.filter((r) => r.handler !== notServed && takesApiKey(r));
 export const label = (r: Route) => `${r.method} ${r.path}`;
 export const hasBody = (r: Route) => r.method !== "GET" && r.method !== "HEAD";
-/** The route's path with its parameters filled from `ids` (by name), an id that exists nowhere where none is given. */
+/** Query strings by route, for the routes that need one to be a request they take. */
+const VALID_QUERY: Record<string, string> = { "GET /api/v1/submissions/search": "?q=hello" };
+
+/** The route's path with its parameters filled from `ids` (by name), an id that exists nowhere where none is given, and the query it needs. */
 export const pathOf = (r: Route, ids: Record<string, string>) =>
-  r.path.replace(/:(\w+)/g, (_, name: string) => ids[name] ?? `unknown-${name}`);
+  r.path.replace(/:(\w+)/g, (_, name: string) => ids[name] ?? `unknown-${name}`) + (VALID_QUERY[label(r)] ?? "");
 
 /** Bodies by route, from the fixture's ids (formId, teamId): each a body the operation would take. */
 const VALID_BODY: Record<string, (ids: Record<string, string>) => unknown> = {

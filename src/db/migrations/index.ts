@@ -33,6 +33,7 @@ import * as passkeys from "./031-passkeys";
 import * as inbox from "./032-inbox";
 import * as oneResponse from "./034-one-response";
 import * as attachments from "./035-attachments";
+import * as search from "./036-search";
 
 export type { Migration };
 
@@ -79,4 +80,5 @@ export const migrations: Migration[] = [
   portable(32, "inbox", inbox.steps),
   portable(34, "one-response", oneResponse.steps),
   portable(35, "attachments", attachments.steps),
+  portable(36, "search", search.steps),
 ];

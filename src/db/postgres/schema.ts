@@ -378,8 +378,11 @@ export const POSTGRES_SCHEMA: string[] = [
   ...COUNTER_DELTAS,
 ];
 
-/** Tables only PostgreSQL has: what SQLite keeps in memory when one process serves the file. */
-export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas"];
+/**
+ * Tables only PostgreSQL has: what SQLite keeps in memory when one process serves the file, and the
+ * search index (SQLite's is an FTS5 virtual table, migration 36).
+ */
+export const POSTGRES_ONLY_TABLES = ["rate_buckets", "form_count_deltas", "form_rollup_deltas", "submission_search"];
 
 /**
  * The SQLite migration the schema above equals; a new PostgreSQL database is recorded as having

@@ -18,6 +18,7 @@ const ERASED_TABLES = [
   "autoresponse_throttle",
   "outbox",
   "outbox_attempts",
+  "submission_search",
 ];
 
 /**

@@ -14,6 +14,8 @@ import { NoteBodySchema, TriageSchema } from "../submissions/triage-model";
 import type { Triage } from "../submissions/triage";
 import { boundedPage, type Answer } from "./bounds";
 import type { SubmissionSearch } from "./search";
+import { MAX_QUERY_LENGTH } from "../search/query";
+import { SearchQuerySchema } from "../search/routes";
 
 /** The tools' names, as the audit log records their calls (`mcp.<name>`). */
 export type ToolName =
@@ -103,22 +105,27 @@ export const TOOLS: Tool[] = [
   }),
   tool({
     name: "search_submissions",
-    title: "Search a form's submissions",
-    description: `A form's inbox, newest first, keeping the submissions whose values hold every word of q (case and accents ignored; without q, all of them); each with its state, assignee, tags and noteCount. A page may hold fewer than the most, or none, while more follow. ${PAGED} ${OTHERS}`,
+    title: "Search submissions",
+    description: `Full-text search of the inbox of the key's team's forms (or one: formId), newest first: q's words in field values and notes (all must match; foo* a prefix, "a phrase", -word excluded, field:value in one field; case and accents ignored), narrowed by state, tag, assignee (an email, me for who made the key, none for unassigned), from and to (createdAt). q may be left out when a filter is given: then every submission the filters take. Each with its state, assignee, tags, noteCount and the highlights that matched. A field query's page may hold fewer than the most, or none, while more follow. ${PAGED} ${OTHERS}`,
     right: "submissions.read",
     input: args({
-      formId: FormId,
       q: t.Optional(
         t.String({
-          maxLength: 500,
-          error: "q must be at most 500 characters",
-          description: "words every submission found holds",
+          maxLength: MAX_QUERY_LENGTH,
+          error: `q must be at most ${MAX_QUERY_LENGTH} characters`,
+          description: "the words to find",
         }),
       ),
+      formId: t.Optional(FormId),
+      state: SearchQuerySchema.properties.state,
+      tag: SearchQuerySchema.properties.tag,
+      assignee: SearchQuerySchema.properties.assignee,
+      from: SearchQuerySchema.properties.from,
+      to: SearchQuerySchema.properties.to,
       cursor: Cursor,
     }),
-    run: (caller, { formId, q, cursor }, s) =>
-      boundedPage(async (limit) => ({ ...(await s.search(caller, { q, formId, limit, cursor })) }), s.maxResults),
+    run: (caller, { cursor, ...query }, s) =>
+      boundedPage(async (limit) => ({ ...(await s.search(caller, { ...query, limit, cursor })) }), s.maxResults),
   }),
   tool({
     name: "get_submission",

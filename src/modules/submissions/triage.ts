@@ -41,6 +41,8 @@ export interface TriageDeps {
   ) => Promise<number>;
   /** After a commit that queued deliveries: the outbox sends them. */
   sendSoon: (queued: number) => void;
+  /** Indexes submissions again for search (their notes changed), in the caller's transaction (search/service.ts `reindex`). */
+  reindex: (ids: string[]) => Promise<void>;
   /** After a commit that changed a form's submissions: its cached pages and counts go. */
   forget: (formIds: Set<string>) => void;
   /** The single-submission paths a bulk `delete`, `spam` and `not-spam` take, all or none. */
@@ -268,6 +270,7 @@ export function createTriage(deps: TriageDeps) {
           text,
           at: isoTime(clock.now()),
         });
+        await deps.reindex([id]);
         await audit.record(actor, form.teamId, "note.added", noteId, { formId: form.id, submissionId: id });
         const note = noteJson((await triage.findNote(noteId))!);
         return { result: null, queued: await announce(form, rows, [updateOf(rows[0]!, form, { note })]) };
@@ -294,6 +297,7 @@ export function createTriage(deps: TriageDeps) {
       await committing(form, async () => {
         const rows = await lockedOf(form, [id]);
         if (!(await triage.deleteNote(note))) throw new AppError("NOT_FOUND", `submission ${id} has no note ${noteId}`);
+        await deps.reindex([id]);
         await audit.record(actor, form.teamId, "note.deleted", noteId, { formId: form.id, submissionId: id });
         return {
           result: null,

@@ -1,0 +1,183 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { OPERATOR } from "../../src/lib/principal";
+import { personalTeamId } from "../../src/lib/rights";
+import { onPostgres } from "../helpers/engine";
+import { useServer } from "../helpers/fixture";
+import { seedForm, storedData } from "../helpers/harness";
+import { newId } from "../../src/lib/ids";
+import type { NewSubmission } from "../../src/modules/submissions/model";
+import { submitPipeline } from "../../src/services";
+
+// The index holds exactly the submissions stored, whatever took some away: a recount after each way.
+const server = useServer({ config: { rateLimit: 100_000 } });
+const a = server.seed("a@example.com");
+const b = server.seed("b@example.com");
+
+/**
+ * The seqs the index holds, and those of the submissions it should: every one on PostgreSQL, those
+ * up to `indexed_to` on SQLite (the later ones wait for the indexer, and a search reads them apart).
+ */
+async function recount() {
+  const indexed = await server.query(
+    onPostgres
+      ? "SELECT seq FROM submission_search ORDER BY seq"
+      : "SELECT rowid AS seq FROM submission_search ORDER BY rowid",
+  );
+  const stored = await server.query(
+    onPostgres
+      ? "SELECT seq FROM submissions ORDER BY seq"
+      : "SELECT seq FROM submissions WHERE seq <= (SELECT indexed_to FROM search_backlog) ORDER BY seq",
+  );
+  return { indexed: indexed.map((r) => r.seq), stored: stored.map((r) => r.seq) };
+}
+
+/** The index is exact now, and again once the indexer has taken in what waited for it. */
+const expectExact = async () => {
+  for (const indexer of [false, true]) {
+    if (indexer) await server.services.search.indexPending();
+    const { indexed, stored } = await recount();
+    expect({ indexer, indexed }).toEqual({ indexer, indexed: stored });
+  }
+};
+
+/** The ids the operator's search finds for `q`, inbox and spam. */
+async function found(q: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const spam of [false, true]) {
+    const body = JSON.parse(await server.services.search.searchJson(OPERATOR, { q, spam, limit: 100 }));
+    ids.push(...body.submissions.map((s: { id: string }) => s.id));
+  }
+  return ids.sort();
+}
+
+const submit = async (key: string, formId: string, data: Record<string, unknown>) => {
+  const res = await server.submit(key, formId, data);
+  expect(res.status).toBe(200);
+  return res.body.submissionId as string;
+};
+
+describe("the index beside the submissions", () => {
+  test("follows submits, deletions, erasure, retention, spam marks, form moves and form deletions, at once", async () => {
+    const second = (await seedForm(server, "a@example.com", { name: "Second" })).id;
+    const kept = await submit(a.key, a.formId, { name: "Kept", message: "alpha common" });
+    const deleted = await submit(a.key, a.formId, { name: "Deleted", message: "bravo common" });
+    const erased = await submit(a.key, a.formId, {
+      email: "erase.me@example.com",
+      message: "charlie common zqxjvbkerasedword",
+    });
+    const aged = await submit(a.key, second, { name: "Aged", message: "delta common" });
+    const moved = await submit(a.key, second, { name: "Moved", message: "echo common" });
+    await expectExact();
+    expect(await found("common")).toEqual([kept, deleted, erased, aged, moved].sort());
+
+    expect((await server.send("DELETE", `/forms/${a.formId}/submissions/${deleted}`, a.key)).status).toBe(200);
+    await expectExact();
+    expect(await found("bravo")).toEqual([]);
+
+    expect((await server.send("POST", `/forms/${a.formId}/submissions/${kept}/spam`, a.key)).status).toBe(200);
+    await expectExact();
+    expect(await found("alpha")).toEqual([kept]);
+
+    const erasure = await server.services.lifecycle.eraseByEmail(OPERATOR, "erase.me@example.com", null);
+    expect(erasure.erased).toBe(1);
+    await expectExact();
+    expect(await found("charlie")).toEqual([]);
+    // Nor are its words left in the index's files (FTS5 marks a deletion until its segments are merged).
+    if (!onPostgres)
+      for (const file of [server.db, `${server.db}-wal`])
+        if (existsSync(file)) expect(readFileSync(file).toString("latin1")).not.toContain("vbkerasedword");
+
+    await server.exec(
+      "UPDATE submissions SET created_at = ? WHERE id = ?",
+      new Date(Date.now() - 40 * 86_400_000).toISOString(),
+      aged,
+    );
+    expect((await server.send("PATCH", `/forms/${second}`, a.key, { retentionDays: 30 })).status).toBe(200);
+    expect(await server.services.lifecycle.expireRetained()).toBe(1);
+    await expectExact();
+    expect(await found("delta")).toEqual([]);
+
+    // Moved to another team: found by that team's key, no longer by the one it left.
+    await server.services.teams.moveForm(OPERATOR, second, personalTeamId(b.ownerId));
+    await expectExact();
+    const byKey = async (key: string) =>
+      (await server.send("GET", "/submissions/search?q=echo", key)).body.submissions.map((s: { id: string }) => s.id);
+    expect(await byKey(a.key)).toEqual([]);
+    expect(await byKey(b.key)).toEqual([moved]);
+
+    await server.services.lifecycle.deleteForm(OPERATOR, a.formId);
+    await expectExact();
+    expect(await found("common")).toEqual([moved]);
+    const { indexed } = await recount();
+    expect(indexed.length).toBe(1);
+    expect((await server.query("SELECT count(*) AS n FROM submissions"))[0].n).toBe(1);
+  });
+
+  test("submissions stored before the index are indexed by the backlog job, newest first, and found", async () => {
+    const form = (await seedForm(server, "b@example.com", { name: "Old" })).id;
+    const old = [];
+    for (let i = 0; i < 3; i++) old.push(await submit(b.key, form, { message: `foxtrot number${i}` }));
+    const noted = await server.send("POST", `/forms/${form}/submissions/${old[1]}/notes`, b.key, { text: "quebec" });
+    expect(noted.status).toBe(200);
+    // As migration 36 finds a database: submissions, none of them indexed, the backlog's mark past them.
+    const [{ seq }] = await server.query("SELECT max(seq) AS seq FROM submissions");
+    await server.exec(
+      onPostgres
+        ? "DELETE FROM submission_search"
+        : "DELETE FROM submission_search WHERE rowid IN (SELECT seq FROM submissions)",
+    );
+    await server.exec("UPDATE search_backlog SET below = ?, indexed_to = ?", seq + 1, seq);
+    expect(await found("foxtrot")).toEqual([]);
+    expect(await found("quebec")).toEqual([]);
+    await server.jobs.run("index-search-backlog");
+    expect(await found("quebec")).toEqual([old[1]!]);
+    expect(await found("foxtrot")).toEqual(old.sort());
+    await expectExact();
+    expect((await server.query("SELECT below FROM search_backlog"))[0].below).toBe(0);
+  });
+
+  test("a submission indexed again is found by what it holds now, and no longer by what it held", async () => {
+    const form = (await seedForm(server, "b@example.com", { name: "Again" })).id;
+    const id = await submit(b.key, form, { message: "golf before" });
+    await server.services.search.indexPending();
+    await server.exec("UPDATE submissions SET data = ? WHERE id = ?", JSON.stringify({ message: "hotel after" }), id);
+    expect(await found("hotel")).toEqual([]);
+    await server.store.sql.transaction(() => server.services.search.reindex([id]));
+    expect(await found("hotel")).toEqual([id]);
+    expect(await found("golf")).toEqual([]);
+    await expectExact();
+  });
+
+  test("a field query that reads 5,000 of the index's matches without one in its field ends its page there, and goes on", async () => {
+    const form = await server.services.forms.requireForm(
+      (await seedForm(server, "b@example.com", { name: "Many" })).id,
+    );
+    const row = (name: string, i: number): NewSubmission => ({
+      id: newId("sub"),
+      form,
+      status: "inbox",
+      json: storedData({ name, message: "juliet" }),
+      meta: JSON.parse(storedData({}))._meta,
+      email: null,
+      createdAt: new Date(Date.now() - 10_000 + i).toISOString(),
+      idempotency: null,
+      stages: {},
+    });
+    const commit = submitPipeline(server.store.sql).commit;
+    const oldest = row("Juliet Oldest", 0);
+    expect(await commit([oldest])).toEqual([null]);
+    expect((await commit(Array.from({ length: 5_100 }, (_, i) => row("Romeo", i + 1)))).every((o) => o === null)).toBe(
+      true,
+    );
+    await server.services.search.indexPending();
+    const page = (cursor?: string) =>
+      server.services.search.searchJson(OPERATOR, { q: "name:juliet", formId: form.id, limit: 5, cursor });
+    const first = JSON.parse(await page());
+    expect(first.submissions).toEqual([]);
+    expect(first.nextCursor).toBeString();
+    const second = JSON.parse(await page(first.nextCursor));
+    expect(second.submissions.map((s: { id: string }) => s.id)).toEqual([oldest.id]);
+    expect(second.nextCursor).toBeNull();
+  }, 60_000);
+});
