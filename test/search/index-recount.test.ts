@@ -114,6 +114,19 @@ describe("the index beside the submissions", () => {
     expect((await server.query("SELECT count(*) AS n FROM submissions"))[0].n).toBe(1);
   });
 
+  test("a submission stored after the newest ones were deleted is indexed and found (SQLite hands out their seqs again)", async () => {
+    const form = (await seedForm(server, "a@example.com", { name: "Third" })).id;
+    const older = await submit(a.key, form, { message: "kilo older" });
+    const newest = await submit(a.key, form, { message: "kilo newest" });
+    await server.services.search.indexPending();
+    expect((await server.send("DELETE", `/forms/${form}/submissions/${newest}`, a.key)).status).toBe(200);
+    const after = await submit(a.key, form, { message: "kilo golfwordafter" });
+    expect(await found("golfwordafter")).toEqual([after]);
+    await expectExact();
+    expect(await found("golfwordafter")).toEqual([after]);
+    expect(await found("kilo")).toEqual([older, after].sort());
+  });
+
   test("submissions stored before the index are indexed by the backlog job, newest first, and found", async () => {
     const form = (await seedForm(server, "b@example.com", { name: "Old" })).id;
     const old = [];

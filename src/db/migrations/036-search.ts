@@ -18,8 +18,14 @@ export const steps: Step[] = [
   {
     sqlite: [
       `CREATE VIRTUAL TABLE submission_search USING fts5(words, content='', contentless_delete=1, tokenize='ascii', prefix='2 3')`,
+      // SQLite hands a deleted seq out again when none above it is left: the marks come down to
+      // the highest left, so the submission that takes it is indexed, and only once.
       `CREATE TRIGGER submissions_unsearched AFTER DELETE ON submissions BEGIN
          DELETE FROM submission_search WHERE rowid = old.seq;
+         UPDATE search_backlog
+           SET indexed_to = min(indexed_to, (SELECT coalesce(max(seq), 0) FROM submissions)),
+               below = min(below, (SELECT coalesce(max(seq), 0) + 1 FROM submissions))
+           WHERE old.seq > (SELECT coalesce(max(seq), 0) FROM submissions);
        END`,
     ],
     postgres: [
