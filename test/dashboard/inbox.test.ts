@@ -337,7 +337,7 @@ describe("the dashboard's inbox", () => {
     }
   });
 
-  test("typing “muller” finds last March's message from Müller, done long ago (where the server has search)", async () => {
+  test("typing “muller” finds last March's message from Müller, done long ago", async () => {
     const { formId, ids } = await formWith("Search", ["Ada Lovelace", "Grace Hopper"]);
     const march = new Date(Date.UTC(new Date().getUTCFullYear() - 1, 2, 14, 10)).getTime();
     clock.at(march);
@@ -351,7 +351,6 @@ describe("the dashboard's inbox", () => {
     const mueller = sent.body.submissionId as string;
     const done = await server.send("PATCH", `/forms/${formId}/submissions/${mueller}`, owner.key, { state: "done" });
     expect(done.status).toBe(200);
-    const probe = await server.send("GET", `/submissions/search?q=x&formId=${formId}`, owner.key);
     const opened = await open();
     const { page } = opened;
     try {
@@ -363,11 +362,6 @@ describe("the dashboard's inbox", () => {
       await page.keyboard.type("muller");
       await page.keyboard.press("Enter");
       await page.waitForURL(/q=muller/);
-      if (probe.body?.code === "ROUTE_NOT_FOUND") {
-        // This server has no search yet: the inbox says so, and keeps its filters.
-        await page.getByText("This server cannot search submissions yet").waitFor();
-        return;
-      }
       await page.waitForFunction(() => document.querySelectorAll(".submissions-table tbody tr").length === 1);
       const row = rows(page).first();
       expect(await row.innerText()).toContain("Jürgen Müller");

@@ -20,6 +20,8 @@ import type {
   Note,
   Passkey,
   Role,
+  SearchQuery,
+  SearchResults,
   Session,
   SpamFilterStatus,
   Submission,
@@ -32,11 +34,11 @@ import type {
   WebhookFormat,
 } from "../../client/index";
 import { startAuthentication, startRegistration, WebAuthnError } from "@simplewebauthn/browser";
-import { client, FormsvcError, sessionFetch } from "./api";
+import { client } from "./api";
 
 export type FormDetails = Form;
 
-export type { Account, ApiKey, CreatedKey, CreatedWebhook, Delivery, Webhook } from "../../client/index";
+export type { Account, ApiKey, CreatedKey, CreatedWebhook, Delivery, SearchHit, Webhook } from "../../client/index";
 
 const enc = encodeURIComponent;
 
@@ -148,50 +150,11 @@ export const submissions = {
     to === "spam" ? client.markSpam(formId, id) : client.markNotSpam(formId, id),
   exportUrl: (formId: string, format: "csv" | "json") =>
     `/api/v1/forms/${enc(formId)}/submissions/export?format=${format}`,
-  search: searchSubmissions,
+  /** The query language's words within one form's folder and the inbox's filters, newest first. */
+  search: (query: SearchQuery): Promise<SearchResults> => client.searchSubmissions(query),
   /** What the owner's spam filter has learned from the marks. */
   spamFilter: (teamId: string): Promise<SpamFilterStatus> => client.spamFilter({ teamId }),
 };
-
-/** A search hit, as the contract has it: a submission as lists show it, with the fragments that matched. */
-export type SearchHit = ListedSubmission & {
-  highlights: { field: string; text: string; matches: [number, number][] }[];
-};
-
-/** What the inbox asks of search: the query language's words, one form, its folder and the inbox's filters. */
-export interface InboxSearch {
-  q: string;
-  formId: string;
-  spam: boolean;
-  tag?: string;
-  assignee?: string;
-  cursor?: string;
-  limit: number;
-}
-
-/**
- * GET /submissions/search (issue 40's search, built on its own branch): asked here with the session
- * as the contract describes it, until the typed client's `searchSubmissions` replaces this.
- */
-async function searchSubmissions(query: InboxSearch): Promise<{ submissions: SearchHit[]; nextCursor: string | null }> {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-  const res = await sessionFetch(`${location.origin}/api/v1/submissions/search?${params}`, { method: "GET" }).catch(
-    (e: unknown) => {
-      throw new FormsvcError({ status: 0, message: e instanceof Error ? e.message : String(e) });
-    },
-  );
-  const body = (await res.json().catch(() => null)) as { error?: string; code?: string } | null;
-  if (body?.code === "ROUTE_NOT_FOUND")
-    throw new FormsvcError({ status: 404, message: "this server cannot search submissions yet" });
-  if (!res.ok)
-    throw new FormsvcError({
-      status: res.status,
-      message: body?.error ?? `search answered ${res.status}`,
-      code: body?.code,
-    });
-  return body as never;
-}
 
 export const notifications = {
   /** The owner notification as it would be sent; `template` not yet saved (null: formsvc's own email). */

@@ -13,7 +13,7 @@ import {
   type TeamMember,
 } from "../calls";
 import { formatDateTime, formatNumber, plural } from "../format";
-import { go, href } from "../router";
+import { go, href, parseHash } from "../router";
 import { me } from "../session";
 import { may, onlyWho } from "../team";
 import { act, announce, Confirm, Dialog, ErrorNote, Show } from "../ui/bits";
@@ -129,16 +129,20 @@ export function SubmissionsTab({
   const lastToggled = useRef<number | null>(null);
   const search = useRef<HTMLInputElement>(null);
   const base = ["forms", form.id, "submissions"];
-  const address = (change: Partial<Record<"status" | "state" | "tag" | "assignee" | "q" | "cursor", string>>) =>
-    href(base, {
-      status: folder === "spam" ? "spam" : undefined,
-      state: view.id === "todo" || folder === "spam" ? undefined : view.id,
-      tag,
-      assignee,
-      q,
+  // From the address as it is now, not as this render saw it: two changes in quick succession (a tag
+  // cleared, then an assignee picked before the page drew the first) both hold.
+  const address = (change: Partial<Record<"status" | "state" | "tag" | "assignee" | "q" | "cursor", string>>) => {
+    const now = inboxQuery(parseHash(location.hash).query);
+    return href(base, {
+      status: now.folder === "spam" ? "spam" : undefined,
+      state: now.view.id === "todo" || now.folder === "spam" ? undefined : now.view.id,
+      tag: now.tag,
+      assignee: now.assignee,
+      q: now.q,
       cursor: undefined,
       ...change,
     });
+  };
   const pageAt = (c: string | undefined) => address({ cursor: c });
   const move = (e: MouseEvent, cursors: (string | undefined)[], to: string | undefined) => {
     if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return; // a new tab keeps its own way
