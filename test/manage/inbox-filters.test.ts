@@ -46,6 +46,7 @@ describe("GET /forms/{formId}/submissions with the inbox's filters", () => {
     expect(await listed("tag=urgent&state=new,open")).toEqual(at(3));
     expect(await listed("assignee=Editor%40Example.com")).toEqual(at(0));
     expect(await listed("assignee=none")).toEqual(at(1, 3, 4));
+    expect(await listed("assignee=none&state=new,open")).toEqual(at(3, 4));
     expect(await listed("assignee=nobody%40example.com")).toEqual([]);
     expect(await listed("tag=nothing")).toEqual([]);
   });
