@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { fieldName, fold, tokensOf, wordsOf } from "../../src/lib/search-text";
+import { fieldName, fold, MAX_TEXT_TOKENS, tokensOf, wordsOf } from "../../src/lib/search-text";
 
 test("words are folded: case, accents, compatibility forms and letters such as ß", () => {
   expect(wordsOf("Hans MÜLLER, Große Straße; Ｆｕｌｌ ﬁne Łódź Ørsted")).toEqual([
@@ -43,4 +43,12 @@ test("the shortcuts for spaced scripts give the segmenter's tokens", () => {
     "mixed Müller 10€ ½ ² ﬀ",
   ])
     expect({ text, tokens: wordsOf(text) }).toEqual({ text, tokens: tokensOf(text).map((t) => t.token) });
+});
+
+test("a long text written without spaces is cut up to MAX_TEXT_TOKENS tokens, no further", () => {
+  const text = "東京都に住んでいます".repeat(5_000);
+  const tokens = tokensOf(text);
+  expect(tokens).toHaveLength(MAX_TEXT_TOKENS);
+  expect(tokens.slice(0, 7).map((t) => t.token)).toEqual(["東京", "都", "に", "住", "んで", "い", "ます"]);
+  expect(wordsOf(text)).toHaveLength(MAX_TEXT_TOKENS);
 });

@@ -7,6 +7,7 @@ import { useServer } from "../helpers/fixture";
 import { seedForm, storedData } from "../helpers/harness";
 import { newId } from "../../src/lib/ids";
 import type { NewSubmission } from "../../src/modules/submissions/model";
+import { createSearchRepo } from "../../src/modules/search/repo";
 import { submitPipeline } from "../../src/services";
 
 // The index holds exactly the submissions stored, whatever took some away: a recount after each way.
@@ -193,4 +194,66 @@ describe("the index beside the submissions", () => {
     expect(second.submissions.map((s: { id: string }) => s.id)).toEqual([oldest.id]);
     expect(second.nextCursor).toBeNull();
   }, 60_000);
+
+  test("a field query also ends its page after reading 1,000,000 characters of matches, and goes on", async () => {
+    const form = await server.services.forms.requireForm(
+      (await seedForm(server, "b@example.com", { name: "Long" })).id,
+    );
+    const row = (name: string, i: number): NewSubmission => ({
+      id: newId("sub"),
+      form,
+      status: "inbox",
+      json: storedData({ name, message: `lima ${"x ".repeat(2_600)}` }),
+      meta: JSON.parse(storedData({}))._meta,
+      email: null,
+      createdAt: new Date(Date.now() - 10_000 + i).toISOString(),
+      idempotency: null,
+      stages: {},
+    });
+    const commit = submitPipeline(server.store.sql).commit;
+    const oldest = row("Lima Oldest", 0);
+    expect(await commit([oldest])).toEqual([null]);
+    expect((await commit(Array.from({ length: 200 }, (_, i) => row("Mike", i + 1)))).every((o) => o === null)).toBe(
+      true,
+    );
+    await server.services.search.indexPending();
+    const page = (cursor?: string) =>
+      server.services.search.searchJson(OPERATOR, { q: "name:lima", formId: form.id, limit: 5, cursor });
+    const first = JSON.parse(await page());
+    expect(first.submissions).toEqual([]);
+    expect(first.nextCursor).toBeString();
+    const second = JSON.parse(await page(first.nextCursor));
+    expect(second.submissions.map((s: { id: string }) => s.id)).toEqual([oldest.id]);
+  }, 60_000);
+
+  test("the indexer takes what it cuts within its time budget a transaction, and goes on to the last", async () => {
+    if (onPostgres) return; // PostgreSQL indexes each submission in its submit's transaction
+    const form = await server.services.forms.requireForm(
+      (await seedForm(server, "b@example.com", { name: "Budget" })).id,
+    );
+    // Committed without the server's hooks, so that its own indexer does not take them first.
+    const rows = Array.from({ length: 3 }, (_, i): NewSubmission => ({
+      id: newId("sub"),
+      form,
+      status: "inbox",
+      json: storedData({ message: `november budget${i}` }),
+      meta: JSON.parse(storedData({}))._meta,
+      email: null,
+      createdAt: new Date().toISOString(),
+      idempotency: null,
+      stages: {},
+    }));
+    expect(await submitPipeline(server.store.sql).commit(rows)).toEqual([null, null, null]);
+    const ids = rows.map((r) => r.id);
+    const repo = createSearchRepo(server.store.sql);
+    const steps = [];
+    for (;;) {
+      const step = await server.store.sql.transaction(() => repo.indexPending(1_000, 0));
+      steps.push(step);
+      if (step.done) break;
+    }
+    expect(steps.map((s) => s.indexed)).toEqual([1, 1, 1]);
+    expect(await found("november")).toEqual(ids.sort());
+    await expectExact();
+  });
 });

@@ -1,5 +1,6 @@
 import {
   fieldName,
+  MAX_TEXT_TOKENS,
   MAX_TOKEN_LENGTH,
   tokensOf,
   wordsOf,
@@ -8,8 +9,11 @@ import {
   type Token,
 } from "../../lib/search-text";
 
-/** The most tokens of one submission that are indexed: PostgreSQL numbers a tsvector's positions up to 16,383. */
-export const MAX_DOCUMENT_TOKENS = 10_000;
+/**
+ * The most tokens of one submission that are indexed: PostgreSQL numbers a tsvector's positions up
+ * to 16,383. One text's are cut at the same count (search-text.ts `tokensOf`).
+ */
+export const MAX_DOCUMENT_TOKENS = MAX_TEXT_TOKENS;
 
 /** What the index holds of one submission, its tokens in order, each with the name of the field it came from. */
 export interface SearchDocument {
@@ -175,9 +179,12 @@ function matchedSpans(query: SearchQuery, field: string, tokens: Token[]): [numb
   return spans.filter((s, i) => i === 0 || s[0] >= spans[i - 1]![1]);
 }
 
+// Highlights are looked for in a text's first characters: a page's are cut from up to 100 submissions' texts.
+const HIGHLIGHTED_CHARS = 10_000;
+
 /** The fragment of one text that `query` matched, if it did. */
 function fragmentOf(query: SearchQuery, key: string, text: string): Omit<Highlight, "note"> | null {
-  const spans = matchedSpans(query, fieldName(key), tokensOf(text));
+  const spans = matchedSpans(query, fieldName(key), tokensOf(text.slice(0, HIGHLIGHTED_CHARS)));
   if (spans.length === 0) return null;
   if (text.length <= SHORT_TEXT) return { field: key, text, matches: spans };
   const from = Math.max(0, spans[0]![0] - BEFORE);

@@ -114,11 +114,20 @@ export function createSearchRepo(sql: Sql) {
     return notes;
   }
 
-  /** Each stored submission's tokens, from its data and notes as stored. */
-  async function documents(rows: Stored[]) {
+  /**
+   * Each stored submission's tokens, from its data and notes as stored; with `budgetMs`, those of the
+   * first rows cut within it (one at least), the rest left for another transaction.
+   */
+  async function documents(rows: Stored[], budgetMs = Infinity) {
     const notes = await notesOf(rows.map((r) => ({ id: r.id, noteCount: Number(r.note_count) })));
     const wordsOfJson = index.takesText ? indexedTextOfJson : tokensOfJson;
-    return rows.map((r) => ({ id: r.id, seq: r.seq, words: wordsOfJson(r.data, notes.get(r.id)) }));
+    const until = performance.now() + budgetMs;
+    const docs: { id: string; seq: number; words: string | string[] }[] = [];
+    for (const r of rows) {
+      docs.push({ id: r.id, seq: r.seq, words: wordsOfJson(r.data, notes.get(r.id)) });
+      if (performance.now() > until) break;
+    }
+    return docs;
   }
 
   return {
@@ -145,20 +154,22 @@ export function createSearchRepo(sql: Sql) {
     },
 
     /**
-     * Indexes up to `limit` of the submissions past `indexedTo`, oldest first, and moves the mark past
-     * them; run inside a transaction. Returns how many it indexed.
+     * Indexes up to `limit` of the submissions past `indexedTo`, oldest first (those cut into words
+     * within `budgetMs`), and moves the mark past them; run inside a transaction. Returns how many it
+     * indexed, and whether that was the last of them.
      */
-    async indexPending(limit: number): Promise<number> {
-      if (!index.batched) return 0;
+    async indexPending(limit: number, budgetMs?: number): Promise<{ indexed: number; done: boolean }> {
+      if (!index.batched) return { indexed: 0, done: true };
       const to = (await sql.get<{ indexed_to: number }>("SELECT indexed_to FROM search_backlog"))?.indexed_to ?? 0;
       const rows = await sql.all<Stored>(`SELECT ${STORED} FROM submissions WHERE seq > ? ORDER BY seq LIMIT ?`, [
         to,
         limit,
       ]);
-      if (rows.length === 0) return 0;
-      await index.index(await documents(rows));
-      await sql.run("UPDATE search_backlog SET indexed_to = ?", [rows[rows.length - 1]!.seq]);
-      return rows.length;
+      if (rows.length === 0) return { indexed: 0, done: true };
+      const docs = await documents(rows, budgetMs);
+      await index.index(docs);
+      await sql.run("UPDATE search_backlog SET indexed_to = ?", [docs[docs.length - 1]!.seq]);
+      return { indexed: docs.length, done: docs.length === rows.length && rows.length < limit };
     },
 
     /** Up to `limit` submissions that `filter` takes, whatever their words, newest stored first, strictly before seq `before`. */
@@ -212,19 +223,22 @@ export function createSearchRepo(sql: Sql) {
     },
 
     /**
-     * Indexes up to `limit` of the newest submissions stored before the index was (the backlog),
-     * and moves the backlog's mark past them; run inside a transaction. Returns how many it indexed.
+     * Indexes up to `limit` of the newest submissions stored before the index was (the backlog; those
+     * cut into words within `budgetMs`), and moves the backlog's mark past them; run inside a
+     * transaction. Returns how many it indexed, and whether that was the last of them.
      */
-    async indexBacklog(limit: number): Promise<number> {
+    async indexBacklog(limit: number, budgetMs?: number): Promise<{ indexed: number; done: boolean }> {
       const mark = await sql.get<{ below: number }>("SELECT below FROM search_backlog");
-      if (!mark || mark.below <= 0) return 0;
+      if (!mark || mark.below <= 0) return { indexed: 0, done: true };
       const rows = await sql.all<Stored>(`SELECT ${STORED} FROM submissions WHERE seq < ? ORDER BY seq DESC LIMIT ?`, [
         mark.below,
         limit,
       ]);
-      await index.index(await documents(rows), true);
-      await sql.run("UPDATE search_backlog SET below = ?", [rows.length < limit ? 0 : rows[rows.length - 1]!.seq]);
-      return rows.length;
+      const docs = await documents(rows, budgetMs);
+      await index.index(docs, true);
+      const done = docs.length === rows.length && rows.length < limit;
+      await sql.run("UPDATE search_backlog SET below = ?", [done ? 0 : docs[docs.length - 1]!.seq]);
+      return { indexed: docs.length, done };
     },
 
     /**

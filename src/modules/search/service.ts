@@ -39,13 +39,17 @@ export interface SearchParams {
 
 // A search's pages are one list whatever was asked: the position is a seq, which means the same in any of them.
 const LIST = "submissions:search";
-// A field query's reading of the index: rows per statement, and at most this many for one page.
+// A field query's reading of the index: rows per statement, and at most this many (or this much of
+// their data, each cut into words again) for one page.
 const FIELD_CHUNK = 200;
 const MAX_SCANNED = 5_000;
+const MAX_SCANNED_CHARS = 1_000_000;
 // New submissions wait this long for the indexer, which takes at most PENDING_CHUNK a transaction (about
-// 25 ms of the writer at 1,000,000 submissions: submits wait behind it).
+// 25 ms of the writer at 1,000,000 submissions: submits wait behind it), or what it cuts into words in
+// INDEX_BUDGET_MS (long text in scripts written without spaces is slow to cut, and the writer waits).
 const INDEX_AFTER_MS = 200;
 const PENDING_CHUNK = 1_000;
+const INDEX_BUDGET_MS = 50;
 // Submissions the backlog indexes per transaction: short enough not to hold the writer long.
 const BACKLOG_CHUNK = 500;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -113,7 +117,8 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
    * indexed yet (past `indexedTo`, matched here on the same tokens), then the index's. The index's
    * matches hold a field's terms somewhere, so with such terms the ones that hold them elsewhere
    * are left out (document.ts `matches`), and the index is read on in chunks, up to MAX_SCANNED
-   * rows: past that, `readTo` is the seq of the last one read, where the next page goes on.
+   * rows or MAX_SCANNED_CHARS of their data: past that, `readTo` is the seq of the last one read,
+   * where the next page goes on.
    */
   async function found(
     query: SearchQuery,
@@ -128,10 +133,11 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
       rows.push(...(await repo.search(query, filter, before, upTo, want - rows.length)));
       return { rows, readTo: null };
     }
-    for (let read = 0; read < MAX_SCANNED;) {
+    for (let read = 0, chars = 0; read < MAX_SCANNED && chars < MAX_SCANNED_CHARS;) {
       const chunk = await repo.search(query, filter, before, upTo, FIELD_CHUNK);
       rows.push(...(await matching(query, chunk)));
       read += chunk.length;
+      chars += chunk.reduce((n, r) => n + r.data.length, 0);
       if (rows.length >= want || chunk.length < FIELD_CHUNK) return { rows: rows.slice(0, want), readTo: null };
       before = chunk[chunk.length - 1]!.seq;
     }
@@ -206,9 +212,9 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     async indexPending(): Promise<number> {
       let total = 0;
       for (;;) {
-        const n = await sql.transaction(() => repo.indexPending(PENDING_CHUNK));
-        total += n;
-        if (n < PENDING_CHUNK) return total;
+        const { indexed, done } = await sql.transaction(() => repo.indexPending(PENDING_CHUNK, INDEX_BUDGET_MS));
+        total += indexed;
+        if (done) return total;
         await new Promise((resolve) => setImmediate(resolve));
       }
     },
@@ -233,9 +239,9 @@ export function createSearchService({ repo, sql, forms, cursors }: SearchDeps) {
     async indexBacklog(): Promise<number> {
       let total = 0;
       for (;;) {
-        const n = await sql.transaction(() => repo.indexBacklog(BACKLOG_CHUNK));
-        total += n;
-        if (n < BACKLOG_CHUNK) return total;
+        const { indexed, done } = await sql.transaction(() => repo.indexBacklog(BACKLOG_CHUNK, INDEX_BUDGET_MS));
+        total += indexed;
+        if (done) return total;
         await new Promise((resolve) => setImmediate(resolve));
       }
     },
