@@ -286,6 +286,10 @@ test("what cannot be searched is a 400 INVALID_QUERY, and nothing leaks of eithe
     "x".repeat(501),
     "a ".repeat(17),
     "\u0000",
+    // A prefix of one letter reads much of the index, and so do many prefixes.
+    "a*",
+    "blue w*",
+    "bl* wi* gr* re*",
   ]) {
     const res = await search(a.key, { q });
     expect({ q: q.slice(0, 20), status: res.status, code: res.body.code }).toEqual({
