@@ -28,15 +28,16 @@ export function fields(pairs: [string, unknown][]): string {
     .join("\n");
 }
 
-/**
- * Fields as `name=value` on one line, at most `max` characters (… when cut). Control characters,
- * line breaks included, become spaces: submitted data is untrusted and must not drive the terminal.
- */
+/** Text on one line, its control characters (line breaks included) spaces: submitted data is untrusted and must not drive the terminal. */
+export const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
+
+/** Fields as `name=value` on one line (`oneLine`), at most `max` characters (… when cut). */
 export function preview(fields: Record<string, unknown>, max: number): string {
-  const text = Object.entries(fields)
-    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
-    .join(" ")
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ");
+  const text = oneLine(
+    Object.entries(fields)
+      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(" "),
+  );
   const chars = [...text];
   return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : text;
 }

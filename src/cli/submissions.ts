@@ -16,7 +16,7 @@ import type { Services } from "../services";
 import { withServices } from "./context";
 import { exportProgress } from "./progress";
 import { examples, invocation } from "./hints";
-import { emit, preview, table } from "./output";
+import { emit, oneLine, preview, table } from "./output";
 
 // The API's page rules (GET /forms/{formId}/submissions), so a page and its cursor mean the same in both.
 const LIMIT = /^(100|[1-9][0-9]?)$/;
@@ -32,7 +32,7 @@ async function scope(s: Services, opts: { owner?: string; form?: string }): Prom
   return null;
 }
 
-/** A highlight's text with its matched words in [brackets], on one line. */
+/** A highlight's text with its matched words in [brackets], on one line (`oneLine`). */
 const marked = (text: string, matches: [number, number][]): string => {
   let out = "";
   let at = 0;
@@ -40,7 +40,7 @@ const marked = (text: string, matches: [number, number][]): string => {
     out += `${text.slice(at, start)}[${text.slice(start, end)}]`;
     at = end;
   }
-  return (out + text.slice(at)).replace(/\s+/g, " ");
+  return oneLine(out + text.slice(at)).replace(/\s+/g, " ");
 };
 
 /** The line that tells what an erasure removed beside submissions, or "" when nothing. */
@@ -146,7 +146,7 @@ export function submissionsCommand(): Command {
                   id,
                   formId,
                   createdAt,
-                  highlights.map((h) => `${h.field}: ${marked(h.text, h.matches)}`).join(" | "),
+                  highlights.map((h) => `${oneLine(h.field)}: ${marked(h.text, h.matches)}`).join(" | "),
                 ]),
               ),
             );

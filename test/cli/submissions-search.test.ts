@@ -49,6 +49,17 @@ describe("formsvc submissions search", () => {
     expect([none.code, none.stdout]).toEqual([0, "Nothing found.\n"]);
   });
 
+  test("control characters a visitor sent (in a value or a field's name) never reach the terminal", async () => {
+    const sent = await server.submit(owner.key, owner.formId, {
+      "x\u001b]0;pwned\u0007": "invoice \u001b[2J\u001b]52;c;aGk=\u0007 oscar",
+    });
+    expect(sent.status).toBe(200);
+    const cli = search("oscar");
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain("[oscar]");
+    expect(cli.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
   test("a query that cannot be searched is refused with the API's sentence", async () => {
     const bad = search('"unclosed');
     expect(bad.code).not.toBe(0);
