@@ -153,6 +153,12 @@ describe("a German form", () => {
     const refused = await formPost(closed, { name: "Ada", email: "ada@example.com" });
     expect(refused.status).toBe(403);
     expect(refused.html).toContain("Dieses Formular ist geschlossen und nimmt keine Antworten mehr entgegen.");
+    // From a script: the refusal's message as the page would say it, its code the API's.
+    const json = await jsonPost(closed, { name: "Ada", email: "ada@example.com" });
+    expect(json.body.code).toBe("FORM_CLOSED");
+    expect(json.body.errors).toEqual([
+      { code: "FORM_CLOSED", message: "Dieses Formular ist geschlossen und nimmt keine Antworten mehr entgegen." },
+    ]);
     // With no form behind the address, the error page.
     const lost = await formPost("no-such-form", { name: "Ada" }, "de-AT");
     expect(lost.language).toBe("de");

@@ -93,8 +93,10 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
     const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
     if (res.headers) Object.assign(set.headers, res.headers);
     if (res.body.code !== "ORIGIN_NOT_ALLOWED") Object.assign(set.headers, corsHeaders(request));
-    const errors: FieldError[] = res.body.errors ?? [{ code: res.body.code, message: res.body.error }];
     if (wantsJson(request.headers)) {
+      // A refusal of no field is told to the visitor as the page would tell it, in their language.
+      const sentence = () => sentenceFor(res.body.code, textsFor(known?.form, request));
+      const errors: FieldError[] = res.body.errors ?? [{ code: res.body.code, message: sentence() }];
       set.status = res.status;
       return { ...res.body, errors };
     }
