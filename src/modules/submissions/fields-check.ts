@@ -34,19 +34,21 @@ type Outcome = { value: unknown } | { code: string; message: string };
 interface Compiled {
   rules: { rule: FieldRule; check: (v: unknown, formPost: boolean) => Outcome; say: Say }[];
   names: Set<string>;
-  texts: Texts;
+  words: Texts;
 }
 
 /** A problem's message in the visitor's language, naming the field by its label as the owner wrote it. */
 type Say = (key: TextKey, vars?: Vars) => string;
 const sayer =
-  (texts: Texts, rule: FieldRule): Say =>
+  (words: Texts, rule: FieldRule): Say =>
   (key, vars) =>
-    texts.t(key, { ...vars, field: texts.quote(rule.label ?? rule.name) });
+    words.t(key, { ...vars, field: words.quote(rule.label ?? rule.name) });
+/** A problem: its code, and its message's text. */
+type Bad = (code: string, key: TextKey, vars?: Vars) => Outcome;
 
-function compileRule(rule: FieldRule, texts: Texts): (v: unknown, formPost: boolean) => Outcome {
-  const say = sayer(texts, rule);
-  const bad = (code: string, key: TextKey, vars?: Vars): Outcome => ({ code, message: say(key, vars) });
+function compileRule(rule: FieldRule, words: Texts): (v: unknown, formPost: boolean) => Outcome {
+  const say = sayer(words, rule);
+  const bad: Bad = (code, key, vars) => ({ code, message: say(key, vars) });
   const options = rule.options ? new Set(rule.options) : null;
   const list = options !== null && (rule.multiple === true || rule.type === "checkbox");
   const oneText = (v: unknown): v is string => typeof v === "string";
@@ -74,7 +76,7 @@ function compileRule(rule: FieldRule, texts: Texts): (v: unknown, formPost: bool
         return { value: v };
       };
     case "checkbox":
-      if (list) return choose(rule, options!, list, bad, texts);
+      if (list) return choose(rule, options!, list, bad, words);
       return (v, formPost) => {
         if (typeof v === "boolean") return { value: v };
         if (!formPost && typeof v !== "string") return bad("TYPE_TEXT", "field.boolean");
@@ -84,7 +86,7 @@ function compileRule(rule: FieldRule, texts: Texts): (v: unknown, formPost: bool
       };
     case "select":
     case "radio":
-      return choose(rule, options!, list, bad, texts);
+      return choose(rule, options!, list, bad, words);
     case "file":
       // What the upload reader put there (files/service.ts): a reference to a stored file, never text.
       return (v) => {
@@ -116,10 +118,10 @@ function choose(
   rule: FieldRule,
   options: Set<string>,
   list: boolean,
-  bad: (code: string, key: TextKey, vars?: Vars) => Outcome,
-  texts: Texts,
+  bad: Bad,
+  words: Texts,
 ): (v: unknown, formPost: boolean) => Outcome {
-  const all = rule.options!.join(texts.t("sep.options"));
+  const all = rule.options!.join(words.t("sep.options"));
   return (v, formPost) => {
     const values = Array.isArray(v) ? v : [v];
     if (!list && values.length !== 1) return bad("TYPE_TEXT", "field.oneValue");
@@ -129,7 +131,7 @@ function choose(
   };
 }
 
-const outOfRange = (rule: FieldRule, bad: (code: string, key: TextKey, vars?: Vars) => Outcome) =>
+const outOfRange = (rule: FieldRule, bad: Bad) =>
   bad(
     "OUT_OF_RANGE",
     rule.min === undefined ? "field.atMost" : rule.max === undefined ? "field.atLeast" : "field.between",
@@ -160,11 +162,11 @@ const compile = (fields: FieldRule[], lang: Language): Compiled => {
   if (!byLang) compiled.set(fields, (byLang = new Map()));
   let c = byLang.get(lang);
   if (!c) {
-    const texts = textsOf(lang);
+    const words = textsOf(lang);
     c = {
-      rules: fields.map((rule) => ({ rule, check: compileRule(rule, texts), say: sayer(texts, rule) })),
+      rules: fields.map((rule) => ({ rule, check: compileRule(rule, words), say: sayer(words, rule) })),
       names: new Set(fields.map((f) => f.name)),
-      texts,
+      words,
     };
     byLang.set(lang, c);
   }
@@ -181,7 +183,7 @@ export function validateFields(
   formPost: boolean,
   lang: Language = "en",
 ): FieldError[] {
-  const { rules, names, texts } = compile(form.fields!, lang);
+  const { rules, names, words } = compile(form.fields!, lang);
   const errors: FieldError[] = [];
   // A field applies when its condition holds and its controlling field applies (a chain hides as one);
   // conditions read values already typed, since a controlling field comes first.
@@ -224,7 +226,7 @@ export function validateFields(
         errors.push({
           field,
           code: "UNKNOWN_FIELD",
-          message: texts.t("field.unknown", { field: texts.quote(field.slice(0, 100)) }),
+          message: words.t("field.unknown", { field: words.quote(field.slice(0, 100)) }),
         });
   return errors;
 }
