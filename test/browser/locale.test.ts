@@ -52,3 +52,19 @@ for (const [locale, words] of [
       await close();
     }
   });
+
+test("the proof-of-work widget on a German form says its words in German", async () => {
+  const formId = (
+    await seedForm(server, OWNER, { name: "Kontakt", fields: FIELDS.slice(0, 1), locale: "de", challenge: "pow" })
+  ).id;
+  const { page, errors, blocked, close } = await browser.newPage({ locale: "en-US" });
+  try {
+    await page.goto(`${server.url}/f/${formId}`);
+    await page.getByText("Ich bin kein Roboter").waitFor();
+    await screenshot(page, "locale-de-pow");
+    expect(errors).toEqual([]);
+    expect(blocked).toEqual([]);
+  } finally {
+    await close();
+  }
+});

@@ -167,6 +167,21 @@ describe("a German form", () => {
   });
 });
 
+test("a pow form's page loads the widget's words in its language, from formsvc", async () => {
+  const id = await newForm({ locale: "pl", spamSettings: { challenge: "pow" } });
+  const { html } = await page(`/f/${id}`);
+  expect(html).toContain('language="pl"></altcha-widget>');
+  expect(html).toContain(
+    '<script defer src="/widget/altcha.js"></script>\n<script defer src="/widget/altcha-pl.js"></script>',
+  );
+  const pack = await fetch(`${server.url}/widget/altcha-pl.js`);
+  expect(pack.status).toBe(200);
+  expect(pack.headers.get("content-type")).toStartWith("text/javascript");
+  expect(await pack.text()).toContain('i18n.set("pl"');
+  for (const none of ["altcha-en.js", "altcha-xx.js", "altcha-pl.css"])
+    expect({ none, status: (await fetch(`${server.url}/widget/${none}`)).status }).toEqual({ none, status: 404 });
+});
+
 describe("auto: the visitor's Accept-Language", () => {
   let id: string;
   beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { PAGE_CSP } from "../../http/assets";
 import { escapeHtml } from "../../lib/template";
 import type { FieldRule, Form } from "../forms/model";
+import { widgetLanguagePath } from "../spam/widget";
 import { textsOf, type Texts } from "./locale";
 
 /** One problem with one field, as the field rules report it (VALIDATION_FAILED's `errors`). */
@@ -223,7 +224,7 @@ export function hostedFormPage(form: Form, state: FormPageState = {}, texts: Tex
     ? `<div class="hp" aria-hidden="true"><label>${esc(t("page.honeypot"))} <input type="text"${attr("name", form.honeypotField)} tabindex="-1" autocomplete="off"></label></div>`
     : "";
   const widget = pow
-    ? `<altcha-widget challenge="/f/${encodeURIComponent(form.id)}/challenge" auto="onfocus"></altcha-widget>
+    ? `<altcha-widget challenge="/f/${encodeURIComponent(form.id)}/challenge" auto="onfocus" language="${texts.lang}"></altcha-widget>
 <noscript><p class="notice">${esc(t("page.powNoscript"))}</p></noscript>`
     : "";
   const anyRequired = rules.some((r) => r.required && r.type !== "hidden");
@@ -242,9 +243,12 @@ ${widget}
 <button type="submit">${esc(t("page.send"))}</button>
 </form>`;
   // The widget's stylesheet under the id it looks for, so it injects no <style> of its own (which the policy would refuse).
+  // The widget's words in the page's language: its pack, after the widget (both deferred, so in order).
+  const pack = widgetLanguagePath(texts.lang);
   const head =
     (pow
-      ? `\n<link rel="stylesheet" id="altcha-css" href="${ALTCHA_CSS_PATH}">\n<script async src="/widget/altcha.js"></script>`
+      ? `\n<link rel="stylesheet" id="altcha-css" href="${ALTCHA_CSS_PATH}">\n<script ${pack ? "defer" : "async"} src="/widget/altcha.js"></script>` +
+        (pack ? `\n<script defer src="${pack}"></script>` : "")
       : "") + (logic ? `\n<script defer src="${PAGE_JS_PATH}"></script>` : "");
   return personPage(form.name, main, head, form.accentColor, texts.lang);
 }
