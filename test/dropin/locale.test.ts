@@ -67,7 +67,12 @@ const newForm = async (settings: Record<string, unknown>): Promise<string> => {
 };
 const page = async (path: string, language?: string) => {
   const res = await fetch(`${server.url}${path}`, { headers: language ? { "accept-language": language } : {} });
-  return { status: res.status, language: res.headers.get("content-language"), html: await res.text() };
+  return {
+    status: res.status,
+    language: res.headers.get("content-language"),
+    vary: res.headers.get("vary"),
+    html: await res.text(),
+  };
 };
 /** A browser's form post: answered with a page. */
 const formPost = async (formId: string, fields: Record<string, string>, language?: string) => {
@@ -115,9 +120,10 @@ describe("a German form", () => {
   });
 
   test("its hosted page is German, whatever the visitor's browser asks, with the owner's labels as written", async () => {
-    const { status, language, html } = await page(`/f/${id}`, "en-GB, en;q=0.9");
+    const { status, language, vary, html } = await page(`/f/${id}`, "en-GB, en;q=0.9");
     expect(status).toBe(200);
     expect(language).toBe("de");
+    expect(vary ?? "").not.toContain("Accept-Language"); // the same page for everyone
     expect(html).toContain('<html lang="de">');
     expect(html).toContain("Mit <span");
     expect(html).toContain("markierte Felder sind Pflichtfelder.");
@@ -189,8 +195,9 @@ describe("auto: the visitor's Accept-Language", () => {
   });
 
   test("the language weighted highest that formsvc has: French for fr-CH, de;q=0.5", async () => {
-    const { language, html } = await page(`/f/${id}`, "fr-CH, de;q=0.5");
+    const { language, vary, html } = await page(`/f/${id}`, "fr-CH, de;q=0.5");
     expect(language).toBe("fr");
+    expect(vary).toContain("Accept-Language");
     expect(html).toContain('<html lang="fr">');
     expect(html).toContain(">Envoyer</button>");
     expect((await jsonPost(id, { email: "x" }, "fr-CH, de;q=0.5")).body.errors).toEqual([

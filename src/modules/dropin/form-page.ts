@@ -2,7 +2,7 @@ import { PAGE_CSP } from "../../http/assets";
 import { escapeHtml } from "../../lib/template";
 import type { FieldRule, Form } from "../forms/model";
 import { widgetLanguagePath } from "../spam/widget";
-import { textsOf, type Texts } from "./locale";
+import { textsOf, type Locale, type Texts } from "./locale";
 
 /** One problem with one field, as the field rules report it (VALIDATION_FAILED's `errors`). */
 export interface FieldProblem {
@@ -42,6 +42,16 @@ export const PERSON_PAGE_HEADERS: Readonly<Record<string, string>> = {
   "x-frame-options": "SAMEORIGIN",
   "referrer-policy": "strict-origin-when-cross-origin",
 };
+
+/**
+ * A page's language in its headers: Content-Language, and where the visitor's Accept-Language chose
+ * it (the form's `locale` is auto, or no form is known) a Vary that says so to caches.
+ */
+export function languageHeaders(headers: Record<string, unknown>, { lang }: Texts, locale: Locale | undefined): void {
+  headers["content-language"] = lang;
+  if (locale === undefined || locale === "auto")
+    headers.vary = headers.vary ? `${String(headers.vary)}, Accept-Language` : "Accept-Language";
+}
 
 const esc = (v: unknown) => escapeHtml(String(v));
 const attr = (name: string, v: unknown) => (v === undefined || v === null || v === "" ? "" : ` ${name}="${esc(v)}"`);

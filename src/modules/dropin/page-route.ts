@@ -10,6 +10,7 @@ import {
   ALTCHA_CSS_PATH,
   closedFormPage,
   hostedFormPage,
+  languageHeaders,
   noFormPage,
   PAGE_CSS_PATH,
   PAGE_JS_PATH,
@@ -70,7 +71,8 @@ export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
         async ({ params, set, request }) => {
           const form = await publicFormOrNone(forms, params.formId);
           const texts = textsOf(languageFor(form?.locale, request.headers.get("accept-language")));
-          Object.assign(set.headers, PERSON_PAGE_HEADERS, { "content-language": texts.lang });
+          Object.assign(set.headers, PERSON_PAGE_HEADERS);
+          languageHeaders(set.headers, texts, form?.locale);
           if (!form || form.fields === null) {
             set.status = 404;
             return noFormPage(texts);

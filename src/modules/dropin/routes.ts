@@ -11,7 +11,7 @@ import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { SubmissionsService } from "../submissions/service";
-import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
+import { hostedFormPage, languageHeaders, PERSON_PAGE_HEADERS } from "./form-page";
 import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
 import { CATALOGUES, languageFor, textsOf, type TextKey, type Texts } from "./locale";
@@ -75,9 +75,10 @@ interface Answering {
  * the front refuses before routing (429).
  */
 export function createDropIn({ forms, submissions, files, links, maxBodyBytes, log }: DropInDeps) {
-  const html = (set: Answering["set"], status: number, page: string, texts: Texts) => {
+  const html = (set: Answering["set"], status: number, page: string, texts: Texts, form: Form | null | undefined) => {
     set.status = status;
-    Object.assign(set.headers, PERSON_PAGE_HEADERS, { "content-language": texts.lang });
+    Object.assign(set.headers, PERSON_PAGE_HEADERS);
+    languageHeaders(set.headers, texts, form?.locale);
     return page;
   };
   // The visitor's language for this form's pages: its setting, else their Accept-Language (locale.ts).
@@ -118,12 +119,13 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
         res.status,
         hostedFormPage(form, { values: known.values, problems: res.body.errors, notice: sentence }, texts),
         texts,
+        form,
       );
     // Each problem's message names its field by its label already (the field rules write them so).
     const problems = (res.body.errors ?? []).map((e) => e.message);
     const { headers } = request;
     const back = form ? backTarget(form, headers.get("referer"), headers.get("origin")) : null;
-    return html(set, res.status, errorPage(form, sentence, problems, back, texts), texts);
+    return html(set, res.status, errorPage(form, sentence, problems, back, texts), texts, form);
   }
 
   const routes = new Elysia({ name: "dropin-routes" })
@@ -213,11 +215,17 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
             links.verifies(sig, BACK_LINK, form.id, back) &&
             (form.allowedOrigins.length === 0 || form.allowedOrigins.includes(httpOrigin(back) ?? ""));
           const texts = textsFor(form, request);
-          return html(set, 200, thanksPage(form, shown ? back : null, texts), texts);
+          return html(set, 200, thanksPage(form, shown ? back : null, texts), texts, form);
         } catch (error) {
           const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
           const texts = textsFor(null, request);
-          return html(set, res.status, errorPage(null, sentenceFor(res.body.code, texts), [], null, texts), texts);
+          return html(
+            set,
+            res.status,
+            errorPage(null, sentenceFor(res.body.code, texts), [], null, texts),
+            texts,
+            null,
+          );
         }
       },
       { query: t.Object({ back: t.Optional(t.String()), sig: t.Optional(t.String()) }), detail: { hide: true } },
