@@ -10,15 +10,16 @@ import nl from "./locales/nl.json" with { type: "json" };
 import pl from "./locales/pl.json" with { type: "json" };
 import pt from "./locales/pt.json" with { type: "json" };
 
+export type { Language, Locale };
+export type TextKey = keyof typeof en;
+type Entry = string | Partial<Record<Intl.LDMLPluralRule, string>>;
+
 /**
  * The languages a visitor reads formsvc's own texts in: one catalogue each (locales/*.json, imported
  * so the binary carries them), English the reference every other must match key for key
  * (test/dropin/locale.test.ts). A text is a string with `{placeholders}`, or by plural category
  * (`one`, `few`, `many`, `other`: Intl.PluralRules) where it counts something.
  */
-export type { Language, Locale };
-export type TextKey = keyof typeof en;
-type Entry = string | Partial<Record<Intl.LDMLPluralRule, string>>;
 export const CATALOGUES: Record<Language, Record<TextKey, Entry>> = { en, de, fr, es, pt, it, nl, pl, ja };
 
 const KNOWN: ReadonlySet<string> = new Set(LANGUAGES);

@@ -96,8 +96,9 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
     if (res.body.code !== "ORIGIN_NOT_ALLOWED") Object.assign(set.headers, corsHeaders(request));
     if (wantsJson(request.headers)) {
       // A refusal of no field is told to the visitor as the page would tell it, in their language.
-      const sentence = () => sentenceFor(res.body.code, textsFor(known?.form, request));
-      const errors: FieldError[] = res.body.errors ?? [{ code: res.body.code, message: sentence() }];
+      const errors: FieldError[] = res.body.errors ?? [
+        { code: res.body.code, message: sentenceFor(res.body.code, textsFor(known?.form, request)) },
+      ];
       set.status = res.status;
       return { ...res.body, errors };
     }
