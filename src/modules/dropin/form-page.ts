@@ -59,7 +59,7 @@ const flag = (name: string, on: boolean | undefined) => (on ? ` ${name}` : "");
 
 /**
  * A page for people: the shared head (stylesheets from the binary, no script unless asked), a title
- * and a body, in `lang` (the route says it in Content-Language too: `personHeaders`).
+ * and a body, in `lang` (its route says so in Content-Language too: `languageHeaders`).
  */
 export function personPage(title: string, main: string, head = "", accent: string | null = null, lang = "en"): string {
   const colour = accent ? `\n<link rel="stylesheet" href="${accentCssPath(accent)}">` : "";
