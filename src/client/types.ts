@@ -58,6 +58,8 @@ export interface Form {
   errorUrl: string | null;
   /** The colour of the form's pages for people, `#rrggbb`; null = formsvc's blue. */
   accentColor: string | null;
+  /** The language of its pages and its visitors' field errors; `auto` = the visitor's Accept-Language. */
+  locale: Locale;
   recipients: { email: string; confirmed: boolean }[];
   notificationTemplate: { subject: string; text: string } | null;
   fromName: string | null;
@@ -111,6 +113,8 @@ export interface FilesSetting {
 }
 
 export type Challenge = "none" | "pow" | "turnstile" | "hcaptcha" | "recaptcha";
+/** The language of a form's pages for people: `auto` (the visitor's Accept-Language) or one of these. */
+export type Locale = "auto" | "en" | "de" | "fr" | "es" | "pt" | "it" | "nl" | "pl" | "ja";
 
 /** The settings `createForm` and `updateForm` take, shaped as `Form`; what is left out is the default (create) or stays as it is (update). */
 export interface FormSettings {
@@ -158,6 +162,7 @@ export interface FormSettings {
   successUrl?: string | null;
   errorUrl?: string | null;
   accentColor?: string | null;
+  locale?: Locale;
   /** At most 10 addresses, or `{email}` objects as Get Form shows them; `confirmed` is ignored (only the link confirms). */
   recipients?: (string | { email: string; confirmed?: boolean })[];
   /** Templates of at most 10,000 characters each; null = formsvc's email. */

@@ -9,3 +9,9 @@ declare module "*/altcha/dist/main/altcha.umd.min.cjs" {
   const path: string;
   export default path;
 }
+
+// Its language packs (the widget's words), the same way.
+declare module "*.umd.cjs" {
+  const path: string;
+  export default path;
+}

@@ -5,6 +5,7 @@ import type { SettingKey } from "../../modules/forms/settings";
 import { SETTING_HELP } from "../../modules/forms/setting-help";
 import { DEFAULT_FILES } from "../../modules/files/refs";
 import { FORM_TYPES } from "./form-types";
+import { LANGUAGE_NAMES, LANGUAGES } from "../../modules/dropin/languages";
 import { setAt, valueAt } from "../../lib/dotted-path";
 
 /** What the page holds while a setting is edited: each setting's value, by its key. */
@@ -286,6 +287,15 @@ const OWN: Record<SettingKey, Control> = {
     label: "Use my own colour on the form's pages",
     section: "General",
     fallback: "#2856d8",
+  },
+  locale: {
+    kind: "select",
+    label: "Language of the form's pages",
+    section: "General",
+    options: [
+      { value: "auto", label: "The visitor's (from their browser)" },
+      ...LANGUAGES.map((value) => ({ value, label: LANGUAGE_NAMES[value] })),
+    ],
   },
   successUrl: {
     kind: "url",

@@ -35,6 +35,7 @@ import * as oneResponse from "./034-one-response";
 import * as attachments from "./035-attachments";
 import * as search from "./036-search";
 import * as inboxViews from "./039-inbox-views";
+import * as locale from "./040-locale";
 
 export type { Migration };
 
@@ -83,4 +84,5 @@ export const migrations: Migration[] = [
   portable(35, "attachments", attachments.steps),
   portable(36, "search", search.steps),
   portable(39, "inbox-views", inboxViews.steps),
+  portable(40, "locale", locale.steps),
 ];

@@ -1,6 +1,8 @@
 import { PAGE_CSP } from "../../http/assets";
 import { escapeHtml } from "../../lib/template";
 import type { FieldRule, Form } from "../forms/model";
+import { widgetLanguagePath } from "../spam/widget";
+import { textsOf, type Locale, type Texts } from "./locale";
 
 /** One problem with one field, as the field rules report it (VALIDATION_FAILED's `errors`). */
 export interface FieldProblem {
@@ -41,15 +43,28 @@ export const PERSON_PAGE_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "strict-origin-when-cross-origin",
 };
 
+/**
+ * A page's language in its headers: Content-Language, and where the visitor's Accept-Language chose
+ * it (the form's `locale` is auto, or no form is known) a Vary that says so to caches.
+ */
+export function languageHeaders(headers: Record<string, unknown>, { lang }: Texts, locale: Locale | undefined): void {
+  headers["content-language"] = lang;
+  if (locale === undefined || locale === "auto")
+    headers.vary = headers.vary ? `${String(headers.vary)}, Accept-Language` : "Accept-Language";
+}
+
 const esc = (v: unknown) => escapeHtml(String(v));
 const attr = (name: string, v: unknown) => (v === undefined || v === null || v === "" ? "" : ` ${name}="${esc(v)}"`);
 const flag = (name: string, on: boolean | undefined) => (on ? ` ${name}` : "");
 
-/** A page for people: the shared head (stylesheets from the binary, no script unless asked), a title and a body. */
-export function personPage(title: string, main: string, head = "", accent: string | null = null): string {
+/**
+ * A page for people: the shared head (stylesheets from the binary, no script unless asked), a title
+ * and a body, in `lang` (its route says so in Content-Language too: `languageHeaders`).
+ */
+export function personPage(title: string, main: string, head = "", accent: string | null = null, lang = "en"): string {
   const colour = accent ? `\n<link rel="stylesheet" href="${accentCssPath(accent)}">` : "";
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -78,7 +93,14 @@ const INPUT_TYPES = new Set(["text", "email", "url", "tel", "number", "date"]);
 const AUTOCOMPLETE: Record<string, string> = { name: "name", email: "email", phone: "tel", tel: "tel" };
 
 /** One field: its label, its control with the values sent, and its problem beside it. */
-function fieldHtml(rule: FieldRule, i: number, values: string[], problem: string | undefined, when = ""): string {
+function fieldHtml(
+  rule: FieldRule,
+  i: number,
+  values: string[],
+  problem: string | undefined,
+  texts: Texts,
+  when = "",
+): string {
   const id = `f${i}`;
   const errorId = `${id}-error`;
   // What the page's script reads: the field a wrapper holds, and when it applies.
@@ -119,7 +141,7 @@ ${error}${boxes}
     )}>`;
     return `<div class="field checkbox${problem ? " invalid" : ""}"${logic}><label for="${id}">${box} ${label}${mark}</label>${error}</div>`;
   } else if (rule.type === "select") {
-    const blank = rule.multiple ? "" : `<option value="">Choose…</option>`;
+    const blank = rule.multiple ? "" : `<option value="">${esc(texts.t("page.choose"))}</option>`;
     const options = (rule.options ?? [])
       .map((o) => `<option${attr("value", o)}${flag("selected", values.includes(o))}>${esc(o)}</option>`)
       .join("");
@@ -141,18 +163,21 @@ ${error}${boxes}
 }
 
 /** When a conditional field applies, in words, for a page without script (which shows every field). */
-function whenHtml(rule: FieldRule, rules: FieldRule[]): string {
+function whenHtml(rule: FieldRule, rules: FieldRule[], { t }: Texts): string {
   const cond = rule.showIf;
   if (!cond) return "";
   const by = rules.find((r) => r.name === cond.field);
-  const who = `“${esc(by?.label ?? cond.field)}”`;
-  const what =
+  const quote = (text: string) => t("page.quote", { text });
+  const field = quote(by?.label ?? cond.field);
+  const said =
     cond.equals !== undefined
-      ? `is ${by?.type === "checkbox" && !by.options && cond.equals === "true" ? "ticked" : `“${esc(cond.equals)}”`}`
+      ? by?.type === "checkbox" && !by.options && cond.equals === "true"
+        ? t("page.when.ticked", { field })
+        : t("page.when.equals", { field, value: quote(cond.equals) })
       : cond.in
-        ? `is one of ${cond.in.map((v) => `“${esc(v)}”`).join(", ")}`
-        : "is filled in";
-  return `<p class="when">Only if ${who} ${what}</p>`;
+        ? t("page.when.in", { field, values: cond.in.map(quote).join(t("sep.options")) })
+        : t("page.when.filled", { field });
+  return `<p class="when">${esc(said)}</p>`;
 }
 
 /**
@@ -177,7 +202,8 @@ function fieldsHtml(rules: FieldRule[], html: (rule: FieldRule, i: number) => st
  * summary at the top. Works without script but for the proof of work (the ALTCHA widget, when the
  * form's challenge is pow); no inline script or style, so PERSON_PAGE_HEADERS' policy holds.
  */
-export function hostedFormPage(form: Form, state: FormPageState = {}): string {
+export function hostedFormPage(form: Form, state: FormPageState = {}, texts: Texts = textsOf("en")): string {
+  const { t } = texts;
   const rules = form.fields ?? [];
   const values = state.values ?? {};
   const problems = state.problems ?? [];
@@ -188,7 +214,7 @@ export function hostedFormPage(form: Form, state: FormPageState = {}): string {
 
   const summary = problems.length
     ? `<div class="summary" role="alert" aria-labelledby="summary-title">
-<h2 id="summary-title">Please check ${problems.length === 1 ? "this" : `these ${problems.length}`}</h2>
+<h2 id="summary-title">${esc(t("page.summary", { count: problems.length }))}</h2>
 <ul>${problems
         .map((p) => {
           const i = p.field === undefined ? undefined : index.get(p.field);
@@ -205,48 +231,58 @@ export function hostedFormPage(form: Form, state: FormPageState = {}): string {
   const pow = form.challenge === "pow";
   const multipart = rules.some((r) => r.type === "file");
   const honeypot = form.honeypotField
-    ? `<div class="hp" aria-hidden="true"><label>Leave this empty <input type="text"${attr("name", form.honeypotField)} tabindex="-1" autocomplete="off"></label></div>`
+    ? `<div class="hp" aria-hidden="true"><label>${esc(t("page.honeypot"))} <input type="text"${attr("name", form.honeypotField)} tabindex="-1" autocomplete="off"></label></div>`
     : "";
   const widget = pow
-    ? `<altcha-widget challenge="/f/${encodeURIComponent(form.id)}/challenge" auto="onfocus"></altcha-widget>
-<noscript><p class="notice">This form checks for spam with a small puzzle your browser solves, which needs JavaScript. Please turn it on to send the form.</p></noscript>`
+    ? `<altcha-widget challenge="/f/${encodeURIComponent(form.id)}/challenge" auto="onfocus" language="${texts.lang}"></altcha-widget>
+<noscript><p class="notice">${esc(t("page.powNoscript"))}</p></noscript>`
     : "";
   const anyRequired = rules.some((r) => r.required && r.type !== "hidden");
   const logic = rules.some((r) => r.type === "page" || r.showIf);
+  // The script's own words, as data: one script serves every language.
+  const scriptTexts = { back: t("page.back"), next: t("page.next"), progress: t("page.progress") };
+  const star = `<span class="required" aria-hidden="true">*</span><span class="visually-hidden">${esc(t("page.star"))}</span>`;
 
   const main = `<h1>${esc(form.name)}</h1>
 ${form.description ? `<p class="description">${esc(form.description)}</p>` : ""}
 ${notice}${summary}
-<form method="post" action="/f/${encodeURIComponent(form.id)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}"${logic ? " data-logic" : ""}>
-${anyRequired ? `<p class="hint">Fields marked <span class="required" aria-hidden="true">*</span><span class="visually-hidden">with a star</span> are required.</p>\n` : ""}${fieldsHtml(rules, (r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name), whenHtml(r, rules)))}
+<form method="post" action="/f/${encodeURIComponent(form.id)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}"${logic ? ` data-logic${attr("data-texts", JSON.stringify(scriptTexts))}` : ""}>
+${anyRequired ? `<p class="hint">${esc(t("page.required")).replace("{star}", star)}</p>\n` : ""}${fieldsHtml(rules, (r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name), texts, whenHtml(r, rules, texts)))}
 ${honeypot}
 ${widget}
-<button type="submit">Send</button>
+<button type="submit">${esc(t("page.send"))}</button>
 </form>`;
   // The widget's stylesheet under the id it looks for, so it injects no <style> of its own (which the policy would refuse).
+  // The widget's words in the page's language: its pack, after the widget (both deferred, so in order).
+  const pack = widgetLanguagePath(texts.lang);
   const head =
     (pow
-      ? `\n<link rel="stylesheet" id="altcha-css" href="${ALTCHA_CSS_PATH}">\n<script async src="/widget/altcha.js"></script>`
+      ? `\n<link rel="stylesheet" id="altcha-css" href="${ALTCHA_CSS_PATH}">\n<script ${pack ? "defer" : "async"} src="/widget/altcha.js"></script>` +
+        (pack ? `\n<script defer src="${pack}"></script>` : "")
       : "") + (logic ? `\n<script defer src="${PAGE_JS_PATH}"></script>` : "");
-  return personPage(form.name, main, head, form.accentColor);
+  return personPage(form.name, main, head, form.accentColor, texts.lang);
 }
 
 /** The hosted page of a closed form: its name, why it is closed, and no form. */
-export function closedFormPage(form: Form, why: string): string {
+export function closedFormPage(form: Form, why: string, texts: Texts): string {
   return personPage(
     form.name,
     `<h1>${esc(form.name)}</h1>
 <p class="notice" role="status">${esc(why)}</p>`,
     "",
     form.accentColor,
+    texts.lang,
   );
 }
 
 /** The page for an address with no hosted form behind it: one kind sentence, whatever the reason. */
-export function noFormPage(): string {
+export function noFormPage({ t, lang }: Texts): string {
   return personPage(
-    "Form not found",
-    `<h1>Form not found</h1>
-<p>There is no form at this address. Please check the link you followed, or ask whoever sent it.</p>`,
+    t("notFound.title"),
+    `<h1>${esc(t("notFound.title"))}</h1>
+<p>${esc(t("notFound.text"))}</p>`,
+    "",
+    null,
+    lang,
   );
 }

@@ -5,16 +5,18 @@ import type { Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
 import type { FormsService } from "../forms/service";
 import type { SpamService } from "../spam/service";
-import { whyClosed } from "../submissions/closing";
+import { closedReason } from "../submissions/closing";
 import {
   ALTCHA_CSS_PATH,
   closedFormPage,
   hostedFormPage,
+  languageHeaders,
   noFormPage,
   PAGE_CSS_PATH,
   PAGE_JS_PATH,
   PERSON_PAGE_HEADERS,
 } from "./form-page";
+import { languageFor, textsOf } from "./locale";
 import { accentCss, PAGE_CSS } from "./page-css";
 import { PAGE_SCRIPT } from "./page-script";
 import { publicForm, publicFormOrNone } from "./public-form";
@@ -66,16 +68,20 @@ export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
       )
       .get(
         "/f/:formId",
-        async ({ params, set }) => {
-          Object.assign(set.headers, PERSON_PAGE_HEADERS);
+        async ({ params, set, request }) => {
           const form = await publicFormOrNone(forms, params.formId);
+          const texts = textsOf(languageFor(form?.locale, request.headers.get("accept-language")));
+          Object.assign(set.headers, PERSON_PAGE_HEADERS);
+          languageHeaders(set.headers, texts, form?.locale);
           if (!form || form.fields === null) {
             set.status = 404;
-            return noFormPage();
+            return noFormPage(texts);
           }
-          const closed = whyClosed(form, clock);
-          if (closed) return closedFormPage(form, `Sorry, ${closed.message}.`);
-          return hostedFormPage(form);
+          const closed = closedReason(form, clock);
+          // The time as stored, in UTC: the same in every language, and no visitor's time zone is known.
+          const time = `${form.closesAt?.slice(0, 16).replace("T", " ")} UTC`;
+          if (closed) return closedFormPage(form, texts.t(`closed.${closed}`, { time }), texts);
+          return hostedFormPage(form, {}, texts);
         },
         { params: FormParams, ...hide },
       )

@@ -4,13 +4,15 @@
  * With it: a field whose condition does not hold is hidden and disabled (so neither checked nor
  * sent), as fields-check.ts decides on the server, live as the visitor types; and one step shows at a
  * time with a progress bar, Back and Next, each step checked by the browser's own constraint
- * validation before the next. Plain ES2017 with no framework, served from formsvc (no inline script).
+ * validation before the next. Plain ES2017 with no framework, served from formsvc (no inline script);
+ * its words come from the page (`data-texts`, in the form's language), so one script serves all.
  */
 export const PAGE_SCRIPT = `"use strict";
 (() => {
   const form = document.querySelector("form[data-logic]");
   if (!form) return;
   form.classList.add("live");
+  const texts = JSON.parse(form.dataset.texts);
   const controls = (root) => [...root.querySelectorAll("input, select, textarea")];
   const wraps = new Map([...form.querySelectorAll("[data-field]")].map((w) => [w.dataset.field, w]));
   const conditional = [...form.querySelectorAll("[data-show-if]")].map((w) => [w, JSON.parse(w.dataset.showIf)]);
@@ -64,8 +66,8 @@ export const PAGE_SCRIPT = `"use strict";
     top.append(said, bar);
     form.prepend(top);
     const nav = make("div", "step-nav");
-    const back = make("button", "secondary", "Back");
-    const next = make("button", "", "Next");
+    const back = make("button", "secondary", texts.back);
+    const next = make("button", "", texts.next);
     back.type = next.type = "button";
     send.before(nav);
     nav.append(back, next, send);
@@ -76,7 +78,7 @@ export const PAGE_SCRIPT = `"use strict";
       const k = Math.max(0, list.indexOf(steps[i]));
       bar.max = list.length;
       bar.value = k + 1;
-      said.textContent = "Step " + (k + 1) + " of " + list.length;
+      said.textContent = texts.progress.replace("{step}", k + 1).replace("{total}", list.length);
       back.hidden = k === 0;
       next.hidden = k === list.length - 1;
       send.hidden = !next.hidden;

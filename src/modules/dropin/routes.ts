@@ -11,9 +11,10 @@ import type { Principal } from "../../lib/principal";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { SubmissionsService } from "../submissions/service";
-import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
+import { hostedFormPage, languageHeaders, PERSON_PAGE_HEADERS } from "./form-page";
 import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
+import { CATALOGUES, languageFor, textsOf, type TextKey, type Texts } from "./locale";
 import { errorPage, thanksPage } from "./pages";
 import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
 import type { Upload } from "../files/model";
@@ -32,29 +33,9 @@ export interface DropInDeps {
   log: Logger;
 }
 
-/** What a visitor reads when a post is refused: one sentence per kind of refusal. */
-const SENTENCES: Partial<Record<ErrorCode, string>> = {
-  VALIDATION_FAILED: "Some fields need another look.",
-  EMPTY: "The form was sent without anything filled in.",
-  INVALID_BODY: "The form could not be read; please try again from the page you came from.",
-  CHALLENGE_FAILED: "The check that you are a person did not pass; please try again.",
-  ORIGIN_NOT_ALLOWED: "This form does not take answers from the page you sent it from.",
-  FORM_CLOSED: "This form is closed and takes no more answers.",
-  ALREADY_SUBMITTED: "This form takes one answer per email address, and this address has already sent one.",
-  FORM_NOT_FOUND: "There is no form at this address.",
-  PAYLOAD_TOO_LARGE: "What you sent is too large; please shorten it and try again.",
-  TOO_MANY_FIELDS: "The form sent more fields than it may; please try again from the page you came from.",
-  BODY_TOO_SLOW: "The form took too long to arrive; please check your connection and try again.",
-  NO_FILE_UPLOADS: "This form does not take files; please send it without them.",
-  FILE_TYPE_NOT_ALLOWED: "This form does not take that kind of file.",
-  FILES_TOO_BIG: "The files are too large for this form; please send smaller ones.",
-  TOO_MANY_FILES: "That is more files than this form takes.",
-  FILE_INFECTED: "A file you sent looks harmful, so nothing was sent.",
-  UNSUPPORTED_MEDIA_TYPE: "The form could not be read; please try again from the page you came from.",
-  RATE_LIMITED: "Too many answers were sent from your address; please wait a minute and try again.",
-  UNAVAILABLE: "The form cannot take answers right now; please try again in a moment.",
-};
-const sentenceFor = (code: ErrorCode) => SENTENCES[code] ?? "Something went wrong; please try again later.";
+/** What a visitor reads when a post is refused: one sentence per kind of refusal (locales/*.json, `refused.CODE`). */
+const sentenceFor = (code: ErrorCode, { t }: Texts) =>
+  t(`refused.${code}` in CATALOGUES.en ? (`refused.${code}` as TextKey) : "refused.other");
 
 /** The form owner's submission, as a publishable key bound to this one form would send it: every check of a public submit applies. */
 const visitorOf = (form: Form): Principal => ({
@@ -94,11 +75,15 @@ interface Answering {
  * the front refuses before routing (429).
  */
 export function createDropIn({ forms, submissions, files, links, maxBodyBytes, log }: DropInDeps) {
-  const html = (set: Answering["set"], status: number, page: string) => {
+  const html = (set: Answering["set"], status: number, page: string, texts: Texts, form: Form | null | undefined) => {
     set.status = status;
     Object.assign(set.headers, PERSON_PAGE_HEADERS);
+    languageHeaders(set.headers, texts, form?.locale);
     return page;
   };
+  // The visitor's language for this form's pages: its setting, else their Accept-Language (locale.ts).
+  const textsFor = (form: Form | null | undefined, request: Request) =>
+    textsOf(languageFor(form?.locale, request.headers.get("accept-language")));
 
   /** A refused post: JSON with `errors[]`, a 303 to the form's errorUrl, the hosted form again with its values, or an error page. */
   async function failure(
@@ -109,8 +94,11 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
     const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
     if (res.headers) Object.assign(set.headers, res.headers);
     if (res.body.code !== "ORIGIN_NOT_ALLOWED") Object.assign(set.headers, corsHeaders(request));
-    const errors: FieldError[] = res.body.errors ?? [{ code: res.body.code, message: res.body.error }];
     if (wantsJson(request.headers)) {
+      // A refusal of no field is told to the visitor as the page would tell it, in their language.
+      const errors: FieldError[] = res.body.errors ?? [
+        { code: res.body.code, message: sentenceFor(res.body.code, textsFor(known?.form, request)) },
+      ];
       set.status = res.status;
       return { ...res.body, errors };
     }
@@ -124,18 +112,21 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
       set.headers.location = locationUrl(target.href) ?? form.errorUrl;
       return "";
     }
-    const sentence = sentenceFor(res.body.code);
+    const texts = textsFor(form, request);
+    const sentence = sentenceFor(res.body.code, texts);
     if (form?.fields && known?.values)
       return html(
         set,
         res.status,
-        hostedFormPage(form, { values: known.values, problems: res.body.errors, notice: sentence }),
+        hostedFormPage(form, { values: known.values, problems: res.body.errors, notice: sentence }, texts),
+        texts,
+        form,
       );
     // Each problem's message names its field by its label already (the field rules write them so).
     const problems = (res.body.errors ?? []).map((e) => e.message);
     const { headers } = request;
     const back = form ? backTarget(form, headers.get("referer"), headers.get("origin")) : null;
-    return html(set, res.status, errorPage(form, sentence, problems, back));
+    return html(set, res.status, errorPage(form, sentence, problems, back, texts), texts, form);
   }
 
   const routes = new Elysia({ name: "dropin-routes" })
@@ -214,7 +205,7 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
     )
     .get(
       "/f/:formId/thanks",
-      async ({ params: { formId }, query: { back, sig }, set, requestId }) => {
+      async ({ params: { formId }, query: { back, sig }, set, requestId, request }) => {
         try {
           const form = await publicForm(forms, formId);
           // A link on our page to wherever a query (or the page request's Referer) says would be anyone's:
@@ -224,10 +215,18 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
             sig !== undefined &&
             links.verifies(sig, BACK_LINK, form.id, back) &&
             (form.allowedOrigins.length === 0 || form.allowedOrigins.includes(httpOrigin(back) ?? ""));
-          return html(set, 200, thanksPage(form, shown ? back : null));
+          const texts = textsFor(form, request);
+          return html(set, 200, thanksPage(form, shown ? back : null, texts), texts, form);
         } catch (error) {
           const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
-          return html(set, res.status, errorPage(null, sentenceFor(res.body.code), [], null));
+          const texts = textsFor(null, request);
+          return html(
+            set,
+            res.status,
+            errorPage(null, sentenceFor(res.body.code, texts), [], null, texts),
+            texts,
+            null,
+          );
         }
       },
       { query: t.Object({ back: t.Optional(t.String()), sig: t.Optional(t.String()) }), detail: { hide: true } },

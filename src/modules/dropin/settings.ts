@@ -1,5 +1,7 @@
 import { t } from "elysia";
+import { OneOf } from "../../http/schemas";
 import { setting } from "../forms/setting-row";
+import { LOCALES, type Locale } from "./languages";
 
 /** A colour as the pages for people take it: six hex digits after `#`. */
 const HEX_COLOUR = "^#[0-9A-Fa-f]{6}$";
@@ -18,4 +20,17 @@ export const ACCENT_COLOR = setting({
   example: "#0f766e",
   cli: { flag: "--accent-color <#rrggbb>", no: { help: "formsvc's blue (the default)", value: null } },
   show: { label: "accent colour", text: (v) => v ?? "formsvc's blue" },
+});
+
+/** The language of the form's pages for people and of the messages its visitors get (locale.ts). */
+export const LOCALE = setting({
+  schema: t.Unsafe<Locale>({ type: "string", enum: [...LOCALES] }),
+  input: OneOf(LOCALES, `locale must be one of ${LOCALES.join(", ")}`),
+  field: "locale",
+  column: "locale",
+  stored: "plain",
+  default: "auto",
+  example: "de",
+  cli: { flag: "--locale <language>", hint: `one of ${LOCALES.join(", ")}` },
+  show: { label: "language", text: (v) => (v === "auto" ? "the visitor's (Accept-Language)" : v) },
 });

@@ -1,4 +1,5 @@
 import type { FilesSetting } from "../files/model";
+import type { Locale } from "../dropin/languages";
 import { t, type Static } from "elysia";
 
 export const FORM_TYPES = [
@@ -132,6 +133,8 @@ export interface Form {
   errorUrl: string | null;
   /** The colour of its pages for people, `#rrggbb`; null = formsvc's blue. */
   accentColor: string | null;
+  /** The language of its pages for people and its visitors' messages; `auto` = the visitor's Accept-Language. */
+  locale: Locale;
   /** Who gets the owner notification besides the team's members who want it (notifications/queue.ts `readersOf`). */
   recipients: Recipient[];
   /** The owner notification's own subject and text (Mustache); null = formsvc's email. */

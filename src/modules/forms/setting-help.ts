@@ -63,6 +63,8 @@ export const SETTING_HELP = {
     "Where a browser goes (with ?error=CODE) when a drop-in submit is refused; without it, formsvc's error page.",
   accentColor:
     "The colour of the form's hosted page, thank-you page and error page (links, buttons, focus rings), as #rrggbb; null is formsvc's blue.",
+  locale:
+    "The language of the form's hosted page, thank-you and error pages, and of the field errors its visitors get (errors[].message; codes stay as they are): auto (the visitor's Accept-Language, else English) or one of en, de, fr, es, pt, it, nl, pl, ja. The owner's labels show as written.",
   recipients:
     "Who gets the owner notification besides the team's members who want it (each chooses; until then owners and admins do), up to 10 addresses; each but yours gets a confirmation link first and nothing until it is opened.",
   notificationTemplate:

@@ -50,7 +50,7 @@ import {
   FROM_NAME,
   NOTIFY_MODE,
 } from "../notifications/settings";
-import { ACCENT_COLOR } from "../dropin/settings";
+import { ACCENT_COLOR, LOCALE } from "../dropin/settings";
 import { SPAM_SETTINGS } from "../spam/settings";
 import { SETTING_HELP } from "./setting-help";
 import {
@@ -425,6 +425,7 @@ export const SETTINGS = {
     label: "after a refusal",
   }),
   accentColor: ACCENT_COLOR,
+  locale: LOCALE,
   recipients: RECIPIENTS,
   notificationTemplate: NOTIFICATION_TEMPLATE,
   fromName: FROM_NAME,

@@ -10,13 +10,20 @@ import type { SubmitCheck } from "./pipeline";
 const closed = (why: string) => new AppError("FORM_CLOSED", `this form is closed: ${why}`);
 const full = () => closed("it has taken all the submissions it accepts");
 
-/** Why a form is closed now (paused, past its `closesAt`, its inbox at `maxSubmissions`), as the FORM_CLOSED refusal; undefined while it is open. */
-export function whyClosed(form: Form, clock: Clock): AppError | undefined {
-  if (form.paused) return closed("it is not taking submissions right now");
-  if (form.closesAt !== null && isoTime(clock.now()) >= form.closesAt)
-    return closed(`it stopped taking submissions at ${form.closesAt}`);
-  if (form.maxSubmissions !== null && form.submissionCount >= form.maxSubmissions) return full();
+/** Why a form is closed now: paused, past its `closesAt`, or its inbox at `maxSubmissions`; undefined while it is open. */
+export function closedReason(form: Form, clock: Clock): "paused" | "ended" | "full" | undefined {
+  if (form.paused) return "paused";
+  if (form.closesAt !== null && isoTime(clock.now()) >= form.closesAt) return "ended";
+  if (form.maxSubmissions !== null && form.submissionCount >= form.maxSubmissions) return "full";
   return undefined;
+}
+
+/** Why a form is closed now, as the FORM_CLOSED refusal; undefined while it is open. */
+export function whyClosed(form: Form, clock: Clock): AppError | undefined {
+  const reason = closedReason(form, clock);
+  if (reason === "paused") return closed("it is not taking submissions right now");
+  if (reason === "ended") return closed(`it stopped taking submissions at ${form.closesAt}`);
+  return reason && full();
 }
 
 /**

@@ -1,5 +1,6 @@
 import { AppError, type FieldError } from "../../lib/errors";
 import { uploadsOf } from "../files/model";
+import { languageFor, textsOf, type Language, type TextKey, type Texts, type Vars } from "../dropin/locale";
 import { isDate, TEXT_TYPES } from "../forms/fields";
 import type { FieldRule, Form, ShowIf } from "../forms/model";
 import type { SubmitCheck } from "./pipeline";
@@ -31,13 +32,23 @@ type Outcome = { value: unknown } | { code: string; message: string };
 
 /** A form's rules, compiled once: a function that checks (and, for form posts, types) one value. */
 interface Compiled {
-  rules: { rule: FieldRule; check: (v: unknown, formPost: boolean) => Outcome }[];
+  rules: { rule: FieldRule; check: (v: unknown, formPost: boolean) => Outcome; say: Say }[];
   names: Set<string>;
+  words: Texts;
 }
 
-function compileRule(rule: FieldRule): (v: unknown, formPost: boolean) => Outcome {
-  const who = `"${rule.label ?? rule.name}"`;
-  const bad = (code: string, message: string): Outcome => ({ code, message: `${who} ${message}` });
+/** A problem's message in the visitor's language, naming the field by its label as the owner wrote it. */
+type Say = (key: TextKey, vars?: Vars) => string;
+const sayer =
+  (words: Texts, rule: FieldRule): Say =>
+  (key, vars) =>
+    words.t(key, { ...vars, field: words.quote(rule.label ?? rule.name) });
+/** A problem: its code, and its message's text. */
+type Bad = (code: string, key: TextKey, vars?: Vars) => Outcome;
+
+function compileRule(rule: FieldRule, words: Texts): (v: unknown, formPost: boolean) => Outcome {
+  const say = sayer(words, rule);
+  const bad: Bad = (code, key, vars) => ({ code, message: say(key, vars) });
   const options = rule.options ? new Set(rule.options) : null;
   const list = options !== null && (rule.multiple === true || rule.type === "checkbox");
   const oneText = (v: unknown): v is string => typeof v === "string";
@@ -46,36 +57,36 @@ function compileRule(rule: FieldRule): (v: unknown, formPost: boolean) => Outcom
       return (v, formPost) => {
         let n = v;
         if (formPost && typeof v === "string") n = v.trim() === "" ? NaN : Number(v);
-        if (typeof n !== "number" || !Number.isFinite(n)) return bad("TYPE_NUMERIC", "must be a number");
+        if (typeof n !== "number" || !Number.isFinite(n)) return bad("TYPE_NUMERIC", "field.number");
         if (
           (rule.min !== undefined && n < (rule.min as number)) ||
           (rule.max !== undefined && n > (rule.max as number))
         )
-          return bad("OUT_OF_RANGE", `must be ${range(rule)}`);
+          return outOfRange(rule, bad);
         return { value: n };
       };
     case "date":
       return (v) => {
-        if (!oneText(v) || !isDate(v)) return bad("TYPE_DATE", "must be a date, YYYY-MM-DD");
+        if (!oneText(v) || !isDate(v)) return bad("TYPE_DATE", "field.date");
         if (
           (rule.min !== undefined && v < (rule.min as string)) ||
           (rule.max !== undefined && v > (rule.max as string))
         )
-          return bad("OUT_OF_RANGE", `must be ${range(rule)}`);
+          return outOfRange(rule, bad);
         return { value: v };
       };
     case "checkbox":
-      if (list) return choose(rule, options!, list, bad);
+      if (list) return choose(rule, options!, list, bad, words);
       return (v, formPost) => {
         if (typeof v === "boolean") return { value: v };
-        if (!formPost && typeof v !== "string") return bad("TYPE_TEXT", "must be true or false");
+        if (!formPost && typeof v !== "string") return bad("TYPE_TEXT", "field.boolean");
         const values = Array.isArray(v) ? v : [v];
-        if (!values.every(oneText)) return bad("TYPE_TEXT", "must be true or false");
+        if (!values.every(oneText)) return bad("TYPE_TEXT", "field.boolean");
         return { value: values.some((s) => !UNTICKED.has(s.trim().toLowerCase())) };
       };
     case "select":
     case "radio":
-      return choose(rule, options!, list, bad);
+      return choose(rule, options!, list, bad, words);
     case "file":
       // What the upload reader put there (files/service.ts): a reference to a stored file, never text.
       return (v) => {
@@ -83,19 +94,19 @@ function compileRule(rule: FieldRule): (v: unknown, formPost: boolean) => Outcom
         if (
           !list.every((f) => typeof f === "object" && f !== null && typeof (f as { file?: unknown }).file === "string")
         )
-          return bad("TYPE_FILE", "must be a file (sent as multipart/form-data)");
+          return bad("TYPE_FILE", "field.file");
         return { value: rule.multiple ? list : v };
       };
     default: {
       const check = TEXT_TYPES.has(rule.type) ? rule.type : "text";
       return (v) => {
-        if (!oneText(v)) return bad("TYPE_TEXT", "must be text");
-        if (check === "email" && !EMAIL.test(v)) return bad("TYPE_EMAIL", "must be an email address");
-        if (check === "url" && !isHttpUrl(v)) return bad("TYPE_URL", "must be a web address (http or https)");
+        if (!oneText(v)) return bad("TYPE_TEXT", "field.text");
+        if (check === "email" && !EMAIL.test(v)) return bad("TYPE_EMAIL", "field.email");
+        if (check === "url" && !isHttpUrl(v)) return bad("TYPE_URL", "field.url");
         if (rule.minLength !== undefined && v.length < rule.minLength)
-          return bad("TOO_SHORT", `must be at least ${rule.minLength} characters`);
+          return bad("TOO_SHORT", "field.tooShort", { count: rule.minLength });
         if (rule.maxLength !== undefined && v.length > rule.maxLength)
-          return bad("TOO_LONG", `must be at most ${rule.maxLength} characters`);
+          return bad("TOO_LONG", "field.tooLong", { count: rule.maxLength });
         return { value: v };
       };
     }
@@ -107,23 +118,25 @@ function choose(
   rule: FieldRule,
   options: Set<string>,
   list: boolean,
-  bad: (code: string, message: string) => Outcome,
+  bad: Bad,
+  words: Texts,
 ): (v: unknown, formPost: boolean) => Outcome {
+  const all = rule.options!.join(words.t("sep.options"));
   return (v, formPost) => {
     const values = Array.isArray(v) ? v : [v];
-    if (!list && values.length !== 1) return bad("TYPE_TEXT", "must be one value");
+    if (!list && values.length !== 1) return bad("TYPE_TEXT", "field.oneValue");
     if (!values.every((s) => typeof s === "string" && options.has(s)))
-      return bad("NOT_AN_OPTION", `must be one of ${rule.options!.join(", ")}`);
+      return bad("NOT_AN_OPTION", "field.notOption", { options: all });
     return { value: list && formPost ? values : v };
   };
 }
 
-const range = (rule: FieldRule) =>
-  rule.min !== undefined && rule.max !== undefined
-    ? `from ${rule.min} to ${rule.max}`
-    : rule.min !== undefined
-      ? `${rule.min} or more`
-      : `${rule.max} or less`;
+const outOfRange = (rule: FieldRule, bad: Bad) =>
+  bad(
+    "OUT_OF_RANGE",
+    rule.min === undefined ? "field.atMost" : rule.max === undefined ? "field.atLeast" : "field.between",
+    { min: String(rule.min), max: String(rule.max) },
+  );
 
 /** A value as a condition reads it: its texts, none when empty (a single checkbox: "true" when ticked). */
 function texts(v: unknown): string[] {
@@ -141,28 +154,41 @@ function conditionHolds(cond: ShowIf, value: unknown): boolean {
   return values.some((v) => cond.in!.includes(v));
 }
 
-// Keyed by the form's list itself: a form read again (changed) has a new list, compiled anew.
-const compiled = new WeakMap<FieldRule[], Compiled>();
-const compile = (fields: FieldRule[]): Compiled => {
-  let c = compiled.get(fields);
+// Keyed by the form's list itself: a form read again (changed) has a new list, compiled anew; its
+// messages are written once per language asked for.
+const compiled = new WeakMap<FieldRule[], Map<Language, Compiled>>();
+const compile = (fields: FieldRule[], lang: Language): Compiled => {
+  let byLang = compiled.get(fields);
+  if (!byLang) compiled.set(fields, (byLang = new Map()));
+  let c = byLang.get(lang);
   if (!c) {
+    const words = textsOf(lang);
     c = {
-      rules: fields.map((rule) => ({ rule, check: compileRule(rule) })),
+      rules: fields.map((rule) => ({ rule, check: compileRule(rule, words), say: sayer(words, rule) })),
       names: new Set(fields.map((f) => f.name)),
+      words,
     };
-    compiled.set(fields, c);
+    byLang.set(lang, c);
   }
   return c;
 };
 
-/** Every problem with `data` by the form's fields, or none; `data` is given its stored types (form posts) as it goes. */
-export function validateFields(form: Form, data: Record<string, unknown>, formPost: boolean): FieldError[] {
-  const { rules, names } = compile(form.fields!);
+/**
+ * Every problem with `data` by the form's fields, or none, its messages in `lang`; `data` is given
+ * its stored types (form posts) as it goes.
+ */
+export function validateFields(
+  form: Form,
+  data: Record<string, unknown>,
+  formPost: boolean,
+  lang: Language = "en",
+): FieldError[] {
+  const { rules, names, words } = compile(form.fields!, lang);
   const errors: FieldError[] = [];
   // A field applies when its condition holds and its controlling field applies (a chain hides as one);
   // conditions read values already typed, since a controlling field comes first.
   const applies = new Map<string, boolean>();
-  for (const { rule, check } of rules) {
+  for (const { rule, check, say } of rules) {
     const field = rule.name;
     const cond = rule.showIf;
     const shown =
@@ -173,18 +199,17 @@ export function validateFields(form: Form, data: Record<string, unknown>, formPo
       delete data[field];
       continue;
     }
-    const who = `"${rule.label ?? field}"`;
     if (!Object.hasOwn(data, field)) {
       // A form post leaves an unticked checkbox out: it was answered, with false.
       if (formPost && rule.type === "checkbox" && !rule.options) {
-        if (rule.required) errors.push({ field, code: "REQUIRED_FIELD_MISSING", message: `${who} must be ticked` });
+        if (rule.required) errors.push({ field, code: "REQUIRED_FIELD_MISSING", message: say("field.ticked") });
         else data[field] = false;
-      } else if (rule.required) errors.push({ field, code: "REQUIRED_FIELD_MISSING", message: `${who} is required` });
+      } else if (rule.required) errors.push({ field, code: "REQUIRED_FIELD_MISSING", message: say("field.required") });
       continue;
     }
     const value = data[field];
     if (isEmpty(value)) {
-      if (rule.required) errors.push({ field, code: "REQUIRED_FIELD_EMPTY", message: `${who} is required` });
+      if (rule.required) errors.push({ field, code: "REQUIRED_FIELD_EMPTY", message: say("field.required") });
       else if (formPost && rule.type === "checkbox" && !rule.options) data[field] = false;
       else if (formPost && rule.type === "number") data[field] = null;
       continue;
@@ -192,13 +217,17 @@ export function validateFields(form: Form, data: Record<string, unknown>, formPo
     const outcome = check(value, formPost);
     if ("code" in outcome) errors.push({ field, ...outcome });
     else if (rule.required && outcome.value === false)
-      errors.push({ field, code: "REQUIRED_FIELD_EMPTY", message: `${who} must be ticked` });
+      errors.push({ field, code: "REQUIRED_FIELD_EMPTY", message: say("field.ticked") });
     else data[field] = outcome.value;
   }
   if (!form.allowExtraFields)
     for (const field of Object.keys(data))
       if (!names.has(field) && !PAGE_FIELDS.has(field))
-        errors.push({ field, code: "UNKNOWN_FIELD", message: `"${field.slice(0, 100)}" is not a field of this form` });
+        errors.push({
+          field,
+          code: "UNKNOWN_FIELD",
+          message: words.t("field.unknown", { field: words.quote(field.slice(0, 100)) }),
+        });
   return errors;
 }
 
@@ -210,9 +239,10 @@ export function validateFields(form: Form, data: Record<string, unknown>, formPo
 export const fieldsCheck: SubmitCheck = {
   name: "fields",
   check(candidate) {
-    const { form, data, formPost } = candidate;
+    const { form, data, formPost, submitter } = candidate;
     if (form.fields === null) return "accept";
-    const errors = validateFields(form, data, formPost);
+    const lang = languageFor(form.locale, submitter.acceptLanguage);
+    const errors = validateFields(form, data, formPost, lang);
     if (errors.length === 0) {
       // A file sent for a field not shown went with its value: not the submission's, released as unstored.
       const uploads = uploadsOf.get(candidate);
@@ -224,11 +254,15 @@ export const fieldsCheck: SubmitCheck = {
       return "accept";
     }
     const shown = errors.slice(0, MAX_ERRORS);
+    const { t } = textsOf(lang);
     return new AppError(
       "VALIDATION_FAILED",
       errors.length === 1
         ? errors[0]!.message
-        : `${errors.length} fields have problems: ${shown.map((e) => e.message).join("; ")}`.slice(0, 2000),
+        : t("field.problems", {
+            count: errors.length,
+            list: shown.map((e) => e.message).join(t("sep.problems")),
+          }).slice(0, 2000),
       undefined,
       shown,
     );

@@ -60,15 +60,18 @@ const parseAgent = memoize<Agent>(2048, (ua) => {
   };
 });
 
-/** The primary subtag, lower-cased, of the Accept-Language entry with the highest weight (the first of equals; `*` and q=0 never). */
-function primaryLanguage(header: string | null): string | null {
+/**
+ * The primary subtag, lower-cased, of the Accept-Language entry with the highest weight (the first
+ * of equals; `*` and q=0 never), among `known` when given (the languages a page is written in).
+ */
+export function primaryLanguage(header: string | null, known?: ReadonlySet<string>): string | null {
   if (!header) return null;
   let best: string | null = null;
   let bestWeight = 0;
   for (const entry of header.split(",", 32)) {
     const [range = "", ...params] = entry.split(";");
     const tag = range.trim().split("-")[0]!.toLowerCase();
-    if (!/^[a-z]{1,8}$/.test(tag)) continue;
+    if (!/^[a-z]{1,8}$/.test(tag) || (known && !known.has(tag))) continue;
     const q = params.map((p) => p.trim()).find((p) => /^q=/i.test(p));
     const weight = q === undefined ? 1 : Number(q.slice(2));
     if (weight > bestWeight) [best, bestWeight] = [tag, weight];
