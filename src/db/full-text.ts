@@ -67,14 +67,21 @@ function tsTerm(term: Term): string {
   return term.tokens.length > 1 ? `(${phrase})` : phrase;
 }
 
+// A tsvector holds at most 1 MiB (PostgreSQL refuses a larger one): a document is indexed up to the
+// token where its tsvector would pass this (an entry and a length per lexeme, 2 bytes a position).
+const MAX_TSVECTOR_BYTES = 1_000_000;
+
 /** A document as a tsvector's text: each lexeme with its positions (1-based). */
 function tsvectorOf(tokens: string[]): string {
   const positions = new Map<string, number[]>();
-  tokens.forEach((token, i) => {
+  let bytes = 8;
+  for (const [i, token] of tokens.entries()) {
     const list = positions.get(token);
+    bytes += list ? 2 : 10 + Buffer.byteLength(token);
+    if (bytes > MAX_TSVECTOR_BYTES) break;
     if (!list) positions.set(token, [i + 1]);
     else if (list.length < MAX_POSITIONS) list.push(i + 1);
-  });
+  }
   return [...positions].map(([lexeme, at]) => `'${lexeme}':${at.join(",")}`).join(" ");
 }
 

@@ -347,6 +347,21 @@ describe("notes", () => {
     }
   });
 
+  test("notes past what one tsvector holds (1 MiB on PostgreSQL) are taken, and the submission is still found by its first words", async () => {
+    await store("longnotes", a.key, a.formId, { name: "Lena", message: "papaya" });
+    // Words of 64 Hangul syllables (3 bytes each), none twice: about 30 KB of lexemes a note.
+    let seed = 7;
+    const syllable = () => String.fromCharCode(0xac00 + ((seed = (seed * 48271) % 2147483647) % 11172));
+    const word = () => Array.from({ length: 64 }, syllable).join("");
+    for (let n = 0; n < 40; n++) {
+      const text = Array.from({ length: 150 }, word).join(" ");
+      const res = await note(ids.longnotes!, text);
+      expect({ n, status: res.status }).toEqual({ n, status: 200 });
+    }
+    await server.services.search.indexPending();
+    expect(await found(a.key, { q: "papaya" })).toEqual(["longnotes"]);
+  }, 60_000);
+
   test("a note on a submission not indexed yet is found before and after the indexer takes it in", async () => {
     await store("noted", a.key, a.formId, { name: "Olga", message: "nothing to see" });
     expect((await note(ids.noted!, "Timbuktu office")).status).toBe(200);
