@@ -260,8 +260,10 @@ test("filters: one form, the spam folder, created from and to", async () => {
   expect(await found(a.key, { q: "order", from: between })).toEqual(["jose"]);
   expect(await found(a.key, { q: "order", to: between })).toEqual(["hans"]);
   expect(await found(a.key, { q: "order", from: "2000-01-01", to: "2000-01-02" })).toEqual([]);
-  const bad = await search(a.key, { q: "order", from: "yesterday" });
-  expect([bad.status, bad.body.code]).toEqual([400, "INVALID_PARAMETER"]);
+  for (const from of ["yesterday", "2026-02-30", "2026-02-30T10:00:00Z", "2026-13-01"]) {
+    const bad = await search(a.key, { q: "order", from });
+    expect({ from, status: bad.status, code: bad.body.code }).toEqual({ from, status: 400, code: "INVALID_PARAMETER" });
+  }
 
   expect((await server.send("POST", `/forms/${a.formId}/submissions/${ids.hans}/spam`, a.key)).status).toBe(200);
   expect(await found(a.key, { q: "muller" })).toEqual(["peter"]);

@@ -4,6 +4,7 @@ import { AppError } from "../../lib/errors";
 import { pageStart } from "../../lib/page";
 import { isOperator, publishableScope, type Actor } from "../../lib/principal";
 import { teamsWith } from "../../lib/rights";
+import { isDate } from "../forms/fields";
 import type { FormsService } from "../forms/service";
 import type { Committed } from "../submissions/pipeline";
 import { listedJson, SUBMISSION_STATES, type SubmissionState } from "../submissions/model";
@@ -52,13 +53,16 @@ const PENDING_CHUNK = 1_000;
 const INDEX_BUDGET_MS = 50;
 // Submissions the backlog indexes per transaction: short enough not to hold the writer long.
 const BACKLOG_CHUNK = 500;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-/** `from`/`to` as the instant createdAt is compared with: a date is its midnight UTC. */
+/** `from`/`to` as the instant createdAt is compared with: a date (one of the calendar's) is its midnight UTC. */
 function instant(name: string, value: string | undefined): string | null {
   if (value === undefined) return null;
-  const ms = DAY.test(value) || INSTANT.test(value) ? Date.parse(DAY.test(value) ? `${value}T00:00:00Z` : value) : NaN;
+  const ms = isDate(value)
+    ? Date.parse(`${value}T00:00:00Z`)
+    : INSTANT.test(value) && isDate(value.slice(0, 10))
+      ? Date.parse(value)
+      : NaN;
   if (Number.isNaN(ms))
     throw new AppError(
       "INVALID_PARAMETER",
