@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { SearchQuery, Term } from "../lib/search-text";
+import { formToken, type SearchQuery, type Term } from "../lib/search-text";
 import type { Sql, SqlValue } from "./sql";
 
 /**
@@ -22,6 +22,10 @@ import type { Sql, SqlValue } from "./sql";
  * submissions past `search_backlog.indexed_to`, which a search reads beside the index (so a
  * submission is found once its submit is answered) and the indexer takes in (search/service.ts).
  * PostgreSQL's GIN index keeps its own pending list, and is written in the submit's transaction.
+ *
+ * Each document starts with its form's token (lib/search-text.ts `formToken`): a search within up to
+ * 64 forms (one form, a small team's) asks for one of theirs beside its words, so the index reads
+ * only their matches; without it, a small team's search for a frequent word read every team's.
  *
  * The index knows no fields: a term in one field is looked up as a term anywhere, and the service
  * keeps the submissions that hold it in that field (search/document.ts `matches`). Tokens of
@@ -46,8 +50,11 @@ export interface FullText {
   readonly seq: string;
   /** The WHERE condition matching one parameter, and that parameter for a query. */
   readonly where: string;
-  /** The query as that parameter: every positive term, and the negated ones that hold anywhere (not in one field). */
-  expression(query: SearchQuery): SqlValue;
+  /**
+   * The query as that parameter: every positive term, and the negated ones that hold anywhere (not
+   * in one field); with `forms`, in those forms' submissions (their `formToken`s).
+   */
+  expression(query: SearchQuery, forms: string[] | null): SqlValue;
 }
 
 // PostgreSQL keeps at most 256 positions of one lexeme; the later ones are left out.
@@ -110,10 +117,11 @@ export function fullText(sql: Sql): FullText {
       from: "submission_search x JOIN submissions s ON s.seq = x.seq",
       seq: "x.seq",
       where: "x.words @@ CAST(? AS tsquery)",
-      expression: (query) =>
-        indexed(query)
-          .map((t) => (t.negated ? `!${tsTerm(t)}` : tsTerm(t)))
-          .join(" & "),
+      expression: (query, forms) =>
+        [
+          ...indexed(query).map((t) => (t.negated ? `!${tsTerm(t)}` : tsTerm(t))),
+          ...(forms ? [`(${forms.map((f) => `'${formToken(f)}'`).join(" | ")})`] : []),
+        ].join(" & "),
     };
   return {
     batched: true,
@@ -133,12 +141,12 @@ export function fullText(sql: Sql): FullText {
     from: "submission_search JOIN submissions s ON s.seq = submission_search.rowid",
     seq: "submission_search.rowid",
     where: "submission_search MATCH ?",
-    expression(query) {
+    expression(query, forms) {
       const terms = indexed(query);
-      const found = `(${terms
-        .filter((t) => !t.negated)
-        .map(fts5Term)
-        .join(" AND ")})`;
+      const found = `(${[
+        ...terms.filter((t) => !t.negated).map(fts5Term),
+        ...(forms ? [`(${forms.map((f) => `"${formToken(f)}"`).join(" OR ")})`] : []),
+      ].join(" AND ")})`;
       const negative = terms.filter((t) => t.negated).map(fts5Term);
       return negative.length ? `${found} NOT (${negative.join(" OR ")})` : found;
     },

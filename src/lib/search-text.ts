@@ -81,6 +81,13 @@ export function wordsOf(text: string): string[] {
 }
 
 /**
+ * The token each submission's form adds to its document, which no text yields (a private-use
+ * character starts it): a search within a few forms asks the index for their tokens too, so it
+ * reads only their submissions' matches, not those of every form on the instance (db/full-text.ts).
+ */
+export const formToken = (formId: string): string => `\ue000${formId.toLowerCase().replace(/[^a-z0-9]/g, "")}`;
+
+/**
  * A field's key as search names it: its tokens run together ("E-Mail" is `email`, "first_name"
  * `firstname`), so `email:…` finds the field whichever way its key is spelt.
  */

@@ -8,6 +8,7 @@ import { seedForm, storedData } from "../helpers/harness";
 import { newId } from "../../src/lib/ids";
 import type { NewSubmission } from "../../src/modules/submissions/model";
 import { createSearchRepo } from "../../src/modules/search/repo";
+import { formToken } from "../../src/lib/search-text";
 import { submitPipeline } from "../../src/services";
 
 // The index holds exactly the submissions stored, whatever took some away: a recount after each way.
@@ -255,5 +256,27 @@ describe("the index beside the submissions", () => {
     expect(steps.map((s) => s.indexed)).toEqual([1, 1, 1]);
     expect(await found("november")).toEqual(ids.sort());
     await expectExact();
+  });
+
+  test("each submission is indexed with its form's token, which a search within a few forms asks the index for", async () => {
+    const form = (await seedForm(server, "b@example.com", { name: "Tokens" })).id;
+    const ids = [
+      await submit(b.key, form, { message: "papa one" }),
+      await submit(b.key, form, { message: "papa two" }),
+    ];
+    await server.services.search.indexPending();
+    const token = formToken(form);
+    const indexed = await server.query(
+      onPostgres
+        ? "SELECT s.id FROM submission_search x JOIN submissions s ON s.seq = x.seq WHERE x.words @@ CAST(? AS tsquery) ORDER BY s.id"
+        : "SELECT s.id FROM submission_search JOIN submissions s ON s.seq = submission_search.rowid WHERE submission_search MATCH ? ORDER BY s.id",
+      onPostgres ? `'${token}'` : `"${token}"`,
+    );
+    expect(indexed.map((r) => r.id)).toEqual(ids.sort());
+    // No text yields a form's token: typed, it is words like any other.
+    expect(await found(token)).toEqual([]);
+    expect(
+      (await server.send("GET", `/submissions/search?q=papa&formId=${form}`, b.key)).body.submissions,
+    ).toHaveLength(2);
   });
 });

@@ -1,6 +1,6 @@
 import { fullText } from "../../db/full-text";
 import type { Sql, SqlValue } from "../../db/sql";
-import type { SearchQuery } from "../../lib/search-text";
+import { formToken, type SearchQuery } from "../../lib/search-text";
 import type { ListedSubmission, NewSubmission, SubmissionState, SubmissionStatus } from "../submissions/model";
 import { indexedTextOfJson, tokensOfJson, type NoteText } from "./document";
 
@@ -59,10 +59,18 @@ const found = (r: Row): FoundSubmission => ({
 interface Stored {
   seq: number;
   id: string;
+  form_id: string;
   data: string;
   note_count: number;
 }
-const STORED = "seq, id, data, note_count";
+const STORED = "seq, id, form_id, data, note_count";
+
+/** A document's words after its form's token (lib/search-text.ts `formToken`), first so that no cut leaves it out. */
+const withForm = (words: string | string[], formId: string): string | string[] =>
+  typeof words === "string" ? `${formToken(formId)} ${words}` : [formToken(formId), ...words];
+
+// A search of at most this many forms asks the index for their tokens; one of more reads every match.
+const MAX_FORM_TOKENS = 64;
 
 /** The conditions of a search besides the match, each with its parameters, in order. */
 function conditions(filter: SearchFilter): [sql: string, params: SqlValue[]][] {
@@ -100,6 +108,20 @@ function conditions(filter: SearchFilter): [sql: string, params: SqlValue[]][] {
 export function createSearchRepo(sql: Sql) {
   const index = fullText(sql);
 
+  /**
+   * The forms whose tokens a search asks the index for (the filter's, or its teams'), when they are
+   * few; null for every form (the conditions on the submissions keep to the filter's either way).
+   */
+  async function formsAsked(filter: SearchFilter): Promise<string[] | null> {
+    if (filter.forms) return filter.forms.length <= MAX_FORM_TOKENS ? filter.forms : null;
+    if (!filter.teams) return null;
+    const forms = await sql.all<{ id: string }>(
+      "SELECT id FROM forms WHERE team_id IN (SELECT value FROM json_each(?)) LIMIT ?",
+      [JSON.stringify(filter.teams), MAX_FORM_TOKENS + 1],
+    );
+    return forms.length <= MAX_FORM_TOKENS ? forms.map((f) => f.id) : null;
+  }
+
   /** The notes of each of these submissions, oldest first; those known to have none are not asked. */
   async function notesOf(rows: { id: string; noteCount: number }[]): Promise<Map<string, NoteText[]>> {
     const notes = new Map<string, NoteText[]>();
@@ -124,7 +146,7 @@ export function createSearchRepo(sql: Sql) {
     const until = performance.now() + budgetMs;
     const docs: { id: string; seq: number; words: string | string[] }[] = [];
     for (const r of rows) {
-      docs.push({ id: r.id, seq: r.seq, words: wordsOfJson(r.data, notes.get(r.id)) });
+      docs.push({ id: r.id, seq: r.seq, words: withForm(wordsOfJson(r.data, notes.get(r.id)), r.form_id) });
       if (performance.now() > until) break;
     }
     return docs;
@@ -141,7 +163,8 @@ export function createSearchRepo(sql: Sql) {
      * transaction (PostgreSQL); SQLite's indexer takes new submissions in after (`indexPending`).
      */
     async indexNew(batch: NewSubmission[]): Promise<void> {
-      if (!index.batched) await index.index(batch.map((s) => ({ id: s.id, words: tokensOfJson(s.json) })));
+      if (!index.batched)
+        await index.index(batch.map((s) => ({ id: s.id, words: withForm(tokensOfJson(s.json), s.form.id) })));
     },
 
     /**
@@ -252,6 +275,8 @@ export function createSearchRepo(sql: Sql) {
       upTo: number | null,
       limit: number,
     ): Promise<FoundSubmission[]> {
+      const forms = await formsAsked(filter);
+      if (forms?.length === 0) return [];
       const where = conditions(filter);
       if (before !== null) where.push([`${index.seq} < ?`, [before]]);
       if (upTo !== null) where.push([`${index.seq} <= ?`, [upTo]]);
@@ -259,7 +284,7 @@ export function createSearchRepo(sql: Sql) {
         `SELECT ${index.seq} AS seq, ${FOUND} FROM ${index.from}
          WHERE ${index.where} AND ${where.map(([c]) => c).join(" AND ")}
          ORDER BY ${index.seq} DESC LIMIT ?`,
-        [index.expression(query), ...where.flatMap(([, p]) => p), limit],
+        [index.expression(query, forms), ...where.flatMap(([, p]) => p), limit],
       );
       return rows.map(found);
     },
