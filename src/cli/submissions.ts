@@ -49,6 +49,7 @@ function alsoErased(also: Erasure["alsoErased"]): string {
     [also.confirmations, "waitlist confirmation(s)"],
     [also.autoresponseThrottles, "autoresponse throttle(s)"],
     [also.messages, "message(s) to the address or naming it as Reply-To"],
+    [also.partials, "answer(s) saved halfway"],
   ].filter(([n]) => n !== 0);
   return parts.length ? `Also erased: ${parts.map(([n, what]) => `${n} ${what}`).join(", ")}.` : "";
 }

@@ -58,6 +58,8 @@ export interface Form {
   errorUrl: string | null;
   /** The colour of the form's pages for people, `#rrggbb`; null = formsvc's blue. */
   accentColor: string | null;
+  /** The hosted page saves what is typed under a resume link; listed with `status: "partial"`. */
+  partialSubmissions: boolean;
   recipients: { email: string; confirmed: boolean }[];
   notificationTemplate: { subject: string; text: string } | null;
   fromName: string | null;
@@ -158,6 +160,7 @@ export interface FormSettings {
   successUrl?: string | null;
   errorUrl?: string | null;
   accentColor?: string | null;
+  partialSubmissions?: boolean;
   /** At most 10 addresses, or `{email}` objects as Get Form shows them; `confirmed` is ignored (only the link confirms). */
   recipients?: (string | { email: string; confirmed?: boolean })[];
   /** Templates of at most 10,000 characters each; null = formsvc's email. */

@@ -1,6 +1,7 @@
 import { PAGE_CSP } from "../../http/assets";
 import { escapeHtml } from "../../lib/template";
 import type { FieldRule, Form } from "../forms/model";
+import { partialPath, resumeBox } from "./partials-page";
 
 /** One problem with one field, as the field rules report it (VALIDATION_FAILED's `errors`). */
 export interface FieldProblem {
@@ -15,6 +16,8 @@ export interface FormPageState {
   problems?: FieldProblem[];
   /** A sentence about the whole post (closed form, failed challenge), shown above the fields. */
   notice?: string;
+  /** The resume token of the saved answer the page continues (partialSubmissions), carried by its posts. */
+  partial?: string;
 }
 
 /** Where the pages for people (hosted form, thank-you, errors) take their stylesheet and the widget's. */
@@ -213,6 +216,11 @@ export function hostedFormPage(form: Form, state: FormPageState = {}): string {
     : "";
   const anyRequired = rules.some((r) => r.required && r.type !== "hidden");
   const logic = rules.some((r) => r.type === "page" || r.showIf);
+  // Save and resume: a second button posts what is typed, unchecked and without files, to the save route.
+  const saving = form.partialSubmissions
+    ? `\n<input type="hidden" name="_partial"${attr("value", state.partial)}>
+<button type="submit" class="secondary" data-save formaction="${partialPath(form.id)}" formenctype="application/x-www-form-urlencoded" formnovalidate>Save and continue later</button>`
+    : "";
 
   const main = `<h1>${esc(form.name)}</h1>
 ${form.description ? `<p class="description">${esc(form.description)}</p>` : ""}
@@ -221,8 +229,8 @@ ${notice}${summary}
 ${anyRequired ? `<p class="hint">Fields marked <span class="required" aria-hidden="true">*</span><span class="visually-hidden">with a star</span> are required.</p>\n` : ""}${fieldsHtml(rules, (r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name), whenHtml(r, rules)))}
 ${honeypot}
 ${widget}
-<button type="submit">Send</button>
-</form>`;
+<button type="submit">Send</button>${saving}
+</form>${saving && resumeBox(form.id, state.partial ?? "", "", true)}`;
   // The widget's stylesheet under the id it looks for, so it injects no <style> of its own (which the policy would refuse).
   const head =
     (pow

@@ -51,6 +51,24 @@ export const PAGE_SCRIPT = `"use strict";
   const steps = [...form.querySelectorAll(".step")];
   const send = form.querySelector("button[type=submit]");
   const firstInvalid = (root) => controls(root).find((el) => el.willValidate && !el.checkValidity());
+  // Save and resume: each Next saves what is typed so far (files aside) and shows the link back.
+  const saver = form.querySelector("[data-save]");
+  const box = document.getElementById("resume");
+  const save = () => {
+    if (!saver || !box) return;
+    const body = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (typeof v === "string") body.append(k, v);
+    fetch(saver.formAction, { method: "POST", body, headers: { accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((j) => {
+        if (!j) return;
+        for (const el of document.querySelectorAll("input[name=_partial]")) el.value = j.token;
+        const a = box.querySelector("a");
+        a.href = a.textContent = j.resumeUrl;
+        box.hidden = false;
+      })
+      .catch(() => {});
+  };
   let at = 0;
   let go = () => {};
   if (steps.length > 1) {
@@ -96,7 +114,9 @@ export const PAGE_SCRIPT = `"use strict";
       return !bad;
     };
     back.addEventListener("click", () => go(-1));
-    next.addEventListener("click", () => checked() && go(1));
+    next.addEventListener("click", () => {
+      if (checked()) save(), go(1);
+    });
     form.addEventListener("input", () => show(at, false));
     form.addEventListener("change", () => show(at, false));
     for (const s of steps) s.tabIndex = -1;
@@ -106,10 +126,12 @@ export const PAGE_SCRIPT = `"use strict";
     if (!live(steps[at])) go(1);
   }
   form.addEventListener("submit", (e) => {
+    // "Save and continue later" posts what there is, unchecked.
+    if (saver && e.submitter === saver) return;
     if (send.hidden) {
       // Enter in a field before the last step: the next step, not the post.
       e.preventDefault();
-      if (!firstInvalid(steps[at])) go(1);
+      if (!firstInvalid(steps[at])) save(), go(1);
       else firstInvalid(steps[at]).reportValidity();
       return;
     }

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { setting } from "../forms/setting-row";
+import { on, setting } from "../forms/setting-row";
 
 /** A colour as the pages for people take it: six hex digits after `#`. */
 const HEX_COLOUR = "^#[0-9A-Fa-f]{6}$";
@@ -18,4 +18,20 @@ export const ACCENT_COLOR = setting({
   example: "#0f766e",
   cli: { flag: "--accent-color <#rrggbb>", no: { help: "formsvc's blue (the default)", value: null } },
   show: { label: "accent colour", text: (v) => v ?? "formsvc's blue" },
+});
+
+/** Save and resume on the hosted page (partials.ts). */
+export const PARTIAL_SUBMISSIONS = setting({
+  schema: t.Boolean(),
+  input: t.Boolean({ error: "partialSubmissions must be true or false" }),
+  field: "partialSubmissions",
+  column: "partial_submissions",
+  stored: "boolean",
+  default: false,
+  example: true,
+  cli: {
+    flag: "--partial-submissions",
+    no: { help: "no saving halfway on the hosted page (the default)", value: false },
+  },
+  show: { label: "save and resume", text: on },
 });

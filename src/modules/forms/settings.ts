@@ -50,7 +50,7 @@ import {
   FROM_NAME,
   NOTIFY_MODE,
 } from "../notifications/settings";
-import { ACCENT_COLOR } from "../dropin/settings";
+import { ACCENT_COLOR, PARTIAL_SUBMISSIONS } from "../dropin/settings";
 import { SPAM_SETTINGS } from "../spam/settings";
 import { SETTING_HELP } from "./setting-help";
 import {
@@ -425,6 +425,7 @@ export const SETTINGS = {
     label: "after a refusal",
   }),
   accentColor: ACCENT_COLOR,
+  partialSubmissions: PARTIAL_SUBMISSIONS,
   recipients: RECIPIENTS,
   notificationTemplate: NOTIFICATION_TEMPLATE,
   fromName: FROM_NAME,
