@@ -11,7 +11,7 @@ export const partialPath = (formId: string) => `/f/${encodeURIComponent(formId)}
 export function resumeBox(formId: string, token: string, link: string, hidden: boolean): string {
   const a = link ? `<a href="${escapeHtml(link)}">${escapeHtml(link)}</a>` : `<a href=""></a>`;
   return `<form class="resume" id="resume" method="post" action="${partialPath(formId)}"${hidden ? " hidden" : ""}>
-<p role="status">Your answers are saved. To finish later, open this link (anyone who has it can see them): ${a}</p>
+<p role="status">${hidden ? "Your answers are saved. " : ""}To finish later, open this link (anyone who has it can see them): ${a}</p>
 <input type="hidden" name="_partial"${token ? ` value="${escapeHtml(token)}"` : ""}>
 <label for="resume-email">Email me the link</label>
 <input type="email" id="resume-email" name="_email" required autocomplete="email">
