@@ -430,6 +430,24 @@ export interface SubmissionList {
   nextCursor: string | null;
 }
 
+/** An answer a visitor saved halfway on the hosted page (`partialSubmissions`): no submission until sent. */
+export interface PartialSubmission {
+  id: string;
+  formId: string;
+  status: "partial";
+  /** The values typed so far (files are not saved). */
+  data: Record<string, unknown>;
+  email: string | null;
+  createdAt: string;
+  /** Its last save; it is deleted 30 days after. */
+  updatedAt: string;
+}
+
+export interface PartialList {
+  submissions: PartialSubmission[];
+  nextCursor: string | null;
+}
+
 /** A fragment of a field that a search matched: `matches` are [start, end) UTF-16 offsets of each matched word in `text`. */
 export interface SearchHighlight {
   /** The field's key in data, or `notes` for a note's fragment (with the note's id). */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { FormsvcClient } from "../../src/client";
 import { fixedClock } from "../../src/lib/clock";
 import { OPERATOR } from "../../src/lib/principal";
 import { seedForm, seedOwner, startTestServer, type Owner, type TestServer } from "../helpers/harness";
@@ -280,6 +281,22 @@ describe("partialSubmissions", () => {
     const closed = await save(f.id, { name: "Lin" });
     expect([closed.status, closed.body.code]).toEqual([403, "FORM_CLOSED"]);
     expect((await partials(f.id)).length).toBe(1);
+  });
+
+  test("the client lists partials page by page, newest first; a bad cursor is a 400", async () => {
+    const f = await newForm();
+    const ids: string[] = [];
+    for (const name of ["A", "B", "C"]) ids.unshift((await save(f.id, { name })).body.partialId);
+    const client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, fetch: server.fetch });
+    const first = await client.listPartials(f.id, { limit: 2 });
+    expect(first.submissions.map((p) => [p.id, p.data.name])).toEqual([
+      [ids[0], "C"],
+      [ids[1], "B"],
+    ]);
+    const rest = await client.listPartials(f.id, { limit: 2, cursor: first.nextCursor! });
+    expect([rest.submissions.map((p) => p.id), rest.nextCursor]).toEqual([[ids[2]!], null]);
+    const bad = await server.send("GET", `/forms/${f.id}/submissions?status=partial&cursor=nope`, owner.key);
+    expect([bad.status, bad.body.code]).toEqual([400, "INVALID_CURSOR"]);
   });
 
   test("a partial goes 30 days after its last save, with an erasure of its address, and with its form", async () => {
