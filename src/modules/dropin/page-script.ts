@@ -4,7 +4,8 @@
  * With it: a field whose condition does not hold is hidden and disabled (so neither checked nor
  * sent), as fields-check.ts decides on the server, live as the visitor types; and one step shows at a
  * time with a progress bar, Back and Next, each step checked by the browser's own constraint
- * validation before the next. Plain ES2017 with no framework, served from formsvc (no inline script).
+ * validation before the next; with save and resume on, each Next also saves what is typed and shows
+ * the resume link. Plain ES2017 with no framework, served from formsvc (no inline script).
  */
 export const PAGE_SCRIPT = `"use strict";
 (() => {
@@ -115,7 +116,9 @@ export const PAGE_SCRIPT = `"use strict";
     };
     back.addEventListener("click", () => go(-1));
     next.addEventListener("click", () => {
-      if (checked()) save(), go(1);
+      if (!checked()) return;
+      save();
+      go(1);
     });
     form.addEventListener("input", () => show(at, false));
     form.addEventListener("change", () => show(at, false));
@@ -131,8 +134,11 @@ export const PAGE_SCRIPT = `"use strict";
     if (send.hidden) {
       // Enter in a field before the last step: the next step, not the post.
       e.preventDefault();
-      if (!firstInvalid(steps[at])) save(), go(1);
-      else firstInvalid(steps[at]).reportValidity();
+      if (firstInvalid(steps[at])) firstInvalid(steps[at]).reportValidity();
+      else {
+        save();
+        go(1);
+      }
       return;
     }
     const bad = firstInvalid(form);
