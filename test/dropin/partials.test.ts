@@ -245,8 +245,10 @@ describe("partialSubmissions", () => {
 
   test("refuses what it cannot save, changing nothing; mails are throttled per address", async () => {
     const f = await newForm();
-    const empty = await save(f.id, { evil: "x" });
-    expect([empty.status, empty.body.code]).toEqual([400, "EMPTY"]);
+    for (const nothing of [{ evil: "x" }, { name: " ", message: "" }]) {
+      const empty = await save(f.id, nothing);
+      expect([empty.status, empty.body.code]).toEqual([400, "EMPTY"]);
+    }
     const gone = await save(f.id, { _partial: "prt_0.x", _email: "a@example.com" });
     expect([gone.status, gone.body.code]).toEqual([404, "NOT_FOUND"]);
     const { token } = (await save(f.id, { name: "Lin" })).body;

@@ -106,6 +106,8 @@ export function createPartialsService({ repo, forms, outbox, sendSoon, atomicall
         if (value !== undefined) values[rule.name] = value;
       }
       const typing = Object.keys(values).length > 0;
+      // A new partial needs something typed: a page's blank fields alone are nothing to come back to.
+      const anything = Object.values(values).some((v) => [v].flat().some((x) => x.trim() !== ""));
       let mailTo: string | null = null;
       if (request.email !== undefined && request.email.trim() !== "") {
         mailTo = normalizeEmail(request.email);
@@ -118,7 +120,7 @@ export function createPartialsService({ repo, forms, outbox, sendSoon, atomicall
           );
       }
       const existing = await proved(form.id, request.token);
-      if (!existing && !typing)
+      if (!existing && !anything)
         throw request.token
           ? new AppError("NOT_FOUND", "this saved answer is gone: it was sent, or it was last saved 30 days ago")
           : new AppError("EMPTY", "there is nothing to save: no field of the form was filled in");
