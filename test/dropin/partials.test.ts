@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { FormsvcClient } from "../../src/client";
 import { fixedClock } from "../../src/lib/clock";
 import { OPERATOR } from "../../src/lib/principal";
-import { seedForm, seedOwner, startTestServer, type Owner, type TestServer } from "../helpers/harness";
+import {
+  cliJsonAsync,
+  runCliAsync,
+  seedForm,
+  seedOwner,
+  startTestServer,
+  type Owner,
+  type TestServer,
+} from "../helpers/harness";
 import { startReceiver, until, type Receiver } from "../helpers/receiver";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 
@@ -299,6 +307,12 @@ describe("partialSubmissions", () => {
     expect([rest.submissions.map((p) => p.id), rest.nextCursor]).toEqual([[ids[2]!], null]);
     const bad = await server.send("GET", `/forms/${f.id}/submissions?status=partial&cursor=nope`, owner.key);
     expect([bad.status, bad.body.code]).toEqual([400, "INVALID_CURSOR"]);
+    // The command line lists the same folder.
+    const listed = await cliJsonAsync(["submissions", "list", f.id, "--partial", "--json"], { db: server.db });
+    expect(listed.submissions.map((p: { id: string }) => p.id)).toEqual(ids);
+    const text = await runCliAsync(["submissions", "list", f.id, "--partial", "--limit", "1"], { db: server.db });
+    expect(text.stdout).toContain("answers saved halfway, newest first");
+    expect(text.stdout).toContain(`--partial --cursor ${ids[0]}`);
   });
 
   test("a partial goes 30 days after its last save, with an erasure of its address, and with its form", async () => {
