@@ -343,3 +343,32 @@ describe("partialSubmissions", () => {
     expect(await partials(f.id)).toEqual([]);
   });
 });
+
+describe("the save route's limits are the drop-in's", () => {
+  test("it takes from the visitor's drop-in bucket of the form, and its body cap is FORMSVC_MAX_BODY_BYTES", async () => {
+    const small = await startTestServer({ config: { publicRateLimit: 3, maxBodyBytes: 2048 } });
+    try {
+      const f = await seedForm(small, "small@example.com", {
+        name: "Small",
+        fields: FIELDS as never,
+        partialSubmissions: true,
+      });
+      const post = (path: string, body: Record<string, unknown>) =>
+        fetch(`${small.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify(body),
+        });
+      const big = await post(`/f/${f.id}/partial`, { name: "x".repeat(4096) });
+      expect([big.status, (await big.json()).code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+      expect((await post(`/f/${f.id}/partial`, { name: "Ada" })).status).toBe(200);
+      const third = await post(`/f/${f.id}`, { name: "Ada" });
+      expect(third.status).not.toBe(429);
+      const fourth = await post(`/f/${f.id}/partial`, { name: "Ada" });
+      expect([fourth.status, fourth.headers.get("x-ratelimit-limit")]).toEqual([429, "3"]);
+      expect(await small.query("SELECT id FROM partials")).toHaveLength(1);
+    } finally {
+      await small.close();
+    }
+  });
+});
