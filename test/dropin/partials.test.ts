@@ -371,4 +371,28 @@ describe("the save route's limits are the drop-in's", () => {
       await small.close();
     }
   });
+
+  test("a client asks for at most 10 resume links an hour, whatever the addresses", async () => {
+    const other = await startTestServer({ config: { rateLimit: 100_000, publicRateLimit: 100_000 } });
+    try {
+      const f = await seedForm(other, "mails@example.com", {
+        name: "Mails",
+        fields: FIELDS as never,
+        partialSubmissions: true,
+      });
+      const mail = (n: number) =>
+        other.json(`/f/${f.id}/partial`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({ name: "Ada", _email: `a${n}@example.com` }),
+        });
+      for (let n = 0; n < 10; n++) expect((await mail(n)).status).toBe(200);
+      const eleventh = await mail(10);
+      expect([eleventh.status, eleventh.body.code]).toEqual([429, "RATE_LIMITED"]);
+      expect(eleventh.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect(await other.query("SELECT id FROM outbox WHERE kind = 'resume_link'")).toHaveLength(10);
+    } finally {
+      await other.close();
+    }
+  });
 });
