@@ -3,6 +3,7 @@
 // secure_delete and the submissions-by-id index on the submit path, deleting (one, a person, a
 // retention backlog, a whole form) with secure_delete off and on, the TRUNCATE checkpoint after an
 // erasure, and VACUUM. Results: bench/RESULTS.md; an export's memory: bench/export-memory.ts.
+import { createPartialsRepo } from "../src/modules/dropin/partials-repo";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -174,6 +175,7 @@ report(
     shredder: { shred: async () => ({ vacuumed: false }) },
     confirmations: createConfirmationsRepo(sql),
     outbox: createOutboxRepo(sql),
+    partials: createPartialsRepo(sql),
     afterDelete: services.files.removeUnattached,
     related: {},
   });

@@ -19,6 +19,7 @@ import { confirmationRoutes } from "./modules/confirmations/routes";
 import { hostedPageRoutes } from "./modules/dropin/page-route";
 import { publicFormOrNone } from "./modules/dropin/public-form";
 import { createDropIn } from "./modules/dropin/routes";
+import { partialsRoutes } from "./modules/dropin/partials-routes";
 import { webhooksRoutes } from "./modules/webhooks/routes";
 import { formsRoutes } from "./modules/forms/routes";
 import { keysRoutes } from "./modules/keys/routes";
@@ -130,6 +131,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     forms: services.forms,
     submissions: services.submissions,
     files: services.files,
+    partials: services.partials,
     links: services.links,
     maxBodyBytes: config.maxBodyBytes,
     log,
@@ -171,6 +173,15 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(hostedPageRoutes(services))
     .use(dropIn.routes)
     .use(
+      partialsRoutes({
+        forms: services.forms,
+        partials: services.partials,
+        clock: services.clock,
+        maxBodyBytes: config.maxBodyBytes,
+        failure: dropIn.failure,
+      }),
+    )
+    .use(
       mcpRoutes({
         forms: services.forms,
         analytics: services.analytics,
@@ -204,6 +215,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
             config.maxBodyBytes,
             services.files,
             services.forms,
+            services.partials,
           ),
         )
         .use(searchRoutes(services.search))

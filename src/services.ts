@@ -45,6 +45,8 @@ import { createMemberNotifications } from "./modules/notifications/members";
 import { createNotificationPreview } from "./modules/notifications/preview";
 import { createNotificationAttachments } from "./modules/notifications/attachments";
 import { createOutboxRepo } from "./modules/outbox/repo";
+import { createPartialsService } from "./modules/dropin/partials";
+import { createPartialsRepo } from "./modules/dropin/partials-repo";
 import { createOutboxService } from "./modules/outbox/service";
 import { webhookChannel } from "./modules/webhooks/channel";
 import { queueUpdates, queueWebhooks } from "./modules/webhooks/queue";
@@ -451,6 +453,16 @@ export async function createServices(deps: Deps) {
   });
   // Each member's choice of a form's owner notification, which the queues above read.
   const memberNotifications = createMemberNotifications({ repo: memberNotificationsRepo, formFor: forms.formFor });
+  // Save and resume: what visitors typed halfway, apart from submissions (dropin/partials.ts).
+  const partialsRepo = createPartialsRepo(sql);
+  const partials = createPartialsService({
+    repo: partialsRepo,
+    forms,
+    outbox: outboxRepo,
+    sendSoon: () => outbox.afterCommit({ queued: 1 }),
+    atomically,
+    clock,
+  });
   const lifecycle = createSubmissionLifecycle({
     repo: submissionsRepo,
     forms,
@@ -461,6 +473,7 @@ export async function createServices(deps: Deps) {
     shredder: store.shredder,
     confirmations: confirmationsRepo,
     outbox: outboxRepo,
+    partials: partialsRepo,
     // A deleted submission's files go from the store once the deletion has committed.
     afterDelete: files.removeUnattached,
     // What else a person's export shows about their submissions, one entry per store.
@@ -547,6 +560,7 @@ export async function createServices(deps: Deps) {
     /** Signs what a browser brings back: file download links, thank-you pages' back links. */
     links,
     lifecycle,
+    partials,
     analytics,
     outbox,
     webhooks,

@@ -12,6 +12,7 @@ import {
   type SubmissionState,
 } from "../modules/submissions/model";
 import type { SearchResultJson } from "../modules/search/routes";
+import type { Form } from "../modules/forms/model";
 import type { Services } from "../services";
 import { withServices } from "./context";
 import { exportProgress } from "./progress";
@@ -43,12 +44,40 @@ const marked = (text: string, matches: [number, number][]): string => {
   return oneLine(out + text.slice(at)).replace(/\s+/g, " ");
 };
 
+/** `submissions list --partial`: a page of the answers saved halfway, as `?status=partial` answers it. */
+async function listPartials(
+  s: Services,
+  form: Form,
+  opts: { limit: string; cursor?: string; json?: boolean },
+): Promise<void> {
+  const page = await s.partials.list(OPERATOR, form.id, { limit: Number(opts.limit), cursor: opts.cursor });
+  if (opts.json) return void process.stdout.write(`${JSON.stringify(page)}\n`);
+  const lines = [`${form.name} (${form.id}): answers saved halfway, newest first`, ""];
+  if (page.submissions.length === 0) lines.push("No answers saved halfway on this page.");
+  else
+    lines.push(
+      table(
+        ["ID", "SAVED", "EMAIL", "DATA"],
+        page.submissions.map((p) => [p.id, p.updatedAt, p.email ?? "", preview(p.data, PREVIEW_CHARS)]),
+      ),
+    );
+  if (page.nextCursor) {
+    const limit = opts.limit === DEFAULT_LIMIT ? "" : ` --limit ${opts.limit}`;
+    lines.push(
+      "",
+      `Next page: ${invocation()} submissions list ${form.id}${limit} --partial --cursor ${page.nextCursor}`,
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
 /** The line that tells what an erasure removed beside submissions, or "" when nothing. */
 function alsoErased(also: Erasure["alsoErased"]): string {
   const parts = [
     [also.confirmations, "waitlist confirmation(s)"],
     [also.autoresponseThrottles, "autoresponse throttle(s)"],
     [also.messages, "message(s) to the address or naming it as Reply-To"],
+    [also.partials, "answer(s) saved halfway"],
   ].filter(([n]) => n !== 0);
   return parts.length ? `Also erased: ${parts.map(([n, what]) => `${n} ${what}`).join(", ")}.` : "";
 }
@@ -168,6 +197,7 @@ export function submissionsCommand(): Command {
     .option("--limit <n>", "page size, 1 to 100", DEFAULT_LIMIT)
     .option("--cursor <cursor>", "the nextCursor of the previous page (from here or from the API)")
     .option("--spam", "the spam folder instead of the inbox (as ?status=spam)")
+    .option("--partial", "the answers visitors saved halfway on the hosted page (as ?status=partial)")
     .option("--json", "print only the API's JSON: {submissions, nextCursor}")
     .addHelpText(
       "after",
@@ -176,50 +206,58 @@ export function submissionsCommand(): Command {
         `${me} submissions list frm_… --limit 10 --cursor <nextCursor> --json`,
       ]),
     )
-    .action((formId: string, opts: { limit: string; cursor?: string; spam?: boolean; json?: boolean }, cmd: Command) =>
-      withServices(cmd, async (s) => {
-        if (!LIMIT.test(opts.limit))
-          throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
-        if (opts.cursor === "")
-          throw new AppError("INVALID_CURSOR", "--cursor must be the nextCursor of a previous page");
-        const form = await s.forms.requireForm(formId);
-        const status = opts.spam ? "spam" : "inbox";
-        const page = await s.submissions.pageJson(OPERATOR, form.id, {
-          limit: Number(opts.limit),
-          cursor: opts.cursor,
-          status,
-        });
-        // The API's text as it is: the same bytes, the same cursors.
-        if (opts.json) return void process.stdout.write(`${page}\n`);
-        const { submissions: items, nextCursor } = JSON.parse(page) as SubmissionListJson;
-        const lines = [
-          opts.spam
-            ? `${form.name} (${form.id}): spam, newest first`
-            : `${form.name} (${form.id}): ${form.submissionCount} submission(s), newest first`,
-          "",
-        ];
-        if (items.length === 0) lines.push("No submissions on this page.");
-        else
-          lines.push(
-            table(
-              ["ID", "CREATED", "EMAIL", "DATA"],
-              items.map(({ id, createdAt, data: { _meta, ...fields } }) => [
-                id,
-                createdAt,
-                senderEmail(fields),
-                preview(fields, PREVIEW_CHARS),
-              ]),
-            ),
-          );
-        if (nextCursor) {
-          const limit = opts.limit === DEFAULT_LIMIT ? "" : ` --limit ${opts.limit}`;
-          lines.push(
+    .action(
+      (
+        formId: string,
+        opts: { limit: string; cursor?: string; spam?: boolean; partial?: boolean; json?: boolean },
+        cmd: Command,
+      ) =>
+        withServices(cmd, async (s) => {
+          if (!LIMIT.test(opts.limit))
+            throw new AppError("INVALID_PARAMETER", "--limit must be a whole number from 1 to 100");
+          if (opts.cursor === "")
+            throw new AppError("INVALID_CURSOR", "--cursor must be the nextCursor of a previous page");
+          if (opts.spam && opts.partial)
+            throw new AppError("INVALID_PARAMETER", "--spam and --partial are two folders: give one");
+          const form = await s.forms.requireForm(formId);
+          if (opts.partial) return listPartials(s, form, opts);
+          const status = opts.spam ? "spam" : "inbox";
+          const page = await s.submissions.pageJson(OPERATOR, form.id, {
+            limit: Number(opts.limit),
+            cursor: opts.cursor,
+            status,
+          });
+          // The API's text as it is: the same bytes, the same cursors.
+          if (opts.json) return void process.stdout.write(`${page}\n`);
+          const { submissions: items, nextCursor } = JSON.parse(page) as SubmissionListJson;
+          const lines = [
+            opts.spam
+              ? `${form.name} (${form.id}): spam, newest first`
+              : `${form.name} (${form.id}): ${form.submissionCount} submission(s), newest first`,
             "",
-            `Next page: ${invocation()} submissions list ${form.id}${limit}${opts.spam ? " --spam" : ""} --cursor ${nextCursor}`,
-          );
-        }
-        process.stdout.write(`${lines.join("\n")}\n`);
-      }),
+          ];
+          if (items.length === 0) lines.push("No submissions on this page.");
+          else
+            lines.push(
+              table(
+                ["ID", "CREATED", "EMAIL", "DATA"],
+                items.map(({ id, createdAt, data: { _meta, ...fields } }) => [
+                  id,
+                  createdAt,
+                  senderEmail(fields),
+                  preview(fields, PREVIEW_CHARS),
+                ]),
+              ),
+            );
+          if (nextCursor) {
+            const limit = opts.limit === DEFAULT_LIMIT ? "" : ` --limit ${opts.limit}`;
+            lines.push(
+              "",
+              `Next page: ${invocation()} submissions list ${form.id}${limit}${opts.spam ? " --spam" : ""} --cursor ${nextCursor}`,
+            );
+          }
+          process.stdout.write(`${lines.join("\n")}\n`);
+        }),
     );
 
   for (const [name, to, what] of [

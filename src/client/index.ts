@@ -58,6 +58,7 @@ import type {
   SubmissionDetail,
   SubmissionUpdate,
   SubmissionList,
+  PartialList,
   SearchQuery,
   SearchResults,
   SubmissionQuery,
@@ -358,6 +359,19 @@ export class FormsvcClient {
         method: "GET",
         path: `/forms/${encodeURIComponent(formId)}/submissions`,
         query: { ...query },
+        idempotent: true,
+      },
+      options,
+    );
+  }
+
+  /** One page of the answers visitors saved halfway on a form's hosted page (`?status=partial`), newest first. */
+  listPartials(formId: string, query: PageQuery = {}, options?: CallOptions): Promise<PartialList> {
+    return this.request(
+      {
+        method: "GET",
+        path: `/forms/${encodeURIComponent(formId)}/submissions`,
+        query: { ...query, status: "partial" },
         idempotent: true,
       },
       options,

@@ -60,6 +60,8 @@ export interface Form {
   accentColor: string | null;
   /** The language of its pages and its visitors' field errors; `auto` = the visitor's Accept-Language. */
   locale: Locale;
+  /** The hosted page saves what is typed under a resume link; listed with `status: "partial"`. */
+  partialSubmissions: boolean;
   recipients: { email: string; confirmed: boolean }[];
   notificationTemplate: { subject: string; text: string } | null;
   fromName: string | null;
@@ -163,6 +165,7 @@ export interface FormSettings {
   errorUrl?: string | null;
   accentColor?: string | null;
   locale?: Locale;
+  partialSubmissions?: boolean;
   /** At most 10 addresses, or `{email}` objects as Get Form shows them; `confirmed` is ignored (only the link confirms). */
   recipients?: (string | { email: string; confirmed?: boolean })[];
   /** Templates of at most 10,000 characters each; null = formsvc's email. */
@@ -429,6 +432,24 @@ export interface MemberNotificationRequest {
 
 export interface SubmissionList {
   submissions: ListedSubmission[];
+  nextCursor: string | null;
+}
+
+/** An answer a visitor saved halfway on the hosted page (`partialSubmissions`): no submission until sent. */
+export interface PartialSubmission {
+  id: string;
+  formId: string;
+  status: "partial";
+  /** The values typed so far (files are not saved). */
+  data: Record<string, unknown>;
+  email: string | null;
+  createdAt: string;
+  /** Its last save; it is deleted 30 days after. */
+  updatedAt: string;
+}
+
+export interface PartialList {
+  submissions: PartialSubmission[];
   nextCursor: string | null;
 }
 

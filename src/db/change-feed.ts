@@ -58,6 +58,7 @@ export const TABLE_KINDS: Record<string, readonly ChangeKind[]> = {
   // Read by no cache.
   audit_events: [],
   submission_search: [],
+  partials: [],
   search_backlog: [],
   rate_buckets: [],
 };

@@ -46,8 +46,9 @@ export interface FrontDeps extends RateLimitSettings {
   ): Promise<unknown>;
 }
 
-// The path of a drop-in post's URL (`/f/{formId}`, a trailing slash, a query), read before routing.
-const DROP_IN = /^https?:\/\/[^/]+\/f\/([^/?#]+)\/?(?:[?#]|$)/;
+// The path of a drop-in post's URL (`/f/{formId}`, or its save route `/f/{formId}/partial`; a trailing
+// slash, a query), read before routing.
+const DROP_IN = /^https?:\/\/[^/]+\/f\/([^/?#]+)(?:\/partial)?\/?(?:[?#]|$)/;
 
 /**
  * The form id of a drop-in post (`POST /f/{formId}`), read before routing, decoded as the router

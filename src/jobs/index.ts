@@ -67,6 +67,12 @@ export function createJobs(services: Services, { tallyDeltas = false }: Partial<
       run: async () => void (await services.lifecycle.expireRetained()),
     },
     {
+      name: "expire-partials",
+      // Answers saved halfway are kept 30 days after their last save; hourly, as retention.
+      schedule: "0 19 * * * *",
+      run: async () => void (await services.partials.expire()),
+    },
+    {
       name: "send-outbox",
       // A safety net: commits trigger a drain at once; this picks up retries that fall due and rows
       // another process queued (a `submissions not-spam` or a `webhooks replay` at the command line).

@@ -50,6 +50,7 @@ import type {
   SubmitResult,
 } from "../../src/modules/submissions/model";
 import type { ListedSubmissionJson } from "../../src/modules/submissions/model";
+import type { PartialListJson } from "../../src/modules/dropin/partials-model";
 import type {
   BulkBody,
   BulkResultJson,
@@ -74,6 +75,7 @@ export type Checks = [
   Assert<Equal<Client.FormList, FormListJson>>,
   Assert<Equal<Client.Submission, SubmissionJson>>,
   Assert<Equal<Client.SubmissionList, SubmissionListJson>>,
+  Assert<Equal<Client.PartialList, PartialListJson>>,
   Assert<Equal<Client.SearchResults, SearchResultJson>>,
   Assert<Equal<Client.SearchHighlight, Highlight>>,
   Assert<Equal<Client.ListedSubmission, ListedSubmissionJson>>,

@@ -36,6 +36,7 @@ describe("GET /api/v1/forms/{formId}", () => {
         "fromName",
         "notifyMode",
         "oneResponsePerEmail",
+        "partialSubmissions",
         "spamSettings",
         "teamId",
         "submissionCount",

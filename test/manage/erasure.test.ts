@@ -341,7 +341,7 @@ describe("formsvc submissions erase --email, once the person's submission is gon
       expect([way, result.erased, result.alsoErased]).toEqual([
         way,
         submissions,
-        { confirmations: 1, autoresponseThrottles: 1, messages: 0 },
+        { confirmations: 1, autoresponseThrottles: 1, messages: 0, partials: 0 },
       ]);
       const told = await runCliAsync(["submissions", "erase", "--email", address], { db: s.db });
       expect([way, told.stdout]).toEqual([way, expect.stringContaining("No submissions with that email address.")]);

@@ -91,7 +91,7 @@ describe("the spam folder", () => {
     const res = await runCliAsync(["submissions", "spam", "sub_nope"], { db: server.db });
     expect([res.code !== 0, res.stderr]).toEqual([true, expect.stringContaining("no submission with id sub_nope")]);
     const bad = await server.json(`/api/v1/forms/${formId}/submissions?status=junk`, { key });
-    expect([bad.status, bad.body.error]).toEqual([400, "status must be inbox or spam"]);
+    expect([bad.status, bad.body.error]).toEqual([400, "status must be inbox, spam or partial"]);
   });
 
   test("gives spam pages cursors of their own: an inbox cursor is refused on the spam list", async () => {

@@ -140,6 +140,16 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
   { method: "GET", path: /^\/f\/assets\//, why: "the stylesheets of the pages for people, public" },
   {
+    method: "POST",
+    path: /^\/f\/:formId\/partial$/,
+    why: "the hosted page's save and resume: no key, like the drop-in endpoint (its limits and rate bucket); a saved answer's token is its credential (test/dropin/partials.test.ts)",
+  },
+  {
+    method: "GET",
+    path: /^\/f\/:formId\/resume$/,
+    why: "a resume link: the token is the credential, and the page changes nothing (test/dropin/partials.test.ts)",
+  },
+  {
     method: "GET",
     path: /^\/f\/:formId\/thanks$/,
     why: "the thank-you page a visitor lands on after a drop-in post, public (test/dropin)",

@@ -136,6 +136,8 @@ export type InboxFilter = { state?: string; tag?: string; assignee?: string };
 export const submissions = {
   list: (formId: string, status: "inbox" | "spam", cursor?: string, limit = 25, filter: InboxFilter = {}) =>
     client.listSubmissions(formId, { status, cursor, limit, ...filter }),
+  /** Answers saved halfway on the hosted page (save and resume). */
+  partials: (formId: string, cursor?: string, limit = 25) => client.listPartials(formId, { cursor, limit }),
   /** Changes a submission's state, assignee or tags; answers it as read. */
   update: (formId: string, id: string, change: SubmissionUpdate): Promise<SubmissionDetail> =>
     client.updateSubmission(formId, id, change),

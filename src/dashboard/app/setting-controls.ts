@@ -282,6 +282,11 @@ const OWN: Record<SettingKey, Control> = {
     label: "One response per email address",
     section: "Who may post",
   },
+  partialSubmissions: {
+    kind: "checkbox",
+    label: "Let visitors save and finish later",
+    section: "General",
+  },
   accentColor: {
     kind: "colour",
     label: "Use my own colour on the form's pages",

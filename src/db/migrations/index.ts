@@ -36,6 +36,7 @@ import * as attachments from "./035-attachments";
 import * as search from "./036-search";
 import * as inboxViews from "./039-inbox-views";
 import * as locale from "./040-locale";
+import * as partials from "./041-partials";
 
 export type { Migration };
 
@@ -85,4 +86,5 @@ export const migrations: Migration[] = [
   portable(36, "search", search.steps),
   portable(39, "inbox-views", inboxViews.steps),
   portable(40, "locale", locale.steps),
+  portable(41, "partials", partials.steps),
 ];

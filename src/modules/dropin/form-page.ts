@@ -3,6 +3,7 @@ import { escapeHtml } from "../../lib/template";
 import type { FieldRule, Form } from "../forms/model";
 import { widgetLanguagePath } from "../spam/widget";
 import { textsOf, type Locale, type Texts } from "./locale";
+import { partialPath, resumeBox } from "./partials-page";
 
 /** One problem with one field, as the field rules report it (VALIDATION_FAILED's `errors`). */
 export interface FieldProblem {
@@ -17,6 +18,8 @@ export interface FormPageState {
   problems?: FieldProblem[];
   /** A sentence about the whole post (closed form, failed challenge), shown above the fields. */
   notice?: string;
+  /** The resume token of the saved answer the page continues (partialSubmissions), carried by its posts. */
+  partial?: string;
 }
 
 /** Where the pages for people (hosted form, thank-you, errors) take their stylesheet and the widget's. */
@@ -242,6 +245,11 @@ export function hostedFormPage(form: Form, state: FormPageState = {}, texts: Tex
   // The script's own words, as data: one script serves every language.
   const scriptTexts = { back: t("page.back"), next: t("page.next"), progress: t("page.progress") };
   const star = `<span class="required" aria-hidden="true">*</span><span class="visually-hidden">${esc(t("page.star"))}</span>`;
+  // Save and resume: a second button posts what is typed, unchecked and without files, to the save route.
+  const saving = form.partialSubmissions
+    ? `\n<input type="hidden" name="_partial"${attr("value", state.partial)}>
+<button type="submit" class="secondary" data-save formaction="${partialPath(form.id)}" formenctype="application/x-www-form-urlencoded" formnovalidate>Save and continue later</button>`
+    : "";
 
   const main = `<h1>${esc(form.name)}</h1>
 ${form.description ? `<p class="description">${esc(form.description)}</p>` : ""}
@@ -250,8 +258,8 @@ ${notice}${summary}
 ${anyRequired ? `<p class="hint">${esc(t("page.required")).replace("{star}", star)}</p>\n` : ""}${fieldsHtml(rules, (r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name), texts, whenHtml(r, rules, texts)))}
 ${honeypot}
 ${widget}
-<button type="submit">${esc(t("page.send"))}</button>
-</form>`;
+<button type="submit">${esc(t("page.send"))}</button>${saving}
+</form>${saving && resumeBox(form.id, state.partial ?? "", "", true)}`;
   // The widget's stylesheet under the id it looks for, so it injects no <style> of its own (which the policy would refuse).
   // The widget's words in the page's language: its pack, after the widget (both deferred, so in order).
   const pack = widgetLanguagePath(texts.lang);

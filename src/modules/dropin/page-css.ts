@@ -68,6 +68,8 @@ progress { display: block; width: 100%; height: 0.5rem; accent-color: var(--acce
 .step-nav { display: flex; gap: 0.75rem; }
 .step-nav button { flex: 1; width: auto; }
 button.secondary { background: transparent; color: var(--accent); border: 2px solid var(--accent); }
+.resume button, button[data-save] { margin-top: 0.75rem; }
+.resume a { overflow-wrap: anywhere; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 

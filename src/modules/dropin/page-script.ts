@@ -4,8 +4,9 @@
  * With it: a field whose condition does not hold is hidden and disabled (so neither checked nor
  * sent), as fields-check.ts decides on the server, live as the visitor types; and one step shows at a
  * time with a progress bar, Back and Next, each step checked by the browser's own constraint
- * validation before the next. Plain ES2017 with no framework, served from formsvc (no inline script);
- * its words come from the page (`data-texts`, in the form's language), so one script serves all.
+ * validation before the next; with save and resume on, each Next also saves what is typed and shows
+ * the resume link. Plain ES2017 with no framework, served from formsvc (no inline script); its words
+ * come from the page (`data-texts`, in the form's language), so one script serves all.
  */
 export const PAGE_SCRIPT = `"use strict";
 (() => {
@@ -53,6 +54,24 @@ export const PAGE_SCRIPT = `"use strict";
   const steps = [...form.querySelectorAll(".step")];
   const send = form.querySelector("button[type=submit]");
   const firstInvalid = (root) => controls(root).find((el) => el.willValidate && !el.checkValidity());
+  // Save and resume: each Next saves what is typed so far (files aside) and shows the link back.
+  const saver = form.querySelector("[data-save]");
+  const box = document.getElementById("resume");
+  const save = () => {
+    if (!saver || !box) return;
+    const body = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (typeof v === "string") body.append(k, v);
+    fetch(saver.formAction, { method: "POST", body, headers: { accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((j) => {
+        if (!j) return;
+        for (const el of document.querySelectorAll("input[name=_partial]")) el.value = j.token;
+        const a = box.querySelector("a");
+        a.href = a.textContent = j.resumeUrl;
+        box.hidden = false;
+      })
+      .catch(() => {});
+  };
   let at = 0;
   let go = () => {};
   if (steps.length > 1) {
@@ -98,7 +117,11 @@ export const PAGE_SCRIPT = `"use strict";
       return !bad;
     };
     back.addEventListener("click", () => go(-1));
-    next.addEventListener("click", () => checked() && go(1));
+    next.addEventListener("click", () => {
+      if (!checked()) return;
+      save();
+      go(1);
+    });
     form.addEventListener("input", () => show(at, false));
     form.addEventListener("change", () => show(at, false));
     for (const s of steps) s.tabIndex = -1;
@@ -108,11 +131,16 @@ export const PAGE_SCRIPT = `"use strict";
     if (!live(steps[at])) go(1);
   }
   form.addEventListener("submit", (e) => {
+    // "Save and continue later" posts what there is, unchecked.
+    if (saver && e.submitter === saver) return;
     if (send.hidden) {
       // Enter in a field before the last step: the next step, not the post.
       e.preventDefault();
-      if (!firstInvalid(steps[at])) go(1);
-      else firstInvalid(steps[at]).reportValidity();
+      if (firstInvalid(steps[at])) firstInvalid(steps[at]).reportValidity();
+      else {
+        save();
+        go(1);
+      }
       return;
     }
     const bad = firstInvalid(form);

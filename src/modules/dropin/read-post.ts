@@ -28,6 +28,8 @@ const invalid = (message: string) => new AppError("INVALID_BODY", message);
 export const dropInFieldName = (sent: string) => (sent.endsWith("[]") ? sent.slice(0, -2) : sent);
 const fieldName = dropInFieldName;
 
+/** The resume token a hosted page's post carries when it finishes a saved answer (partials.ts): a control field of a form that saves. */
+export const PARTIAL_FIELD = "_partial";
 /** Control fields: what a page tells the endpoint, never stored as data (`_subject` and `_replyto` are: a visitor may type them). */
 const NEXT = ["_next", "redirectUrl"];
 const DROPPED = ["_cc", "_gotcha"];
@@ -99,7 +101,8 @@ export function dropInPost(form: Form, { fields, isJson }: DropInFields, referer
   // The honeypot check reads the form's honeypot field; with the default one, any alias filled is that field filled.
   const honeypot =
     form.honeypotField === "_gotcha" ? HONEYPOT_ALIASES.filter((n) => data.has(n)).map((n) => data.get(n)) : [];
-  for (const name of [...NEXT, ...DROPPED, ...(form.honeypotField === "_gotcha" ? HONEYPOT_ALIASES : [])])
+  const saving = form.partialSubmissions ? [PARTIAL_FIELD] : [];
+  for (const name of [...NEXT, ...DROPPED, ...saving, ...(form.honeypotField === "_gotcha" ? HONEYPOT_ALIASES : [])])
     data.delete(name);
   for (const [name, field] of CHALLENGE_FIELDS) {
     if (!data.has(name)) continue;

@@ -16,7 +16,8 @@ import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
 import { CATALOGUES, languageFor, textsOf, type TextKey, type Texts } from "./locale";
 import { errorPage, thanksPage } from "./pages";
-import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
+import { dropInFieldName, dropInPost, PARTIAL_FIELD, readDropInFields, type DropInFields } from "./read-post";
+import type { PartialsService } from "./partials";
 import type { Upload } from "../files/model";
 import type { FilesService } from "../files/service";
 import type { Signer } from "../../lib/signing";
@@ -27,6 +28,8 @@ export interface DropInDeps {
   forms: FormsService;
   submissions: SubmissionsService;
   files: FilesService;
+  /** A finished post removes the saved answer it continued. */
+  partials: Pick<PartialsService, "finish">;
   /** Signs a thank-you page's back link, so only a post's own answer can name one. */
   links: Signer;
   maxBodyBytes: number;
@@ -74,7 +77,7 @@ interface Answering {
  * for a person by Formspree's rule (negotiate.ts). `failure` answers a refused post, also the ones
  * the front refuses before routing (429).
  */
-export function createDropIn({ forms, submissions, files, links, maxBodyBytes, log }: DropInDeps) {
+export function createDropIn({ forms, submissions, files, partials, links, maxBodyBytes, log }: DropInDeps) {
   const html = (set: Answering["set"], status: number, page: string, texts: Texts, form: Form | null | undefined) => {
     set.status = status;
     Object.assign(set.headers, PERSON_PAGE_HEADERS);
@@ -89,7 +92,7 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
   async function failure(
     { request, set, requestId }: Answering,
     error: unknown,
-    known?: { form?: Form; values?: Record<string, unknown> },
+    known?: { form?: Form; values?: Record<string, unknown>; partial?: string },
   ): Promise<unknown> {
     const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
     if (res.headers) Object.assign(set.headers, res.headers);
@@ -118,7 +121,16 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
       return html(
         set,
         res.status,
-        hostedFormPage(form, { values: known.values, problems: res.body.errors, notice: sentence }, texts),
+        hostedFormPage(
+          form,
+          {
+            values: known.values,
+            problems: res.body.errors,
+            notice: sentence,
+            ...(known.partial ? { partial: known.partial } : {}),
+          },
+          texts,
+        ),
         texts,
         form,
       );
@@ -136,6 +148,7 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
       async ({ request, params: { formId }, client, set, ownOrigin, requestId, bodyPace }) => {
         let form: Form | undefined;
         let values: Record<string, unknown> | undefined;
+        let partial: string | undefined;
         let uploads: Upload[] = [];
         try {
           // The form first: a post to no form costs no body read (and its 404 comes before a 413).
@@ -160,6 +173,8 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
           const referer = headers.get("referer");
           const post = dropInPost(form, sent, referer);
           values = post.values;
+          const carried = sent.fields.get(PARTIAL_FIELD);
+          partial = form.partialSubmissions && typeof carried === "string" && carried !== "" ? carried : undefined;
           const result = await submissions.submit(
             submitRequest({
               actor: visitorOf(form),
@@ -173,6 +188,11 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
               uploads,
             }),
           );
+          // Stored: the saved answer it finished goes (a failure here leaves it to the 30-day sweep).
+          if (partial)
+            await partials
+              .finish(form.id, partial)
+              .catch((e: unknown) => log.warn("a finished partial was not removed", { formId, error: String(e) }));
           Object.assign(set.headers, corsHeaders(request));
           // Our own thank-you page, its back link signed: made only when the visitor goes there.
           const posted = form;
@@ -189,7 +209,7 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
           set.headers.location = locationUrl(next) ?? next;
           return "";
         } catch (error) {
-          const answer = await failure({ request, set, requestId }, error, { form, values });
+          const answer = await failure({ request, set, requestId }, error, { form, values, partial });
           return bodyPace.answer(request, set, answer) ?? answer;
         } finally {
           // Not stored (refused, or answered from an earlier idempotent post): nothing stays behind.

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { OneOf } from "../../http/schemas";
-import { setting } from "../forms/setting-row";
+import { on, setting } from "../forms/setting-row";
 import { LOCALES, type Locale } from "./languages";
 
 /** A colour as the pages for people take it: six hex digits after `#`. */
@@ -33,4 +33,20 @@ export const LOCALE = setting({
   example: "de",
   cli: { flag: "--locale <language>", hint: `one of ${LOCALES.join(", ")}` },
   show: { label: "language", text: (v) => (v === "auto" ? "the visitor's (Accept-Language)" : v) },
+});
+
+/** Save and resume on the hosted page (partials.ts). */
+export const PARTIAL_SUBMISSIONS = setting({
+  schema: t.Boolean(),
+  input: t.Boolean({ error: "partialSubmissions must be true or false" }),
+  field: "partialSubmissions",
+  column: "partial_submissions",
+  stored: "boolean",
+  default: false,
+  example: true,
+  cli: {
+    flag: "--partial-submissions",
+    no: { help: "no saving halfway on the hosted page (the default)", value: false },
+  },
+  show: { label: "save and resume", text: on },
 });

@@ -128,6 +128,8 @@ export interface Form {
   maxSubmissions: number | null;
   /** A second inbox submission with an extracted email already answered is refused (ALREADY_SUBMITTED). */
   oneResponsePerEmail: boolean;
+  /** The hosted page saves what is typed under a resume link (dropin/partials.ts); kept apart from submissions. */
+  partialSubmissions: boolean;
   /** Where a browser goes after a drop-in submit, or after a refused one; null = formsvc's own page. */
   successUrl: string | null;
   errorUrl: string | null;

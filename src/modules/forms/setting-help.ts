@@ -57,6 +57,8 @@ export const SETTING_HELP = {
   maxSubmissions: "Once the inbox holds this many submissions the form refuses more; without it, no limit.",
   oneResponsePerEmail:
     "Take one submission per email address: another from an address that has answered is refused, which tells whoever tries whether that address has answered. Spam-filed answers do not count, and deleting one frees its address.",
+  partialSubmissions:
+    "The hosted page saves what the visitor has typed at each step (files excepted) under a resume link they can have emailed; a saved answer is listed apart (?status=partial), counted, notified and sent to webhooks only once sent, and deleted after 30 days.",
   successUrl:
     "Where a browser goes after a drop-in submit when the page names no _next; without it, formsvc's thank-you page.",
   errorUrl:

@@ -50,7 +50,7 @@ import {
   FROM_NAME,
   NOTIFY_MODE,
 } from "../notifications/settings";
-import { ACCENT_COLOR, LOCALE } from "../dropin/settings";
+import { ACCENT_COLOR, LOCALE, PARTIAL_SUBMISSIONS } from "../dropin/settings";
 import { SPAM_SETTINGS } from "../spam/settings";
 import { SETTING_HELP } from "./setting-help";
 import {
@@ -426,6 +426,7 @@ export const SETTINGS = {
   }),
   accentColor: ACCENT_COLOR,
   locale: LOCALE,
+  partialSubmissions: PARTIAL_SUBMISSIONS,
   recipients: RECIPIENTS,
   notificationTemplate: NOTIFICATION_TEMPLATE,
   fromName: FROM_NAME,

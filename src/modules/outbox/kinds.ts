@@ -1,5 +1,6 @@
 import { renderPasswordReset } from "../accounts/reset-message";
 import { renderConfirmation } from "../confirmations/message";
+import { renderResumeLink } from "../dropin/resume-message";
 import type { FileLinker } from "../files/model";
 import { renderBackupAlert, renderWebhookAlert } from "../notifications/alerts";
 import { renderAutoresponse } from "../notifications/autoresponse";
@@ -101,6 +102,16 @@ export const KINDS = {
     dueAtStart: true,
     needsPublicUrl: true,
     secretPayload: true,
+  },
+  // A visitor's own link to a saved answer (dropin/partials.ts).
+  resume_link: {
+    transport: "smtp",
+    render: (row, d) => renderResumeLink(row, d.publicUrl),
+    retry: "mail",
+    dueAtStart: true,
+    needsPublicUrl: true,
+    secretPayload: true,
+    toSubmitter: true,
   },
   webhook_alert: { transport: "smtp", render: renderWebhookAlert, retry: "mail", dueAtStart: true },
   backup_alert: { transport: "smtp", render: renderBackupAlert, retry: "mail", dueAtStart: true },

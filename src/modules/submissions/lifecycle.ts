@@ -12,6 +12,7 @@ import type { SubmitPipeline } from "./pipeline";
 import type { ConfirmationsRepo } from "../confirmations/repo";
 import type { OutboxRepo } from "../outbox/repo";
 import type { SubmissionsRepo } from "./repo";
+import type { PartialsRepo } from "../dropin/partials-repo";
 import { missingOf, pipelineItem, unlessBusy, type SubmissionsService } from "./service";
 
 const DAY_MS = 86_400_000;
@@ -34,6 +35,8 @@ export interface LifecycleDeps {
   /** What the confirmations and the outbox keep about an address beside its submissions: listed for an export, forgotten by an erasure. */
   confirmations: Pick<ConfirmationsRepo, "forgetAddress" | "listAddressRecords">;
   outbox: Pick<OutboxRepo, "forgetAddress" | "listAddressRecords">;
+  /** Answers saved halfway on the hosted page (dropin/partials-repo.ts), by the address they name. */
+  partials: Pick<PartialsRepo, "forgetAddress" | "listAddressRecords">;
   /** Runs after every deletion has committed: removes what the deleted submissions kept outside the database (their files). */
   afterDelete: () => Promise<unknown>;
   /** What is stored about submissions elsewhere, by name (the notifications they caused), for a person's export. */
@@ -60,6 +63,8 @@ export interface PersonExport {
   autoresponseThrottles: Record<string, unknown>[];
   /** Messages sent to the address or naming it as Reply-To, queued or sent, that no submission under `submissions` caused (those are under `notifications`). */
   messages: Record<string, unknown>[];
+  /** Answers saved halfway on a hosted page that name the address, with what was typed. */
+  partials: Record<string, unknown>[];
   [related: string]: unknown;
 }
 
@@ -77,11 +82,13 @@ export interface AddressRecords<T> {
   confirmations: T;
   autoresponseThrottles: T;
   messages: T;
+  /** Answers saved halfway (save and resume) that the address was mailed or typed. */
+  partials: T;
 }
 
 /** The forms that keep something about an address beside its submissions. */
 const formsOf = (kept: AddressRecords<Record<string, unknown>[]>): string[] =>
-  [kept.confirmations, kept.autoresponseThrottles, kept.messages].flat().map((r) => r.formId as string);
+  [kept.confirmations, kept.autoresponseThrottles, kept.messages, kept.partials].flat().map((r) => r.formId as string);
 
 const validAddress = (email: string) => {
   const address = normalizeEmail(email);
@@ -105,6 +112,7 @@ export function createSubmissionLifecycle({
   shredder,
   confirmations,
   outbox,
+  partials,
   afterDelete,
   related,
 }: LifecycleDeps) {
@@ -115,6 +123,7 @@ export function createSubmissionLifecycle({
   ): Promise<AddressRecords<Record<string, unknown>[]>> => ({
     ...(await confirmations.listAddressRecords(address, formIds)),
     ...(await outbox.listAddressRecords(address, formIds)),
+    ...(await partials.listAddressRecords(address, formIds)),
   });
 
   /**
@@ -241,7 +250,12 @@ export function createSubmissionLifecycle({
       const kept = await addressRecords(address, formIds);
       const holding = formsOf(kept);
       const done: Erasure["forms"] = [];
-      const alsoErased: AddressRecords<number> = { confirmations: 0, autoresponseThrottles: 0, messages: 0 };
+      const alsoErased: AddressRecords<number> = {
+        confirmations: 0,
+        autoresponseThrottles: 0,
+        messages: 0,
+        partials: 0,
+      };
       for (const [formId, form] of await formsById([...found.keys(), ...holding])) {
         const { erased, forgotten } = await pipeline.transaction(async (tx) => {
           // The submissions first: leaving the tallies, a confirmed joiner is uncounted only while the confirmation is there.
@@ -255,6 +269,7 @@ export function createSubmissionLifecycle({
           const forgotten: AddressRecords<number> = {
             ...(await confirmations.forgetAddress(form.id, address)),
             ...(await outbox.forgetAddress(form.id, address)),
+            ...(await partials.forgetAddress(form.id, address)),
           };
           if (batch.length || Object.values(forgotten).some((n) => n > 0)) {
             const beside = Object.fromEntries(Object.entries(forgotten).filter(([, n]) => n > 0));
@@ -311,6 +326,7 @@ export function createSubmissionLifecycle({
         confirmations: named(kept.confirmations),
         autoresponseThrottles: named(kept.autoresponseThrottles),
         messages: named(kept.messages.filter((m) => !listed.has(m.submissionId as string))),
+        partials: named(kept.partials),
         ...Object.fromEntries(
           await Promise.all(Object.entries(related).map(async ([name, list]) => [name, await list(ids)])),
         ),

@@ -29,6 +29,8 @@ import type { FilesService } from "../files/service";
 import type { FormsService } from "../forms/service";
 import type { Principal } from "../../lib/principal";
 import type { SubmissionsService } from "./service";
+import type { PartialsService } from "../dropin/partials";
+import { PartialListSchema } from "../dropin/partials-model";
 
 const STATES = SUBMISSION_STATES.join("|");
 
@@ -40,6 +42,8 @@ export function submissionsRoutes(
   maxBodyBytes: number,
   files: FilesService,
   forms: Pick<FormsService, "formFor">,
+  /** The `partial` folder: answers saved halfway, kept apart from submissions (dropin/partials.ts). */
+  partials: Pick<PartialsService, "list">,
 ) {
   /** The `files` setting of the form a multipart post names, once its formId has come and the caller may submit to it; else unknown (the submit refuses it in order). */
   const filesPolicy = async (caller: Principal, sent: Map<string, unknown>) => {
@@ -168,6 +172,8 @@ export function submissionsRoutes(
     .get(
       "/forms/:formId/submissions",
       async ({ params, query, principal, set }) => {
+        if (query.status === "partial")
+          return partials.list(principal, params.formId, { limit: pageLimit(query.limit), cursor: query.cursor });
         set.headers["content-type"] = "application/json;charset=utf-8";
         return await submissions.pageJson(principal, params.formId, {
           limit: pageLimit(query.limit),
@@ -187,9 +193,10 @@ export function submissionsRoutes(
           limit: LimitParam,
           cursor: CursorParam,
           status: t.Optional(
-            t.UnionEnum(["inbox", "spam"], {
-              error: "status must be inbox or spam",
-              description: "inbox (default), or spam: what a spam check kept out of the counts",
+            t.UnionEnum(["inbox", "spam", "partial"], {
+              error: "status must be inbox, spam or partial",
+              description:
+                "inbox (default); spam: what a spam check kept out of the counts; partial: answers saved halfway on the hosted page (partialSubmissions), not submissions",
             }),
           ),
           state: t.Optional(
@@ -219,10 +226,13 @@ export function submissionsRoutes(
         detail: {
           summary: "List submissions",
           description:
-            "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive. `status=spam` lists the spam folder (counted nowhere); `state`, `tag` and `assignee` keep only the submissions they name (the dashboard's inbox filters); a cursor belongs to the status and filters it came from.",
+            "Newest first (createdAt, then id, descending). Paging is stable while new submissions arrive. `status=spam` lists the spam folder (counted nowhere). `status=partial` lists answers saved halfway on the hosted page (partialSubmissions), newest first, which are no submissions: counted, notified, searched, exported and sent to webhooks nowhere, each with `status`, `email` and `updatedAt` and without `_meta`, `spam` or the inbox's fields, which the filters ignore. `state`, `tag` and `assignee` keep only the submissions they name (the dashboard's inbox filters); a cursor belongs to the status and filters it came from.",
           tags: ["Submissions"],
           responses: responses(
-            { schema: SubmissionListSchema, description: "a page of submissions" },
+            {
+              schema: t.Union([SubmissionListSchema, PartialListSchema]),
+              description: "a page of submissions, or with status=partial of answers saved halfway",
+            },
             400,
             401,
             403,

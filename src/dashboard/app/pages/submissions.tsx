@@ -76,20 +76,111 @@ const SHORTCUTS: [string, string][] = [
   ["?", "these shortcuts"],
 ];
 
+type TabProps = { form: FormDetails; query: URLSearchParams; onChange: () => void };
+
+/** A form's submissions: the inbox and spam folder, or the answers saved halfway (`?status=partial`). */
+export function SubmissionsTab(props: TabProps) {
+  return props.query.get("status") === "partial" ? <PartialsFolder {...props} /> : <InboxTab {...props} />;
+}
+
+/** The folders, as links: inbox (with its unread count), spam, and with save and resume on, the answers saved halfway. */
+function FolderLinks({ form, at }: { form: FormDetails; at: Folder | "partial" }) {
+  const base = ["forms", form.id, "submissions"];
+  return (
+    <div class="segmented" role="group" aria-label="Folder">
+      <a class="segment" href={href(base)} aria-current={at === "inbox" ? "true" : undefined}>
+        Inbox
+        {form.unread > 0 && (
+          <span class="count-badge">
+            {formatNumber(form.unread)}
+            <span class="visually-hidden"> unread</span>
+          </span>
+        )}
+      </a>
+      <a class="segment" href={href(base, { status: "spam" })} aria-current={at === "spam" ? "true" : undefined}>
+        Spam
+      </a>
+      {(form.partialSubmissions || at === "partial") && (
+        <a
+          class="segment"
+          href={href(base, { status: "partial" })}
+          aria-current={at === "partial" ? "true" : undefined}
+        >
+          Partial
+        </a>
+      )}
+    </div>
+  );
+}
+
+/** The answers visitors saved halfway on the hosted page: read only, newest first; they count nowhere until sent. */
+function PartialsFolder({ form, query }: TabProps) {
+  const cursor = query.get("cursor") ?? undefined;
+  const [page, reload] = useLoad(() => submissions.partials(form.id, cursor, PAGE_SIZE), [form.id, cursor]);
+  const base = ["forms", form.id, "submissions"];
+  return (
+    <section aria-labelledby="partials-title">
+      <h2 id="partials-title" class="visually-hidden">
+        Saved halfway
+      </h2>
+      <div class="toolbar">
+        <FolderLinks form={form} at="partial" />
+      </div>
+      <p class="hint">
+        What visitors saved to finish later. Nothing here is counted, notified or sent to webhooks until they send it;
+        each goes 30 days after its last save.
+      </p>
+      <Show value={page} retry={reload} label="Loading saved answers…">
+        {(p) =>
+          p.submissions.length === 0 ? (
+            <p class="empty">No answers saved halfway{cursor ? " on this page" : ""}.</p>
+          ) : (
+            <>
+              <table class="table submissions-table">
+                <caption class="visually-hidden">Answers saved halfway, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Saved</th>
+                    <th scope="col">Email</th>
+                    <th scope="col">Answers so far</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {p.submissions.map((s) => (
+                    <tr key={s.id}>
+                      <td data-label="Saved">{formatDateTime(s.updatedAt)}</td>
+                      <td data-label="Email">{s.email ?? "—"}</td>
+                      <td data-label="Answers so far">
+                        {Object.entries(s.data)
+                          .filter(([, v]) => valueText(v) !== "")
+                          .map(([k, v]) => `${fieldLabel(k, form.fields)}: ${valueText(v)}`)
+                          .join(" · ")}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {p.nextCursor && (
+                <p>
+                  <a class="button button-small" href={href(base, { status: "partial", cursor: p.nextCursor })}>
+                    Older →
+                  </a>
+                </p>
+              )}
+            </>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
 /**
  * A form's inbox and spam folder, a page at a time with the API's cursors: filtered by state, tag
  * and assignee, searched, worked with the keyboard (SHORTCUTS) and many at a time. A row opens the
  * whole submission.
  */
-export function SubmissionsTab({
-  form,
-  query,
-  onChange,
-}: {
-  form: FormDetails;
-  query: URLSearchParams;
-  onChange: () => void;
-}) {
+function InboxTab({ form, query, onChange }: { form: FormDetails; query: URLSearchParams; onChange: () => void }) {
   const asked = inboxQuery(query);
   const { folder, view, tag, assignee, q } = asked;
   const key = queryKey(asked);
@@ -267,24 +358,7 @@ export function SubmissionsTab({
         Submissions
       </h2>
       <div class="toolbar">
-        <div class="segmented" role="group" aria-label="Folder">
-          <a class="segment" href={href(base)} aria-current={folder === "inbox" ? "true" : undefined}>
-            Inbox
-            {form.unread > 0 && (
-              <span class="count-badge">
-                {formatNumber(form.unread)}
-                <span class="visually-hidden"> unread</span>
-              </span>
-            )}
-          </a>
-          <a
-            class="segment"
-            href={href(base, { status: "spam" })}
-            aria-current={folder === "spam" ? "true" : undefined}
-          >
-            Spam
-          </a>
-        </div>
+        <FolderLinks form={form} at={folder} />
         <div class="toolbar-end">
           <button type="button" class="button button-small" onClick={() => setHelp(true)}>
             Shortcuts <kbd>?</kbd>
