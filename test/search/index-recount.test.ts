@@ -6,6 +6,7 @@ import { onPostgres } from "../helpers/engine";
 import { useServer } from "../helpers/fixture";
 import { seedForm, storedData } from "../helpers/harness";
 import { newId } from "../../src/lib/ids";
+import type { Form } from "../../src/modules/forms/model";
 import type { NewSubmission } from "../../src/modules/submissions/model";
 import { createSearchRepo } from "../../src/modules/search/repo";
 import { formToken } from "../../src/lib/search-text";
@@ -58,6 +59,19 @@ const submit = async (key: string, formId: string, data: Record<string, unknown>
   expect(res.status).toBe(200);
   return res.body.submissionId as string;
 };
+
+/** A submission of `form` for the pipeline's writers (committed without the server's hooks), `i` ms after the first. */
+const rowOf = (form: Form, data: Record<string, unknown>, i: number): NewSubmission => ({
+  id: newId("sub"),
+  form,
+  status: "inbox",
+  json: storedData(data),
+  meta: JSON.parse(storedData({}))._meta,
+  email: null,
+  createdAt: new Date(Date.now() - 10_000 + i).toISOString(),
+  idempotency: null,
+  stages: {},
+});
 
 describe("the index beside the submissions", () => {
   test("follows submits, deletions, erasure, retention, spam marks, form moves and form deletions, at once", async () => {
@@ -168,17 +182,7 @@ describe("the index beside the submissions", () => {
     const form = await server.services.forms.requireForm(
       (await seedForm(server, "b@example.com", { name: "Many" })).id,
     );
-    const row = (name: string, i: number): NewSubmission => ({
-      id: newId("sub"),
-      form,
-      status: "inbox",
-      json: storedData({ name, message: "juliet" }),
-      meta: JSON.parse(storedData({}))._meta,
-      email: null,
-      createdAt: new Date(Date.now() - 10_000 + i).toISOString(),
-      idempotency: null,
-      stages: {},
-    });
+    const row = (name: string, i: number) => rowOf(form, { name, message: "juliet" }, i);
     const commit = submitPipeline(server.store.sql).commit;
     const oldest = row("Juliet Oldest", 0);
     expect(await commit([oldest])).toEqual([null]);
@@ -200,17 +204,7 @@ describe("the index beside the submissions", () => {
     const form = await server.services.forms.requireForm(
       (await seedForm(server, "b@example.com", { name: "Long" })).id,
     );
-    const row = (name: string, i: number): NewSubmission => ({
-      id: newId("sub"),
-      form,
-      status: "inbox",
-      json: storedData({ name, message: `lima ${"x ".repeat(2_600)}` }),
-      meta: JSON.parse(storedData({}))._meta,
-      email: null,
-      createdAt: new Date(Date.now() - 10_000 + i).toISOString(),
-      idempotency: null,
-      stages: {},
-    });
+    const row = (name: string, i: number) => rowOf(form, { name, message: `lima ${"x ".repeat(2_600)}` }, i);
     const commit = submitPipeline(server.store.sql).commit;
     const oldest = row("Lima Oldest", 0);
     expect(await commit([oldest])).toEqual([null]);
@@ -233,17 +227,7 @@ describe("the index beside the submissions", () => {
       (await seedForm(server, "b@example.com", { name: "Budget" })).id,
     );
     // Committed without the server's hooks, so that its own indexer does not take them first.
-    const rows = Array.from({ length: 3 }, (_, i): NewSubmission => ({
-      id: newId("sub"),
-      form,
-      status: "inbox",
-      json: storedData({ message: `november budget${i}` }),
-      meta: JSON.parse(storedData({}))._meta,
-      email: null,
-      createdAt: new Date().toISOString(),
-      idempotency: null,
-      stages: {},
-    }));
+    const rows = Array.from({ length: 3 }, (_, i) => rowOf(form, { message: `november budget${i}` }, i));
     expect(await submitPipeline(server.store.sql).commit(rows)).toEqual([null, null, null]);
     const ids = rows.map((r) => r.id);
     const repo = createSearchRepo(server.store.sql);
