@@ -54,6 +54,8 @@ export interface Form {
   maxSubmissions: number | null;
   /** A second submission from an address that has answered is refused (409 ALREADY_SUBMITTED). */
   oneResponsePerEmail: boolean;
+  /** Days from sending in which the submitter may change their answers (a signed link); null = never. */
+  editableDays: number | null;
   successUrl: string | null;
   errorUrl: string | null;
   /** The colour of the form's pages for people, `#rrggbb`; null = formsvc's blue. */
@@ -155,6 +157,8 @@ export interface FormSettings {
   closesAt?: string | null;
   maxSubmissions?: number | null;
   oneResponsePerEmail?: boolean;
+  /** 1 to 365; null = no edits. */
+  editableDays?: number | null;
   successUrl?: string | null;
   errorUrl?: string | null;
   accentColor?: string | null;

@@ -34,6 +34,7 @@ import * as inbox from "./032-inbox";
 import * as oneResponse from "./034-one-response";
 import * as attachments from "./035-attachments";
 import * as search from "./036-search";
+import * as revisions from "./037-revisions";
 
 export type { Migration };
 
@@ -81,4 +82,5 @@ export const migrations: Migration[] = [
   portable(34, "one-response", oneResponse.steps),
   portable(35, "attachments", attachments.steps),
   portable(36, "search", search.steps),
+  portable(37, "revisions", revisions.steps),
 ];

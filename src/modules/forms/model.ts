@@ -127,6 +127,8 @@ export interface Form {
   maxSubmissions: number | null;
   /** A second inbox submission with an extracted email already answered is refused (ALREADY_SUBMITTED). */
   oneResponsePerEmail: boolean;
+  /** For how many days from sending a submitter may change their answers through a signed link; null = never. */
+  editableDays: number | null;
   /** Where a browser goes after a drop-in submit, or after a refused one; null = formsvc's own page. */
   successUrl: string | null;
   errorUrl: string | null;

@@ -57,6 +57,8 @@ export const SETTING_HELP = {
   maxSubmissions: "Once the inbox holds this many submissions the form refuses more; without it, no limit.",
   oneResponsePerEmail:
     "Take one submission per email address: another from an address that has answered is refused, which tells whoever tries whether that address has answered. Spam-filed answers do not count, and deleting one frees its address.",
+  editableDays:
+    "For this many days after sending, the thank-you page and the autoresponse carry a link with which the submitter may change their answers (each change kept as a revision, notified and sent to webhooks as submission.updated); without it, no edits.",
   successUrl:
     "Where a browser goes after a drop-in submit when the page names no _next; without it, formsvc's thank-you page.",
   errorUrl:
