@@ -30,6 +30,8 @@ import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
 import { searchRoutes } from "./modules/search/routes";
 import { triageRoutes } from "./modules/submissions/triage-routes";
+import { revisionsRoutes } from "./modules/submissions/revisions-routes";
+import { editRoutes } from "./modules/dropin/edit-routes";
 import { teamsRoutes } from "./modules/teams/routes";
 import { filesRoutes } from "./modules/files/routes";
 import { submissionPdfRoutes } from "./modules/submissions/pdf-routes";
@@ -131,6 +133,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     submissions: services.submissions,
     files: services.files,
     links: services.links,
+    edits: services.edits,
     maxBodyBytes: config.maxBodyBytes,
     log,
   });
@@ -171,6 +174,16 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     .use(hostedPageRoutes(services))
     .use(dropIn.routes)
     .use(
+      editRoutes({
+        forms: services.forms,
+        files: services.files,
+        edits: services.edits,
+        failure: dropIn.failure,
+        maxBodyBytes: config.maxBodyBytes,
+        log,
+      }),
+    )
+    .use(
       mcpRoutes({
         forms: services.forms,
         analytics: services.analytics,
@@ -208,6 +221,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         )
         .use(searchRoutes(services.search))
         .use(triageRoutes(services.triage))
+        .use(revisionsRoutes(services.edits))
         .use(filesRoutes(services.files, services.submissions))
         .use(submissionPdfRoutes(services.pdfs))
         .use(keysRoutes(services.keys))

@@ -15,6 +15,8 @@ export interface FormPageState {
   problems?: FieldProblem[];
   /** A sentence about the whole post (closed form, failed challenge), shown above the fields. */
   notice?: string;
+  /** Where the page posts: the form's drop-in address unless said (an edit link posts back to itself). */
+  action?: string;
 }
 
 /** Where the pages for people (hosted form, thank-you, errors) take their stylesheet and the widget's. */
@@ -217,7 +219,7 @@ export function hostedFormPage(form: Form, state: FormPageState = {}): string {
   const main = `<h1>${esc(form.name)}</h1>
 ${form.description ? `<p class="description">${esc(form.description)}</p>` : ""}
 ${notice}${summary}
-<form method="post" action="/f/${encodeURIComponent(form.id)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}"${logic ? " data-logic" : ""}>
+<form method="post" action="${esc(state.action ?? `/f/${encodeURIComponent(form.id)}`)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}"${logic ? " data-logic" : ""}>
 ${anyRequired ? `<p class="hint">Fields marked <span class="required" aria-hidden="true">*</span><span class="visually-hidden">with a star</span> are required.</p>\n` : ""}${fieldsHtml(rules, (r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name), whenHtml(r, rules)))}
 ${honeypot}
 ${widget}

@@ -9,12 +9,26 @@ const formName = (form: Shown | null) => (form ? `<p class="form-name">${escapeH
 const backLink = (back: string | null, text: string) =>
   back ? `<p><a href="${escapeHtml(back)}">${escapeHtml(text)}</a></p>` : "";
 
-/** GET /f/{formId}/thanks: thanks the visitor, and links back to the page they came from when it is known and trusted. */
-export function thanksPage(form: Shown, back: string | null): string {
+/** A link with which the submitter may change their answers (editableDays), and until when. */
+export interface EditOffer {
+  path: string;
+  until: string;
+}
+
+const editLink = (edit: EditOffer | null) =>
+  edit
+    ? `<p>You can <a href="${escapeHtml(edit.path)}">change your answers</a> until ${escapeHtml(new Date(edit.until).toUTCString())}; keep this link.</p>`
+    : "";
+
+/**
+ * GET /f/{formId}/thanks: thanks the visitor, links back to the page they came from when it is
+ * known and trusted, and offers the edit link when the form takes edits.
+ */
+export function thanksPage(form: Shown, back: string | null, edit: EditOffer | null = null): string {
   return personPage(
     `Thank you! · ${form.name}`,
     `<section class="card">${formName(form)}<h1><span class="done" aria-hidden="true">✓</span> Thank you!</h1>
-<p>Your answer to ${escapeHtml(form.name)} has been sent.</p>${backLink(back, "Go back to the site")}</section>`,
+<p>Your answer to ${escapeHtml(form.name)} has been sent.</p>${editLink(edit)}${backLink(back, "Go back to the site")}</section>`,
     "",
     form.accentColor,
   );

@@ -21,6 +21,8 @@ import type { FilesService } from "../files/service";
 import type { Signer } from "../../lib/signing";
 import { isMultipart } from "../submissions/read-body";
 import { submitRequest } from "../submissions/request";
+import { pathOf } from "../submissions/edit-link";
+import type { Edits } from "../submissions/edits";
 
 export interface DropInDeps {
   forms: FormsService;
@@ -28,6 +30,8 @@ export interface DropInDeps {
   files: FilesService;
   /** Signs a thank-you page's back link, so only a post's own answer can name one. */
   links: Signer;
+  /** The edit link a thank-you page offers (editableDays). */
+  edits: Pick<Edits, "linkOfNew" | "offer">;
   maxBodyBytes: number;
   log: Logger;
 }
@@ -57,7 +61,7 @@ const SENTENCES: Partial<Record<ErrorCode, string>> = {
 const sentenceFor = (code: ErrorCode) => SENTENCES[code] ?? "Something went wrong; please try again later.";
 
 /** The form owner's submission, as a publishable key bound to this one form would send it: every check of a public submit applies. */
-const visitorOf = (form: Form): Principal => ({
+export const visitorOf = (form: Form): Principal => ({
   keyId: `f/${form.id}`,
   ownerId: form.ownerId,
   kind: "publishable",
@@ -93,7 +97,7 @@ interface Answering {
  * for a person by Formspree's rule (negotiate.ts). `failure` answers a refused post, also the ones
  * the front refuses before routing (429).
  */
-export function createDropIn({ forms, submissions, files, links, maxBodyBytes, log }: DropInDeps) {
+export function createDropIn({ forms, submissions, files, links, edits, maxBodyBytes, log }: DropInDeps) {
   const html = (set: Answering["set"], status: number, page: string) => {
     set.status = status;
     Object.assign(set.headers, PERSON_PAGE_HEADERS);
@@ -183,17 +187,29 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
             }),
           );
           Object.assign(set.headers, corsHeaders(request));
-          // Our own thank-you page, its back link signed: made only when the visitor goes there.
+          // Our own thank-you page, its back link and edit link signed: made only when the visitor goes there.
           const posted = form;
+          const edit = await edits.linkOfNew(form, result.submissionId);
           const thanks = () => {
             const back = backTarget(posted, referer, headers.get("origin"));
-            const signed = back && `?back=${encodeURIComponent(back)}&sig=${links.sign(BACK_LINK, posted.id, back)}`;
-            return `${ownOrigin() ?? ""}/f/${encodeURIComponent(posted.id)}/thanks${signed ?? ""}`;
+            const query = new URLSearchParams();
+            if (back) (query.set("back", back), query.set("sig", links.sign(BACK_LINK, posted.id, back)));
+            if (edit)
+              (query.set("submission", edit.submissionId), query.set("until", edit.until), query.set("esig", edit.sig));
+            const signed = query.size ? `?${query}` : "";
+            return `${ownOrigin() ?? ""}/f/${encodeURIComponent(posted.id)}/thanks${signed}`;
           };
           // A target the pipeline dropped sends the visitor to our own page: their message was taken.
           const dropped = post.body.redirectUrl !== undefined && result.redirect === undefined;
           const next = dropped ? thanks() : (result.redirect ?? form.successUrl ?? thanks());
-          if (wantsJson(headers)) return { ok: true, success: true, submissionId: result.submissionId, next };
+          if (wantsJson(headers))
+            return {
+              ok: true,
+              success: true,
+              submissionId: result.submissionId,
+              next,
+              ...(edit ? { editUrl: `${ownOrigin() ?? ""}${pathOf(form.id, edit)}`, editableUntil: edit.until } : {}),
+            };
           set.status = 303;
           set.headers.location = locationUrl(next) ?? next;
           return "";
@@ -214,7 +230,7 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
     )
     .get(
       "/f/:formId/thanks",
-      async ({ params: { formId }, query: { back, sig }, set, requestId }) => {
+      async ({ params: { formId }, query: { back, sig, submission, until, esig }, set, requestId }) => {
         try {
           const form = await publicForm(forms, formId);
           // A link on our page to wherever a query (or the page request's Referer) says would be anyone's:
@@ -224,13 +240,24 @@ export function createDropIn({ forms, submissions, files, links, maxBodyBytes, l
             sig !== undefined &&
             links.verifies(sig, BACK_LINK, form.id, back) &&
             (form.allowedOrigins.length === 0 || form.allowedOrigins.includes(httpOrigin(back) ?? ""));
-          return html(set, 200, thanksPage(form, shown ? back : null));
+          const edit = edits.offer(form, { submissionId: submission, until, sig: esig });
+          return html(set, 200, thanksPage(form, shown ? back : null, edit));
         } catch (error) {
           const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
           return html(set, res.status, errorPage(null, sentenceFor(res.body.code), [], null));
         }
       },
-      { query: t.Object({ back: t.Optional(t.String()), sig: t.Optional(t.String()) }), detail: { hide: true } },
+      {
+        query: t.Object({
+          back: t.Optional(t.String()),
+          sig: t.Optional(t.String()),
+          // The edit link (editableDays), signed on its own.
+          submission: t.Optional(t.String()),
+          until: t.Optional(t.String()),
+          esig: t.Optional(t.String()),
+        }),
+        detail: { hide: true },
+      },
     );
   return { routes, failure };
 }

@@ -1,0 +1,55 @@
+import { isUniqueViolation } from "../../db/errors";
+import type { Sql } from "../../db/sql";
+import { EmailAlreadyAnswered } from "./repo";
+
+/** One earlier version of a submission's values, as stored. */
+export interface RevisionRow {
+  revision: number;
+  data: string;
+  createdAt: string;
+}
+
+/** A submitter's changes to their own submission (editableDays): the values it had, kept as revisions. */
+export function createRevisionsRepo(sql: Sql) {
+  return {
+    /**
+     * Keeps the submission's values as its next revision and gives it `json` and `email`, in the
+     * caller's transaction (its row locked). An address counted for one response per email moves
+     * to the new one; EmailAlreadyAnswered when another answer holds that. Returns the revision.
+     */
+    async revise(id: string, earlier: string, json: string, email: string | null, at: string): Promise<number> {
+      const { next } = (await sql.get<{ next: number }>(
+        "SELECT COALESCE(MAX(revision), 0) + 1 AS next FROM submission_revisions WHERE submission_id = ?",
+        [id],
+      ))!;
+      await sql.run(
+        "INSERT INTO submission_revisions (submission_id, revision, data, created_at) VALUES (?, ?, ?, ?)",
+        [id, Number(next), earlier, at],
+      );
+      try {
+        await sql.run(
+          `UPDATE submissions SET data = ?, email = ?,
+             one_response_email = CASE WHEN one_response_email IS NULL THEN NULL ELSE CAST(? AS TEXT) END
+           WHERE id = ?`,
+          [json, email, email, id],
+        );
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new EmailAlreadyAnswered();
+        throw e;
+      }
+      return Number(next);
+    },
+
+    /** A submission's revisions, newest first. */
+    async listRevisions(id: string): Promise<RevisionRow[]> {
+      return (
+        await sql.all<{ revision: number; data: string; created_at: string }>(
+          "SELECT revision, data, created_at FROM submission_revisions WHERE submission_id = ? ORDER BY revision DESC",
+          [id],
+        )
+      ).map((r) => ({ revision: Number(r.revision), data: r.data, createdAt: r.created_at }));
+    },
+  };
+}
+
+export type RevisionsRepo = ReturnType<typeof createRevisionsRepo>;

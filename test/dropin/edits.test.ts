@@ -1,0 +1,303 @@
+import { describe, expect, test } from "bun:test";
+import { Webhook } from "standardwebhooks";
+import { fixedClock } from "../../src/lib/clock";
+import { OPERATOR } from "../../src/lib/principal";
+import { useServer } from "../helpers/fixture";
+import { cliJsonAsync } from "../helpers/harness";
+import { startReceiver } from "../helpers/receiver";
+
+const DAY = 86_400_000;
+const PUBLIC_URL = "https://forms.example.com";
+const clock = fixedClock(Date.parse("2026-11-02T10:00:00.000Z"));
+const server = useServer({
+  clock,
+  smtp: true,
+  config: { rateLimit: 100_000, publicRateLimit: 100_000, webhookAllowPrivate: true, publicUrl: PUBLIC_URL },
+});
+const owner = server.seed("editor@example.com");
+
+const FIELDS = [
+  { name: "name", type: "text", label: "Name", required: true },
+  { name: "email", type: "email", label: "Email" },
+  { name: "message", type: "textarea", label: "Message", required: true },
+];
+const newForm = async (settings: Record<string, unknown> = {}) => {
+  const res = await server.send("POST", "/forms", owner.key, {
+    name: "Feedback",
+    fields: FIELDS,
+    editableDays: 7,
+    ...settings,
+  });
+  expect(res.status).toBe(200);
+  return res.body as { id: string; editableDays: number | null };
+};
+/** A post as a browser's form sends it, not following the answer's redirect. */
+const browserPost = (path: string, values: Record<string, string>) =>
+  fetch(`${server.url}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { accept: "text/html", "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(values),
+  });
+const jsonPost = async (path: string, values: Record<string, unknown>) => {
+  const res = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { accept: "application/json", "content-type": "application/json" },
+    body: JSON.stringify(values),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+};
+const page = async (path: string, accept = "text/html") => {
+  const res = await fetch(`${server.url}${path}`, { headers: { accept } });
+  return { status: res.status, text: await res.text() };
+};
+/** What the server's public URL names, as a path on the test server. */
+const local = (url: string) => url.replace(PUBLIC_URL, "").replace(server.url, "");
+/** The edit link a page or an email carries (its `&` as HTML writes it, or not). */
+const editLinkIn = (text: string) => /\/f\/[^/\s"]+\/edit\/[^\s"<>]+/.exec(text)?.[0]?.replaceAll("&amp;", "&") ?? null;
+const submissionOf = async (formId: string, id: string) =>
+  (await server.send("GET", `/forms/${formId}/submissions/${id}`, owner.key)).body;
+const revisionsOf = (formId: string, id: string) =>
+  server.send("GET", `/forms/${formId}/submissions/${id}/revisions`, owner.key);
+
+/** A browser's post to the hosted form; answers the submission's id and its thank-you page's path. */
+async function sendForm(formId: string, values: Record<string, string>) {
+  const res = await browserPost(`/f/${formId}`, values);
+  expect(res.status).toBe(303);
+  const thanks = local(res.headers.get("location")!);
+  // The newest of the form's submissions (the clock stands still: the time does not tell them apart).
+  const [row] = await server.query("SELECT id FROM submissions WHERE form_id = ? ORDER BY seq DESC", formId);
+  return { id: row.id as string, thanks };
+}
+
+describe("editableDays", () => {
+  test("is null by default: the thank-you page and the JSON answer offer no edit link", async () => {
+    const form = await newForm({ editableDays: undefined });
+    expect(form.editableDays).toBeNull();
+    const { thanks } = await sendForm(form.id, { name: "Ada", message: "Hello" });
+    expect(editLinkIn((await page(thanks)).text)).toBeNull();
+    const answer = await jsonPost(`/f/${form.id}`, { name: "Ada", message: "Hello" });
+    expect(answer.status).toBe(200);
+    expect(answer.body.editUrl).toBeUndefined();
+  });
+
+  test("takes 1 to 365 days or null, and refuses anything else with a 400 that names it", async () => {
+    const form = await newForm();
+    for (const bad of [0, 366, 1.5, "3"]) {
+      const res = await server.send("PATCH", `/forms/${form.id}`, owner.key, { editableDays: bad });
+      expect([res.status, res.body.code]).toEqual([400, "INVALID_PARAMETER"]);
+      expect(res.body.error).toContain("editableDays");
+    }
+    expect((await server.send("PATCH", `/forms/${form.id}`, owner.key, { editableDays: 365 })).body.editableDays).toBe(
+      365,
+    );
+    expect((await server.send("PATCH", `/forms/${form.id}`, owner.key, { editableDays: null })).body.editableDays).toBe(
+      null,
+    );
+  });
+});
+
+describe("an edit through the thank-you page's link", () => {
+  test("changes the answers, keeps the earlier ones as a revision, notifies as an edit and sends submission.updated", async () => {
+    const rx = startReceiver();
+    try {
+      const form = await newForm({ emailSettings: { enabled: true, developerNotificationsEnabled: true } });
+      const hook = await server.services.webhooks.addWebhook(OPERATOR, form.id, { url: `${rx.url}/in` });
+      const sent = server.smtp.messages.length;
+      const { id, thanks } = await sendForm(form.id, { name: "Ada", email: "ada@example.com", message: "Teh typo" });
+      await rx.waitFor(1);
+      await server.smtp.waitFor(sent + 1);
+
+      const link = editLinkIn((await page(thanks)).text);
+      expect(link).not.toBeNull();
+      // The link opens the hosted page with the answers as sent, posting back to itself.
+      const opened = await page(link!);
+      expect(opened.status).toBe(200);
+      expect(opened.text).toContain('value="Ada"');
+      expect(opened.text).toContain("Teh typo");
+      expect(opened.text).toContain(`action="${link!.replaceAll("&", "&amp;")}"`);
+
+      const res = await browserPost(link!, { name: "Ada", email: "ada@example.com", message: "The typo, fixed" });
+      expect(res.status).toBe(303);
+      // The thank-you page again, with the link to change them once more.
+      expect(editLinkIn((await page(local(res.headers.get("location")!))).text)).toBe(link);
+
+      expect((await submissionOf(form.id, id)).data).toMatchObject({ message: "The typo, fixed", name: "Ada" });
+      const revisions = await revisionsOf(form.id, id);
+      expect(revisions.status).toBe(200);
+      expect(revisions.body.revisions).toHaveLength(1);
+      expect(revisions.body.revisions[0]).toMatchObject({ revision: 1, data: { message: "Teh typo", name: "Ada" } });
+      // Still one submission: an edit is no new one.
+      expect((await server.send("GET", `/forms/${form.id}`, owner.key)).body.submissionCount).toBe(1);
+
+      const [, updated] = await rx.waitFor(2);
+      const event = new Webhook(hook.secret!).verify(updated!.body, updated!.headers) as any;
+      expect(event.type).toBe("submission.updated");
+      expect(event.data).toMatchObject({
+        id,
+        formId: form.id,
+        changed: ["data"],
+        revision: 1,
+        data: { message: "The typo, fixed" },
+        previous: { data: { message: "Teh typo" } },
+      });
+      const mails = await server.smtp.waitFor(sent + 2);
+      expect(mails[sent + 1]!.subject).toBe("Edited submission: Feedback");
+      expect(mails[sent + 1]!.text).toContain("The typo, fixed");
+
+      // Search finds the submission by its words now, no more by the ones replaced.
+      const search = async (q: string) =>
+        (await server.send("GET", `/submissions/search?q=${q}&formId=${form.id}`, owner.key)).body.submissions.map(
+          (s: { id: string }) => s.id,
+        );
+      expect(await search("fixed")).toEqual([id]);
+      expect(await search("teh")).toEqual([]);
+    } finally {
+      rx.close();
+    }
+  });
+
+  test("a post the field rules refuse shows the page again, posting to the link, and changes nothing", async () => {
+    const form = await newForm();
+    const { id, thanks } = await sendForm(form.id, { name: "Ada", message: "First" });
+    const link = editLinkIn((await page(thanks)).text)!;
+    const res = await browserPost(link, { name: "", message: "Second" });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain(`action="${link.replaceAll("&", "&amp;")}"`);
+    expect(html).toContain("Second");
+    expect((await submissionOf(form.id, id)).data.message).toBe("First");
+    expect((await revisionsOf(form.id, id)).body.revisions).toEqual([]);
+  });
+});
+
+describe("an edit through the autoresponse's link", () => {
+  test("carries the link, which a JSON client follows to change the answers", async () => {
+    const form = await newForm({
+      emailSettings: { enabled: true },
+      autoresponse: { enabled: true, subject: "Thanks, {{name}}", text: "We got your message." },
+    });
+    const sent = server.smtp.messages.length;
+    const answer = await jsonPost(`/f/${form.id}`, { name: "Bo", email: "bo@example.com", message: "Hi there" });
+    expect(answer.status).toBe(200);
+    const id = answer.body.submissionId;
+    const mails = await server.smtp.waitFor(sent + 1);
+    const mail = mails.slice(sent).find((m) => m.subject === "Thanks, Bo")!;
+    const link = editLinkIn(mail.text!);
+    expect(link).not.toBeNull();
+    expect(mail.text).toContain(`${PUBLIC_URL}${link}`);
+    expect(mail.html).toContain("change your answers");
+
+    const opened = await page(link!, "application/json");
+    expect(opened.status).toBe(200);
+    expect(JSON.parse(opened.text).values).toEqual({ name: "Bo", email: "bo@example.com", message: "Hi there" });
+    const changed = await jsonPost(link!, { name: "Bo", email: "bo@example.com", message: "Hi there, again" });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ success: true, submissionId: id, revision: 1 });
+    expect((await submissionOf(form.id, id)).data.message).toBe("Hi there, again");
+    expect((await revisionsOf(form.id, id)).body.revisions.map((r: any) => r.data.message)).toEqual(["Hi there"]);
+    // A second change: newest first.
+    expect((await jsonPost(link!, { name: "Bo", message: "Third" })).body.revision).toBe(2);
+    expect((await revisionsOf(form.id, id)).body.revisions.map((r: any) => [r.revision, r.data.message])).toEqual([
+      [2, "Hi there, again"],
+      [1, "Hi there"],
+    ]);
+  });
+});
+
+describe("a link that no longer works", () => {
+  const opened = async (formId: string) => {
+    const { id, thanks } = await sendForm(formId, { name: "Cy", message: "Before" });
+    return { id, link: editLinkIn((await page(thanks)).text)! };
+  };
+  const refusedWith = async (link: string, code: string, status: number) => {
+    const json = await jsonPost(link, { name: "Cy", message: "After" });
+    expect([json.status, json.body.code]).toEqual([status, code]);
+    const shown = await page(link);
+    expect(shown.status).toBe(status);
+    expect(shown.text).toContain("change your answers");
+    expect(shown.text).not.toContain("<form");
+  };
+
+  test("altered: 403 EDIT_LINK_INVALID, a page or JSON, nothing changed", async () => {
+    const form = await newForm();
+    const { id, link } = await opened(form.id);
+    const later = new Date(Date.parse(new URL(link, PUBLIC_URL).searchParams.get("until")!) + 100 * DAY);
+    const tampered = link.replace(/until=[^&]+/, `until=${encodeURIComponent(later.toISOString())}`);
+    await refusedWith(tampered, "EDIT_LINK_INVALID", 403);
+    await refusedWith(link.replace(/sig=.{4}/, "sig=AAAA"), "EDIT_LINK_INVALID", 403);
+    // Another submission's id under this one's signature.
+    const other = await opened(form.id);
+    await refusedWith(link.replace(id, other.id), "EDIT_LINK_INVALID", 403);
+    expect((await submissionOf(form.id, id)).data.message).toBe("Before");
+  });
+
+  test("past editableDays: 410 EDIT_LINK_EXPIRED, and shortening the setting shortens links sent", async () => {
+    const start = clock.now();
+    try {
+      const form = await newForm({ editableDays: 3 });
+      const { id, link } = await opened(form.id);
+      clock.set(start + 2 * DAY);
+      expect((await page(link)).status).toBe(200);
+      expect((await server.send("PATCH", `/forms/${form.id}`, owner.key, { editableDays: 1 })).status).toBe(200);
+      await refusedWith(link, "EDIT_LINK_EXPIRED", 410);
+      expect((await server.send("PATCH", `/forms/${form.id}`, owner.key, { editableDays: 30 })).status).toBe(200);
+      // The link's own time (3 days) still holds.
+      clock.set(start + 3 * DAY + 1000);
+      await refusedWith(link, "EDIT_LINK_EXPIRED", 410);
+      expect((await submissionOf(form.id, id)).data.message).toBe("Before");
+    } finally {
+      clock.set(start);
+    }
+  });
+
+  test("with the setting turned off: 410 EDIT_LINK_EXPIRED, and the thank-you page offers no link", async () => {
+    const form = await newForm();
+    const { thanks } = await sendForm(form.id, { name: "Cy", message: "Before" });
+    const link = editLinkIn((await page(thanks)).text)!;
+    expect((await server.send("PATCH", `/forms/${form.id}`, owner.key, { editableDays: null })).status).toBe(200);
+    await refusedWith(link, "EDIT_LINK_EXPIRED", 410);
+    expect(editLinkIn((await page(thanks)).text)).toBeNull();
+  });
+
+  test("of a deleted submission: 410 EDIT_LINK_EXPIRED, and its revisions went with it", async () => {
+    const form = await newForm();
+    const { id, link } = await opened(form.id);
+    expect((await jsonPost(link, { name: "Cy", message: "After" })).status).toBe(200);
+    expect(await server.query("SELECT revision FROM submission_revisions WHERE submission_id = ?", id)).toHaveLength(1);
+    expect((await server.send("DELETE", `/forms/${form.id}/submissions/${id}`, owner.key)).status).toBe(200);
+    expect(await server.query("SELECT revision FROM submission_revisions WHERE submission_id = ?", id)).toEqual([]);
+    await refusedWith(link, "EDIT_LINK_EXPIRED", 410);
+  });
+});
+
+describe("revisions and erasure", () => {
+  test("erasing the address removes the submission's revisions, the earlier values with them", async () => {
+    const form = await newForm();
+    const { id, thanks } = await sendForm(form.id, {
+      name: "Dee",
+      email: "dee.erased@example.com",
+      message: "Secret-before",
+    });
+    const link = editLinkIn((await page(thanks)).text)!;
+    expect((await jsonPost(link, { name: "Dee", email: "dee.erased@example.com", message: "After" })).status).toBe(200);
+    expect((await server.query("SELECT data FROM submission_revisions WHERE submission_id = ?", id))[0].data).toContain(
+      "Secret-before",
+    );
+    const erased = await cliJsonAsync(["submissions", "erase", "--email", "dee.erased@example.com", "--json"], {
+      db: server.db,
+    });
+    expect(erased.erased).toBe(1);
+    expect(await server.query("SELECT * FROM submission_revisions WHERE submission_id = ?", id)).toEqual([]);
+    expect(await server.tablesHolding("Secret-before")).toEqual([]);
+  });
+
+  test("GET …/revisions is 404 for a submission of another form", async () => {
+    const form = await newForm();
+    const other = await newForm();
+    const { id } = await sendForm(form.id, { name: "Ed", message: "Hi" });
+    const res = await server.send("GET", `/forms/${other.id}/submissions/${id}/revisions`, owner.key);
+    expect([res.status, res.body.code]).toEqual([404, "NOT_FOUND"]);
+    expect((await revisionsOf(form.id, id)).body).toEqual({ revisions: [] });
+  });
+});
