@@ -146,6 +146,16 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
   {
     method: "GET",
+    path: /^\/f\/:formId\/edit\/:submissionId$/,
+    why: "a submitter's edit link (editableDays): the signature is the credential; shows their answers, changes nothing (test/dropin/edits.test.ts)",
+  },
+  {
+    method: "POST",
+    path: /^\/f\/:formId\/edit\/:submissionId$/,
+    why: "a submitter's edit link's post: the signature is the credential, its checks a drop-in post's (test/dropin/edits.test.ts)",
+  },
+  {
+    method: "GET",
     path: /^\/api\/v1\/files\/:fileId$/,
     why: "a signed download link from a notification or webhook: the signature is the credential (test/files)",
   },
