@@ -399,6 +399,15 @@ export interface Note {
   createdAt: string;
 }
 
+/** What a submission held before one change its submitter made through the edit link (editableDays). */
+export interface Revision {
+  /** 1 for the values as first sent, then one more per change. */
+  revision: number;
+  data: Record<string, unknown>;
+  /** When the submitter changed them. */
+  createdAt: string;
+}
+
 /** One submission as `getSubmission` answers it: as listed, with the folder it is in. */
 export type SubmissionDetail = ListedSubmission & { status: "inbox" | "spam" };
 

@@ -50,6 +50,7 @@ import type {
   SubmitResult,
 } from "../../src/modules/submissions/model";
 import type { ListedSubmissionJson } from "../../src/modules/submissions/model";
+import type { RevisionListJson } from "../../src/modules/submissions/revisions-routes";
 import type {
   BulkBody,
   BulkResultJson,
@@ -82,6 +83,7 @@ export type Checks = [
   Assert<Equal<Client.BulkResult, BulkResultJson>>,
   Assert<Equal<Client.Note, NoteJson>>,
   Assert<Equal<{ notes: Client.Note[] }, NoteListJson>>,
+  Assert<Equal<{ revisions: Client.Revision[] }, RevisionListJson>>,
   Assert<Equal<{ text: string }, NoteBody>>,
   Assert<Equal<Client.SubmitResult, SubmitResult>>,
   Assert<Equal<Client.SubmitRequest, SubmitBody>>,

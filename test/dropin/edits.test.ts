@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
+import { FormsvcClient } from "../../src/client";
 import { fixedClock } from "../../src/lib/clock";
 import { OPERATOR } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
@@ -202,6 +203,12 @@ describe("an edit through the autoresponse's link", () => {
       [2, "Hi there, again"],
       [1, "Hi there"],
     ]);
+    // The client library and the command line list the same.
+    const client = new FormsvcClient({ baseUrl: `${server.url}/api/v1`, apiKey: owner.key, fetch: server.fetch });
+    const listed = await client.listRevisions(form.id, id);
+    expect(listed.map((r) => r.revision)).toEqual([2, 1]);
+    const cli = await cliJsonAsync(["submissions", "revisions", id, "--json"], { db: server.db });
+    expect(cli).toEqual({ revisions: listed });
   });
 });
 
