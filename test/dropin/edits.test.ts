@@ -308,3 +308,39 @@ describe("revisions and erasure", () => {
     expect((await revisionsOf(form.id, id)).body).toEqual({ revisions: [] });
   });
 });
+
+describe("an edit of a form that takes files", () => {
+  const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
+  const post = async (path: string, name: string, file: Uint8Array, filename: string) => {
+    const body = new FormData();
+    body.append("name", name);
+    body.append("message", "With a file");
+    body.append("cv", new Blob([file as Uint8Array<ArrayBuffer>]), filename);
+    const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { accept: "application/json" }, body });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  test("keeps the earlier file when the post brings none, and takes a new one in its place, the earlier kept for its revision", async () => {
+    const form = await newForm({ fields: [...FIELDS, { name: "cv", type: "file", required: true }], files: {} });
+    const sent = await post(`/f/${form.id}`, "Fay", PDF, "cv.pdf");
+    expect(sent.status).toBe(200);
+    const { submissionId: id, editUrl } = sent.body;
+    const link = local(editUrl);
+    const first = (await submissionOf(form.id, id)).data.cv;
+    expect(first).toMatchObject({ name: "cv.pdf", type: "application/pdf" });
+
+    // A browser sends an empty part for a file input left alone.
+    const kept = await post(link, "Fay Renamed", new Uint8Array(), "");
+    expect([kept.status, kept.body.revision]).toEqual([200, 1]);
+    expect((await submissionOf(form.id, id)).data).toMatchObject({ name: "Fay Renamed", cv: first });
+
+    const replaced = await post(link, "Fay Renamed", Buffer.from("%PDF-1.4\n%%EOF\n"), "cv-2.pdf");
+    expect([replaced.status, replaced.body.revision]).toEqual([200, 2]);
+    const now = (await submissionOf(form.id, id)).data.cv;
+    expect(now).toMatchObject({ name: "cv-2.pdf" });
+    expect(now.file).not.toBe(first.file);
+    const files = await server.query("SELECT id FROM files WHERE submission_id = ? AND state = 'stored' ORDER BY id", id);
+    expect(files.map((f: { id: string }) => f.id).sort()).toEqual([first.file, now.file].sort());
+    expect((await revisionsOf(form.id, id)).body.revisions[0].data.cv).toEqual(first);
+  });
+});
