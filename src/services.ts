@@ -413,6 +413,7 @@ export async function createServices(deps: Deps) {
     },
   });
   const submissionsRepo = createSubmissionsRepo(sql);
+  const revisionsRepo = createRevisionsRepo(sql);
   const submissions = createSubmissionsService({
     repo: submissionsRepo,
     forms,
@@ -495,6 +496,14 @@ export async function createServices(deps: Deps) {
           storedAt: f.created_at,
           path: downloadPath(f.form_id!, f.submission_id!, f.id),
         })),
+      // What their submissions held before each change they made (editableDays).
+      revisions: async (ids) =>
+        (await revisionsRepo.listForSubmissions(ids)).map((r) => ({
+          submissionId: r.submissionId,
+          revision: r.revision,
+          data: JSON.parse(r.data) as unknown,
+          createdAt: r.createdAt,
+        })),
       notifications: async (ids) =>
         (await outboxRepo.listForSubmissions(ids)).map((n) => ({
           id: n.id,
@@ -527,7 +536,7 @@ export async function createServices(deps: Deps) {
   // A submitter's changes to their answers through the signed link (editableDays), kept as revisions.
   const edits = createEdits({
     repo: submissionsRepo,
-    revisions: createRevisionsRepo(sql),
+    revisions: revisionsRepo,
     lock: triageRepo.lockSubmissions,
     submissions,
     atomically,

@@ -279,7 +279,7 @@ describe("a link that no longer works", () => {
 });
 
 describe("revisions and erasure", () => {
-  test("erasing the address removes the submission's revisions, the earlier values with them", async () => {
+  test("a person's export shows their revisions, and erasing the address removes them, the earlier values with them", async () => {
     const form = await newForm();
     const { id, thanks } = await sendForm(form.id, {
       name: "Dee",
@@ -291,6 +291,18 @@ describe("revisions and erasure", () => {
     expect((await server.query("SELECT data FROM submission_revisions WHERE submission_id = ?", id))[0].data).toContain(
       "Secret-before",
     );
+    // The person's export shows the earlier values too.
+    const person = await cliJsonAsync(["submissions", "export", "--email", "dee.erased@example.com"], {
+      db: server.db,
+    });
+    expect(person.revisions).toEqual([
+      {
+        submissionId: id,
+        revision: 1,
+        data: expect.objectContaining({ message: "Secret-before" }),
+        createdAt: expect.any(String),
+      },
+    ]);
     const erased = await cliJsonAsync(["submissions", "erase", "--email", "dee.erased@example.com", "--json"], {
       db: server.db,
     });
@@ -339,7 +351,10 @@ describe("an edit of a form that takes files", () => {
     const now = (await submissionOf(form.id, id)).data.cv;
     expect(now).toMatchObject({ name: "cv-2.pdf" });
     expect(now.file).not.toBe(first.file);
-    const files = await server.query("SELECT id FROM files WHERE submission_id = ? AND state = 'stored' ORDER BY id", id);
+    const files = await server.query(
+      "SELECT id FROM files WHERE submission_id = ? AND state = 'stored' ORDER BY id",
+      id,
+    );
     expect(files.map((f: { id: string }) => f.id).sort()).toEqual([first.file, now.file].sort());
     expect((await revisionsOf(form.id, id)).body.revisions[0].data.cv).toEqual(first);
   });

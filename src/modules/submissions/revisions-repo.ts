@@ -40,6 +40,21 @@ export function createRevisionsRepo(sql: Sql) {
       return Number(next);
     },
 
+    /** These submissions' revisions (a person's export), by submission, newest first. */
+    async listForSubmissions(ids: string[]): Promise<(RevisionRow & { submissionId: string })[]> {
+      return (
+        await sql.all<{ submission_id: string; revision: number; data: string; created_at: string }>(
+          "SELECT submission_id, revision, data, created_at FROM submission_revisions WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY submission_id, revision DESC",
+          [JSON.stringify(ids)],
+        )
+      ).map((r) => ({
+        submissionId: r.submission_id,
+        revision: Number(r.revision),
+        data: r.data,
+        createdAt: r.created_at,
+      }));
+    },
+
     /** A submission's revisions, newest first. */
     async listRevisions(id: string): Promise<RevisionRow[]> {
       return (
