@@ -550,6 +550,7 @@ export async function createServices(deps: Deps) {
     webhooks: (formId) => webhooksRepo.listWebhooks(formId),
     queueUpdates: queueUpdates(outboxRepo, clock),
     sendSoon: (queued) => outbox.afterCommit({ queued }),
+    outbox: outboxRepo,
   });
   const backups = createBackups({
     fileSnapshots: sql.traits.fileSnapshots,

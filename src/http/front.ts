@@ -46,9 +46,9 @@ export interface FrontDeps extends RateLimitSettings {
   ): Promise<unknown>;
 }
 
-// The path of a drop-in post's URL (`/f/{formId}`, or an edit link's `/f/{formId}/edit/{submissionId}`,
-// a trailing slash, a query), read before routing: an edit takes from the same bucket as a post.
-const DROP_IN = /^https?:\/\/[^/]+\/f\/([^/?#]+)(?:\/edit\/[^/?#]+)?\/?(?:[?#]|$)/;
+// The path of a drop-in post's URL (`/f/{formId}`, an edit link's `/f/{formId}/edit/{submissionId}` or
+// `/f/{formId}/edit-link`, a trailing slash, a query), read before routing: edits take from a post's bucket.
+const DROP_IN = /^https?:\/\/[^/]+\/f\/([^/?#]+)(?:\/edit\/[^/?#]+|\/edit-link)?\/?(?:[?#]|$)/;
 
 /**
  * The form id of a drop-in post (`POST /f/{formId}`), read before routing, decoded as the router

@@ -359,3 +359,63 @@ describe("an edit of a form that takes files", () => {
     expect((await revisionsOf(form.id, id)).body.revisions[0].data.cv).toEqual(first);
   });
 });
+
+describe("one response per email, with edits", () => {
+  const askFor = (formId: string, email: string, accept = "application/json") =>
+    fetch(`${server.url}/f/${formId}/edit-link`, {
+      method: "POST",
+      headers: { accept, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ email }),
+    });
+  const editLinkRows = async (formId: string) =>
+    await server.query("SELECT recipient FROM outbox WHERE form_id = ? AND kind = 'edit_link'", formId);
+
+  test("a second answer is 409 ALREADY_SUBMITTED offering to email the edit link, which only that address gets, once an hour", async () => {
+    const form = await newForm({ oneResponsePerEmail: true });
+    const first = await jsonPost(`/f/${form.id}`, { name: "Gil", email: "gil@example.com", message: "One" });
+    expect(first.status).toBe(200);
+    const again = await jsonPost(`/f/${form.id}`, { name: "Gil", email: "GIL@example.com", message: "Two" });
+    expect([again.status, again.body.code]).toEqual([409, "ALREADY_SUBMITTED"]);
+    expect(again.body.editLinkRequest).toBe(`/f/${form.id}/edit-link`);
+    // A browser is offered the button, the address as typed, and no link.
+    const shown = await browserPost(`/f/${form.id}`, { name: "Gil", email: "gil@example.com", message: "Two" });
+    expect(shown.status).toBe(409);
+    const html = await shown.text();
+    expect(html).toContain(`action="/f/${form.id}/edit-link"`);
+    expect(html).toContain('value="gil@example.com"');
+    expect(editLinkIn(html)).toBeNull();
+
+    const sent = server.smtp.messages.length;
+    const asked = await askFor(form.id, "Gil@Example.com");
+    expect(asked.status).toBe(200);
+    const answer = await asked.json();
+    // The same answer for an address that never answered, and nothing is sent to it.
+    const unknown = await askFor(form.id, "nobody@example.com");
+    expect([unknown.status, await unknown.json()]).toEqual([200, answer]);
+    const mails = await server.smtp.waitFor(sent + 1);
+    const mail = mails[sent]!;
+    expect((mail.to as { text: string }).text).toBe("gil@example.com");
+    expect(mail.subject).toBe("Change your answer to Feedback");
+    const link = editLinkIn(mail.text!)!;
+    expect(mail.text).toContain(`${PUBLIC_URL}${link}`);
+    expect((await page(link)).text).toContain("One");
+    // Asked again within the hour: answered the same, nothing more queued.
+    expect((await askFor(form.id, "gil@example.com")).status).toBe(200);
+    expect(await editLinkRows(form.id)).toEqual([{ recipient: "gil@example.com" }]);
+    // The page for a person says the same.
+    const page2 = await askFor(form.id, "nobody@example.com", "text/html");
+    expect([page2.status, (await page2.text()).includes("Check your email")]).toEqual([200, true]);
+  });
+
+  test("a form without edits offers nothing, and its edit-link address is a 404", async () => {
+    const form = await newForm({ oneResponsePerEmail: true, editableDays: null });
+    expect((await jsonPost(`/f/${form.id}`, { name: "Hal", email: "hal@example.com", message: "One" })).status).toBe(
+      200,
+    );
+    const again = await jsonPost(`/f/${form.id}`, { name: "Hal", email: "hal@example.com", message: "Two" });
+    expect([again.status, again.body.editLinkRequest]).toEqual([409, undefined]);
+    const asked = await askFor(form.id, "hal@example.com");
+    expect(asked.status).toBe(404);
+    expect(await editLinkRows(form.id)).toEqual([]);
+  });
+});

@@ -15,7 +15,7 @@ import { isMultipart } from "../submissions/read-body";
 import { submitRequest } from "../submissions/request";
 import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
 import { wantsJson } from "./negotiate";
-import { errorPage } from "./pages";
+import { EDIT_LINK_SENT, editLinkSentPage, errorPage } from "./pages";
 import { publicForm } from "./public-form";
 import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
 import { visitorOf, type createDropIn } from "./routes";
@@ -71,6 +71,31 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
 
   return new Elysia({ name: "edit-routes" })
     .use(requestContext)
+    .post(
+      "/f/:formId/edit-link",
+      async ({ request, params: { formId }, set, requestId, bodyPace }) => {
+        let form: Form | undefined;
+        try {
+          form = await publicForm(forms, formId);
+          const { fields } = await readDropInFields(request, maxBodyBytes, bodyPace);
+          const sent = fields.get("email");
+          const email = Array.isArray(sent) ? sent.at(-1) : sent;
+          if (typeof email !== "string") throw new AppError("INVALID_PARAMETER", "email must be an email address");
+          await edits.sendLink(form, email);
+          if (wantsJson(request.headers)) return { ok: true, message: EDIT_LINK_SENT };
+          Object.assign(set.headers, PERSON_PAGE_HEADERS);
+          return editLinkSentPage(form);
+        } catch (error) {
+          const answer = await failure({ request, set, requestId }, error, { form });
+          return bodyPace.answer(request, set, answer) ?? answer;
+        }
+      },
+      {
+        parse: "none",
+        params: t.Object({ formId: t.String() }),
+        detail: { hide: true, [PUBLIC_ROUTE]: true } as Record<string, unknown>,
+      },
+    )
     .get(
       "/f/:formId/edit/:submissionId",
       async ({ request, params: { formId, submissionId }, query, set, requestId }) => {

@@ -48,3 +48,36 @@ export function errorPage(form: Shown | null, sentence: string, problems: string
     form?.accentColor ?? null,
   );
 }
+
+/**
+ * A second answer refused (one response per email) on a form that takes edits: the refusal, and a
+ * button that emails the address its answer's edit link (never shown here).
+ */
+export function editLinkOfferPage(form: Shown & { id: string }, sentence: string, email: string | null): string {
+  return personPage(
+    `Not sent · ${form.name}`,
+    `<section class="card">${formName(form)}<h1>Your form was not sent</h1>
+<p class="notice" role="alert">${escapeHtml(sentence)}</p>
+<p>You can change the answer you sent instead: we email the link to change it to that address.</p>
+<form method="post" action="/f/${encodeURIComponent(form.id)}/edit-link">
+<label>Email <input type="email" name="email" required autocomplete="email"${email ? ` value="${escapeHtml(email)}"` : ""}></label>
+<button type="submit">Email me my edit link</button>
+</form></section>`,
+    "",
+    form.accentColor,
+  );
+}
+
+/** What anyone who asked for an edit link reads, whether or not the address has answered. */
+export const EDIT_LINK_SENT =
+  "If this address has answered this form, a link to change that answer is on its way to it (at most one an hour).";
+
+export function editLinkSentPage(form: Shown): string {
+  return personPage(
+    `Check your email · ${form.name}`,
+    `<section class="card">${formName(form)}<h1>Check your email</h1>
+<p>${escapeHtml(EDIT_LINK_SENT)}</p></section>`,
+    "",
+    form.accentColor,
+  );
+}

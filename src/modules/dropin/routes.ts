@@ -14,7 +14,8 @@ import type { SubmissionsService } from "../submissions/service";
 import { hostedFormPage, PERSON_PAGE_HEADERS } from "./form-page";
 import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
-import { errorPage, thanksPage } from "./pages";
+import { editLinkOfferPage, errorPage, thanksPage } from "./pages";
+import { senderEmail } from "../../lib/email";
 import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
 import type { Upload } from "../files/model";
 import type { FilesService } from "../files/service";
@@ -114,10 +115,22 @@ export function createDropIn({ forms, submissions, files, links, edits, maxBodyB
     if (res.headers) Object.assign(set.headers, res.headers);
     if (res.body.code !== "ORIGIN_NOT_ALLOWED") Object.assign(set.headers, corsHeaders(request));
     const errors: FieldError[] = res.body.errors ?? [{ code: res.body.code, message: res.body.error }];
+    // One response per email, with edits: the answer offers to email the address its edit link instead.
+    const offer = res.body.code === "ALREADY_SUBMITTED" && known?.form?.editableDays != null ? known.form : null;
     if (wantsJson(request.headers)) {
       set.status = res.status;
-      return { ...res.body, errors };
+      return {
+        ...res.body,
+        errors,
+        ...(offer ? { editLinkRequest: `/f/${encodeURIComponent(offer.id)}/edit-link` } : {}),
+      };
     }
+    if (offer && !offer.errorUrl)
+      return html(
+        set,
+        res.status,
+        editLinkOfferPage(offer, sentenceFor("ALREADY_SUBMITTED"), senderEmail(known?.values ?? {})),
+      );
     const id = /\/f\/([^/?#]+)/.exec(request.url)?.[1];
     const form =
       known?.form ?? (id && res.body.code !== "FORM_NOT_FOUND" ? await publicForm(forms, id).catch(() => null) : null);

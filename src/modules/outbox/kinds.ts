@@ -8,6 +8,7 @@ import type { DigestSubmission } from "../notifications/digest-repo";
 import type { NotificationAttachments } from "../notifications/attachments";
 import { renderNotification } from "../notifications/message";
 import { renderInvitation } from "../teams/invitation-message";
+import { renderEditLink } from "../submissions/edit-link-message";
 import { mailRetry, type Channel } from "./channel";
 import { mailChannel, type Mailer } from "./mailer";
 import type { MailMessage } from "./message";
@@ -101,6 +102,16 @@ export const KINDS = {
     dueAtStart: true,
     needsPublicUrl: true,
     secretPayload: true,
+  },
+  // A submission's edit link, asked for by its address when the form refused a second answer (editableDays).
+  edit_link: {
+    transport: "smtp",
+    render: (row, d) => renderEditLink(row, d.publicUrl),
+    retry: "mail",
+    dueAtStart: true,
+    needsPublicUrl: true,
+    secretPayload: true,
+    toSubmitter: true,
   },
   webhook_alert: { transport: "smtp", render: renderWebhookAlert, retry: "mail", dueAtStart: true },
   backup_alert: { transport: "smtp", render: renderBackupAlert, retry: "mail", dueAtStart: true },

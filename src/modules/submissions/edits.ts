@@ -24,6 +24,9 @@ import type { SubmitRequest } from "./request";
 import type { RevisionsRepo } from "./revisions-repo";
 import { pipelineItem, unlessBusy, type SubmissionsService } from "./service";
 import type { TriageRepo } from "./triage-repo";
+import type { OutboxRepo } from "../outbox/repo";
+import type { EditLinkPayload } from "./edit-link-message";
+import { normalizeEmail } from "../../lib/email";
 
 export interface EditsDeps {
   repo: SubmissionsRepo;
@@ -51,7 +54,12 @@ export interface EditsDeps {
   ) => Promise<number>;
   /** After a commit that queued messages: the outbox sends them. */
   sendSoon: (queued: number) => void;
+  /** Where an edit link asked for by email is queued (kind `edit_link`), and its throttle. */
+  outbox: Pick<OutboxRepo, "insert" | "queuedSince">;
 }
+
+// An address is sent its edit link at most this often: the asking is anyone's.
+const EDIT_LINK_EVERY_MS = 60 * 60 * 1000;
 
 /** A stored submission's values as a page shows them again: `_meta` left out. */
 const valuesOf = (json: string): Record<string, unknown> => {
@@ -186,6 +194,47 @@ export function createEdits(deps: EditsDeps) {
       deps.submissions.forget(new Set([form.id]));
       if (queued) deps.sendSoon(queued);
       return { submissionId: id, revision };
+    },
+
+    /**
+     * Emails an address its answer's edit link, when the form takes one response per email and
+     * edits, that address holds an answer whose link still works, and it was not sent one within the
+     * hour; otherwise nothing. The caller is told the same either way (the 409 that led here already
+     * said whether the address has answered; this says nothing more). 404 for a form without both
+     * settings, 400 for what is no address.
+     */
+    async sendLink(form: Form, email: string): Promise<void> {
+      if (form.editableDays === null || !form.oneResponsePerEmail)
+        throw new AppError("NOT_FOUND", "this form does not send edit links");
+      const address = normalizeEmail(email);
+      if (address === null) throw new AppError("INVALID_PARAMETER", "email must be an email address");
+      const queued = await unlessBusy(() =>
+        atomically(async () => {
+          const answer = await revisions.findAnswer(form.id, address);
+          const until = answer && editableUntil(form, answer.created_at);
+          const now = clock.now();
+          if (!answer || !until || now > Date.parse(until)) return 0;
+          if (await deps.outbox.queuedSince("edit_link", form.id, answer.id, isoTime(now - EDIT_LINK_EVERY_MS)))
+            return 0;
+          const payload: EditLinkPayload = {
+            path: pathOf(form.id, signEdit(signer, form.id, answer.id, until)),
+            until,
+          };
+          await deps.outbox.insert({
+            kind: "edit_link",
+            formId: form.id,
+            submissionId: answer.id,
+            recipient: address,
+            formName: form.name,
+            data: "{}",
+            payload: JSON.stringify(payload),
+            submittedAt: answer.created_at,
+            createdAt: isoTime(now),
+          });
+          return 1;
+        }),
+      );
+      if (queued) deps.sendSoon(queued);
     },
 
     /** A submission's earlier values, newest first (`submissions.read`): 404 as reading the submission is. */

@@ -40,6 +40,10 @@ export function createRevisionsRepo(sql: Sql) {
       return Number(next);
     },
 
+    /** The answer that holds an address for one response per email on this form, or null. */
+    findAnswer: (formId: string, email: string): Promise<{ id: string; created_at: string } | null> =>
+      sql.get("SELECT id, created_at FROM submissions WHERE form_id = ? AND one_response_email = ?", [formId, email]),
+
     /** These submissions' revisions (a person's export), by submission, newest first. */
     async listForSubmissions(ids: string[]): Promise<(RevisionRow & { submissionId: string })[]> {
       return (
