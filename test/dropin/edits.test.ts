@@ -419,3 +419,21 @@ describe("one response per email, with edits", () => {
     expect(await editLinkRows(form.id)).toEqual([]);
   });
 });
+
+describe("an edit that changes the address", () => {
+  test("leaves the earlier address findable: erasing it erases the submission, the new address and revisions with it", async () => {
+    const form = await newForm();
+    const { id, thanks } = await sendForm(form.id, { name: "Ivy", email: "ivy.old@example.com", message: "Hi" });
+    const link = editLinkIn((await page(thanks)).text)!;
+    expect((await jsonPost(link, { name: "Ivy", email: "ivy.new@example.com", message: "Hi" })).status).toBe(200);
+    expect((await server.query("SELECT email FROM submissions WHERE id = ?", id))[0].email).toBe("ivy.new@example.com");
+    const person = await cliJsonAsync(["submissions", "export", "--email", "ivy.old@example.com"], { db: server.db });
+    expect(person.submissions.map((s: { id: string }) => s.id)).toEqual([id]);
+    const erased = await cliJsonAsync(["submissions", "erase", "--email", "ivy.old@example.com", "--json"], {
+      db: server.db,
+    });
+    expect(erased.erased).toBe(1);
+    expect(await server.tablesHolding("ivy.old@example.com")).toEqual([]);
+    expect(await server.tablesHolding("ivy.new@example.com")).toEqual([]);
+  });
+});

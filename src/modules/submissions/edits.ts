@@ -159,14 +159,16 @@ export function createEdits(deps: EditsDeps) {
           if (!row || row.formId !== form.id)
             throw new AppError("EDIT_LINK_EXPIRED", "this answer is no longer there to change");
           const current = (await repo.findSubmission(id))!;
-          const revision = await revisions.revise(id, current.data, json, email, isoTime(clock.now())).catch((e) => {
-            if (e instanceof EmailAlreadyAnswered)
-              throw new AppError(
-                "ALREADY_SUBMITTED",
-                "this form takes one response per email address, and that one has answered",
-              );
-            throw e;
-          });
+          const revision = await revisions
+            .revise(id, { json: current.data, email: current.email }, json, email, isoTime(clock.now()))
+            .catch((e) => {
+              if (e instanceof EmailAlreadyAnswered)
+                throw new AppError(
+                  "ALREADY_SUBMITTED",
+                  "this form takes one response per email address, and that one has answered",
+                );
+              throw e;
+            });
           const item = pipelineItem({ ...current, data: json, email }, form);
           item.stages = request.stages;
           await deps.attach([item]);

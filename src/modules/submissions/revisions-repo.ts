@@ -17,14 +17,20 @@ export function createRevisionsRepo(sql: Sql) {
      * caller's transaction (its row locked). An address counted for one response per email moves
      * to the new one; EmailAlreadyAnswered when another answer holds that. Returns the revision.
      */
-    async revise(id: string, earlier: string, json: string, email: string | null, at: string): Promise<number> {
+    async revise(
+      id: string,
+      earlier: { json: string; email: string | null },
+      json: string,
+      email: string | null,
+      at: string,
+    ): Promise<number> {
       const { next } = (await sql.get<{ next: number }>(
         "SELECT COALESCE(MAX(revision), 0) + 1 AS next FROM submission_revisions WHERE submission_id = ?",
         [id],
       ))!;
       await sql.run(
-        "INSERT INTO submission_revisions (submission_id, revision, data, created_at) VALUES (?, ?, ?, ?)",
-        [id, Number(next), earlier, at],
+        "INSERT INTO submission_revisions (submission_id, revision, data, email, created_at) VALUES (?, ?, ?, ?, ?)",
+        [id, Number(next), earlier.json, earlier.email, at],
       );
       try {
         await sql.run(
