@@ -41,8 +41,9 @@ const SENTENCES: Record<string, string> = {
 };
 
 /** The page's note above the fields while an answer is being changed. */
-const changing = (until: string) =>
-  `You are changing the answers you sent. You can change them until ${new Date(until).toUTCString()}.`;
+const changing = (form: Form, until: string) =>
+  `You are changing the answers you sent. You can change them until ${new Date(until).toUTCString()}.` +
+  (form.fields?.some((f) => f.type === "file") ? " The files you sent stay unless you choose new ones." : "");
 
 /**
  * A submitter's edit link (editableDays): GET /f/{formId}/edit/{submissionId}?until=…&sig=… shows
@@ -109,7 +110,7 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
           Object.assign(set.headers, PERSON_PAGE_HEADERS);
           return hostedFormPage(form, {
             values,
-            notice: changing(until),
+            notice: changing(form, until),
             action: linkOf(form.id, submissionId, query),
           });
         } catch (error) {

@@ -148,17 +148,19 @@ export function createEdits(deps: EditsDeps) {
       const { _meta: meta } = JSON.parse(before.data) as { _meta?: unknown };
       const json = JSON.stringify({ ...candidate.data, _meta: meta });
       const email = request.senderFirst ? senderEmail(candidate.data) : extractEmail(candidate.data);
-      const changed = Object.fromEntries(
-        [...new Set([...Object.keys(earlier), ...Object.keys(candidate.data)])]
-          .filter((k) => !same(earlier[k], candidate.data[k]))
-          .map((k) => [k, earlier[k] ?? null]),
-      );
       const { revision, queued } = await unlessBusy(() =>
         atomically(async () => {
           const [row] = await deps.lock([id]);
           if (!row || row.formId !== form.id)
             throw new AppError("EDIT_LINK_EXPIRED", "this answer is no longer there to change");
           const current = (await repo.findSubmission(id))!;
+          // What the change replaced, against the values as committed (another change may have come between).
+          const had = valuesOf(current.data);
+          const changed = Object.fromEntries(
+            [...new Set([...Object.keys(had), ...Object.keys(candidate.data)])]
+              .filter((k) => !same(had[k], candidate.data[k]))
+              .map((k) => [k, had[k] ?? null]),
+          );
           const revision = await revisions
             .revise(id, { json: current.data, email: current.email }, json, email, isoTime(clock.now()))
             .catch((e) => {
