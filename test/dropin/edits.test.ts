@@ -4,7 +4,7 @@ import { FormsvcClient } from "../../src/client";
 import { fixedClock } from "../../src/lib/clock";
 import { OPERATOR } from "../../src/lib/principal";
 import { useServer } from "../helpers/fixture";
-import { cliJsonAsync } from "../helpers/harness";
+import { cliJsonAsync, seedOwner, startTestServer } from "../helpers/harness";
 import { startReceiver } from "../helpers/receiver";
 
 const DAY = 86_400_000;
@@ -435,5 +435,31 @@ describe("an edit that changes the address", () => {
     expect(erased.erased).toBe(1);
     expect(await server.tablesHolding("ivy.old@example.com")).toEqual([]);
     expect(await server.tablesHolding("ivy.new@example.com")).toEqual([]);
+  });
+});
+
+describe("the edit link's rate limit", () => {
+  test("an edit's post takes from the same visitor bucket as the form's posts, and its 429 reaches a page as one", async () => {
+    const small = await startTestServer({ config: { rateLimit: 100_000, publicRateLimit: 3 } });
+    try {
+      const o = await seedOwner(small, "limited@example.com");
+      const form = await small.send("POST", "/forms", o.key, { name: "Limited", fields: FIELDS, editableDays: 7 });
+      const posting = (path: string, message: string, accept = "application/json") =>
+        fetch(`${small.url}${path}`, {
+          method: "POST",
+          headers: { accept, "content-type": "application/json" },
+          body: JSON.stringify({ name: "Jo", message }),
+        });
+      const sent = (await (await posting(`/f/${form.body.id}`, "One")).json()) as { editUrl: string };
+      const link = local(sent.editUrl).replace(small.url, "");
+      expect((await posting(link, "Two")).status).toBe(200);
+      expect((await posting(link, "Three")).status).toBe(200);
+      const refused = await posting(link, "Four");
+      expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([429, "RATE_LIMITED"]);
+      expect((await posting(`/f/${form.body.id}`, "Five")).status).toBe(429);
+      expect((await posting(link, "Four", "text/html")).headers.get("content-type")).toContain("text/html");
+    } finally {
+      await small.close();
+    }
   });
 });
