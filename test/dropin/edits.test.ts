@@ -146,6 +146,13 @@ describe("an edit through the thank-you page's link", () => {
       expect(mails[sent + 1]!.subject).toBe("Edited submission: Feedback");
       expect(mails[sent + 1]!.text).toContain("The typo, fixed");
 
+      // An export shows the values as they are now.
+      const exported = await server.request(`/api/v1/forms/${form.id}/submissions/export?format=csv`, {
+        key: owner.key,
+      });
+      const csv = await exported.text();
+      expect(csv).toContain("The typo, fixed");
+      expect(csv).not.toContain("Teh typo");
       // Search finds the submission by its words now, no more by the ones replaced.
       const search = async (q: string) =>
         (await server.send("GET", `/submissions/search?q=${q}&formId=${form.id}`, owner.key)).body.submissions.map(
@@ -279,6 +286,21 @@ describe("a link that no longer works", () => {
 });
 
 describe("revisions and erasure", () => {
+  test("retention deletes an old submission with its revisions", async () => {
+    const start = clock.now();
+    try {
+      const form = await newForm({ retentionDays: 2 });
+      const { id, thanks } = await sendForm(form.id, { name: "Kit", message: "Old" });
+      const link = editLinkIn((await page(thanks)).text)!;
+      expect((await jsonPost(link, { name: "Kit", message: "Newer" })).status).toBe(200);
+      clock.set(start + 3 * DAY);
+      expect(await server.services.lifecycle.expireRetained()).toBeGreaterThanOrEqual(1);
+      expect(await server.query("SELECT * FROM submission_revisions WHERE submission_id = ?", id)).toEqual([]);
+    } finally {
+      clock.set(start);
+    }
+  });
+
   test("a person's export shows their revisions, and erasing the address removes them, the earlier values with them", async () => {
     const form = await newForm();
     const { id, thanks } = await sendForm(form.id, {
@@ -361,6 +383,21 @@ describe("an edit of a form that takes files", () => {
 });
 
 describe("one response per email, with edits", () => {
+  test("an edit to an address that has answered is 409 ALREADY_SUBMITTED and changes nothing; to a new one moves the answer's address", async () => {
+    const form = await newForm({ oneResponsePerEmail: true });
+    expect((await jsonPost(`/f/${form.id}`, { name: "Lu", email: "lu@example.com", message: "One" })).status).toBe(200);
+    const mine = await jsonPost(`/f/${form.id}`, { name: "Mo", email: "mo@example.com", message: "Two" });
+    const link = local(mine.body.editUrl);
+    const clash = await jsonPost(link, { name: "Mo", email: "lu@example.com", message: "Two" });
+    expect([clash.status, clash.body.code]).toEqual([409, "ALREADY_SUBMITTED"]);
+    expect((await submissionOf(form.id, mine.body.submissionId)).data.email).toBe("mo@example.com");
+    expect((await revisionsOf(form.id, mine.body.submissionId)).body.revisions).toEqual([]);
+    expect((await jsonPost(link, { name: "Mo", email: "mo2@example.com", message: "Two" })).status).toBe(200);
+    // The new address is the one that has answered now; the old one is free.
+    expect((await jsonPost(`/f/${form.id}`, { name: "X", email: "mo2@example.com", message: "3" })).status).toBe(409);
+    expect((await jsonPost(`/f/${form.id}`, { name: "Y", email: "mo@example.com", message: "4" })).status).toBe(200);
+  });
+
   const askFor = (formId: string, email: string, accept = "application/json") =>
     fetch(`${server.url}/f/${formId}/edit-link`, {
       method: "POST",
