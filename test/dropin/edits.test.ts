@@ -500,3 +500,18 @@ describe("the edit link's rate limit", () => {
     }
   });
 });
+
+describe("an edit of a form without fields", () => {
+  test("shows each value sent as a text field of its name, and takes the change", async () => {
+    const form = await newForm({ fields: null });
+    const { id, thanks } = await sendForm(form.id, { company: "Acme", note: "Call me" });
+    const link = editLinkIn((await page(thanks)).text)!;
+    const shown = await page(link);
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('name="company"');
+    expect(shown.text).toContain('value="Acme"');
+    const res = await browserPost(link, { company: "Acme Ltd", note: "Call me" });
+    expect(res.status).toBe(303);
+    expect((await submissionOf(form.id, id)).data).toMatchObject({ company: "Acme Ltd", note: "Call me" });
+  });
+});

@@ -6,10 +6,11 @@ import { AppError } from "../../lib/errors";
 import { locationUrl } from "../../lib/location-url";
 import type { Logger } from "../../lib/log";
 import type { Upload } from "../files/model";
+import { filesOf } from "../files/refs";
 import type { FilesService } from "../files/service";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import type { EditLink } from "../submissions/edit-link";
+import { pathOf, type EditLink } from "../submissions/edit-link";
 import type { Edits } from "../submissions/edits";
 import { isMultipart } from "../submissions/read-body";
 import { submitRequest } from "../submissions/request";
@@ -40,6 +41,22 @@ const SENTENCES: Record<string, string> = {
     "This link to change your answers no longer works: its time has passed, or the answer can no longer be changed.",
 };
 
+/**
+ * The form as its edit page shows it: a form without `fields` (a website's own HTML posts to it)
+ * has none to build a page from, so each value sent becomes a text field of its name (a file, a
+ * file field).
+ */
+const pageOf = (form: Form, values: Record<string, unknown>): Form =>
+  form.fields !== null
+    ? form
+    : {
+        ...form,
+        fields: Object.entries(values).map(([name, v]) => ({
+          name,
+          type: filesOf(v) ? "file" : "text",
+        })),
+      };
+
 /** The page's note above the fields while an answer is being changed. */
 const changing = (form: Form, until: string) =>
   `You are changing the answers you sent. You can change them until ${new Date(until).toUTCString()}.` +
@@ -53,7 +70,7 @@ const changing = (form: Form, until: string) =>
  */
 export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: EditRoutesDeps) {
   const linkOf = (formId: string, submissionId: string, { until, sig }: EditLink) =>
-    `/f/${encodeURIComponent(formId)}/edit/${encodeURIComponent(submissionId)}?until=${encodeURIComponent(until ?? "")}&sig=${encodeURIComponent(sig ?? "")}`;
+    pathOf(formId, { submissionId, until: until ?? "", sig: sig ?? "" });
 
   /** A link that did not open, or a form without fields to show: a page (or JSON) saying so. */
   const refused = (
@@ -104,13 +121,11 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
         try {
           form = await publicForm(forms, formId);
           const { values, until } = await edits.open(form, submissionId, query);
-          if (form.fields === null)
-            throw new AppError("EDIT_LINK_EXPIRED", "this form has no page to change answers on");
           if (wantsJson(request.headers)) return { submissionId, values, editableUntil: until };
           Object.assign(set.headers, PERSON_PAGE_HEADERS);
-          return hostedFormPage(form, {
+          return hostedFormPage(pageOf(form, values), {
             values,
-            notice: changing(form, until),
+            notice: changing(pageOf(form, values), until),
             action: linkOf(form.id, submissionId, query),
           });
         } catch (error) {
@@ -178,18 +193,12 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
           let answer: unknown;
           if (code === "EDIT_LINK_INVALID" || code === "EDIT_LINK_EXPIRED")
             answer = refused(request, set, error, form ?? null, requestId);
-          else if (
-            form?.fields &&
-            values &&
-            !wantsJson(request.headers) &&
-            !form.errorUrl &&
-            error instanceof AppError
-          ) {
+          else if (form && values && !wantsJson(request.headers) && !form.errorUrl && error instanceof AppError) {
             // The page again, posting back to the link, with what was typed and each problem.
             const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
             set.status = res.status;
             Object.assign(set.headers, PERSON_PAGE_HEADERS);
-            answer = hostedFormPage(form, {
+            answer = hostedFormPage(pageOf(form, values), {
               values,
               problems: res.body.errors,
               notice: res.body.errors ? "Some fields need another look." : res.body.error,

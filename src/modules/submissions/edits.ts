@@ -5,6 +5,7 @@ import { AppError } from "../../lib/errors";
 import type { Actor, Principal } from "../../lib/principal";
 import type { Signer } from "../../lib/signing";
 import { uploadsOf } from "../files/model";
+import { filesOf } from "../files/refs";
 import type { Form } from "../forms/model";
 import type { SubmissionUpdate } from "../webhooks/queue";
 import {
@@ -110,7 +111,9 @@ export function createEdits(deps: EditsDeps) {
     /** The values a link's page shows (the submission as it is now), and until when it may be changed. */
     async open(form: Form, id: string, link: EditLink): Promise<{ values: Record<string, unknown>; until: string }> {
       const stored = await opened(form, id, link);
-      return { values: valuesOf(stored.data), until: editableUntil(form, stored.createdAt)! };
+      // The link's own time, or the setting's as it is now when that ends first.
+      const until = [link.until!, editableUntil(form, stored.createdAt)!].sort((a, b) => Date.parse(a) - Date.parse(b));
+      return { values: valuesOf(stored.data), until: until[0]! };
     },
 
     /**
@@ -129,10 +132,10 @@ export function createEdits(deps: EditsDeps) {
       const before = await opened(form, id, link);
       const earlier = valuesOf(before.data);
       const data = { ...request.body.data };
-      // A file is not sent again with a change: a file field left empty keeps what it had.
-      for (const rule of form.fields ?? [])
-        if (rule.type === "file" && !uploadsOf.get(request)?.some((u) => u.field === rule.name) && rule.name in earlier)
-          data[rule.name] = earlier[rule.name];
+      // A file is not sent again with a change: a field that held files and gets none keeps them.
+      const uploaded = new Set(uploadsOf.get(request)?.map((u) => u.field));
+      for (const [field, value] of Object.entries(earlier))
+        if (filesOf(value) && !uploaded.has(field)) data[field] = value;
       const candidate: Candidate = {
         form,
         caller: visitor,
