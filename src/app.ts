@@ -31,6 +31,8 @@ import { widgetRoutes } from "./modules/spam/widget";
 import { submissionsRoutes } from "./modules/submissions/routes";
 import { searchRoutes } from "./modules/search/routes";
 import { triageRoutes } from "./modules/submissions/triage-routes";
+import { revisionsRoutes } from "./modules/submissions/revisions-routes";
+import { editRoutes } from "./modules/dropin/edit-routes";
 import { teamsRoutes } from "./modules/teams/routes";
 import { filesRoutes } from "./modules/files/routes";
 import { submissionPdfRoutes } from "./modules/submissions/pdf-routes";
@@ -133,6 +135,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
     files: services.files,
     partials: services.partials,
     links: services.links,
+    edits: services.edits,
     maxBodyBytes: config.maxBodyBytes,
     log,
   });
@@ -182,6 +185,16 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
       }),
     )
     .use(
+      editRoutes({
+        forms: services.forms,
+        files: services.files,
+        edits: services.edits,
+        failure: dropIn.failure,
+        maxBodyBytes: config.maxBodyBytes,
+        log,
+      }),
+    )
+    .use(
       mcpRoutes({
         forms: services.forms,
         analytics: services.analytics,
@@ -220,6 +233,7 @@ export function createApp({ store, services, config, log, rateClock, rateMaxBuck
         )
         .use(searchRoutes(services.search))
         .use(triageRoutes(services.triage))
+        .use(revisionsRoutes(services.edits))
         .use(filesRoutes(services.files, services.submissions))
         .use(submissionPdfRoutes(services.pdfs))
         .use(keysRoutes(services.keys))

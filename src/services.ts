@@ -33,7 +33,7 @@ import { createSigner } from "./lib/signing";
 import { createConfirmationsRepo } from "./modules/confirmations/repo";
 import { queueConfirmations, queueRecipientConfirmations } from "./modules/confirmations/queue";
 import { createConfirmationsService } from "./modules/confirmations/service";
-import { queueAutoresponses } from "./modules/notifications/autoresponse";
+import { queueAutoresponses, type EditLinkOf } from "./modules/notifications/autoresponse";
 import { createHttpSender } from "./modules/outbox/http-sender";
 import { kindChannels } from "./modules/outbox/kinds";
 import { createSmtpMailer } from "./modules/outbox/mailer";
@@ -70,6 +70,9 @@ import { createSearchRepo } from "./modules/search/repo";
 import { createSearchService } from "./modules/search/service";
 import { createSubmissionsRepo, formCounters, unreadCounter, type CountedInCache } from "./modules/submissions/repo";
 import { createTriage } from "./modules/submissions/triage";
+import { editableUntil, editPath } from "./modules/submissions/edit-link";
+import { createEdits } from "./modules/submissions/edits";
+import { createRevisionsRepo } from "./modules/submissions/revisions-repo";
 import { createTriageRepo } from "./modules/submissions/triage-repo";
 import { createCommittedForms } from "./modules/submissions/committed-forms";
 import { createSubmissionsService } from "./modules/submissions/service";
@@ -101,6 +104,7 @@ export function submitStages(
   clock: Clock = systemClock,
   counted?: CountedInCache,
   publicUrl = "",
+  editLinkOf?: EditLinkOf,
 ): Omit<SubmitStages, "checks" | "hooks"> {
   // The batch's forms as committed: read once per transaction (lookup), asked by the counters and the queues.
   const forms = createCommittedForms(sql);
@@ -127,7 +131,7 @@ export function submitStages(
     // waitlist confirmation emails (double opt-in), webhook deliveries.
     queues: [
       queueNotifications(outbox, createMemberNotificationsRepo(sql), clock, publicUrl),
-      queueAutoresponses(outbox, clock),
+      queueAutoresponses(outbox, clock, editLinkOf),
       queueConfirmations(createConfirmationsRepo(sql), forms, outbox, clock),
       queueWebhooks(forms, outbox, clock),
     ],
@@ -149,8 +153,13 @@ export const submitPipeline = (
     hooks = [],
     counted,
     publicUrl,
-  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & { counted?: CountedInCache; publicUrl?: string } = {},
-) => createSubmitPipeline(sql, { checks, ...submitStages(sql, clock, counted, publicUrl), hooks });
+    editLinkOf,
+  }: Partial<Pick<SubmitStages, "checks" | "hooks">> & {
+    counted?: CountedInCache;
+    publicUrl?: string;
+    editLinkOf?: EditLinkOf;
+  } = {},
+) => createSubmitPipeline(sql, { checks, ...submitStages(sql, clock, counted, publicUrl, editLinkOf), hooks });
 
 /**
  * The composition root: every service, built once over one store. The CLI and the HTTP API share
@@ -397,8 +406,16 @@ export async function createServices(deps: Deps) {
     hooks: [outbox.afterCommit, spam.filter.afterCommit, forms.warned, search.afterCommit],
     ...(countsInCache ? { counted: forms.counted } : {}),
     publicUrl: config.publicUrl,
+    // An autoresponse carries the edit link (editableDays), absolute: without FORMSVC_PUBLIC_URL, none.
+    editLinkOf: (s) => {
+      const until = config.publicUrl ? editableUntil(s.form, s.createdAt) : null;
+      return until === null
+        ? null
+        : { url: config.publicUrl.replace(/\/$/, "") + editPath(links, s.form.id, s.id, until), until };
+    },
   });
   const submissionsRepo = createSubmissionsRepo(sql);
+  const revisionsRepo = createRevisionsRepo(sql);
   const submissions = createSubmissionsService({
     repo: submissionsRepo,
     forms,
@@ -492,6 +509,14 @@ export async function createServices(deps: Deps) {
           storedAt: f.created_at,
           path: downloadPath(f.form_id!, f.submission_id!, f.id),
         })),
+      // What their submissions held before each change they made (editableDays).
+      revisions: async (ids) =>
+        (await revisionsRepo.listForSubmissions(ids)).map((r) => ({
+          submissionId: r.submissionId,
+          revision: r.revision,
+          data: JSON.parse(r.data) as unknown,
+          createdAt: r.createdAt,
+        })),
       notifications: async (ids) =>
         (await outboxRepo.listForSubmissions(ids)).map((n) => ({
           id: n.id,
@@ -520,6 +545,25 @@ export async function createServices(deps: Deps) {
     forget: submissions.forget,
     deleteAll: lifecycle.deleteSubmissions,
     moveAll: submissions.moveSubmissions,
+  });
+  // A submitter's changes to their answers through the signed link (editableDays), kept as revisions.
+  const edits = createEdits({
+    repo: submissionsRepo,
+    revisions: revisionsRepo,
+    lock: triageRepo.lockSubmissions,
+    submissions,
+    atomically,
+    clock,
+    signer: links,
+    // As a post is checked, but for what a first post already passed: closing, the challenge, the spam filter's score.
+    checks: [allowedOriginCheck, spam.checks.honeypot, files.check, fieldsCheck],
+    attach: filesRepo.attach,
+    reindex: search.reindex,
+    notify: queueNotifications(outboxRepo, memberNotificationsRepo, clock, config.publicUrl),
+    webhooks: (formId) => webhooksRepo.listWebhooks(formId),
+    queueUpdates: queueUpdates(outboxRepo, clock),
+    sendSoon: (queued) => outbox.afterCommit({ queued }),
+    outbox: outboxRepo,
   });
   const backups = createBackups({
     fileSnapshots: sql.traits.fileSnapshots,
@@ -556,6 +600,7 @@ export async function createServices(deps: Deps) {
     search,
     pdfs,
     triage,
+    edits,
     files,
     /** Signs what a browser brings back: file download links, thank-you pages' back links. */
     links,

@@ -348,6 +348,30 @@ export function submissionsCommand(): Command {
     );
 
   submissions
+    .command("revisions")
+    .description(
+      "list what a submission held before each change its submitter made through the edit link (editableDays), newest first",
+    )
+    .argument("<submissionId>", "submission id, as submissions list shows it")
+    .option("--json", "print only JSON, as the API shows it")
+    .action((id: string, opts: { json?: boolean }, cmd: Command) =>
+      withServices(cmd, async (s) => {
+        const { formId } = await s.submissions.requireSubmission(OPERATOR, id);
+        const revisions = await s.edits.listRevisions(OPERATOR, formId, id);
+        emit(!!opts.json, { revisions }, () =>
+          revisions.length === 0
+            ? `${id} has not been changed by its submitter.`
+            : revisions
+                .map(({ revision, data, createdAt }) => {
+                  const { _meta: _left, ...values } = data;
+                  return `revision ${revision}, until ${createdAt}: ${JSON.stringify(values)}`;
+                })
+                .join("\n"),
+        );
+      }),
+    );
+
+  submissions
     .command("pdf")
     .description(
       "write one submission as a PDF: its form's name, when it came (in the form creator's time zone) and its id, then each field by its label in the form's order, files listed",

@@ -55,6 +55,7 @@ import type {
   BulkResult,
   ListedSubmission,
   Note,
+  Revision,
   SubmissionDetail,
   SubmissionUpdate,
   SubmissionList,
@@ -698,6 +699,15 @@ export class FormsvcClient {
       options,
     );
     return notes;
+  }
+
+  /** What a submission held before each change its submitter made (editableDays), newest first. */
+  async listRevisions(formId: string, submissionId: string, options?: CallOptions): Promise<Revision[]> {
+    const { revisions } = await this.request<{ revisions: Revision[] }>(
+      { method: "GET", path: `${this.submissionPath(formId, submissionId)}/revisions`, idempotent: true },
+      options,
+    );
+    return revisions;
   }
 
   /** Deletes a note of the caller's own (anyone else's: 403 NOT_AUTHOR). */

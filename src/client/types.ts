@@ -54,6 +54,8 @@ export interface Form {
   maxSubmissions: number | null;
   /** A second submission from an address that has answered is refused (409 ALREADY_SUBMITTED). */
   oneResponsePerEmail: boolean;
+  /** Days from sending in which the submitter may change their answers (a signed link); null = never. */
+  editableDays: number | null;
   successUrl: string | null;
   errorUrl: string | null;
   /** The colour of the form's pages for people, `#rrggbb`; null = formsvc's blue. */
@@ -161,6 +163,8 @@ export interface FormSettings {
   closesAt?: string | null;
   maxSubmissions?: number | null;
   oneResponsePerEmail?: boolean;
+  /** 1 to 365; null = no edits. */
+  editableDays?: number | null;
   successUrl?: string | null;
   errorUrl?: string | null;
   accentColor?: string | null;
@@ -400,6 +404,15 @@ export interface Note {
   text: string;
   /** Who wrote it (the member, or who made the key); null for the command line. */
   author: string | null;
+  createdAt: string;
+}
+
+/** What a submission held before one change its submitter made through the edit link (editableDays). */
+export interface Revision {
+  /** 1 for the values as first sent, then one more per change. */
+  revision: number;
+  data: Record<string, unknown>;
+  /** When the submitter changed them. */
   createdAt: string;
 }
 

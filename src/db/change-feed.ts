@@ -30,6 +30,7 @@ export const TABLE_KINDS: Record<string, readonly ChangeKind[]> = {
   files: ["submissions"],
   submission_tags: ["submissions"],
   submission_notes: ["submissions"],
+  submission_revisions: ["submissions"],
   spam_recent: ["submissions"],
   used_challenges: ["submissions"],
   forms: ["forms", "submissions"],

@@ -46,9 +46,10 @@ export interface FrontDeps extends RateLimitSettings {
   ): Promise<unknown>;
 }
 
-// The path of a drop-in post's URL (`/f/{formId}`, or its save route `/f/{formId}/partial`; a trailing
-// slash, a query), read before routing.
-const DROP_IN = /^https?:\/\/[^/]+\/f\/([^/?#]+)(?:\/partial)?\/?(?:[?#]|$)/;
+// The path of a drop-in post's URL (`/f/{formId}`, its save route `/f/{formId}/partial`, an edit link's
+// `/f/{formId}/edit/{submissionId}` or `/f/{formId}/edit-link`; a trailing slash, a query), read before
+// routing: saves and edits take from a post's bucket.
+const DROP_IN = /^https?:\/\/[^/]+\/f\/([^/?#]+)(?:\/partial|\/edit\/[^/?#]+|\/edit-link)?\/?(?:[?#]|$)/;
 
 /**
  * The form id of a drop-in post (`POST /f/{formId}`), read before routing, decoded as the router

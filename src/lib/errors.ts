@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   SECOND_FACTOR_ENROLMENT_REQUIRED: 403,
   ORIGIN_NOT_ALLOWED: 403,
   CSRF: 403,
+  /** An edit link (editableDays) whose signature does not hold: altered, or never ours. */
+  EDIT_LINK_INVALID: 403,
   FORM_CLOSED: 403,
   NOT_FOUND: 404,
   FORM_NOT_FOUND: 404,
@@ -36,6 +38,8 @@ export const ERROR_STATUS = {
   PASSKEYS_UNAVAILABLE: 409,
   /** A form with one response per email, and an address that has answered it. */
   ALREADY_SUBMITTED: 409,
+  /** An edit link past its time, of a form that takes no edits any more, or of a submission since deleted. */
+  EDIT_LINK_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   FILES_TOO_BIG: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

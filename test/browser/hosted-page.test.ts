@@ -271,3 +271,33 @@ describe("the hosted page sent in Chromium, without script", () => {
     }
   });
 });
+
+describe("a submitter's edit in Chromium", () => {
+  test("the thank-you page's link opens the answers, and sending them changes the submission and lands on the thank-you page again", async () => {
+    const formId = (await seedForm(server, OWNER, { name: "Editable", fields: FIELDS, editableDays: 7 })).id;
+    const { page, blocked, errors, close } = await browser.newPage(PHONE);
+    try {
+      await page.goto(`${server.url}/f/${formId}`);
+      await page.getByLabel("Your name").fill("Ada");
+      await page.getByLabel("Email").fill("ada@example.com");
+      await page.getByLabel("Message").fill("Teh typo");
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.getByRole("heading", { name: "Thank you!" }).waitFor();
+      await page.getByRole("link", { name: "change your answers" }).click();
+      await page.getByText("You are changing the answers you sent").waitFor();
+      expect(await page.getByLabel("Message").inputValue()).toBe("Teh typo");
+      await page.getByLabel("Message").fill("The typo");
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.getByRole("heading", { name: "Thank you!" }).waitFor();
+      const [row] = await server.query("SELECT data FROM submissions WHERE form_id = ?", formId);
+      expect(JSON.parse(row.data).message).toBe("The typo");
+      const revisions =
+        "SELECT revision FROM submission_revisions WHERE submission_id IN (SELECT id FROM submissions WHERE form_id = ?)";
+      expect(await server.query(revisions, formId)).toEqual([{ revision: 1 }]);
+      expect(errors).toEqual([]);
+      expect(blocked).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});

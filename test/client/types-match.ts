@@ -51,6 +51,7 @@ import type {
 } from "../../src/modules/submissions/model";
 import type { ListedSubmissionJson } from "../../src/modules/submissions/model";
 import type { PartialListJson } from "../../src/modules/dropin/partials-model";
+import type { RevisionListJson } from "../../src/modules/submissions/revisions-routes";
 import type {
   BulkBody,
   BulkResultJson,
@@ -84,6 +85,7 @@ export type Checks = [
   Assert<Equal<Client.BulkResult, BulkResultJson>>,
   Assert<Equal<Client.Note, NoteJson>>,
   Assert<Equal<{ notes: Client.Note[] }, NoteListJson>>,
+  Assert<Equal<{ revisions: Client.Revision[] }, RevisionListJson>>,
   Assert<Equal<{ text: string }, NoteBody>>,
   Assert<Equal<Client.SubmitResult, SubmitResult>>,
   Assert<Equal<Client.SubmitRequest, SubmitBody>>,

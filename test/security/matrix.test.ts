@@ -156,6 +156,21 @@ const NOT_IN_MATRIX: { method: string; path: RegExp; why: string }[] = [
   },
   {
     method: "GET",
+    path: /^\/f\/:formId\/edit\/:submissionId$/,
+    why: "a submitter's edit link (editableDays): the signature is the credential; shows their answers, changes nothing (test/dropin/edits.test.ts)",
+  },
+  {
+    method: "POST",
+    path: /^\/f\/:formId\/edit\/:submissionId$/,
+    why: "a submitter's edit link's post: the signature is the credential, its checks a drop-in post's (test/dropin/edits.test.ts)",
+  },
+  {
+    method: "POST",
+    path: /^\/f\/:formId\/edit-link$/,
+    why: "asks that an address be emailed its answer's edit link (one response per email, with edits): it shows nothing and answers the same whoever asks (test/dropin/edits.test.ts)",
+  },
+  {
+    method: "GET",
     path: /^\/api\/v1\/files\/:fileId$/,
     why: "a signed download link from a notification or webhook: the signature is the credential (test/files)",
   },

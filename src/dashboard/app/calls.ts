@@ -19,6 +19,7 @@ import type {
   MemberNotification,
   Note,
   Passkey,
+  Revision,
   Role,
   SearchQuery,
   SearchResults,
@@ -144,6 +145,8 @@ export const submissions = {
   /** One action on many submissions of a form, all or none. */
   bulk: (formId: string, body: BulkRequest): Promise<BulkResult> => client.bulkSubmissions(formId, body),
   notes: (formId: string, id: string): Promise<Note[]> => client.listNotes(formId, id),
+  /** What the submission held before each change its submitter made (editableDays), newest first. */
+  revisions: (formId: string, id: string): Promise<Revision[]> => client.listRevisions(formId, id),
   addNote: (formId: string, id: string, text: string): Promise<Note> => client.addNote(formId, id, text),
   deleteNote: (formId: string, id: string, noteId: string) => client.deleteNote(formId, id, noteId),
   get: (formId: string, id: string) => client.getSubmission(formId, id),
@@ -205,6 +208,7 @@ export type {
   KeyRole,
   ListedSubmission,
   Note,
+  Revision,
   Role,
   SpamFilterStatus,
   Submission,

@@ -287,6 +287,15 @@ const OWN: Record<SettingKey, Control> = {
     label: "Let visitors save and finish later",
     section: "General",
   },
+  editableDays: {
+    kind: "number",
+    label: "Let people change their answers for this many days (empty: never)",
+    section: "Who may post",
+    min: 1,
+    max: 365,
+    step: 1,
+    optional: true,
+  },
   accentColor: {
     kind: "colour",
     label: "Use my own colour on the form's pages",

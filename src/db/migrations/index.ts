@@ -37,6 +37,7 @@ import * as search from "./036-search";
 import * as inboxViews from "./039-inbox-views";
 import * as locale from "./040-locale";
 import * as partials from "./041-partials";
+import * as revisions from "./042-revisions";
 
 export type { Migration };
 
@@ -87,4 +88,5 @@ export const migrations: Migration[] = [
   portable(39, "inbox-views", inboxViews.steps),
   portable(40, "locale", locale.steps),
   portable(41, "partials", partials.steps),
+  portable(42, "revisions", revisions.steps),
 ];

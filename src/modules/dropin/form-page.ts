@@ -20,6 +20,8 @@ export interface FormPageState {
   notice?: string;
   /** The resume token of the saved answer the page continues (partialSubmissions), carried by its posts. */
   partial?: string;
+  /** Where the page posts: the form's drop-in address unless said (an edit link posts back to itself). */
+  action?: string;
 }
 
 /** Where the pages for people (hosted form, thank-you, errors) take their stylesheet and the widget's. */
@@ -254,7 +256,7 @@ export function hostedFormPage(form: Form, state: FormPageState = {}, texts: Tex
   const main = `<h1>${esc(form.name)}</h1>
 ${form.description ? `<p class="description">${esc(form.description)}</p>` : ""}
 ${notice}${summary}
-<form method="post" action="/f/${encodeURIComponent(form.id)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}"${logic ? ` data-logic${attr("data-texts", JSON.stringify(scriptTexts))}` : ""}>
+<form method="post" action="${esc(state.action ?? `/f/${encodeURIComponent(form.id)}`)}" enctype="${multipart ? "multipart/form-data" : "application/x-www-form-urlencoded"}"${logic ? ` data-logic${attr("data-texts", JSON.stringify(scriptTexts))}` : ""}>
 ${anyRequired ? `<p class="hint">${esc(t("page.required")).replace("{star}", star)}</p>\n` : ""}${fieldsHtml(rules, (r, i) => fieldHtml(r, i, sent(values[r.name]), byField.get(r.name), texts, whenHtml(r, rules, texts)))}
 ${honeypot}
 ${widget}

@@ -30,6 +30,10 @@ export function languageFor(locale: Locale | undefined, acceptLanguage: string |
   return (primaryLanguage(acceptLanguage, KNOWN) as Language | null) ?? "en";
 }
 
+/** The texts of a form's page as `request` asks it: the form's setting, else the request's Accept-Language (`languageFor`). */
+export const textsFor = (form: { locale: Locale } | null | undefined, request: Request): Texts =>
+  textsOf(languageFor(form?.locale, request.headers.get("accept-language")));
+
 export type Vars = Record<string, string | number>;
 
 /** One language's texts: `t(key, vars)` fills a text's placeholders (a plural text picks its form by `vars.count`). */

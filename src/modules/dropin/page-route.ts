@@ -16,7 +16,7 @@ import {
   PAGE_JS_PATH,
   PERSON_PAGE_HEADERS,
 } from "./form-page";
-import { languageFor, textsOf } from "./locale";
+import { textsFor } from "./locale";
 import { accentCss, PAGE_CSS } from "./page-css";
 import { PAGE_SCRIPT } from "./page-script";
 import { publicForm, publicFormOrNone } from "./public-form";
@@ -70,7 +70,7 @@ export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
         "/f/:formId",
         async ({ params, set, request }) => {
           const form = await publicFormOrNone(forms, params.formId);
-          const texts = textsOf(languageFor(form?.locale, request.headers.get("accept-language")));
+          const texts = textsFor(form, request);
           Object.assign(set.headers, PERSON_PAGE_HEADERS);
           languageHeaders(set.headers, texts, form?.locale);
           if (!form || form.fields === null) {

@@ -10,12 +10,31 @@ const formName = (form: Shown | null) => (form ? `<p class="form-name">${escapeH
 const backLink = (back: string | null, text: string) =>
   back ? `<p><a href="${escapeHtml(back)}">${escapeHtml(text)}</a></p>` : "";
 
-/** GET /f/{formId}/thanks: thanks the visitor, and links back to the page they came from when it is known and trusted. */
-export function thanksPage(form: Shown, back: string | null, { t, lang }: Texts): string {
+/** A link with which the submitter may change their answers (editableDays), and until when. */
+export interface EditOffer {
+  path: string;
+  until: string;
+}
+
+const editLink = (edit: EditOffer | null) =>
+  edit
+    ? `<p>You can <a href="${escapeHtml(edit.path)}">change your answers</a> until ${escapeHtml(new Date(edit.until).toUTCString())}; keep this link.</p>`
+    : "";
+
+/**
+ * GET /f/{formId}/thanks: thanks the visitor, links back to the page they came from when it is
+ * known and trusted, and offers the edit link when the form takes edits.
+ */
+export function thanksPage(
+  form: Shown,
+  back: string | null,
+  { t, lang }: Texts,
+  edit: EditOffer | null = null,
+): string {
   return personPage(
     `${t("thanks.title")} · ${form.name}`,
     `<section class="card">${formName(form)}<h1><span class="done" aria-hidden="true">✓</span> ${escapeHtml(t("thanks.title"))}</h1>
-<p>${escapeHtml(t("thanks.text", { form: form.name }))}</p>${backLink(back, t("thanks.back"))}</section>`,
+<p>${escapeHtml(t("thanks.text", { form: form.name }))}</p>${editLink(edit)}${backLink(back, t("thanks.back"))}</section>`,
     "",
     form.accentColor,
     lang,
@@ -40,6 +59,46 @@ export function errorPage(
 <p class="notice" role="alert">${escapeHtml(sentence)}</p>${items ? `<div class="summary"><ul>${items}</ul></div>` : ""}${backLink(back, t("error.back"))}</section>`,
     "",
     form?.accentColor ?? null,
+    lang,
+  );
+}
+
+/**
+ * A second answer refused (one response per email) on a form that takes edits: the refusal, and a
+ * button that emails the address its answer's edit link (never shown here).
+ */
+export function editLinkOfferPage(
+  form: Shown & { id: string },
+  sentence: string,
+  email: string | null,
+  { lang }: Texts,
+): string {
+  return personPage(
+    `Not sent · ${form.name}`,
+    `<section class="card">${formName(form)}<h1>Your form was not sent</h1>
+<p class="notice" role="alert">${escapeHtml(sentence)}</p>
+<p>You can change the answer you sent instead: we email the link to change it to that address.</p>
+<form method="post" action="/f/${encodeURIComponent(form.id)}/edit-link">
+<label>Email <input type="email" name="email" required autocomplete="email"${email ? ` value="${escapeHtml(email)}"` : ""}></label>
+<button type="submit">Email me my edit link</button>
+</form></section>`,
+    "",
+    form.accentColor,
+    lang,
+  );
+}
+
+/** What anyone who asked for an edit link reads, whether or not the address has answered. */
+export const EDIT_LINK_SENT =
+  "If this address has answered this form, a link to change that answer is on its way to it (at most one an hour).";
+
+export function editLinkSentPage(form: Shown, { lang }: Texts): string {
+  return personPage(
+    `Check your email · ${form.name}`,
+    `<section class="card">${formName(form)}<h1>Check your email</h1>
+<p>${escapeHtml(EDIT_LINK_SENT)}</p></section>`,
+    "",
+    form.accentColor,
     lang,
   );
 }

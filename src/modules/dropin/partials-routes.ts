@@ -9,7 +9,7 @@ import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { closedReason } from "../submissions/closing";
 import { closedFormPage, hostedFormPage, languageHeaders, noFormPage, personPage, PERSON_PAGE_HEADERS } from "./form-page";
-import { languageFor, textsOf } from "./locale";
+import { textsFor } from "./locale";
 import { wantsJson } from "./negotiate";
 import type { PartialsService } from "./partials";
 import { resumeBox } from "./partials-page";
@@ -96,7 +96,7 @@ export function partialsRoutes({ forms, partials, clock, maxBodyBytes, failure }
       "/f/:formId/resume",
       async ({ params, query: { token }, set, request }) => {
         const form = await publicFormOrNone(forms, params.formId);
-        const texts = textsOf(languageFor(form?.locale, request.headers.get("accept-language")));
+        const texts = textsFor(form, request);
         Object.assign(set.headers, PERSON_PAGE_HEADERS);
         languageHeaders(set.headers, texts, form?.locale);
         if (!form || form.fields === null) {

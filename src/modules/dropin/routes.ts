@@ -14,8 +14,9 @@ import type { SubmissionsService } from "../submissions/service";
 import { hostedFormPage, languageHeaders, PERSON_PAGE_HEADERS } from "./form-page";
 import { publicForm } from "./public-form";
 import { wantsJson } from "./negotiate";
-import { CATALOGUES, languageFor, textsOf, type TextKey, type Texts } from "./locale";
-import { errorPage, thanksPage } from "./pages";
+import { CATALOGUES, textsFor, type TextKey, type Texts } from "./locale";
+import { editLinkOfferPage, errorPage, thanksPage } from "./pages";
+import { senderEmail } from "../../lib/email";
 import { dropInFieldName, dropInPost, PARTIAL_FIELD, readDropInFields, type DropInFields } from "./read-post";
 import type { PartialsService } from "./partials";
 import type { Upload } from "../files/model";
@@ -23,6 +24,8 @@ import type { FilesService } from "../files/service";
 import type { Signer } from "../../lib/signing";
 import { isMultipart } from "../submissions/read-body";
 import { submitRequest } from "../submissions/request";
+import { pathOf } from "../submissions/edit-link";
+import type { Edits } from "../submissions/edits";
 
 export interface DropInDeps {
   forms: FormsService;
@@ -32,16 +35,19 @@ export interface DropInDeps {
   partials: Pick<PartialsService, "finish">;
   /** Signs a thank-you page's back link, so only a post's own answer can name one. */
   links: Signer;
+  /** The edit link a thank-you page offers (editableDays). */
+  edits: Pick<Edits, "linkOfNew" | "offer">;
   maxBodyBytes: number;
   log: Logger;
 }
 
 /** What a visitor reads when a post is refused: one sentence per kind of refusal (locales/*.json, `refused.CODE`). */
-const sentenceFor = (code: ErrorCode, { t }: Texts) =>
+/** A refusal told to a person in one sentence, in their language (`refused.CODE` of the catalogues). */
+export const sentenceFor = (code: ErrorCode, { t }: Texts) =>
   t(`refused.${code}` in CATALOGUES.en ? (`refused.${code}` as TextKey) : "refused.other");
 
 /** The form owner's submission, as a publishable key bound to this one form would send it: every check of a public submit applies. */
-const visitorOf = (form: Form): Principal => ({
+export const visitorOf = (form: Form): Principal => ({
   keyId: `f/${form.id}`,
   ownerId: form.ownerId,
   kind: "publishable",
@@ -77,16 +83,13 @@ interface Answering {
  * for a person by Formspree's rule (negotiate.ts). `failure` answers a refused post, also the ones
  * the front refuses before routing (429).
  */
-export function createDropIn({ forms, submissions, files, partials, links, maxBodyBytes, log }: DropInDeps) {
+export function createDropIn({ forms, submissions, files, partials, links, edits, maxBodyBytes, log }: DropInDeps) {
   const html = (set: Answering["set"], status: number, page: string, texts: Texts, form: Form | null | undefined) => {
     set.status = status;
     Object.assign(set.headers, PERSON_PAGE_HEADERS);
     languageHeaders(set.headers, texts, form?.locale);
     return page;
   };
-  // The visitor's language for this form's pages: its setting, else their Accept-Language (locale.ts).
-  const textsFor = (form: Form | null | undefined, request: Request) =>
-    textsOf(languageFor(form?.locale, request.headers.get("accept-language")));
 
   /** A refused post: JSON with `errors[]`, a 303 to the form's errorUrl, the hosted form again with its values, or an error page. */
   async function failure(
@@ -97,13 +100,29 @@ export function createDropIn({ forms, submissions, files, partials, links, maxBo
     const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
     if (res.headers) Object.assign(set.headers, res.headers);
     if (res.body.code !== "ORIGIN_NOT_ALLOWED") Object.assign(set.headers, corsHeaders(request));
+    // One response per email, with edits: the answer offers to email the address its edit link instead.
+    const offer = res.body.code === "ALREADY_SUBMITTED" && known?.form?.editableDays != null ? known.form : null;
     if (wantsJson(request.headers)) {
       // A refusal of no field is told to the visitor as the page would tell it, in their language.
       const errors: FieldError[] = res.body.errors ?? [
         { code: res.body.code, message: sentenceFor(res.body.code, textsFor(known?.form, request)) },
       ];
       set.status = res.status;
-      return { ...res.body, errors };
+      return {
+        ...res.body,
+        errors,
+        ...(offer ? { editLinkRequest: `/f/${encodeURIComponent(offer.id)}/edit-link` } : {}),
+      };
+    }
+    if (offer && !offer.errorUrl) {
+      const texts = textsFor(offer, request);
+      return html(
+        set,
+        res.status,
+        editLinkOfferPage(offer, sentenceFor("ALREADY_SUBMITTED", texts), senderEmail(known?.values ?? {}), texts),
+        texts,
+        offer,
+      );
     }
     const id = /\/f\/([^/?#]+)/.exec(request.url)?.[1];
     const form =
@@ -194,17 +213,29 @@ export function createDropIn({ forms, submissions, files, partials, links, maxBo
               .finish(form.id, partial)
               .catch((e: unknown) => log.warn("a finished partial was not removed", { formId, error: String(e) }));
           Object.assign(set.headers, corsHeaders(request));
-          // Our own thank-you page, its back link signed: made only when the visitor goes there.
+          // Our own thank-you page, its back link and edit link signed: made only when the visitor goes there.
           const posted = form;
+          const edit = await edits.linkOfNew(form, result.submissionId);
           const thanks = () => {
             const back = backTarget(posted, referer, headers.get("origin"));
-            const signed = back && `?back=${encodeURIComponent(back)}&sig=${links.sign(BACK_LINK, posted.id, back)}`;
-            return `${ownOrigin() ?? ""}/f/${encodeURIComponent(posted.id)}/thanks${signed ?? ""}`;
+            const query = new URLSearchParams();
+            if (back) (query.set("back", back), query.set("sig", links.sign(BACK_LINK, posted.id, back)));
+            if (edit)
+              (query.set("submission", edit.submissionId), query.set("until", edit.until), query.set("esig", edit.sig));
+            const signed = query.size ? `?${query}` : "";
+            return `${ownOrigin() ?? ""}/f/${encodeURIComponent(posted.id)}/thanks${signed}`;
           };
           // A target the pipeline dropped sends the visitor to our own page: their message was taken.
           const dropped = post.body.redirectUrl !== undefined && result.redirect === undefined;
           const next = dropped ? thanks() : (result.redirect ?? form.successUrl ?? thanks());
-          if (wantsJson(headers)) return { ok: true, success: true, submissionId: result.submissionId, next };
+          if (wantsJson(headers))
+            return {
+              ok: true,
+              success: true,
+              submissionId: result.submissionId,
+              next,
+              ...(edit ? { editUrl: `${ownOrigin() ?? ""}${pathOf(form.id, edit)}`, editableUntil: edit.until } : {}),
+            };
           set.status = 303;
           set.headers.location = locationUrl(next) ?? next;
           return "";
@@ -225,7 +256,7 @@ export function createDropIn({ forms, submissions, files, partials, links, maxBo
     )
     .get(
       "/f/:formId/thanks",
-      async ({ params: { formId }, query: { back, sig }, set, requestId, request }) => {
+      async ({ params: { formId }, query: { back, sig, submission, until, esig }, set, requestId, request }) => {
         try {
           const form = await publicForm(forms, formId);
           // A link on our page to wherever a query (or the page request's Referer) says would be anyone's:
@@ -236,7 +267,8 @@ export function createDropIn({ forms, submissions, files, partials, links, maxBo
             links.verifies(sig, BACK_LINK, form.id, back) &&
             (form.allowedOrigins.length === 0 || form.allowedOrigins.includes(httpOrigin(back) ?? ""));
           const texts = textsFor(form, request);
-          return html(set, 200, thanksPage(form, shown ? back : null, texts), texts, form);
+          const edit = edits.offer(form, { submissionId: submission, until, sig: esig });
+          return html(set, 200, thanksPage(form, shown ? back : null, texts, edit), texts, form);
         } catch (error) {
           const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
           const texts = textsFor(null, request);
@@ -249,7 +281,17 @@ export function createDropIn({ forms, submissions, files, partials, links, maxBo
           );
         }
       },
-      { query: t.Object({ back: t.Optional(t.String()), sig: t.Optional(t.String()) }), detail: { hide: true } },
+      {
+        query: t.Object({
+          back: t.Optional(t.String()),
+          sig: t.Optional(t.String()),
+          // The edit link (editableDays), signed on its own.
+          submission: t.Optional(t.String()),
+          until: t.Optional(t.String()),
+          esig: t.Optional(t.String()),
+        }),
+        detail: { hide: true },
+      },
     );
   return { routes, failure };
 }

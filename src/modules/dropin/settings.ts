@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { OneOf } from "../../http/schemas";
 import { on, setting } from "../forms/setting-row";
@@ -49,4 +50,27 @@ export const PARTIAL_SUBMISSIONS = setting({
     no: { help: "no saving halfway on the hosted page (the default)", value: false },
   },
   show: { label: "save and resume", text: on },
+});
+
+/** The most days a submitter may be given to change their answers. */
+export const MAX_EDITABLE_DAYS = 365;
+
+/** For how many days a submitter may change their answers (the signed link of edit-link.ts); null: never. */
+export const EDITABLE_DAYS = setting({
+  schema: t.Nullable(t.Unsafe<number>({ type: "integer", minimum: 1, maximum: MAX_EDITABLE_DAYS })),
+  // TypeBox's own integer: Elysia's t.Integer would also take "30", a string.
+  input: t.Nullable(Type.Integer({ minimum: 1, maximum: MAX_EDITABLE_DAYS }), {
+    error: `editableDays must be a whole number of days from 1 to ${MAX_EDITABLE_DAYS}, or null for no edits`,
+  }),
+  field: "editableDays",
+  column: "editable_days",
+  stored: "plain",
+  default: null,
+  example: 7,
+  cli: {
+    flag: "--editable-days <n>",
+    parse: (text) => (/^\d+$/.test(text) ? Number(text) : NaN),
+    no: { help: "submitters cannot change their answers (the default)", value: null },
+  },
+  show: { label: "editable", text: (v) => (v === null ? "no" : `for ${v} day(s) after sending`) },
 });

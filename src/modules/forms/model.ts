@@ -130,6 +130,8 @@ export interface Form {
   oneResponsePerEmail: boolean;
   /** The hosted page saves what is typed under a resume link (dropin/partials.ts); kept apart from submissions. */
   partialSubmissions: boolean;
+  /** For how many days from sending a submitter may change their answers through a signed link; null = never. */
+  editableDays: number | null;
   /** Where a browser goes after a drop-in submit, or after a refused one; null = formsvc's own page. */
   successUrl: string | null;
   errorUrl: string | null;

@@ -59,6 +59,8 @@ export const SETTING_HELP = {
     "Take one submission per email address: another from an address that has answered is refused, which tells whoever tries whether that address has answered. Spam-filed answers do not count, and deleting one frees its address.",
   partialSubmissions:
     "The hosted page saves what the visitor has typed at each step (files excepted) under a resume link they can have emailed; a saved answer is listed apart (?status=partial), counted, notified and sent to webhooks only once sent, and deleted after 30 days.",
+  editableDays:
+    "For this many days after sending, the thank-you page and the autoresponse carry a link with which the submitter may change their answers (each change kept as a revision, notified and sent to webhooks as submission.updated); without it, no edits.",
   successUrl:
     "Where a browser goes after a drop-in submit when the page names no _next; without it, formsvc's thank-you page.",
   errorUrl:

@@ -50,7 +50,7 @@ import {
   FROM_NAME,
   NOTIFY_MODE,
 } from "../notifications/settings";
-import { ACCENT_COLOR, LOCALE, PARTIAL_SUBMISSIONS } from "../dropin/settings";
+import { ACCENT_COLOR, EDITABLE_DAYS, LOCALE, PARTIAL_SUBMISSIONS } from "../dropin/settings";
 import { SPAM_SETTINGS } from "../spam/settings";
 import { SETTING_HELP } from "./setting-help";
 import {
@@ -410,6 +410,7 @@ export const SETTINGS = {
     },
     show: { label: "one response per email", text: on },
   }),
+  editableDays: EDITABLE_DAYS,
   successUrl: locationSetting("successUrl", "success_url", {
     what: "the success URL",
     example: "https://www.example.com/thanks",

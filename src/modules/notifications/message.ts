@@ -124,11 +124,13 @@ export function renderNotification(
   const notes = [attached.note, redirectWarning(p.droppedRedirect)].filter(Boolean);
   const warning = notes.join("\n\n");
   const warningHtml = notes.map((n) => `<p style="${MAIL_STYLES.quiet}">${escapeHtml(n)}</p>`).join("");
+  // A submitter's change reads as one from the subject on, whoever wrote the subject.
+  const edited = p.edited === undefined ? "" : "Edited: ";
   if (p.template) {
     const view = notificationView(row, fields, link);
     return {
       ...envelope,
-      subject: oneLine(p.subject ?? renderText(p.template.subject, view)).slice(0, MAX_SUBJECT),
+      subject: (edited + oneLine(p.subject ?? renderText(p.template.subject, view))).slice(0, MAX_SUBJECT),
       text: renderText(p.template.text, view) + (warning && `\n\n${warning}`),
       html: `<!doctype html><html><body style="${MAIL_STYLES.body}"><div style="${MAIL_STYLES.pre}">${renderHtml(p.template.text, view)}</div>${warningHtml}</body></html>`,
     };
@@ -139,7 +141,7 @@ export function renderNotification(
     return { name, label: fieldLabel(name, p.labels), value: listed ? listed.map(fileText).join("\n") : display(v) };
   });
   const summary = meta ? aboutSender(meta) : [];
-  const title = `New submission: ${oneLine(row.form_name)}`;
+  const title = `${p.edited === undefined ? "New" : "Edited"} submission: ${oneLine(row.form_name)}`;
   const received = `Received ${peopleTime(row.submitted_at, p.timeZone)}`;
   const text = [
     `${title}`,
@@ -168,5 +170,5 @@ export function renderNotification(
     warningHtml,
     `</body></html>`,
   ].join("\n");
-  return { ...envelope, subject: p.subject ? oneLine(p.subject).slice(0, MAX_SUBJECT) : title, text, html };
+  return { ...envelope, subject: p.subject ? (edited + oneLine(p.subject)).slice(0, MAX_SUBJECT) : title, text, html };
 }

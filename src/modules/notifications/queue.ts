@@ -3,6 +3,7 @@ import type { Form } from "../forms/model";
 import { droppedRedirectOf } from "../submissions/allowed-origin";
 import type { NewSubmission } from "../submissions/model";
 import { subjectOf } from "../submissions/request";
+import { editedOf } from "../submissions/edit-link";
 import type { OutboxRepo, QueuedMessage } from "../outbox/repo";
 import type { MemberNotificationsRepo, MemberReader } from "./member-repo";
 
@@ -28,6 +29,8 @@ export interface NotificationPayload {
   attachPdf?: true;
   /** Its uploaded files go with it, whole, up to this many bytes in all (left out when none). */
   attachFilesUpTo?: number;
+  /** Its submitter changed it (editableDays): the revision that keeps the earlier values (left out for a new one). */
+  edited?: number;
 }
 
 /** A form's fields that have a label, as an email names them. */
@@ -103,6 +106,7 @@ export const queueNotifications =
       now ??= isoTime(clock.now());
       const inbox = dashboardLink(publicUrl, s.form.id);
       const dropped = droppedRedirectOf.get(s);
+      const edited = editedOf.get(s);
       const payload: Omit<NotificationPayload, "timeZone"> = {
         template: s.form.notificationTemplate,
         subject: subjectOf.get(s) ?? null,
@@ -112,6 +116,7 @@ export const queueNotifications =
         ...(dropped !== undefined ? { droppedRedirect: dropped } : {}),
         ...(s.form.attachPdf ? { attachPdf: true } : {}),
         ...(s.form.attachFilesUpTo ? { attachFilesUpTo: s.form.attachFilesUpTo } : {}),
+        ...(edited !== undefined ? { edited } : {}),
       };
       // One payload text per zone its readers read in (mostly one).
       const texts = new Map<string, string>();

@@ -9,6 +9,7 @@ import type { DigestSubmission } from "../notifications/digest-repo";
 import type { NotificationAttachments } from "../notifications/attachments";
 import { renderNotification } from "../notifications/message";
 import { renderInvitation } from "../teams/invitation-message";
+import { renderEditLink } from "../submissions/edit-link-message";
 import { mailRetry, type Channel } from "./channel";
 import { mailChannel, type Mailer } from "./mailer";
 import type { MailMessage } from "./message";
@@ -107,6 +108,16 @@ export const KINDS = {
   resume_link: {
     transport: "smtp",
     render: (row, d) => renderResumeLink(row, d.publicUrl),
+    retry: "mail",
+    dueAtStart: true,
+    needsPublicUrl: true,
+    secretPayload: true,
+    toSubmitter: true,
+  },
+  // A submission's edit link, asked for by its address when the form refused a second answer (editableDays).
+  edit_link: {
+    transport: "smtp",
+    render: (row, d) => renderEditLink(row, d.publicUrl),
     retry: "mail",
     dueAtStart: true,
     needsPublicUrl: true,

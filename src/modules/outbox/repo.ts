@@ -407,6 +407,12 @@ export function createOutboxRepo(sql: Sql) {
     async deleteForSubmissions(batch: { id: string }[]): Promise<void> {
       for (const s of batch) await sql.run("DELETE FROM outbox WHERE submission_id = ?", [s.id]);
     },
+    /** Whether a message of this kind about this submission was queued after `since` (a throttle). */
+    queuedSince: async (kind: OutboxKind, formId: string, submissionId: string, since: string): Promise<boolean> =>
+      (await sql.get(
+        "SELECT 1 AS queued FROM outbox WHERE form_id = ? AND submission_id = ? AND kind = ? AND queued_at > ? LIMIT 1",
+        [formId, submissionId, kind, since],
+      )) !== null,
     /** The notifications about these submissions (a person's data export). */
     listForSubmissions: (ids: string[]): Promise<OutboxRow[]> =>
       sql.all<OutboxRow>("SELECT * FROM outbox WHERE submission_id IN (SELECT value FROM json_each(?)) ORDER BY id", [

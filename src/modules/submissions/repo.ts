@@ -302,9 +302,9 @@ export function createSubmissionsRepo(sql: Sql) {
     },
 
     /**
-     * Every submission, of any status, whose extracted email is `email`, in these forms (all when
-     * null), oldest first. Reads the whole table: the email has no index (it would cost every
-     * submit), and this serves the rare request of one person.
+     * Every submission, of any status, whose extracted email is `email` or was before its submitter
+     * changed it (a revision's), in these forms (all when null), oldest first. Reads the whole table:
+     * the email has no index (it would cost every submit), and this serves the rare request of one person.
      */
     async findSubmissionsByEmail(
       email: string,
@@ -312,7 +312,8 @@ export function createSubmissionsRepo(sql: Sql) {
     ): Promise<(StoredSubmission & { status: SubmissionStatus })[]> {
       const rows = await sql.all<StatusRow>(
         `SELECT ${STORED}, status FROM submissions
-         WHERE email = ?1 AND (CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, id`,
+         WHERE (email = ?1 OR id IN (SELECT submission_id FROM submission_revisions WHERE email = ?1))
+           AND (CAST(?2 AS TEXT) IS NULL OR form_id IN (SELECT value FROM json_each(?2))) ORDER BY created_at, id`,
         [email, formIds && JSON.stringify(formIds)],
       );
       return rows.map(withStatus);

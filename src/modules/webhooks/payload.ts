@@ -77,6 +77,12 @@ function updateBody(row: OutboxRow, format: WebhookFormat): string {
   if (u.changed.includes("tags")) entries.push(["tags", u.tags.join(", ") || "none"]);
   if (u.note) entries.push(["note", `${u.note.author ?? "the command line"}: ${u.note.text}`]);
   if (u.deletedNote) entries.push(["note", "one deleted"]);
+  // The submitter's edit: each changed field's new value.
+  for (const field of Object.keys(u.previous.data ?? {}))
+    entries.push([
+      field,
+      typeof u.data?.[field] === "string" ? u.data[field] : JSON.stringify(u.data?.[field] ?? null),
+    ]);
   entries.push(["submission", u.id]);
   return format === "slack" ? slackMessage(title, entries) : discordMessage(title, entries, row.created_at);
 }

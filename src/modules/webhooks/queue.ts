@@ -41,18 +41,21 @@ export const queueWebhooks =
     return messages.length;
   };
 
-/** What a triage change did to a submission: the `data` of its `submission.updated` event. */
+/** What a triage change or its submitter's edit did to a submission: the `data` of its `submission.updated` event. */
 export interface SubmissionUpdate {
   id: string;
   formId: string;
-  /** Which of state, assignee, tags and notes changed. */
-  changed: ("state" | "assignee" | "tags" | "notes")[];
+  /** Which of state, assignee, tags, notes and (the submitter's edit) data changed. */
+  changed: ("state" | "assignee" | "tags" | "notes" | "data")[];
   state: string;
   assignee: string | null;
   tags: string[];
   noteCount: number;
-  /** What the changed fields were before (not notes). */
-  previous: { state?: string; assignee?: string | null; tags?: string[] };
+  /** What the changed fields were before (not notes; of data, the fields that changed). */
+  previous: { state?: string; assignee?: string | null; tags?: string[]; data?: Record<string, unknown> };
+  /** The submitter's edit: the values now, and the revision that keeps the earlier ones. */
+  data?: Record<string, unknown>;
+  revision?: number;
   /** The note added, or the id of the one deleted. */
   note?: { id: string; author: string | null; text: string; createdAt: string };
   deletedNote?: string;

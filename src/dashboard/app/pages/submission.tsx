@@ -183,6 +183,46 @@ export function SubmissionDetails({
 }
 
 /**
+ * What the submission held before each change its submitter made through their edit link
+ * (editableDays), newest first: each revision's fields that differ from the values after it.
+ */
+function Revisions({ submission: s, fields }: { submission: Submission; fields: FormDetails["fields"] }) {
+  const [revisions, reload] = useLoad(() => submissions.revisions(s.formId, s.id), [s.formId, s.id, s.data]);
+  // Most submissions were never changed: nothing shows until there is something to show (or a failure to say).
+  if (revisions.state !== "failed" && (revisions.state !== "ready" || revisions.data.length === 0)) return null;
+  return (
+    <section class="card" data-testid="submission-revisions">
+      <h3 class="subhead">Changed by the sender</h3>
+      <Show value={revisions} retry={reload} label="Loading the earlier answers…">
+        {(list) => (
+          <ol class="notes">
+            {list.map((r, i) => {
+              const after = (i === 0 ? s.data : list[i - 1]!.data) as Record<string, unknown>;
+              const changed = Object.entries(r.data).filter(
+                ([k, v]) => k !== "_meta" && JSON.stringify(v) !== JSON.stringify(after[k]),
+              );
+              return (
+                <li key={r.revision}>
+                  <p class="muted small">Until {formatDateTime(r.createdAt)}, it said:</p>
+                  <dl class="kv">
+                    {changed.map(([k, v]) => (
+                      <div key={k}>
+                        <dt>{fieldLabel(k, fields)}</dt>
+                        <dd class="pre">{valueText(v)}</dd>
+                      </div>
+                    ))}
+                  </dl>
+                </li>
+              );
+            })}
+          </ol>
+        )}
+      </Show>
+    </section>
+  );
+}
+
+/**
  * One submission on a page of its own (`#/forms/{formId}/submissions/{submissionId}`, the address
  * the daily digest links to): its folder, fields and sender, moved between inbox and spam or deleted here.
  */
@@ -299,6 +339,7 @@ function SubmissionView({
             <p class="muted small">{onlyWho(teamId, "submissions.edit", "can mark or delete submissions")}</p>
           ))}
       </section>
+      <Revisions submission={s} fields={fields} />
       {teamId !== null && !spam && (
         <section class="card triage-card">
           <Triage submission={s} teamId={teamId} onChanged={onMoved} />
