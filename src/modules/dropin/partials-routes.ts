@@ -8,7 +8,14 @@ import { escapeHtml } from "../../lib/template";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { closedReason } from "../submissions/closing";
-import { closedFormPage, hostedFormPage, languageHeaders, noFormPage, personPage, PERSON_PAGE_HEADERS } from "./form-page";
+import {
+  closedFormPage,
+  hostedFormPage,
+  languageHeaders,
+  noFormPage,
+  personPage,
+  PERSON_PAGE_HEADERS,
+} from "./form-page";
 import { textsFor } from "./locale";
 import { wantsJson } from "./negotiate";
 import type { PartialsService } from "./partials";
