@@ -37,6 +37,8 @@ describe("GET /api/v1/forms/{formId}", () => {
         "notifyMode",
         "oneResponsePerEmail",
         "partialSubmissions",
+        "editableDays",
+        "locale",
         "spamSettings",
         "teamId",
         "submissionCount",
