@@ -350,6 +350,17 @@ describe("save and resume, and edits, in the form's language", () => {
     const forged = await page(path(edit).replace(/sig=[^&]+/, "sig=forged"), "en");
     expect([forged.status, forged.language]).toEqual([403, "de"]);
     expect(forged.html).toContain("Dieser Link zum Ändern Ihrer Antworten ist ungültig.");
+    const json = await fetch(`${server.url}${path(edit).replace(/sig=[^&]+/, "sig=forged")}`, {
+      headers: { accept: "application/json" },
+    });
+    expect(json.status).toBe(403);
+    expect(((await json.json()) as any).errors).toEqual([
+      {
+        code: "EDIT_LINK_INVALID",
+        message:
+          "Dieser Link zum Ändern Ihrer Antworten ist ungültig. Bitte verwenden Sie ihn genau so, wie er Ihnen gesendet wurde.",
+      },
+    ]);
   });
 
   test("Japanese: a second answer's offer of the edit link, and the page and JSON that answer the request", async () => {

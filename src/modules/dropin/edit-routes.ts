@@ -75,8 +75,10 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
   ) => {
     const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
     set.status = res.status;
-    if (wantsJson(request.headers)) return res.body;
     const texts = textsFor(form, request);
+    // As the drop-in answers a refusal of no field: told to the visitor in their language.
+    if (wantsJson(request.headers))
+      return { ...res.body, errors: [{ code: res.body.code, message: sentenceFor(res.body.code, texts) }] };
     Object.assign(set.headers, PERSON_PAGE_HEADERS);
     languageHeaders(set.headers, texts, form?.locale);
     return errorPage(form, sentenceFor(res.body.code, texts), [], null, texts);
