@@ -281,3 +281,112 @@ test("Polish counts in its three forms", async () => {
   ]);
   expect(body.error).toStartWith("Problemy w 3 polach: ");
 });
+
+describe("save and resume, and edits, in the form's language", () => {
+  /** A browser's post that is not followed: its status, language, page and where it sends the browser. */
+  const browserPost = async (path: string, fields: Record<string, string>) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", "accept-language": "en" },
+      body: new URLSearchParams(fields),
+      redirect: "manual",
+    });
+    const { status, headers } = res;
+    return {
+      status,
+      language: headers.get("content-language"),
+      location: headers.get("location"),
+      html: await res.text(),
+    };
+  };
+  const path = (url: string) => url.replace(server.url, "").replaceAll("&amp;", "&");
+  const germanTime = (iso: string) =>
+    `${new Intl.DateTimeFormat("de", { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }).format(new Date(iso))} UTC`;
+
+  test("German: the save button and box, the saved page (no script), and the resume page's notices", async () => {
+    const id = await newForm({ locale: "de", name: "Kontakt", partialSubmissions: true });
+    const form = await page(`/f/${id}`, "en");
+    expect(form.html).toContain(">Speichern und später fortfahren</button>");
+    expect(form.html).toContain("Ihre Antworten sind gespeichert. Um später weiterzumachen, öffnen Sie diesen Link");
+    expect(form.html).toContain('<label for="resume-email">Link per E-Mail zusenden</label>');
+    expect(form.html).not.toContain("Save and continue later");
+
+    const saved = await browserPost(`/f/${id}/partial`, { name: "Ada" });
+    expect([saved.status, saved.language]).toEqual([200, "de"]);
+    expect(saved.html).toContain('<html lang="de">');
+    expect(saved.html).toContain("<h1>Ihre Antworten sind gespeichert</h1>");
+    expect(saved.html).toContain("Um später weiterzumachen, öffnen Sie diesen Link (jede Person, die ihn hat,");
+    expect(saved.html).toContain(">Jetzt fortfahren</a>");
+    expect(saved.html).not.toContain("To finish later");
+    expect(saved.html).not.toContain("<script");
+
+    const link = /href="([^"]*\/resume\?token=[^"]+)"/.exec(saved.html)![1]!;
+    const resumed = await page(path(link), "en");
+    expect([resumed.status, resumed.language]).toEqual([200, "de"]);
+    expect(resumed.html).toContain("Willkommen zurück: Ihre bisherigen Antworten sind bereits ausgefüllt.");
+    const gone = await page(`/f/${id}/resume?token=nothing.here`, "en");
+    expect(gone.status).toBe(404);
+    expect(gone.html).toContain("Diese gespeicherten Antworten gibt es nicht mehr");
+  });
+
+  test("German: the thank-you page's edit link with its date, the edit page's notice, a link that does not open", async () => {
+    const id = await newForm({ locale: "de", name: "Kontakt", editableDays: 7 });
+    const sent = await browserPost(`/f/${id}`, { name: "Ada", email: "ada@example.com" });
+    expect(sent.status).toBe(303);
+    const thanks = await page(path(sent.location!), "en");
+    const edit = /<a href="([^"]*\/edit\/[^"]+)">/.exec(thanks.html)![1]!;
+    const until = new URL(path(edit), server.url).searchParams.get("until")!;
+    expect(thanks.html).toContain(
+      `Bis ${germanTime(until)} können Sie <a href="${edit}">Ihre Antworten ändern</a>. Bitte bewahren Sie diesen Link auf.`,
+    );
+    expect(thanks.html).not.toContain("change your answers");
+
+    const editing = await page(path(edit), "en");
+    expect([editing.status, editing.language]).toEqual([200, "de"]);
+    expect(editing.html).toContain(
+      `Sie ändern gerade Ihre gesendeten Antworten. Änderungen sind bis ${germanTime(until)} möglich.`,
+    );
+
+    const forged = await page(path(edit).replace(/sig=[^&]+/, "sig=forged"), "en");
+    expect([forged.status, forged.language]).toEqual([403, "de"]);
+    expect(forged.html).toContain("Dieser Link zum Ändern Ihrer Antworten ist ungültig.");
+    const json = await fetch(`${server.url}${path(edit).replace(/sig=[^&]+/, "sig=forged")}`, {
+      headers: { accept: "application/json" },
+    });
+    expect(json.status).toBe(403);
+    expect(((await json.json()) as any).errors).toEqual([
+      {
+        code: "EDIT_LINK_INVALID",
+        message:
+          "Dieser Link zum Ändern Ihrer Antworten ist ungültig. Bitte verwenden Sie ihn genau so, wie er Ihnen gesendet wurde.",
+      },
+    ]);
+  });
+
+  test("Japanese: a second answer's offer of the edit link, and the page and JSON that answer the request", async () => {
+    const id = await newForm({ locale: "ja", oneResponsePerEmail: true, editableDays: 7 });
+    expect((await browserPost(`/f/${id}`, { name: "Ada", email: "ada@example.com" })).status).toBe(303);
+    const offer = await browserPost(`/f/${id}`, { name: "Ada", email: "ada@example.com" });
+    expect([offer.status, offer.language]).toEqual([409, "ja"]);
+    expect(offer.html).toContain("<title>未送信 · Contact us</title>");
+    expect(offer.html).toContain("<h1>フォームは送信されませんでした</h1>");
+    expect(offer.html).toContain("代わりに、送信済みの回答を変更できます。");
+    expect(offer.html).toContain("<label>メールアドレス <input");
+    expect(offer.html).toContain(">変更用リンクをメールで受け取る</button>");
+    expect(offer.html).not.toContain("Email me");
+
+    const asked = await browserPost(`/f/${id}/edit-link`, { email: "ada@example.com" });
+    expect([asked.status, asked.language]).toEqual([200, "ja"]);
+    expect(asked.html).toContain("<h1>メールをご確認ください</h1>");
+    const json = await fetch(`${server.url}/f/${id}/edit-link`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+      body: new URLSearchParams({ email: "nobody@example.com" }),
+    });
+    expect(await json.json()).toEqual({
+      ok: true,
+      message:
+        "このアドレスからこのフォームへの回答がある場合は、その回答を変更するためのリンクをお送りしました（1時間に1通まで）。",
+    });
+  });
+});

@@ -15,9 +15,9 @@ import type { Edits } from "../submissions/edits";
 import { isMultipart } from "../submissions/read-body";
 import { submitRequest } from "../submissions/request";
 import { hostedFormPage, languageHeaders, PERSON_PAGE_HEADERS } from "./form-page";
-import { textsFor } from "./locale";
+import { textsFor, type Texts } from "./locale";
 import { wantsJson } from "./negotiate";
-import { EDIT_LINK_SENT, editLinkSentPage, errorPage } from "./pages";
+import { editLinkSentPage, errorPage } from "./pages";
 import { publicForm } from "./public-form";
 import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
 import { sentenceFor, visitorOf, type createDropIn } from "./routes";
@@ -34,13 +34,6 @@ export interface EditRoutesDeps {
 
 const Params = t.Object({ formId: t.String(), submissionId: t.String() });
 const Link = t.Object({ until: t.Optional(t.String()), sig: t.Optional(t.String()) });
-
-/** What a person reads when an edit link does not open. */
-const SENTENCES: Record<string, string> = {
-  EDIT_LINK_INVALID: "This link to change your answers is not valid; please use it exactly as it was sent to you.",
-  EDIT_LINK_EXPIRED:
-    "This link to change your answers no longer works: its time has passed, or the answer can no longer be changed.",
-};
 
 /**
  * The form as its edit page shows it: a form without `fields` (a website's own HTML posts to it)
@@ -59,9 +52,8 @@ const pageOf = (form: Form, values: Record<string, unknown>): Form =>
       };
 
 /** The page's note above the fields while an answer is being changed. */
-const changing = (form: Form, until: string) =>
-  `You are changing the answers you sent. You can change them until ${new Date(until).toUTCString()}.` +
-  (form.fields?.some((f) => f.type === "file") ? " The files you sent stay unless you choose new ones." : "");
+const changing = (form: Form, until: string, { t, time }: Texts) =>
+  t(form.fields?.some((f) => f.type === "file") ? "edit.changingFiles" : "edit.changing", { time: time(until) });
 
 /**
  * A submitter's edit link (editableDays): GET /f/{formId}/edit/{submissionId}?until=…&sig=… shows
@@ -83,11 +75,13 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
   ) => {
     const res = toErrorResponse(error, "UNKNOWN", log, requestId || undefined);
     set.status = res.status;
-    if (wantsJson(request.headers)) return res.body;
     const texts = textsFor(form, request);
+    // As the drop-in answers a refusal of no field: told to the visitor in their language.
+    if (wantsJson(request.headers))
+      return { ...res.body, errors: [{ code: res.body.code, message: sentenceFor(res.body.code, texts) }] };
     Object.assign(set.headers, PERSON_PAGE_HEADERS);
     languageHeaders(set.headers, texts, form?.locale);
-    return errorPage(form, SENTENCES[res.body.code] ?? sentenceFor(res.body.code, texts), [], null, texts);
+    return errorPage(form, sentenceFor(res.body.code, texts), [], null, texts);
   };
 
   return new Elysia({ name: "edit-routes" })
@@ -103,8 +97,8 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
           const email = Array.isArray(sent) ? sent.at(-1) : sent;
           if (typeof email !== "string") throw new AppError("INVALID_PARAMETER", "email must be an email address");
           await edits.sendLink(form, email);
-          if (wantsJson(request.headers)) return { ok: true, message: EDIT_LINK_SENT };
           const texts = textsFor(form, request);
+          if (wantsJson(request.headers)) return { ok: true, message: texts.t("editLink.sent") };
           Object.assign(set.headers, PERSON_PAGE_HEADERS);
           languageHeaders(set.headers, texts, form.locale);
           return editLinkSentPage(form, texts);
@@ -130,9 +124,10 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
           const texts = textsFor(form, request);
           Object.assign(set.headers, PERSON_PAGE_HEADERS);
           languageHeaders(set.headers, texts, form.locale);
+          const page = pageOf(form, values);
           return hostedFormPage(
-            pageOf(form, values),
-            { values, notice: changing(pageOf(form, values), until), action: linkOf(form.id, submissionId, query) },
+            page,
+            { values, notice: changing(page, until, texts), action: linkOf(form.id, submissionId, query) },
             texts,
           );
         } catch (error) {

@@ -250,7 +250,7 @@ export function hostedFormPage(form: Form, state: FormPageState = {}, texts: Tex
   // Save and resume: a second button posts what is typed, unchecked and without files, to the save route.
   const saving = form.partialSubmissions
     ? `\n<input type="hidden" name="_partial"${attr("value", state.partial)}>
-<button type="submit" class="secondary" data-save formaction="${partialPath(form.id)}" formenctype="application/x-www-form-urlencoded" formnovalidate>Save and continue later</button>`
+<button type="submit" class="secondary" data-save formaction="${partialPath(form.id)}" formenctype="application/x-www-form-urlencoded" formnovalidate>${esc(t("save.button"))}</button>`
     : "";
 
   const main = `<h1>${esc(form.name)}</h1>
@@ -261,7 +261,7 @@ ${anyRequired ? `<p class="hint">${esc(t("page.required")).replace("{star}", sta
 ${honeypot}
 ${widget}
 <button type="submit">${esc(t("page.send"))}</button>${saving}
-</form>${saving && resumeBox(form.id, state.partial ?? "", "", true)}`;
+</form>${saving && resumeBox(form.id, state.partial ?? "", "", true, texts)}`;
   // The widget's stylesheet under the id it looks for, so it injects no <style> of its own (which the policy would refuse).
   // The widget's words in the page's language: its pack, after the widget (both deferred, so in order).
   const pack = widgetLanguagePath(texts.lang);

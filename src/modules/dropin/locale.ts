@@ -42,6 +42,8 @@ export interface Texts {
   t(key: TextKey, vars?: Vars): string;
   /** A value as this language quotes it in a message (`"Email"`, „E-Mail“, 「メール」). */
   quote(text: string): string;
+  /** A moment as this language writes it, in UTC and saying so: the page cannot know the visitor's zone. */
+  time(iso: string): string;
 }
 
 const fill = (text: string, vars: Vars | undefined) =>
@@ -59,7 +61,8 @@ export function textsOf(lang: Language): Texts {
       const text = typeof entry === "string" ? entry : (entry[plural.select(Number(vars?.count))] ?? entry.other!);
       return fill(text, vars);
     };
-    texts = { lang, t, quote: (text) => t("quote", { text }) };
+    const clock = new Intl.DateTimeFormat(lang, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" });
+    texts = { lang, t, quote: (text) => t("quote", { text }), time: (iso) => `${clock.format(new Date(iso))} UTC` };
     made.set(lang, texts);
   }
   return texts;

@@ -16,25 +16,24 @@ export interface EditOffer {
   until: string;
 }
 
-const editLink = (edit: EditOffer | null) =>
+const editLink = (edit: EditOffer | null, { t, time }: Texts) =>
   edit
-    ? `<p>You can <a href="${escapeHtml(edit.path)}">change your answers</a> until ${escapeHtml(new Date(edit.until).toUTCString())}; keep this link.</p>`
+    ? `<p>${escapeHtml(t("edit.offer", { time: time(edit.until) })).replace(
+        "{link}",
+        `<a href="${escapeHtml(edit.path)}">${escapeHtml(t("edit.offerLink"))}</a>`,
+      )}</p>`
     : "";
 
 /**
  * GET /f/{formId}/thanks: thanks the visitor, links back to the page they came from when it is
  * known and trusted, and offers the edit link when the form takes edits.
  */
-export function thanksPage(
-  form: Shown,
-  back: string | null,
-  { t, lang }: Texts,
-  edit: EditOffer | null = null,
-): string {
+export function thanksPage(form: Shown, back: string | null, texts: Texts, edit: EditOffer | null = null): string {
+  const { t, lang } = texts;
   return personPage(
     `${t("thanks.title")} · ${form.name}`,
     `<section class="card">${formName(form)}<h1><span class="done" aria-hidden="true">✓</span> ${escapeHtml(t("thanks.title"))}</h1>
-<p>${escapeHtml(t("thanks.text", { form: form.name }))}</p>${editLink(edit)}${backLink(back, t("thanks.back"))}</section>`,
+<p>${escapeHtml(t("thanks.text", { form: form.name }))}</p>${editLink(edit, texts)}${backLink(back, t("thanks.back"))}</section>`,
     "",
     form.accentColor,
     lang,
@@ -71,16 +70,16 @@ export function editLinkOfferPage(
   form: Shown & { id: string },
   sentence: string,
   email: string | null,
-  { lang }: Texts,
+  { t, lang }: Texts,
 ): string {
   return personPage(
-    `Not sent · ${form.name}`,
-    `<section class="card">${formName(form)}<h1>Your form was not sent</h1>
+    `${t("error.short")} · ${form.name}`,
+    `<section class="card">${formName(form)}<h1>${escapeHtml(t("error.title"))}</h1>
 <p class="notice" role="alert">${escapeHtml(sentence)}</p>
-<p>You can change the answer you sent instead: we email the link to change it to that address.</p>
+<p>${escapeHtml(t("editLink.offer"))}</p>
 <form method="post" action="/f/${encodeURIComponent(form.id)}/edit-link">
-<label>Email <input type="email" name="email" required autocomplete="email"${email ? ` value="${escapeHtml(email)}"` : ""}></label>
-<button type="submit">Email me my edit link</button>
+<label>${escapeHtml(t("editLink.email"))} <input type="email" name="email" required autocomplete="email"${email ? ` value="${escapeHtml(email)}"` : ""}></label>
+<button type="submit">${escapeHtml(t("editLink.button"))}</button>
 </form></section>`,
     "",
     form.accentColor,
@@ -89,14 +88,11 @@ export function editLinkOfferPage(
 }
 
 /** What anyone who asked for an edit link reads, whether or not the address has answered. */
-export const EDIT_LINK_SENT =
-  "If this address has answered this form, a link to change that answer is on its way to it (at most one an hour).";
-
-export function editLinkSentPage(form: Shown, { lang }: Texts): string {
+export function editLinkSentPage(form: Shown, { t, lang }: Texts): string {
   return personPage(
-    `Check your email · ${form.name}`,
-    `<section class="card">${formName(form)}<h1>Check your email</h1>
-<p>${escapeHtml(EDIT_LINK_SENT)}</p></section>`,
+    `${t("editLink.sentTitle")} · ${form.name}`,
+    `<section class="card">${formName(form)}<h1>${escapeHtml(t("editLink.sentTitle"))}</h1>
+<p>${escapeHtml(t("editLink.sent"))}</p></section>`,
     "",
     form.accentColor,
     lang,

@@ -1,4 +1,5 @@
 import { escapeHtml } from "../../lib/template";
+import type { Texts } from "./locale";
 
 /** The save route of a form's hosted page: its "Save and continue later" button and the page's script post there. */
 export const partialPath = (formId: string) => `/f/${encodeURIComponent(formId)}/partial`;
@@ -8,13 +9,13 @@ export const partialPath = (formId: string) => `/f/${encodeURIComponent(formId)}
  * of its own (outside the hosted form, so the address is never sent as an answer). Hidden on the
  * hosted page until the page's script has saved; shown on the page that answers a save without it.
  */
-export function resumeBox(formId: string, token: string, link: string, hidden: boolean): string {
+export function resumeBox(formId: string, token: string, link: string, hidden: boolean, { t }: Texts): string {
   const a = link ? `<a href="${escapeHtml(link)}">${escapeHtml(link)}</a>` : `<a href=""></a>`;
   return `<form class="resume" id="resume" method="post" action="${partialPath(formId)}"${hidden ? " hidden" : ""}>
-<p role="status">${hidden ? "Your answers are saved. " : ""}To finish later, open this link (anyone who has it can see them): ${a}</p>
+<p role="status">${escapeHtml(t(hidden ? "save.savedLink" : "save.link"))} ${a}</p>
 <input type="hidden" name="_partial"${token ? ` value="${escapeHtml(token)}"` : ""}>
-<label for="resume-email">Email me the link</label>
+<label for="resume-email">${escapeHtml(t("save.emailMe"))}</label>
 <input type="email" id="resume-email" name="_email" required autocomplete="email">
-<button type="submit" class="secondary">Email me the link</button>
+<button type="submit" class="secondary">${escapeHtml(t("save.emailMe"))}</button>
 </form>`;
 }

@@ -16,7 +16,7 @@ import {
   personPage,
   PERSON_PAGE_HEADERS,
 } from "./form-page";
-import { textsFor } from "./locale";
+import { textsFor, type Texts } from "./locale";
 import { wantsJson } from "./negotiate";
 import type { PartialsService } from "./partials";
 import { resumeBox } from "./partials-page";
@@ -38,17 +38,19 @@ const EMAIL_FIELD = "_email";
 const text = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
 /** The page that answers a save made without script: the link, and a way to have it emailed. */
-function savedPage(form: Form, link: string, token: string, emailedTo: string | null): string {
+function savedPage(form: Form, link: string, token: string, emailedTo: string | null, texts: Texts): string {
+  const { t } = texts;
   const sent = emailedTo
-    ? `<p class="notice" role="status">We emailed the link to ${escapeHtml(emailedTo)}.</p>\n`
+    ? `<p class="notice" role="status">${escapeHtml(t("saved.emailed", { email: emailedTo }))}</p>\n`
     : "";
   return personPage(
-    `Saved · ${form.name}`,
-    `<section class="card"><p class="form-name">${escapeHtml(form.name)}</p><h1>Your answers are saved</h1>
-${sent}${resumeBox(form.id, token, link, false)}
-<p><a href="${escapeHtml(link)}">Continue now</a></p></section>`,
+    `${t("saved.short")} · ${form.name}`,
+    `<section class="card"><p class="form-name">${escapeHtml(form.name)}</p><h1>${escapeHtml(t("saved.title"))}</h1>
+${sent}${resumeBox(form.id, token, link, false, texts)}
+<p><a href="${escapeHtml(link)}">${escapeHtml(t("saved.continue"))}</a></p></section>`,
     "",
     form.accentColor,
+    texts.lang,
   );
 }
 
@@ -86,8 +88,10 @@ export function partialsRoutes({ forms, partials, clock, maxBodyBytes, failure }
           Object.assign(set.headers, corsHeaders(request));
           if (wantsJson(request.headers))
             return { ok: true, partialId: saved.id, token: saved.token, resumeUrl: link, emailedTo };
+          const texts = textsFor(form, request);
           Object.assign(set.headers, PERSON_PAGE_HEADERS);
-          return savedPage(form, link, saved.token, emailedTo);
+          languageHeaders(set.headers, texts, form.locale);
+          return savedPage(form, link, saved.token, emailedTo, texts);
         } catch (error) {
           const answer = await failure({ request, set, requestId }, error, {
             ...(form ? { form } : {}),
@@ -116,17 +120,9 @@ export function partialsRoutes({ forms, partials, clock, maxBodyBytes, failure }
         const values = await partials.resume(form.id, token);
         if (!values) {
           set.status = 404;
-          return hostedFormPage(
-            form,
-            { notice: "These saved answers are no longer here: they were sent, or last saved more than 30 days ago." },
-            texts,
-          );
+          return hostedFormPage(form, { notice: texts.t("resume.gone") }, texts);
         }
-        return hostedFormPage(
-          form,
-          { values, partial: token!, notice: "Welcome back: your answers so far are filled in." },
-          texts,
-        );
+        return hostedFormPage(form, { values, partial: token!, notice: texts.t("resume.welcome") }, texts);
       },
       {
         params: t.Object({ formId: t.String() }),
