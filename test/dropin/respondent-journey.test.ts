@@ -62,6 +62,7 @@ test("a visitor leaves a German three-step form halfway, comes back by the email
   expect(form.html).toContain('<html lang="de"');
   expect(form.html.match(/<section class="step"/g)?.length).toBe(3);
   expect(form.html).toContain("Absenden");
+  expect(form.html).toContain("Speichern und später fortfahren");
 
   // Halfway: what the page's script saves at Next, and the link emailed.
   const saved = await server.json(`/f/${owner.formId}/partial`, {
@@ -84,6 +85,7 @@ test("a visitor leaves a German three-step form halfway, comes back by the email
   expect(resumed.status).toBe(200);
   expect(resumed.html).toContain('<html lang="de"');
   expect(resumed.html).toMatch(/name="other"[^>]* value="Dichtrein"/);
+  expect(resumed.html).toContain("Willkommen zurück");
 
   // Sent from the resumed page: one submission, the partial gone, the thank-you page with the edit link.
   const sent = await browserPost(`/f/${owner.formId}`, [
@@ -97,6 +99,7 @@ test("a visitor leaves a German three-step form halfway, comes back by the email
   expect(sent.status).toBe(303);
   const thanks = await page(local(sent.headers.get("location")!));
   expect(thanks.html).toContain('<html lang="de"');
+  expect(thanks.html).toContain("Ihre Antworten ändern");
   const editLink = local(/\/f\/[^/\s"]+\/edit\/[^\s"<>]+/.exec(thanks.html)![0]);
   const [submission] = await server.query<{ id: string }>("SELECT id FROM submissions WHERE form_id = ?", owner.formId);
   expect(await server.query("SELECT id FROM partials WHERE form_id = ?", owner.formId)).toEqual([]);
@@ -106,6 +109,7 @@ test("a visitor leaves a German three-step form halfway, comes back by the email
   const editing = await page(editLink);
   expect(editing.status).toBe(200);
   expect(editing.html).toMatch(/name="other"[^>]* value="Dichtrein"/);
+  expect(editing.html).toContain("Sie ändern gerade Ihre gesendeten Antworten");
   const corrected = await browserPost(editLink, [
     ["name", "Jürgen Müller"],
     ["email", "jm@example.de"],
