@@ -226,18 +226,27 @@ describe("the index beside the submissions", () => {
     const form = await server.services.forms.requireForm(
       (await seedForm(server, "b@example.com", { name: "Budget" })).id,
     );
-    // Committed without the server's hooks, so that its own indexer does not take them first.
     const rows = Array.from({ length: 3 }, (_, i) => rowOf(form, { message: `november budget${i}` }, i));
     expect(await submitPipeline(server.store.sql).commit(rows)).toEqual([null, null, null]);
     const ids = rows.map((r) => r.id);
     const repo = createSearchRepo(server.store.sql);
-    const steps = [];
-    for (;;) {
-      const step = await server.store.sql.transaction(() => repo.indexPending(1_000, 0));
-      steps.push(step);
-      if (step.done) break;
-    }
-    expect(steps.map((s) => s.indexed)).toEqual([1, 1, 1]);
+    // The first step in the transaction that takes them out of the index again: the server's own
+    // indexer (a job every 10 s) may have taken them in already, and may take what is left after.
+    const first = await server.store.sql.transaction(async () => {
+      await server.store.sql.run(
+        "DELETE FROM submission_search WHERE rowid IN (SELECT seq FROM submissions WHERE form_id = ?)",
+        [form.id],
+      );
+      await server.store.sql.run(
+        "UPDATE search_backlog SET indexed_to = (SELECT min(seq) - 1 FROM submissions WHERE form_id = ?)",
+        [form.id],
+      );
+      return repo.indexPending(1_000, 0);
+    });
+    expect(first).toEqual({ indexed: 1, done: false });
+    const steps = [first];
+    while (!steps.at(-1)!.done) steps.push(await server.store.sql.transaction(() => repo.indexPending(1_000, 0)));
+    expect(steps.every((s) => s.indexed <= 1)).toBe(true);
     expect(await found("november")).toEqual(ids.sort());
     await expectExact();
   });
