@@ -1,7 +1,6 @@
 import { Elysia, t } from "elysia";
 import { PUBLIC_ROUTE, requestContext } from "../../http/context";
 import { toErrorResponse } from "../../http/errors";
-import { addressBucket } from "../../lib/address-bucket";
 import { AppError } from "../../lib/errors";
 import { locationUrl } from "../../lib/location-url";
 import type { Logger } from "../../lib/log";
@@ -12,15 +11,14 @@ import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import { pathOf, type EditLink } from "../submissions/edit-link";
 import type { Edits } from "../submissions/edits";
-import { isMultipart } from "../submissions/read-body";
 import { submitRequest } from "../submissions/request";
 import { hostedFormPage, languageHeaders, PERSON_PAGE_HEADERS } from "./form-page";
 import { textsFor, type Texts } from "./locale";
 import { wantsJson } from "./negotiate";
 import { editLinkSentPage, errorPage } from "./pages";
 import { publicForm } from "./public-form";
-import { dropInFieldName, dropInPost, readDropInFields, type DropInFields } from "./read-post";
-import { sentenceFor, visitorOf, type createDropIn } from "./routes";
+import { dropInPost, readDropInFields, type DropInFields } from "./read-post";
+import { readDropInBody, sentenceFor, visitorOf, type createDropIn } from "./routes";
 
 export interface EditRoutesDeps {
   forms: FormsService;
@@ -146,21 +144,8 @@ export function editRoutes({ forms, files, edits, failure, maxBodyBytes, log }: 
           form = await publicForm(forms, formId);
           // The link first: a post through a link that does not open costs no body read.
           await edits.open(form, submissionId, query);
-          const current = form;
           let sent: DropInFields;
-          if (isMultipart(request)) {
-            const received = await bodyPace.uploading(addressBucket(client().ip), () =>
-              files.receive(request, {
-                body: bodyPace.chunks(request),
-                teamId: current.teamId,
-                maxTextBytes: maxBodyBytes,
-                policy: () => current.files,
-                name: dropInFieldName,
-              }),
-            );
-            uploads = received.uploads;
-            sent = { fields: received.fields, isJson: false };
-          } else sent = await readDropInFields(request, maxBodyBytes, bodyPace);
+          ({ sent, uploads } = await readDropInBody(request, form, { files, maxBodyBytes, bodyPace, ip: client().ip }));
           const { headers } = request;
           const post = dropInPost(form, sent, headers.get("referer"));
           values = post.values;

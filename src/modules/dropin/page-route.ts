@@ -3,6 +3,7 @@ import altchaCssPath from "../../../node_modules/altcha/dist/external/altcha.css
 import { asset, CACHE_A_DAY, CACHE_FOREVER, CSS, JS } from "../../http/assets";
 import type { Clock } from "../../lib/clock";
 import { AppError } from "../../lib/errors";
+import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
 import type { SpamService } from "../spam/service";
 import { closedReason } from "../submissions/closing";
@@ -16,10 +17,37 @@ import {
   PAGE_JS_PATH,
   PERSON_PAGE_HEADERS,
 } from "./form-page";
-import { textsFor } from "./locale";
+import { textsFor, type Texts } from "./locale";
 import { accentCss, PAGE_CSS } from "./page-css";
 import { PAGE_SCRIPT } from "./page-script";
 import { publicForm, publicFormOrNone } from "./public-form";
+
+/**
+ * A person opening a page of a form to fill in (the hosted page, a resume link): the headers and
+ * texts in their language, and the page that answers instead where there is no such form (404) or
+ * it is closed; else the form.
+ */
+export async function formToFill(
+  forms: FormsService,
+  clock: Clock,
+  formId: string,
+  request: Request,
+  set: { status?: number | string; headers: Record<string, unknown> },
+): Promise<{ form: Form; texts: Texts } | { page: string }> {
+  const form = await publicFormOrNone(forms, formId);
+  const texts = textsFor(form, request);
+  Object.assign(set.headers, PERSON_PAGE_HEADERS);
+  languageHeaders(set.headers, texts, form?.locale);
+  if (!form || form.fields === null) {
+    set.status = 404;
+    return { page: noFormPage(texts) };
+  }
+  const closed = closedReason(form, clock);
+  // The time as stored, in UTC: the same in every language, and no visitor's time zone is known.
+  const time = `${form.closesAt?.slice(0, 16).replace("T", " ")} UTC`;
+  if (closed) return { page: closedFormPage(form, texts.t(`closed.${closed}`, { time }), texts) };
+  return { form, texts };
+}
 
 export interface HostedPageDeps {
   forms: FormsService;
@@ -69,19 +97,8 @@ export function hostedPageRoutes({ forms, spam, clock }: HostedPageDeps) {
       .get(
         "/f/:formId",
         async ({ params, set, request }) => {
-          const form = await publicFormOrNone(forms, params.formId);
-          const texts = textsFor(form, request);
-          Object.assign(set.headers, PERSON_PAGE_HEADERS);
-          languageHeaders(set.headers, texts, form?.locale);
-          if (!form || form.fields === null) {
-            set.status = 404;
-            return noFormPage(texts);
-          }
-          const closed = closedReason(form, clock);
-          // The time as stored, in UTC: the same in every language, and no visitor's time zone is known.
-          const time = `${form.closesAt?.slice(0, 16).replace("T", " ")} UTC`;
-          if (closed) return closedFormPage(form, texts.t(`closed.${closed}`, { time }), texts);
-          return hostedFormPage(form, {}, texts);
+          const open = await formToFill(forms, clock, params.formId, request, set);
+          return "page" in open ? open.page : hostedFormPage(open.form, {}, open.texts);
         },
         { params: FormParams, ...hide },
       )

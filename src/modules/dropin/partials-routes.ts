@@ -7,21 +7,14 @@ import { normalizeEmail } from "../../lib/email";
 import { escapeHtml } from "../../lib/template";
 import type { Form } from "../forms/model";
 import type { FormsService } from "../forms/service";
-import { closedReason } from "../submissions/closing";
-import {
-  closedFormPage,
-  hostedFormPage,
-  languageHeaders,
-  noFormPage,
-  personPage,
-  PERSON_PAGE_HEADERS,
-} from "./form-page";
+import { hostedFormPage, languageHeaders, personPage, PERSON_PAGE_HEADERS } from "./form-page";
 import { textsFor, type Texts } from "./locale";
 import { wantsJson } from "./negotiate";
 import type { PartialsService } from "./partials";
 import { resumeBox } from "./partials-page";
 import { PARTIAL_FIELD, readDropInFields } from "./read-post";
-import { publicForm, publicFormOrNone } from "./public-form";
+import { formToFill } from "./page-route";
+import { publicForm } from "./public-form";
 import { resumePath } from "./resume-message";
 import type { createDropIn } from "./routes";
 
@@ -106,17 +99,9 @@ export function partialsRoutes({ forms, partials, clock, maxBodyBytes, failure }
     .get(
       "/f/:formId/resume",
       async ({ params, query: { token }, set, request }) => {
-        const form = await publicFormOrNone(forms, params.formId);
-        const texts = textsFor(form, request);
-        Object.assign(set.headers, PERSON_PAGE_HEADERS);
-        languageHeaders(set.headers, texts, form?.locale);
-        if (!form || form.fields === null) {
-          set.status = 404;
-          return noFormPage(texts);
-        }
-        const closed = closedReason(form, clock);
-        const time = `${form.closesAt?.slice(0, 16).replace("T", " ")} UTC`;
-        if (closed) return closedFormPage(form, texts.t(`closed.${closed}`, { time }), texts);
+        const open = await formToFill(forms, clock, params.formId, request, set);
+        if ("page" in open) return open.page;
+        const { form, texts } = open;
         const values = await partials.resume(form.id, token);
         if (!values) {
           set.status = 404;

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import type { BodyPace } from "../../http/body-pace";
 import { PUBLIC_ROUTE, requestContext } from "../../http/context";
 import { corsHeaders } from "../../http/cors";
 import { toErrorResponse } from "../../http/errors";
@@ -42,6 +43,29 @@ export interface DropInDeps {
 }
 
 /** What a visitor reads when a post is refused: one sentence per kind of refusal (locales/*.json, `refused.CODE`). */
+/**
+ * A drop-in post's body, its form known: multipart read as it streams (the form's files setting
+ * enforced as the files come, the client's uploads at once counted), else its fields.
+ */
+export async function readDropInBody(
+  request: Request,
+  form: Form,
+  deps: { files: FilesService; maxBodyBytes: number; bodyPace: BodyPace; ip: string },
+): Promise<{ sent: DropInFields; uploads: Upload[] }> {
+  const { files, maxBodyBytes, bodyPace } = deps;
+  if (!isMultipart(request)) return { sent: await readDropInFields(request, maxBodyBytes, bodyPace), uploads: [] };
+  const received = await bodyPace.uploading(addressBucket(deps.ip), () =>
+    files.receive(request, {
+      body: bodyPace.chunks(request),
+      teamId: form.teamId,
+      maxTextBytes: maxBodyBytes,
+      policy: () => form.files,
+      name: dropInFieldName,
+    }),
+  );
+  return { sent: { fields: received.fields, isJson: false }, uploads: received.uploads };
+}
+
 /** A refusal told to a person in one sentence, in their language (`refused.CODE` of the catalogues). */
 export const sentenceFor = (code: ErrorCode, { t }: Texts) =>
   t(`refused.${code}` in CATALOGUES.en ? (`refused.${code}` as TextKey) : "refused.other");
@@ -172,22 +196,8 @@ export function createDropIn({ forms, submissions, files, partials, links, edits
         try {
           // The form first: a post to no form costs no body read (and its 404 comes before a 413).
           form = await publicForm(forms, formId);
-          const current = form;
           let sent: DropInFields;
-          if (isMultipart(request)) {
-            // Read as it streams: the form is known, so its files setting is enforced as the files come.
-            const received = await bodyPace.uploading(addressBucket(client().ip), () =>
-              files.receive(request, {
-                body: bodyPace.chunks(request),
-                teamId: current.teamId,
-                maxTextBytes: maxBodyBytes,
-                policy: () => current.files,
-                name: dropInFieldName,
-              }),
-            );
-            uploads = received.uploads;
-            sent = { fields: received.fields, isJson: false };
-          } else sent = await readDropInFields(request, maxBodyBytes, bodyPace);
+          ({ sent, uploads } = await readDropInBody(request, form, { files, maxBodyBytes, bodyPace, ip: client().ip }));
           const { headers } = request;
           const referer = headers.get("referer");
           const post = dropInPost(form, sent, referer);
